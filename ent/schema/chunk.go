@@ -1,0 +1,83 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/internal/authz"
+)
+
+// Chunk is a retrievable piece of a document with its embedding. On
+// PostgreSQL the embedding is a pgvector vector(1024) with an HNSW cosine
+// index; on SQLite it is stored as text and searched in Go.
+type Chunk struct{ ent.Schema }
+
+// Mixin of the Chunk.
+func (Chunk) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TenantMixin{}}
+}
+
+// Fields of the Chunk.
+func (Chunk) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("document_id", uuid.UUID{}).Immutable(),
+		field.UUID("knowledge_base_id", uuid.UUID{}).Immutable(),
+		field.Int("ordinal").NonNegative().Immutable(),
+		field.Text("content").NotEmpty(),
+		field.Int("token_count").NonNegative(),
+		field.Other("embedding", pgvector.Vector{}).
+			SchemaType(map[string]string{
+				dialect.Postgres: "vector(1024)",
+				dialect.SQLite:   "text",
+			}),
+	}
+}
+
+// Edges of the Chunk.
+func (Chunk) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("document", Document.Type).Ref("chunks").
+			Field("document_id").Unique().Required().Immutable(),
+		edge.From("knowledge_base", KnowledgeBase.Type).Ref("chunks").
+			Field("knowledge_base_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the Chunk.
+func (Chunk) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("document_id", "ordinal").Unique(),
+		index.Fields("knowledge_base_id"),
+		index.Fields("embedding").
+			StorageKey("chunks_embedding_hnsw").
+			Annotations(
+				entsql.IndexTypes(map[string]string{dialect.Postgres: "hnsw"}),
+				entsql.OpClass("vector_cosine_ops"),
+			),
+	}
+}
+
+// Policy of the Chunk: readable when its document is readable now.
+func (Chunk) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{
+			authz.AllowIfCurator(),
+			authz.FilterReadableChunks(),
+		},
+		Mutation: privacy.MutationPolicy{authz.DenyIfNotCurator()},
+	}
+}
+
+// Annotations of the Chunk.
+func (Chunk) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}

@@ -1,0 +1,90 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/internal/authz"
+)
+
+// Conversation is the aggregate root of a chat: it belongs to one user of
+// one tenant, searches one knowledge base, and carries the rolling summary,
+// the sequence counter, the optimistic version and the expiry.
+type Conversation struct{ ent.Schema }
+
+// Mixin of the Conversation.
+func (Conversation) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, TimeMixin{}}
+}
+
+// Fields of the Conversation.
+func (Conversation) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("user_id").NotEmpty().MaxLen(128).Immutable().
+			Comment("The owner: an external identity (JWT subject)."),
+		field.UUID("knowledge_base_id", uuid.UUID{}).Immutable(),
+		field.String("title").Default("").MaxLen(255).
+			Annotations(entgql.OrderField("TITLE")),
+		field.Enum("title_source").Values("QUESTION", "GENERATED", "USER").Default("QUESTION").
+			Comment("Where the title came from; a generated title never replaces a user's."),
+		field.Text("summary").Default("").
+			Annotations(entgql.Skip(entgql.SkipWhereInput|entgql.SkipOrderField)),
+		field.Int64("summary_message_sequence").Default(0).NonNegative().
+			Comment("The last message sequence_no the summary covers."),
+		field.Int("summary_version").Default(0).NonNegative(),
+		field.Enum("status").Values("ACTIVE", "ARCHIVED", "DELETED").Default("ACTIVE"),
+		field.Int("version").Default(0).NonNegative().
+			Comment("Optimistic concurrency version, bumped on every change."),
+		field.Int64("last_sequence_no").Default(0).NonNegative(),
+		field.Time("expires_at").
+			Comment("Sliding expiry, extended by each valid interaction.").
+			Annotations(entgql.OrderField("EXPIRES_AT")),
+		field.Time("absolute_expires_at").Immutable().
+			Comment("Hard cap on the conversation's life."),
+		field.Time("deleted_at").Optional().Nillable(),
+	}
+}
+
+// Edges of the Conversation.
+func (Conversation) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("knowledge_base", KnowledgeBase.Type).Ref("conversations").
+			Field("knowledge_base_id").Unique().Required().Immutable(),
+		edge.To("messages", Message.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection()),
+		edge.To("attempts", Attempt.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection()),
+	}
+}
+
+// Indexes of the Conversation.
+func (Conversation) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("tenant_id", "user_id", "status", "updated_at"),
+		index.Fields("tenant_id", "created_at"),
+		index.Fields("status", "deleted_at"),
+	}
+}
+
+// Policy of the Conversation: admins see the tenant, everyone else their own.
+func (Conversation) Policy() ent.Policy {
+	return privacy.Policy{
+		Query:    privacy.QueryPolicy{authz.AllowIfAdmin(), authz.FilterConversationOwner()},
+		Mutation: privacy.MutationPolicy{authz.AllowIfAdmin(), authz.FilterConversationOwner()},
+	}
+}
+
+// Annotations of the Conversation.
+func (Conversation) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		entgql.RelayConnection(),
+		entgql.QueryField("conversations"),
+	}
+}

@@ -1,0 +1,75 @@
+package schema
+
+import (
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+)
+
+// Message is one USER, ASSISTANT or SYSTEM turn of a conversation, in strict
+// per-conversation sequence order.
+type Message struct{ ent.Schema }
+
+// Mixin of the Message.
+func (Message) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, OwnerMixin{}}
+}
+
+// Fields of the Message.
+func (Message) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("conversation_id", uuid.UUID{}).Immutable(),
+		field.Int64("sequence_no").Positive().Immutable().
+			Annotations(entgql.OrderField("SEQUENCE_NO")),
+		field.Enum("role").Values("USER", "ASSISTANT", "SYSTEM").Immutable(),
+		field.Text("content").Immutable(),
+		field.Text("standalone_question").Optional().Nillable(),
+		field.UUID("attempt_id", uuid.UUID{}).Optional().Nillable().
+			Comment("For ASSISTANT messages: the attempt that produced it."),
+		field.String("client_message_id").Optional().Nillable().MaxLen(128).Immutable(),
+		field.String("model").Optional().Nillable().MaxLen(128),
+		field.Int("prompt_tokens").Optional().Nillable(),
+		field.Int("completion_tokens").Optional().Nillable(),
+		field.String("trace_id").Optional().Nillable().MaxLen(64),
+		field.Time("created_at").Default(time.Now).Immutable().
+			Annotations(entgql.OrderField("CREATED_AT")),
+	}
+}
+
+// Edges of the Message.
+func (Message) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("conversation", Conversation.Type).Ref("messages").
+			Field("conversation_id").Unique().Required().Immutable(),
+		edge.From("attempt", Attempt.Type).Ref("assistant_message").
+			Field("attempt_id").Unique(),
+		edge.To("attempts", Attempt.Type).
+			Comment("For USER messages: every attempt to answer it, retries included.").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+// Indexes of the Message.
+func (Message) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("conversation_id", "sequence_no").Unique(),
+		index.Fields("conversation_id", "client_message_id").Unique(),
+	}
+}
+
+// Annotations of the Message.
+func (Message) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		entgql.RelayConnection(),
+		entsql.Checks(map[string]string{
+			"message_role_check": "role IN ('USER', 'ASSISTANT', 'SYSTEM')",
+		}),
+	}
+}

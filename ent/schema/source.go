@@ -1,0 +1,65 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+)
+
+// Source is the snapshot of one evidence chunk given to an attempt: its
+// label (C1…), rank, score, snippet and document title and version, and
+// whether the answer cited it. The chunk and document links are cleared if
+// those are deleted; the snapshot stays for audit but is shown only while
+// the viewer may still read the chunk.
+type Source struct{ ent.Schema }
+
+// Mixin of the Source.
+func (Source) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TenantMixin{}, OwnerMixin{}}
+}
+
+// Fields of the Source.
+func (Source) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("attempt_id", uuid.UUID{}).Immutable(),
+		field.UUID("chunk_id", uuid.UUID{}).Optional().Nillable(),
+		field.UUID("document_id", uuid.UUID{}).Optional().Nillable(),
+		field.String("label").NotEmpty().MaxLen(16).Immutable(),
+		field.Int("rank").Positive().Immutable(),
+		field.Float("score").Immutable(),
+		field.Text("snippet").Immutable(),
+		field.String("document_title").Immutable().MaxLen(500),
+		field.Int("document_version").Immutable(),
+		field.Bool("cited").Default(false).Immutable(),
+	}
+}
+
+// Edges of the Source.
+func (Source) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("attempt", Attempt.Type).Ref("sources").
+			Field("attempt_id").Unique().Required().Immutable(),
+		edge.To("chunk", Chunk.Type).Field("chunk_id").Unique().
+			Annotations(entsql.OnDelete(entsql.SetNull), entgql.Skip()),
+		edge.To("document", Document.Type).Field("document_id").Unique().
+			Annotations(entsql.OnDelete(entsql.SetNull), entgql.Skip()),
+	}
+}
+
+// Indexes of the Source.
+func (Source) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("attempt_id", "rank").Unique(),
+		index.Fields("chunk_id"),
+	}
+}
+
+// Annotations of the Source.
+func (Source) Annotations() []schema.Annotation {
+	return []schema.Annotation{}
+}

@@ -1,0 +1,54 @@
+package schema
+
+import (
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/field"
+
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// Tenant is an organisation. Its id is a short string key such as "acme".
+type Tenant struct{ ent.Schema }
+
+// Fields of the Tenant.
+func (Tenant) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("id").NotEmpty().MaxLen(64).Immutable().
+			Match(tenantKeyPattern),
+		field.String("name").NotEmpty().MaxLen(200),
+		field.JSON("settings", domain.TenantSettings{}).
+			Annotations(entgql.Skip()),
+		field.Time("created_at").Default(time.Now).Immutable(),
+		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now),
+	}
+}
+
+// Policy of the Tenant: a viewer sees only their own tenant; only system
+// jobs create or delete tenants; admins may update their own tenant.
+func (Tenant) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{
+			authz.DenyIfNoViewer(),
+			authz.AllowIfSystemJob(),
+			authz.FilterOwnTenantRow(),
+		},
+		Mutation: privacy.MutationPolicy{
+			authz.DenyIfNoViewer(),
+			authz.AllowIfSystemJob(),
+			privacy.OnMutationOperation(authz.AlwaysDeny(), ent.OpCreate|ent.OpDelete|ent.OpDeleteOne),
+			authz.DenyIfNotAdmin(),
+			authz.FilterOwnTenantRow(),
+		},
+	}
+}
+
+// Annotations of the Tenant.
+func (Tenant) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}

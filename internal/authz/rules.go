@@ -1,0 +1,137 @@
+// Package authz holds the Ent privacy rules that enforce tenant isolation,
+// conversation ownership and document ACLs at the storage layer. Schemas in
+// ent/schema attach them; resolvers and the engine never filter by hand.
+package authz
+
+import (
+	"context"
+
+	"entgo.io/ent/entql"
+
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// DenyIfNoViewer denies any operation whose context carries neither a viewer
+// nor a system job.
+func DenyIfNoViewer() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
+		if _, ok := viewer.SystemJob(ctx); ok {
+			return privacy.Skip
+		}
+		v := viewer.FromContext(ctx)
+		if v == nil || v.TenantID == "" || v.UserID == "" {
+			return privacy.Denyf("viewer is missing")
+		}
+		return privacy.Skip
+	})
+}
+
+// AllowIfSystemJob allows everything to a background job running under
+// viewer.SystemJobContext.
+func AllowIfSystemJob() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
+		if _, ok := viewer.SystemJob(ctx); ok {
+			return privacy.Allow
+		}
+		return privacy.Skip
+	})
+}
+
+// tenantFilter is implemented by the generated filters of every entity with
+// a tenant_id column.
+type tenantFilter interface {
+	WhereTenantID(entql.StringP)
+}
+
+// FilterTenant restricts queries, updates and deletes to the viewer's
+// tenant. It skips (so later rules decide) after adding the predicate.
+func FilterTenant() privacy.QueryMutationRule {
+	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
+		v := viewer.FromContext(ctx)
+		if v == nil {
+			return privacy.Denyf("viewer is missing")
+		}
+		tf, ok := f.(tenantFilter)
+		if !ok {
+			return privacy.Denyf("unexpected filter type %T", f)
+		}
+		tf.WhereTenantID(entql.StringEQ(v.TenantID))
+		return privacy.Skip
+	})
+}
+
+// idFilter is implemented by the filter of the Tenant entity, whose id is
+// the tenant key.
+type idFilter interface {
+	WhereID(entql.StringP)
+}
+
+// FilterOwnTenantRow restricts Tenant rows to the viewer's own tenant.
+func FilterOwnTenantRow() privacy.QueryMutationRule {
+	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
+		v := viewer.FromContext(ctx)
+		if v == nil {
+			return privacy.Denyf("viewer is missing")
+		}
+		tf, ok := f.(idFilter)
+		if !ok {
+			return privacy.Denyf("unexpected filter type %T", f)
+		}
+		tf.WhereID(entql.StringEQ(v.TenantID))
+		return privacy.Allow
+	})
+}
+
+// AllowIfAdmin allows the operation to tenant administrators. Place it after
+// FilterTenant so that the tenant predicate still applies.
+func AllowIfAdmin() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
+		if viewer.FromContext(ctx).IsAdmin() {
+			return privacy.Allow
+		}
+		return privacy.Skip
+	})
+}
+
+// AllowIfCurator allows the operation to admins and agents.
+func AllowIfCurator() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
+		if viewer.FromContext(ctx).CanCurateKnowledge() {
+			return privacy.Allow
+		}
+		return privacy.Skip
+	})
+}
+
+// AlwaysAllow ends a policy with an allow decision.
+func AlwaysAllow() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(context.Context) error { return privacy.Allow })
+}
+
+// AlwaysDeny ends a policy with a deny decision.
+func AlwaysDeny() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(context.Context) error {
+		return privacy.Denyf("operation not permitted")
+	})
+}
+
+// DenyIfNotAdmin denies the operation to anyone but a tenant administrator.
+func DenyIfNotAdmin() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
+		if viewer.FromContext(ctx).IsAdmin() {
+			return privacy.Skip
+		}
+		return privacy.Denyf("admin role required")
+	})
+}
+
+// DenyIfNotCurator denies the operation to anyone but admins and agents.
+func DenyIfNotCurator() privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
+		if viewer.FromContext(ctx).CanCurateKnowledge() {
+			return privacy.Skip
+		}
+		return privacy.Denyf("admin or agent role required")
+	})
+}

@@ -1,0 +1,38 @@
+package viewer
+
+import "context"
+
+// Job names a background job that may act as the system, across tenants and
+// owners. The set is closed: the only values are the ones declared below, so
+// request data can never produce one.
+type Job struct{ name string }
+
+// String returns the job's name, for logs and audit events.
+func (j Job) String() string { return j.name }
+
+// The background jobs allowed to bypass tenant and owner filtering.
+var (
+	// JobReaper fails PENDING attempts whose lease has expired.
+	JobReaper = Job{"reaper"}
+	// JobPurge hard-deletes conversations, audit events and feedback past
+	// their tenant's retention.
+	JobPurge = Job{"purge"}
+	// JobProvision creates tenants and loads the built-in demo knowledge.
+	JobProvision = Job{"provision"}
+)
+
+type systemKey struct{}
+
+// SystemJobContext returns a context in which job acts as the system: Ent
+// privacy rules allow it everything. It is the one way to step outside
+// tenant filtering, and it drops any viewer that parent carried.
+func SystemJobContext(parent context.Context, job Job) context.Context {
+	ctx := context.WithValue(parent, viewerKey{}, (*Viewer)(nil))
+	return context.WithValue(ctx, systemKey{}, job)
+}
+
+// SystemJob returns the job ctx runs as, if it is a system job context.
+func SystemJob(ctx context.Context) (Job, bool) {
+	j, ok := ctx.Value(systemKey{}).(Job)
+	return j, ok && j.name != ""
+}
