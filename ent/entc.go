@@ -36,7 +36,7 @@ func main() {
 			gen.FeatureExecQuery,
 			gen.FeatureModifier,
 		},
-	}, entc.Extensions(ex))
+	}, entc.Extensions(ex), entc.TemplateFiles("template/edgeprivacy.tmpl"))
 	if err != nil {
 		log.Fatalf("ent codegen: %v", err)
 	}

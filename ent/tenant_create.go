@@ -36,6 +36,14 @@ func (_c *TenantCreate) SetSettings(v domain.TenantSettings) *TenantCreate {
 	return _c
 }
 
+// SetNillableSettings sets the "settings" field if the given value is not nil.
+func (_c *TenantCreate) SetNillableSettings(v *domain.TenantSettings) *TenantCreate {
+	if v != nil {
+		_c.SetSettings(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *TenantCreate) SetCreatedAt(v time.Time) *TenantCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -133,9 +141,6 @@ func (_c *TenantCreate) check() error {
 		if err := tenant.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Tenant.name": %w`, err)}
 		}
-	}
-	if _, ok := _c.mutation.Settings(); !ok {
-		return &ValidationError{Name: "settings", err: errors.New(`ent: missing required field "Tenant.settings"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Tenant.created_at"`)}
@@ -276,6 +281,12 @@ func (u *TenantUpsert) UpdateSettings() *TenantUpsert {
 	return u
 }
 
+// ClearSettings clears the value of the "settings" field.
+func (u *TenantUpsert) ClearSettings() *TenantUpsert {
+	u.SetNull(tenant.FieldSettings)
+	return u
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (u *TenantUpsert) SetUpdatedAt(v time.Time) *TenantUpsert {
 	u.Set(tenant.FieldUpdatedAt, v)
@@ -364,6 +375,13 @@ func (u *TenantUpsertOne) SetSettings(v domain.TenantSettings) *TenantUpsertOne 
 func (u *TenantUpsertOne) UpdateSettings() *TenantUpsertOne {
 	return u.Update(func(s *TenantUpsert) {
 		s.UpdateSettings()
+	})
+}
+
+// ClearSettings clears the value of the "settings" field.
+func (u *TenantUpsertOne) ClearSettings() *TenantUpsertOne {
+	return u.Update(func(s *TenantUpsert) {
+		s.ClearSettings()
 	})
 }
 
@@ -624,6 +642,13 @@ func (u *TenantUpsertBulk) SetSettings(v domain.TenantSettings) *TenantUpsertBul
 func (u *TenantUpsertBulk) UpdateSettings() *TenantUpsertBulk {
 	return u.Update(func(s *TenantUpsert) {
 		s.UpdateSettings()
+	})
+}
+
+// ClearSettings clears the value of the "settings" field.
+func (u *TenantUpsertBulk) ClearSettings() *TenantUpsertBulk {
+	return u.Update(func(s *TenantUpsert) {
+		s.ClearSettings()
 	})
 }
 

@@ -58,6 +58,12 @@ func (_u *TenantUpdate) SetNillableSettings(v *domain.TenantSettings) *TenantUpd
 	return _u
 }
 
+// ClearSettings clears the value of the "settings" field.
+func (_u *TenantUpdate) ClearSettings() *TenantUpdate {
+	_u.mutation.ClearSettings()
+	return _u
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *TenantUpdate) SetUpdatedAt(v time.Time) *TenantUpdate {
 	_u.mutation.SetUpdatedAt(v)
@@ -145,6 +151,9 @@ func (_u *TenantUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Settings(); ok {
 		_spec.SetField(tenant.FieldSettings, field.TypeJSON, value)
 	}
+	if _u.mutation.SettingsCleared() {
+		_spec.ClearField(tenant.FieldSettings, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(tenant.FieldUpdatedAt, field.TypeTime, value)
 	}
@@ -195,6 +204,12 @@ func (_u *TenantUpdateOne) SetNillableSettings(v *domain.TenantSettings) *Tenant
 	if v != nil {
 		_u.SetSettings(*v)
 	}
+	return _u
+}
+
+// ClearSettings clears the value of the "settings" field.
+func (_u *TenantUpdateOne) ClearSettings() *TenantUpdateOne {
+	_u.mutation.ClearSettings()
 	return _u
 }
 
@@ -314,6 +329,9 @@ func (_u *TenantUpdateOne) sqlSave(ctx context.Context) (_node *Tenant, err erro
 	}
 	if value, ok := _u.mutation.Settings(); ok {
 		_spec.SetField(tenant.FieldSettings, field.TypeJSON, value)
+	}
+	if _u.mutation.SettingsCleared() {
+		_spec.ClearField(tenant.FieldSettings, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(tenant.FieldUpdatedAt, field.TypeTime, value)

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -1698,6 +1699,10 @@ func HasTenant() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1706,6 +1711,7 @@ func HasTenant() predicate.Attempt {
 func HasTenantWith(preds ...predicate.Tenant) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1721,6 +1727,10 @@ func HasConversation() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, ConversationTable, ConversationColumn),
 		)
+		if edgefilter.Enabled() {
+			HasConversationWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1729,6 +1739,7 @@ func HasConversation() predicate.Attempt {
 func HasConversationWith(preds ...predicate.Conversation) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newConversationStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("conversations"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1744,6 +1755,10 @@ func HasUserMessage() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, UserMessageTable, UserMessageColumn),
 		)
+		if edgefilter.Enabled() {
+			HasUserMessageWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1752,6 +1767,7 @@ func HasUserMessage() predicate.Attempt {
 func HasUserMessageWith(preds ...predicate.Message) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newUserMessageStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("messages"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1767,6 +1783,10 @@ func HasRetryOf() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, RetryOfTable, RetryOfColumn),
 		)
+		if edgefilter.Enabled() {
+			HasRetryOfWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1775,6 +1795,7 @@ func HasRetryOf() predicate.Attempt {
 func HasRetryOfWith(preds ...predicate.Attempt) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newRetryOfStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1790,6 +1811,10 @@ func HasRetries() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, RetriesTable, RetriesColumn),
 		)
+		if edgefilter.Enabled() {
+			HasRetriesWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1798,6 +1823,7 @@ func HasRetries() predicate.Attempt {
 func HasRetriesWith(preds ...predicate.Attempt) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newRetriesStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1813,6 +1839,10 @@ func HasAssistantMessage() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2O, false, AssistantMessageTable, AssistantMessageColumn),
 		)
+		if edgefilter.Enabled() {
+			HasAssistantMessageWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1821,6 +1851,7 @@ func HasAssistantMessage() predicate.Attempt {
 func HasAssistantMessageWith(preds ...predicate.Message) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newAssistantMessageStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("messages"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1836,6 +1867,10 @@ func HasSources() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, SourcesTable, SourcesColumn),
 		)
+		if edgefilter.Enabled() {
+			HasSourcesWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1844,6 +1879,7 @@ func HasSources() predicate.Attempt {
 func HasSourcesWith(preds ...predicate.Source) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newSourcesStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("sources"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -1859,6 +1895,10 @@ func HasFeedback() predicate.Attempt {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, FeedbackTable, FeedbackColumn),
 		)
+		if edgefilter.Enabled() {
+			HasFeedbackWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -1867,6 +1907,7 @@ func HasFeedback() predicate.Attempt {
 func HasFeedbackWith(preds ...predicate.Feedback) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newFeedbackStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("feedbacks"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	pgvector "github.com/pgvector/pgvector-go"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -387,6 +388,10 @@ func HasTenant() predicate.Chunk {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -395,6 +400,7 @@ func HasTenant() predicate.Chunk {
 func HasTenantWith(preds ...predicate.Tenant) predicate.Chunk {
 	return predicate.Chunk(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -410,6 +416,10 @@ func HasDocument() predicate.Chunk {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, DocumentTable, DocumentColumn),
 		)
+		if edgefilter.Enabled() {
+			HasDocumentWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -418,6 +428,7 @@ func HasDocument() predicate.Chunk {
 func HasDocumentWith(preds ...predicate.Document) predicate.Chunk {
 	return predicate.Chunk(func(s *sql.Selector) {
 		step := newDocumentStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("documents"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -433,6 +444,10 @@ func HasKnowledgeBase() predicate.Chunk {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, KnowledgeBaseTable, KnowledgeBaseColumn),
 		)
+		if edgefilter.Enabled() {
+			HasKnowledgeBaseWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -441,6 +456,7 @@ func HasKnowledgeBase() predicate.Chunk {
 func HasKnowledgeBaseWith(preds ...predicate.KnowledgeBase) predicate.Chunk {
 	return predicate.Chunk(func(s *sql.Selector) {
 		step := newKnowledgeBaseStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("knowledge_bases"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

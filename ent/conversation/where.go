@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -823,6 +824,10 @@ func HasTenant() predicate.Conversation {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -831,6 +836,7 @@ func HasTenant() predicate.Conversation {
 func HasTenantWith(preds ...predicate.Tenant) predicate.Conversation {
 	return predicate.Conversation(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -846,6 +852,10 @@ func HasKnowledgeBase() predicate.Conversation {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, KnowledgeBaseTable, KnowledgeBaseColumn),
 		)
+		if edgefilter.Enabled() {
+			HasKnowledgeBaseWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -854,6 +864,7 @@ func HasKnowledgeBase() predicate.Conversation {
 func HasKnowledgeBaseWith(preds ...predicate.KnowledgeBase) predicate.Conversation {
 	return predicate.Conversation(func(s *sql.Selector) {
 		step := newKnowledgeBaseStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("knowledge_bases"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -869,6 +880,10 @@ func HasMessages() predicate.Conversation {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, MessagesTable, MessagesColumn),
 		)
+		if edgefilter.Enabled() {
+			HasMessagesWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -877,6 +892,7 @@ func HasMessages() predicate.Conversation {
 func HasMessagesWith(preds ...predicate.Message) predicate.Conversation {
 	return predicate.Conversation(func(s *sql.Selector) {
 		step := newMessagesStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("messages"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -892,6 +908,10 @@ func HasAttempts() predicate.Conversation {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, AttemptsTable, AttemptsColumn),
 		)
+		if edgefilter.Enabled() {
+			HasAttemptsWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -900,6 +920,7 @@ func HasAttempts() predicate.Conversation {
 func HasAttemptsWith(preds ...predicate.Attempt) predicate.Conversation {
 	return predicate.Conversation(func(s *sql.Selector) {
 		step := newAttemptsStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -543,6 +544,10 @@ func HasTenant() predicate.Document {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -551,6 +556,7 @@ func HasTenant() predicate.Document {
 func HasTenantWith(preds ...predicate.Tenant) predicate.Document {
 	return predicate.Document(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -566,6 +572,10 @@ func HasKnowledgeBase() predicate.Document {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, KnowledgeBaseTable, KnowledgeBaseColumn),
 		)
+		if edgefilter.Enabled() {
+			HasKnowledgeBaseWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -574,6 +584,7 @@ func HasKnowledgeBase() predicate.Document {
 func HasKnowledgeBaseWith(preds ...predicate.KnowledgeBase) predicate.Document {
 	return predicate.Document(func(s *sql.Selector) {
 		step := newKnowledgeBaseStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("knowledge_bases"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -589,6 +600,10 @@ func HasChunks() predicate.Document {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, ChunksTable, ChunksColumn),
 		)
+		if edgefilter.Enabled() {
+			HasChunksWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -597,6 +612,7 @@ func HasChunks() predicate.Document {
 func HasChunksWith(preds ...predicate.Chunk) predicate.Document {
 	return predicate.Document(func(s *sql.Selector) {
 		step := newChunksStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("chunks"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -612,6 +628,10 @@ func HasGrants() predicate.Document {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, GrantsTable, GrantsColumn),
 		)
+		if edgefilter.Enabled() {
+			HasGrantsWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -620,6 +640,7 @@ func HasGrants() predicate.Document {
 func HasGrantsWith(preds ...predicate.DocumentGrant) predicate.Document {
 	return predicate.Document(func(s *sql.Selector) {
 		step := newGrantsStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("document_grants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

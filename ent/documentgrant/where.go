@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -246,6 +247,10 @@ func HasTenant() predicate.DocumentGrant {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -254,6 +259,7 @@ func HasTenant() predicate.DocumentGrant {
 func HasTenantWith(preds ...predicate.Tenant) predicate.DocumentGrant {
 	return predicate.DocumentGrant(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -269,6 +275,10 @@ func HasDocument() predicate.DocumentGrant {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, DocumentTable, DocumentColumn),
 		)
+		if edgefilter.Enabled() {
+			HasDocumentWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -277,6 +287,7 @@ func HasDocument() predicate.DocumentGrant {
 func HasDocumentWith(preds ...predicate.Document) predicate.DocumentGrant {
 	return predicate.DocumentGrant(func(s *sql.Selector) {
 		step := newDocumentStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("documents"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

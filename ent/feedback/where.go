@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -498,6 +499,10 @@ func HasTenant() predicate.Feedback {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -506,6 +511,7 @@ func HasTenant() predicate.Feedback {
 func HasTenantWith(preds ...predicate.Tenant) predicate.Feedback {
 	return predicate.Feedback(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -521,6 +527,10 @@ func HasAttempt() predicate.Feedback {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, AttemptTable, AttemptColumn),
 		)
+		if edgefilter.Enabled() {
+			HasAttemptWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -529,6 +539,7 @@ func HasAttempt() predicate.Feedback {
 func HasAttemptWith(preds ...predicate.Attempt) predicate.Feedback {
 	return predicate.Feedback(func(s *sql.Selector) {
 		step := newAttemptStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -478,6 +479,10 @@ func HasTenant() predicate.KnowledgeBase {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -486,6 +491,7 @@ func HasTenant() predicate.KnowledgeBase {
 func HasTenantWith(preds ...predicate.Tenant) predicate.KnowledgeBase {
 	return predicate.KnowledgeBase(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -501,6 +507,10 @@ func HasDocuments() predicate.KnowledgeBase {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, DocumentsTable, DocumentsColumn),
 		)
+		if edgefilter.Enabled() {
+			HasDocumentsWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -509,6 +519,7 @@ func HasDocuments() predicate.KnowledgeBase {
 func HasDocumentsWith(preds ...predicate.Document) predicate.KnowledgeBase {
 	return predicate.KnowledgeBase(func(s *sql.Selector) {
 		step := newDocumentsStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("documents"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -524,6 +535,10 @@ func HasChunks() predicate.KnowledgeBase {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, ChunksTable, ChunksColumn),
 		)
+		if edgefilter.Enabled() {
+			HasChunksWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -532,6 +547,7 @@ func HasChunks() predicate.KnowledgeBase {
 func HasChunksWith(preds ...predicate.Chunk) predicate.KnowledgeBase {
 	return predicate.KnowledgeBase(func(s *sql.Selector) {
 		step := newChunksStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("chunks"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -547,6 +563,10 @@ func HasConversations() predicate.KnowledgeBase {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, ConversationsTable, ConversationsColumn),
 		)
+		if edgefilter.Enabled() {
+			HasConversationsWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -555,6 +575,7 @@ func HasConversations() predicate.KnowledgeBase {
 func HasConversationsWith(preds ...predicate.Conversation) predicate.KnowledgeBase {
 	return predicate.KnowledgeBase(func(s *sql.Selector) {
 		step := newConversationsStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("conversations"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

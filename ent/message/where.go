@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -873,6 +874,10 @@ func HasTenant() predicate.Message {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -881,6 +886,7 @@ func HasTenant() predicate.Message {
 func HasTenantWith(preds ...predicate.Tenant) predicate.Message {
 	return predicate.Message(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -896,6 +902,10 @@ func HasConversation() predicate.Message {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, ConversationTable, ConversationColumn),
 		)
+		if edgefilter.Enabled() {
+			HasConversationWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -904,6 +914,7 @@ func HasConversation() predicate.Message {
 func HasConversationWith(preds ...predicate.Conversation) predicate.Message {
 	return predicate.Message(func(s *sql.Selector) {
 		step := newConversationStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("conversations"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -919,6 +930,10 @@ func HasAttempt() predicate.Message {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2O, true, AttemptTable, AttemptColumn),
 		)
+		if edgefilter.Enabled() {
+			HasAttemptWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -927,6 +942,7 @@ func HasAttempt() predicate.Message {
 func HasAttemptWith(preds ...predicate.Attempt) predicate.Message {
 	return predicate.Message(func(s *sql.Selector) {
 		step := newAttemptStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -942,6 +958,10 @@ func HasAttempts() predicate.Message {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, AttemptsTable, AttemptsColumn),
 		)
+		if edgefilter.Enabled() {
+			HasAttemptsWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -950,6 +970,7 @@ func HasAttempts() predicate.Message {
 func HasAttemptsWith(preds ...predicate.Attempt) predicate.Message {
 	return predicate.Message(func(s *sql.Selector) {
 		step := newAttemptsStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

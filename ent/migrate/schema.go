@@ -574,7 +574,7 @@ var (
 	TenantsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
 		{Name: "name", Type: field.TypeString, Size: 200},
-		{Name: "settings", Type: field.TypeJSON},
+		{Name: "settings", Type: field.TypeJSON, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 	}

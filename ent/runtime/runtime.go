@@ -29,7 +29,7 @@ import (
 // to their package variables.
 func init() {
 	attemptMixin := schema.Attempt{}.Mixin()
-	attempt.Policy = privacy.NewPolicies(attemptMixin[1], attemptMixin[2], schema.Attempt{})
+	attempt.Policy = privacy.NewPolicies(attemptMixin[1], schema.Attempt{})
 	attempt.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := attempt.Policy.EvalMutation(ctx, m); err != nil {
@@ -579,7 +579,7 @@ func init() {
 	// documentgrant.DefaultID holds the default value on creation for the id field.
 	documentgrant.DefaultID = documentgrantDescID.Default.(func() uuid.UUID)
 	feedbackMixin := schema.Feedback{}.Mixin()
-	feedback.Policy = privacy.NewPolicies(feedbackMixin[1], feedbackMixin[2], schema.Feedback{})
+	feedback.Policy = privacy.NewPolicies(feedbackMixin[1], schema.Feedback{})
 	feedback.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := feedback.Policy.EvalMutation(ctx, m); err != nil {
@@ -761,7 +761,7 @@ func init() {
 	// knowledgebase.DefaultID holds the default value on creation for the id field.
 	knowledgebase.DefaultID = knowledgebaseDescID.Default.(func() uuid.UUID)
 	messageMixin := schema.Message{}.Mixin()
-	message.Policy = privacy.NewPolicies(messageMixin[1], messageMixin[2], schema.Message{})
+	message.Policy = privacy.NewPolicies(messageMixin[1], schema.Message{})
 	message.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := message.Policy.EvalMutation(ctx, m); err != nil {
@@ -839,7 +839,7 @@ func init() {
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
 	sourceMixin := schema.Source{}.Mixin()
-	source.Policy = privacy.NewPolicies(sourceMixin[1], sourceMixin[2], schema.Source{})
+	source.Policy = privacy.NewPolicies(sourceMixin[1], schema.Source{})
 	source.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := source.Policy.EvalMutation(ctx, m); err != nil {

@@ -9,6 +9,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/internal/authz"
 
 	"github.com/ragchat/ragchat/internal/domain"
 )
@@ -103,5 +106,15 @@ func (Attempt) Annotations() []schema.Annotation {
 		entsql.Checks(map[string]string{
 			"attempt_status_check": "status IN ('PENDING', 'COMPLETED', 'FAILED')",
 		}),
+	}
+}
+
+// Policy of the Attempt: rows are scoped by internal/authz (attempt.Table).
+func (Attempt) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(attempt.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.FilterScope(attempt.Table),
+		},
 	}
 }

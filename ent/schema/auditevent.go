@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"github.com/ragchat/ragchat/ent/auditevent"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -46,20 +47,17 @@ func (AuditEvent) Indexes() []ent.Index {
 	}
 }
 
-// Policy of the AuditEvent: any viewer of the tenant appends; only admins
-// read (to anyone else the table looks empty); nobody but the purge job
-// changes or removes.
-func (AuditEvent) Policy() ent.Policy {
-	return privacy.Policy{
-		Query: privacy.QueryPolicy{authz.AllowIfAdmin(), authz.FilterNothing()},
-		Mutation: privacy.MutationPolicy{
-			authz.DenyUnlessCreate(),
-			authz.AlwaysAllow(),
-		},
-	}
-}
-
 // Annotations of the AuditEvent.
 func (AuditEvent) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.RelayConnection()}
+}
+
+// Policy of the AuditEvent: rows are scoped by internal/authz (auditevent.Table).
+func (AuditEvent) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(auditevent.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.DenyUnlessCreate(),
+		},
+	}
 }

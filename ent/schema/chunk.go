@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
 	"github.com/pgvector/pgvector-go"
+	"github.com/ragchat/ragchat/ent/chunk"
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
@@ -66,18 +67,18 @@ func (Chunk) Indexes() []ent.Index {
 	}
 }
 
-// Policy of the Chunk: readable when its document is readable now.
-func (Chunk) Policy() ent.Policy {
-	return privacy.Policy{
-		Query: privacy.QueryPolicy{
-			authz.AllowIfCurator(),
-			authz.FilterReadableChunks(),
-		},
-		Mutation: privacy.MutationPolicy{authz.DenyIfNotCurator()},
-	}
-}
-
 // Annotations of the Chunk.
 func (Chunk) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// Policy of the Chunk: rows are scoped by internal/authz (chunk.Table).
+func (Chunk) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(chunk.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.DenyIfNotCurator(),
+			authz.FilterScope(chunk.Table),
+		},
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/conversation"
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
@@ -35,7 +36,7 @@ func (Conversation) Fields() []ent.Field {
 		field.Enum("title_source").Values("QUESTION", "GENERATED", "USER").Default("QUESTION").
 			Comment("Where the title came from; a generated title never replaces a user's."),
 		field.Text("summary").Default("").
-			Annotations(entgql.Skip(entgql.SkipWhereInput|entgql.SkipOrderField)),
+			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
 		field.Int64("summary_message_sequence").Default(0).NonNegative().
 			Comment("The last message sequence_no the summary covers."),
 		field.Int("summary_version").Default(0).NonNegative(),
@@ -73,18 +74,20 @@ func (Conversation) Indexes() []ent.Index {
 	}
 }
 
-// Policy of the Conversation: admins see the tenant, everyone else their own.
-func (Conversation) Policy() ent.Policy {
-	return privacy.Policy{
-		Query:    privacy.QueryPolicy{authz.AllowIfAdmin(), authz.FilterConversationOwner()},
-		Mutation: privacy.MutationPolicy{authz.AllowIfAdmin(), authz.FilterConversationOwner()},
-	}
-}
-
 // Annotations of the Conversation.
 func (Conversation) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		entgql.RelayConnection(),
 		entgql.QueryField("conversations"),
+	}
+}
+
+// Policy of the Conversation: rows are scoped by internal/authz (conversation.Table).
+func (Conversation) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(conversation.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.FilterScope(conversation.Table),
+		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/document"
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
@@ -59,19 +60,18 @@ func (Document) Indexes() []ent.Index {
 	}
 }
 
-// Policy of the Document: curators see and change every document of their
-// tenant; other viewers see only documents their ACL allows.
-func (Document) Policy() ent.Policy {
-	return privacy.Policy{
-		Query: privacy.QueryPolicy{
-			authz.AllowIfCurator(),
-			authz.FilterReadableDocuments(),
-		},
-		Mutation: privacy.MutationPolicy{authz.DenyIfNotCurator()},
-	}
-}
-
 // Annotations of the Document.
 func (Document) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.RelayConnection()}
+}
+
+// Policy of the Document: rows are scoped by internal/authz (document.Table).
+func (Document) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(document.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.DenyIfNotCurator(),
+			authz.FilterScope(document.Table),
+		},
+	}
 }

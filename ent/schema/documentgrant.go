@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/documentgrant"
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
@@ -46,19 +47,18 @@ func (DocumentGrant) Indexes() []ent.Index {
 	}
 }
 
-// Policy of the DocumentGrant: curators manage grants; a member sees only
-// grants naming them, on documents they can read.
-func (DocumentGrant) Policy() ent.Policy {
-	return privacy.Policy{
-		Query: privacy.QueryPolicy{
-			authz.AllowIfCurator(),
-			authz.FilterGrantsOfReadableDocuments(),
-		},
-		Mutation: privacy.MutationPolicy{authz.DenyIfNotCurator()},
-	}
-}
-
 // Annotations of the DocumentGrant.
 func (DocumentGrant) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+// Policy of the DocumentGrant: rows are scoped by internal/authz (documentgrant.Table).
+func (DocumentGrant) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(documentgrant.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.DenyIfNotCurator(),
+			authz.FilterScope(documentgrant.Table),
+		},
+	}
 }

@@ -8,6 +8,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/internal/authz"
 )
 
 // Feedback is one user's rating of one COMPLETED attempt.
@@ -49,4 +52,14 @@ func (Feedback) Indexes() []ent.Index {
 // Annotations of the Feedback.
 func (Feedback) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.RelayConnection()}
+}
+
+// Policy of the Feedback: rows are scoped by internal/authz (feedback.Table).
+func (Feedback) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(feedback.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.FilterScope(feedback.Table),
+		},
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/ragchat/ragchat/ent/knowledgebase"
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
@@ -50,18 +51,21 @@ func (KnowledgeBase) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("tenant_id", "name").Unique()}
 }
 
-// Policy of the KnowledgeBase: every viewer of the tenant reads; curators
-// write.
-func (KnowledgeBase) Policy() ent.Policy {
-	return privacy.Policy{
-		Mutation: privacy.MutationPolicy{authz.DenyIfNotCurator()},
-	}
-}
-
 // Annotations of the KnowledgeBase.
 func (KnowledgeBase) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		entgql.RelayConnection(),
 		entgql.QueryField("knowledgeBases"),
+	}
+}
+
+// Policy of the KnowledgeBase: rows are scoped by internal/authz (knowledgebase.Table).
+func (KnowledgeBase) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(knowledgebase.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.DenyIfNotCurator(),
+			authz.FilterScope(knowledgebase.Table),
+		},
 	}
 }

@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/internal/authz"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -71,5 +74,15 @@ func (Message) Annotations() []schema.Annotation {
 		entsql.Checks(map[string]string{
 			"message_role_check": "role IN ('USER', 'ASSISTANT', 'SYSTEM')",
 		}),
+	}
+}
+
+// Policy of the Message: rows are scoped by internal/authz (message.Table).
+func (Message) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(message.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.FilterScope(message.Table),
+		},
 	}
 }

@@ -87,7 +87,8 @@ func (TenantMixin) Policy() ent.Policy {
 
 // OwnerMixin marks rows that live beneath a conversation. owner_id copies
 // the conversation's user_id so that members are filtered to their own rows
-// without a join; tenant admins see the whole tenant.
+// without a join (the "owner" scope in internal/authz); tenant admins see
+// the whole tenant.
 type OwnerMixin struct{ mixin.Schema }
 
 // Fields of the OwnerMixin.
@@ -95,14 +96,6 @@ func (OwnerMixin) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("owner_id").NotEmpty().Immutable().MaxLen(128).
 			Annotations(entgql.Skip()),
-	}
-}
-
-// Policy of the OwnerMixin.
-func (OwnerMixin) Policy() ent.Policy {
-	return privacy.Policy{
-		Query:    privacy.QueryPolicy{authz.AllowIfAdmin(), authz.FilterOwner()},
-		Mutation: privacy.MutationPolicy{authz.AllowIfAdmin(), authz.FilterOwner()},
 	}
 }
 

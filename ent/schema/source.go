@@ -9,6 +9,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/authz"
 )
 
 // Source is the snapshot of one evidence chunk given to an attempt: its
@@ -62,4 +65,14 @@ func (Source) Indexes() []ent.Index {
 // Annotations of the Source.
 func (Source) Annotations() []schema.Annotation {
 	return []schema.Annotation{}
+}
+
+// Policy of the Source: rows are scoped by internal/authz (source.Table).
+func (Source) Policy() ent.Policy {
+	return privacy.Policy{
+		Query: privacy.QueryPolicy{authz.FilterScope(source.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.FilterScope(source.Table),
+		},
+	}
 }

@@ -22,7 +22,7 @@ func (Tenant) Fields() []ent.Field {
 		field.String("id").NotEmpty().MaxLen(64).Immutable().
 			Match(tenantKeyPattern),
 		field.String("name").NotEmpty().MaxLen(200),
-		field.JSON("settings", domain.TenantSettings{}).
+		field.JSON("settings", domain.TenantSettings{}).Optional().
 			Annotations(entgql.Skip()),
 		field.Time("created_at").Default(time.Now).Immutable(),
 		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now),

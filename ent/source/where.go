@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
 // ID filters vertices based on their ID field.
@@ -651,6 +652,10 @@ func HasTenant() predicate.Source {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, TenantTable, TenantColumn),
 		)
+		if edgefilter.Enabled() {
+			HasTenantWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -659,6 +664,7 @@ func HasTenant() predicate.Source {
 func HasTenantWith(preds ...predicate.Tenant) predicate.Source {
 	return predicate.Source(func(s *sql.Selector) {
 		step := newTenantStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tenants"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -674,6 +680,10 @@ func HasAttempt() predicate.Source {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, AttemptTable, AttemptColumn),
 		)
+		if edgefilter.Enabled() {
+			HasAttemptWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -682,6 +692,7 @@ func HasAttempt() predicate.Source {
 func HasAttemptWith(preds ...predicate.Attempt) predicate.Source {
 	return predicate.Source(func(s *sql.Selector) {
 		step := newAttemptStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -697,6 +708,10 @@ func HasChunk() predicate.Source {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, ChunkTable, ChunkColumn),
 		)
+		if edgefilter.Enabled() {
+			HasChunkWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -705,6 +720,7 @@ func HasChunk() predicate.Source {
 func HasChunkWith(preds ...predicate.Chunk) predicate.Source {
 	return predicate.Source(func(s *sql.Selector) {
 		step := newChunkStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("chunks"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)
@@ -720,6 +736,10 @@ func HasDocument() predicate.Source {
 			sqlgraph.From(Table, FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, DocumentTable, DocumentColumn),
 		)
+		if edgefilter.Enabled() {
+			HasDocumentWith()(s)
+			return
+		}
 		sqlgraph.HasNeighbors(s, step)
 	})
 }
@@ -728,6 +748,7 @@ func HasDocument() predicate.Source {
 func HasDocumentWith(preds ...predicate.Document) predicate.Source {
 	return predicate.Source(func(s *sql.Selector) {
 		step := newDocumentStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("documents"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

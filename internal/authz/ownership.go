@@ -4,52 +4,10 @@ import (
 	"context"
 
 	"entgo.io/ent"
-	"entgo.io/ent/entql"
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
-
-// userFilter is implemented by the Conversation filter (its owner column is
-// user_id) and by Feedback (the rater).
-type userFilter interface {
-	WhereUserID(entql.StringP)
-}
-
-// ownerFilter is implemented by the filters of every row that lives under a
-// conversation (messages, attempts, sources, feedback): owner_id is the
-// conversation owner, denormalised so that the filter needs no join.
-type ownerFilter interface {
-	WhereOwnerID(entql.StringP)
-}
-
-// FilterConversationOwner restricts conversations to the viewer's own. Admins
-// are allowed earlier in the policy and never reach it.
-func FilterConversationOwner() privacy.QueryMutationRule {
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
-		v := viewer.FromContext(ctx)
-		uf, ok := f.(userFilter)
-		if v == nil || !ok {
-			return privacy.Denyf("owner filter unavailable")
-		}
-		uf.WhereUserID(entql.StringEQ(v.UserID))
-		return privacy.Allow
-	})
-}
-
-// FilterOwner restricts rows beneath a conversation to conversations the
-// viewer owns.
-func FilterOwner() privacy.QueryMutationRule {
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
-		v := viewer.FromContext(ctx)
-		of, ok := f.(ownerFilter)
-		if v == nil || !ok {
-			return privacy.Denyf("owner filter unavailable")
-		}
-		of.WhereOwnerID(entql.StringEQ(v.UserID))
-		return privacy.Allow
-	})
-}
 
 // tenantMutation is implemented by mutations of tenant-scoped entities.
 type tenantMutation interface {

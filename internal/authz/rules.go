@@ -6,6 +6,7 @@ package authz
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/entql"
 
 	"github.com/ragchat/ragchat/ent/privacy"
@@ -80,6 +81,30 @@ func FilterOwnTenantRow() privacy.QueryMutationRule {
 		}
 		tf.WhereID(entql.StringEQ(v.TenantID))
 		return privacy.Allow
+	})
+}
+
+// sqlFilter is implemented by every generated entql filter: it accepts raw
+// storage predicates.
+type sqlFilter interface {
+	WhereP(...func(*sql.Selector))
+}
+
+// FilterScope narrows queries, updates and deletes of table to the rows the
+// viewer may see beyond the tenant boundary (owner, ACL, admin-only), as
+// declared in scopes. It skips, so later rules can still deny.
+func FilterScope(table string) privacy.QueryMutationRule {
+	sc, declared := scopes[table]
+	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
+		v := viewer.FromContext(ctx)
+		sf, ok := f.(sqlFilter)
+		if v == nil || !ok || !declared {
+			return privacy.Denyf("no visibility scope for %s", table)
+		}
+		if p := sc(v); p != nil {
+			sf.WhereP(p)
+		}
+		return privacy.Skip
 	})
 }
 

@@ -1,0 +1,130 @@
+package authz
+
+import (
+	"context"
+
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/auditevent"
+	"github.com/ragchat/ragchat/ent/chunk"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/document"
+	"github.com/ragchat/ragchat/ent/documentgrant"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/knowledgebase"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/edgefilter"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// A scope returns the predicate that limits a tenant's rows of one table to
+// those v may see, or nil when v sees every row of the tenant.
+type scope func(v *viewer.Viewer) func(*sql.Selector)
+
+// scopes is ragchat's whole visibility model beyond the tenant boundary, one
+// entry per tenant-scoped table. Privacy policies (FilterScope) and edge
+// predicates (edgefilter) both read it, so they cannot disagree.
+var scopes = map[string]scope{
+	knowledgebase.Table: everyone,
+	conversation.Table:  conversationOwner,
+	message.Table:       underOwnConversation,
+	attempt.Table:       underOwnConversation,
+	source.Table:        underOwnConversation,
+	feedback.Table:      underOwnConversation,
+	document.Table:      readableDocuments,
+	chunk.Table:         chunksOfReadableDocuments,
+	documentgrant.Table: grantsNamingViewer,
+	auditevent.Table:    adminsOnly,
+}
+
+// everyone lets every viewer of the tenant see every row.
+func everyone(*viewer.Viewer) func(*sql.Selector) { return nil }
+
+// conversationOwner limits members and agents to their own conversations;
+// admins see the tenant.
+func conversationOwner(v *viewer.Viewer) func(*sql.Selector) {
+	if v.IsAdmin() {
+		return nil
+	}
+	return sql.FieldEQ(conversation.FieldUserID, v.UserID)
+}
+
+// underOwnConversation limits rows beneath a conversation (owner_id is the
+// conversation's owner) like conversationOwner.
+func underOwnConversation(v *viewer.Viewer) func(*sql.Selector) {
+	if v.IsAdmin() {
+		return nil
+	}
+	return sql.FieldEQ("owner_id", v.UserID)
+}
+
+// readableDocuments applies the document ACL to members; curators (admins,
+// agents) see every document of the tenant.
+func readableDocuments(v *viewer.Viewer) func(*sql.Selector) {
+	if v.CanCurateKnowledge() {
+		return nil
+	}
+	return DocumentReadableBy(v)
+}
+
+// chunksOfReadableDocuments applies the document ACL to chunks.
+func chunksOfReadableDocuments(v *viewer.Viewer) func(*sql.Selector) {
+	if v.CanCurateKnowledge() {
+		return nil
+	}
+	return chunk.HasDocumentWith(DocumentReadableBy(v))
+}
+
+// grantsNamingViewer shows members only the grants that name them directly
+// or through a group, on documents they can read.
+func grantsNamingViewer(v *viewer.Viewer) func(*sql.Selector) {
+	if v.CanCurateKnowledge() {
+		return nil
+	}
+	return documentgrant.Or(principalIsViewer(v)...)
+}
+
+// adminsOnly hides the table from everyone but admins.
+func adminsOnly(v *viewer.Viewer) func(*sql.Selector) {
+	if v.IsAdmin() {
+		return nil
+	}
+	return func(s *sql.Selector) { s.Where(sql.False()) }
+}
+
+// VisibleRows returns the predicate that limits table to the rows the actor
+// in ctx may see: nil for system jobs (everything), nothing at all without a
+// viewer, otherwise the viewer's tenant narrowed by the table's scope.
+func VisibleRows(ctx context.Context, table string) func(*sql.Selector) {
+	if _, ok := viewer.SystemJob(ctx); ok {
+		return nil
+	}
+	v := viewer.FromContext(ctx)
+	if v == nil || v.TenantID == "" {
+		return func(s *sql.Selector) { s.Where(sql.False()) }
+	}
+	if table == tenant.Table {
+		return sql.FieldEQ(tenant.FieldID, v.TenantID)
+	}
+	sc, ok := scopes[table]
+	if !ok {
+		// A table without a declared scope is invisible, never open.
+		return func(s *sql.Selector) { s.Where(sql.False()) }
+	}
+	inTenant := sql.FieldEQ("tenant_id", v.TenantID)
+	if extra := sc(v); extra != nil {
+		return func(s *sql.Selector) { inTenant(s); extra(s) }
+	}
+	return inTenant
+}
+
+func init() {
+	edgefilter.Register(func(s *sql.Selector, table string) {
+		if p := VisibleRows(s.Context(), table); p != nil {
+			p(s)
+		}
+	})
+}

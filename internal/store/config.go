@@ -1,0 +1,76 @@
+// Package store opens ragchat's database (PostgreSQL with pgvector, or the
+// embedded SQLite default), applies migrations and returns the Ent client.
+package store
+
+import (
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Config selects and tunes the database.
+type Config struct {
+	// DatabaseURL is a PostgreSQL URL (postgres://…). Empty selects SQLite.
+	DatabaseURL string
+	// SQLitePath is the SQLite file used when DatabaseURL is empty.
+	SQLitePath string
+	// MaxOpenConns, MaxIdleConns, ConnMaxLifetime and ConnMaxIdleTime tune
+	// the connection pool (PostgreSQL; SQLite uses its own small pool).
+	MaxOpenConns    int
+	MaxIdleConns    int
+	ConnMaxLifetime time.Duration
+	ConnMaxIdleTime time.Duration
+	// WaitTimeout bounds how long Open waits for the database to accept
+	// connections at startup.
+	WaitTimeout time.Duration
+	// Migrate applies pending migrations on Open (versioned SQL files on
+	// PostgreSQL, Ent auto-migration on SQLite).
+	Migrate bool
+}
+
+// WithDefaults fills the zero fields of c.
+func (c Config) WithDefaults() Config {
+	if c.SQLitePath == "" {
+		c.SQLitePath = "./data/ragchat.db"
+	}
+	if c.MaxOpenConns <= 0 {
+		c.MaxOpenConns = 20
+	}
+	if c.MaxIdleConns <= 0 {
+		c.MaxIdleConns = 10
+	}
+	if c.ConnMaxLifetime <= 0 {
+		c.ConnMaxLifetime = 30 * time.Minute
+	}
+	if c.ConnMaxIdleTime <= 0 {
+		c.ConnMaxIdleTime = 5 * time.Minute
+	}
+	if c.WaitTimeout <= 0 {
+		c.WaitTimeout = 30 * time.Second
+	}
+	return c
+}
+
+// IsPostgres reports whether c selects PostgreSQL.
+func (c Config) IsPostgres() bool { return c.DatabaseURL != "" }
+
+// RedactedURL returns the database URL with its password hidden, for logs
+// and error messages.
+func RedactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(unparseable database URL)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.Redacted()
+}
+
+// SQLiteDSN returns the modernc.org/sqlite DSN for path: foreign keys on,
+// a busy timeout so concurrent writers wait instead of failing, WAL for
+// concurrent readers, and immediate transactions so that two writers never
+// deadlock upgrading read locks.
+func SQLiteDSN(path string) string {
+	return fmt.Sprintf("file:%s?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate", path)
+}

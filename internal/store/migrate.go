@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"entgo.io/ent/dialect/sql/schema"
+	"github.com/golang-migrate/migrate/v4"
+	"github.com/golang-migrate/migrate/v4/database/postgres"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+
+	"github.com/ragchat/ragchat/ent"
+	entmigrate "github.com/ragchat/ragchat/ent/migrate"
+	"github.com/ragchat/ragchat/migrations"
+)
+
+// MigratePostgres applies every pending versioned migration in migrations.FS.
+// golang-migrate takes a PostgreSQL advisory lock, so several instances
+// starting together apply each migration once.
+func MigratePostgres(ctx context.Context, pool *sql.DB) error {
+	m, err := newMigrator(ctx, pool)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("store: apply migrations: %w", err)
+	}
+	return nil
+}
+
+// MigrationVersion reports the applied migration version and whether the
+// last migration failed half-way (dirty).
+func MigrationVersion(ctx context.Context, pool *sql.DB) (version uint, dirty bool, err error) {
+	m, err := newMigrator(ctx, pool)
+	if err != nil {
+		return 0, false, err
+	}
+	defer m.Close()
+	version, dirty, err = m.Version()
+	if errors.Is(err, migrate.ErrNilVersion) {
+		return 0, false, nil
+	}
+	return version, dirty, err
+}
+
+func newMigrator(ctx context.Context, pool *sql.DB) (*migrate.Migrate, error) {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("store: read embedded migrations: %w", err)
+	}
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: migration connection: %w", err)
+	}
+	// WithConnection (unlike WithInstance) leaves the pool open on Close.
+	drv, err := postgres.WithConnection(ctx, conn, &postgres.Config{MigrationsTable: "schema_migrations"})
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("store: migration driver: %w", err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "postgres", drv)
+	if err != nil {
+		drv.Close()
+		return nil, fmt.Errorf("store: migrator: %w", err)
+	}
+	return m, nil
+}
+
+// MigrateSQLite creates or upgrades the SQLite schema with Ent's automatic
+// migration. The pgvector HNSW index has no SQLite equivalent (embeddings
+// are searched in Go there), so it is left out.
+func MigrateSQLite(ctx context.Context, client *ent.Client) error {
+	err := client.Schema.Create(ctx,
+		schema.WithHooks(withoutVectorIndex),
+	)
+	if err != nil {
+		return fmt.Errorf("store: migrate SQLite schema: %w", err)
+	}
+	return nil
+}
+
+// withoutVectorIndex drops the chunk embedding index from the tables Ent
+// plans to create.
+func withoutVectorIndex(next schema.Creator) schema.Creator {
+	return schema.CreateFunc(func(ctx context.Context, tables ...*schema.Table) error {
+		for _, t := range tables {
+			if t.Name != entmigrate.ChunksTable.Name {
+				continue
+			}
+			// Copy: t is Ent's package-level table description.
+			kept := make([]*schema.Index, 0, len(t.Indexes))
+			for _, idx := range t.Indexes {
+				if idx.Name != VectorIndexName {
+					kept = append(kept, idx)
+				}
+			}
+			t.Indexes = kept
+		}
+		return next.Create(ctx, tables...)
+	})
+}
+
+// VectorIndexName is the name of the HNSW index on chunks.embedding.
+const VectorIndexName = "chunks_embedding_hnsw"
