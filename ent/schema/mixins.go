@@ -80,6 +80,7 @@ func (TenantMixin) Policy() ent.Policy {
 			authz.AllowIfSystemJob(),
 			authz.TenantFromViewerOnCreate(),
 			authz.DenyCreateOutsideViewer(),
+			authz.DenyEmptyUpdate(),
 			authz.FilterTenant(),
 		},
 	}

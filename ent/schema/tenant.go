@@ -43,6 +43,7 @@ func (Tenant) Policy() ent.Policy {
 			authz.AllowIfSystemJob(),
 			privacy.OnMutationOperation(authz.AlwaysDeny(), ent.OpCreate|ent.OpDelete|ent.OpDeleteOne),
 			authz.DenyIfNotAdmin(),
+			authz.DenyEmptyUpdate(),
 			authz.FilterOwnTenantRow(),
 		},
 	}

@@ -86,3 +86,20 @@ func DenyUnlessCreate() privacy.MutationRule {
 		return privacy.Denyf("append-only")
 	})
 }
+
+// DenyEmptyUpdate denies an update that changes nothing. Ent answers an
+// empty UpdateOne by reading the row by id alone, without the privacy
+// predicates, so an empty update of another tenant's row would return that
+// row. Refusing every empty update closes the hole and answers a hidden id
+// exactly like a missing one.
+func DenyEmptyUpdate() privacy.MutationRule {
+	return privacy.MutationRuleFunc(func(_ context.Context, m ent.Mutation) error {
+		if !m.Op().Is(ent.OpUpdate | ent.OpUpdateOne) {
+			return privacy.Skip
+		}
+		if len(m.Fields())+len(m.AddedFields())+len(m.ClearedFields())+len(m.AddedEdges())+len(m.ClearedEdges())+len(m.RemovedEdges()) == 0 {
+			return privacy.Denyf("empty update")
+		}
+		return privacy.Skip
+	})
+}

@@ -6,9 +6,11 @@ package authz
 import (
 	"context"
 
+	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/entql"
 
+	"github.com/ragchat/ragchat/ent/intercept"
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -84,10 +86,17 @@ func FilterOwnTenantRow() privacy.QueryMutationRule {
 	})
 }
 
-// sqlFilter is implemented by every generated entql filter: it accepts raw
-// storage predicates.
-type sqlFilter interface {
+// wherePer is implemented by every generated query (through
+// intercept.NewQuery) and mutation: it accepts raw storage predicates.
+type wherePer interface {
 	WhereP(...func(*sql.Selector))
+}
+
+// scopeRule applies a table's scope to queries and mutations.
+type scopeRule struct {
+	table    string
+	sc       scope
+	declared bool
 }
 
 // FilterScope narrows queries, updates and deletes of table to the rows the
@@ -95,17 +104,36 @@ type sqlFilter interface {
 // declared in scopes. It skips, so later rules can still deny.
 func FilterScope(table string) privacy.QueryMutationRule {
 	sc, declared := scopes[table]
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
-		v := viewer.FromContext(ctx)
-		sf, ok := f.(sqlFilter)
-		if v == nil || !ok || !declared {
-			return privacy.Denyf("no visibility scope for %s", table)
-		}
-		if p := sc(v); p != nil {
-			sf.WhereP(p)
-		}
-		return privacy.Skip
-	})
+	return scopeRule{table: table, sc: sc, declared: declared}
+}
+
+// EvalQuery implements privacy.QueryRule.
+func (r scopeRule) EvalQuery(ctx context.Context, q ent.Query) error {
+	iq, err := intercept.NewQuery(q)
+	if err != nil {
+		return privacy.Denyf("scope %s: %v", r.table, err)
+	}
+	return r.apply(ctx, iq)
+}
+
+// EvalMutation implements privacy.MutationRule.
+func (r scopeRule) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	w, ok := m.(wherePer)
+	if !ok {
+		return privacy.Denyf("scope %s: unexpected mutation %T", r.table, m)
+	}
+	return r.apply(ctx, w)
+}
+
+func (r scopeRule) apply(ctx context.Context, w wherePer) error {
+	v := viewer.FromContext(ctx)
+	if v == nil || !r.declared {
+		return privacy.Denyf("no visibility scope for %s", r.table)
+	}
+	if p := r.sc(v); p != nil {
+		w.WhereP(p)
+	}
+	return privacy.Skip
 }
 
 // AllowIfAdmin allows the operation to tenant administrators. Place it after

@@ -12,7 +12,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	_ "github.com/lib/pq" // PostgreSQL driver.
+	_ "github.com/lib/pq"  // PostgreSQL driver.
 	_ "modernc.org/sqlite" // Pure-Go SQLite driver ("sqlite").
 
 	"github.com/ragchat/ragchat/ent"
