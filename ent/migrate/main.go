@@ -18,6 +18,7 @@ import (
 	"ariga.io/atlas/sql/sqltool"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/schema"
+	_ "github.com/lib/pq"
 
 	"github.com/ragchat/ragchat/ent/migrate"
 )

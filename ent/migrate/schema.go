@@ -86,7 +86,7 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{AttemptsColumns[30]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "status = 'PENDING'",
+					Where: "((status)::text = 'PENDING'::text)",
 				},
 			},
 			{

@@ -87,10 +87,12 @@ func (Attempt) Edges() []ent.Edge {
 func (Attempt) Indexes() []ent.Index {
 	return []ent.Index{
 		// At most one PENDING attempt per conversation, enforced by the
-		// database.
+		// database. The predicate is written the way PostgreSQL prints it
+		// back, so that migration diffs stay empty; SQLite gets the plain
+		// form (internal/store.MigrateSQLite).
 		index.Fields("conversation_id").Unique().
 			StorageKey("attempt_one_pending_per_conversation").
-			Annotations(entsql.IndexWhere("status = 'PENDING'")),
+			Annotations(entsql.IndexWhere("((status)::text = 'PENDING'::text)")),
 		index.Fields("conversation_id", "client_request_id").Unique(),
 		index.Fields("conversation_id", "created_at"),
 		index.Fields("user_message_id"),

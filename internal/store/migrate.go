@@ -12,7 +12,6 @@ import (
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 
 	"github.com/ragchat/ragchat/ent"
-	entmigrate "github.com/ragchat/ragchat/ent/migrate"
 	"github.com/ragchat/ragchat/migrations"
 )
 
@@ -71,10 +70,11 @@ func newMigrator(ctx context.Context, pool *sql.DB) (*migrate.Migrate, error) {
 
 // MigrateSQLite creates or upgrades the SQLite schema with Ent's automatic
 // migration. The pgvector HNSW index has no SQLite equivalent (embeddings
-// are searched in Go there), so it is left out.
+// are searched in Go there), so it is left out, and partial-index
+// predicates written in PostgreSQL's canonical form are translated.
 func MigrateSQLite(ctx context.Context, client *ent.Client) error {
 	err := client.Schema.Create(ctx,
-		schema.WithHooks(withoutVectorIndex),
+		schema.WithHooks(sqliteTables),
 	)
 	if err != nil {
 		return fmt.Errorf("store: migrate SQLite schema: %w", err)
@@ -82,24 +82,37 @@ func MigrateSQLite(ctx context.Context, client *ent.Client) error {
 	return nil
 }
 
-// withoutVectorIndex drops the chunk embedding index from the tables Ent
-// plans to create.
-func withoutVectorIndex(next schema.Creator) schema.Creator {
+// sqliteIndexWhere maps partial-index predicates from PostgreSQL's canonical
+// form to SQLite.
+var sqliteIndexWhere = map[string]string{
+	"attempt_one_pending_per_conversation": "status = 'PENDING'",
+}
+
+// sqliteTables adapts the tables Ent plans to create to SQLite: no HNSW
+// index, SQLite partial-index predicates. Ent's table descriptions are
+// package-level values shared with the PostgreSQL path, so they are copied,
+// never changed in place.
+func sqliteTables(next schema.Creator) schema.Creator {
 	return schema.CreateFunc(func(ctx context.Context, tables ...*schema.Table) error {
-		for _, t := range tables {
-			if t.Name != entmigrate.ChunksTable.Name {
-				continue
-			}
-			// Copy: t is Ent's package-level table description.
-			kept := make([]*schema.Index, 0, len(t.Indexes))
+		out := make([]*schema.Table, len(tables))
+		for i, t := range tables {
+			c := *t
+			c.Indexes = make([]*schema.Index, 0, len(t.Indexes))
 			for _, idx := range t.Indexes {
-				if idx.Name != VectorIndexName {
-					kept = append(kept, idx)
+				if idx.Name == VectorIndexName {
+					continue
 				}
+				if where, ok := sqliteIndexWhere[idx.Name]; ok && idx.Annotation != nil {
+					ic, ac := *idx, *idx.Annotation
+					ac.Where = where
+					ic.Annotation = &ac
+					idx = &ic
+				}
+				c.Indexes = append(c.Indexes, idx)
 			}
-			t.Indexes = kept
+			out[i] = &c
 		}
-		return next.Create(ctx, tables...)
+		return next.Create(ctx, out...)
 	})
 }
 
