@@ -61,7 +61,9 @@ type TenantSettings struct {
 	HistoryTokenBudget int `json:"historyTokenBudget"`
 	MaxAnswerTokens    int `json:"maxAnswerTokens"`
 	// RetrievalTopK and MinEvidenceScore control retrieval; below the score
-	// a chunk is not evidence, and with no evidence the answer is refused.
+	// (cosine similarity) a chunk is not evidence, and with no evidence the
+	// answer is refused. MinEvidenceScore 0 means the engine's default for
+	// its embedding model.
 	RetrievalTopK    int     `json:"retrievalTopK"`
 	MinEvidenceScore float64 `json:"minEvidenceScore"`
 	// SummaryStrategy and its thresholds.
@@ -89,7 +91,6 @@ func DefaultTenantSettings() TenantSettings {
 		HistoryTokenBudget:      1500,
 		MaxAnswerTokens:         800,
 		RetrievalTopK:           5,
-		MinEvidenceScore:        0.2,
 		SummaryStrategy:         SummaryDeterministic,
 		SummaryTriggerRounds:    4,
 		SummaryMaxChars:         1200,
@@ -125,9 +126,6 @@ func (s TenantSettings) WithDefaults() TenantSettings {
 	setInt(&s.SummaryMaxChars, d.SummaryMaxChars)
 	setInt(&s.SummaryMaxRegenerations, d.SummaryMaxRegenerations)
 	setInt(&s.AskBurst, d.AskBurst)
-	if s.MinEvidenceScore <= 0 {
-		s.MinEvidenceScore = d.MinEvidenceScore
-	}
 	if s.AskRatePerMinute <= 0 {
 		s.AskRatePerMinute = d.AskRatePerMinute
 	}

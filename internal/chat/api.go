@@ -1,0 +1,137 @@
+// Package chat is ragchat's conversation engine: the multi-turn RAG flow of
+// seeds 000 and 001 as plain Go, with no GraphQL in it. It owns
+// conversations, the ask/retry/cancel pipeline, attempts and their
+// streaming, feedback, summaries, and the background reaper and purge.
+//
+// Every method takes the acting viewer from ctx (internal/viewer); Ent
+// privacy policies do the row filtering, so a conversation of another
+// tenant or user is simply not found.
+package chat
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// Limits on client input. Inputs beyond them are BAD_USER_INPUT.
+const (
+	MaxQuestionRunes  = 4000
+	MaxTitleRunes     = 255
+	MaxCommentRunes   = 2000
+	MaxClientIDLength = 128
+	MaxReasonCodes    = 8
+)
+
+// AskResult is what Ask and Retry return at once, before the answer exists:
+// the user message, the PENDING attempt (or, when deduplicated, whatever
+// state the original attempt is in), and whether the request repeated an
+// earlier idempotency key.
+type AskResult struct {
+	UserMessage  *ent.Message
+	Attempt      *ent.Attempt
+	Deduplicated bool
+}
+
+// CreateConversationInput creates a conversation. KnowledgeBaseID nil picks
+// the tenant's first knowledge base. Title "" means "from the first
+// question".
+type CreateConversationInput struct {
+	KnowledgeBaseID *uuid.UUID
+	Title           string
+}
+
+// FeedbackInput rates one COMPLETED attempt.
+type FeedbackInput struct {
+	AttemptID uuid.UUID
+	Rating    string // "UP" or "DOWN"
+	Reasons   []domain.FeedbackReason
+	Comment   *string
+}
+
+// AttemptEventKind is the type of an attempt stream event.
+type AttemptEventKind string
+
+// The attempt stream events, in the order a client sees them.
+const (
+	EventStarted   AttemptEventKind = "STARTED"
+	EventSources   AttemptEventKind = "SOURCES"
+	EventDelta     AttemptEventKind = "DELTA"
+	EventCompleted AttemptEventKind = "COMPLETED"
+	EventFailed    AttemptEventKind = "FAILED"
+)
+
+// AttemptEvent is one event of an attempt's live stream.
+//
+// Seq orders the answer text: a DELTA carries the answer's length in code
+// points after the delta, so a client that reconnects with afterSeq = the
+// last Seq it applied receives exactly the text it missed. Other events
+// carry the Seq of the text streamed so far.
+type AttemptEvent struct {
+	Kind      AttemptEventKind
+	AttemptID uuid.UUID
+	Seq       int
+	// Text is the delta text (DELTA only).
+	Text string
+	// StandaloneQuestion and RequiresHistory (STARTED) show the rewrite.
+	StandaloneQuestion string
+	RequiresHistory    bool
+	// Sources (SOURCES) are the evidence given to the model, in label
+	// order.
+	Sources []SourceView
+	// Attempt (COMPLETED, FAILED) is the final attempt row.
+	Attempt *ent.Attempt
+	// FailureCode and FailureMessage (FAILED).
+	FailureCode    domain.FailureCode
+	FailureMessage string
+}
+
+// SourceView is a citation snapshot as the viewer may see it now: when the
+// viewer can no longer read the chunk (ACL changed, document deleted),
+// Available is false and the snippet must not be shown.
+type SourceView struct {
+	Source    *ent.Source
+	Available bool
+}
+
+// ConversationEventKind is the type of a conversation stream event.
+type ConversationEventKind string
+
+// The conversation stream events.
+const (
+	ConversationMessageCreated ConversationEventKind = "MESSAGE_CREATED"
+	ConversationAttemptUpdated ConversationEventKind = "ATTEMPT_UPDATED"
+	ConversationUpdated        ConversationEventKind = "CONVERSATION_UPDATED"
+)
+
+// ConversationEvent tells a second tab that something changed: a message
+// was created, an attempt changed status, or the conversation itself
+// changed (title, status, summary). Clients refetch the row by id.
+type ConversationEvent struct {
+	Kind           ConversationEventKind
+	ConversationID uuid.UUID
+	MessageID      *uuid.UUID
+	AttemptID      *uuid.UUID
+	AttemptStatus  string
+	At             time.Time
+}
+
+// FeedbackSummary counts feedback in a period.
+type FeedbackSummary struct {
+	From, To time.Time
+	Up, Down int
+	ByReason map[domain.FeedbackReason]int
+}
+
+// UsageRow is the token usage of one model on one day (UTC).
+type UsageRow struct {
+	Day              time.Time
+	Model            string
+	Attempts         int
+	PromptTokens     int
+	CompletionTokens int
+	TotalTokens      int
+}

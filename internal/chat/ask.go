@@ -1,0 +1,174 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
+)
+
+// Ask stores the question and starts answering it in the background
+// (seed 000 §12): it authorises the conversation, honours the idempotency
+// key, refuses a second concurrent answer, and in one short transaction
+// allocates the next sequence number, saves the USER message and creates
+// the PENDING attempt. No transaction or lock is held while the model
+// streams.
+func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
+	question, err := validateText("question", question, MaxQuestionRunes)
+	if err != nil {
+		return nil, err
+	}
+	if clientMessageID, err = validateClientID("clientMessageId", clientMessageID); err != nil {
+		return nil, err
+	}
+	conv, err := e.loadOwnConversation(ctx, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	if res, err := e.replayAsk(ctx, conv.ID, clientMessageID, question); res != nil || err != nil {
+		return res, err
+	}
+	if err := e.checkOpen(conv); err != nil {
+		return nil, err
+	}
+	if err := e.admit(); err != nil {
+		return nil, err
+	}
+	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
+		return nil, err
+	}
+	st, err := e.settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	msg, att, err := e.createAsk(ctx, conv, clientMessageID, question, st)
+	if err != nil {
+		// A concurrent twin may have won the race for the same key or the
+		// conversation's one PENDING slot: answer as if it came first.
+		if res, rerr := e.replayAsk(ctx, conv.ID, clientMessageID, question); res != nil || rerr != nil {
+			return res, rerr
+		}
+		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
+			return nil, berr
+		}
+		return nil, storageError(err, "conversation")
+	}
+	e.obs.AskAccepted(false)
+	e.messageCreated(ctx, msg)
+	e.attemptChanged(ctx, att)
+	e.start(ctx, conv, msg, att, st)
+	return &AskResult{UserMessage: msg, Attempt: att}, nil
+}
+
+// replayAsk answers a repeated idempotency key with the original message
+// and its first attempt, in whatever state it is, without a model call. A
+// key reused for a different question is IDEMPOTENCY_MISMATCH. It returns
+// nil, nil when the key is new.
+func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
+	msg, err := e.client.Message.Query().
+		Where(message.ConversationID(conversationID), message.ClientMessageID(clientMessageID)).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storageError(err, "message")
+	}
+	if msg.Content != question {
+		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
+			"clientMessageId %q was already used for a different question", clientMessageID)
+	}
+	att, err := e.client.Attempt.Query().
+		Where(attempt.UserMessageID(msg.ID), attempt.ClientRequestID(clientMessageID)).
+		Only(ctx)
+	if err != nil {
+		return nil, storageError(err, "attempt")
+	}
+	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
+}
+
+// checkNotBusy returns CONVERSATION_BUSY (with the attempt id) when the
+// conversation already has a PENDING attempt: answers are serialised per
+// conversation so that history stays in order (seed 000 §13).
+func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) error {
+	pending, err := e.client.Attempt.Query().
+		Where(attempt.ConversationID(conversationID), attempt.StatusEQ(attempt.StatusPENDING)).
+		First(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return storageError(err, "attempt")
+	}
+	return domain.Errorf(domain.CodeConversationBusy, "another answer is still being generated in this conversation").
+		With("attemptId", pending.ID.String())
+}
+
+// createAsk is the ask's one short transaction.
+func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMessageID, question string, st domain.TenantSettings) (*ent.Message, *ent.Attempt, error) {
+	tx, err := e.client.Tx(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := e.now()
+	upd := tx.Conversation.UpdateOneID(conv.ID).
+		Where(conversation.StatusEQ(conversation.StatusACTIVE)).
+		AddLastSequenceNo(1).AddVersion(1).
+		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt))
+	if conv.Title == "" && conv.TitleSource == conversation.TitleSourceQUESTION {
+		upd.SetTitle(llm.ShortTitle(question))
+	}
+	c, err := upd.Save(ctx)
+	if err != nil {
+		return nil, nil, rollback(tx, err)
+	}
+	msg, err := tx.Message.Create().
+		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
+		SetSequenceNo(c.LastSequenceNo).SetRole(message.RoleUSER).
+		SetContent(question).SetClientMessageID(clientMessageID).
+		SetTraceID(traceID(ctx)).
+		Save(ctx)
+	if err != nil {
+		return nil, nil, rollback(tx, err)
+	}
+	att, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil).Save(ctx)
+	if err != nil {
+		return nil, nil, rollback(tx, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, nil, err
+	}
+	return msg.Unwrap(), att.Unwrap(), nil
+}
+
+// newAttempt builds a PENDING attempt leased to this instance.
+func (e *Engine) newAttempt(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, msg *ent.Message, clientRequestID string, retryOf *uuid.UUID) *ent.AttemptCreate {
+	now := e.now()
+	return tx.Attempt.Create().
+		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
+		SetUserMessageID(msg.ID).SetNillableRetryOfID(retryOf).
+		SetClientRequestID(clientRequestID).
+		SetOriginalQuestion(msg.Content).
+		SetStatus(attempt.StatusPENDING).
+		SetStartedAt(now).
+		SetTraceID(traceID(ctx)).
+		SetLeaseOwner(e.cfg.InstanceID).
+		SetLeaseExpiresAt(now.Add(e.cfg.LeaseDuration))
+}
+
+// admit refuses new work once Shutdown has begun.
+func (e *Engine) admit() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closing {
+		return domain.Errorf(domain.CodeUnavailable, "the server is shutting down; retry shortly")
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package chat
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// loadOwnAttempt returns an attempt in a conversation the viewer owns (and
+// that is not deleted), with the conversation.
+func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, *ent.Conversation, error) {
+	att, err := e.client.Attempt.Get(ctx, id)
+	if err != nil {
+		return nil, nil, storageError(err, "attempt")
+	}
+	conv, err := e.loadOwnConversation(ctx, att.ConversationID)
+	if err != nil {
+		return nil, nil, domain.NotFound("attempt")
+	}
+	return att, conv, nil
+}
+
+// Retry starts a new attempt at the same user message. The new attempt
+// points at the one it retries (retry_of); the old one is left untouched,
+// so both can be compared and rated (seed 001). clientRequestID makes the
+// retry idempotent like an ask.
+func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*AskResult, error) {
+	clientRequestID, err := validateClientID("clientRequestId", clientRequestID)
+	if err != nil {
+		return nil, err
+	}
+	old, conv, err := e.loadOwnAttempt(ctx, attemptID)
+	if err != nil {
+		return nil, err
+	}
+	if res, err := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || err != nil {
+		return res, err
+	}
+	if old.Status == attempt.StatusPENDING {
+		return nil, domain.Errorf(domain.CodeConversationBusy, "the attempt is still being generated").
+			With("attemptId", old.ID.String())
+	}
+	if err := e.checkOpen(conv); err != nil {
+		return nil, err
+	}
+	if err := e.admit(); err != nil {
+		return nil, err
+	}
+	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
+		return nil, err
+	}
+	st, err := e.settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := e.client.Message.Get(ctx, old.UserMessageID)
+	if err != nil {
+		return nil, storageError(err, "message")
+	}
+	att, err := e.createRetry(ctx, conv, msg, old.ID, clientRequestID, st)
+	if err != nil {
+		if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
+			return res, rerr
+		}
+		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
+			return nil, berr
+		}
+		return nil, storageError(err, "attempt")
+	}
+	e.obs.AskAccepted(true)
+	e.attemptChanged(ctx, att)
+	e.start(ctx, conv, msg, att, st)
+	return &AskResult{UserMessage: msg, Attempt: att}, nil
+}
+
+// replayRetry answers a repeated retry key with the attempt it created.
+func (e *Engine) replayRetry(ctx context.Context, conversationID, retryOf uuid.UUID, key string) (*AskResult, error) {
+	att, err := e.client.Attempt.Query().
+		Where(attempt.ConversationID(conversationID), attempt.ClientRequestID(key)).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storageError(err, "attempt")
+	}
+	if att.RetryOfID == nil || *att.RetryOfID != retryOf {
+		return nil, domain.Errorf(domain.CodeIdempotencyMismatch, "clientRequestId %q was already used for another request", key)
+	}
+	msg, err := e.client.Message.Get(ctx, att.UserMessageID)
+	if err != nil {
+		return nil, storageError(err, "message")
+	}
+	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
+}
+
+// createRetry is the retry's short transaction: touch the conversation
+// (lock order as in Ask) and create the PENDING attempt.
+func (e *Engine) createRetry(ctx context.Context, conv *ent.Conversation, msg *ent.Message, retryOf uuid.UUID, key string, st domain.TenantSettings) (*ent.Attempt, error) {
+	tx, err := e.client.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	if _, err := tx.Conversation.UpdateOneID(conv.ID).
+		Where(conversation.StatusEQ(conversation.StatusACTIVE)).AddVersion(1).
+		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)).
+		Save(ctx); err != nil {
+		return nil, rollback(tx, err)
+	}
+	att, err := e.newAttempt(ctx, tx, conv, msg, key, &retryOf).Save(ctx)
+	if err != nil {
+		return nil, rollback(tx, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return att.Unwrap(), nil
+}
+
+// Cancel stops a PENDING attempt. A run on this instance is cancelled,
+// which closes the upstream model stream, and records FAILED(CANCELLED); an
+// attempt whose run is elsewhere (or gone) is marked directly. Cancelling a
+// finished attempt changes nothing and returns it.
+func (e *Engine) Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error) {
+	att, _, err := e.loadOwnAttempt(ctx, attemptID)
+	if err != nil {
+		return nil, err
+	}
+	if att.Status != attempt.StatusPENDING {
+		return att, nil
+	}
+	if r, ok := e.running(att.ID); ok {
+		r.cancel(errCancelledByUser)
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, storageError(ctx.Err(), "attempt")
+		case <-time.After(10 * time.Second):
+		}
+	} else {
+		e.markFailed(ctx, att.ID, domain.FailureCancelled, errCancelledByUser.Error(), att.Answer, att.CheckpointSeq, time.Time{}, false)
+	}
+	att, err = e.client.Attempt.Get(ctx, att.ID)
+	return att, storageError(err, "attempt")
+}

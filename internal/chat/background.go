@@ -1,0 +1,170 @@
+package chat
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/auditevent"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// RunBackground runs the reaper and the purge until ctx is done.
+func (e *Engine) RunBackground(ctx context.Context) {
+	reap := time.NewTicker(e.cfg.ReaperInterval)
+	defer reap.Stop()
+	purge := time.NewTicker(e.cfg.PurgeInterval)
+	defer purge.Stop()
+	e.runJob(ctx, "reaper", e.ReapOnce)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-reap.C:
+			e.runJob(ctx, "reaper", e.ReapOnce)
+		case <-purge.C:
+			e.runJob(ctx, "purge", e.PurgeOnce)
+		}
+	}
+}
+
+func (e *Engine) runJob(ctx context.Context, name string, job func(context.Context) (int, error)) {
+	n, err := job(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		e.log.WarnContext(ctx, "background job failed", "job", name, "err", err)
+	case n > 0:
+		e.log.InfoContext(ctx, "background job", "job", name, "rows", n)
+	}
+}
+
+// ReapOnce fails every PENDING attempt whose lease has expired, across all
+// tenants: its instance crashed or restarted, or lost the database mid-way
+// (seed 001: after a restart a PENDING attempt must end somewhere). The
+// partial answer checkpoint is kept; no assistant message is written.
+func (e *Engine) ReapOnce(ctx context.Context) (int, error) {
+	ctx = viewer.SystemJobContext(ctx, viewer.JobReaper)
+	stale, err := e.client.Attempt.Query().
+		Where(attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseExpiresAtLT(e.now())).
+		Limit(500).
+		All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range stale {
+		if _, local := e.running(a.ID); local {
+			continue // ours and alive; its checkpointer renews the lease
+		}
+		if e.markFailedIfExpired(ctx, a.ID, a.Answer, a.CheckpointSeq) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// markFailedIfExpired fails an attempt only if its lease is still expired
+// at the moment of the write, so a renewal that raced the reaper wins.
+func (e *Engine) markFailedIfExpired(ctx context.Context, id uuid.UUID, partial string, seq int) bool {
+	n, err := e.client.Attempt.Update().
+		Where(attempt.ID(id), attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseExpiresAtLT(e.now())).
+		SetStatus(attempt.StatusFAILED).SetFailureCode(string(domain.FailureInterrupted)).
+		SetFailureMessage("the answer was interrupted (its server stopped or lost the database)").
+		SetCompletedAt(e.now()).ClearLeaseOwner().ClearLeaseExpiresAt().
+		Save(ctx)
+	if err != nil || n == 0 {
+		return false
+	}
+	e.publishAttempt(ctx, id, EventFailed, seq, attemptPayload{Code: string(domain.FailureInterrupted)})
+	e.broker.Retire(attemptTopic(id))
+	if a, err := e.client.Attempt.Get(ctx, id); err == nil {
+		e.attemptChanged(ctx, a)
+	}
+	e.obs.AttemptFinished("failed", domain.FailureInterrupted, "", 0, 0, 0)
+	return true
+}
+
+// PurgeOnce applies every tenant's retention: DELETED conversations past
+// RetentionDays are hard-deleted with everything beneath them (an audit
+// event records each), and audit events and feedback past their own
+// retention are removed.
+func (e *Engine) PurgeOnce(ctx context.Context) (int, error) {
+	ctx = viewer.SystemJobContext(ctx, viewer.JobPurge)
+	tenants, err := e.client.Tenant.Query().All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	now := e.now()
+	for _, t := range tenants {
+		st := t.Settings.WithDefaults()
+		days := func(n int) time.Time { return now.Add(-time.Duration(n) * 24 * time.Hour) }
+		doomed, err := e.client.Conversation.Query().
+			Where(conversation.TenantID(t.ID), conversation.StatusEQ(conversation.StatusDELETED),
+				conversation.DeletedAtLT(days(st.RetentionDays))).
+			Limit(1000).All(ctx)
+		if err != nil {
+			return total, err
+		}
+		for _, c := range doomed {
+			if err := e.client.Conversation.DeleteOneID(c.ID).Exec(ctx); err != nil {
+				return total, err
+			}
+			total++
+			err := e.client.AuditEvent.Create().SetTenantID(t.ID).SetActor("system:purge").
+				SetAction("conversation.purged").SetTargetType("Conversation").SetTargetID(c.ID.String()).
+				SetMetadata(map[string]string{"owner": c.UserID}).Exec(ctx)
+			if err != nil {
+				return total, err
+			}
+		}
+		n, err := e.client.AuditEvent.Delete().
+			Where(auditevent.TenantID(t.ID), auditevent.AtLT(days(st.AuditRetentionDays))).Exec(ctx)
+		if err != nil {
+			return total, err
+		}
+		total += n
+		n, err = e.client.Feedback.Delete().
+			Where(feedback.TenantID(t.ID), feedback.CreatedAtLT(days(st.FeedbackRetentionDays))).Exec(ctx)
+		if err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// Shutdown stops accepting asks and retries, waits for running attempts
+// until ctx is done, then cancels the rest, which end FAILED(INTERRUPTED)
+// so that a client retries rather than waiting for ever.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	e.closing = true
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	e.mu.Lock()
+	for _, r := range e.runs {
+		r.cancel(errShuttingDown)
+	}
+	e.mu.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(15 * time.Second):
+		return domain.Errorf(domain.CodeInternal, "attempts still running after shutdown deadline")
+	}
+}

@@ -1,0 +1,95 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/broker"
+)
+
+// Broker topics.
+func attemptTopic(id uuid.UUID) string      { return "attempt:" + id.String() }
+func conversationTopic(id uuid.UUID) string { return "conversation:" + id.String() }
+
+// attemptPayload is the JSON body of an attempt event on the broker. It is
+// kept small (NOTIFY payloads must stay under 8000 bytes): sources carry
+// short snippets only.
+type attemptPayload struct {
+	Text            string         `json:"t,omitempty"`
+	Question        string         `json:"q,omitempty"`
+	RequiresHistory bool           `json:"h,omitempty"`
+	Sources         []sourcePacket `json:"s,omitempty"`
+	Code            string         `json:"c,omitempty"`
+	Message         string         `json:"m,omitempty"`
+}
+
+// sourcePacket is a citation snapshot on the wire, before it is saved.
+type sourcePacket struct {
+	ID       uuid.UUID `json:"id"`
+	Chunk    uuid.UUID `json:"ch"`
+	Document uuid.UUID `json:"d"`
+	Label    string    `json:"l"`
+	Rank     int       `json:"r"`
+	Score    float64   `json:"sc"`
+	Snippet  string    `json:"sn"`
+	Title    string    `json:"ti"`
+	Version  int       `json:"v"`
+}
+
+func (p sourcePacket) source(attemptID uuid.UUID) *ent.Source {
+	chunk, doc := p.Chunk, p.Document
+	return &ent.Source{
+		ID: p.ID, AttemptID: attemptID, ChunkID: &chunk, DocumentID: &doc, Label: p.Label,
+		Rank: p.Rank, Score: p.Score, Snippet: p.Snippet, DocumentTitle: p.Title, DocumentVersion: p.Version,
+	}
+}
+
+// conversationPayload is the JSON body of a conversation event.
+type conversationPayload struct {
+	Message *uuid.UUID `json:"m,omitempty"`
+	Attempt *uuid.UUID `json:"a,omitempty"`
+	Status  string     `json:"s,omitempty"`
+	At      time.Time  `json:"at"`
+}
+
+// publishAttempt sends one attempt event. A broker failure never fails the
+// answer: subscribers resync from the database.
+func (e *Engine) publishAttempt(ctx context.Context, id uuid.UUID, kind AttemptEventKind, seq int, p attemptPayload) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		e.log.ErrorContext(ctx, "encode attempt event", "err", err)
+		return
+	}
+	_, err = e.broker.Publish(context.WithoutCancel(ctx), broker.Event{Topic: attemptTopic(id), Kind: string(kind), Seq: seq, Data: data})
+	if err != nil {
+		e.log.WarnContext(ctx, "publish attempt event", "attempt", id, "kind", kind, "err", err)
+	}
+}
+
+// publishConversation notifies a conversation's subscribers of a change.
+func (e *Engine) publishConversation(ctx context.Context, id uuid.UUID, ev ConversationEvent) {
+	data, err := json.Marshal(conversationPayload{Message: ev.MessageID, Attempt: ev.AttemptID, Status: ev.AttemptStatus, At: e.now()})
+	if err != nil {
+		return
+	}
+	_, err = e.broker.Publish(context.WithoutCancel(ctx), broker.Event{Topic: conversationTopic(id), Kind: string(ev.Kind), Data: data})
+	if err != nil {
+		e.log.WarnContext(ctx, "publish conversation event", "conversation", id, "err", err)
+	}
+}
+
+// attemptChanged publishes an attempt status change on its conversation.
+func (e *Engine) attemptChanged(ctx context.Context, a *ent.Attempt) {
+	id := a.ID
+	e.publishConversation(ctx, a.ConversationID, ConversationEvent{Kind: ConversationAttemptUpdated, AttemptID: &id, AttemptStatus: string(a.Status)})
+}
+
+// messageCreated publishes a new message on its conversation.
+func (e *Engine) messageCreated(ctx context.Context, m *ent.Message) {
+	id := m.ID
+	e.publishConversation(ctx, m.ConversationID, ConversationEvent{Kind: ConversationMessageCreated, MessageID: &id})
+}

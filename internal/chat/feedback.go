@@ -1,0 +1,88 @@
+package chat
+
+import (
+	"context"
+	"unicode/utf8"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// SubmitFeedback records the viewer's rating of one COMPLETED attempt in a
+// conversation they own (seed 001: feedback always names the exact answer).
+// A second submission by the same user replaces the first.
+func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Feedback, error) {
+	v, err := requireViewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rating := feedback.Rating(in.Rating)
+	if err := feedback.RatingValidator(rating); err != nil {
+		return nil, domain.Errorf(domain.CodeBadUserInput, "rating must be UP or DOWN")
+	}
+	if len(in.Reasons) > MaxReasonCodes {
+		return nil, domain.Errorf(domain.CodeBadUserInput, "at most %d reason codes", MaxReasonCodes)
+	}
+	reasons := make([]string, 0, len(in.Reasons))
+	seen := map[domain.FeedbackReason]bool{}
+	for _, r := range in.Reasons {
+		if !r.Valid() {
+			return nil, domain.Errorf(domain.CodeBadUserInput, "unknown reason code %q", r)
+		}
+		if !seen[r] {
+			seen[r] = true
+			reasons = append(reasons, string(r))
+		}
+	}
+	var comment *string
+	if in.Comment != nil {
+		c := *in.Comment
+		if utf8.RuneCountInString(c) > MaxCommentRunes || !utf8.ValidString(c) {
+			return nil, domain.Errorf(domain.CodeBadUserInput, "comment must be UTF-8 text of at most %d characters", MaxCommentRunes)
+		}
+		if c != "" {
+			comment = &c
+		}
+	}
+	att, _, err := e.loadOwnAttempt(ctx, in.AttemptID)
+	if err != nil {
+		return nil, err
+	}
+	if att.Status != attempt.StatusCOMPLETED {
+		return nil, domain.Errorf(domain.CodeBadUserInput, "feedback is accepted only on a completed answer (this attempt is %s)", att.Status)
+	}
+	for try := 0; try < 2; try++ {
+		fb, err := e.upsertFeedback(ctx, att, v.UserID, rating, reasons, comment)
+		if err == nil {
+			return fb, nil
+		}
+		if !ent.IsConstraintError(err) {
+			return nil, storageError(err, "feedback")
+		}
+		// A concurrent first submission won; update it on the next try.
+	}
+	return nil, domain.Errorf(domain.CodeConflict, "feedback changed concurrently; retry")
+}
+
+func (e *Engine) upsertFeedback(ctx context.Context, att *ent.Attempt, user string, rating feedback.Rating, reasons []string, comment *string) (*ent.Feedback, error) {
+	existing, err := e.client.Feedback.Query().
+		Where(feedback.AttemptID(att.ID), feedback.UserID(user)).Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return e.client.Feedback.Create().
+			SetAttemptID(att.ID).SetOwnerID(att.OwnerID).SetUserID(user).
+			SetRating(rating).SetReasonCodes(reasons).SetNillableComment(comment).
+			Save(ctx)
+	case err != nil:
+		return nil, err
+	}
+	upd := existing.Update().SetRating(rating).SetReasonCodes(reasons)
+	if comment != nil {
+		upd.SetComment(*comment)
+	} else {
+		upd.ClearComment()
+	}
+	return upd.Save(ctx)
+}

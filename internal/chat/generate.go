@@ -1,0 +1,223 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/prompt"
+	"github.com/ragchat/ragchat/internal/tokens"
+)
+
+// generate runs one attempt to its end (seed 000 §2): history window,
+// rewrite, authorised retrieval, budgeted prompt, streamed answer, and the
+// final COMPLETED or FAILED write. It never returns an error: every outcome
+// is recorded on the attempt.
+func (e *Engine) generate(ctx context.Context, j job) {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	p := &progress{}
+	go e.keepCheckpointing(ctx, j.att.ID, p, stop)
+
+	win, err := e.loadWindow(ctx, j)
+	if err != nil {
+		e.fail(ctx, j, p, err)
+		return
+	}
+	standalone, requires := e.rewrite(ctx, j, win)
+	if err := e.saveRewrite(ctx, j, standalone, requires); err != nil {
+		e.fail(ctx, j, p, err)
+		return
+	}
+	e.publishAttempt(ctx, j.att.ID, EventStarted, 0, attemptPayload{Question: standalone, RequiresHistory: requires})
+
+	evidence, err := e.retrieve(ctx, j, standalone)
+	if err != nil {
+		e.fail(ctx, j, p, err)
+		return
+	}
+	model := e.chatModel(j.settings)
+	assembled := prompt.Assemble(prompt.Input{
+		Question:       j.msg.Content,
+		Evidence:       evidence,
+		Rounds:         win.rounds,
+		Summary:        win.summary,
+		SummaryVersion: win.summaryVersion,
+		RevokedRounds:  win.revoked,
+		Budget: prompt.Budget{
+			Total:     j.settings.PromptTokenBudget,
+			History:   j.settings.HistoryTokenBudget,
+			MaxRounds: win.maxRounds,
+		},
+		Counter: tokens.ForModel(model),
+	})
+	sources := packSources(assembled.Evidence)
+	e.publishAttempt(ctx, j.att.ID, EventSources, 0, attemptPayload{Sources: sources})
+	if len(sources) == 0 {
+		e.refuse(ctx, j, p, standalone, requires, assembled, win)
+		return
+	}
+
+	stream, err := e.model.ChatStream(ctx, llm.ChatRequest{
+		Model:     model,
+		Messages:  []llm.Message{{Role: llm.RoleSystem, Content: assembled.System}, {Role: llm.RoleUser, Content: assembled.User}},
+		MaxTokens: j.settings.MaxAnswerTokens,
+	})
+	if err != nil {
+		e.fail(ctx, j, p, err)
+		return
+	}
+	defer stream.Close()
+	for {
+		delta, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			e.fail(ctx, j, p, err)
+			return
+		}
+		if delta == "" {
+			continue
+		}
+		seq := p.add(delta, e.now())
+		e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: delta})
+	}
+	if ctx.Err() != nil {
+		e.fail(ctx, j, p, ctx.Err())
+		return
+	}
+	e.complete(ctx, j, p, completion{
+		standalone: standalone, requires: requires, assembled: assembled, sources: sources,
+		usage: stream.Usage(), model: stream.Model(), window: win,
+	})
+}
+
+// rewrite turns a follow-up into a standalone retrieval question (seed 000
+// §6–§7). A cheap rule gate skips the model for questions that do not
+// depend on history; the model sees only the authorised window. A failed
+// rewrite degrades to the original question rather than failing the
+// answer.
+func (e *Engine) rewrite(ctx context.Context, j job, win window) (string, bool) {
+	req := llm.RewriteRequest{Question: j.msg.Content, History: win.llmRounds(), Model: e.chatModel(j.settings)}
+	if !llm.NeedsHistory(j.msg.Content, len(req.History) > 0) {
+		return j.msg.Content, false
+	}
+	res, err := e.model.Rewrite(ctx, req)
+	if err != nil || res.StandaloneQuestion == "" {
+		if err != nil && ctx.Err() == nil {
+			e.log.WarnContext(ctx, "rewrite failed; using the original question", "attempt", j.att.ID, "err", err)
+		}
+		fb := llm.FallbackRewrite(req)
+		return fb.StandaloneQuestion, fb.RequiresHistory
+	}
+	return res.StandaloneQuestion, res.RequiresHistory
+}
+
+// saveRewrite stores both questions: the attempt's standalone question and,
+// the first time, the user message's.
+func (e *Engine) saveRewrite(ctx context.Context, j job, standalone string, requires bool) error {
+	n, err := e.client.Attempt.Update().
+		Where(attempt.ID(j.att.ID), attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseOwner(e.cfg.InstanceID)).
+		SetStandaloneQuestion(standalone).SetRequiresHistory(requires).
+		Save(ctx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errLeaseLost
+	}
+	return e.client.Message.Update().
+		Where(message.ID(j.msg.ID), message.StandaloneQuestionIsNil()).
+		SetStandaloneQuestion(standalone).
+		Exec(ctx)
+}
+
+// retrieve embeds the standalone question and searches the conversation's
+// knowledge base among the chunks the viewer may read now, keeping those
+// above the evidence threshold.
+func (e *Engine) retrieve(ctx context.Context, j job, question string) ([]prompt.Evidence, error) {
+	vecs, err := e.model.Embed(ctx, []string{question})
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != 1 {
+		return nil, llm.Errorf(llm.KindUpstream, "embedding returned %d vectors for 1 input", len(vecs))
+	}
+	hits, err := e.search.Search(ctx, j.conv.KnowledgeBaseID, vecs[0], j.settings.RetrievalTopK)
+	if err != nil {
+		return nil, err
+	}
+	threshold := j.settings.MinEvidenceScore
+	if threshold <= 0 {
+		threshold = e.cfg.MinEvidenceScore
+	}
+	out := make([]prompt.Evidence, 0, len(hits))
+	for _, h := range hits {
+		if h.Score < threshold || h.Chunk == nil || h.Document == nil {
+			continue
+		}
+		out = append(out, prompt.Evidence{
+			ChunkID: h.Chunk.ID, DocumentID: h.Document.ID, DocumentTitle: h.Document.Title,
+			DocumentVersion: h.Document.Version, Content: h.Chunk.Content, Score: h.Score,
+		})
+	}
+	return out, nil
+}
+
+// maxSnippetRunes bounds a citation snippet (and the SOURCES event).
+const maxSnippetRunes = 300
+
+// packSources snapshots the labelled evidence with fresh source ids, which
+// the completion reuses so that live and saved sources agree.
+func packSources(ev []prompt.Labeled) []sourcePacket {
+	out := make([]sourcePacket, len(ev))
+	for i, x := range ev {
+		out[i] = sourcePacket{
+			ID: uuid.Must(uuid.NewV7()), Chunk: x.ChunkID, Document: x.DocumentID, Label: x.Label,
+			Rank: i + 1, Score: x.Score, Snippet: truncateRunes(x.Content, maxSnippetRunes),
+			Title: x.DocumentTitle, Version: x.DocumentVersion,
+		}
+	}
+	return out
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// fail records a FAILED attempt with a stable code (never a fake
+// assistant message), keeping the user message and the partial answer.
+func (e *Engine) fail(ctx context.Context, j job, p *progress, err error) {
+	code, msg := failureFor(ctx, err)
+	if code == "" {
+		switch {
+		case errors.Is(err, errLeaseLost):
+			code, msg = domain.FailureInterrupted, errLeaseLost.Error()
+		default:
+			if _, isModel := llm.AsError(err); isModel {
+				code, msg = llm.FailureCode(err), err.Error()
+			} else {
+				code, msg = domain.FailureInternal, "internal error"
+			}
+		}
+	}
+	if code == domain.FailureInternal {
+		e.log.ErrorContext(ctx, "attempt failed", "attempt", j.att.ID, "err", err)
+	}
+	fctx, cancel := finalContext(ctx)
+	defer cancel()
+	text, seq, first := p.snapshot()
+	e.markFailed(fctx, j.att.ID, code, msg, text, seq, first, true)
+	e.obs.AttemptFinished("failed", code, e.chatModel(j.settings), ttft(j.att.StartedAt, first), 0, 0)
+}

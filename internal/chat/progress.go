@@ -1,0 +1,93 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent/attempt"
+)
+
+// progress is a streaming attempt's partial answer, shared between the
+// streaming loop and the checkpointer.
+type progress struct {
+	mu         sync.Mutex
+	text       strings.Builder
+	seq        int
+	firstToken time.Time
+	saved      int
+}
+
+// add appends a delta and returns the new sequence offset.
+func (p *progress) add(delta string, now time.Time) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.firstToken.IsZero() {
+		p.firstToken = now
+	}
+	p.text.WriteString(delta)
+	p.seq += utf8.RuneCountInString(delta)
+	return p.seq
+}
+
+// snapshot returns the text so far, its offset and the first-token time.
+func (p *progress) snapshot() (string, int, time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.text.String(), p.seq, p.firstToken
+}
+
+// checkpoint saves the partial answer and renews the lease, at most once
+// per call. It reports false when the attempt is no longer this
+// instance's PENDING attempt (cancelled elsewhere, or reaped after a lost
+// lease): the run must stop.
+func (e *Engine) checkpoint(ctx context.Context, id uuid.UUID, p *progress) (bool, error) {
+	text, seq, first := p.snapshot()
+	now := e.now()
+	upd := e.client.Attempt.Update().
+		Where(attempt.ID(id), attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseOwner(e.cfg.InstanceID)).
+		SetLeaseExpiresAt(now.Add(e.cfg.LeaseDuration))
+	if seq != p.saved {
+		upd.SetAnswer(text).SetCheckpointSeq(seq).SetCheckpointAt(now)
+	}
+	if !first.IsZero() {
+		upd.SetFirstTokenAt(first)
+	}
+	n, err := upd.Save(ctx)
+	if err != nil {
+		return true, err
+	}
+	p.mu.Lock()
+	p.saved = seq
+	p.mu.Unlock()
+	return n == 1, nil
+}
+
+// keepCheckpointing checkpoints every CheckpointInterval until ctx ends.
+// When the lease is lost it cancels the run.
+func (e *Engine) keepCheckpointing(ctx context.Context, id uuid.UUID, p *progress, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(e.cfg.CheckpointInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ok, err := e.checkpoint(ctx, id, p)
+			if err != nil {
+				if ctx.Err() == nil {
+					e.log.WarnContext(ctx, "attempt checkpoint failed", "attempt", id, "err", err)
+				}
+				continue
+			}
+			if !ok {
+				cancel(errLeaseLost)
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/chunk"
+	"github.com/ragchat/ragchat/ent/source"
+)
+
+// Sources returns an attempt's citation snapshots, re-authorised now.
+func (e *Engine) Sources(ctx context.Context, attemptID uuid.UUID) ([]SourceView, error) {
+	srcs, err := e.client.Source.Query().
+		Where(source.AttemptID(attemptID)).
+		Order(ent.Asc(source.FieldRank)).
+		All(ctx)
+	if err != nil {
+		return nil, storageError(err, "attempt")
+	}
+	return e.SourcesOf(ctx, srcs)
+}
+
+// SourcesOf re-authorises loaded source rows with one privacy-filtered
+// query: a snapshot is available only while the viewer may still read its
+// chunk (seed 000 §14: sources are re-checked on every use).
+func (e *Engine) SourcesOf(ctx context.Context, sources []*ent.Source) ([]SourceView, error) {
+	ids := make([]uuid.UUID, 0, len(sources))
+	for _, s := range sources {
+		if s.ChunkID != nil {
+			ids = append(ids, *s.ChunkID)
+		}
+	}
+	readable := map[uuid.UUID]bool{}
+	if len(ids) > 0 {
+		visible, err := e.client.Chunk.Query().Where(chunk.IDIn(ids...)).IDs(ctx)
+		if err != nil {
+			return nil, storageError(err, "source")
+		}
+		for _, id := range visible {
+			readable[id] = true
+		}
+	}
+	out := make([]SourceView, len(sources))
+	for i, s := range sources {
+		out[i] = SourceView{Source: s, Available: s.ChunkID != nil && readable[*s.ChunkID]}
+	}
+	return out, nil
+}
