@@ -599,6 +599,7 @@ func (_q *DocumentGrantQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	for _, m := range _q.modifiers {
 		m(selector)
 	}
+	selector.WithContext(ctx)
 	for _, p := range _q.predicates {
 		p(selector)
 	}

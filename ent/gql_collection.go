@@ -1505,16 +1505,6 @@ func (_q *SourceQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, source.FieldAttemptID)
 				fieldSeen[source.FieldAttemptID] = struct{}{}
 			}
-		case "chunkID":
-			if _, ok := fieldSeen[source.FieldChunkID]; !ok {
-				selectedFields = append(selectedFields, source.FieldChunkID)
-				fieldSeen[source.FieldChunkID] = struct{}{}
-			}
-		case "documentID":
-			if _, ok := fieldSeen[source.FieldDocumentID]; !ok {
-				selectedFields = append(selectedFields, source.FieldDocumentID)
-				fieldSeen[source.FieldDocumentID] = struct{}{}
-			}
 		case "label":
 			if _, ok := fieldSeen[source.FieldLabel]; !ok {
 				selectedFields = append(selectedFields, source.FieldLabel)
@@ -1529,16 +1519,6 @@ func (_q *SourceQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 			if _, ok := fieldSeen[source.FieldScore]; !ok {
 				selectedFields = append(selectedFields, source.FieldScore)
 				fieldSeen[source.FieldScore] = struct{}{}
-			}
-		case "snippet":
-			if _, ok := fieldSeen[source.FieldSnippet]; !ok {
-				selectedFields = append(selectedFields, source.FieldSnippet)
-				fieldSeen[source.FieldSnippet] = struct{}{}
-			}
-		case "documentTitle":
-			if _, ok := fieldSeen[source.FieldDocumentTitle]; !ok {
-				selectedFields = append(selectedFields, source.FieldDocumentTitle)
-				fieldSeen[source.FieldDocumentTitle] = struct{}{}
 			}
 		case "documentVersion":
 			if _, ok := fieldSeen[source.FieldDocumentVersion]; !ok {

@@ -4392,22 +4392,6 @@ type SourceWhereInput struct {
 	AttemptIDIn    []uuid.UUID `json:"attemptIDIn,omitempty"`
 	AttemptIDNotIn []uuid.UUID `json:"attemptIDNotIn,omitempty"`
 
-	// "chunk_id" field predicates.
-	ChunkID       *uuid.UUID  `json:"chunkID,omitempty"`
-	ChunkIDNEQ    *uuid.UUID  `json:"chunkIDNEQ,omitempty"`
-	ChunkIDIn     []uuid.UUID `json:"chunkIDIn,omitempty"`
-	ChunkIDNotIn  []uuid.UUID `json:"chunkIDNotIn,omitempty"`
-	ChunkIDIsNil  bool        `json:"chunkIDIsNil,omitempty"`
-	ChunkIDNotNil bool        `json:"chunkIDNotNil,omitempty"`
-
-	// "document_id" field predicates.
-	DocumentID       *uuid.UUID  `json:"documentID,omitempty"`
-	DocumentIDNEQ    *uuid.UUID  `json:"documentIDNEQ,omitempty"`
-	DocumentIDIn     []uuid.UUID `json:"documentIDIn,omitempty"`
-	DocumentIDNotIn  []uuid.UUID `json:"documentIDNotIn,omitempty"`
-	DocumentIDIsNil  bool        `json:"documentIDIsNil,omitempty"`
-	DocumentIDNotNil bool        `json:"documentIDNotNil,omitempty"`
-
 	// "label" field predicates.
 	Label             *string  `json:"label,omitempty"`
 	LabelNEQ          *string  `json:"labelNEQ,omitempty"`
@@ -4442,36 +4426,6 @@ type SourceWhereInput struct {
 	ScoreGTE   *float64  `json:"scoreGTE,omitempty"`
 	ScoreLT    *float64  `json:"scoreLT,omitempty"`
 	ScoreLTE   *float64  `json:"scoreLTE,omitempty"`
-
-	// "snippet" field predicates.
-	Snippet             *string  `json:"snippet,omitempty"`
-	SnippetNEQ          *string  `json:"snippetNEQ,omitempty"`
-	SnippetIn           []string `json:"snippetIn,omitempty"`
-	SnippetNotIn        []string `json:"snippetNotIn,omitempty"`
-	SnippetGT           *string  `json:"snippetGT,omitempty"`
-	SnippetGTE          *string  `json:"snippetGTE,omitempty"`
-	SnippetLT           *string  `json:"snippetLT,omitempty"`
-	SnippetLTE          *string  `json:"snippetLTE,omitempty"`
-	SnippetContains     *string  `json:"snippetContains,omitempty"`
-	SnippetHasPrefix    *string  `json:"snippetHasPrefix,omitempty"`
-	SnippetHasSuffix    *string  `json:"snippetHasSuffix,omitempty"`
-	SnippetEqualFold    *string  `json:"snippetEqualFold,omitempty"`
-	SnippetContainsFold *string  `json:"snippetContainsFold,omitempty"`
-
-	// "document_title" field predicates.
-	DocumentTitle             *string  `json:"documentTitle,omitempty"`
-	DocumentTitleNEQ          *string  `json:"documentTitleNEQ,omitempty"`
-	DocumentTitleIn           []string `json:"documentTitleIn,omitempty"`
-	DocumentTitleNotIn        []string `json:"documentTitleNotIn,omitempty"`
-	DocumentTitleGT           *string  `json:"documentTitleGT,omitempty"`
-	DocumentTitleGTE          *string  `json:"documentTitleGTE,omitempty"`
-	DocumentTitleLT           *string  `json:"documentTitleLT,omitempty"`
-	DocumentTitleLTE          *string  `json:"documentTitleLTE,omitempty"`
-	DocumentTitleContains     *string  `json:"documentTitleContains,omitempty"`
-	DocumentTitleHasPrefix    *string  `json:"documentTitleHasPrefix,omitempty"`
-	DocumentTitleHasSuffix    *string  `json:"documentTitleHasSuffix,omitempty"`
-	DocumentTitleEqualFold    *string  `json:"documentTitleEqualFold,omitempty"`
-	DocumentTitleContainsFold *string  `json:"documentTitleContainsFold,omitempty"`
 
 	// "document_version" field predicates.
 	DocumentVersion      *int  `json:"documentVersion,omitempty"`
@@ -4599,42 +4553,6 @@ func (i *SourceWhereInput) P() (predicate.Source, error) {
 	if len(i.AttemptIDNotIn) > 0 {
 		predicates = append(predicates, source.AttemptIDNotIn(i.AttemptIDNotIn...))
 	}
-	if i.ChunkID != nil {
-		predicates = append(predicates, source.ChunkIDEQ(*i.ChunkID))
-	}
-	if i.ChunkIDNEQ != nil {
-		predicates = append(predicates, source.ChunkIDNEQ(*i.ChunkIDNEQ))
-	}
-	if len(i.ChunkIDIn) > 0 {
-		predicates = append(predicates, source.ChunkIDIn(i.ChunkIDIn...))
-	}
-	if len(i.ChunkIDNotIn) > 0 {
-		predicates = append(predicates, source.ChunkIDNotIn(i.ChunkIDNotIn...))
-	}
-	if i.ChunkIDIsNil {
-		predicates = append(predicates, source.ChunkIDIsNil())
-	}
-	if i.ChunkIDNotNil {
-		predicates = append(predicates, source.ChunkIDNotNil())
-	}
-	if i.DocumentID != nil {
-		predicates = append(predicates, source.DocumentIDEQ(*i.DocumentID))
-	}
-	if i.DocumentIDNEQ != nil {
-		predicates = append(predicates, source.DocumentIDNEQ(*i.DocumentIDNEQ))
-	}
-	if len(i.DocumentIDIn) > 0 {
-		predicates = append(predicates, source.DocumentIDIn(i.DocumentIDIn...))
-	}
-	if len(i.DocumentIDNotIn) > 0 {
-		predicates = append(predicates, source.DocumentIDNotIn(i.DocumentIDNotIn...))
-	}
-	if i.DocumentIDIsNil {
-		predicates = append(predicates, source.DocumentIDIsNil())
-	}
-	if i.DocumentIDNotNil {
-		predicates = append(predicates, source.DocumentIDNotNil())
-	}
 	if i.Label != nil {
 		predicates = append(predicates, source.LabelEQ(*i.Label))
 	}
@@ -4721,84 +4639,6 @@ func (i *SourceWhereInput) P() (predicate.Source, error) {
 	}
 	if i.ScoreLTE != nil {
 		predicates = append(predicates, source.ScoreLTE(*i.ScoreLTE))
-	}
-	if i.Snippet != nil {
-		predicates = append(predicates, source.SnippetEQ(*i.Snippet))
-	}
-	if i.SnippetNEQ != nil {
-		predicates = append(predicates, source.SnippetNEQ(*i.SnippetNEQ))
-	}
-	if len(i.SnippetIn) > 0 {
-		predicates = append(predicates, source.SnippetIn(i.SnippetIn...))
-	}
-	if len(i.SnippetNotIn) > 0 {
-		predicates = append(predicates, source.SnippetNotIn(i.SnippetNotIn...))
-	}
-	if i.SnippetGT != nil {
-		predicates = append(predicates, source.SnippetGT(*i.SnippetGT))
-	}
-	if i.SnippetGTE != nil {
-		predicates = append(predicates, source.SnippetGTE(*i.SnippetGTE))
-	}
-	if i.SnippetLT != nil {
-		predicates = append(predicates, source.SnippetLT(*i.SnippetLT))
-	}
-	if i.SnippetLTE != nil {
-		predicates = append(predicates, source.SnippetLTE(*i.SnippetLTE))
-	}
-	if i.SnippetContains != nil {
-		predicates = append(predicates, source.SnippetContains(*i.SnippetContains))
-	}
-	if i.SnippetHasPrefix != nil {
-		predicates = append(predicates, source.SnippetHasPrefix(*i.SnippetHasPrefix))
-	}
-	if i.SnippetHasSuffix != nil {
-		predicates = append(predicates, source.SnippetHasSuffix(*i.SnippetHasSuffix))
-	}
-	if i.SnippetEqualFold != nil {
-		predicates = append(predicates, source.SnippetEqualFold(*i.SnippetEqualFold))
-	}
-	if i.SnippetContainsFold != nil {
-		predicates = append(predicates, source.SnippetContainsFold(*i.SnippetContainsFold))
-	}
-	if i.DocumentTitle != nil {
-		predicates = append(predicates, source.DocumentTitleEQ(*i.DocumentTitle))
-	}
-	if i.DocumentTitleNEQ != nil {
-		predicates = append(predicates, source.DocumentTitleNEQ(*i.DocumentTitleNEQ))
-	}
-	if len(i.DocumentTitleIn) > 0 {
-		predicates = append(predicates, source.DocumentTitleIn(i.DocumentTitleIn...))
-	}
-	if len(i.DocumentTitleNotIn) > 0 {
-		predicates = append(predicates, source.DocumentTitleNotIn(i.DocumentTitleNotIn...))
-	}
-	if i.DocumentTitleGT != nil {
-		predicates = append(predicates, source.DocumentTitleGT(*i.DocumentTitleGT))
-	}
-	if i.DocumentTitleGTE != nil {
-		predicates = append(predicates, source.DocumentTitleGTE(*i.DocumentTitleGTE))
-	}
-	if i.DocumentTitleLT != nil {
-		predicates = append(predicates, source.DocumentTitleLT(*i.DocumentTitleLT))
-	}
-	if i.DocumentTitleLTE != nil {
-		predicates = append(predicates, source.DocumentTitleLTE(*i.DocumentTitleLTE))
-	}
-	if i.DocumentTitleContains != nil {
-		predicates = append(predicates, source.DocumentTitleContains(*i.DocumentTitleContains))
-	}
-	if i.DocumentTitleHasPrefix != nil {
-		predicates = append(predicates, source.DocumentTitleHasPrefix(*i.DocumentTitleHasPrefix))
-	}
-	if i.DocumentTitleHasSuffix != nil {
-		predicates = append(predicates, source.DocumentTitleHasSuffix(*i.DocumentTitleHasSuffix))
-	}
-	if i.DocumentTitleEqualFold != nil {
-		predicates = append(predicates, source.DocumentTitleEqualFold(*i.DocumentTitleEqualFold))
-	}
-	if i.DocumentTitleContainsFold != nil {
-		predicates = append(predicates, source.DocumentTitleContainsFold(*i.DocumentTitleContainsFold))
 	}
 	if i.DocumentVersion != nil {
 		predicates = append(predicates, source.DocumentVersionEQ(*i.DocumentVersion))

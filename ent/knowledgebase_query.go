@@ -771,6 +771,7 @@ func (_q *KnowledgeBaseQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	for _, m := range _q.modifiers {
 		m(selector)
 	}
+	selector.WithContext(ctx)
 	for _, p := range _q.predicates {
 		p(selector)
 	}

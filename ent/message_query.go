@@ -759,6 +759,7 @@ func (_q *MessageQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	for _, m := range _q.modifiers {
 		m(selector)
 	}
+	selector.WithContext(ctx)
 	for _, p := range _q.predicates {
 		p(selector)
 	}

@@ -755,6 +755,7 @@ func (_q *SourceQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	for _, m := range _q.modifiers {
 		m(selector)
 	}
+	selector.WithContext(ctx)
 	for _, p := range _q.predicates {
 		p(selector)
 	}

@@ -30,13 +30,21 @@ func (Source) Mixin() []ent.Mixin {
 func (Source) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("attempt_id", uuid.UUID{}).Immutable(),
-		field.UUID("chunk_id", uuid.UUID{}).Optional().Nillable(),
-		field.UUID("document_id", uuid.UUID{}).Optional().Nillable(),
+		// The chunk and document links, the snippet and the document title
+		// are hidden from the generated GraphQL type and where-inputs: the
+		// API re-authorises each source at read time and shows them only
+		// while the viewer may still read the chunk (resolvers/source.go).
+		field.UUID("chunk_id", uuid.UUID{}).Optional().Nillable().
+			Annotations(entgql.Skip()),
+		field.UUID("document_id", uuid.UUID{}).Optional().Nillable().
+			Annotations(entgql.Skip()),
 		field.String("label").NotEmpty().MaxLen(16).Immutable(),
 		field.Int("rank").Positive().Immutable(),
 		field.Float("score").Immutable(),
-		field.Text("snippet").Immutable(),
-		field.String("document_title").Immutable().MaxLen(500),
+		field.Text("snippet").Immutable().
+			Annotations(entgql.Skip()),
+		field.String("document_title").Immutable().MaxLen(500).
+			Annotations(entgql.Skip()),
 		field.Int("document_version").Immutable(),
 		field.Bool("cited").Default(false).Immutable(),
 	}
