@@ -41,6 +41,10 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 		return nil, err
 	}
 	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
+		// The PENDING attempt may be this very request's twin.
+		if res, rerr := e.replayAsk(ctx, conv.ID, clientMessageID, question); res != nil || rerr != nil {
+			return res, rerr
+		}
 		return nil, err
 	}
 	st, err := e.settings(ctx)

@@ -108,9 +108,25 @@ type env struct {
 type envOption func(*chat.Config, *domain.TenantSettings)
 
 func newEnv(t *testing.T, db *store.DB, opts ...envOption) *env {
+	return newEnvWith(t, db, nil, opts...)
+}
+
+// chatOverride answers with chat while embeddings, rewrites and summaries
+// stay offline (deterministic retrieval).
+type chatOverride struct {
+	llm.Model
+	chat llm.Chat
+}
+
+func (c chatOverride) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream, error) {
+	return c.chat.ChatStream(ctx, req)
+}
+
+// newEnvWith is newEnv with answers from answers (nil = offline).
+func newEnvWith(t *testing.T, db *store.DB, answers llm.Chat, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
-	base := offline.New(offline.Options{TokenDelay: -1})
+	var base llm.Model = offline.New(offline.Options{TokenDelay: -1})
 	svc := knowledge.NewService(db.Client, base, tokens.Default(), knowledge.Options{})
 	_, err := knowledge.LoadDemo(ctx, db.Client, svc)
 	require.NoError(t, err)
@@ -124,7 +140,11 @@ func newEnv(t *testing.T, db *store.DB, opts ...envOption) *env {
 	}
 	sys := viewer.SystemJobContext(ctx, viewer.JobProvision)
 	require.NoError(t, db.Client.Tenant.UpdateOneID(demo.TenantID).SetSettings(st).Exec(sys))
-	e := &env{db: db, model: &spyModel{Model: base}, svc: svc, clock: &clock{}}
+	answerer := base
+	if answers != nil {
+		answerer = chatOverride{Model: base, chat: answers}
+	}
+	e := &env{db: db, model: &spyModel{Model: answerer}, svc: svc, clock: &clock{}}
 	e.broker = broker.NewMemory(broker.MemoryOptions{})
 	t.Cleanup(func() { _ = e.broker.Close() })
 	e.eng = chat.New(cfg, chat.Deps{

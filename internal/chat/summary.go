@@ -48,7 +48,9 @@ const summaryChunkItems = 20
 // conversation summary once more than SummaryTriggerRounds of them have
 // piled up (seed 000 §10). Only the user's questions and their outcomes go
 // in, never answer text, so a summary cannot carry a revoked document's
-// content forward (§14). The write is a compare-and-swap on version.
+// content forward (§14). The write is a compare-and-swap on the summary's
+// version, so two summarisers (two instances) never overwrite each other,
+// while asks, which never touch the summary, cannot invalidate it.
 func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings) error {
 	if st.SummaryStrategy == domain.SummaryFullBuffer {
 		return nil
@@ -92,7 +94,7 @@ func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, s
 	}
 	summary := e.summarize(ctx, conv, items, st)
 	n, err := e.client.Conversation.Update().
-		Where(conversation.ID(conv.ID), conversation.Version(conv.Version)).
+		Where(conversation.ID(conv.ID), conversation.SummaryVersion(conv.SummaryVersion)).
 		SetSummary(summary).SetSummaryMessageSequence(covered).
 		AddSummaryVersion(1).AddVersion(1).
 		Save(ctx)
@@ -100,7 +102,7 @@ func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, s
 		return err
 	}
 	if n == 0 {
-		e.log.InfoContext(ctx, "summary lost a version race; the next answer retries", "conversation", conv.ID)
+		e.log.InfoContext(ctx, "another summariser won; nothing to do", "conversation", conv.ID)
 	}
 	return nil
 }
