@@ -2,19 +2,15 @@ package chat_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
@@ -26,78 +22,6 @@ import (
 // errOutage is what the flaky driver returns while the database is "down".
 var errOutage = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
 
-// flakyDriver is a database driver that can be switched off, to test what
-// the engine saves when the database fails mid-flow.
-type flakyDriver struct {
-	dialect.Driver
-	down *atomic.Bool
-}
-
-func (d flakyDriver) Exec(ctx context.Context, q string, args, v any) error {
-	if d.down.Load() {
-		return errOutage
-	}
-	return d.Driver.Exec(ctx, q, args, v)
-}
-
-func (d flakyDriver) Query(ctx context.Context, q string, args, v any) error {
-	if d.down.Load() {
-		return errOutage
-	}
-	return d.Driver.Query(ctx, q, args, v)
-}
-
-func (d flakyDriver) Tx(ctx context.Context) (dialect.Tx, error) {
-	if d.down.Load() {
-		return nil, errOutage
-	}
-	tx, err := d.Driver.Tx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return flakyTx{Tx: tx, down: d.down}, nil
-}
-
-func (d flakyDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
-	if d.down.Load() {
-		return nil, errOutage
-	}
-	tx, err := d.Driver.(interface {
-		BeginTx(context.Context, *sql.TxOptions) (dialect.Tx, error)
-	}).BeginTx(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return flakyTx{Tx: tx, down: d.down}, nil
-}
-
-type flakyTx struct {
-	dialect.Tx
-	down *atomic.Bool
-}
-
-func (t flakyTx) Exec(ctx context.Context, q string, args, v any) error {
-	if t.down.Load() {
-		return errOutage
-	}
-	return t.Tx.Exec(ctx, q, args, v)
-}
-
-func (t flakyTx) Query(ctx context.Context, q string, args, v any) error {
-	if t.down.Load() {
-		return errOutage
-	}
-	return t.Tx.Query(ctx, q, args, v)
-}
-
-func (t flakyTx) Commit() error {
-	if t.down.Load() {
-		_ = t.Tx.Rollback()
-		return errOutage
-	}
-	return t.Tx.Commit()
-}
-
 // TestDatabaseFailureMidFlow (seed 003: degrade, never corrupt): while the
 // database is down an ask gets a typed UNAVAILABLE error and saves nothing;
 // an answer that finishes while it is down saves nothing half-way (no
@@ -107,8 +31,12 @@ func (t flakyTx) Commit() error {
 func TestDatabaseFailureMidFlow(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		down := &atomic.Bool{}
-		drv := flakyDriver{Driver: entsql.OpenDB(raw.Dialect, raw.SQL), down: down}
-		db := &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: raw.SQL, Dialect: raw.Dialect}
+		db := hookedDB(raw, func() error {
+			if down.Load() {
+				return errOutage
+			}
+			return nil
+		})
 		e := newEnv(t, db)
 		conv := e.conversation(t, alice)
 
@@ -145,37 +73,4 @@ func TestDatabaseFailureMidFlow(t *testing.T) {
 		assert.Equal(t, string(domain.FailureInterrupted), *a.FailureCode)
 		_ = uuid.Nil
 	})
-}
-
-type execQuerier interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}
-
-func (d flakyDriver) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if d.down.Load() {
-		return nil, errOutage
-	}
-	return d.Driver.(execQuerier).ExecContext(ctx, q, args...)
-}
-
-func (d flakyDriver) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if d.down.Load() {
-		return nil, errOutage
-	}
-	return d.Driver.(execQuerier).QueryContext(ctx, q, args...)
-}
-
-func (t flakyTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if t.down.Load() {
-		return nil, errOutage
-	}
-	return t.Tx.(execQuerier).ExecContext(ctx, q, args...)
-}
-
-func (t flakyTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if t.down.Load() {
-		return nil, errOutage
-	}
-	return t.Tx.(execQuerier).QueryContext(ctx, q, args...)
 }

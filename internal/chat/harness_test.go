@@ -107,7 +107,7 @@ type env struct {
 
 type envOption func(*chat.Config, *domain.TenantSettings)
 
-func newEnv(t *testing.T, db *store.DB, opts ...envOption) *env {
+func newEnv(t testing.TB, db *store.DB, opts ...envOption) *env {
 	return newEnvWith(t, db, nil, opts...)
 }
 
@@ -123,7 +123,7 @@ func (c chatOverride) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.
 }
 
 // newEnvWith is newEnv with answers from answers (nil = offline).
-func newEnvWith(t *testing.T, db *store.DB, answers llm.Chat, opts ...envOption) *env {
+func newEnvWith(t testing.TB, db *store.DB, answers llm.Chat, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
 	var base llm.Model = offline.New(offline.Options{TokenDelay: -1})

@@ -1,0 +1,180 @@
+package chat_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/store/storetest"
+	"github.com/ragchat/ragchat/internal/testdb"
+)
+
+// countedDB wraps raw so that every Ent statement is counted.
+func countedDB(raw *store.DB) (*store.DB, *atomic.Int64) {
+	n := &atomic.Int64{}
+	return hookedDB(raw, func() error { n.Add(1); return nil }), n
+}
+
+// seedRounds writes rounds whole rounds (question, completed attempt with
+// one source, answer) into conv with bulk inserts, and a summary covering
+// all but the last keep rounds, as the summariser would leave it.
+func seedRounds(tb testing.TB, e *env, conv *ent.Conversation, rounds, keep int) {
+	tb.Helper()
+	ctx := as(alice)
+	chunk := e.db.Client.Chunk.Query().FirstX(ctx)
+	const batch = 500
+	now := time.Now()
+	for start := 0; start < rounds; start += batch {
+		end := min(start+batch, rounds)
+		users := make([]*ent.MessageCreate, 0, end-start)
+		for i := start; i < end; i++ {
+			users = append(users, e.db.Client.Message.Create().SetConversationID(conv.ID).SetOwnerID("alice").
+				SetSequenceNo(int64(2*i+1)).SetRole(message.RoleUSER).SetContent(fmt.Sprintf("第%d个问题：上传文件最大是多少？", i)))
+		}
+		um := e.db.Client.Message.CreateBulk(users...).SaveX(ctx)
+		atts := make([]*ent.AttemptCreate, len(um))
+		for k, u := range um {
+			atts[k] = e.db.Client.Attempt.Create().SetConversationID(conv.ID).SetOwnerID("alice").
+				SetUserMessageID(u.ID).SetClientRequestID(uuid.NewString()).SetOriginalQuestion(u.Content).
+				SetStatus(attempt.StatusCOMPLETED).SetAnswer("单个上传文件最大为 20MB [C1]。").SetStartedAt(now).SetCompletedAt(now)
+		}
+		am := e.db.Client.Attempt.CreateBulk(atts...).SaveX(ctx)
+		answers := make([]*ent.MessageCreate, len(am))
+		sources := make([]*ent.SourceCreate, len(am))
+		for k, a := range am {
+			answers[k] = e.db.Client.Message.Create().SetConversationID(conv.ID).SetOwnerID("alice").
+				SetSequenceNo(int64(2*(start+k) + 2)).SetRole(message.RoleASSISTANT).SetContent(a.Answer).SetAttemptID(a.ID)
+			sources[k] = e.db.Client.Source.Create().SetAttemptID(a.ID).SetOwnerID("alice").SetChunkID(chunk.ID).
+				SetDocumentID(chunk.DocumentID).SetLabel("C1").SetRank(1).SetScore(0.5).SetSnippet("20MB").
+				SetDocumentTitle("文件上传限制").SetDocumentVersion(1).SetCited(true)
+		}
+		e.db.Client.Message.CreateBulk(answers...).ExecX(ctx)
+		e.db.Client.Source.CreateBulk(sources...).ExecX(ctx)
+	}
+	covered := max(0, rounds-keep)
+	e.db.Client.Conversation.UpdateOneID(conv.ID).SetLastSequenceNo(int64(2 * rounds)).
+		SetSummary("用户问：上传文件最大是多少？；结果：已回答").SetSummaryMessageSequence(int64(2 * covered)).
+		SetSummaryVersion(covered / 4).ExecX(ctx)
+}
+
+// TestContextCostIsFlat: assembling the context of a 1,000-round
+// conversation sends exactly as many statements as for a 10-round one,
+// because only the window and the summary are loaded.
+func TestContextCostIsFlat(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		e := newEnv(t, db)
+		var counts []int64
+		for _, rounds := range []int{10, 1000} {
+			conv := e.conversation(t, alice)
+			seedRounds(t, e, conv, rounds, 8)
+			n.Store(0)
+			m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+			require.NoError(t, err)
+			require.Positive(t, m.HistoryRounds)
+			counts = append(counts, n.Load())
+		}
+		require.Equal(t, counts[0], counts[1], "statements for 10 vs 1,000 rounds")
+		t.Logf("statements per context assembly: %d", counts[0])
+	})
+}
+
+// TestStatementsPerAsk counts the database statements of one whole ask
+// (the ask call, the background answer and the completion), excluding the
+// model. The number is documented in docs/BENCHMARKS.md.
+func TestStatementsPerAsk(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		e := newEnv(t, db)
+		conv := e.conversation(t, alice)
+		e.ask(t, alice, conv.ID, "上传文件最大是多少？") // warm up: first ask sets the title
+		res := func() int64 {
+			n.Store(0)
+			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "那超过以后返回什么错误码？")
+			require.NoError(t, err)
+			askOnly := n.Load()
+			ctx, cancel := context.WithTimeout(as(alice), 10*time.Second)
+			defer cancel()
+			require.NoError(t, waitDone(ctx, e, r.Attempt.ID))
+			t.Logf("statements: ask call %d, whole ask %d", askOnly, n.Load())
+			return n.Load()
+		}()
+		require.LessOrEqual(t, res, int64(40))
+	})
+}
+
+// waitDone streams an attempt to its end. Its own reads (two attempt
+// loads and a conversation check) are part of the count, as a streaming
+// client's would be.
+func waitDone(ctx context.Context, e *env, id uuid.UUID) error {
+	a, err := e.eng.SubscribeAttempt(ctx, id, 0)
+	if err != nil {
+		return err
+	}
+	for range a {
+	}
+	return ctx.Err()
+}
+
+// BenchmarkContextAssembly measures PreviewContext (window, rewrite,
+// retrieval, assembly) on PostgreSQL for conversations of 10 to 10,000
+// rounds; the cost must stay flat.
+func BenchmarkContextAssembly(b *testing.B) {
+	raw := storetest.Open(b, testdb.Backend{Name: "postgres", DSN: testdb.PostgresURL(b)})
+	e := newEnv(b, raw)
+	for _, rounds := range []int{10, 100, 1000, 10000} {
+		conv, err := e.eng.CreateConversation(as(alice), chat.CreateConversationInput{})
+		require.NoError(b, err)
+		seedRounds(b, e, conv, rounds, 8)
+		b.Run(fmt.Sprintf("rounds=%d", rounds), func(b *testing.B) {
+			var tokens int
+			for b.Loop() {
+				m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+				if err != nil {
+					b.Fatal(err)
+				}
+				tokens = m.Tokens.Total
+			}
+			b.ReportMetric(float64(tokens), "prompt-tokens")
+		})
+	}
+}
+
+// BenchmarkAskOffline measures whole asks (stored, answered by the offline
+// model at zero delay, completed) on PostgreSQL, one conversation per
+// parallel worker.
+func BenchmarkAskOffline(b *testing.B) {
+	raw := storetest.Open(b, testdb.Backend{Name: "postgres", DSN: testdb.PostgresURL(b)})
+	e := newEnv(b, raw)
+	b.RunParallel(func(pb *testing.PB) {
+		conv, err := e.eng.CreateConversation(as(alice), chat.CreateConversationInput{})
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		for pb.Next() {
+			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			ch, err := e.eng.SubscribeAttempt(as(alice), r.Attempt.ID, 0)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			for range ch {
+			}
+		}
+	})
+}
