@@ -1,0 +1,38 @@
+# ragchat developer tasks. CI runs `make test` (.ci/run); see docs/TESTING.md.
+
+GO          ?= go
+PKG         ?= ./...
+GOTESTFLAGS ?=
+
+.DEFAULT_GOAL := help
+
+.PHONY: help run build generate check-generate test test-go bench lint
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-15s %s\n", $$1, $$2 }'
+
+run: ## Run the server (go run ./cmd/ragchat serve).
+	$(GO) run ./cmd/ragchat serve
+
+build: ## Build bin/ragchat.
+	$(GO) build -o bin/ragchat ./cmd/ragchat
+
+generate: ## Regenerate code (Ent, entgql, gqlgen): go generate ./...
+	$(GO) generate ./...
+
+check-generate: ## Fail if go generate changes generated code.
+	scripts/check-generate.sh
+
+test: ## Everything CI runs: generate check, vet, all tests on a throwaway PostgreSQL 15 + pgvector.
+	scripts/test.sh
+
+test-go: ## go test with the database env already set: make test-go PKG=./internal/store GOTESTFLAGS='-run X'
+	$(GO) test -race -count=1 $(GOTESTFLAGS) $(PKG)
+
+bench: ## Benchmarks (with a throwaway database unless RAGCHAT_TEST_DATABASE_URL is set).
+	scripts/pgtest.sh run $(GO) test -run '^$$' -bench . -benchmem $(GOTESTFLAGS) $(PKG)
+
+lint: ## gofmt -l and go vet.
+	@out=$$(gofmt -l .); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...

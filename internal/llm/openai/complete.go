@@ -1,0 +1,49 @@
+package openai
+
+import (
+	"context"
+	"strings"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/ragchat/ragchat/internal/llm"
+)
+
+// complete makes a non-streaming chat completion and returns its text.
+// With retry false it makes exactly one attempt.
+func (m *Model) complete(ctx context.Context, creq goopenai.ChatCompletionRequest, retry bool) (string, llm.Usage, error) {
+	reqCtx, cancel := m.requestContext(ctx)
+	defer cancel()
+	var resp goopenai.ChatCompletionResponse
+	op := func() error {
+		actx, att := withAttempt(reqCtx)
+		var err error
+		resp, err = m.client.CreateChatCompletion(actx, creq)
+		if err != nil {
+			return classify(err, scope{caller: ctx, request: reqCtx, attempt: att})
+		}
+		return nil
+	}
+	var err error
+	if retry {
+		err = m.withRetry(ctx, reqCtx, op)
+	} else {
+		err = op()
+	}
+	if err != nil {
+		return "", llm.Usage{}, err
+	}
+	if len(resp.Choices) == 0 {
+		return "", llm.Usage{}, &llm.Error{Kind: llm.KindUpstream, Message: "completion has no choices"}
+	}
+	text := strings.TrimSpace(resp.Choices[0].Message.Content)
+	u := fromUsage(resp.Usage)
+	if u.TotalTokens == 0 {
+		msgs := make([]llm.Message, len(creq.Messages))
+		for i, cm := range creq.Messages {
+			msgs[i] = llm.Message{Role: llm.Role(cm.Role), Content: cm.Content}
+		}
+		u = llm.EstimateUsage(msgs, text)
+	}
+	return text, u, nil
+}

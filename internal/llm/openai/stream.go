@@ -1,0 +1,163 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/ragchat/ragchat/internal/llm"
+)
+
+// stream adapts a go-openai chat stream to llm.Stream. Recv is meant for
+// one goroutine; Close may be called from any.
+type stream struct {
+	resp          *goopenai.ChatCompletionStream
+	caller        context.Context
+	request       context.Context
+	attempt       *attempt
+	cancelAttempt context.CancelFunc
+	cancelRequest context.CancelFunc
+	prompt        []llm.Message
+
+	// Owned by the Recv goroutine.
+	pending  string
+	atEOF    bool
+	finished bool
+	err      error
+	text     strings.Builder
+	apiUsage *goopenai.Usage
+
+	mu    sync.Mutex
+	model string
+	usage llm.Usage
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+}
+
+var errStreamClosed = &llm.Error{Kind: llm.KindCanceled, Message: "stream closed"}
+
+// Recv returns the next answer delta, io.EOF at the end, or an *llm.Error.
+func (s *stream) Recv() (string, error) {
+	if s.closed.Load() {
+		return "", errStreamClosed
+	}
+	if s.err != nil {
+		return "", s.err
+	}
+	if s.pending != "" {
+		d := s.pending
+		s.pending = ""
+		return d, nil
+	}
+	if !s.atEOF {
+		d, err := s.next()
+		switch {
+		case err == nil:
+			return d, nil
+		case !errors.Is(err, io.EOF):
+			return "", s.fail(classify(err, scope{caller: s.caller, request: s.request, closed: s.closed.Load()}))
+		}
+		s.atEOF = true
+	}
+	if !s.finished && !s.attempt.sawDone.Load() {
+		return "", s.fail(&llm.Error{Kind: llm.KindUnavailable, Message: "stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF})
+	}
+	s.finish()
+	s.err = io.EOF
+	return "", io.EOF
+}
+
+// next reads chunks until one carries answer text; it records usage, the
+// model name and finish reasons on the way.
+func (s *stream) next() (string, error) {
+	for {
+		chunk, err := s.resp.Recv()
+		if err != nil {
+			return "", err
+		}
+		if chunk.Usage != nil {
+			s.apiUsage = chunk.Usage
+		}
+		if chunk.Model != "" {
+			s.mu.Lock()
+			s.model = chunk.Model
+			s.mu.Unlock()
+		}
+		var d string
+		for _, c := range chunk.Choices {
+			if c.Index != 0 {
+				continue
+			}
+			if c.FinishReason != "" {
+				s.finished = true
+			}
+			d += c.Delta.Content
+		}
+		if d != "" {
+			s.text.WriteString(d)
+			return d, nil
+		}
+	}
+}
+
+// finish computes the usage and releases the connection.
+func (s *stream) finish() {
+	u := llm.EstimateUsage(s.prompt, s.text.String())
+	if s.apiUsage != nil && s.apiUsage.TotalTokens > 0 {
+		u = fromUsage(*s.apiUsage)
+	}
+	s.mu.Lock()
+	s.usage = u
+	s.mu.Unlock()
+	s.release()
+}
+
+func (s *stream) fail(e *llm.Error) error {
+	s.err = e
+	s.release()
+	return e
+}
+
+// release aborts the HTTP request if it is still open and closes the body.
+func (s *stream) release() {
+	s.cancelAttempt()
+	if s.cancelRequest != nil {
+		s.cancelRequest()
+	}
+	_ = s.resp.Close()
+}
+
+// Usage is valid after io.EOF.
+func (s *stream) Usage() llm.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage
+}
+
+// Model is the model the provider reported (or the one requested).
+func (s *stream) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// Close aborts the request: the context is cancelled, which makes the HTTP
+// transport close the connection, and the body is closed. A concurrent
+// Recv returns a KindCanceled error.
+func (s *stream) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		s.cancelAttempt()
+		if s.cancelRequest != nil {
+			s.cancelRequest()
+		}
+		_ = s.resp.Close()
+	})
+	return nil
+}

@@ -1,0 +1,119 @@
+// Package prompt assembles the answer prompt of one RAG attempt under a
+// token budget (seed 000 §8–§11, seed 001 "会话历史只作为辅助语境").
+//
+// Assemble is a pure function. It always keeps the system rules and the
+// current question, then spends the remaining budget on authorised
+// evidence first, then on recent conversation rounds (whole rounds, newest
+// first), then on the conversation summary. The user message uses the
+// section format of package promptfmt:
+//
+//	<UNTRUSTED_CONVERSATION_CONTEXT>  (omitted when empty)
+//	SUMMARY: …
+//	USER: …
+//	ASSISTANT: …
+//	</UNTRUSTED_CONVERSATION_CONTEXT>
+//
+//	<UNTRUSTED_USER_INPUT>
+//	the question
+//	</UNTRUSTED_USER_INPUT>
+//
+//	<AUTHORIZED_KNOWLEDGE_CONTEXT>
+//	[C1] title
+//	chunk
+//	</AUTHORIZED_KNOWLEDGE_CONTEXT>
+//
+// All untrusted text passes through promptfmt's neutralisation, so it cannot
+// close its section or forge another one.
+package prompt
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/tokens"
+)
+
+// DefaultMaxRounds is the round limit when Budget.MaxRounds is not set.
+const DefaultMaxRounds = 5
+
+// Evidence is one retrieved chunk the viewer may read. Callers pass
+// evidence ranked best first.
+type Evidence struct {
+	ChunkID         uuid.UUID
+	DocumentID      uuid.UUID
+	DocumentTitle   string
+	DocumentVersion int
+	Content         string
+	Score           float64
+}
+
+// Round is one whole conversation round: a USER message and its COMPLETED
+// answer. Callers pass rounds oldest first, with failed attempts, system
+// events and rounds whose sources were revoked already left out.
+type Round struct {
+	UserSeq, AssistantSeq int64
+	User                  string
+	Assistant             string
+}
+
+// Budget limits the prompt, in tokens of the input's Counter.
+type Budget struct {
+	// Total is the prompt budget, excluding the tokens reserved for the
+	// answer.
+	Total int
+	// History caps the conversation section (summary and rounds). Zero or
+	// less means no cap beyond Total.
+	History int
+	// MaxRounds caps the number of rounds (3–5 is typical; zero or less
+	// means DefaultMaxRounds).
+	MaxRounds int
+}
+
+// Input is everything one prompt is built from.
+type Input struct {
+	Question string
+	Evidence []Evidence
+	Rounds   []Round
+	// Summary is the conversation summary ("" for none) and SummaryVersion
+	// its version.
+	Summary        string
+	SummaryVersion int
+	// RevokedRounds is how many rounds the caller left out because their
+	// sources are no longer readable; it is only recorded in the manifest.
+	RevokedRounds int
+	Budget        Budget
+	// Counter counts tokens (tokens.Default() when nil). Overheads of the
+	// fixed texts are cached per Counter.Name().
+	Counter tokens.Counter
+	// Language selects the rules' language: "zh" or "en" (a "zh-…" or
+	// "en-…" tag also works). Empty or anything else: detected from the
+	// question.
+	Language string
+}
+
+// Labeled is an included evidence chunk with its citation label.
+type Labeled struct {
+	Evidence
+	Label string
+}
+
+// Result is the assembled prompt.
+type Result struct {
+	// System is the system message: the rules, never cut.
+	System string
+	// User is the user message: the labelled sections.
+	User string
+	// Language is the language of the rules ("zh" or "en").
+	Language string
+	// Evidence is the evidence included, in label order (C1 first).
+	// Manifest.ChunkIDs lists the same chunks and is never nil.
+	Evidence []Labeled
+	// Rounds is the rounds included, oldest first (a suffix of
+	// Input.Rounds, sharing its array).
+	Rounds          []Round
+	SummaryIncluded bool
+	// Manifest records what the prompt was built from. Its token counts
+	// are the sum of the counted pieces of System and User; see Assemble
+	// for how closely that matches counting the whole texts.
+	Manifest domain.ContextManifest
+}

@@ -1,0 +1,65 @@
+package testdb
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"entgo.io/ent/dialect"
+	_ "github.com/lib/pq" // registers the "postgres" database/sql driver
+)
+
+// PostgresDriver is the database/sql driver name of github.com/lib/pq.
+const PostgresDriver = "postgres"
+
+// Backend describes one database a backend-independent test suite runs on.
+type Backend struct {
+	// Name is the subtest name: exactly "postgres" or "sqlite". The test
+	// summary (internal/tools/testsummary) counts tests per backend by it.
+	Name string
+	// Dialect is the Ent dialect (dialect.Postgres or dialect.SQLite), as
+	// passed to entsql.OpenDB.
+	Dialect string
+	// Driver is the database/sql driver name for sql.Open: "postgres"
+	// (lib/pq) or "sqlite" (modernc.org/sqlite).
+	Driver string
+	// DSN is the connection string of a fresh database owned by the test.
+	DSN string
+}
+
+// Backends returns a fresh PostgreSQL database and a fresh SQLite database,
+// in that order, both removed when the test ends. Run the shared suite once
+// per backend with t.Run(b.Name, ...).
+//
+// Like PostgresURL it fails the test when EnvDatabaseURL is unset. When
+// EnvSkipPostgres is "1" it logs loudly and returns only the SQLite backend
+// (the test summary then reports that no PostgreSQL suite ran).
+func Backends(t testing.TB) []Backend {
+	t.Helper()
+	var out []Backend
+	if base, ok := adminURL(t); ok {
+		out = append(out, Backend{Name: "postgres", Dialect: dialect.Postgres, Driver: PostgresDriver, DSN: createDatabase(t, base)})
+	} else {
+		t.Logf("SKIPPING the postgres backend: %s is unset and %s=1", EnvDatabaseURL, EnvSkipPostgres)
+	}
+	return append(out, Backend{Name: "sqlite", Dialect: dialect.SQLite, Driver: SQLiteDriver, DSN: SQLiteDSN(t)})
+}
+
+// Open opens and pings the backend's database with its driver, failing the
+// test on error, and closes it when the test ends.
+func (b Backend) Open(t testing.TB) *sql.DB {
+	t.Helper()
+	db, err := sql.Open(b.Driver, b.DSN)
+	if err != nil {
+		t.Fatalf("testdb: open %s: %v", b.Name, err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("testdb: close %s: %v", b.Name, err)
+		}
+	})
+	if err := db.PingContext(context.Background()); err != nil {
+		t.Fatalf("testdb: ping %s: %v", b.Name, err)
+	}
+	return db
+}

@@ -1,0 +1,63 @@
+package tokens
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// setLoader installs the offline BPE loader exactly once, before the first
+// encoding is loaded. tiktoken.SetBpeLoader writes an unsynchronised global,
+// so nothing else in the program should call it or tiktoken.GetEncoding
+// directly: use this package.
+var setLoader = sync.OnceFunc(func() {
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+})
+
+// encodings caches one loader per supported encoding. Loading a BPE takes a
+// noticeable fraction of a second and tens of megabytes, so it happens at
+// most once per encoding; sync.OnceValues makes that concurrency-safe.
+var encodings = map[string]func() (Counter, error){
+	O200KBase:  sync.OnceValues(func() (Counter, error) { return load(O200KBase) }),
+	CL100KBase: sync.OnceValues(func() (Counter, error) { return load(CL100KBase) }),
+}
+
+// Encoding returns the exact counter for a tiktoken encoding name
+// (O200KBase or CL100KBase), loading it on first use.
+func Encoding(name string) (Counter, error) {
+	get, ok := encodings[name]
+	if !ok {
+		return nil, fmt.Errorf("tokens: unsupported encoding %q", name)
+	}
+	return get()
+}
+
+func load(name string) (Counter, error) {
+	setLoader()
+	enc, err := tiktoken.GetEncoding(name)
+	if err != nil {
+		return nil, fmt.Errorf("tokens: load %s: %w", name, err)
+	}
+	return &bpeCounter{enc: enc, name: "tiktoken/" + name}, nil
+}
+
+// bpeCounter counts tokens exactly with a tiktoken encoding.
+type bpeCounter struct {
+	enc  *tiktoken.Tiktoken
+	name string
+}
+
+// Count returns the number of tokens of s. Special-token text such as
+// "<|endoftext|>" is counted as ordinary text, which is how untrusted input
+// reaches the model.
+func (c *bpeCounter) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	return len(c.enc.EncodeOrdinary(s))
+}
+
+// Name returns "tiktoken/<encoding>".
+func (c *bpeCounter) Name() string { return c.name }

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# test.sh is `make test`: every check and test of the project.
+#
+#   1. scripts/check-generate.sh   generated code (ent, gqlgen) is up to date
+#   2. go vet ./...
+#   3. a PostgreSQL 15 + pgvector server: RAGCHAT_TEST_DATABASE_URL when set,
+#      otherwise a throwaway cluster (scripts/pgtest.sh ensure + start) that
+#      is always stopped at the end, also on failure or Ctrl-C
+#   4. go test -race -count=1 -timeout 30m -json ./..., summarized by
+#      internal/tools/testsummary, which also fails the run when no test ran
+#      on the postgres or sqlite backend
+#   5. clients/node: npm ci && npm test, when clients/node/package.json exists
+#
+# The static checks run first so that they fail fast, before any install.
+# Environment:
+#   RAGCHAT_TEST_DATABASE_URL  use this server instead of a throwaway cluster
+#   RAGCHAT_TEST_JSON          where to keep the raw `go test -json` output
+#   GOTESTFLAGS                extra flags for go test (e.g. -run TestPrivacy)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { printf 'test: %s\n' "$*" >&2; }
+
+static_checks() {
+	scripts/check-generate.sh
+	say "go vet ./..."
+	go vet ./...
+}
+
+# ensure_cgo makes sure the race detector can build: -race needs cgo, and
+# the go command disables cgo when it finds no C compiler.
+ensure_cgo() {
+	[[ $(go env CGO_ENABLED) == 1 ]] && return 0
+	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+		say "installing a C compiler for go test -race"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc libc6-dev >/dev/null
+	fi
+	[[ $(go env CGO_ENABLED) == 1 ]] || {
+		say "ERROR: go test -race needs cgo and a C compiler (gcc); install gcc or set CC"
+		exit 1
+	}
+}
+
+go_tests() {
+	local tmp summary json rc=0
+	tmp=$(mktemp -d)
+	summary=$tmp/testsummary
+	json=${RAGCHAT_TEST_JSON:-${TMPDIR:-/tmp}/ragchat-go-test.json}
+	go build -o "$summary" ./internal/tools/testsummary || {
+		say "ERROR: cannot build internal/tools/testsummary"
+		return 1
+	}
+	say "go test -race -count=1 -timeout 30m ./... (raw JSON: $json)"
+	# shellcheck disable=SC2086 # GOTESTFLAGS is a list of flags
+	set +e
+	go test -race -count=1 -timeout 30m -json ${GOTESTFLAGS:-} ./... 2>&1 | tee "$json" | "$summary"
+	local codes=("${PIPESTATUS[@]}")
+	set -e
+	rm -rf "$tmp"
+	if ((codes[0] != 0)); then
+		say "go test exited with status ${codes[0]}"
+		rc=1
+	fi
+	if ((codes[2] != 0)); then
+		rc=1
+	fi
+	return "$rc"
+}
+
+# node_tests runs the Node client's tests when that client exists. They get
+# RAGCHAT_TEST_DATABASE_URL and, when set, RAGCHAT_TEST_SERVER_URL.
+node_tests() {
+	[[ -f clients/node/package.json ]] || return 0
+	command -v npm >/dev/null || {
+		say "ERROR: clients/node exists but npm is not installed"
+		return 1
+	}
+	say "clients/node: npm ci && npm test"
+	(cd clients/node && npm ci --no-audit --no-fund && npm test)
+}
+
+# db_tests runs the tests that need the database; pgtest.sh run provides it.
+db_tests() {
+	[[ -n ${RAGCHAT_TEST_DATABASE_URL:-} ]] || {
+		say "ERROR: RAGCHAT_TEST_DATABASE_URL is not set"
+		exit 1
+	}
+	ensure_cgo
+	local rc=0
+	go_tests || rc=1
+	node_tests || rc=1
+	if ((rc != 0)); then
+		say "FAILED"
+	else
+		say "all tests passed"
+	fi
+	return "$rc"
+}
+
+case ${1:-all} in
+all)
+	static_checks
+	exec scripts/pgtest.sh run "$0" db-tests
+	;;
+db-tests) db_tests ;;
+*)
+	echo "usage: scripts/test.sh [all|db-tests]" >&2
+	exit 2
+	;;
+esac
