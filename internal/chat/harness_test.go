@@ -220,3 +220,11 @@ func (e *env) ask(t *testing.T, v *viewer.Viewer, conv uuid.UUID, question strin
 }
 
 func code(err error) domain.Code { return domain.ErrorCode(err) }
+
+// conversationByID parses a conversation id.
+func (e *env) conversationByID(t *testing.T, id string) uuid.UUID {
+	t.Helper()
+	u, err := uuid.Parse(id)
+	require.NoError(t, err)
+	return u
+}

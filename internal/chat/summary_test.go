@@ -1,0 +1,96 @@
+package chat_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
+)
+
+func summaryEvery(strategy domain.SummaryStrategy) envOption {
+	return func(_ *chat.Config, st *domain.TenantSettings) {
+		st.SummaryStrategy = strategy
+		st.HistoryRounds = 2
+		st.SummaryTriggerRounds = 1
+	}
+}
+
+// askRounds asks n questions in conv.
+func askRounds(t *testing.T, e *env, conv string, n int) {
+	t.Helper()
+	qs := []string{"上传文件最大是多少？", "退款多久到账？", "什么是RAG？"}
+	c := e.conversationByID(t, conv)
+	for i := range n {
+		e.ask(t, alice, c, qs[i%len(qs)])
+	}
+}
+
+// TestSummaryStrategies covers the three strategies a tenant can choose.
+func TestSummaryStrategies(t *testing.T) {
+	t.Run("llm", func(t *testing.T) {
+		forEach(t, func(t *testing.T, e *env) {
+			conv := e.conversation(t, alice)
+			askRounds(t, e, conv.ID.String(), 6)
+			c := waitSummary(t, e, conv.ID.String())
+			assert.Contains(t, c.summary, "用户问", "the offline model's summary of intents")
+			assert.NotContains(t, c.summary, "工作日", "no answer text")
+		}, summaryEvery(domain.SummaryLLM))
+	})
+	t.Run("llmFallsBackToDeterministic", func(t *testing.T) {
+		forEach(t, func(t *testing.T, e *env) {
+			failing := &failingSummarizer{}
+			e.model.Model = failingSummaryModel{Model: e.model.Model, calls: failing}
+			conv := e.conversation(t, alice)
+			askRounds(t, e, conv.ID.String(), 6)
+			c := waitSummary(t, e, conv.ID.String())
+			assert.Contains(t, c.summary, "用户问：")
+			assert.GreaterOrEqual(t, failing.n.Load(), int32(3), "retried before falling back")
+		}, summaryEvery(domain.SummaryLLM))
+	})
+	t.Run("fullBuffer", func(t *testing.T) {
+		forEach(t, func(t *testing.T, e *env) {
+			conv := e.conversation(t, alice)
+			askRounds(t, e, conv.ID.String(), 6)
+			last := e.ask(t, alice, conv.ID, "那超过以后返回什么错误码？")
+			c := e.db.Client.Conversation.GetX(as(alice), conv.ID)
+			assert.Empty(t, c.Summary, "full buffer writes no summary")
+			assert.Greater(t, last.attempt.ContextManifest.HistoryRounds, 2, "full buffer keeps more rounds, bounded by the budget")
+		}, summaryEvery(domain.SummaryFullBuffer))
+	})
+}
+
+type summaryState struct {
+	summary string
+	version int
+}
+
+func waitSummary(t *testing.T, e *env, id string) summaryState {
+	t.Helper()
+	var s summaryState
+	require.Eventually(t, func() bool {
+		c := e.db.Client.Conversation.GetX(as(alice), e.conversationByID(t, id))
+		s = summaryState{c.Summary, c.SummaryVersion}
+		return c.SummaryVersion > 0
+	}, 20*time.Second, 10*time.Millisecond)
+	return s
+}
+
+type failingSummarizer struct{ n atomic.Int32 }
+
+type failingSummaryModel struct {
+	llm.Model
+	calls *failingSummarizer
+}
+
+func (m failingSummaryModel) Summarize(context.Context, llm.SummarizeRequest) (string, error) {
+	m.calls.n.Add(1)
+	return "", errors.New("summariser down")
+}
