@@ -1,0 +1,168 @@
+package knowledge
+
+import (
+	"context"
+	stdsql "database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/chunk"
+	"github.com/ragchat/ragchat/internal/chat"
+)
+
+// maxEfSearch is pgvector's upper bound of hnsw.ef_search.
+const maxEfSearch = 1000
+
+// pgCaps are the pgvector features the server offers.
+type pgCaps struct {
+	// iterativeScan: pgvector 0.8+ (hnsw.iterative_scan,
+	// hnsw.max_scan_tuples).
+	iterativeScan bool
+}
+
+// searchPostgres runs the nearest-neighbour query through Ent (so the
+// privacy predicates apply) in a read-only repeatable-read transaction:
+//
+//  1. SET LOCAL hnsw.ef_search = max(MinEfSearch, 4k) and, on pgvector
+//     0.8+, hnsw.iterative_scan = relaxed_order, so that the HNSW scan
+//     keeps going while the tenant, knowledge base and ACL filters reject
+//     its candidates;
+//  2. ORDER BY embedding <=> query LIMIT k, which the planner serves from
+//     chunks_embedding_hnsw;
+//  3. if that returns fewer than k rows (the filters were more selective
+//     than the scan could make up for), the same query ordered by
+//     cosine_distance(embedding, query) instead: the same distance, but a
+//     function call no index can serve, so PostgreSQL scans the readable
+//     chunks exactly and returns k rows whenever k exist, whatever the
+//     planner settings.
+//
+// Relaxed order may return rows slightly out of order, so the hits are
+// sorted by their exact cosine similarity.
+func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []float32, k int) ([]chat.Hit, error) {
+	caps, err := r.pgCapabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := r.db.Client.BeginTx(ctx, &stdsql.TxOptions{ReadOnly: true, Isolation: stdsql.LevelRepeatableRead})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
+	// One round trip: the statements take no arguments, so they go out as
+	// one simple-protocol query.
+	settings := strings.Join(r.sessionSettings(caps, k), "; ")
+	if _, err := tx.ExecContext(ctx, settings); err != nil {
+		return nil, fmt.Errorf("%s: %w", settings, err)
+	}
+	vec := pgvector.NewVector(query)
+	chunks, err := nearestChunks(ctx, tx.Client(), kbID, vec, k)
+	if err != nil {
+		return nil, err
+	}
+	if len(chunks) < k && !r.noFallback {
+		if r.onFallback != nil {
+			r.onFallback()
+		}
+		if chunks, err = exactNearestChunks(ctx, tx.Client(), kbID, vec, k); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return toHits(chunks, query), nil
+}
+
+// sessionSettings are the SET LOCAL statements of a search for k rows.
+func (r *Retriever) sessionSettings(caps pgCaps, k int) []string {
+	stmts := []string{fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", min(max(r.opts.MinEfSearch, 4*k), maxEfSearch))}
+	if caps.iterativeScan {
+		stmts = append(stmts, "SET LOCAL hnsw.iterative_scan = relaxed_order")
+		if r.opts.MaxScanTuples > 0 {
+			stmts = append(stmts, fmt.Sprintf("SET LOCAL hnsw.max_scan_tuples = %d", r.opts.MaxScanTuples))
+		}
+	}
+	return append(stmts, r.plannerHints...)
+}
+
+// nearestChunks returns up to k readable chunks of the knowledge base in
+// order of cosine distance to vec, with their documents.
+func nearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int) ([]*ent.Chunk, error) {
+	return readableChunks(client, kbID).
+		WithDocument().
+		Order(byCosineDistance(vec)).
+		Limit(k).
+		All(ctx)
+}
+
+// exactNearestChunks is nearestChunks without the index: an exact scan.
+func exactNearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int) ([]*ent.Chunk, error) {
+	return readableChunks(client, kbID).
+		WithDocument().
+		Order(byExactCosineDistance(vec)).
+		Limit(k).
+		All(ctx)
+}
+
+// byExactCosineDistance orders chunks by cosine_distance(embedding, vec):
+// pgvector's function for the <=> operator, which no index matches.
+func byExactCosineDistance(vec pgvector.Vector) chunk.OrderOption {
+	return func(s *sql.Selector) {
+		s.OrderExpr(sql.ExprFunc(func(b *sql.Builder) {
+			b.WriteString("cosine_distance(").WriteString(s.C(chunk.FieldEmbedding)).WriteString(", ").Arg(vec).WriteString(")")
+		}))
+	}
+}
+
+// byCosineDistance orders chunks by "embedding <=> vec", the pgvector
+// cosine distance that the vector_cosine_ops HNSW index serves (the same
+// expression as pgvector-go/ent's CosineDistance). The vector is a bind
+// argument that sql.ExprFunc numbers in place, after the WHERE clause's
+// arguments. Neither a hand-written "$1" nor Selector.OrderExprFunc (which
+// renders its expression on its own, numbering from 1 and dropping the
+// argument) would survive the privacy predicates.
+func byCosineDistance(vec pgvector.Vector) chunk.OrderOption {
+	return func(s *sql.Selector) {
+		s.OrderExpr(sql.ExprFunc(func(b *sql.Builder) {
+			b.WriteString(s.C(chunk.FieldEmbedding)).WriteString(" <=> ").Arg(vec)
+		}))
+	}
+}
+
+// pgCapabilities detects the pgvector version once.
+func (r *Retriever) pgCapabilities(ctx context.Context) (pgCaps, error) {
+	r.capsMu.Lock()
+	defer r.capsMu.Unlock()
+	if r.caps != nil {
+		return *r.caps, nil
+	}
+	var version string
+	err := r.db.SQL.QueryRowContext(ctx, "SELECT extversion FROM pg_extension WHERE extname = 'vector'").Scan(&version)
+	if err != nil {
+		return pgCaps{}, fmt.Errorf("detect pgvector: %w", err)
+	}
+	caps := pgCaps{iterativeScan: versionAtLeast(version, 0, 8)}
+	r.caps = &caps
+	return caps, nil
+}
+
+// versionAtLeast reports whether a "major.minor[.patch]" version is at
+// least major.minor.
+func versionAtLeast(version string, major, minor int) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || (ma == major && mi >= minor)
+}
