@@ -78,6 +78,9 @@ func TestContextCostIsFlat(t *testing.T) {
 		for _, rounds := range []int{10, 1000} {
 			conv := e.conversation(t, alice)
 			seedRounds(t, e, conv, rounds, 8)
+			// Warm up caches (the SQLite retriever caches vectors), then count.
+			_, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+			require.NoError(t, err)
 			n.Store(0)
 			m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
 			require.NoError(t, err)
