@@ -72,7 +72,7 @@ type ConversationEdges struct {
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [4]bool
 	// totalCount holds the count of the edges above.
-	totalCount [3]map[string]int
+	totalCount [2]map[string]int
 
 	namedMessages map[string][]*Message
 	namedAttempts map[string][]*Attempt

@@ -84,27 +84,6 @@ func (_m *Conversation) KnowledgeBase(ctx context.Context) (*KnowledgeBase, erro
 	return result, err
 }
 
-func (_m *Conversation) Messages(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *MessageOrder, where *MessageWhereInput,
-) (*MessageConnection, error) {
-	opts := []MessagePaginateOption{
-		WithMessageOrder(orderBy),
-		WithMessageFilter(where.Filter),
-	}
-	alias := graphql.GetFieldContext(ctx).Field.Alias
-	totalCount, hasTotalCount := _m.Edges.totalCount[1][alias]
-	if nodes, err := _m.NamedMessages(alias); err == nil || hasTotalCount {
-		pager, err := newMessagePager(opts, last != nil)
-		if err != nil {
-			return nil, err
-		}
-		conn := &MessageConnection{Edges: []*MessageEdge{}, TotalCount: totalCount}
-		conn.build(nodes, pager, after, first, before, last)
-		return conn, nil
-	}
-	return _m.QueryMessages().Paginate(ctx, after, first, before, last, opts...)
-}
-
 func (_m *Conversation) Attempts(
 	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *AttemptOrder, where *AttemptWhereInput,
 ) (*AttemptConnection, error) {
@@ -113,7 +92,7 @@ func (_m *Conversation) Attempts(
 		WithAttemptFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
-	totalCount, hasTotalCount := _m.Edges.totalCount[2][alias]
+	totalCount, hasTotalCount := _m.Edges.totalCount[1][alias]
 	if nodes, err := _m.NamedAttempts(alias); err == nil || hasTotalCount {
 		pager, err := newAttemptPager(opts, last != nil)
 		if err != nil {

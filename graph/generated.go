@@ -23,6 +23,8 @@ import (
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/gqlid"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -38,13 +40,26 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Attempt() AttemptResolver
+	Conversation() ConversationResolver
+	ConversationEvent() ConversationEventResolver
+	Document() DocumentResolver
+	Mutation() MutationResolver
 	Query() QueryResolver
+	Source() SourceResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AskPayload struct {
+		Attempt      func(childComplexity int) int
+		Deduplicated func(childComplexity int) int
+		UserMessage  func(childComplexity int) int
+	}
+
 	Attempt struct {
 		Answer             func(childComplexity int) int
 		AssistantMessage   func(childComplexity int) int
@@ -53,6 +68,7 @@ type ComplexityRoot struct {
 		ClientRequestID    func(childComplexity int) int
 		CompletedAt        func(childComplexity int) int
 		CompletionTokens   func(childComplexity int) int
+		ContextManifest    func(childComplexity int) int
 		Conversation       func(childComplexity int) int
 		ConversationID     func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
@@ -75,6 +91,7 @@ type ComplexityRoot struct {
 		StartedAt          func(childComplexity int) int
 		Status             func(childComplexity int) int
 		SummaryVersion     func(childComplexity int) int
+		Timings            func(childComplexity int) int
 		TotalTokens        func(childComplexity int) int
 		TraceID            func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
@@ -91,6 +108,27 @@ type ComplexityRoot struct {
 	AttemptEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AttemptEvent struct {
+		Attempt            func(childComplexity int) int
+		AttemptID          func(childComplexity int) int
+		FailureCode        func(childComplexity int) int
+		FailureMessage     func(childComplexity int) int
+		Kind               func(childComplexity int) int
+		RequiresHistory    func(childComplexity int) int
+		Seq                func(childComplexity int) int
+		Sources            func(childComplexity int) int
+		StandaloneQuestion func(childComplexity int) int
+		Text               func(childComplexity int) int
+	}
+
+	AttemptTimings struct {
+		CompletedAt        func(childComplexity int) int
+		DurationMs         func(childComplexity int) int
+		FirstTokenAt       func(childComplexity int) int
+		StartedAt          func(childComplexity int) int
+		TimeToFirstTokenMs func(childComplexity int) int
 	}
 
 	AuditEvent struct {
@@ -112,6 +150,21 @@ type ComplexityRoot struct {
 	AuditEventEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ContextManifest struct {
+		Budget          func(childComplexity int) int
+		ChunkIDs        func(childComplexity int) int
+		DroppedChunks   func(childComplexity int) int
+		DroppedRounds   func(childComplexity int) int
+		HistoryFromSeq  func(childComplexity int) int
+		HistoryRounds   func(childComplexity int) int
+		HistoryToSeq    func(childComplexity int) int
+		RevokedRounds   func(childComplexity int) int
+		SummaryIncluded func(childComplexity int) int
+		SummaryVersion  func(childComplexity int) int
+		Tokenizer       func(childComplexity int) int
+		Tokens          func(childComplexity int) int
 	}
 
 	Conversation struct {
@@ -147,7 +200,24 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ConversationEvent struct {
+		At             func(childComplexity int) int
+		Attempt        func(childComplexity int) int
+		AttemptID      func(childComplexity int) int
+		AttemptStatus  func(childComplexity int) int
+		Conversation   func(childComplexity int) int
+		ConversationID func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		Message        func(childComplexity int) int
+		MessageID      func(childComplexity int) int
+	}
+
+	DeleteDocumentPayload struct {
+		DeletedDocumentID func(childComplexity int) int
+	}
+
 	Document struct {
+		ACL             func(childComplexity int) int
 		Checksum        func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		ID              func(childComplexity int) int
@@ -159,6 +229,12 @@ type ComplexityRoot struct {
 		UpdatedAt       func(childComplexity int) int
 		Version         func(childComplexity int) int
 		Visibility      func(childComplexity int) int
+	}
+
+	DocumentAcl struct {
+		Groups     func(childComplexity int) int
+		Users      func(childComplexity int) int
+		Visibility func(childComplexity int) int
 	}
 
 	DocumentConnection struct {
@@ -193,6 +269,19 @@ type ComplexityRoot struct {
 	FeedbackEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	FeedbackReasonCount struct {
+		Count  func(childComplexity int) int
+		Reason func(childComplexity int) int
+	}
+
+	FeedbackSummary struct {
+		ByReason func(childComplexity int) int
+		Down     func(childComplexity int) int
+		From     func(childComplexity int) int
+		To       func(childComplexity int) int
+		Up       func(childComplexity int) int
 	}
 
 	KnowledgeBase struct {
@@ -247,6 +336,22 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Mutation struct {
+		ArchiveConversation func(childComplexity int, id uuid.UUID) int
+		Ask                 func(childComplexity int, input model.AskInput) int
+		CancelAttempt       func(childComplexity int, id uuid.UUID) int
+		CreateConversation  func(childComplexity int, input *model.CreateConversationInput) int
+		CreateKnowledgeBase func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		DeleteConversation  func(childComplexity int, id uuid.UUID, reason *string) int
+		DeleteDocument      func(childComplexity int, documentID uuid.UUID, reason *string) int
+		IngestDocument      func(childComplexity int, input model.IngestDocumentInput) int
+		RenameConversation  func(childComplexity int, id uuid.UUID, title string) int
+		RestoreConversation func(childComplexity int, id uuid.UUID) int
+		RetryAttempt        func(childComplexity int, input model.RetryAttemptInput) int
+		SetDocumentACL      func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
+		SubmitFeedback      func(childComplexity int, input model.SubmitFeedbackInput) int
+	}
+
 	PageInfo struct {
 		EndCursor       func(childComplexity int) int
 		HasNextPage     func(childComplexity int) int
@@ -254,17 +359,33 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	PromptSectionTokens struct {
+		Evidence func(childComplexity int) int
+		History  func(childComplexity int) int
+		Question func(childComplexity int) int
+		Summary  func(childComplexity int) int
+		System   func(childComplexity int) int
+		Total    func(childComplexity int) int
+	}
+
 	Query struct {
-		Conversations  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
-		KnowledgeBases func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
-		Node           func(childComplexity int, id uuid.UUID) int
-		Nodes          func(childComplexity int, ids []uuid.UUID) int
+		AdminConversations func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) int
+		Attempt            func(childComplexity int, id uuid.UUID) int
+		Conversation       func(childComplexity int, id uuid.UUID) int
+		Conversations      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
+		FeedbackSummary    func(childComplexity int, from time.Time, to time.Time) int
+		Feedbacks          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
+		KnowledgeBases     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
+		Node               func(childComplexity int, id uuid.UUID) int
+		Nodes              func(childComplexity int, ids []uuid.UUID) int
+		UsageSummary       func(childComplexity int, from time.Time, to time.Time) int
+		Viewer             func(childComplexity int) int
 	}
 
 	Source struct {
 		Attempt         func(childComplexity int) int
 		AttemptID       func(childComplexity int) int
-		ChunkID         func(childComplexity int) int
+		Available       func(childComplexity int) int
 		Cited           func(childComplexity int) int
 		DocumentID      func(childComplexity int) int
 		DocumentTitle   func(childComplexity int) int
@@ -275,17 +396,87 @@ type ComplexityRoot struct {
 		Score           func(childComplexity int) int
 		Snippet         func(childComplexity int) int
 	}
+
+	Subscription struct {
+		AttemptEvents      func(childComplexity int, attemptID uuid.UUID, afterSeq *int) int
+		ConversationEvents func(childComplexity int, conversationID uuid.UUID) int
+	}
+
+	UsageRow struct {
+		Attempts         func(childComplexity int) int
+		CompletionTokens func(childComplexity int) int
+		Day              func(childComplexity int) int
+		Model            func(childComplexity int) int
+		PromptTokens     func(childComplexity int) int
+		TotalTokens      func(childComplexity int) int
+	}
+
+	Viewer struct {
+		CanCurateKnowledge func(childComplexity int) int
+		Groups             func(childComplexity int) int
+		IsAdmin            func(childComplexity int) int
+		Roles              func(childComplexity int) int
+		TenantID           func(childComplexity int) int
+		UserID             func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
 
 // region    ************************** generated!.gotpl **************************
 
+type AttemptResolver interface {
+	ContextManifest(ctx context.Context, obj *ent.Attempt) (*domain.ContextManifest, error)
+	Timings(ctx context.Context, obj *ent.Attempt) (*model.AttemptTimings, error)
+}
+type ConversationResolver interface {
+	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
+}
+type ConversationEventResolver interface {
+	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
+	Message(ctx context.Context, obj *model.ConversationEvent) (*ent.Message, error)
+	Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error)
+}
+type DocumentResolver interface {
+	ACL(ctx context.Context, obj *ent.Document) (*model.DocumentACL, error)
+}
+type MutationResolver interface {
+	CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error)
+	RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error)
+	ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	DeleteConversation(ctx context.Context, id uuid.UUID, reason *string) (*ent.Conversation, error)
+	RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	Ask(ctx context.Context, input model.AskInput) (*model.AskPayload, error)
+	RetryAttempt(ctx context.Context, input model.RetryAttemptInput) (*model.AskPayload, error)
+	CancelAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
+	SubmitFeedback(ctx context.Context, input model.SubmitFeedbackInput) (*ent.Feedback, error)
+	CreateKnowledgeBase(ctx context.Context, input model.CreateKnowledgeBaseInput) (*ent.KnowledgeBase, error)
+	IngestDocument(ctx context.Context, input model.IngestDocumentInput) (*ent.Document, error)
+	SetDocumentACL(ctx context.Context, documentID uuid.UUID, acl model.DocumentACLInput) (*ent.Document, error)
+	DeleteDocument(ctx context.Context, documentID uuid.UUID, reason *string) (*model.DeleteDocumentPayload, error)
+}
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
 	Conversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error)
 	KnowledgeBases(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) (*ent.KnowledgeBaseConnection, error)
+	Viewer(ctx context.Context) (*model.Viewer, error)
+	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
+	AdminConversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error)
+	Feedbacks(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error)
+	FeedbackSummary(ctx context.Context, from time.Time, to time.Time) (*model.FeedbackSummary, error)
+	UsageSummary(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageRow, error)
+}
+type SourceResolver interface {
+	Available(ctx context.Context, obj *ent.Source) (bool, error)
+	Snippet(ctx context.Context, obj *ent.Source) (*string, error)
+	DocumentTitle(ctx context.Context, obj *ent.Source) (*string, error)
+	DocumentID(ctx context.Context, obj *ent.Source) (*uuid.UUID, error)
+}
+type SubscriptionResolver interface {
+	AttemptEvents(ctx context.Context, attemptID uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error)
+	ConversationEvents(ctx context.Context, conversationID uuid.UUID) (<-chan *model.ConversationEvent, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -305,6 +496,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AskPayload.attempt":
+		if e.ComplexityRoot.AskPayload.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskPayload.Attempt(childComplexity), true
+	case "AskPayload.deduplicated":
+		if e.ComplexityRoot.AskPayload.Deduplicated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskPayload.Deduplicated(childComplexity), true
+	case "AskPayload.userMessage":
+		if e.ComplexityRoot.AskPayload.UserMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AskPayload.UserMessage(childComplexity), true
 
 	case "Attempt.answer":
 		if e.ComplexityRoot.Attempt.Answer == nil {
@@ -348,6 +558,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.CompletionTokens(childComplexity), true
+	case "Attempt.contextManifest":
+		if e.ComplexityRoot.Attempt.ContextManifest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.ContextManifest(childComplexity), true
 	case "Attempt.conversation":
 		if e.ComplexityRoot.Attempt.Conversation == nil {
 			break
@@ -480,6 +696,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.SummaryVersion(childComplexity), true
+	case "Attempt.timings":
+		if e.ComplexityRoot.Attempt.Timings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.Timings(childComplexity), true
 	case "Attempt.totalTokens":
 		if e.ComplexityRoot.Attempt.TotalTokens == nil {
 			break
@@ -542,6 +764,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AttemptEdge.Node(childComplexity), true
+
+	case "AttemptEvent.attempt":
+		if e.ComplexityRoot.AttemptEvent.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.Attempt(childComplexity), true
+	case "AttemptEvent.attemptId":
+		if e.ComplexityRoot.AttemptEvent.AttemptID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.AttemptID(childComplexity), true
+	case "AttemptEvent.failureCode":
+		if e.ComplexityRoot.AttemptEvent.FailureCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.FailureCode(childComplexity), true
+	case "AttemptEvent.failureMessage":
+		if e.ComplexityRoot.AttemptEvent.FailureMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.FailureMessage(childComplexity), true
+	case "AttemptEvent.kind":
+		if e.ComplexityRoot.AttemptEvent.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.Kind(childComplexity), true
+	case "AttemptEvent.requiresHistory":
+		if e.ComplexityRoot.AttemptEvent.RequiresHistory == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.RequiresHistory(childComplexity), true
+	case "AttemptEvent.seq":
+		if e.ComplexityRoot.AttemptEvent.Seq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.Seq(childComplexity), true
+	case "AttemptEvent.sources":
+		if e.ComplexityRoot.AttemptEvent.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.Sources(childComplexity), true
+	case "AttemptEvent.standaloneQuestion":
+		if e.ComplexityRoot.AttemptEvent.StandaloneQuestion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.StandaloneQuestion(childComplexity), true
+	case "AttemptEvent.text":
+		if e.ComplexityRoot.AttemptEvent.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptEvent.Text(childComplexity), true
+
+	case "AttemptTimings.completedAt":
+		if e.ComplexityRoot.AttemptTimings.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptTimings.CompletedAt(childComplexity), true
+	case "AttemptTimings.durationMs":
+		if e.ComplexityRoot.AttemptTimings.DurationMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptTimings.DurationMs(childComplexity), true
+	case "AttemptTimings.firstTokenAt":
+		if e.ComplexityRoot.AttemptTimings.FirstTokenAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptTimings.FirstTokenAt(childComplexity), true
+	case "AttemptTimings.startedAt":
+		if e.ComplexityRoot.AttemptTimings.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptTimings.StartedAt(childComplexity), true
+	case "AttemptTimings.timeToFirstTokenMs":
+		if e.ComplexityRoot.AttemptTimings.TimeToFirstTokenMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptTimings.TimeToFirstTokenMs(childComplexity), true
 
 	case "AuditEvent.action":
 		if e.ComplexityRoot.AuditEvent.Action == nil {
@@ -617,6 +931,79 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEventEdge.Node(childComplexity), true
+
+	case "ContextManifest.budget":
+		if e.ComplexityRoot.ContextManifest.Budget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Budget(childComplexity), true
+	case "ContextManifest.chunkIds":
+		if e.ComplexityRoot.ContextManifest.ChunkIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.ChunkIDs(childComplexity), true
+	case "ContextManifest.droppedChunks":
+		if e.ComplexityRoot.ContextManifest.DroppedChunks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.DroppedChunks(childComplexity), true
+	case "ContextManifest.droppedRounds":
+		if e.ComplexityRoot.ContextManifest.DroppedRounds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.DroppedRounds(childComplexity), true
+	case "ContextManifest.historyFromSeq":
+		if e.ComplexityRoot.ContextManifest.HistoryFromSeq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.HistoryFromSeq(childComplexity), true
+	case "ContextManifest.historyRounds":
+		if e.ComplexityRoot.ContextManifest.HistoryRounds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.HistoryRounds(childComplexity), true
+	case "ContextManifest.historyToSeq":
+		if e.ComplexityRoot.ContextManifest.HistoryToSeq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.HistoryToSeq(childComplexity), true
+	case "ContextManifest.revokedRounds":
+		if e.ComplexityRoot.ContextManifest.RevokedRounds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.RevokedRounds(childComplexity), true
+	case "ContextManifest.summaryIncluded":
+		if e.ComplexityRoot.ContextManifest.SummaryIncluded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.SummaryIncluded(childComplexity), true
+	case "ContextManifest.summaryVersion":
+		if e.ComplexityRoot.ContextManifest.SummaryVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.SummaryVersion(childComplexity), true
+	case "ContextManifest.tokenizer":
+		if e.ComplexityRoot.ContextManifest.Tokenizer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Tokenizer(childComplexity), true
+	case "ContextManifest.tokens":
+		if e.ComplexityRoot.ContextManifest.Tokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Tokens(childComplexity), true
 
 	case "Conversation.absoluteExpiresAt":
 		if e.ComplexityRoot.Conversation.AbsoluteExpiresAt == nil {
@@ -775,6 +1162,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ConversationEdge.Node(childComplexity), true
 
+	case "ConversationEvent.at":
+		if e.ComplexityRoot.ConversationEvent.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.At(childComplexity), true
+	case "ConversationEvent.attempt":
+		if e.ComplexityRoot.ConversationEvent.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.Attempt(childComplexity), true
+	case "ConversationEvent.attemptId":
+		if e.ComplexityRoot.ConversationEvent.AttemptID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.AttemptID(childComplexity), true
+	case "ConversationEvent.attemptStatus":
+		if e.ComplexityRoot.ConversationEvent.AttemptStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.AttemptStatus(childComplexity), true
+	case "ConversationEvent.conversation":
+		if e.ComplexityRoot.ConversationEvent.Conversation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.Conversation(childComplexity), true
+	case "ConversationEvent.conversationId":
+		if e.ComplexityRoot.ConversationEvent.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.ConversationID(childComplexity), true
+	case "ConversationEvent.kind":
+		if e.ComplexityRoot.ConversationEvent.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.Kind(childComplexity), true
+	case "ConversationEvent.message":
+		if e.ComplexityRoot.ConversationEvent.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.Message(childComplexity), true
+	case "ConversationEvent.messageId":
+		if e.ComplexityRoot.ConversationEvent.MessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.MessageID(childComplexity), true
+
+	case "DeleteDocumentPayload.deletedDocumentId":
+		if e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID(childComplexity), true
+
+	case "Document.acl":
+		if e.ComplexityRoot.Document.ACL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ACL(childComplexity), true
 	case "Document.checksum":
 		if e.ComplexityRoot.Document.Checksum == nil {
 			break
@@ -841,6 +1296,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Document.Visibility(childComplexity), true
+
+	case "DocumentAcl.groups":
+		if e.ComplexityRoot.DocumentAcl.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentAcl.Groups(childComplexity), true
+	case "DocumentAcl.users":
+		if e.ComplexityRoot.DocumentAcl.Users == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentAcl.Users(childComplexity), true
+	case "DocumentAcl.visibility":
+		if e.ComplexityRoot.DocumentAcl.Visibility == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentAcl.Visibility(childComplexity), true
 
 	case "DocumentConnection.edges":
 		if e.ComplexityRoot.DocumentConnection.Edges == nil {
@@ -960,6 +1434,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FeedbackEdge.Node(childComplexity), true
+
+	case "FeedbackReasonCount.count":
+		if e.ComplexityRoot.FeedbackReasonCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedbackReasonCount.Count(childComplexity), true
+	case "FeedbackReasonCount.reason":
+		if e.ComplexityRoot.FeedbackReasonCount.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedbackReasonCount.Reason(childComplexity), true
+
+	case "FeedbackSummary.byReason":
+		if e.ComplexityRoot.FeedbackSummary.ByReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedbackSummary.ByReason(childComplexity), true
+	case "FeedbackSummary.down":
+		if e.ComplexityRoot.FeedbackSummary.Down == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedbackSummary.Down(childComplexity), true
+	case "FeedbackSummary.from":
+		if e.ComplexityRoot.FeedbackSummary.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedbackSummary.From(childComplexity), true
+	case "FeedbackSummary.to":
+		if e.ComplexityRoot.FeedbackSummary.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedbackSummary.To(childComplexity), true
+	case "FeedbackSummary.up":
+		if e.ComplexityRoot.FeedbackSummary.Up == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedbackSummary.Up(childComplexity), true
 
 	case "KnowledgeBase.createdAt":
 		if e.ComplexityRoot.KnowledgeBase.CreatedAt == nil {
@@ -1176,6 +1694,150 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
 
+	case "Mutation.archiveConversation":
+		if e.ComplexityRoot.Mutation.ArchiveConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_archiveConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ArchiveConversation(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.ask":
+		if e.ComplexityRoot.Mutation.Ask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_ask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Ask(childComplexity, args["input"].(model.AskInput)), true
+	case "Mutation.cancelAttempt":
+		if e.ComplexityRoot.Mutation.CancelAttempt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelAttempt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelAttempt(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.createConversation":
+		if e.ComplexityRoot.Mutation.CreateConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateConversation(childComplexity, args["input"].(*model.CreateConversationInput)), true
+	case "Mutation.createKnowledgeBase":
+		if e.ComplexityRoot.Mutation.CreateKnowledgeBase == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createKnowledgeBase_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateKnowledgeBase(childComplexity, args["input"].(model.CreateKnowledgeBaseInput)), true
+	case "Mutation.deleteConversation":
+		if e.ComplexityRoot.Mutation.DeleteConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteConversation(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
+	case "Mutation.deleteDocument":
+		if e.ComplexityRoot.Mutation.DeleteDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteDocument(childComplexity, args["documentId"].(uuid.UUID), args["reason"].(*string)), true
+	case "Mutation.ingestDocument":
+		if e.ComplexityRoot.Mutation.IngestDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_ingestDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.IngestDocument(childComplexity, args["input"].(model.IngestDocumentInput)), true
+	case "Mutation.renameConversation":
+		if e.ComplexityRoot.Mutation.RenameConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_renameConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RenameConversation(childComplexity, args["id"].(uuid.UUID), args["title"].(string)), true
+	case "Mutation.restoreConversation":
+		if e.ComplexityRoot.Mutation.RestoreConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreConversation(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.retryAttempt":
+		if e.ComplexityRoot.Mutation.RetryAttempt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retryAttempt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetryAttempt(childComplexity, args["input"].(model.RetryAttemptInput)), true
+	case "Mutation.setDocumentAcl":
+		if e.ComplexityRoot.Mutation.SetDocumentACL == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setDocumentAcl_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetDocumentACL(childComplexity, args["documentId"].(uuid.UUID), args["acl"].(model.DocumentACLInput)), true
+	case "Mutation.submitFeedback":
+		if e.ComplexityRoot.Mutation.SubmitFeedback == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitFeedback_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitFeedback(childComplexity, args["input"].(model.SubmitFeedbackInput)), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -1201,6 +1863,76 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "PromptSectionTokens.evidence":
+		if e.ComplexityRoot.PromptSectionTokens.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptSectionTokens.Evidence(childComplexity), true
+	case "PromptSectionTokens.history":
+		if e.ComplexityRoot.PromptSectionTokens.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptSectionTokens.History(childComplexity), true
+	case "PromptSectionTokens.question":
+		if e.ComplexityRoot.PromptSectionTokens.Question == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptSectionTokens.Question(childComplexity), true
+	case "PromptSectionTokens.summary":
+		if e.ComplexityRoot.PromptSectionTokens.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptSectionTokens.Summary(childComplexity), true
+	case "PromptSectionTokens.system":
+		if e.ComplexityRoot.PromptSectionTokens.System == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptSectionTokens.System(childComplexity), true
+	case "PromptSectionTokens.total":
+		if e.ComplexityRoot.PromptSectionTokens.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptSectionTokens.Total(childComplexity), true
+
+	case "Query.adminConversations":
+		if e.ComplexityRoot.Query.AdminConversations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_adminConversations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AdminConversations(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ConversationOrder), args["where"].(*model.AdminConversationWhereInput)), true
+	case "Query.attempt":
+		if e.ComplexityRoot.Query.Attempt == nil {
+			break
+		}
+
+		args, err := ec.field_Query_attempt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Attempt(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.conversation":
+		if e.ComplexityRoot.Query.Conversation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_conversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Conversation(childComplexity, args["id"].(uuid.UUID)), true
 	case "Query.conversations":
 		if e.ComplexityRoot.Query.Conversations == nil {
 			break
@@ -1212,6 +1944,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Conversations(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ConversationOrder), args["where"].(*ent.ConversationWhereInput)), true
+	case "Query.feedbackSummary":
+		if e.ComplexityRoot.Query.FeedbackSummary == nil {
+			break
+		}
+
+		args, err := ec.field_Query_feedbackSummary_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FeedbackSummary(childComplexity, args["from"].(time.Time), args["to"].(time.Time)), true
+	case "Query.feedbacks":
+		if e.ComplexityRoot.Query.Feedbacks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_feedbacks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Feedbacks(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.FeedbackOrder), args["where"].(*model.AdminFeedbackWhereInput)), true
 
 	case "Query.knowledgeBases":
 		if e.ComplexityRoot.Query.KnowledgeBases == nil {
@@ -1246,6 +2000,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]uuid.UUID)), true
+	case "Query.usageSummary":
+		if e.ComplexityRoot.Query.UsageSummary == nil {
+			break
+		}
+
+		args, err := ec.field_Query_usageSummary_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.UsageSummary(childComplexity, args["from"].(time.Time), args["to"].(time.Time)), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
 	case "Source.attempt":
 		if e.ComplexityRoot.Source.Attempt == nil {
@@ -1259,19 +2030,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Source.AttemptID(childComplexity), true
-	case "Source.chunkID":
-		if e.ComplexityRoot.Source.ChunkID == nil {
+	case "Source.available":
+		if e.ComplexityRoot.Source.Available == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Source.ChunkID(childComplexity), true
+		return e.ComplexityRoot.Source.Available(childComplexity), true
 	case "Source.cited":
 		if e.ComplexityRoot.Source.Cited == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Source.Cited(childComplexity), true
-	case "Source.documentID":
+	case "Source.documentId":
 		if e.ComplexityRoot.Source.DocumentID == nil {
 			break
 		}
@@ -1320,6 +2091,103 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Source.Snippet(childComplexity), true
 
+	case "Subscription.attemptEvents":
+		if e.ComplexityRoot.Subscription.AttemptEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_attemptEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.AttemptEvents(childComplexity, args["attemptId"].(uuid.UUID), args["afterSeq"].(*int)), true
+	case "Subscription.conversationEvents":
+		if e.ComplexityRoot.Subscription.ConversationEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_conversationEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ConversationEvents(childComplexity, args["conversationId"].(uuid.UUID)), true
+
+	case "UsageRow.attempts":
+		if e.ComplexityRoot.UsageRow.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageRow.Attempts(childComplexity), true
+	case "UsageRow.completionTokens":
+		if e.ComplexityRoot.UsageRow.CompletionTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageRow.CompletionTokens(childComplexity), true
+	case "UsageRow.day":
+		if e.ComplexityRoot.UsageRow.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageRow.Day(childComplexity), true
+	case "UsageRow.model":
+		if e.ComplexityRoot.UsageRow.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageRow.Model(childComplexity), true
+	case "UsageRow.promptTokens":
+		if e.ComplexityRoot.UsageRow.PromptTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageRow.PromptTokens(childComplexity), true
+	case "UsageRow.totalTokens":
+		if e.ComplexityRoot.UsageRow.TotalTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageRow.TotalTokens(childComplexity), true
+
+	case "Viewer.canCurateKnowledge":
+		if e.ComplexityRoot.Viewer.CanCurateKnowledge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.CanCurateKnowledge(childComplexity), true
+	case "Viewer.groups":
+		if e.ComplexityRoot.Viewer.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Groups(childComplexity), true
+	case "Viewer.isAdmin":
+		if e.ComplexityRoot.Viewer.IsAdmin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.IsAdmin(childComplexity), true
+	case "Viewer.roles":
+		if e.ComplexityRoot.Viewer.Roles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Roles(childComplexity), true
+	case "Viewer.tenantId":
+		if e.ComplexityRoot.Viewer.TenantID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.TenantID(childComplexity), true
+	case "Viewer.userId":
+		if e.ComplexityRoot.Viewer.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.UserID(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1329,21 +2197,30 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AdminConversationWhereInput", ec.unmarshalInputAdminConversationWhereInput),
+			graphql.NewInputUnmarshaler("AdminFeedbackWhereInput", ec.unmarshalInputAdminFeedbackWhereInput),
+			graphql.NewInputUnmarshaler("AskInput", ec.unmarshalInputAskInput),
 			graphql.NewInputUnmarshaler("AttemptOrder", ec.unmarshalInputAttemptOrder),
 			graphql.NewInputUnmarshaler("AttemptWhereInput", ec.unmarshalInputAttemptWhereInput),
 			graphql.NewInputUnmarshaler("AuditEventOrder", ec.unmarshalInputAuditEventOrder),
 			graphql.NewInputUnmarshaler("AuditEventWhereInput", ec.unmarshalInputAuditEventWhereInput),
 			graphql.NewInputUnmarshaler("ConversationOrder", ec.unmarshalInputConversationOrder),
 			graphql.NewInputUnmarshaler("ConversationWhereInput", ec.unmarshalInputConversationWhereInput),
+			graphql.NewInputUnmarshaler("CreateConversationInput", ec.unmarshalInputCreateConversationInput),
+			graphql.NewInputUnmarshaler("CreateKnowledgeBaseInput", ec.unmarshalInputCreateKnowledgeBaseInput),
+			graphql.NewInputUnmarshaler("DocumentAclInput", ec.unmarshalInputDocumentAclInput),
 			graphql.NewInputUnmarshaler("DocumentOrder", ec.unmarshalInputDocumentOrder),
 			graphql.NewInputUnmarshaler("DocumentWhereInput", ec.unmarshalInputDocumentWhereInput),
 			graphql.NewInputUnmarshaler("FeedbackOrder", ec.unmarshalInputFeedbackOrder),
 			graphql.NewInputUnmarshaler("FeedbackWhereInput", ec.unmarshalInputFeedbackWhereInput),
+			graphql.NewInputUnmarshaler("IngestDocumentInput", ec.unmarshalInputIngestDocumentInput),
 			graphql.NewInputUnmarshaler("KnowledgeBaseOrder", ec.unmarshalInputKnowledgeBaseOrder),
 			graphql.NewInputUnmarshaler("KnowledgeBaseWhereInput", ec.unmarshalInputKnowledgeBaseWhereInput),
 			graphql.NewInputUnmarshaler("MessageOrder", ec.unmarshalInputMessageOrder),
 			graphql.NewInputUnmarshaler("MessageWhereInput", ec.unmarshalInputMessageWhereInput),
+			graphql.NewInputUnmarshaler("RetryAttemptInput", ec.unmarshalInputRetryAttemptInput),
 			graphql.NewInputUnmarshaler("SourceWhereInput", ec.unmarshalInputSourceWhereInput),
+			graphql.NewInputUnmarshaler("SubmitFeedbackInput", ec.unmarshalInputSubmitFeedbackInput),
 		)
 	}
 	first := true
@@ -1378,6 +2255,38 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			}
 
 			return &response
+		}
+	case ast.Mutation:
+		return func(ctx context.Context) *graphql.Response {
+			if !first {
+				return nil
+			}
+			first = false
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
+			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
+			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
 		}
 
 	default:
@@ -1416,19 +2325,572 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
-	{Name: "../schema.graphqls", Input: `# ragchat GraphQL schema: hand-written operations. The entity types, Relay
-# connections, where-inputs and orderings are generated by entgql into
-# graph/ent.graphqls.
+	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
+	{Name: "../schema.graphqls", Input: `# ragchat GraphQL schema: the hand-written operations. The entity types,
+# Relay connections, where-inputs and orderings are generated by entgql into
+# graph/ent.graphqls; this file extends them.
+#
+# Conventions:
+# - Every error carries extensions.code (see docs/API.md). An id that does
+#   not exist, belongs to another tenant or, for members, to another user is
+#   always NOT_FOUND: the two cases are indistinguishable.
+# - The viewer comes from the bearer token alone; no argument names a tenant
+#   or a user, except admin filters, which stay inside the admin's tenant.
 
 scalar UUID
+
+"""
+An RFC 3339 timestamp. Declared here rather than by entgql so that entgql's
+generated schema is the same on every run.
+"""
+scalar Time
+
+"""
+A role inside one tenant.
+"""
+enum Role {
+  """
+  An end user: sees only their own conversations.
+  """
+  MEMBER
+  """
+  Curates knowledge (knowledge bases, documents, ACLs); sees only their own conversations.
+  """
+  AGENT
+  """
+  Sees the whole tenant (never another tenant) and the admin views.
+  """
+  ADMIN
+}
+
+"""
+The authenticated user, rebuilt from the bearer token.
+"""
+type Viewer {
+  tenantId: String!
+  userId: String!
+  roles: [Role!]!
+  """
+  The ACL groups the token grants.
+  """
+  groups: [String!]!
+  isAdmin: Boolean!
+  canCurateKnowledge: Boolean!
+}
+
+"""
+A stable reason code attached to feedback.
+"""
+enum FeedbackReason {
+  INACCURATE
+  INCOMPLETE
+  IRRELEVANT
+  OUTDATED
+  UNSAFE
+  CITATION_WRONG
+  HELPFUL
+  OTHER
+}
+
+extend type Source {
+  """
+  Whether the viewer may still read the cited chunk. Sources are
+  re-authorised on every read: when the document's ACL changed or it was
+  deleted, the source stays as a redacted placeholder (available: false)
+  whose snippet, document title and document id are null.
+  """
+  available: Boolean!
+  """
+  The cited text, when available.
+  """
+  snippet: String
+  """
+  The cited document's title, when available.
+  """
+  documentTitle: String
+  """
+  The cited document, when available.
+  """
+  documentId: ID
+}
+
+extend type Conversation {
+  """
+  The conversation's messages, keyset-paged by sequence number: last: 50
+  gives the latest page, and before: pageInfo.startCursor scrolls back.
+  """
+  messages(
+    after: Cursor
+    first: Int
+    before: Cursor
+    last: Int
+    orderBy: MessageOrder = {direction: ASC, field: SEQUENCE_NO}
+    where: MessageWhereInput
+  ): MessageConnection!
+}
+
+"""
+Tokens of one attempt's prompt, by section.
+"""
+type PromptSectionTokens {
+  system: Int!
+  question: Int!
+  evidence: Int!
+  history: Int!
+  summary: Int!
+  total: Int!
+}
+
+"""
+What one attempt's prompt was built from, so that a wrong answer can be
+traced to its inputs.
+"""
+type ContextManifest {
+  """
+  The message sequence numbers of the whole history rounds the prompt carried (0 when none).
+  """
+  historyFromSeq: Int!
+  historyToSeq: Int!
+  historyRounds: Int!
+  """
+  Recent rounds left out for the token budget.
+  """
+  droppedRounds: Int!
+  """
+  Rounds left out because their sources are no longer readable.
+  """
+  revokedRounds: Int!
+  summaryVersion: Int!
+  summaryIncluded: Boolean!
+  """
+  The evidence chunks, in label order (C1 first).
+  """
+  chunkIds: [String!]!
+  droppedChunks: Int!
+  tokens: PromptSectionTokens!
+  tokenizer: String!
+  budget: Int!
+}
+
+"""
+When an attempt started, produced its first token and finished.
+"""
+type AttemptTimings {
+  startedAt: Time!
+  firstTokenAt: Time
+  completedAt: Time
+  """
+  Milliseconds from start to the first answer token.
+  """
+  timeToFirstTokenMs: Int
+  """
+  Milliseconds from start to completion or failure.
+  """
+  durationMs: Int
+}
+
+extend type Attempt {
+  """
+  Admins only (FORBIDDEN otherwise): what the prompt was built from.
+  """
+  contextManifest: ContextManifest
+  """
+  Admins only (FORBIDDEN otherwise): the attempt's timings.
+  """
+  timings: AttemptTimings
+}
+
+"""
+Who may read a document's chunks.
+"""
+type DocumentAcl {
+  visibility: DocumentVisibility!
+  """
+  With RESTRICTED visibility: the groups that may read the document.
+  """
+  groups: [String!]!
+  """
+  With RESTRICTED visibility: the users that may read the document.
+  """
+  users: [String!]!
+}
+
+extend type Document {
+  """
+  Curators (admins and agents) only (FORBIDDEN otherwise).
+  """
+  acl: DocumentAcl
+}
+
+"""
+Filters for adminConversations. Every filter stays inside the admin's tenant.
+"""
+input AdminConversationWhereInput {
+  """
+  The owner (JWT subject).
+  """
+  userId: String
+  status: ConversationStatus
+  knowledgeBaseId: ID
+  createdAfter: Time
+  createdBefore: Time
+  """
+  Only conversations with (true) or without (false) DOWN feedback.
+  """
+  hasNegativeFeedback: Boolean
+  titleContains: String
+}
+
+"""
+Filters for feedbacks.
+"""
+input AdminFeedbackWhereInput {
+  rating: FeedbackRating
+  reasonCode: FeedbackReason
+  """
+  The model of the rated attempt.
+  """
+  model: String
+  userId: String
+  createdAfter: Time
+  createdBefore: Time
+}
+
+type FeedbackReasonCount {
+  reason: FeedbackReason!
+  count: Int!
+}
+
+"""
+Feedback counts of the tenant in [from, to).
+"""
+type FeedbackSummary {
+  from: Time!
+  to: Time!
+  up: Int!
+  down: Int!
+  byReason: [FeedbackReasonCount!]!
+}
+
+"""
+The token usage of one model on one UTC day.
+"""
+type UsageRow {
+  """
+  The day, as YYYY-MM-DD (UTC).
+  """
+  day: String!
+  model: String!
+  attempts: Int!
+  promptTokens: Int!
+  completionTokens: Int!
+  totalTokens: Int!
+}
+
+extend type Query {
+  """
+  The authenticated user.
+  """
+  viewer: Viewer!
+  """
+  One conversation the viewer may see. DELETED conversations are NOT_FOUND.
+  An admin opening another user's conversation writes an audit event.
+  """
+  conversation(id: ID!): Conversation!
+  """
+  One attempt the viewer may see.
+  """
+  attempt(id: ID!): Attempt!
+  """
+  Admins only: every conversation of the tenant (DELETED ones only when
+  filtered by that status).
+  """
+  adminConversations(
+    after: Cursor
+    first: Int
+    before: Cursor
+    last: Int
+    orderBy: ConversationOrder
+    where: AdminConversationWhereInput
+  ): ConversationConnection!
+  """
+  Admins only: the tenant's feedback, newest first by default.
+  """
+  feedbacks(
+    after: Cursor
+    first: Int
+    before: Cursor
+    last: Int
+    orderBy: FeedbackOrder
+    where: AdminFeedbackWhereInput
+  ): FeedbackConnection!
+  """
+  Admins only: feedback counts by rating and reason in [from, to).
+  """
+  feedbackSummary(from: Time!, to: Time!): FeedbackSummary!
+  """
+  Admins only: tokens by model and UTC day in [from, to).
+  """
+  usageSummary(from: Time!, to: Time!): [UsageRow!]!
+}
+
+input CreateConversationInput {
+  """
+  The knowledge base to search; null picks the tenant's first one.
+  """
+  knowledgeBaseId: ID
+  """
+  A title; empty means "from the first question".
+  """
+  title: String
+}
+
+input AskInput {
+  conversationId: ID!
+  """
+  The client's idempotency key for this question: asking again with the same
+  key returns the original message and attempt (deduplicated: true); the same
+  key with a different question is IDEMPOTENCY_MISMATCH.
+  """
+  clientMessageId: String!
+  question: String!
+}
+
+"""
+What ask and retryAttempt return at once, before the answer exists. Follow
+the answer with the attemptEvents subscription.
+"""
+type AskPayload {
+  userMessage: Message!
+  attempt: Attempt!
+  """
+  The request repeated an earlier idempotency key.
+  """
+  deduplicated: Boolean!
+}
+
+input RetryAttemptInput {
+  """
+  The attempt to retry; the new attempt answers the same user message.
+  """
+  attemptId: ID!
+  """
+  The client's idempotency key for this retry.
+  """
+  clientRequestId: String!
+}
+
+input SubmitFeedbackInput {
+  """
+  A COMPLETED attempt of the viewer's own conversation.
+  """
+  attemptId: ID!
+  rating: FeedbackRating!
+  reasons: [FeedbackReason!]
+  comment: String
+}
+
+input CreateKnowledgeBaseInput {
+  name: String!
+  description: String
+}
+
+input DocumentAclInput {
+  visibility: DocumentVisibility!
+  groups: [String!]
+  users: [String!]
+}
+
+input IngestDocumentInput {
+  knowledgeBaseId: ID!
+  title: String!
+  sourceUri: String
+  """
+  The document text (Markdown or plain text).
+  """
+  content: String!
+  """
+  Null means visible to the whole tenant.
+  """
+  acl: DocumentAclInput
+}
+
+type DeleteDocumentPayload {
+  deletedDocumentId: ID!
+}
+
+type Mutation {
+  createConversation(input: CreateConversationInput): Conversation!
+  renameConversation(id: ID!, title: String!): Conversation!
+  """
+  Makes a conversation read-only.
+  """
+  archiveConversation(id: ID!): Conversation!
+  """
+  Soft-deletes a conversation; restorable within the tenant's retention.
+  """
+  deleteConversation(id: ID!, reason: String): Conversation!
+  restoreConversation(id: ID!): Conversation!
+  """
+  Stores the question and starts answering it; returns at once.
+  """
+  ask(input: AskInput!): AskPayload!
+  """
+  Starts a new attempt at the same user message.
+  """
+  retryAttempt(input: RetryAttemptInput!): AskPayload!
+  """
+  Stops a PENDING attempt (it ends FAILED with failure code CANCELLED).
+  """
+  cancelAttempt(id: ID!): Attempt!
+  """
+  Records or replaces the viewer's feedback on a COMPLETED attempt.
+  """
+  submitFeedback(input: SubmitFeedbackInput!): Feedback!
+  """
+  Curators only.
+  """
+  createKnowledgeBase(input: CreateKnowledgeBaseInput!): KnowledgeBase!
+  """
+  Curators only: chunks, embeds and stores a document.
+  """
+  ingestDocument(input: IngestDocumentInput!): Document!
+  """
+  Curators only: changes who may read a document (takes effect on the next read).
+  """
+  setDocumentAcl(documentId: ID!, acl: DocumentAclInput!): Document!
+  """
+  Curators only: deletes a document and its chunks; citations of it become
+  unavailable.
+  """
+  deleteDocument(documentId: ID!, reason: String): DeleteDocumentPayload!
+}
+
+enum AttemptEventKind {
+  """
+  The attempt started; carries the standalone question (the rewrite).
+  """
+  STARTED
+  """
+  The evidence given to the model, in label order.
+  """
+  SOURCES
+  """
+  A piece of the answer: text plus seq, the answer's length in code points after it.
+  """
+  DELTA
+  """
+  The attempt completed; carries the final attempt.
+  """
+  COMPLETED
+  """
+  The attempt failed; carries the failure code and the final attempt.
+  """
+  FAILED
+}
+
+"""
+One event of an attempt's stream. Fields that do not belong to the event's
+kind are null.
+"""
+type AttemptEvent {
+  kind: AttemptEventKind!
+  attemptId: ID!
+  """
+  For DELTA: the answer's length in code points after this delta. Otherwise:
+  the length streamed so far. Resume with attemptEvents(afterSeq: the last seq applied).
+  """
+  seq: Int!
+  """
+  DELTA: the new text (never the whole answer so far).
+  """
+  text: String
+  """
+  STARTED: the question as retrieval saw it after the follow-up rewrite.
+  """
+  standaloneQuestion: String
+  """
+  STARTED: whether the question depended on the history.
+  """
+  requiresHistory: Boolean
+  """
+  SOURCES: the evidence, re-authorised like Attempt.sources.
+  """
+  sources: [Source!]
+  """
+  COMPLETED and FAILED: the final attempt.
+  """
+  attempt: Attempt
+  """
+  FAILED: why (MODEL_ERROR, MODEL_TIMEOUT, RATE_LIMITED, CANCELLED, INTERRUPTED, INTERNAL).
+  """
+  failureCode: String
+  failureMessage: String
+}
+
+enum ConversationEventKind {
+  MESSAGE_CREATED
+  ATTEMPT_UPDATED
+  CONVERSATION_UPDATED
+}
+
+"""
+A change of a conversation, so that a second tab stays in sync.
+"""
+type ConversationEvent {
+  kind: ConversationEventKind!
+  conversationId: ID!
+  messageId: ID
+  attemptId: ID
+  attemptStatus: AttemptStatus
+  at: Time!
+  """
+  The conversation as it is now.
+  """
+  conversation: Conversation
+  """
+  MESSAGE_CREATED: the message.
+  """
+  message: Message
+  """
+  ATTEMPT_UPDATED: the attempt as it is now.
+  """
+  attempt: Attempt
+}
+
+type Subscription {
+  """
+  Streams an attempt: STARTED, SOURCES, DELTA…, then COMPLETED or FAILED.
+  With afterSeq, only the deltas after that seq are sent (from the live
+  buffer or the checkpoint), then the live tail. A finished attempt replays
+  and completes.
+  """
+  attemptEvents(attemptId: ID!, afterSeq: Int = 0): AttemptEvent!
+  """
+  Streams changes of a conversation: new messages, attempt status changes and
+  conversation updates.
+  """
+  conversationEvents(conversationId: ID!): ConversationEvent!
+}
 `, BuiltIn: false},
-	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AskPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userMessage":
+		return ec.fieldContext_AskPayload_userMessage(ctx, field)
+	case "attempt":
+		return ec.fieldContext_AskPayload_attempt(ctx, field)
+	case "deduplicated":
+		return ec.fieldContext_AskPayload_deduplicated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AskPayload", field.Name)
+}
 
 func (ec *executionContext) childFields_Attempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -1500,6 +2962,10 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_sources(ctx, field)
 	case "feedback":
 		return ec.fieldContext_Attempt_feedback(ctx, field)
+	case "contextManifest":
+		return ec.fieldContext_Attempt_contextManifest(ctx, field)
+	case "timings":
+		return ec.fieldContext_Attempt_timings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attempt", field.Name)
 }
@@ -1524,6 +2990,48 @@ func (ec *executionContext) childFields_AttemptEdge(ctx context.Context, field g
 		return ec.fieldContext_AttemptEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AttemptEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AttemptEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_AttemptEvent_kind(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_AttemptEvent_attemptId(ctx, field)
+	case "seq":
+		return ec.fieldContext_AttemptEvent_seq(ctx, field)
+	case "text":
+		return ec.fieldContext_AttemptEvent_text(ctx, field)
+	case "standaloneQuestion":
+		return ec.fieldContext_AttemptEvent_standaloneQuestion(ctx, field)
+	case "requiresHistory":
+		return ec.fieldContext_AttemptEvent_requiresHistory(ctx, field)
+	case "sources":
+		return ec.fieldContext_AttemptEvent_sources(ctx, field)
+	case "attempt":
+		return ec.fieldContext_AttemptEvent_attempt(ctx, field)
+	case "failureCode":
+		return ec.fieldContext_AttemptEvent_failureCode(ctx, field)
+	case "failureMessage":
+		return ec.fieldContext_AttemptEvent_failureMessage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttemptEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_AttemptTimings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "startedAt":
+		return ec.fieldContext_AttemptTimings_startedAt(ctx, field)
+	case "firstTokenAt":
+		return ec.fieldContext_AttemptTimings_firstTokenAt(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_AttemptTimings_completedAt(ctx, field)
+	case "timeToFirstTokenMs":
+		return ec.fieldContext_AttemptTimings_timeToFirstTokenMs(ctx, field)
+	case "durationMs":
+		return ec.fieldContext_AttemptTimings_durationMs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttemptTimings", field.Name)
 }
 
 func (ec *executionContext) childFields_AuditEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1554,6 +3062,36 @@ func (ec *executionContext) childFields_AuditEventEdge(ctx context.Context, fiel
 		return ec.fieldContext_AuditEventEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ContextManifest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "historyFromSeq":
+		return ec.fieldContext_ContextManifest_historyFromSeq(ctx, field)
+	case "historyToSeq":
+		return ec.fieldContext_ContextManifest_historyToSeq(ctx, field)
+	case "historyRounds":
+		return ec.fieldContext_ContextManifest_historyRounds(ctx, field)
+	case "droppedRounds":
+		return ec.fieldContext_ContextManifest_droppedRounds(ctx, field)
+	case "revokedRounds":
+		return ec.fieldContext_ContextManifest_revokedRounds(ctx, field)
+	case "summaryVersion":
+		return ec.fieldContext_ContextManifest_summaryVersion(ctx, field)
+	case "summaryIncluded":
+		return ec.fieldContext_ContextManifest_summaryIncluded(ctx, field)
+	case "chunkIds":
+		return ec.fieldContext_ContextManifest_chunkIds(ctx, field)
+	case "droppedChunks":
+		return ec.fieldContext_ContextManifest_droppedChunks(ctx, field)
+	case "tokens":
+		return ec.fieldContext_ContextManifest_tokens(ctx, field)
+	case "tokenizer":
+		return ec.fieldContext_ContextManifest_tokenizer(ctx, field)
+	case "budget":
+		return ec.fieldContext_ContextManifest_budget(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContextManifest", field.Name)
 }
 
 func (ec *executionContext) childFields_Conversation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1592,10 +3130,10 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_deletedAt(ctx, field)
 	case "knowledgeBase":
 		return ec.fieldContext_Conversation_knowledgeBase(ctx, field)
-	case "messages":
-		return ec.fieldContext_Conversation_messages(ctx, field)
 	case "attempts":
 		return ec.fieldContext_Conversation_attempts(ctx, field)
+	case "messages":
+		return ec.fieldContext_Conversation_messages(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -1622,6 +3160,38 @@ func (ec *executionContext) childFields_ConversationEdge(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type ConversationEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ConversationEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ConversationEvent_kind(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_ConversationEvent_conversationId(ctx, field)
+	case "messageId":
+		return ec.fieldContext_ConversationEvent_messageId(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_ConversationEvent_attemptId(ctx, field)
+	case "attemptStatus":
+		return ec.fieldContext_ConversationEvent_attemptStatus(ctx, field)
+	case "at":
+		return ec.fieldContext_ConversationEvent_at(ctx, field)
+	case "conversation":
+		return ec.fieldContext_ConversationEvent_conversation(ctx, field)
+	case "message":
+		return ec.fieldContext_ConversationEvent_message(ctx, field)
+	case "attempt":
+		return ec.fieldContext_ConversationEvent_attempt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConversationEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteDocumentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedDocumentId":
+		return ec.fieldContext_DeleteDocumentPayload_deletedDocumentId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteDocumentPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Document(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1646,8 +3216,22 @@ func (ec *executionContext) childFields_Document(ctx context.Context, field grap
 		return ec.fieldContext_Document_visibility(ctx, field)
 	case "knowledgeBase":
 		return ec.fieldContext_Document_knowledgeBase(ctx, field)
+	case "acl":
+		return ec.fieldContext_Document_acl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Document", field.Name)
+}
+
+func (ec *executionContext) childFields_DocumentAcl(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "visibility":
+		return ec.fieldContext_DocumentAcl_visibility(ctx, field)
+	case "groups":
+		return ec.fieldContext_DocumentAcl_groups(ctx, field)
+	case "users":
+		return ec.fieldContext_DocumentAcl_users(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DocumentAcl", field.Name)
 }
 
 func (ec *executionContext) childFields_DocumentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1696,6 +3280,18 @@ func (ec *executionContext) childFields_Feedback(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Feedback", field.Name)
 }
 
+func (ec *executionContext) childFields_FeedbackConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_FeedbackConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_FeedbackConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_FeedbackConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FeedbackConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_FeedbackEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -1704,6 +3300,32 @@ func (ec *executionContext) childFields_FeedbackEdge(ctx context.Context, field 
 		return ec.fieldContext_FeedbackEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeedbackEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_FeedbackReasonCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reason":
+		return ec.fieldContext_FeedbackReasonCount_reason(ctx, field)
+	case "count":
+		return ec.fieldContext_FeedbackReasonCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FeedbackReasonCount", field.Name)
+}
+
+func (ec *executionContext) childFields_FeedbackSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_FeedbackSummary_from(ctx, field)
+	case "to":
+		return ec.fieldContext_FeedbackSummary_to(ctx, field)
+	case "up":
+		return ec.fieldContext_FeedbackSummary_up(ctx, field)
+	case "down":
+		return ec.fieldContext_FeedbackSummary_down(ctx, field)
+	case "byReason":
+		return ec.fieldContext_FeedbackSummary_byReason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FeedbackSummary", field.Name)
 }
 
 func (ec *executionContext) childFields_KnowledgeBase(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1824,34 +3446,88 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_PromptSectionTokens(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "system":
+		return ec.fieldContext_PromptSectionTokens_system(ctx, field)
+	case "question":
+		return ec.fieldContext_PromptSectionTokens_question(ctx, field)
+	case "evidence":
+		return ec.fieldContext_PromptSectionTokens_evidence(ctx, field)
+	case "history":
+		return ec.fieldContext_PromptSectionTokens_history(ctx, field)
+	case "summary":
+		return ec.fieldContext_PromptSectionTokens_summary(ctx, field)
+	case "total":
+		return ec.fieldContext_PromptSectionTokens_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PromptSectionTokens", field.Name)
+}
+
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Source_id(ctx, field)
 	case "attemptID":
 		return ec.fieldContext_Source_attemptID(ctx, field)
-	case "chunkID":
-		return ec.fieldContext_Source_chunkID(ctx, field)
-	case "documentID":
-		return ec.fieldContext_Source_documentID(ctx, field)
 	case "label":
 		return ec.fieldContext_Source_label(ctx, field)
 	case "rank":
 		return ec.fieldContext_Source_rank(ctx, field)
 	case "score":
 		return ec.fieldContext_Source_score(ctx, field)
-	case "snippet":
-		return ec.fieldContext_Source_snippet(ctx, field)
-	case "documentTitle":
-		return ec.fieldContext_Source_documentTitle(ctx, field)
 	case "documentVersion":
 		return ec.fieldContext_Source_documentVersion(ctx, field)
 	case "cited":
 		return ec.fieldContext_Source_cited(ctx, field)
 	case "attempt":
 		return ec.fieldContext_Source_attempt(ctx, field)
+	case "available":
+		return ec.fieldContext_Source_available(ctx, field)
+	case "snippet":
+		return ec.fieldContext_Source_snippet(ctx, field)
+	case "documentTitle":
+		return ec.fieldContext_Source_documentTitle(ctx, field)
+	case "documentId":
+		return ec.fieldContext_Source_documentId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Source", field.Name)
+}
+
+func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_UsageRow_day(ctx, field)
+	case "model":
+		return ec.fieldContext_UsageRow_model(ctx, field)
+	case "attempts":
+		return ec.fieldContext_UsageRow_attempts(ctx, field)
+	case "promptTokens":
+		return ec.fieldContext_UsageRow_promptTokens(ctx, field)
+	case "completionTokens":
+		return ec.fieldContext_UsageRow_completionTokens(ctx, field)
+	case "totalTokens":
+		return ec.fieldContext_UsageRow_totalTokens(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UsageRow", field.Name)
+}
+
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tenantId":
+		return ec.fieldContext_Viewer_tenantId(ctx, field)
+	case "userId":
+		return ec.fieldContext_Viewer_userId(ctx, field)
+	case "roles":
+		return ec.fieldContext_Viewer_roles(ctx, field)
+	case "groups":
+		return ec.fieldContext_Viewer_groups(ctx, field)
+	case "isAdmin":
+		return ec.fieldContext_Viewer_isAdmin(ctx, field)
+	case "canCurateKnowledge":
+		return ec.fieldContext_Viewer_canCurateKnowledge(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2132,6 +3808,220 @@ func (ec *executionContext) field_KnowledgeBase_documents_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_archiveConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_ask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AskInput, error) {
+			return ec.unmarshalNAskInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAskInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelAttempt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.CreateConversationInput, error) {
+			return ec.unmarshalOCreateConversationInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateConversationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createKnowledgeBase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateKnowledgeBaseInput, error) {
+			return ec.unmarshalNCreateKnowledgeBaseInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateKnowledgeBaseInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "documentId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["documentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_ingestDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.IngestDocumentInput, error) {
+			return ec.unmarshalNIngestDocumentInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐIngestDocumentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_renameConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "title",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["title"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_retryAttempt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RetryAttemptInput, error) {
+			return ec.unmarshalNRetryAttemptInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRetryAttemptInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setDocumentAcl_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "documentId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["documentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "acl",
+		func(ctx context.Context, v any) (model.DocumentACLInput, error) {
+			return ec.unmarshalNDocumentAclInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["acl"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_submitFeedback_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SubmitFeedbackInput, error) {
+			return ec.unmarshalNSubmitFeedbackInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSubmitFeedbackInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2143,6 +4033,88 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_adminConversations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ConversationOrder, error) {
+			return ec.unmarshalOConversationOrder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*model.AdminConversationWhereInput, error) {
+			return ec.unmarshalOAdminConversationWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAdminConversationWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_attempt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_conversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -2192,6 +4164,82 @@ func (ec *executionContext) field_Query_conversations_args(ctx context.Context, 
 	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
 		func(ctx context.Context, v any) (*ent.ConversationWhereInput, error) {
 			return ec.unmarshalOConversationWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_feedbackSummary_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_feedbacks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.FeedbackOrder, error) {
+			return ec.unmarshalOFeedbackOrder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*model.AdminFeedbackWhereInput, error) {
+			return ec.unmarshalOAdminFeedbackWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAdminFeedbackWhereInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2282,6 +4330,64 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_usageSummary_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_attemptEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "attemptId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["attemptId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "afterSeq",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["afterSeq"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_conversationEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2355,6 +4461,93 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AskPayload_userMessage(ctx context.Context, field graphql.CollectedField, obj *model.AskPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskPayload_userMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalNMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskPayload_userMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AskPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AskPayload_attempt(ctx context.Context, field graphql.CollectedField, obj *model.AskPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskPayload_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalNAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskPayload_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AskPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AskPayload_deduplicated(ctx context.Context, field graphql.CollectedField, obj *model.AskPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AskPayload_deduplicated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deduplicated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AskPayload_deduplicated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AskPayload", field, false, false, "Boolean")
+}
 
 func (ec *executionContext) _Attempt_id(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -3201,6 +5394,70 @@ func (ec *executionContext) fieldContext_Attempt_feedback(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Attempt_contextManifest(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_contextManifest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attempt().ContextManifest(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.ContextManifest) graphql.Marshaler {
+			return ec.marshalOContextManifest2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐContextManifest(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_contextManifest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContextManifest(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_timings(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_timings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attempt().Timings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
+			return ec.marshalOAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_timings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptTimings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AttemptConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AttemptConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3341,6 +5598,369 @@ func (ec *executionContext) _AttemptEdge_cursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_AttemptEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AttemptEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _AttemptEvent_kind(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AttemptEventKind) graphql.Marshaler {
+			return ec.marshalNAttemptEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptEventKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "AttemptEventKind")
+}
+
+func (ec *executionContext) _AttemptEvent_attemptId(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_attemptId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AttemptEvent_seq(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_seq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_seq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AttemptEvent_text(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttemptEvent_standaloneQuestion(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_standaloneQuestion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StandaloneQuestion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_standaloneQuestion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttemptEvent_requiresHistory(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_requiresHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequiresHistory, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_requiresHistory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _AttemptEvent_sources(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_sources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Source) graphql.Marshaler {
+			return ec.marshalOSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSourceᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_sources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttemptEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Source(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttemptEvent_attempt(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalOAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttemptEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttemptEvent_failureCode(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_failureCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_failureCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttemptEvent_failureMessage(ctx context.Context, field graphql.CollectedField, obj *model.AttemptEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptEvent_failureMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptEvent_failureMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttemptTimings_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.AttemptTimings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptTimings_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptTimings_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptTimings", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AttemptTimings_firstTokenAt(ctx context.Context, field graphql.CollectedField, obj *model.AttemptTimings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptTimings_firstTokenAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstTokenAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptTimings_firstTokenAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptTimings", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AttemptTimings_completedAt(ctx context.Context, field graphql.CollectedField, obj *model.AttemptTimings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptTimings_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptTimings_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptTimings", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AttemptTimings_timeToFirstTokenMs(ctx context.Context, field graphql.CollectedField, obj *model.AttemptTimings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptTimings_timeToFirstTokenMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeToFirstTokenMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptTimings_timeToFirstTokenMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptTimings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AttemptTimings_durationMs(ctx context.Context, field graphql.CollectedField, obj *model.AttemptTimings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptTimings_durationMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DurationMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptTimings_durationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptTimings", field, false, false, "Int")
 }
 
 func (ec *executionContext) _AuditEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
@@ -3644,6 +6264,291 @@ func (ec *executionContext) _AuditEventEdge_cursor(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_AuditEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEventEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _ContextManifest_historyFromSeq(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_historyFromSeq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HistoryFromSeq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_historyFromSeq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_historyToSeq(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_historyToSeq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HistoryToSeq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_historyToSeq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_historyRounds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_historyRounds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HistoryRounds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_historyRounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_droppedRounds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_droppedRounds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DroppedRounds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_droppedRounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_revokedRounds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_revokedRounds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedRounds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_revokedRounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_summaryVersion(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_summaryVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SummaryVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_summaryVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_summaryIncluded(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_summaryIncluded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SummaryIncluded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_summaryIncluded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ContextManifest_chunkIds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_chunkIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChunkIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_chunkIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
+}
+
+func (ec *executionContext) _ContextManifest_droppedChunks(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_droppedChunks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DroppedChunks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_droppedChunks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_tokens(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v domain.SectionTokens) graphql.Marshaler {
+			return ec.marshalNPromptSectionTokens2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐSectionTokens(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContextManifest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PromptSectionTokens(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContextManifest_tokenizer(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_tokenizer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokenizer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_tokenizer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
+}
+
+func (ec *executionContext) _ContextManifest_budget(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_budget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Budget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_budget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Conversation_id(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
@@ -4046,50 +6951,6 @@ func (ec *executionContext) fieldContext_Conversation_knowledgeBase(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _Conversation_messages(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_messages(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return obj.Messages(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.MessageOrder), fc.Args["where"].(*ent.MessageWhereInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
-			return ec.marshalNMessageConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessageConnection(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Conversation_messages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Conversation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_MessageConnection(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Conversation_messages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Conversation_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4128,6 +6989,50 @@ func (ec *executionContext) fieldContext_Conversation_attempts(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Conversation_attempts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Conversation_messages(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_messages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Conversation().Messages(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.MessageOrder), fc.Args["where"].(*ent.MessageWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
+			return ec.marshalNMessageConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessageConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_messages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Conversation_messages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -4274,6 +7179,263 @@ func (ec *executionContext) _ConversationEdge_cursor(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_ConversationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ConversationEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _ConversationEvent_kind(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ConversationEventKind) graphql.Marshaler {
+			return ec.marshalNConversationEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationEventKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ConversationEventKind")
+}
+
+func (ec *executionContext) _ConversationEvent_conversationId(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_conversationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ConversationEvent_messageId(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_messageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_messageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ConversationEvent_attemptId(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_attemptId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ConversationEvent_attemptStatus(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_attemptStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *attempt.Status) graphql.Marshaler {
+			return ec.marshalOAttemptStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattemptᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_attemptStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "AttemptStatus")
+}
+
+func (ec *executionContext) _ConversationEvent_at(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ConversationEvent_conversation(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_conversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ConversationEvent().Conversation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalOConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_conversation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationEvent_message(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ConversationEvent().Message(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalOMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationEvent_attempt(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ConversationEvent().Attempt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalOAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDocumentPayload_deletedDocumentId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteDocumentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteDocumentPayload_deletedDocumentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedDocumentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteDocumentPayload_deletedDocumentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteDocumentPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Document_id(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
@@ -4536,6 +7698,107 @@ func (ec *executionContext) fieldContext_Document_knowledgeBase(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Document_acl(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_acl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Document().ACL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
+			return ec.marshalODocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Document_acl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Document",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentAcl(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DocumentAcl_visibility(ctx context.Context, field graphql.CollectedField, obj *model.DocumentACL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentAcl_visibility(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Visibility, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v document.Visibility) graphql.Marshaler {
+			return ec.marshalNDocumentVisibility2githubᚗcomᚋragchatᚋragchatᚋentᚋdocumentᚐVisibility(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentAcl_visibility(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentAcl", field, false, false, "DocumentVisibility")
+}
+
+func (ec *executionContext) _DocumentAcl_groups(ctx context.Context, field graphql.CollectedField, obj *model.DocumentACL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentAcl_groups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Groups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentAcl_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentAcl", field, false, false, "String")
+}
+
+func (ec *executionContext) _DocumentAcl_users(ctx context.Context, field graphql.CollectedField, obj *model.DocumentACL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentAcl_users(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Users, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentAcl_users(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentAcl", field, false, false, "String")
 }
 
 func (ec *executionContext) _DocumentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.DocumentConnection) (ret graphql.Marshaler) {
@@ -5036,6 +8299,176 @@ func (ec *executionContext) _FeedbackEdge_cursor(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_FeedbackEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeedbackEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _FeedbackReasonCount_reason(ctx context.Context, field graphql.CollectedField, obj *model.FeedbackReasonCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedbackReasonCount_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.FeedbackReason) graphql.Marshaler {
+			return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedbackReasonCount_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedbackReasonCount", field, false, false, "FeedbackReason")
+}
+
+func (ec *executionContext) _FeedbackReasonCount_count(ctx context.Context, field graphql.CollectedField, obj *model.FeedbackReasonCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedbackReasonCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedbackReasonCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedbackReasonCount", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FeedbackSummary_from(ctx context.Context, field graphql.CollectedField, obj *model.FeedbackSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedbackSummary_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedbackSummary_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedbackSummary", field, false, false, "Time")
+}
+
+func (ec *executionContext) _FeedbackSummary_to(ctx context.Context, field graphql.CollectedField, obj *model.FeedbackSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedbackSummary_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedbackSummary_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedbackSummary", field, false, false, "Time")
+}
+
+func (ec *executionContext) _FeedbackSummary_up(ctx context.Context, field graphql.CollectedField, obj *model.FeedbackSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedbackSummary_up(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Up, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedbackSummary_up(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedbackSummary", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FeedbackSummary_down(ctx context.Context, field graphql.CollectedField, obj *model.FeedbackSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedbackSummary_down(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Down, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedbackSummary_down(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedbackSummary", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FeedbackSummary_byReason(ctx context.Context, field graphql.CollectedField, obj *model.FeedbackSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedbackSummary_byReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FeedbackReasonCount) graphql.Marshaler {
+			return ec.marshalNFeedbackReasonCount2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedbackSummary_byReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeedbackSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeedbackReasonCount(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _KnowledgeBase_id(ctx context.Context, field graphql.CollectedField, obj *ent.KnowledgeBase) (ret graphql.Marshaler) {
@@ -5922,6 +9355,578 @@ func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _Mutation_createConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateConversation(ctx, fc.Args["input"].(*model.CreateConversationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_renameConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_renameConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RenameConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["title"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_renameConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_renameConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_archiveConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_archiveConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ArchiveConversation(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_archiveConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_archiveConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreConversation(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_ask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_ask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().Ask(ctx, fc.Args["input"].(model.AskInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AskPayload) graphql.Marshaler {
+			return ec.marshalNAskPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAskPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_ask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AskPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_ask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_retryAttempt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_retryAttempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RetryAttempt(ctx, fc.Args["input"].(model.RetryAttemptInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AskPayload) graphql.Marshaler {
+			return ec.marshalNAskPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAskPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_retryAttempt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AskPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_retryAttempt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelAttempt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelAttempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelAttempt(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalNAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelAttempt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelAttempt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_submitFeedback(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_submitFeedback(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SubmitFeedback(ctx, fc.Args["input"].(model.SubmitFeedbackInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Feedback) graphql.Marshaler {
+			return ec.marshalNFeedback2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedback(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_submitFeedback(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Feedback(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_submitFeedback_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createKnowledgeBase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createKnowledgeBase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateKnowledgeBase(ctx, fc.Args["input"].(model.CreateKnowledgeBaseInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.KnowledgeBase) graphql.Marshaler {
+			return ec.marshalNKnowledgeBase2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐKnowledgeBase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createKnowledgeBase(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KnowledgeBase(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createKnowledgeBase_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_ingestDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_ingestDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().IngestDocument(ctx, fc.Args["input"].(model.IngestDocumentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_ingestDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_ingestDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setDocumentAcl(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setDocumentAcl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetDocumentACL(ctx, fc.Args["documentId"].(uuid.UUID), fc.Args["acl"].(model.DocumentACLInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setDocumentAcl(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setDocumentAcl_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteDocument(ctx, fc.Args["documentId"].(uuid.UUID), fc.Args["reason"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteDocumentPayload) graphql.Marshaler {
+			return ec.marshalNDeleteDocumentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteDocumentPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteDocumentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6012,6 +10017,144 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _PromptSectionTokens_system(ctx context.Context, field graphql.CollectedField, obj *domain.SectionTokens) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptSectionTokens_system(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.System, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptSectionTokens_system(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PromptSectionTokens_question(ctx context.Context, field graphql.CollectedField, obj *domain.SectionTokens) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptSectionTokens_question(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Question, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptSectionTokens_question(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PromptSectionTokens_evidence(ctx context.Context, field graphql.CollectedField, obj *domain.SectionTokens) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptSectionTokens_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptSectionTokens_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PromptSectionTokens_history(ctx context.Context, field graphql.CollectedField, obj *domain.SectionTokens) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptSectionTokens_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptSectionTokens_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PromptSectionTokens_summary(ctx context.Context, field graphql.CollectedField, obj *domain.SectionTokens) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptSectionTokens_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptSectionTokens_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PromptSectionTokens_total(ctx context.Context, field graphql.CollectedField, obj *domain.SectionTokens) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptSectionTokens_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptSectionTokens_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -6190,6 +10333,302 @@ func (ec *executionContext) fieldContext_Query_knowledgeBases(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
+			return ec.marshalNViewer2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_conversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_conversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Conversation(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_conversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_conversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_attempt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Attempt(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalNAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_attempt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_attempt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_adminConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_adminConversations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AdminConversations(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ConversationOrder), fc.Args["where"].(*model.AdminConversationWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ConversationConnection) graphql.Marshaler {
+			return ec.marshalNConversationConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_adminConversations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_adminConversations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_feedbacks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_feedbacks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Feedbacks(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FeedbackOrder), fc.Args["where"].(*model.AdminFeedbackWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FeedbackConnection) graphql.Marshaler {
+			return ec.marshalNFeedbackConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_feedbacks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeedbackConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_feedbacks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_feedbackSummary(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_feedbackSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FeedbackSummary(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FeedbackSummary) graphql.Marshaler {
+			return ec.marshalNFeedbackSummary2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_feedbackSummary(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeedbackSummary(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_feedbackSummary_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_usageSummary(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_usageSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().UsageSummary(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {
+			return ec.marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_usageSummary(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UsageRow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_usageSummary_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6312,52 +10751,6 @@ func (ec *executionContext) fieldContext_Source_attemptID(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Source", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Source_chunkID(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_chunkID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChunkID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Source_chunkID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "ID")
-}
-
-func (ec *executionContext) _Source_documentID(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_documentID(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DocumentID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Source_documentID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "ID")
-}
-
 func (ec *executionContext) _Source_label(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6425,52 +10818,6 @@ func (ec *executionContext) _Source_score(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Source_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Source", field, false, false, "Float")
-}
-
-func (ec *executionContext) _Source_snippet(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_snippet(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Snippet, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Source_snippet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
-}
-
-func (ec *executionContext) _Source_documentTitle(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_documentTitle(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DocumentTitle, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Source_documentTitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
 }
 
 func (ec *executionContext) _Source_documentVersion(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
@@ -6549,6 +10896,462 @@ func (ec *executionContext) fieldContext_Source_attempt(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Source_available(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Source_available(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Source().Available(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Source_available(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Source", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Source_snippet(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Source_snippet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Source().Snippet(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Source_snippet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
+}
+
+func (ec *executionContext) _Source_documentTitle(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Source_documentTitle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Source().DocumentTitle(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Source_documentTitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
+}
+
+func (ec *executionContext) _Source_documentId(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Source_documentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Source().DocumentID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Source_documentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Source", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Subscription_attemptEvents(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_attemptEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().AttemptEvents(ctx, fc.Args["attemptId"].(uuid.UUID), fc.Args["afterSeq"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptEvent) graphql.Marshaler {
+			return ec.marshalNAttemptEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_attemptEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_attemptEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_conversationEvents(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_conversationEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ConversationEvents(ctx, fc.Args["conversationId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConversationEvent) graphql.Marshaler {
+			return ec.marshalNConversationEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_conversationEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_conversationEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageRow_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageRow_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageRow_model(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageRow_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageRow_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageRow_attempts(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageRow_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageRow_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageRow_promptTokens(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageRow_promptTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromptTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageRow_promptTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageRow_completionTokens(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageRow_completionTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletionTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageRow_completionTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageRow_totalTokens(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageRow_totalTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageRow_totalTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Viewer_tenantId(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_tenantId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenantID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_tenantId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, "String")
+}
+
+func (ec *executionContext) _Viewer_userId(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, "String")
+}
+
+func (ec *executionContext) _Viewer_roles(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_roles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Roles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Role) graphql.Marshaler {
+			return ec.marshalNRole2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRoleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_roles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, "Role")
+}
+
+func (ec *executionContext) _Viewer_groups(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_groups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Groups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, "String")
+}
+
+func (ec *executionContext) _Viewer_isAdmin(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_isAdmin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsAdmin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_isAdmin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Viewer_canCurateKnowledge(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_canCurateKnowledge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CanCurateKnowledge, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_canCurateKnowledge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -7623,6 +12426,223 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
+
+func (ec *executionContext) unmarshalInputAdminConversationWhereInput(ctx context.Context, obj any) (model.AdminConversationWhereInput, error) {
+	var it model.AdminConversationWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userId", "status", "knowledgeBaseId", "createdAfter", "createdBefore", "hasNegativeFeedback", "titleContains"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOConversationStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋconversationᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KnowledgeBaseID = data
+		case "createdAfter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAfter"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAfter = data
+		case "createdBefore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdBefore"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedBefore = data
+		case "hasNegativeFeedback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasNegativeFeedback"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasNegativeFeedback = data
+		case "titleContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("titleContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TitleContains = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAdminConversationWhereInput unmarshals raw into the AdminConversationWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAdminConversationWhereInput(ctx context.Context, raw any) (model.AdminConversationWhereInput, error) {
+	var out model.AdminConversationWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AdminConversationWhereInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAdminFeedbackWhereInput(ctx context.Context, obj any) (model.AdminFeedbackWhereInput, error) {
+	var it model.AdminFeedbackWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rating", "reasonCode", "model", "userId", "createdAfter", "createdBefore"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rating":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rating"))
+			data, err := ec.unmarshalOFeedbackRating2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋfeedbackᚐRating(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rating = data
+		case "reasonCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonCode"))
+			data, err := ec.unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonCode = data
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "createdAfter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAfter"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAfter = data
+		case "createdBefore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdBefore"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedBefore = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAdminFeedbackWhereInput unmarshals raw into the AdminFeedbackWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAdminFeedbackWhereInput(ctx context.Context, raw any) (model.AdminFeedbackWhereInput, error) {
+	var out model.AdminFeedbackWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AdminFeedbackWhereInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any) (model.AskInput, error) {
+	var it model.AskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationID = data
+		case "clientMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientMessageID = data
+		case "question":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("question"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Question = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAskInput unmarshals raw into the AskInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAskInput(ctx context.Context, raw any) (model.AskInput, error) {
+	var out model.AskInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AskInput", raw, &out)
+	return out, err
+}
 
 func (ec *executionContext) unmarshalInputAttemptOrder(ctx context.Context, obj any) (ent.AttemptOrder, error) {
 	var it ent.AttemptOrder
@@ -11269,6 +16289,160 @@ func UnmarshalConversationWhereInput(ctx context.Context, raw any) (ent.Conversa
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Context, obj any) (model.CreateConversationInput, error) {
+	var it model.CreateConversationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"knowledgeBaseId", "title"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KnowledgeBaseID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateConversationInput unmarshals raw into the CreateConversationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateConversationInput(ctx context.Context, raw any) (model.CreateConversationInput, error) {
+	var out model.CreateConversationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateConversationInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateKnowledgeBaseInput(ctx context.Context, obj any) (model.CreateKnowledgeBaseInput, error) {
+	var it model.CreateKnowledgeBaseInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateKnowledgeBaseInput unmarshals raw into the CreateKnowledgeBaseInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateKnowledgeBaseInput(ctx context.Context, raw any) (model.CreateKnowledgeBaseInput, error) {
+	var out model.CreateKnowledgeBaseInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateKnowledgeBaseInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDocumentAclInput(ctx context.Context, obj any) (model.DocumentACLInput, error) {
+	var it model.DocumentACLInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"visibility", "groups", "users"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "visibility":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("visibility"))
+			data, err := ec.unmarshalNDocumentVisibility2githubᚗcomᚋragchatᚋragchatᚋentᚋdocumentᚐVisibility(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Visibility = data
+		case "groups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groups"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Groups = data
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDocumentAclInput unmarshals raw into the DocumentAclInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDocumentAclInput(ctx context.Context, raw any) (model.DocumentACLInput, error) {
+	var out model.DocumentACLInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DocumentAclInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDocumentOrder(ctx context.Context, obj any) (ent.DocumentOrder, error) {
 	var it ent.DocumentOrder
 	if obj == nil {
@@ -12513,6 +17687,76 @@ func (ec *executionContext) unmarshalInputFeedbackWhereInput(ctx context.Context
 func UnmarshalFeedbackWhereInput(ctx context.Context, raw any) (ent.FeedbackWhereInput, error) {
 	var out ent.FeedbackWhereInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "FeedbackWhereInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputIngestDocumentInput(ctx context.Context, obj any) (model.IngestDocumentInput, error) {
+	var it model.IngestDocumentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "sourceUri", "content", "acl"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KnowledgeBaseID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "sourceUri":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUri"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SourceURI = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		case "acl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acl"))
+			data, err := ec.unmarshalODocumentAclInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ACL = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalIngestDocumentInput unmarshals raw into the IngestDocumentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIngestDocumentInput(ctx context.Context, raw any) (model.IngestDocumentInput, error) {
+	var out model.IngestDocumentInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IngestDocumentInput", raw, &out)
 	return out, err
 }
 
@@ -14204,6 +19448,55 @@ func UnmarshalMessageWhereInput(ctx context.Context, raw any) (ent.MessageWhereI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRetryAttemptInput(ctx context.Context, obj any) (model.RetryAttemptInput, error) {
+	var it model.RetryAttemptInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"attemptId", "clientRequestId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptID = data
+		case "clientRequestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientRequestID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRetryAttemptInput unmarshals raw into the RetryAttemptInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRetryAttemptInput(ctx context.Context, raw any) (model.RetryAttemptInput, error) {
+	var out model.RetryAttemptInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RetryAttemptInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, obj any) (ent.SourceWhereInput, error) {
 	var it ent.SourceWhereInput
 	if obj == nil {
@@ -14215,7 +19508,7 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "chunkID", "chunkIDNEQ", "chunkIDIn", "chunkIDNotIn", "chunkIDIsNil", "chunkIDNotNil", "documentID", "documentIDNEQ", "documentIDIn", "documentIDNotIn", "documentIDIsNil", "documentIDNotNil", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "snippet", "snippetNEQ", "snippetIn", "snippetNotIn", "snippetGT", "snippetGTE", "snippetLT", "snippetLTE", "snippetContains", "snippetHasPrefix", "snippetHasSuffix", "snippetEqualFold", "snippetContainsFold", "documentTitle", "documentTitleNEQ", "documentTitleIn", "documentTitleNotIn", "documentTitleGT", "documentTitleGTE", "documentTitleLT", "documentTitleLTE", "documentTitleContains", "documentTitleHasPrefix", "documentTitleHasSuffix", "documentTitleEqualFold", "documentTitleContainsFold", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "hasAttempt", "hasAttemptWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "hasAttempt", "hasAttemptWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -14327,90 +19620,6 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.AttemptIDNotIn = data
-		case "chunkID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chunkID"))
-			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ChunkID = data
-		case "chunkIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chunkIDNEQ"))
-			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ChunkIDNEQ = data
-		case "chunkIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chunkIDIn"))
-			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ChunkIDIn = data
-		case "chunkIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chunkIDNotIn"))
-			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ChunkIDNotIn = data
-		case "chunkIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chunkIDIsNil"))
-			data, err := ec.unmarshalOBoolean2bool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ChunkIDIsNil = data
-		case "chunkIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("chunkIDNotNil"))
-			data, err := ec.unmarshalOBoolean2bool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ChunkIDNotNil = data
-		case "documentID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentID"))
-			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentID = data
-		case "documentIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentIDNEQ"))
-			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentIDNEQ = data
-		case "documentIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentIDIn"))
-			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentIDIn = data
-		case "documentIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentIDNotIn"))
-			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentIDNotIn = data
-		case "documentIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentIDIsNil"))
-			data, err := ec.unmarshalOBoolean2bool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentIDIsNil = data
-		case "documentIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentIDNotNil"))
-			data, err := ec.unmarshalOBoolean2bool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentIDNotNil = data
 		case "label":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -14614,188 +19823,6 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.ScoreLTE = data
-		case "snippet":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippet"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Snippet = data
-		case "snippetNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetNEQ"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetNEQ = data
-		case "snippetIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetIn"))
-			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetIn = data
-		case "snippetNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetNotIn"))
-			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetNotIn = data
-		case "snippetGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetGT"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetGT = data
-		case "snippetGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetGTE"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetGTE = data
-		case "snippetLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetLT"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetLT = data
-		case "snippetLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetLTE"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetLTE = data
-		case "snippetContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetContains"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetContains = data
-		case "snippetHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetHasPrefix"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetHasPrefix = data
-		case "snippetHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetHasSuffix"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetHasSuffix = data
-		case "snippetEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetEqualFold"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetEqualFold = data
-		case "snippetContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("snippetContainsFold"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SnippetContainsFold = data
-		case "documentTitle":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitle"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitle = data
-		case "documentTitleNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleNEQ"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleNEQ = data
-		case "documentTitleIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleIn"))
-			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleIn = data
-		case "documentTitleNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleNotIn"))
-			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleNotIn = data
-		case "documentTitleGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleGT"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleGT = data
-		case "documentTitleGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleGTE"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleGTE = data
-		case "documentTitleLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleLT"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleLT = data
-		case "documentTitleLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleLTE"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleLTE = data
-		case "documentTitleContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleContains"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleContains = data
-		case "documentTitleHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleHasPrefix"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleHasPrefix = data
-		case "documentTitleHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleHasSuffix"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleHasSuffix = data
-		case "documentTitleEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleEqualFold"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleEqualFold = data
-		case "documentTitleContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentTitleContainsFold"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DocumentTitleContainsFold = data
 		case "documentVersion":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentVersion"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -14897,6 +19924,69 @@ func UnmarshalSourceWhereInput(ctx context.Context, raw any) (ent.SourceWhereInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSubmitFeedbackInput(ctx context.Context, obj any) (model.SubmitFeedbackInput, error) {
+	var it model.SubmitFeedbackInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"attemptId", "rating", "reasons", "comment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttemptID = data
+		case "rating":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rating"))
+			data, err := ec.unmarshalNFeedbackRating2githubᚗcomᚋragchatᚋragchatᚋentᚋfeedbackᚐRating(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rating = data
+		case "reasons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasons"))
+			data, err := ec.unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reasons = data
+		case "comment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("comment"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Comment = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSubmitFeedbackInput unmarshals raw into the SubmitFeedbackInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSubmitFeedbackInput(ctx context.Context, raw any) (model.SubmitFeedbackInput, error) {
+	var out model.SubmitFeedbackInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SubmitFeedbackInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -14957,6 +20047,49 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var askPayloadImplementors = []string{"AskPayload"}
+
+func (ec *executionContext) _AskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AskPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, askPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AskPayload")
+		case "userMessage":
+			out.Values[i] = ec._AskPayload_userMessage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempt":
+			out.Values[i] = ec._AskPayload_attempt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deduplicated":
+			out.Values[i] = ec._AskPayload_deduplicated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var attemptImplementors = []string{"Attempt", "Node"}
 
@@ -15146,6 +20279,18 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_feedback(ctx, field, obj)
 				})
+		case "contextManifest":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_contextManifest(ctx, field, obj)
+				})
+		case "timings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_timings(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15225,6 +20370,137 @@ func (ec *executionContext) _AttemptEdge(ctx context.Context, sel ast.SelectionS
 		case "cursor":
 			out.Values[i] = ec._AttemptEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attemptEventImplementors = []string{"AttemptEvent"}
+
+func (ec *executionContext) _AttemptEvent(ctx context.Context, sel ast.SelectionSet, obj *model.AttemptEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attemptEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttemptEvent")
+		case "kind":
+			out.Values[i] = ec._AttemptEvent_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attemptId":
+			out.Values[i] = ec._AttemptEvent_attemptId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seq":
+			out.Values[i] = ec._AttemptEvent_seq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._AttemptEvent_text(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "standaloneQuestion":
+			out.Values[i] = ec._AttemptEvent_standaloneQuestion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "requiresHistory":
+			out.Values[i] = ec._AttemptEvent_requiresHistory(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sources":
+			out.Values[i] = ec._AttemptEvent_sources(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "attempt":
+			out.Values[i] = ec._AttemptEvent_attempt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "failureCode":
+			out.Values[i] = ec._AttemptEvent_failureCode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "failureMessage":
+			out.Values[i] = ec._AttemptEvent_failureMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attemptTimingsImplementors = []string{"AttemptTimings"}
+
+func (ec *executionContext) _AttemptTimings(ctx context.Context, sel ast.SelectionSet, obj *model.AttemptTimings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attemptTimingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttemptTimings")
+		case "startedAt":
+			out.Values[i] = ec._AttemptTimings_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstTokenAt":
+			out.Values[i] = ec._AttemptTimings_firstTokenAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "completedAt":
+			out.Values[i] = ec._AttemptTimings_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timeToFirstTokenMs":
+			out.Values[i] = ec._AttemptTimings_timeToFirstTokenMs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "durationMs":
+			out.Values[i] = ec._AttemptTimings_durationMs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -15388,6 +20664,94 @@ func (ec *executionContext) _AuditEventEdge(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var contextManifestImplementors = []string{"ContextManifest"}
+
+func (ec *executionContext) _ContextManifest(ctx context.Context, sel ast.SelectionSet, obj *domain.ContextManifest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contextManifestImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContextManifest")
+		case "historyFromSeq":
+			out.Values[i] = ec._ContextManifest_historyFromSeq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "historyToSeq":
+			out.Values[i] = ec._ContextManifest_historyToSeq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "historyRounds":
+			out.Values[i] = ec._ContextManifest_historyRounds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "droppedRounds":
+			out.Values[i] = ec._ContextManifest_droppedRounds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokedRounds":
+			out.Values[i] = ec._ContextManifest_revokedRounds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summaryVersion":
+			out.Values[i] = ec._ContextManifest_summaryVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summaryIncluded":
+			out.Values[i] = ec._ContextManifest_summaryIncluded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chunkIds":
+			out.Values[i] = ec._ContextManifest_chunkIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "droppedChunks":
+			out.Values[i] = ec._ContextManifest_droppedChunks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._ContextManifest_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenizer":
+			out.Values[i] = ec._ContextManifest_tokenizer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "budget":
+			out.Values[i] = ec._ContextManifest_budget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var conversationImplementors = []string{"Conversation", "Node"}
 
 func (ec *executionContext) _Conversation(ctx context.Context, sel ast.SelectionSet, obj *ent.Conversation) graphql.Marshaler {
@@ -15485,17 +20849,17 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_knowledgeBase(ctx, field, obj)
 				})
-		case "messages":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Conversation_messages(ctx, field, obj)
-				})
 		case "attempts":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_attempts(ctx, field, obj)
+				})
+		case "messages":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_messages(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -15595,6 +20959,115 @@ func (ec *executionContext) _ConversationEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var conversationEventImplementors = []string{"ConversationEvent"}
+
+func (ec *executionContext) _ConversationEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ConversationEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, conversationEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConversationEvent")
+		case "kind":
+			out.Values[i] = ec._ConversationEvent_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "conversationId":
+			out.Values[i] = ec._ConversationEvent_conversationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "messageId":
+			out.Values[i] = ec._ConversationEvent_messageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attemptId":
+			out.Values[i] = ec._ConversationEvent_attemptId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attemptStatus":
+			out.Values[i] = ec._ConversationEvent_attemptStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._ConversationEvent_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "conversation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ConversationEvent_conversation(ctx, field, obj)
+				})
+		case "message":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ConversationEvent_message(ctx, field, obj)
+				})
+		case "attempt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ConversationEvent_attempt(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var deleteDocumentPayloadImplementors = []string{"DeleteDocumentPayload"}
+
+func (ec *executionContext) _DeleteDocumentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteDocumentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteDocumentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteDocumentPayload")
+		case "deletedDocumentId":
+			out.Values[i] = ec._DeleteDocumentPayload_deletedDocumentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var documentImplementors = []string{"Document", "Node"}
 
 func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet, obj *ent.Document) graphql.Marshaler {
@@ -15662,6 +21135,55 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Document_knowledgeBase(ctx, field, obj)
 				})
+		case "acl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Document_acl(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var documentAclImplementors = []string{"DocumentAcl"}
+
+func (ec *executionContext) _DocumentAcl(ctx context.Context, sel ast.SelectionSet, obj *model.DocumentACL) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, documentAclImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DocumentAcl")
+		case "visibility":
+			out.Values[i] = ec._DocumentAcl_visibility(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groups":
+			out.Values[i] = ec._DocumentAcl_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "users":
+			out.Values[i] = ec._DocumentAcl_users(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15895,6 +21417,97 @@ func (ec *executionContext) _FeedbackEdge(ctx context.Context, sel ast.Selection
 			}
 		case "cursor":
 			out.Values[i] = ec._FeedbackEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var feedbackReasonCountImplementors = []string{"FeedbackReasonCount"}
+
+func (ec *executionContext) _FeedbackReasonCount(ctx context.Context, sel ast.SelectionSet, obj *model.FeedbackReasonCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, feedbackReasonCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FeedbackReasonCount")
+		case "reason":
+			out.Values[i] = ec._FeedbackReasonCount_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._FeedbackReasonCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var feedbackSummaryImplementors = []string{"FeedbackSummary"}
+
+func (ec *executionContext) _FeedbackSummary(ctx context.Context, sel ast.SelectionSet, obj *model.FeedbackSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, feedbackSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FeedbackSummary")
+		case "from":
+			out.Values[i] = ec._FeedbackSummary_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._FeedbackSummary_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "up":
+			out.Values[i] = ec._FeedbackSummary_up(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "down":
+			out.Values[i] = ec._FeedbackSummary_down(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byReason":
+			out.Values[i] = ec._FeedbackSummary_byReason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16257,6 +21870,133 @@ func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var mutationImplementors = []string{"Mutation"}
+
+func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Mutation",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mutation")
+		case "createConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renameConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_renameConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "archiveConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_archiveConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_ask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryAttempt":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_retryAttempt(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelAttempt":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelAttempt(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitFeedback":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_submitFeedback(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createKnowledgeBase":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createKnowledgeBase(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ingestDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_ingestDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setDocumentAcl":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setDocumentAcl(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
@@ -16286,6 +22026,64 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var promptSectionTokensImplementors = []string{"PromptSectionTokens"}
+
+func (ec *executionContext) _PromptSectionTokens(ctx context.Context, sel ast.SelectionSet, obj *domain.SectionTokens) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, promptSectionTokensImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PromptSectionTokens")
+		case "system":
+			out.Values[i] = ec._PromptSectionTokens_system(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "question":
+			out.Values[i] = ec._PromptSectionTokens_question(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidence":
+			out.Values[i] = ec._PromptSectionTokens_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "history":
+			out.Values[i] = ec._PromptSectionTokens_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summary":
+			out.Values[i] = ec._PromptSectionTokens_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._PromptSectionTokens_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -16348,6 +22146,48 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_knowledgeBases(ctx, field)
 				})
+		case "viewer":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_viewer(ctx, field)
+				})
+		case "conversation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_conversation(ctx, field)
+				})
+		case "attempt":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_attempt(ctx, field)
+				})
+		case "adminConversations":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_adminConversations(ctx, field)
+				})
+		case "feedbacks":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_feedbacks(ctx, field)
+				})
+		case "feedbackSummary":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_feedbackSummary(ctx, field)
+				})
+		case "usageSummary":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_usageSummary(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -16400,16 +22240,6 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "chunkID":
-			out.Values[i] = ec._Source_chunkID(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "documentID":
-			out.Values[i] = ec._Source_documentID(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "label":
 			out.Values[i] = ec._Source_label(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -16422,16 +22252,6 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "score":
 			out.Values[i] = ec._Source_score(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "snippet":
-			out.Values[i] = ec._Source_snippet(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "documentTitle":
-			out.Values[i] = ec._Source_documentTitle(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -16451,6 +22271,168 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Source_attempt(ctx, field, obj)
 				})
+		case "available":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_available(ctx, field, obj)
+				})
+		case "snippet":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_snippet(ctx, field, obj)
+				})
+		case "documentTitle":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_documentTitle(ctx, field, obj)
+				})
+		case "documentId":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_documentId(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "attemptEvents":
+		return ec._Subscription_attemptEvents(ctx, fields[0])
+	case "conversationEvents":
+		return ec._Subscription_conversationEvents(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
+var usageRowImplementors = []string{"UsageRow"}
+
+func (ec *executionContext) _UsageRow(ctx context.Context, sel ast.SelectionSet, obj *model.UsageRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, usageRowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UsageRow")
+		case "day":
+			out.Values[i] = ec._UsageRow_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._UsageRow_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempts":
+			out.Values[i] = ec._UsageRow_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "promptTokens":
+			out.Values[i] = ec._UsageRow_promptTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completionTokens":
+			out.Values[i] = ec._UsageRow_completionTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalTokens":
+			out.Values[i] = ec._UsageRow_totalTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var viewerImplementors = []string{"Viewer"}
+
+func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *model.Viewer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Viewer")
+		case "tenantId":
+			out.Values[i] = ec._Viewer_tenantId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userId":
+			out.Values[i] = ec._Viewer_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roles":
+			out.Values[i] = ec._Viewer_roles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groups":
+			out.Values[i] = ec._Viewer_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isAdmin":
+			out.Values[i] = ec._Viewer_isAdmin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "canCurateKnowledge":
+			out.Values[i] = ec._Viewer_canCurateKnowledge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16830,6 +22812,19 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAskInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAskInput(ctx context.Context, v any) (model.AskInput, error) {
+	res, err := ec.unmarshalInputAskInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAskPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAskPayload(ctx context.Context, sel ast.SelectionSet, v *model.AskPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AskPayload!")
+		return graphql.Null
+	}
+	return ec._AskPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx context.Context, sel ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Attempt!")
@@ -16844,6 +22839,24 @@ func (ec *executionContext) marshalNAttemptConnection2ᚖgithubᚗcomᚋragchat�
 		return graphql.Null
 	}
 	return ec._AttemptConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttemptEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptEvent(ctx context.Context, sel ast.SelectionSet, v *model.AttemptEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttemptEvent!")
+		return graphql.Null
+	}
+	return ec._AttemptEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAttemptEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptEventKind(ctx context.Context, v any) (model.AttemptEventKind, error) {
+	var res model.AttemptEventKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAttemptEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptEventKind(ctx context.Context, sel ast.SelectionSet, v model.AttemptEventKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNAttemptOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptOrderField(ctx context.Context, v any) (*ent.AttemptOrderField, error) {
@@ -16924,6 +22937,24 @@ func (ec *executionContext) marshalNConversationConnection2ᚖgithubᚗcomᚋrag
 	return ec._ConversationConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNConversationEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationEvent(ctx context.Context, sel ast.SelectionSet, v *model.ConversationEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConversationEvent!")
+		return graphql.Null
+	}
+	return ec._ConversationEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNConversationEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationEventKind(ctx context.Context, v any) (model.ConversationEventKind, error) {
+	var res model.ConversationEventKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNConversationEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationEventKind(ctx context.Context, sel ast.SelectionSet, v model.ConversationEventKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNConversationOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationOrderField(ctx context.Context, v any) (*ent.ConversationOrderField, error) {
 	var res = new(ent.ConversationOrderField)
 	err := res.UnmarshalGQL(v)
@@ -16963,6 +22994,11 @@ func (ec *executionContext) unmarshalNConversationWhereInput2ᚖgithubᚗcomᚋr
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateKnowledgeBaseInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateKnowledgeBaseInput(ctx context.Context, v any) (model.CreateKnowledgeBaseInput, error) {
+	res, err := ec.unmarshalInputCreateKnowledgeBaseInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[uuid.UUID], error) {
 	var res entgql.Cursor[uuid.UUID]
 	err := res.UnmarshalGQL(v)
@@ -16971,6 +23007,27 @@ func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCur
 
 func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNDeleteDocumentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteDocumentPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteDocumentPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteDocumentPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteDocumentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDocument2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐDocument(ctx context.Context, sel ast.SelectionSet, v *ent.Document) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Document!")
+		return graphql.Null
+	}
+	return ec._Document(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDocumentAclInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx context.Context, v any) (model.DocumentACLInput, error) {
+	res, err := ec.unmarshalInputDocumentAclInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNDocumentConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐDocumentConnection(ctx context.Context, sel ast.SelectionSet, v *ent.DocumentConnection) graphql.Marshaler {
@@ -17028,6 +23085,14 @@ func (ec *executionContext) marshalNFeedback2ᚖgithubᚗcomᚋragchatᚋragchat
 	return ec._Feedback(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNFeedbackConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FeedbackConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "FeedbackConnection!")
+		return graphql.Null
+	}
+	return ec._FeedbackConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFeedbackOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackOrderField(ctx context.Context, v any) (*ent.FeedbackOrderField, error) {
 	var res = new(ent.FeedbackOrderField)
 	err := res.UnmarshalGQL(v)
@@ -17050,6 +23115,48 @@ func (ec *executionContext) unmarshalNFeedbackRating2githubᚗcomᚋragchatᚋra
 
 func (ec *executionContext) marshalNFeedbackRating2githubᚗcomᚋragchatᚋragchatᚋentᚋfeedbackᚐRating(ctx context.Context, sel ast.SelectionSet, v feedback.Rating) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, v any) (model.FeedbackReason, error) {
+	var res model.FeedbackReason
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v model.FeedbackReason) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNFeedbackReasonCount2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FeedbackReasonCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFeedbackReasonCount2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFeedbackReasonCount2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonCount(ctx context.Context, sel ast.SelectionSet, v *model.FeedbackReasonCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "FeedbackReasonCount!")
+		return graphql.Null
+	}
+	return ec._FeedbackReasonCount(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFeedbackSummary2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackSummary(ctx context.Context, sel ast.SelectionSet, v *model.FeedbackSummary) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "FeedbackSummary!")
+		return graphql.Null
+	}
+	return ec._FeedbackSummary(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFeedbackWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackWhereInput(ctx context.Context, v any) (*ent.FeedbackWhereInput, error) {
@@ -17112,6 +23219,11 @@ func (ec *executionContext) marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNIngestDocumentInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐIngestDocumentInput(ctx context.Context, v any) (model.IngestDocumentInput, error) {
+	res, err := ec.unmarshalInputIngestDocumentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -17246,6 +23358,55 @@ func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPag
 	return ec._PageInfo(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNPromptSectionTokens2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐSectionTokens(ctx context.Context, sel ast.SelectionSet, v domain.SectionTokens) graphql.Marshaler {
+	return ec._PromptSectionTokens(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNRetryAttemptInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRetryAttemptInput(ctx context.Context, v any) (model.RetryAttemptInput, error) {
+	res, err := ec.unmarshalInputRetryAttemptInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNRole2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRole(ctx context.Context, v any) (model.Role, error) {
+	var res model.Role
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRole2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRole(ctx context.Context, sel ast.SelectionSet, v model.Role) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNRole2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRoleᚄ(ctx context.Context, v any) ([]model.Role, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.Role, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNRole2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRole(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNRole2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRoleᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Role) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRole2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRole(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSource(ctx context.Context, sel ast.SelectionSet, v *ent.Source) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Source!")
@@ -17273,6 +23434,40 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNSubmitFeedbackInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSubmitFeedbackInput(ctx context.Context, v any) (model.SubmitFeedbackInput, error) {
+	res, err := ec.unmarshalInputSubmitFeedbackInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := graphql.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -17285,6 +23480,38 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUsageRow2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUsageRow2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRow(ctx context.Context, sel ast.SelectionSet, v *model.UsageRow) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UsageRow!")
+		return graphql.Null
+	}
+	return ec._UsageRow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Viewer!")
+		return graphql.Null
+	}
+	return ec._Viewer(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -17429,6 +23656,22 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAdminConversationWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAdminConversationWhereInput(ctx context.Context, v any) (*model.AdminConversationWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAdminConversationWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAdminFeedbackWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAdminFeedbackWhereInput(ctx context.Context, v any) (*model.AdminFeedbackWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAdminFeedbackWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOAttempt2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Attempt) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -17533,6 +23776,13 @@ func (ec *executionContext) marshalOAttemptStatus2ᚖgithubᚗcomᚋragchatᚋra
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx context.Context, sel ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AttemptTimings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOAttemptWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInputᚄ(ctx context.Context, v any) ([]*ent.AttemptWhereInput, error) {
@@ -17640,6 +23890,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOContextManifest2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐContextManifest(ctx context.Context, sel ast.SelectionSet, v *domain.ContextManifest) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ContextManifest(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx context.Context, sel ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
@@ -17806,6 +24063,14 @@ func (ec *executionContext) unmarshalOConversationWhereInput2ᚖgithubᚗcomᚋr
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOCreateConversationInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateConversationInput(ctx context.Context, v any) (*model.CreateConversationInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateConversationInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
 	if v == nil {
 		return nil, nil
@@ -17827,6 +24092,21 @@ func (ec *executionContext) marshalODocument2ᚖgithubᚗcomᚋragchatᚋragchat
 		return graphql.Null
 	}
 	return ec._Document(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx context.Context, sel ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DocumentAcl(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODocumentAclInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx context.Context, v any) (*model.DocumentACLInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDocumentAclInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalODocumentEdge2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐDocumentEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.DocumentEdge) graphql.Marshaler {
@@ -18032,6 +24312,14 @@ func (ec *executionContext) marshalOFeedbackEdge2ᚖgithubᚗcomᚋragchatᚋrag
 	return ec._FeedbackEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOFeedbackOrder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackOrder(ctx context.Context, v any) (*ent.FeedbackOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFeedbackOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOFeedbackRating2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋfeedbackᚐRatingᚄ(ctx context.Context, v any) ([]feedback.Rating, error) {
 	if v == nil {
 		return nil, nil
@@ -18078,6 +24366,58 @@ func (ec *executionContext) unmarshalOFeedbackRating2ᚖgithubᚗcomᚋragchat�
 }
 
 func (ec *executionContext) marshalOFeedbackRating2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋfeedbackᚐRating(ctx context.Context, sel ast.SelectionSet, v *feedback.Rating) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx context.Context, v any) ([]model.FeedbackReason, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.FeedbackReason, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []model.FeedbackReason) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, v any) (*model.FeedbackReason, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.FeedbackReason)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v *model.FeedbackReason) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

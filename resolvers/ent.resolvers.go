@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
@@ -17,25 +16,43 @@ import (
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	panic(fmt.Errorf("not implemented: Node - node"))
+	return r.node(ctx, id)
 }
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
-	panic(fmt.Errorf("not implemented: Nodes - nodes"))
+	return r.nodes(ctx, ids)
 }
 
 // Conversations is the resolver for the conversations field.
 func (r *queryResolver) Conversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error) {
-	panic(fmt.Errorf("not implemented: Conversations - conversations"))
+	return r.ownConversations(ctx, after, first, before, last, orderBy, where)
 }
 
 // KnowledgeBases is the resolver for the knowledgeBases field.
 func (r *queryResolver) KnowledgeBases(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) (*ent.KnowledgeBaseConnection, error) {
-	panic(fmt.Errorf("not implemented: KnowledgeBases - knowledgeBases"))
+	return r.knowledgeBases(ctx, after, first, before, last, orderBy, where)
 }
+
+// Attempt returns graph.AttemptResolver implementation.
+func (r *Resolver) Attempt() graph.AttemptResolver { return &attemptResolver{r} }
+
+// Conversation returns graph.ConversationResolver implementation.
+func (r *Resolver) Conversation() graph.ConversationResolver { return &conversationResolver{r} }
+
+// Document returns graph.DocumentResolver implementation.
+func (r *Resolver) Document() graph.DocumentResolver { return &documentResolver{r} }
 
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
-type queryResolver struct{ *Resolver }
+// Source returns graph.SourceResolver implementation.
+func (r *Resolver) Source() graph.SourceResolver { return &sourceResolver{r} }
+
+type (
+	attemptResolver      struct{ *Resolver }
+	conversationResolver struct{ *Resolver }
+	documentResolver     struct{ *Resolver }
+	queryResolver        struct{ *Resolver }
+	sourceResolver       struct{ *Resolver }
+)

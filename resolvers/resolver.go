@@ -1,8 +1,147 @@
+// Package resolvers implements ragchat's GraphQL resolvers. They are thin:
+// reads go through Ent (whose privacy policies do every tenant, owner and
+// ACL filter) with entgql field collection, and writes and streams go
+// through the conversation engine (internal/chat) and the knowledge service.
+// Resolvers never filter by tenant or owner themselves, except to narrow a
+// list to the viewer's own conversations.
 package resolvers
 
-// This file will not be regenerated automatically.
-//
-// It serves as dependency injection for your app, add any dependencies you require
-// here.
+import (
+	"context"
+	"time"
 
-type Resolver struct{}
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/chat"
+)
+
+// This file will not be regenerated automatically.
+
+// Engine is the part of the conversation engine (*chat.Engine) the API uses.
+type Engine interface {
+	CreateConversation(ctx context.Context, in chat.CreateConversationInput) (*ent.Conversation, error)
+	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error)
+	ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	DeleteConversation(ctx context.Context, id uuid.UUID, reason string) (*ent.Conversation, error)
+	RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
+	Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
+	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
+	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)
+	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
+	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
+	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
+	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)
+	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
+}
+
+var _ Engine = (*chat.Engine)(nil)
+
+// AskGate decides whether the viewer in ctx may ask (or retry) now: the
+// per-user ask rate limit. It returns a RATE_LIMITED *domain.Error when not.
+type AskGate interface {
+	AllowAsk(ctx context.Context) error
+}
+
+// SubscriptionGate admits a new subscription. It returns the context the
+// subscription must run under (cancelled on server shutdown) and a release
+// function, or an error (RATE_LIMITED when the connection has too many
+// subscriptions, UNAVAILABLE while shutting down).
+type SubscriptionGate interface {
+	Subscribe(ctx context.Context, kind string) (context.Context, func(), error)
+}
+
+// Limits bounds client input beyond what the schema expresses.
+type Limits struct {
+	// MaxQuestionRunes and MaxCommentRunes bound ask questions and
+	// feedback comments (the engine validates them too).
+	MaxQuestionRunes int
+	MaxCommentRunes  int
+	// MaxNodes bounds the ids of one nodes(ids:) call.
+	MaxNodes int
+	// MaxDocumentBytes bounds one ingested document's content.
+	MaxDocumentBytes int
+}
+
+// withDefaults fills zero limits.
+func (l Limits) withDefaults() Limits {
+	if l.MaxQuestionRunes <= 0 {
+		l.MaxQuestionRunes = chat.MaxQuestionRunes
+	}
+	if l.MaxCommentRunes <= 0 {
+		l.MaxCommentRunes = chat.MaxCommentRunes
+	}
+	if l.MaxNodes <= 0 {
+		l.MaxNodes = 100
+	}
+	if l.MaxDocumentBytes <= 0 {
+		l.MaxDocumentBytes = 2 << 20
+	}
+	return l
+}
+
+// Deps are what the resolvers need.
+type Deps struct {
+	// Client is the Ent client (privacy-enforcing).
+	Client *ent.Client
+	// NodeType finds the table of a node id (store.NodeTypeResolver).
+	NodeType func(context.Context, uuid.UUID) (string, error)
+	// Engine runs conversations.
+	Engine Engine
+	// Knowledge administers knowledge bases and documents; nil makes the
+	// knowledge mutations UNAVAILABLE.
+	Knowledge Knowledge
+	// AskGate rate-limits asks; nil allows every ask.
+	AskGate AskGate
+	// Subscriptions admits subscriptions; nil admits every one.
+	Subscriptions SubscriptionGate
+	// Limits bounds inputs; zero fields take defaults.
+	Limits Limits
+	// DeltaWindow coalesces the answer deltas of attempt streams (see
+	// streamAttempt): 0 means DefaultDeltaWindow, a negative value sends
+	// every delta as it comes.
+	DeltaWindow time.Duration
+	// Now returns the current time (nil: time.Now).
+	Now func() time.Time
+}
+
+// Resolver is the root resolver.
+type Resolver struct {
+	client      *ent.Client
+	nodeType    func(context.Context, uuid.UUID) (string, error)
+	engine      Engine
+	knowledge   Knowledge
+	askGate     AskGate
+	subs        SubscriptionGate
+	limits      Limits
+	deltaWindow time.Duration
+	now         func() time.Time
+}
+
+// New returns the root resolver. It installs the source collector
+// interceptor on d.Client (see sourceauth.go), once per client.
+func New(d Deps) *Resolver {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	installSourceCollector(d.Client)
+	switch {
+	case d.DeltaWindow == 0:
+		d.DeltaWindow = DefaultDeltaWindow
+	case d.DeltaWindow < 0:
+		d.DeltaWindow = 0
+	}
+	return &Resolver{
+		client:      d.Client,
+		nodeType:    d.NodeType,
+		engine:      d.Engine,
+		knowledge:   d.Knowledge,
+		askGate:     d.AskGate,
+		subs:        d.Subscriptions,
+		limits:      d.Limits.withDefaults(),
+		deltaWindow: d.DeltaWindow,
+		now:         d.Now,
+	}
+}

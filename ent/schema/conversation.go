@@ -58,8 +58,12 @@ func (Conversation) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("knowledge_base", KnowledgeBase.Type).Ref("conversations").
 			Field("knowledge_base_id").Unique().Required().Immutable(),
+		// Conversation.messages is declared in schema.graphqls instead of
+		// generated, so that it pages by sequence_no by default
+		// (resolvers/messages.go); the where-input predicates stay generated.
 		edge.To("messages", Message.Type).
-			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection()),
+			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection(),
+				entgql.Skip(entgql.SkipType)),
 		edge.To("attempts", Attempt.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection()),
 	}

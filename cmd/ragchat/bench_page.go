@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/knowledgebase"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// pageQuery is the GraphQL page the client of a chat screen loads.
+const pageQuery = `query($c: ID!) { conversation(id: $c) { messages(last: 50) {
+	edges { node { id sequenceNo role content createdAt } } pageInfo { hasPreviousPage startCursor } } } }`
+
+// benchPage compares loading the latest 50 messages of a conversation of
+// o.messages messages over GraphQL (HTTP, auth, privacy filters, keyset
+// pagination, JSON) with running the equivalent SQL directly.
+func benchPage(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer) error {
+	const user = "pager"
+	conv, err := seedConversation(ctx, env.db, user, o.messages)
+	if err != nil {
+		return err
+	}
+	c := env.client(user)
+	for range 10 { // warm up
+		if r, err := c.Do(ctx, pageQuery, map[string]any{"c": conv.String()}); err != nil || len(r.Errors) > 0 {
+			return fmt.Errorf("page query: %v %v", err, r)
+		}
+	}
+	var gql, raw []time.Duration
+	for range o.pageRuns {
+		t0 := time.Now()
+		r, err := c.Do(ctx, pageQuery, map[string]any{"c": conv.String()})
+		if err != nil || len(r.Errors) > 0 {
+			return fmt.Errorf("page query: %v %v", err, r)
+		}
+		gql = append(gql, time.Since(t0))
+	}
+	q := `SELECT id, sequence_no, role, content, created_at FROM messages
+		WHERE tenant_id = ? AND owner_id = ? AND conversation_id = ? ORDER BY sequence_no DESC LIMIT 51`
+	if env.db.Dialect == dialect.Postgres {
+		q = strings.NewReplacer("tenant_id = ?", "tenant_id = $1", "owner_id = ?", "owner_id = $2", "conversation_id = ?", "conversation_id = $3").Replace(q)
+	}
+	for i := range o.pageRuns + 10 {
+		t0 := time.Now()
+		if err := scanPage(ctx, env.db.SQL, q, conv); err != nil {
+			return err
+		}
+		if i >= 10 {
+			raw = append(raw, time.Since(t0))
+		}
+	}
+	fmt.Fprintf(w, "### A page of 50 messages from a %d-message conversation\n\n", o.messages)
+	fmt.Fprintf(w, "The latest page (`messages(last: 50)`, keyset on sequence_no) as the owner, %d sequential loads. GraphQL is measured at the client over HTTP (auth, conversation load, privacy filters, pagination, JSON); raw SQL is the same keyset query through database/sql in the benchmark process.\n\n", o.pageRuns)
+	fmt.Fprintln(w, "| | p50 | p99 |")
+	fmt.Fprintln(w, "|---|---:|---:|")
+	fmt.Fprintf(w, "| GraphQL over HTTP | %s | %s |\n", ms(pct(gql, 50)), ms(pct(gql, 99)))
+	fmt.Fprintf(w, "| raw SQL | %s | %s |\n\n", ms(pct(raw, 50)), ms(pct(raw, 99)))
+	return nil
+}
+
+// scanPage runs the raw page query and reads every row.
+func scanPage(ctx context.Context, db *sql.DB, q string, conv uuid.UUID) error {
+	rows, err := db.QueryContext(ctx, q, benchTenant, "pager", conv)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var (
+			id      uuid.UUID
+			seq     int64
+			role    string
+			content string
+			at      time.Time
+		)
+		if err := rows.Scan(&id, &seq, &role, &content, &at); err != nil {
+			return err
+		}
+		n++
+	}
+	if n != 51 {
+		return fmt.Errorf("raw page returned %d rows", n)
+	}
+	return rows.Err()
+}
+
+// seedConversation writes a conversation of n messages owned by user
+// directly (as the provisioning job), in bulk.
+func seedConversation(ctx context.Context, db *store.DB, user string, n int) (uuid.UUID, error) {
+	sys := viewer.SystemJobContext(ctx, viewer.JobProvision)
+	kb, err := db.Client.KnowledgeBase.Query().Where(knowledgebase.TenantID(benchTenant)).First(sys)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("bench knowledge base: %w", err)
+	}
+	now := time.Now()
+	conv, err := db.Client.Conversation.Create().
+		SetTenantID(benchTenant).SetUserID(user).SetKnowledgeBaseID(kb.ID).SetTitle("long conversation").
+		SetLastSequenceNo(int64(n)).SetExpiresAt(now.Add(24 * time.Hour)).SetAbsoluteExpiresAt(now.Add(48 * time.Hour)).
+		Save(sys)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	const batch = 500
+	for from := 1; from <= n; from += batch {
+		var builders []*ent.MessageCreate
+		for seq := from; seq < from+batch && seq <= n; seq++ {
+			role, content := message.RoleUSER, fmt.Sprintf("Question %d: how large can an uploaded file be in section %d?", seq, seq%20)
+			if seq%2 == 0 {
+				role = message.RoleASSISTANT
+				content = benchAnswer(400)
+			}
+			builders = append(builders, db.Client.Message.Create().
+				SetTenantID(benchTenant).SetOwnerID(user).SetConversationID(conv.ID).
+				SetSequenceNo(int64(seq)).SetRole(role).SetContent(content).
+				SetCreatedAt(now.Add(time.Duration(seq-n)*time.Second)))
+		}
+		if err := db.Client.Message.CreateBulk(builders...).Exec(sys); err != nil {
+			return uuid.Nil, err
+		}
+	}
+	return conv.ID, nil
+}

@@ -1,0 +1,378 @@
+package main_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/auditevent"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/document"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/knowledgebase"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/server/gqlclient"
+)
+
+// The cross-tenant probe is generated from the schema: it introspects the
+// API, finds every root query, mutation and subscription field that takes
+// an id (an ID argument, or an ID field of an input object that is not a
+// filter), and calls each one with ids of another tenant's rows and of
+// another user's rows, asserting NOT_FOUND every time. A new field is
+// covered without touching this test.
+
+const introspection = `{ __schema {
+	queryType { name } mutationType { name } subscriptionType { name }
+	types { kind name enumValues { name }
+		fields { name args { name type { ...T } } type { ...T } }
+		inputFields { name type { ...T } } } } }
+fragment T on __Type { kind name ofType { kind name ofType { kind name ofType { kind name } } } }`
+
+type typeRef struct {
+	Kind   string
+	Name   *string
+	OfType *typeRef
+}
+
+// named unwraps NON_NULL and LIST.
+func (t typeRef) named() typeRef {
+	for t.OfType != nil && (t.Kind == "NON_NULL" || t.Kind == "LIST") {
+		t = *t.OfType
+	}
+	return t
+}
+
+func (t typeRef) name() string {
+	n := t.named()
+	if n.Name == nil {
+		return ""
+	}
+	return *n.Name
+}
+
+type inputValue struct {
+	Name string
+	Type typeRef
+}
+
+type schemaField struct {
+	Name string
+	Args []inputValue
+	Type typeRef
+}
+
+type schemaType struct {
+	Kind        string
+	Name        string
+	EnumValues  []struct{ Name string }
+	Fields      []schemaField
+	InputFields []inputValue
+}
+
+type schema struct {
+	QueryType        struct{ Name string }
+	MutationType     struct{ Name string }
+	SubscriptionType struct{ Name string }
+	Types            []schemaType
+}
+
+func (s schema) typ(name string) schemaType {
+	for _, t := range s.Types {
+		if t.Name == name {
+			return t
+		}
+	}
+	return schemaType{}
+}
+
+// isFilter reports input types that only filter (an unknown id there
+// narrows a list instead of naming a row).
+func isFilter(name string) bool { return strings.HasSuffix(name, "WhereInput") }
+
+// literal renders a value of type t for a probe call: id for every ID
+// position, a harmless value for anything else required. ok is false when
+// t carries no id (optional positions without an id are left out).
+func (s schema) literal(t typeRef, id string, seen map[string]bool) (lit string, hasID bool) {
+	switch t.Kind {
+	case "NON_NULL":
+		return s.literal(*t.OfType, id, seen)
+	case "LIST":
+		inner, has := s.literal(*t.OfType, id, seen)
+		return "[" + inner + "]", has
+	}
+	name := t.name()
+	switch name {
+	case "ID":
+		return fmt.Sprintf("%q", id), true
+	case "String":
+		return `"probe"`, false
+	case "Int":
+		return "1", false
+	case "Float":
+		return "1.0", false
+	case "Boolean":
+		return "false", false
+	case "Time":
+		return `"2026-01-01T00:00:00Z"`, false
+	}
+	def := s.typ(name)
+	switch def.Kind {
+	case "ENUM":
+		return def.EnumValues[0].Name, false
+	case "INPUT_OBJECT":
+		if seen[name] {
+			return "{}", false
+		}
+		seen[name] = true
+		defer delete(seen, name)
+		var parts []string
+		has := false
+		for _, f := range def.InputFields {
+			required := f.Type.Kind == "NON_NULL"
+			carriesID := !isFilter(f.Type.name()) && s.carriesID(f.Type, map[string]bool{})
+			if !required && !carriesID {
+				continue
+			}
+			v, h := s.literal(f.Type, id, seen)
+			has = has || h
+			parts = append(parts, f.Name+": "+v)
+		}
+		return "{" + strings.Join(parts, ", ") + "}", has
+	}
+	return `"probe"`, false
+}
+
+// carriesID reports whether t is an ID or an input object (not a filter)
+// with an ID somewhere inside.
+func (s schema) carriesID(t typeRef, seen map[string]bool) bool {
+	name := t.name()
+	if name == "ID" {
+		return true
+	}
+	def := s.typ(name)
+	if def.Kind != "INPUT_OBJECT" || isFilter(name) || seen[name] {
+		return false
+	}
+	seen[name] = true
+	for _, f := range def.InputFields {
+		if s.carriesID(f.Type, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// probeCall is one generated operation.
+type probeCall struct {
+	kind, field, text string
+}
+
+// calls builds, for every root field that takes an id, the operation that
+// passes id in every id position.
+func (s schema) calls(id string) []probeCall {
+	var out []probeCall
+	for _, root := range []struct{ kind, typ string }{
+		{"query", s.QueryType.Name}, {"mutation", s.MutationType.Name}, {"subscription", s.SubscriptionType.Name},
+	} {
+		for _, f := range s.typ(root.typ).Fields {
+			var args []string
+			has := false
+			for _, a := range f.Args {
+				required := a.Type.Kind == "NON_NULL"
+				if !required && !s.carriesID(a.Type, map[string]bool{}) {
+					continue
+				}
+				v, h := s.literal(a.Type, id, map[string]bool{})
+				has = has || h
+				args = append(args, a.Name+": "+v)
+			}
+			if !has {
+				continue
+			}
+			sel := ""
+			if k := s.typ(f.Type.name()).Kind; k == "OBJECT" || k == "INTERFACE" || k == "UNION" {
+				sel = " { __typename }"
+			}
+			out = append(out, probeCall{root.kind, f.Name, fmt.Sprintf("%s { %s(%s)%s }", root.kind, f.Name, strings.Join(args, ", "), sel)})
+		}
+	}
+	return out
+}
+
+// run executes a probe call (subscriptions over SSE) and returns every
+// error and whether any non-null data came back for the field.
+func (c probeCall) run(t *testing.T, client *gqlclient.Client) ([]gqlclient.Error, bool) {
+	t.Helper()
+	var rs []*gqlclient.Response
+	if c.kind == "subscription" {
+		ctx, cancel := context.WithTimeout(ctxT(t), 10*time.Second)
+		defer cancel()
+		sub, err := client.SubscribeSSE(ctx, c.text, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.text, err)
+		}
+		rs, err = sub.Collect(ctx)
+		sub.Stop()
+		if err != nil {
+			t.Fatalf("%s: stream did not end with an error: %v (%d payloads)", c.text, err, len(rs))
+		}
+	} else {
+		r, err := client.Do(ctxT(t), c.text, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.text, err)
+		}
+		rs = []*gqlclient.Response{r}
+	}
+	var errs []gqlclient.Error
+	data := false
+	for _, r := range rs {
+		errs = append(errs, r.Errors...)
+		d := strings.ReplaceAll(string(r.Data), " ", "")
+		if d != "" && d != "null" && d != fmt.Sprintf(`{"%s":null}`, c.field) && d != fmt.Sprintf(`{"%s":[null]}`, c.field) {
+			data = true
+		}
+	}
+	return errs, data
+}
+
+// TestCrossTenantProbe calls every id-taking root field with ids of tenant
+// acme's rows as an admin of tenant globex, and with ids of alice's rows
+// as another acme user (an agent, who curates knowledge but sees only their
+// own conversations). Every call must answer NOT_FOUND.
+func TestCrossTenantProbe(t *testing.T) {
+	p := startServer(t)
+	alice := p.client(t, "acme", "alice")
+	// Give alice one of everything: a conversation, messages, a completed
+	// attempt with sources, feedback and a retry; an admin read leaves an
+	// audit event.
+	conv := createConversation(t, alice)
+	a := ask(t, alice, conv, "上传文件最大是多少？")
+	waitDone(t, alice, a)
+	mustDo(t, alice, `mutation($a: ID!) { submitFeedback(input: {attemptId: $a, rating: DOWN, reasons: [OTHER]}) { id } }`, map[string]any{"a": a}, nil)
+	var retry struct {
+		RetryAttempt struct{ Attempt struct{ ID string } }
+	}
+	mustDo(t, alice, `mutation($a: ID!) { retryAttempt(input: {attemptId: $a, clientRequestId: "r"}) { attempt { id } } }`, map[string]any{"a": a}, &retry)
+	waitDone(t, alice, retry.RetryAttempt.Attempt.ID)
+	mustDo(t, p.client(t, "acme", "root", "admin"), `query($c: ID!) { conversation(id: $c) { id } }`, map[string]any{"c": conv}, nil)
+
+	var raw struct {
+		Schema schema `json:"__schema"`
+	}
+	mustDo(t, alice, introspection, nil, &raw)
+	s := raw.Schema
+
+	tenantIDs, userIDs := foreignIDs(t, p.dbURL)
+	before := acmeFingerprint(t, p.dbURL)
+	probers := []struct {
+		name   string
+		client *gqlclient.Client
+		ids    map[string]string
+	}{
+		{"another tenant", p.client(t, "globex", "mallory", "admin", "agent", "member"), tenantIDs},
+		{"another user", p.client(t, "acme", "bob", "agent"), userIDs},
+	}
+	covered := map[string]bool{}
+	for _, pr := range probers {
+		t.Run(pr.name, func(t *testing.T) {
+			tables := make([]string, 0, len(pr.ids))
+			for table := range pr.ids {
+				tables = append(tables, table)
+			}
+			sort.Strings(tables)
+			for _, table := range tables {
+				for _, call := range s.calls(pr.ids[table]) {
+					covered[call.kind+" "+call.field] = true
+					errs, data := call.run(t, pr.client)
+					if data || len(errs) == 0 {
+						t.Errorf("%s id via %s: data returned (errors %+v)", table, call.text, errs)
+						continue
+					}
+					for _, e := range errs {
+						if e.Code() != "NOT_FOUND" {
+							t.Errorf("%s id via %s: %s %q, want NOT_FOUND", table, call.text, e.Code(), e.Message)
+						}
+					}
+				}
+			}
+		})
+	}
+	// The probe must have reached the id-taking fields we know of; a new
+	// field is added automatically.
+	for _, f := range []string{"query node", "query nodes", "query conversation", "query attempt",
+		"mutation ask", "mutation retryAttempt", "mutation cancelAttempt", "mutation submitFeedback",
+		"mutation renameConversation", "mutation deleteConversation", "mutation setDocumentAcl",
+		"mutation ingestDocument", "mutation createConversation", "subscription attemptEvents", "subscription conversationEvents"} {
+		if !covered[f] {
+			t.Errorf("the probe did not cover %s", f)
+		}
+	}
+	t.Logf("probed %d root fields", len(covered))
+	if after := acmeFingerprint(t, p.dbURL); after != before {
+		t.Errorf("the probe changed tenant acme's data:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// acmeFingerprint summarises tenant acme's rows that a leaking mutation
+// would change.
+func acmeFingerprint(t *testing.T, dbURL string) string {
+	t.Helper()
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var out strings.Builder
+	for _, q := range []string{
+		`SELECT count(*) || ':' || coalesce(string_agg(status || title || version, ',' ORDER BY id), '') FROM conversations WHERE tenant_id = 'acme'`,
+		`SELECT count(*) || ':' || coalesce(string_agg(status, ',' ORDER BY id), '') FROM attempts WHERE tenant_id = 'acme'`,
+		`SELECT count(*) || ':' || coalesce(string_agg(rating || coalesce(comment, ''), ',' ORDER BY id), '') FROM feedbacks WHERE tenant_id = 'acme'`,
+		`SELECT count(*) || ':' || coalesce(string_agg(visibility || version, ',' ORDER BY id), '') FROM documents WHERE tenant_id = 'acme'`,
+		`SELECT count(*)::text FROM messages WHERE tenant_id = 'acme'`,
+		`SELECT count(*)::text FROM document_grants WHERE tenant_id = 'acme'`,
+		`SELECT count(*)::text FROM knowledge_bases WHERE tenant_id = 'acme'`,
+	} {
+		var v string
+		if err := db.QueryRow(q).Scan(&v); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		out.WriteString(v + " | ")
+	}
+	return out.String()
+}
+
+// foreignIDs reads, straight from the database, one id per node table of
+// tenant acme (for the other-tenant probe) and one id per table of alice's
+// own rows (for the other-user probe).
+func foreignIDs(t *testing.T, dbURL string) (tenant, user map[string]string) {
+	t.Helper()
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	one := func(query string) string {
+		var id string
+		if err := db.QueryRow(query).Scan(&id); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return id
+	}
+	tenant, user = map[string]string{}, map[string]string{}
+	for _, table := range []string{conversation.Table, message.Table, attempt.Table, source.Table, feedback.Table,
+		knowledgebase.Table, document.Table, auditevent.Table} {
+		tenant[table] = one(fmt.Sprintf(`SELECT id FROM %s WHERE tenant_id = 'acme' ORDER BY id LIMIT 1`, table))
+	}
+	user[conversation.Table] = one(`SELECT id FROM conversations WHERE tenant_id = 'acme' AND user_id = 'alice' LIMIT 1`)
+	for _, table := range []string{message.Table, attempt.Table, source.Table, feedback.Table} {
+		user[table] = one(fmt.Sprintf(`SELECT id FROM %s WHERE tenant_id = 'acme' AND owner_id = 'alice' ORDER BY id LIMIT 1`, table))
+	}
+	user[message.Table+" (assistant)"] = one(`SELECT id FROM messages WHERE tenant_id = 'acme' AND owner_id = 'alice' AND role = 'ASSISTANT' LIMIT 1`)
+	return tenant, user
+}

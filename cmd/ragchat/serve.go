@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+
+	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/knowledge"
+	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/server"
+)
+
+// runServe runs the API server until SIGINT or SIGTERM, then shuts down
+// gracefully.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	log := server.NewLogger(stderr, cfg.Log.Level)
+	slog.SetDefault(log)
+	log.LogAttrs(ctx, slog.LevelInfo, "starting ragchat", append([]slog.Attr{slog.String("version", version())}, cfg.Summary()...)...)
+
+	db, err := openDB(ctx, cfg, cfg.Database.AutoMigrate)
+	if err != nil {
+		return err
+	}
+	metrics := server.NewMetrics()
+	c, err := newCore(cfg, db, log, metrics)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	defer c.close()
+	if cfg.LoadDemo {
+		created, err := knowledge.LoadDemo(ctx, db.Client, c.knowledge)
+		if err != nil {
+			return fmt.Errorf("load the demo knowledge base: %w", err)
+		}
+		if created {
+			log.Info("loaded the demo tenant and knowledge base", slog.String("tenant", demo.TenantID))
+		}
+	}
+	verifier, err := newVerifier(cfg, log)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Options{
+		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
+		Verifier: verifier, Logger: log, Metrics: metrics,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	addr := ln.Addr().String()
+	log.Info("listening", slog.String("addr", addr), slog.String("graphql", "http://"+addr+"/graphql"))
+	if cfg.IsDevelopment() {
+		printDevBanner(stdout, cfg, addr, log)
+	}
+
+	if cfg.DebugAddr != "" {
+		stopDebug, err := serveDebug(cfg.DebugAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopDebug()
+	}
+
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.engine.RunBackground(bgCtx)
+	}()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	select {
+	case err = <-serveErr:
+		log.Error("server stopped", slog.String("error", fmt.Sprint(err)))
+	case <-ctx.Done():
+		log.Info("shutting down", slog.Duration("timeout", cfg.HTTP.ShutdownTimeout))
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.HTTP.ShutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+		if serr := <-serveErr; serr != nil && err == nil {
+			err = serr
+		}
+	}
+	stopBackground()
+	wg.Wait()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Warn("shutdown finished with errors", slog.String("error", err.Error()))
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// printDevBanner prints a ready-to-use token for the demo tenant and a
+// sample request.
+func printDevBanner(w io.Writer, cfg config.Config, addr string, log *slog.Logger) {
+	member, err := mintToken(cfg, demo.TenantID, "demo-user", []string{"member"}, nil, cfg.Auth.DevTokenTTL)
+	if err != nil {
+		log.Warn("cannot mint a development token", slog.String("error", err.Error()))
+		return
+	}
+	admin, err := mintToken(cfg, demo.TenantID, "demo-admin", []string{"admin"}, []string{demo.OpsGroup}, cfg.Auth.DevTokenTTL)
+	if err != nil {
+		return
+	}
+	host := addr
+	if h, p, err := net.SplitHostPort(addr); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
+		host = net.JoinHostPort("127.0.0.1", p)
+	}
+	fmt.Fprintf(w, `
+ragchat is running (development) on http://%[1]s
+  GraphQL:  http://%[1]s/graphql   (WebSocket, SSE, POST, GET)
+  GraphiQL: http://%[1]s/graphiql  (add the header {"Authorization": "Bearer <token>"})
+  Health:   http://%[1]s/healthz  http://%[1]s/readyz   Metrics: http://%[1]s/metrics
+
+Demo tenant %[2]q, member token (valid %[3]s):
+  export TOKEN=%[4]s
+Admin token (group %[5]q):
+  export ADMIN_TOKEN=%[6]s
+More tokens: ragchat token --tenant %[2]s --user alice --role member
+
+Try it:
+  curl -s http://%[1]s/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+    -d '{"query":"mutation { createConversation(input: {}) { id } }"}'
+  curl -s http://%[1]s/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+    -d '{"query":"mutation($c: ID!) { ask(input: {conversationId: $c, clientMessageId: \"q1\", question: \"上传文件最大是多少？\"}) { attempt { id } } }","variables":{"c":"<conversation id>"}}'
+  curl -sN http://%[1]s/graphql -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'Accept: text/event-stream' \
+    -d '{"query":"subscription($a: ID!) { attemptEvents(attemptId: $a) { kind seq text standaloneQuestion } }","variables":{"a":"<attempt id>"}}'
+
+`, host, demo.TenantID, cfg.Auth.DevTokenTTL, member, demo.OpsGroup, admin)
+}

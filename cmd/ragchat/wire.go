@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/knowledge"
+	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/llm/openai"
+	"github.com/ragchat/ragchat/internal/store"
+)
+
+// openDB opens the configured database, migrating when configured.
+func openDB(ctx context.Context, cfg config.Config, migrate bool) (*store.DB, error) {
+	return store.Open(ctx, store.Config{
+		DatabaseURL:     cfg.Database.URL,
+		SQLitePath:      cfg.Database.SQLitePath,
+		MaxOpenConns:    cfg.Database.MaxOpenConns,
+		MaxIdleConns:    cfg.Database.MaxIdleConns,
+		ConnMaxLifetime: cfg.Database.ConnMaxLifetime,
+		ConnMaxIdleTime: cfg.Database.ConnMaxIdleTime,
+		WaitTimeout:     cfg.Database.WaitTimeout,
+		Migrate:         migrate,
+	})
+}
+
+// newModel returns the OpenAI-compatible model when any OPENAI_* variable
+// is set, else the offline model.
+func newModel(cfg config.Config) (llm.Model, error) {
+	if !cfg.Model.OpenAI {
+		return offline.New(offline.Options{TokenDelay: cfg.Model.OfflineTokenDelay}), nil
+	}
+	m, err := openai.New(openai.Config{
+		BaseURL:             cfg.Model.BaseURL,
+		APIKey:              cfg.Model.APIKey,
+		ChatModel:           cfg.Model.ChatModel,
+		EmbeddingModel:      cfg.Model.EmbeddingModel,
+		EmbeddingDimensions: cfg.Model.EmbeddingDimensions,
+		RequestDimensions:   cfg.Model.EmbeddingDimensions > 0,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("openai model: %w", err)
+	}
+	return m, nil
+}
+
+// core is the storage, model, engine and knowledge service of a process.
+type core struct {
+	db        *store.DB
+	model     llm.Model
+	broker    *broker.Memory
+	engine    *chat.Engine
+	knowledge *knowledge.Service
+}
+
+// newCore wires the engine and the knowledge service on db; the engine
+// reports asks and attempts to obs (nil: nowhere).
+func newCore(cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observer) (*core, error) {
+	model, err := newModel(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := broker.NewMemory(broker.MemoryOptions{})
+	engine := chat.New(chat.Config{
+		InstanceID:     cfg.InstanceID,
+		GenerateTitles: true,
+	}, chat.Deps{
+		DB:        db,
+		Model:     model,
+		Broker:    b,
+		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
+		Logger:    log,
+		Now:       time.Now,
+		Observer:  obs,
+	})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
+	return &core{db: db, model: model, broker: b, engine: engine, knowledge: svc}, nil
+}
+
+// close releases the broker and the database.
+func (c *core) close() {
+	_ = c.broker.Close()
+	_ = c.db.Close()
+}

@@ -1,0 +1,135 @@
+package config_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragchat/ragchat/internal/config"
+)
+
+func load(env map[string]string) (config.Config, error) {
+	return config.LoadFrom(func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	})
+}
+
+func TestDevelopmentDefaults(t *testing.T) {
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"env", c.Env, config.Development},
+		{"addr", c.Addr, "127.0.0.1:8080"},
+		{"sqlite", c.Database.SQLitePath, "data/ragchat.db"},
+		{"postgres", c.Database.URL, ""},
+		{"migrate", c.Database.AutoMigrate, true},
+		{"model", c.Model.OpenAI, false},
+		{"introspection", c.HTTP.Introspection, true},
+		{"graphiql", c.HTTP.GraphiQL, true},
+		{"origins", strings.Join(c.HTTP.AllowedOrigins, ","), "http://localhost:*,http://127.0.0.1:*"},
+		{"dev secret", c.Auth.DevSecretFile, "data/jwt-dev-secret"},
+		{"page size", c.Limits.MaxPageSize, 100},
+	}
+	for _, tc := range checks {
+		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestProductionNeedsAKeyAndHidesIntrospection(t *testing.T) {
+	if _, err := load(map[string]string{"RAGCHAT_ENV": "production"}); err == nil {
+		t.Fatal("production without a JWT key source was accepted")
+	}
+	c, err := load(map[string]string{"RAGCHAT_ENV": "production", "RAGCHAT_JWT_JWKS_URL": "https://idp.example/jwks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTP.Introspection || c.HTTP.GraphiQL || len(c.HTTP.AllowedOrigins) != 0 {
+		t.Fatalf("production defaults: %+v", c.HTTP)
+	}
+	c, err = load(map[string]string{"RAGCHAT_ENV": "production", "RAGCHAT_JWT_JWKS_URL": "https://idp.example/jwks", "RAGCHAT_INTROSPECTION": "true"})
+	if err != nil || !c.HTTP.Introspection {
+		t.Fatalf("introspection not configurable in production: %v %+v", err, c.HTTP)
+	}
+}
+
+func TestAnyOpenAIVariableSelectsOpenAI(t *testing.T) {
+	for _, v := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_CHAT_MODEL", "OPENAI_EMBEDDING_MODEL", "OPENAI_EMBEDDING_DIMENSIONS"} {
+		c, err := load(map[string]string{v: "1"})
+		if err != nil || !c.Model.OpenAI {
+			t.Errorf("%s set: openai=%v err=%v", v, c.Model.OpenAI, err)
+		}
+	}
+}
+
+func TestBadValuesAreAllReported(t *testing.T) {
+	_, err := load(map[string]string{
+		"RAGCHAT_ENV":                 "staging",
+		"RAGCHAT_MAX_PAGE_SIZE":       "zero",
+		"RAGCHAT_WS_KEEPALIVE":        "soon",
+		"RAGCHAT_AUTO_MIGRATE":        "maybe",
+		"RAGCHAT_JWT_HS256_SECRET":    "s",
+		"RAGCHAT_JWT_JWKS_URL":        "https://idp.example/jwks",
+		"RAGCHAT_ASK_RATE_PER_MINUTE": "-1",
+	})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, name := range []string{"RAGCHAT_ENV", "RAGCHAT_MAX_PAGE_SIZE", "RAGCHAT_WS_KEEPALIVE", "RAGCHAT_AUTO_MIGRATE", "only one of", "RAGCHAT_ASK_RATE_PER_MINUTE"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not mention %s: %v", name, err)
+		}
+	}
+}
+
+func TestParsedValues(t *testing.T) {
+	c, err := load(map[string]string{
+		"DATABASE_URL":                "postgres://u:pw@db:5432/rc",
+		"RAGCHAT_OFFLINE_TOKEN_DELAY": "-1ms",
+		"RAGCHAT_ALLOWED_ORIGINS":     "https://app.example, https://*.example.org ,",
+		"RAGCHAT_SHUTDOWN_TIMEOUT":    "45s",
+		"RAGCHAT_AUTO_MIGRATE":        "off",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model.OfflineTokenDelay != -time.Millisecond || c.HTTP.ShutdownTimeout != 45*time.Second || c.Database.AutoMigrate {
+		t.Fatalf("%+v %+v", c.Model, c.HTTP)
+	}
+	if strings.Join(c.HTTP.AllowedOrigins, "|") != "https://app.example|https://*.example.org" {
+		t.Fatalf("origins %q", c.HTTP.AllowedOrigins)
+	}
+}
+
+// TestSummaryHasNoSecrets checks the startup summary masks the database
+// password and never prints keys.
+func TestSummaryHasNoSecrets(t *testing.T) {
+	c, err := load(map[string]string{
+		"DATABASE_URL":             "postgres://u:hunter2@db:5432/rc",
+		"OPENAI_API_KEY":           "sk-verysecret",
+		"RAGCHAT_JWT_HS256_SECRET": "jwt-shared-secret-0123456789abcdef0123",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, a := range c.Summary() {
+		all.WriteString(a.String() + " ")
+	}
+	for _, secret := range []string{"hunter2", "sk-verysecret", "jwt-shared-secret"} {
+		if strings.Contains(all.String(), secret) {
+			t.Errorf("summary leaks %q: %s", secret, all.String())
+		}
+	}
+	if !strings.Contains(all.String(), "api key set") || !strings.Contains(all.String(), "db:5432") {
+		t.Errorf("summary lacks facts: %s", all.String())
+	}
+}

@@ -1,0 +1,61 @@
+package config
+
+import (
+	"log/slog"
+	"strings"
+
+	"github.com/ragchat/ragchat/internal/store"
+)
+
+// Summary describes c for the startup log. It never contains a secret: the
+// database password is masked and keys are reported only as present.
+func (c Config) Summary() []slog.Attr {
+	db := "sqlite " + c.Database.SQLitePath
+	if c.Database.URL != "" {
+		db = "postgres " + store.RedactedURL(c.Database.URL)
+	}
+	model := "offline"
+	if c.Model.OpenAI {
+		model = "openai " + orDefault(c.Model.BaseURL, "https://api.openai.com/v1") +
+			" chat=" + orDefault(c.Model.ChatModel, "default") +
+			" embedding=" + orDefault(c.Model.EmbeddingModel, "default")
+		if c.Model.APIKey != "" {
+			model += " (api key set)"
+		}
+	}
+	return []slog.Attr{
+		slog.String("env", c.Env),
+		slog.String("addr", c.Addr),
+		slog.String("database", db),
+		slog.Bool("auto_migrate", c.Database.AutoMigrate),
+		slog.String("model", model),
+		slog.String("jwt", c.authSource()),
+		slog.String("allowed_origins", strings.Join(c.HTTP.AllowedOrigins, ",")),
+		slog.Bool("introspection", c.HTTP.Introspection),
+		slog.Bool("graphiql", c.HTTP.GraphiQL),
+		slog.Bool("metrics", c.HTTP.Metrics),
+		slog.Bool("load_demo", c.LoadDemo),
+		slog.String("instance", c.InstanceID),
+	}
+}
+
+// authSource names the JWT key source without revealing it.
+func (c Config) authSource() string {
+	switch {
+	case c.Auth.PublicKeyPEM != "":
+		return "public key (RS256/ES256)"
+	case c.Auth.JWKSURL != "":
+		return "JWKS " + c.Auth.JWKSURL
+	case c.Auth.HS256Secret != "":
+		return "HS256 shared secret"
+	default:
+		return "HS256 development secret in " + c.Auth.DevSecretFile
+	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,64 @@
+package server
+
+import (
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/graph"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/resolvers"
+
+	"github.com/google/uuid"
+)
+
+// listFactor is the assumed size of an unpaginated list field (an
+// attempt's sources, retries and feedback, a message's attempts).
+const listFactor = 10
+
+// pageCost is the complexity of a connection: its children once per
+// requested item, plus the connection itself.
+func pageCost(child int, first, last *int) int {
+	n := 1
+	switch {
+	case first != nil:
+		n = *first
+	case last != nil:
+		n = *last
+	}
+	return max(n, 1)*child + 1
+}
+
+// complexityRoot multiplies the cost of connections by their page size and
+// of list fields by listFactor, so that the complexity limit bounds the rows
+// an operation can load.
+func complexityRoot() graph.ComplexityRoot {
+	var c graph.ComplexityRoot
+	list := func(child int) int { return listFactor*child + 1 }
+
+	c.Query.Conversations = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.ConversationOrder, _ *ent.ConversationWhereInput) int {
+		return pageCost(child, first, last)
+	}
+	c.Query.AdminConversations = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.ConversationOrder, _ *model.AdminConversationWhereInput) int {
+		return pageCost(child, first, last)
+	}
+	c.Query.Feedbacks = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.FeedbackOrder, _ *model.AdminFeedbackWhereInput) int {
+		return pageCost(child, first, last)
+	}
+	c.Query.KnowledgeBases = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.KnowledgeBaseOrder, _ *ent.KnowledgeBaseWhereInput) int {
+		return pageCost(child, first, last)
+	}
+	c.Query.Nodes = func(child int, ids []uuid.UUID) int { return max(len(ids), 1)*child + 1 }
+	c.Conversation.Messages = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.MessageOrder, _ *ent.MessageWhereInput) int {
+		return pageCost(child, first, last)
+	}
+	c.Conversation.Attempts = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.AttemptOrder, _ *ent.AttemptWhereInput) int {
+		return pageCost(child, first, last)
+	}
+	c.KnowledgeBase.Documents = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.DocumentOrder, _ *ent.DocumentWhereInput) int {
+		return pageCost(child, first, last)
+	}
+	c.Attempt.Sources = list
+	c.Attempt.Retries = list
+	c.Attempt.Feedback = list
+	c.Message.Attempts = list
+	c.AttemptEvent.Sources = list
+	return c
+}

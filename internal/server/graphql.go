@@ -1,0 +1,159 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/ragchat/ragchat/graph"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
+	"github.com/ragchat/ragchat/resolvers"
+)
+
+// parserTokenLimit bounds the tokens of one query document, so that a huge
+// query is refused before it costs parse time.
+const parserTokenLimit = 15000
+
+// graphQLHandler builds the gqlgen server with every transport added
+// explicitly, in the order their Supports checks need: WebSocket
+// (graphql-transport-ws and legacy graphql-ws), SSE (graphql-sse, before
+// POST, whose check also matches SSE requests), OPTIONS, GET (queries
+// only) and POST.
+func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
+	cfg := s.cfg
+	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexityRoot()}))
+
+	readLimit := int64(cfg.Limits.MaxWSMessageBytes)
+	srv.AddTransport(transport.Websocket{
+		Implementation:        s.ws,
+		InitFunc:              wsInit(s.verifier),
+		InitTimeout:           cfg.HTTP.WSInitTimeout,
+		KeepAlivePingInterval: cfg.HTTP.WSKeepAlive,
+		PingPongInterval:      cfg.HTTP.WSKeepAlive,
+		PayloadReadLimit:      &readLimit,
+		ErrorFunc: func(ctx context.Context, err error) {
+			s.log.DebugContext(ctx, "websocket error", slog.String("error", err.Error()))
+		},
+	})
+	srv.AddTransport(transport.SSE{KeepAlivePingInterval: cfg.HTTP.SSEKeepAlive})
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetParserTokenLimit(parserTokenLimit)
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.Limits.APQCacheSize)})
+	if cfg.HTTP.Introspection {
+		srv.Use(extension.Introspection{})
+	} else {
+		srv.SetDisableSuggestion(true)
+	}
+	srv.Use(&queryLimits{
+		maxComplexity: cfg.Limits.MaxComplexity,
+		maxDepth:      cfg.Limits.MaxDepth,
+		maxAliases:    cfg.Limits.MaxAliases,
+		maxPageSize:   cfg.Limits.MaxPageSize,
+	})
+	srv.SetErrorPresenter(presentError(s.log))
+	srv.SetRecoverFunc(recoverFunc(s.log))
+	srv.AroundOperations(s.aroundOperation)
+	srv.AroundRootFields(requireAuthentication)
+	srv.AroundResponses(s.countErrors)
+	return srv
+}
+
+// aroundOperation gives each operation its resolver state, refuses
+// mutations and subscriptions while draining, and records the operation's
+// metrics.
+func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	op := graphql.GetOperationContext(ctx)
+	kind := "unknown"
+	if op != nil && op.Operation != nil {
+		kind = string(op.Operation.Operation)
+	}
+	refuse := func(code domain.Code, msg string) graphql.ResponseHandler {
+		s.metrics.operations.WithLabelValues(kind, "error").Inc()
+		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{gqlErr(code, msg, nil)}})
+	}
+	if s.draining.Load() && kind != string(ast.Query) {
+		return refuse(domain.CodeUnavailable, "server shutting down; retry on another instance")
+	}
+	ctx = resolvers.WithOperationState(ctx)
+	if overWebSocket(ctx) {
+		// The connection's trace id is the upgrade request's; each
+		// operation on it gets its own.
+		ctx = withTrace(ctx, NewTraceID())
+	}
+	start := time.Now()
+	handle := next(ctx)
+	var first atomic.Bool
+	return func(ctx context.Context) *graphql.Response {
+		resp := handle(ctx)
+		if resp != nil && first.CompareAndSwap(false, true) {
+			outcome := "ok"
+			if len(resp.Errors) > 0 {
+				outcome = "error"
+			}
+			s.metrics.operations.WithLabelValues(kind, outcome).Inc()
+			s.metrics.operationSeconds.WithLabelValues(kind).Observe(time.Since(start).Seconds())
+		}
+		return resp
+	}
+}
+
+// countErrors counts the error codes of every response.
+func (s *Server) countErrors(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if resp != nil {
+		for _, e := range resp.Errors {
+			code, _ := e.Extensions["code"].(string)
+			if code == "" {
+				code = "NONE"
+			}
+			s.metrics.errors.WithLabelValues(code).Inc()
+		}
+	}
+	return resp
+}
+
+// requireAuthentication answers UNAUTHENTICATED for every root data field
+// when the request carries no viewer; introspection stays open (when
+// enabled).
+func requireAuthentication(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+	fc := graphql.GetRootFieldContext(ctx)
+	if viewer.FromContext(ctx) == nil && fc != nil && !strings.HasPrefix(fc.Field.Name, "__") {
+		graphql.AddError(ctx, domain.Errorf(domain.CodeUnauthenticated, "authentication required: send Authorization: Bearer <token>"))
+		return graphql.Null
+	}
+	return next(ctx)
+}
+
+type getRequestKey struct{}
+
+// markGET tags plain GET requests (not WebSocket upgrades) so that only
+// queries run over GET.
+func markGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Upgrade") == "" {
+			r = r.WithContext(context.WithValue(r.Context(), getRequestKey{}, true))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func isGET(ctx context.Context) bool {
+	v, _ := ctx.Value(getRequestKey{}).(bool)
+	return v
+}

@@ -1,0 +1,154 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ragchat/ragchat/internal/chat"
+)
+
+type traceKey struct{}
+
+// WithTraceID returns ctx carrying trace id id.
+func WithTraceID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, traceKey{}, id)
+}
+
+// withTrace sets the trace id for the server's logs and for the engine,
+// which stores it on the messages and attempts the request creates.
+func withTrace(ctx context.Context, id string) context.Context {
+	return chat.WithTraceID(WithTraceID(ctx, id), id)
+}
+
+// TraceID returns the trace id of ctx ("" when none).
+func TraceID(ctx context.Context) string {
+	id, _ := ctx.Value(traceKey{}).(string)
+	return id
+}
+
+// NewTraceID returns a random 16-byte trace id in hex (the W3C trace-id
+// format).
+func NewTraceID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// traceFromHeader takes the trace id of a W3C traceparent header
+// ("00-<32 hex>-<16 hex>-<2 hex>"), if valid.
+func traceFromHeader(h string) (string, bool) {
+	parts := strings.Split(h, "-")
+	if len(parts) != 4 || len(parts[1]) != 32 || parts[1] == strings.Repeat("0", 32) {
+		return "", false
+	}
+	if _, err := hex.DecodeString(parts[1]); err != nil {
+		return "", false
+	}
+	return strings.ToLower(parts[1]), true
+}
+
+// NewLogger returns a JSON logger at level that adds the trace id of the
+// context to every record logged with a context.
+func NewLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})
+	return slog.New(traceHandler{h})
+}
+
+// traceHandler adds trace_id from the record's context.
+type traceHandler struct{ slog.Handler }
+
+// Handle implements slog.Handler.
+func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := TraceID(ctx); id != "" {
+		r.AddAttrs(slog.String("trace_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (h traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return traceHandler{h.Handler.WithAttrs(attrs)}
+}
+
+// WithGroup implements slog.Handler.
+func (h traceHandler) WithGroup(name string) slog.Handler {
+	return traceHandler{h.Handler.WithGroup(name)}
+}
+
+// statusRecorder remembers the response status for the access log. It
+// forwards Flush and Hijack (SSE and WebSocket need them) via Unwrap, which
+// http.ResponseController follows.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Flush implements http.Flusher (gqlgen's SSE transport asserts it).
+func (s *statusRecorder) Flush() {
+	_ = http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+// Hijack implements http.Hijacker (the WebSocket upgrade needs it).
+func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if s.status == 0 {
+		s.status = http.StatusSwitchingProtocols
+	}
+	return http.NewResponseController(s.ResponseWriter).Hijack()
+}
+
+// Unwrap exposes the underlying writer to http.ResponseController.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// accessLog assigns each request a trace id (from traceparent when valid),
+// echoes it in the Trace-Id response header and logs one line per request:
+// method, path, status, bytes and duration. It never logs bodies.
+func accessLog(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id, ok := traceFromHeader(r.Header.Get("traceparent"))
+		if !ok {
+			id = NewTraceID()
+		}
+		ctx := withTrace(r.Context(), id)
+		w.Header().Set("Trace-Id", id)
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
+			return
+		}
+		log.LogAttrs(ctx, slog.LevelInfo, "http request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
+			slog.Int64("bytes", rec.bytes),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		)
+	})
+}

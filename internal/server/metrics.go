@@ -1,0 +1,131 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+var _ chat.Observer = (*Metrics)(nil)
+
+// Metrics are ragchat's Prometheus metrics. Labels are low-cardinality
+// only: operation type, outcome, error or failure code, model, subscription
+// kind. Never a conversation id, a user or any text.
+type Metrics struct {
+	registry *prometheus.Registry
+
+	operations        *prometheus.CounterVec
+	operationSeconds  *prometheus.HistogramVec
+	errors            *prometheus.CounterVec
+	asks              *prometheus.CounterVec
+	attempts          *prometheus.CounterVec
+	ttft              *prometheus.HistogramVec
+	tokens            *prometheus.CounterVec
+	subscriptions     *prometheus.GaugeVec
+	wsConnections     prometheus.Gauge
+	rateLimited       prometheus.Counter
+	subscriptionsDeny *prometheus.CounterVec
+}
+
+// NewMetrics registers the metrics (and the Go and process collectors) in
+// a new registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		operations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragchat_graphql_operations_total",
+			Help: "GraphQL operations by type (query, mutation, subscription) and outcome (ok, error).",
+		}, []string{"type", "outcome"}),
+		operationSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ragchat_graphql_operation_seconds",
+			Help:    "Time to the first response of a GraphQL operation, by type.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
+		}, []string{"type"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragchat_graphql_errors_total",
+			Help: "GraphQL errors returned, by extensions.code.",
+		}, []string{"code"}),
+		asks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragchat_asks_total",
+			Help: "Accepted asks and retries, by kind (ask, retry).",
+		}, []string{"kind"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragchat_attempts_total",
+			Help: "Finished answer attempts by outcome (completed, refused, failed), failure code and model.",
+		}, []string{"outcome", "failure_code", "model"}),
+		ttft: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ragchat_attempt_ttft_seconds",
+			Help:    "Time from an attempt's start to its first answer token, by model.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 12),
+		}, []string{"model"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragchat_tokens_total",
+			Help: "Model tokens by model and kind (prompt, completion).",
+		}, []string{"model", "kind"}),
+		subscriptions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ragchat_active_subscriptions",
+			Help: "Active GraphQL subscriptions by kind (attempt, conversation).",
+		}, []string{"kind"}),
+		wsConnections: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "ragchat_websocket_connections",
+			Help: "Open WebSocket connections.",
+		}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ragchat_ask_rate_limited_total",
+			Help: "Asks refused by the per-user rate limit.",
+		}),
+		subscriptionsDeny: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ragchat_subscriptions_refused_total",
+			Help: "Subscriptions refused, by reason (per_connection_limit, shutting_down).",
+		}, []string{"reason"}),
+	}
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.operations, m.operationSeconds, m.errors, m.asks, m.attempts, m.ttft, m.tokens,
+		m.subscriptions, m.wsConnections, m.rateLimited, m.subscriptionsDeny,
+	)
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// Registry is the registry the metrics live in, for extra collectors.
+func (m *Metrics) Registry() *prometheus.Registry { return m.registry }
+
+// AskAccepted counts an accepted ask or retry (chat.Observer).
+func (m *Metrics) AskAccepted(retry bool) {
+	kind := "ask"
+	if retry {
+		kind = "retry"
+	}
+	m.asks.WithLabelValues(kind).Inc()
+}
+
+// AttemptFinished records a finished attempt (chat.Observer): its outcome
+// (completed, refused, failed), failure code ("" unless failed), model,
+// time to first token (0 when no token was produced) and token usage.
+func (m *Metrics) AttemptFinished(outcome string, code domain.FailureCode, model string, ttft time.Duration, promptTokens, completionTokens int) {
+	if model == "" {
+		model = "none"
+	}
+	m.attempts.WithLabelValues(outcome, string(code), model).Inc()
+	if ttft > 0 {
+		m.ttft.WithLabelValues(model).Observe(ttft.Seconds())
+	}
+	if promptTokens > 0 {
+		m.tokens.WithLabelValues(model, "prompt").Add(float64(promptTokens))
+	}
+	if completionTokens > 0 {
+		m.tokens.WithLabelValues(model, "completion").Add(float64(completionTokens))
+	}
+}

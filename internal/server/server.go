@@ -1,0 +1,202 @@
+// Package server is ragchat's HTTP server: the GraphQL endpoint with its
+// transports (graphql-transport-ws and legacy graphql-ws over gorilla
+// WebSockets, graphql-sse, POST and GET), JWT authentication, CORS and the
+// WebSocket Origin allow-list, limits (body and message size, query shape,
+// batches, subscriptions per connection, per-user ask rate), typed errors,
+// structured logs with trace ids, Prometheus metrics, health checks and
+// graceful shutdown.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/rs/cors"
+
+	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/resolvers"
+)
+
+// Engine is the conversation engine as the server sees it: what the
+// resolvers use, plus Shutdown (finish or interrupt running attempts).
+type Engine interface {
+	resolvers.Engine
+	Shutdown(ctx context.Context) error
+}
+
+// Options are the server's dependencies.
+type Options struct {
+	Config config.Config
+	DB     *store.DB
+	Engine Engine
+	// Knowledge serves the knowledge mutations; nil makes them UNAVAILABLE.
+	Knowledge resolvers.Knowledge
+	Verifier  TokenVerifier
+	Logger    *slog.Logger
+	// Metrics nil creates a fresh set.
+	Metrics *Metrics
+}
+
+// Server serves the API. Build it with New, run it with Serve and stop it
+// with Shutdown.
+type Server struct {
+	cfg      config.Config
+	log      *slog.Logger
+	verifier TokenVerifier
+	metrics  *Metrics
+	engine   Engine
+	ws       *gorillaWebsocket
+	subs     *subscriptionGate
+	draining atomic.Bool
+	handler  http.Handler
+	http     *http.Server
+}
+
+// New builds the server and its handler.
+func New(o Options) (*Server, error) {
+	if o.DB == nil || o.Engine == nil || o.Verifier == nil {
+		return nil, errors.New("server: DB, Engine and Verifier are required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	origins := newOriginPolicy(o.Config.HTTP.AllowedOrigins)
+	s := &Server{
+		cfg:      o.Config,
+		log:      o.Logger,
+		verifier: o.Verifier,
+		metrics:  o.Metrics,
+		engine:   o.Engine,
+		ws:       newGorillaWebsocket(origins, o.Metrics),
+		subs:     newSubscriptionGate(o.Config.Limits.MaxSubscriptionsConn, o.Metrics),
+	}
+	res := resolvers.New(resolvers.Deps{
+		Client:        o.DB.Client,
+		NodeType:      store.NodeTypeResolver(o.DB.SQL, o.DB.Dialect),
+		Engine:        o.Engine,
+		Knowledge:     o.Knowledge,
+		AskGate:       newAskLimiter(o.DB.Client, o.Config.Limits.AskRatePerMinute, o.Config.Limits.AskBurst, o.Metrics),
+		Subscriptions: s.subs,
+		DeltaWindow:   deltaWindow(o.Config.HTTP.DeltaWindow),
+		Limits: resolvers.Limits{
+			MaxQuestionRunes: o.Config.Limits.MaxQuestionRunes,
+			MaxCommentRunes:  o.Config.Limits.MaxCommentRunes,
+			MaxNodes:         o.Config.Limits.MaxPageSize,
+			MaxDocumentBytes: o.Config.Limits.MaxDocumentBytes,
+		},
+	})
+	gql := s.graphQLHandler(res)
+
+	var api http.Handler = gql
+	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, api)
+	api = markGET(api)
+	api = authenticate(o.Verifier, api)
+	api = originGuard(origins, api)
+	api = cors.New(cors.Options{
+		AllowOriginFunc:  origins.allowed,
+		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+		AllowedHeaders:   []string{"Authorization", "Content-Type", "Accept", "traceparent"},
+		ExposedHeaders:   []string{"Trace-Id"},
+		AllowCredentials: false,
+		MaxAge:           600,
+	}).Handler(api)
+
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", api)
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", readyz(o.DB.SQL, &s.draining))
+	if o.Config.HTTP.Metrics {
+		mux.Handle("GET /metrics", o.Metrics.Handler())
+	}
+	if o.Config.HTTP.GraphiQL {
+		mux.Handle("GET /graphiql", playground.Handler("ragchat GraphiQL", "/graphql"))
+		mux.Handle("GET /{$}", http.RedirectHandler("/graphiql", http.StatusFound))
+	}
+	s.handler = accessLog(o.Logger, mux)
+	s.http = &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: o.Config.HTTP.ReadHeaderTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
+	}
+	return s, nil
+}
+
+// deltaWindow maps the configured window (0 = off) to the resolvers'
+// convention (negative = off).
+func deltaWindow(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}
+
+// Handler is the server's whole HTTP handler (for tests with httptest).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Metrics returns the server's metrics (the engine's hook reports to it).
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Serve accepts connections on ln until Shutdown. It returns nil after a
+// graceful shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops the server gracefully within ctx's deadline: it marks the
+// instance not ready and refuses new mutations and subscriptions, closes
+// the listeners, lets running attempts finish (the engine marks the rest
+// INTERRUPTED), ends every subscription (gqlgen does not, #2610), closes
+// WebSocket connections with 1012 so that clients reconnect elsewhere, and
+// waits for in-flight requests.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- s.http.Shutdown(ctx) }()
+	var errs []error
+	if err := s.engine.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	s.subs.cancelAll(ctx)
+	s.ws.closeAll()
+	select {
+	case err := <-httpDone:
+		if err != nil {
+			errs = append(errs, err)
+		}
+	case <-ctx.Done():
+		errs = append(errs, ctx.Err())
+	}
+	if len(errs) > 0 {
+		_ = s.http.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// originGuard refuses WebSocket upgrades from browser origins outside the
+// allow-list with 403 before they reach the upgrader (which checks again).
+func originGuard(p *originPolicy, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "" && !p.checkWebSocket(r) {
+			writeGraphQLError(w, http.StatusForbidden, domain.CodeForbidden, "origin not allowed", nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

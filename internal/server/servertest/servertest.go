@@ -1,0 +1,178 @@
+// Package servertest starts ragchat's full HTTP handler in-process on a
+// throwaway database, with the offline model, the real engine and the demo
+// knowledge base, for tests that need every transport but not a separate
+// process (goroutine accounting, statement counting).
+package servertest
+
+import (
+	"context"
+	"io"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/auth"
+	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/knowledge"
+	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/server"
+	"github.com/ragchat/ragchat/internal/server/gqlclient"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/store/storetest"
+	"github.com/ragchat/ragchat/internal/testdb"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// Secret is the HS256 secret test servers verify tokens with.
+var Secret = []byte("servertest-secret-0123456789abcdef0123456789")
+
+// Options tune Start.
+type Options struct {
+	// Config edits the server configuration (development defaults).
+	Config func(*config.Config)
+	// Driver wraps the Ent driver (e.g. to count statements).
+	Driver func(dialect.Driver) dialect.Driver
+	// Model replaces the offline model (token delay 1ms by default).
+	Model llm.Model
+	// Log receives the server's and the engine's JSON logs (default:
+	// discarded).
+	Log io.Writer
+}
+
+// Harness is a running in-process server.
+type Harness struct {
+	URL       string
+	DB        *store.DB
+	Engine    *chat.Engine
+	Knowledge *knowledge.Service
+	Server    *server.Server
+	Config    config.Config
+	Issuer    *auth.Issuer
+
+	httpServer *httptest.Server
+	broker     *broker.Memory
+	bgCancel   context.CancelFunc
+	bgDone     chan struct{}
+}
+
+// Start runs a server on backend b with the demo tenant loaded. It is shut
+// down when t ends.
+func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
+	t.Helper()
+	ctx := context.Background()
+	db := storetest.Open(t, b)
+	if o.Driver != nil {
+		drv := o.Driver(entsql.OpenDB(db.Dialect, db.SQL))
+		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect}
+	}
+	cfg, err := config.LoadFrom(func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("servertest: config: %v", err)
+	}
+	cfg.Auth.HS256Secret = string(Secret)
+	cfg.HTTP.WSKeepAlive = 5 * time.Second
+	cfg.HTTP.ShutdownTimeout = 10 * time.Second
+	if o.Config != nil {
+		o.Config(&cfg)
+	}
+	model := o.Model
+	if model == nil {
+		model = offline.New(offline.Options{TokenDelay: time.Millisecond})
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	log := server.NewLogger(o.Log, "debug")
+	br := broker.NewMemory(broker.MemoryOptions{})
+	metrics := server.NewMetrics()
+	engine := chat.New(chat.Config{InstanceID: "servertest"}, chat.Deps{
+		DB: db, Model: model, Broker: br,
+		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
+		Logger:    log, Now: time.Now, Observer: metrics,
+	})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{})
+	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
+		t.Fatalf("servertest: load demo: %v", err)
+	}
+	verifier, err := auth.NewVerifier(auth.Config{HS256Secret: Secret})
+	if err != nil {
+		t.Fatalf("servertest: verifier: %v", err)
+	}
+	srv, err := server.New(server.Options{
+		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
+		Verifier: verifier, Logger: log, Metrics: metrics,
+	})
+	if err != nil {
+		t.Fatalf("servertest: server: %v", err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	bgCtx, bgCancel := context.WithCancel(context.Background())
+	h := &Harness{
+		URL: hs.URL + "/graphql", DB: db, Engine: engine, Knowledge: svc, Server: srv, Config: cfg,
+		Issuer: auth.NewDevIssuer(Secret, ""), httpServer: hs, broker: br, bgCancel: bgCancel, bgDone: make(chan struct{}),
+	}
+	go func() {
+		defer close(h.bgDone)
+		engine.RunBackground(bgCtx)
+	}()
+	t.Cleanup(h.close)
+	return h
+}
+
+// close stops the server, the engine and the broker.
+func (h *Harness) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = h.Server.Shutdown(ctx)
+	h.httpServer.CloseClientConnections()
+	h.httpServer.Close()
+	h.bgCancel()
+	<-h.bgDone
+	_ = h.broker.Close()
+}
+
+// Token mints a token for user of tenant with roles and groups.
+func (h *Harness) Token(t testing.TB, tenant, user string, roles []string, groups ...string) string {
+	t.Helper()
+	tok, err := h.Issuer.Mint(auth.Claims{Tenant: tenant, Roles: roles, Groups: groups,
+		RegisteredClaims: jwt.RegisteredClaims{Subject: user}}, time.Hour)
+	if err != nil {
+		t.Fatalf("servertest: mint: %v", err)
+	}
+	return tok
+}
+
+// Client returns a GraphQL client acting as user (member) of the demo
+// tenant, or with the given roles.
+func (h *Harness) Client(t testing.TB, user string, roles ...string) *gqlclient.Client {
+	if len(roles) == 0 {
+		roles = []string{"member"}
+	}
+	return gqlclient.New(h.URL, h.Token(t, "demo", user, roles))
+}
+
+// SetTenantSettings edits the stored settings of tenant (as the
+// provisioning job), e.g. to lift the ask rate limit for a test that asks
+// many questions.
+func (h *Harness) SetTenantSettings(t testing.TB, tenant string, edit func(*domain.TenantSettings)) {
+	t.Helper()
+	ctx := viewer.SystemJobContext(context.Background(), viewer.JobProvision)
+	tn, err := h.DB.Client.Tenant.Get(ctx, tenant)
+	if err != nil {
+		t.Fatalf("servertest: tenant %s: %v", tenant, err)
+	}
+	s := tn.Settings
+	edit(&s)
+	if err := h.DB.Client.Tenant.UpdateOneID(tenant).SetSettings(s).Exec(ctx); err != nil {
+		t.Fatalf("servertest: update tenant %s: %v", tenant, err)
+	}
+}

@@ -1,0 +1,199 @@
+package resolvers
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqljson"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// maxSummarySpan bounds the period of feedbackSummary and usageSummary.
+const maxSummarySpan = 366 * 24 * time.Hour
+
+// adminConversations pages every conversation of the admin's tenant (Ent
+// privacy keeps it inside the tenant). DELETED conversations appear only
+// when the filter asks for that status.
+func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldCreatedAt}
+	}
+	return r.client.Conversation.Query().
+		Where(adminConversationPredicates(where)...).
+		Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
+}
+
+// adminConversationPredicates translates the admin filter.
+func adminConversationPredicates(w *model.AdminConversationWhereInput) []predicate.Conversation {
+	if w == nil {
+		w = &model.AdminConversationWhereInput{}
+	}
+	var ps []predicate.Conversation
+	if w.Status != nil {
+		ps = append(ps, conversation.StatusEQ(*w.Status))
+	} else {
+		ps = append(ps, conversation.StatusNEQ(conversation.StatusDELETED))
+	}
+	if w.UserID != nil {
+		ps = append(ps, conversation.UserID(*w.UserID))
+	}
+	if w.KnowledgeBaseID != nil {
+		ps = append(ps, conversation.KnowledgeBaseID(*w.KnowledgeBaseID))
+	}
+	if w.CreatedAfter != nil {
+		ps = append(ps, conversation.CreatedAtGTE(*w.CreatedAfter))
+	}
+	if w.CreatedBefore != nil {
+		ps = append(ps, conversation.CreatedAtLT(*w.CreatedBefore))
+	}
+	if w.TitleContains != nil && *w.TitleContains != "" {
+		ps = append(ps, conversation.TitleContainsFold(*w.TitleContains))
+	}
+	if w.HasNegativeFeedback != nil {
+		negative := conversation.HasAttemptsWith(attempt.HasFeedbackWith(feedback.RatingEQ(feedback.RatingDOWN)))
+		if *w.HasNegativeFeedback {
+			ps = append(ps, negative)
+		} else {
+			ps = append(ps, conversation.Not(negative))
+		}
+	}
+	return ps
+}
+
+// feedbacks pages the tenant's feedback, newest first by default.
+func (r *Resolver) feedbacks(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.FeedbackOrder{Direction: entgql.OrderDirectionDesc, Field: ent.FeedbackOrderFieldCreatedAt}
+	}
+	return r.client.Feedback.Query().
+		Where(feedbackPredicates(where)...).
+		Paginate(ctx, after, first, before, last, ent.WithFeedbackOrder(orderBy))
+}
+
+// feedbackPredicates translates the admin feedback filter.
+func feedbackPredicates(w *model.AdminFeedbackWhereInput) []predicate.Feedback {
+	if w == nil {
+		return nil
+	}
+	var ps []predicate.Feedback
+	if w.Rating != nil {
+		ps = append(ps, feedback.RatingEQ(*w.Rating))
+	}
+	if w.ReasonCode != nil {
+		code := string(*w.ReasonCode)
+		ps = append(ps, predicate.Feedback(func(s *sql.Selector) {
+			s.Where(sqljson.ValueContains(feedback.FieldReasonCodes, code))
+		}))
+	}
+	if w.Model != nil {
+		ps = append(ps, feedback.HasAttemptWith(attempt.Model(*w.Model)))
+	}
+	if w.UserID != nil {
+		ps = append(ps, feedback.UserID(*w.UserID))
+	}
+	if w.CreatedAfter != nil {
+		ps = append(ps, feedback.CreatedAtGTE(*w.CreatedAfter))
+	}
+	if w.CreatedBefore != nil {
+		ps = append(ps, feedback.CreatedAtLT(*w.CreatedBefore))
+	}
+	return ps
+}
+
+// checkPeriod validates a [from, to) summary period.
+func checkPeriod(from, to time.Time) error {
+	if !from.Before(to) {
+		return badInput("to", "to must be after from")
+	}
+	if to.Sub(from) > maxSummarySpan {
+		return badInput("from", "the period must not exceed 366 days")
+	}
+	return nil
+}
+
+// feedbackSummary counts the tenant's feedback in [from, to).
+func (r *Resolver) feedbackSummary(ctx context.Context, from, to time.Time) (*model.FeedbackSummary, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkPeriod(from, to); err != nil {
+		return nil, err
+	}
+	s, err := r.engine.FeedbackSummary(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.FeedbackSummary{From: s.From, To: s.To, Up: s.Up, Down: s.Down, ByReason: []*model.FeedbackReasonCount{}}
+	for reason, n := range s.ByReason {
+		out.ByReason = append(out.ByReason, &model.FeedbackReasonCount{Reason: model.FeedbackReason(reason), Count: n})
+	}
+	sort.Slice(out.ByReason, func(i, j int) bool { return out.ByReason[i].Reason < out.ByReason[j].Reason })
+	return out, nil
+}
+
+// usageSummary sums the tenant's tokens by model and UTC day in [from, to).
+func (r *Resolver) usageSummary(ctx context.Context, from, to time.Time) ([]*model.UsageRow, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkPeriod(from, to); err != nil {
+		return nil, err
+	}
+	rows, err := r.engine.UsageSummary(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.UsageRow, len(rows))
+	for i, u := range rows {
+		out[i] = &model.UsageRow{
+			Day:              u.Day.UTC().Format(time.DateOnly),
+			Model:            u.Model,
+			Attempts:         u.Attempts,
+			PromptTokens:     u.PromptTokens,
+			CompletionTokens: u.CompletionTokens,
+			TotalTokens:      u.TotalTokens,
+		}
+	}
+	return out, nil
+}
+
+// contextManifest is an admin-only view of what an attempt's prompt held.
+func (r *Resolver) contextManifest(ctx context.Context, a *ent.Attempt) (*domain.ContextManifest, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	return a.ContextManifest, nil
+}
+
+// timings is an admin-only view of an attempt's timestamps and durations.
+func (r *Resolver) timings(ctx context.Context, a *ent.Attempt) (*model.AttemptTimings, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	t := &model.AttemptTimings{StartedAt: a.StartedAt, FirstTokenAt: a.FirstTokenAt, CompletedAt: a.CompletedAt}
+	if a.FirstTokenAt != nil {
+		ms := int(a.FirstTokenAt.Sub(a.StartedAt).Milliseconds())
+		t.TimeToFirstTokenMs = &ms
+	}
+	if a.CompletedAt != nil {
+		ms := int(a.CompletedAt.Sub(a.StartedAt).Milliseconds())
+		t.DurationMs = &ms
+	}
+	return t, nil
+}

@@ -1,0 +1,253 @@
+package resolvers
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// createConversation starts a conversation owned by the viewer.
+func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConversationInput) (*ent.Conversation, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	var cin chat.CreateConversationInput
+	if in != nil {
+		cin.KnowledgeBaseID = in.KnowledgeBaseID
+		if in.Title != nil {
+			if utf8.RuneCountInString(*in.Title) > chat.MaxTitleRunes {
+				return nil, badInput("title", "the title must not exceed %d characters", chat.MaxTitleRunes)
+			}
+			cin.Title = *in.Title
+		}
+	}
+	c, err := r.engine.CreateConversation(ctx, cin)
+	return c, notFound(err, "knowledge base")
+}
+
+// conversationOp runs one engine operation on a conversation id.
+func (r *Resolver) conversationOp(ctx context.Context, id uuid.UUID, op func(context.Context, uuid.UUID) (*ent.Conversation, error)) (*ent.Conversation, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	c, err := op(ctx, id)
+	return c, notFound(err, "conversation")
+}
+
+// renameConversation sets a user-chosen title.
+func (r *Resolver) renameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error) {
+	if utf8.RuneCountInString(title) > chat.MaxTitleRunes {
+		return nil, badInput("title", "the title must not exceed %d characters", chat.MaxTitleRunes)
+	}
+	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+		return r.engine.RenameConversation(ctx, id, title)
+	})
+}
+
+// deleteConversation soft-deletes a conversation.
+func (r *Resolver) deleteConversation(ctx context.Context, id uuid.UUID, reason *string) (*ent.Conversation, error) {
+	why := ""
+	if reason != nil {
+		why = *reason
+	}
+	if utf8.RuneCountInString(why) > r.limits.MaxCommentRunes {
+		return nil, badInput("reason", "the reason must not exceed %d characters", r.limits.MaxCommentRunes)
+	}
+	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+		return r.engine.DeleteConversation(ctx, id, why)
+	})
+}
+
+// checkClientKey validates an idempotency key.
+func checkClientKey(field, key string) error {
+	if strings.TrimSpace(key) == "" {
+		return badInput(field, "%s must not be empty", field)
+	}
+	if len(key) > chat.MaxClientIDLength {
+		return badInput(field, "%s must not exceed %d bytes", field, chat.MaxClientIDLength)
+	}
+	return nil
+}
+
+// ask stores a question and starts answering it.
+func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayload, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkClientKey("clientMessageId", in.ClientMessageID); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Question) == "" {
+		return nil, badInput("question", "the question must not be empty")
+	}
+	if n := utf8.RuneCountInString(in.Question); n > r.limits.MaxQuestionRunes {
+		return nil, badInput("question", "the question must not exceed %d characters", r.limits.MaxQuestionRunes).
+			With("limit", "questionLength")
+	}
+	if r.askGate != nil {
+		if err := r.askGate.AllowAsk(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := r.engine.Ask(ctx, in.ConversationID, in.ClientMessageID, in.Question)
+	if err != nil {
+		return nil, notFound(err, "conversation")
+	}
+	return askPayload(res), nil
+}
+
+// retry starts a new attempt at the same user message.
+func (r *Resolver) retry(ctx context.Context, in model.RetryAttemptInput) (*model.AskPayload, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkClientKey("clientRequestId", in.ClientRequestID); err != nil {
+		return nil, err
+	}
+	if r.askGate != nil {
+		if err := r.askGate.AllowAsk(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := r.engine.Retry(ctx, in.AttemptID, in.ClientRequestID)
+	if err != nil {
+		return nil, notFound(err, "attempt")
+	}
+	return askPayload(res), nil
+}
+
+func askPayload(res *chat.AskResult) *model.AskPayload {
+	return &model.AskPayload{UserMessage: res.UserMessage, Attempt: res.Attempt, Deduplicated: res.Deduplicated}
+}
+
+// cancel stops a PENDING attempt.
+func (r *Resolver) cancel(ctx context.Context, id uuid.UUID) (*ent.Attempt, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	a, err := r.engine.Cancel(ctx, id)
+	return a, notFound(err, "attempt")
+}
+
+// submitFeedback records the viewer's feedback on a COMPLETED attempt.
+func (r *Resolver) submitFeedback(ctx context.Context, in model.SubmitFeedbackInput) (*ent.Feedback, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	if in.Comment != nil && utf8.RuneCountInString(*in.Comment) > r.limits.MaxCommentRunes {
+		return nil, badInput("comment", "the comment must not exceed %d characters", r.limits.MaxCommentRunes).
+			With("limit", "commentLength")
+	}
+	if len(in.Reasons) > chat.MaxReasonCodes {
+		return nil, badInput("reasons", "at most %d reasons", chat.MaxReasonCodes)
+	}
+	reasons := make([]domain.FeedbackReason, len(in.Reasons))
+	for i, rc := range in.Reasons {
+		reasons[i] = domain.FeedbackReason(rc)
+	}
+	f, err := r.engine.SubmitFeedback(ctx, chat.FeedbackInput{
+		AttemptID: in.AttemptID,
+		Rating:    in.Rating.String(),
+		Reasons:   reasons,
+		Comment:   in.Comment,
+	})
+	return f, notFound(err, "attempt")
+}
+
+// knowledgeService returns the knowledge service for a curator, or an error.
+func (r *Resolver) knowledgeService(ctx context.Context) (Knowledge, error) {
+	if _, err := requireCurator(ctx); err != nil {
+		return nil, err
+	}
+	if r.knowledge == nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "knowledge administration is not available")
+	}
+	return r.knowledge, nil
+}
+
+// createKnowledgeBase creates a knowledge base in the viewer's tenant.
+func (r *Resolver) createKnowledgeBase(ctx context.Context, in model.CreateKnowledgeBaseInput) (*ent.KnowledgeBase, error) {
+	k, err := r.knowledgeService(ctx)
+	if err != nil {
+		return nil, err
+	}
+	desc := ""
+	if in.Description != nil {
+		desc = *in.Description
+	}
+	return k.CreateKnowledgeBase(ctx, in.Name, desc)
+}
+
+// ingestDocument chunks, embeds and stores a document.
+func (r *Resolver) ingestDocument(ctx context.Context, in model.IngestDocumentInput) (*ent.Document, error) {
+	k, err := r.knowledgeService(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Content) > r.limits.MaxDocumentBytes {
+		return nil, badInput("content", "the content must not exceed %d bytes", r.limits.MaxDocumentBytes).
+			With("limit", "documentSize")
+	}
+	uri := ""
+	if in.SourceURI != nil {
+		uri = *in.SourceURI
+	}
+	d, err := k.Ingest(ctx, in.KnowledgeBaseID, DocumentInput{Title: in.Title, SourceURI: uri, Content: in.Content, ACL: aclFromInput(in.ACL)})
+	return d, notFound(err, "knowledge base")
+}
+
+// setDocumentACL changes who may read a document.
+func (r *Resolver) setDocumentACL(ctx context.Context, id uuid.UUID, acl model.DocumentACLInput) (*ent.Document, error) {
+	k, err := r.knowledgeService(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := k.SetACL(ctx, id, aclFromInput(&acl))
+	return d, notFound(err, "document")
+}
+
+// deleteDocument deletes a document and its chunks.
+func (r *Resolver) deleteDocument(ctx context.Context, id uuid.UUID, reason *string) (*model.DeleteDocumentPayload, error) {
+	k, err := r.knowledgeService(ctx)
+	if err != nil {
+		return nil, err
+	}
+	why := ""
+	if reason != nil {
+		why = *reason
+	}
+	if err := k.DeleteDocument(ctx, id, why); err != nil {
+		return nil, notFound(err, "document")
+	}
+	return &model.DeleteDocumentPayload{DeletedDocumentID: id}, nil
+}
+
+// documentACL is the curator-only view of a document's access list.
+func (r *Resolver) documentACL(ctx context.Context, d *ent.Document) (*model.DocumentACL, error) {
+	if _, err := requireCurator(ctx); err != nil {
+		return nil, err
+	}
+	grants, err := d.Edges.GrantsOrErr()
+	if ent.IsNotLoaded(err) {
+		grants, err = d.QueryGrants().All(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	acl := &model.DocumentACL{Visibility: d.Visibility, Groups: []string{}, Users: []string{}}
+	for _, g := range grants {
+		if g.PrincipalKind == "GROUP" {
+			acl.Groups = append(acl.Groups, g.Principal)
+		} else {
+			acl.Users = append(acl.Users, g.Principal)
+		}
+	}
+	return acl, nil
+}

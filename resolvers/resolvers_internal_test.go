@@ -1,0 +1,194 @@
+package resolvers
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+)
+
+func delta(seq int, text string) chat.AttemptEvent {
+	return chat.AttemptEvent{Kind: chat.EventDelta, Seq: seq, Text: text}
+}
+
+// runStream feeds events through streamAttempt and returns what came out.
+func runStream(t *testing.T, window time.Duration, events []chat.AttemptEvent) []*model.AttemptEvent {
+	t.Helper()
+	src := make(chan chat.AttemptEvent)
+	out := make(chan *model.AttemptEvent, 100)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		streamAttempt(context.Background(), src, out, window)
+	}()
+	for _, ev := range events {
+		src <- ev
+	}
+	close(src)
+	<-done
+	close(out)
+	var got []*model.AttemptEvent
+	for m := range out {
+		got = append(got, m)
+	}
+	return got
+}
+
+func TestStreamAttemptCoalescesDeltas(t *testing.T) {
+	events := []chat.AttemptEvent{
+		{Kind: chat.EventStarted, StandaloneQuestion: "q"},
+		delta(1, "a"), delta(3, "bc"), delta(4, "d"), delta(6, "ef"),
+		{Kind: chat.EventCompleted, Seq: 6},
+	}
+	cases := []struct {
+		name   string
+		window time.Duration
+		kinds  string
+	}{
+		{"off: every delta", 0, "STARTED DELTA DELTA DELTA DELTA COMPLETED"},
+		{"a long window: the first at once, the rest merged before COMPLETED", time.Hour, "STARTED DELTA DELTA COMPLETED"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runStream(t, tc.window, events)
+			var kinds []string
+			var text strings.Builder
+			seq := 0
+			for _, m := range got {
+				kinds = append(kinds, string(m.Kind))
+				if m.Kind == model.AttemptEventKindDelta {
+					seq += len([]rune(*m.Text))
+					if m.Seq != seq {
+						t.Fatalf("DELTA seq %d after %q, want %d", m.Seq, text.String(), seq)
+					}
+					text.WriteString(*m.Text)
+				}
+			}
+			if strings.Join(kinds, " ") != tc.kinds {
+				t.Fatalf("events %v, want %s", kinds, tc.kinds)
+			}
+			if text.String() != "abcdef" {
+				t.Fatalf("text %q", text.String())
+			}
+		})
+	}
+}
+
+// TestStreamAttemptTimerFlush merges deltas for a short window and flushes
+// them when it ends, without waiting for another event.
+func TestStreamAttemptTimerFlush(t *testing.T) {
+	src := make(chan chat.AttemptEvent)
+	out := make(chan *model.AttemptEvent, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		streamAttempt(ctx, src, out, 20*time.Millisecond)
+	}()
+	src <- delta(1, "a")
+	src <- delta(2, "b")
+	src <- delta(3, "c")
+	first := <-out
+	merged := <-out // arrives when the window ends, with no further input
+	if *first.Text != "a" || *merged.Text != "bc" || merged.Seq != 3 {
+		t.Fatalf("got %q then %q (seq %d)", *first.Text, *merged.Text, merged.Seq)
+	}
+	cancel()
+	close(src) // the engine closes its channel once ctx ends
+	<-done
+}
+
+// TestStreamAttemptDrainsOnCancel ends on cancellation and keeps draining
+// the engine's channel, so its sender is never left blocked.
+func TestStreamAttemptDrainsOnCancel(t *testing.T) {
+	src := make(chan chat.AttemptEvent)
+	out := make(chan *model.AttemptEvent) // nobody reads
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		streamAttempt(ctx, src, out, 0)
+	}()
+	cancel()
+	for i := range 5 { // the engine keeps sending until it sees ctx done
+		src <- delta(i+1, "x")
+	}
+	close(src)
+	<-done
+}
+
+// fakeEngine answers SourcesOf, counting calls; other methods are unused.
+type fakeEngine struct {
+	Engine
+	mu     sync.Mutex
+	calls  [][]uuid.UUID
+	denied map[uuid.UUID]bool
+}
+
+func (f *fakeEngine) SourcesOf(_ context.Context, rows []*ent.Source) ([]chat.SourceView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ids []uuid.UUID
+	views := make([]chat.SourceView, len(rows))
+	for i, s := range rows {
+		ids = append(ids, s.ID)
+		views[i] = chat.SourceView{Source: s, Available: !f.denied[s.ID]}
+	}
+	f.calls = append(f.calls, ids)
+	return views, nil
+}
+
+// TestSourceReauthorisationBatches checks that the first source field
+// resolved re-authorises every source the operation loaded in one engine
+// call, and that a redacted source shows no snippet, title or document.
+func TestSourceReauthorisationBatches(t *testing.T) {
+	doc := uuid.New()
+	rows := make([]*ent.Source, 5)
+	for i := range rows {
+		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
+	}
+	eng := &fakeEngine{denied: map[uuid.UUID]bool{rows[2].ID: true}}
+	r := &Resolver{engine: eng}
+	ctx := WithOperationState(context.Background())
+	sourceAuthFrom(ctx).collect(rows) // what the Ent interceptor does on load
+
+	var wg sync.WaitGroup
+	for _, s := range rows {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := r.sourceAvailable(ctx, s)
+			if err != nil || ok == (s == rows[2]) {
+				t.Errorf("source %v: available=%v err=%v", s.ID, ok, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(eng.calls) != 1 || len(eng.calls[0]) != len(rows) {
+		t.Fatalf("engine calls %v, want one call with %d sources", eng.calls, len(rows))
+	}
+	snippet, _ := r.sourceSnippet(ctx, rows[2])
+	title, _ := r.sourceDocumentTitle(ctx, rows[2])
+	id, _ := r.sourceDocumentID(ctx, rows[2])
+	if snippet != nil || title != nil || id != nil {
+		t.Fatalf("redacted source shows %v %v %v", snippet, title, id)
+	}
+	if s, _ := r.sourceSnippet(ctx, rows[0]); s == nil || *s != "secret text" {
+		t.Fatalf("readable source snippet %v", s)
+	}
+	if len(eng.calls) != 1 {
+		t.Fatalf("cached views were re-checked: %d calls", len(eng.calls))
+	}
+
+	// Without operation state each source is checked on its own.
+	if ok, _ := r.sourceAvailable(context.Background(), rows[1]); !ok || len(eng.calls) != 2 || len(eng.calls[1]) != 1 {
+		t.Fatalf("uncached check: calls %v", eng.calls)
+	}
+}

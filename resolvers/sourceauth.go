@@ -1,0 +1,173 @@
+package resolvers
+
+import (
+	"context"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/chat"
+)
+
+// Citation snapshots (Source rows) are re-authorised on every read: the
+// viewer may have lost access to the cited document since the answer was
+// written. Doing that per source would be one query per citation, so each
+// GraphQL operation carries a sourceAuth: an Ent interceptor records every
+// Source row the operation loads (eager loads included), and the first
+// Source.available (or snippet, documentTitle, documentId) resolved checks
+// every recorded row in one engine.SourcesOf call. Field collection loads
+// all sources of a page before any of their fields resolve, so a page of
+// messages costs one re-authorisation however many citations it shows.
+
+type sourceAuthKey struct{}
+
+// sourceAuth is the per-operation cache of re-authorised sources.
+type sourceAuth struct {
+	// pendingMu guards pending; it is separate from mu so that the Ent
+	// interceptor never waits for a running re-authorisation.
+	pendingMu sync.Mutex
+	pending   map[uuid.UUID]*ent.Source
+
+	mu    sync.Mutex
+	views map[uuid.UUID]chat.SourceView
+}
+
+// WithOperationState returns ctx carrying fresh per-operation resolver
+// state (the source re-authorisation cache). The server calls it once per
+// GraphQL operation; without it every source is re-authorised on its own.
+func WithOperationState(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sourceAuthKey{}, &sourceAuth{
+		pending: make(map[uuid.UUID]*ent.Source),
+		views:   make(map[uuid.UUID]chat.SourceView),
+	})
+}
+
+func sourceAuthFrom(ctx context.Context) *sourceAuth {
+	sa, _ := ctx.Value(sourceAuthKey{}).(*sourceAuth)
+	return sa
+}
+
+// collect records loaded rows for the next batch.
+func (sa *sourceAuth) collect(rows []*ent.Source) {
+	sa.pendingMu.Lock()
+	defer sa.pendingMu.Unlock()
+	for _, s := range rows {
+		if s != nil {
+			sa.pending[s.ID] = s
+		}
+	}
+}
+
+// takePending returns and clears the recorded rows.
+func (sa *sourceAuth) takePending() []*ent.Source {
+	sa.pendingMu.Lock()
+	defer sa.pendingMu.Unlock()
+	out := make([]*ent.Source, 0, len(sa.pending))
+	for _, s := range sa.pending {
+		out = append(out, s)
+	}
+	clear(sa.pending)
+	return out
+}
+
+// prime stores views the engine already computed (subscription events).
+func (sa *sourceAuth) prime(views []chat.SourceView) {
+	sa.mu.Lock()
+	defer sa.mu.Unlock()
+	for _, v := range views {
+		if v.Source != nil {
+			sa.views[v.Source.ID] = v
+		}
+	}
+}
+
+// installedClients remembers the clients that have the collector, so that
+// building several resolvers on one client installs it once.
+var installedClients sync.Map
+
+// installSourceCollector adds the interceptor that records the Source rows
+// each operation loads into its sourceAuth. It does nothing for queries
+// whose context has no sourceAuth.
+func installSourceCollector(c *ent.Client) {
+	if c == nil {
+		return
+	}
+	if _, loaded := installedClients.LoadOrStore(c, struct{}{}); loaded {
+		return
+	}
+	c.Source.Intercept(ent.InterceptFunc(func(next ent.Querier) ent.Querier {
+		return ent.QuerierFunc(func(ctx context.Context, q ent.Query) (ent.Value, error) {
+			v, err := next.Query(ctx, q)
+			if err != nil {
+				return v, err
+			}
+			if sa := sourceAuthFrom(ctx); sa != nil {
+				if rows, ok := v.([]*ent.Source); ok {
+					sa.collect(rows)
+				}
+			}
+			return v, nil
+		})
+	}))
+}
+
+// withoutOperationState hides the sourceAuth from ctx, so that the
+// engine's own queries are not recorded while a batch is being checked.
+func withoutOperationState(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sourceAuthKey{}, (*sourceAuth)(nil))
+}
+
+// sourceView returns s as the viewer may see it now.
+func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (chat.SourceView, error) {
+	sa := sourceAuthFrom(ctx)
+	if sa == nil {
+		views, err := r.engine.SourcesOf(ctx, []*ent.Source{s})
+		if err != nil {
+			return chat.SourceView{}, err
+		}
+		return findView(views, s), nil
+	}
+	sa.mu.Lock()
+	defer sa.mu.Unlock()
+	if v, ok := sa.views[s.ID]; ok {
+		return v, nil
+	}
+	batch := sa.takePending()
+	if !containsSource(batch, s.ID) {
+		batch = append(batch, s)
+	}
+	views, err := r.engine.SourcesOf(withoutOperationState(ctx), batch)
+	if err != nil {
+		return chat.SourceView{}, err
+	}
+	for _, v := range views {
+		if v.Source != nil {
+			sa.views[v.Source.ID] = v
+		}
+	}
+	if v, ok := sa.views[s.ID]; ok {
+		return v, nil
+	}
+	// The engine did not report s: treat it as unreadable.
+	return chat.SourceView{Source: s}, nil
+}
+
+// findView returns the view of s in views, or an unavailable one.
+func findView(views []chat.SourceView, s *ent.Source) chat.SourceView {
+	for _, v := range views {
+		if v.Source != nil && v.Source.ID == s.ID {
+			return v
+		}
+	}
+	return chat.SourceView{Source: s}
+}
+
+func containsSource(rows []*ent.Source, id uuid.UUID) bool {
+	for _, s := range rows {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}

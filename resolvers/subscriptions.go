@@ -1,0 +1,187 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+)
+
+// admit asks the subscription gate for a slot. The returned context ends on
+// server shutdown; release must be called when the subscription ends.
+func (r *Resolver) admit(ctx context.Context, kind string) (context.Context, func(), error) {
+	if r.subs == nil {
+		return ctx, func() {}, nil
+	}
+	return r.subs.Subscribe(ctx, kind)
+}
+
+// attemptEvents streams one attempt's events after afterSeq.
+func (r *Resolver) attemptEvents(ctx context.Context, id uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	after := 0
+	if afterSeq != nil {
+		if *afterSeq < 0 {
+			return nil, badInput("afterSeq", "afterSeq must not be negative")
+		}
+		after = *afterSeq
+	}
+	ctx, release, err := r.admit(ctx, "attempt")
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.engine.SubscribeAttempt(ctx, id, after)
+	if err != nil {
+		release()
+		return nil, notFound(err, "attempt")
+	}
+	out := make(chan *model.AttemptEvent)
+	go func() {
+		defer release()
+		defer close(out)
+		streamAttempt(ctx, src, out, r.deltaWindow)
+	}()
+	return out, nil
+}
+
+// conversationEvents streams change notifications of one conversation.
+func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan *model.ConversationEvent, error) {
+	if _, err := requireViewer(ctx); err != nil {
+		return nil, err
+	}
+	ctx, release, err := r.admit(ctx, "conversation")
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.engine.SubscribeConversation(ctx, id)
+	if err != nil {
+		release()
+		return nil, notFound(err, "conversation")
+	}
+	out := make(chan *model.ConversationEvent)
+	go func() {
+		defer release()
+		defer close(out)
+		forward(ctx, src, out, conversationEventModel)
+	}()
+	return out, nil
+}
+
+// forward converts and sends every event of src to out until src closes or
+// ctx ends. When ctx ends first it drains src, which the engine closes on
+// cancellation, so that neither side's goroutine is left blocked.
+func forward[E, M any](ctx context.Context, src <-chan E, out chan<- M, convert func(E) M) {
+	for {
+		select {
+		case ev, ok := <-src:
+			if !ok {
+				return
+			}
+			select {
+			case out <- convert(ev):
+			case <-ctx.Done():
+				drain(src)
+				return
+			}
+		case <-ctx.Done():
+			drain(src)
+			return
+		}
+	}
+}
+
+func drain[E any](src <-chan E) {
+	for range src {
+	}
+}
+
+// attemptEventModel converts an engine event. A SOURCES event primes the
+// operation's source re-authorisation cache with the engine's verdicts.
+func attemptEventModel(ctx context.Context, ev chat.AttemptEvent) *model.AttemptEvent {
+	m := &model.AttemptEvent{Kind: model.AttemptEventKind(ev.Kind), AttemptID: ev.AttemptID, Seq: ev.Seq}
+	switch ev.Kind {
+	case chat.EventStarted:
+		q, h := ev.StandaloneQuestion, ev.RequiresHistory
+		m.StandaloneQuestion, m.RequiresHistory = &q, &h
+	case chat.EventSources:
+		if sa := sourceAuthFrom(ctx); sa != nil {
+			sa.prime(ev.Sources)
+		}
+		m.Sources = make([]*ent.Source, 0, len(ev.Sources))
+		for _, v := range ev.Sources {
+			if v.Source != nil {
+				m.Sources = append(m.Sources, v.Source)
+			}
+		}
+	case chat.EventDelta:
+		t := ev.Text
+		m.Text = &t
+	case chat.EventCompleted:
+		m.Attempt = ev.Attempt
+	case chat.EventFailed:
+		m.Attempt = ev.Attempt
+		code, msg := string(ev.FailureCode), ev.FailureMessage
+		m.FailureCode, m.FailureMessage = &code, &msg
+	}
+	return m
+}
+
+// conversationEventModel converts an engine conversation event.
+func conversationEventModel(ev chat.ConversationEvent) *model.ConversationEvent {
+	m := &model.ConversationEvent{
+		Kind:           model.ConversationEventKind(ev.Kind),
+		ConversationID: ev.ConversationID,
+		MessageID:      ev.MessageID,
+		AttemptID:      ev.AttemptID,
+		At:             ev.At,
+	}
+	if ev.AttemptStatus != "" {
+		s := attempt.Status(ev.AttemptStatus)
+		m.AttemptStatus = &s
+	}
+	return m
+}
+
+// eventConversation loads the conversation of a conversation event.
+func (r *Resolver) eventConversation(ctx context.Context, ev *model.ConversationEvent) (*ent.Conversation, error) {
+	q, err := r.client.Conversation.Query().Where(conversation.ID(ev.ConversationID)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := q.Only(ctx)
+	return c, notFound(err, "conversation")
+}
+
+// eventMessage loads the message of a MESSAGE_CREATED event.
+func (r *Resolver) eventMessage(ctx context.Context, ev *model.ConversationEvent) (*ent.Message, error) {
+	if ev.MessageID == nil {
+		return nil, nil
+	}
+	q, err := r.client.Message.Query().Where(message.ID(*ev.MessageID)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := q.Only(ctx)
+	return m, notFound(err, "message")
+}
+
+// eventAttempt loads the attempt of an ATTEMPT_UPDATED event.
+func (r *Resolver) eventAttempt(ctx context.Context, ev *model.ConversationEvent) (*ent.Attempt, error) {
+	if ev.AttemptID == nil {
+		return nil, nil
+	}
+	q, err := r.client.Attempt.Query().Where(attempt.ID(*ev.AttemptID)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := q.Only(ctx)
+	return a, notFound(err, "attempt")
+}
