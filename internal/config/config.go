@@ -225,7 +225,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	c.Limits = Limits{
-		MaxBodyBytes:         e.integer("RAGCHAT_MAX_BODY_BYTES", 1<<20, 1024),
+		MaxBodyBytes:         e.integer("RAGCHAT_MAX_BODY_BYTES", 3<<20, 1024),
 		MaxWSMessageBytes:    e.integer("RAGCHAT_MAX_WS_MESSAGE_BYTES", 64<<10, 1024),
 		MaxComplexity:        e.integer("RAGCHAT_MAX_COMPLEXITY", 20000, 10),
 		MaxDepth:             e.integer("RAGCHAT_MAX_DEPTH", 12, 2),

@@ -8,9 +8,13 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ragchat/ragchat/internal/domain"
 )
+
+// bodyReadTimeout bounds reading one request body.
+const bodyReadTimeout = 30 * time.Second
 
 // writeGraphQLError writes a GraphQL-shaped error response with an HTTP
 // status: {"errors":[{"message":…,"extensions":{"code":…}}]}.
@@ -33,7 +37,12 @@ func bodyLimits(maxBody, maxBatch int, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		// A slow client gets bodyReadTimeout to send its body; the
+		// deadline is lifted before the operation runs (SSE streams on).
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(maxBody)))
+		_ = rc.SetReadDeadline(time.Time{})
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {

@@ -1,14 +1,17 @@
 package server_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/gorilla/websocket"
 
 	"github.com/ragchat/ragchat/internal/auth"
+	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
@@ -237,5 +240,116 @@ func TestCORS(t *testing.T) {
 		if !tc.allow && got != "" {
 			t.Errorf("%s: allowed (%q)", tc.origin, got)
 		}
+	}
+}
+
+// TestOneSocketCarriesEverything runs mutations and a subscription over a
+// single WebSocket, as graphql-ws clients do.
+func TestOneSocketCarriesEverything(t *testing.T) {
+	h := start(t, servertest.Options{})
+	ws, err := h.Client(t, "alice").DialWS(ctxT(t), gqlclient.WSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	run := func(query string, vars map[string]any, out any) {
+		t.Helper()
+		sub, err := ws.Subscribe(query, vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sub.Next(ctxT(t))
+		if err != nil || len(r.Errors) > 0 {
+			t.Fatalf("%s: %v %+v", query, err, r)
+		}
+		if err := r.Decode(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var conv struct{ CreateConversation struct{ ID string } }
+	run(`mutation { createConversation(input: {}) { id } }`, nil, &conv)
+	var asked struct {
+		Ask struct{ Attempt struct{ ID string } }
+	}
+	run(`mutation($c: ID!) { ask(input: {conversationId: $c, clientMessageId: "ws-1", question: "退款多久到账？"}) { attempt { id } } }`,
+		map[string]any{"c": conv.CreateConversation.ID}, &asked)
+	sub, err := ws.Subscribe(attemptEventsQuery, map[string]any{"a": asked.Ask.Attempt.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStream(t, collectEvents(t, sub))
+}
+
+// TestConversationEventsKeepASecondTabInSync follows a conversation from a
+// second connection while the first asks: the new messages and the
+// attempt's status changes arrive, with the rows they name.
+func TestConversationEventsKeepASecondTabInSync(t *testing.T) {
+	h := start(t, servertest.Options{})
+	c := h.Client(t, "alice")
+	conv := createConversation(t, c)
+	tab, err := c.SubscribeSSE(ctxT(t), `subscription($c: ID!) { conversationEvents(conversationId: $c) {
+		kind conversationId attemptStatus message { role content } attempt { status } } }`, map[string]any{"c": conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Stop()
+	var user, assistant, completed bool
+	// The subscription starts asynchronously; ask until it sees the
+	// question (the first asks may happen before it listens).
+	question := "上传文件最大是多少？"
+	waitDone(t, c, ask(t, c, conv, question))
+	for !(user && assistant && completed) {
+		ctx, cancel := context.WithTimeout(ctxT(t), 3*time.Second)
+		r, err := tab.Next(ctx)
+		cancel()
+		if err != nil {
+			// Nothing arrived: the first ask preceded the subscription.
+			waitDone(t, c, ask(t, c, conv, question))
+			continue
+		}
+		var e struct {
+			ConversationEvents struct {
+				Kind, ConversationID string
+				AttemptStatus        *string
+				Message              *struct{ Role, Content string }
+				Attempt              *struct{ Status string }
+			}
+		}
+		if err := r.Decode(&e); err != nil {
+			t.Fatal(err)
+		}
+		ev := e.ConversationEvents
+		if ev.ConversationID != conv {
+			t.Fatalf("event of another conversation: %+v", ev)
+		}
+		switch {
+		case ev.Kind == "MESSAGE_CREATED" && ev.Message != nil && ev.Message.Role == "USER" && ev.Message.Content == question:
+			user = true
+		case ev.Kind == "MESSAGE_CREATED" && ev.Message != nil && ev.Message.Role == "ASSISTANT":
+			assistant = true
+		case ev.Kind == "ATTEMPT_UPDATED" && ev.AttemptStatus != nil && *ev.AttemptStatus == "COMPLETED" && ev.Attempt != nil:
+			completed = true
+		}
+	}
+}
+
+// TestWebSocketInitTimeout closes a connection that never sends
+// connection_init.
+func TestWebSocketInitTimeout(t *testing.T) {
+	h := start(t, servertest.Options{Config: func(c *config.Config) { c.HTTP.WSInitTimeout = 200 * time.Millisecond }})
+	d := websocket.Dialer{Subprotocols: []string{gqlclient.ProtocolTransportWS}}
+	conn, _, err := d.Dial("ws"+strings.TrimPrefix(h.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		if _, _, err = conn.ReadMessage(); err != nil {
+			break
+		}
+	}
+	if code, _ := closeCode(err); code == 0 {
+		t.Fatalf("connection not closed by the server: %v", err)
 	}
 }
