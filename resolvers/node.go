@@ -7,7 +7,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/source"
 )
 
 // node resolves one global id. The table lookup ignores privacy; the load
@@ -34,7 +38,51 @@ func (r *Resolver) node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 	if err != nil {
 		return nil, notFound(err, "node")
 	}
+	// Rows beneath a conversation disappear with it when it is soft-deleted.
+	if convID, ok, err := r.conversationOf(ctx, table, id); err != nil {
+		return nil, notFound(err, "node")
+	} else if ok {
+		if _, err := r.engine.Conversation(ctx, convID); err != nil {
+			return nil, notFound(err, "node")
+		}
+	}
 	return n, nil
+}
+
+// conversationOf returns the conversation a message, attempt, source or
+// feedback row lives in (read separately: the node itself may carry only
+// the fields the query selected).
+func (r *Resolver) conversationOf(ctx context.Context, table string, id uuid.UUID) (uuid.UUID, bool, error) {
+	var attemptID uuid.UUID
+	switch table {
+	case message.Table:
+		m, err := r.client.Message.Query().Where(message.ID(id)).Select(message.FieldConversationID).Only(ctx)
+		if err != nil {
+			return uuid.Nil, false, err
+		}
+		return m.ConversationID, true, nil
+	case attempt.Table:
+		attemptID = id
+	case source.Table:
+		s, err := r.client.Source.Query().Where(source.ID(id)).Select(source.FieldAttemptID).Only(ctx)
+		if err != nil {
+			return uuid.Nil, false, err
+		}
+		attemptID = s.AttemptID
+	case feedback.Table:
+		f, err := r.client.Feedback.Query().Where(feedback.ID(id)).Select(feedback.FieldAttemptID).Only(ctx)
+		if err != nil {
+			return uuid.Nil, false, err
+		}
+		attemptID = f.AttemptID
+	default:
+		return uuid.Nil, false, nil
+	}
+	a, err := r.client.Attempt.Query().Where(attempt.ID(attemptID)).Select(attempt.FieldConversationID).Only(ctx)
+	if err != nil {
+		return uuid.Nil, false, err
+	}
+	return a.ConversationID, true, nil
 }
 
 // nodes resolves up to Limits.MaxNodes ids. A missing id leaves a null in

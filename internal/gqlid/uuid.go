@@ -2,12 +2,13 @@
 package gqlid
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // MarshalUUID writes u as a quoted GraphQL string.
@@ -22,11 +23,11 @@ func MarshalUUID(u uuid.UUID) graphql.Marshaler {
 func UnmarshalUUID(v any) (uuid.UUID, error) {
 	s, ok := v.(string)
 	if !ok {
-		return uuid.Nil, fmt.Errorf("id must be a string, got %T", v)
+		return uuid.Nil, domain.Errorf(domain.CodeBadUserInput, "an id must be a string, got %T", v)
 	}
 	u, err := uuid.Parse(s)
 	if err != nil {
-		return uuid.Nil, fmt.Errorf("invalid id %q", s)
+		return uuid.Nil, domain.Errorf(domain.CodeBadUserInput, "invalid id %q", s)
 	}
 	return u, nil
 }

@@ -108,9 +108,12 @@ func (s *stream) next() (string, error) {
 
 // finish computes the usage and releases the connection.
 func (s *stream) finish() {
-	u := llm.EstimateUsage(s.prompt, s.text.String())
+	var u llm.Usage
 	if s.apiUsage != nil && s.apiUsage.TotalTokens > 0 {
 		u = fromUsage(*s.apiUsage)
+	} else {
+		// Tokenising is costly; only when the provider reported nothing.
+		u = llm.EstimateUsage(s.prompt, s.text.String())
 	}
 	s.mu.Lock()
 	s.usage = u
