@@ -57,7 +57,11 @@ func (c *tokenClaims) viewer() (*viewer.Viewer, error) {
 		}
 		tenant = c.TID
 	}
-	return buildViewer(c.Subject, tenant, c.Roles, c.Groups)
+	v, err := buildViewer(c.Subject, tenant, c.Roles, c.Groups)
+	if err == nil && c.ExpiresAt != nil {
+		v.ExpiresAt = c.ExpiresAt.Time
+	}
+	return v, err
 }
 
 // buildViewer validates a subject, tenant key, roles and groups and returns

@@ -64,7 +64,8 @@ func verifyHeader(ctx context.Context, verifier TokenVerifier, header string) (*
 // wsInit authenticates a WebSocket connection from its connection_init
 // payload ("Authorization": "Bearer <token>"), falling back to the upgrade
 // request's header. Without a valid token the connection closes with 4403.
-// The connection's context gets the viewer and a subscription counter.
+// The connection's context gets the viewer and a subscription counter, and
+// ends when the token expires.
 func wsInit(verifier TokenVerifier) transport.WebsocketInitFunc {
 	return func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 		var v *viewer.Viewer
@@ -78,6 +79,13 @@ func wsInit(verifier TokenVerifier) transport.WebsocketInitFunc {
 		}
 		ctx = viewer.NewContext(ctx, v)
 		ctx = context.WithValue(ctx, wsConnKey{}, true)
+		if !v.ExpiresAt.IsZero() {
+			// The connection ends when its token does; the client reconnects
+			// with a fresh token (an expired one is refused with 4403).
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, v.ExpiresAt)
+			context.AfterFunc(ctx, cancel)
+		}
 		return withConnSubs(ctx), nil, nil
 	}
 }

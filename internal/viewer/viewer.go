@@ -11,6 +11,7 @@ package viewer
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // Role is a coarse permission level inside one tenant.
@@ -42,6 +43,9 @@ type Viewer struct {
 	UserID   string
 	Roles    []Role
 	Groups   []string
+	// ExpiresAt is when the credentials the viewer was built from expire
+	// (zero when they do not). Long-lived connections end then.
+	ExpiresAt time.Time
 }
 
 // Has reports whether the viewer holds role r.
