@@ -37,6 +37,7 @@ func TestSeedDialogue(t *testing.T) {
 		assert.Equal(t, "那超过以后返回什么错误码？", b.OriginalQuestion, "the original question is kept")
 		assert.Contains(t, *b.StandaloneQuestion, "上传文件", "the rewrite carries the earlier topic")
 		assert.Contains(t, b.Answer, "ERR_FILE_TOO_LARGE")
+		assert.NotContains(t, b.Answer, " > ", "heading paths are context, not answer sentences")
 		m := b.ContextManifest
 		require.NotNil(t, m)
 		assert.Equal(t, 1, m.HistoryRounds, "the first round is in the prompt")

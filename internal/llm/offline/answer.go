@@ -91,7 +91,7 @@ func pickSentences(question string, evidence []promptfmt.Evidence, limit int) []
 	var all []candidate
 	for ci, e := range evidence {
 		bonus := 0.03 * float64(len(evidence)-ci) / float64(len(evidence))
-		for si, s := range splitSentences(e.Content) {
+		for si, s := range splitSentences(withoutHeadingLine(e.Content, e.Title)) {
 			if len([]rune(text.TrimQuestion(s))) < 2 {
 				continue
 			}
@@ -150,4 +150,18 @@ func splitTerminator(s string, zh bool) (body, end string) {
 		end = "。"
 	}
 	return body, end
+}
+
+// withoutHeadingLine drops a chunk's first line when it is the heading path
+// the chunker prefixes ("文件上传限制 > 超过限制时的错误码"): context for
+// retrieval, not an answer sentence.
+func withoutHeadingLine(content, title string) string {
+	first, rest, ok := strings.Cut(strings.TrimSpace(content), "\n")
+	if !ok || strings.ContainsAny(first, "。！？.!?；;") {
+		return content
+	}
+	if strings.Contains(first, " > ") || strings.HasPrefix(first, strings.TrimSpace(title)) {
+		return rest
+	}
+	return content
 }
