@@ -67,9 +67,14 @@ func newCore(cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observe
 		return nil, err
 	}
 	b := broker.NewMemory(broker.MemoryOptions{})
+	minScore := 0.0 // the engine's default for real embedding models
+	if !cfg.Model.OpenAI {
+		minScore = offline.SuggestedMinEvidenceScore
+	}
 	engine := chat.New(chat.Config{
-		InstanceID:     cfg.InstanceID,
-		GenerateTitles: true,
+		InstanceID:       cfg.InstanceID,
+		GenerateTitles:   true,
+		MinEvidenceScore: minScore,
 	}, chat.Deps{
 		DB:        db,
 		Model:     model,

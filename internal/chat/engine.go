@@ -110,6 +110,8 @@ type Engine struct {
 	now    func() time.Time
 	obs    Observer
 
+	kbModels sync.Map // knowledge base id → embedding model
+
 	mu      sync.Mutex
 	runs    map[uuid.UUID]*run
 	closing bool

@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm/llmfake"
 	"github.com/ragchat/ragchat/internal/llm/openai"
 	"github.com/ragchat/ragchat/internal/store"
@@ -183,5 +184,38 @@ func TestLeaseLostStopsRun(t *testing.T) {
 		reaped, err := e.eng.ReapOnce(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, 1, reaped)
+	})
+}
+
+// renamedEmbedder reports another embedding model than the one the demo
+// knowledge base was ingested with.
+type renamedEmbedder struct{ *spyModel }
+
+func (renamedEmbedder) EmbeddingModel() string { return "text-embedding-3-small" }
+
+// TestEmbeddingModelMismatch: a knowledge base embedded by another model is
+// not searched with incomparable vectors; the attempt fails with a message
+// that says what to do.
+func TestEmbeddingModelMismatch(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		eng := chat.New(chat.Config{InstanceID: "mismatch"}, chat.Deps{
+			DB: db, Model: renamedEmbedder{e.model}, Broker: e.broker,
+			Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
+		})
+		conv, err := eng.CreateConversation(as(alice), chat.CreateConversationInput{})
+		require.NoError(t, err)
+		res, err := eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		require.NoError(t, err)
+		ch, err := eng.SubscribeAttempt(as(alice), res.Attempt.ID, 0)
+		require.NoError(t, err)
+		var last chat.AttemptEvent
+		for ev := range ch {
+			last = ev
+		}
+		assert.Equal(t, chat.EventFailed, last.Kind)
+		assert.Equal(t, domain.FailureModelError, last.FailureCode)
+		assert.Contains(t, last.FailureMessage, "re-ingest")
+		assert.Zero(t, e.model.chatCalls())
 	})
 }

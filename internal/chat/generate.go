@@ -143,6 +143,9 @@ func (e *Engine) saveRewrite(ctx context.Context, j job, standalone string, requ
 // knowledge base among the chunks the viewer may read now, keeping those
 // above the evidence threshold.
 func (e *Engine) retrieve(ctx context.Context, j job, question string) ([]prompt.Evidence, error) {
+	if err := e.checkEmbeddingModel(ctx, j.conv.KnowledgeBaseID); err != nil {
+		return nil, err
+	}
 	vecs, err := e.model.Embed(ctx, []string{question})
 	if err != nil {
 		return nil, err
