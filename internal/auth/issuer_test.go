@@ -28,6 +28,8 @@ func TestIssuerRoundTrip(t *testing.T) {
 	v := newVerifier(t, auth.Config{HS256Secret: hsSecret, Issuer: "ragchat-dev", Audience: "ragchat"})
 	got, err := v.Verify(context.Background(), tok)
 	require.NoError(t, err)
+	require.False(t, got.ExpiresAt.IsZero(), "the viewer carries the token's expiry")
+	got.ExpiresAt = time.Time{}
 	require.Equal(t, &viewer.Viewer{
 		TenantID: "acme", UserID: "u7",
 		Roles: []viewer.Role{viewer.RoleAgent}, Groups: []string{"eng", "ops"},
