@@ -45,6 +45,16 @@ func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Mes
 	rctx, cancel := context.WithCancelCause(base)
 	r := &run{attemptID: att.ID, conversationID: conv.ID, cancel: cancel, done: make(chan struct{})}
 	e.mu.Lock()
+	if e.closing {
+		// Shutdown began after the ask was admitted: do not start new work
+		// (nor race its wait); the attempt ends INTERRUPTED at once.
+		e.mu.Unlock()
+		cancel(errShuttingDown)
+		fctx, fcancel := finalContext(ctx)
+		defer fcancel()
+		e.markFailed(fctx, att.ID, domain.FailureInterrupted, errShuttingDown.Error(), "", 0, time.Time{}, true)
+		return
+	}
 	e.runs[att.ID] = r
 	e.wg.Add(1)
 	e.mu.Unlock()
