@@ -32,19 +32,30 @@ func (e *Engine) SourcesOf(ctx context.Context, sources []*ent.Source) ([]Source
 			ids = append(ids, *s.ChunkID)
 		}
 	}
-	readable := map[uuid.UUID]bool{}
-	if len(ids) > 0 {
-		visible, err := e.client.Chunk.Query().Where(chunk.IDIn(ids...)).IDs(ctx)
-		if err != nil {
-			return nil, storageError(err, "source")
-		}
-		for _, id := range visible {
-			readable[id] = true
-		}
+	readable, err := e.readableChunks(ctx, ids)
+	if err != nil {
+		return nil, storageError(err, "source")
 	}
 	out := make([]SourceView, len(sources))
 	for i, s := range sources {
 		out[i] = SourceView{Source: s, Available: s.ChunkID != nil && readable[*s.ChunkID]}
+	}
+	return out, nil
+}
+
+// readableChunks returns which of ids the viewer may read now, with one
+// privacy-filtered query.
+func (e *Engine) readableChunks(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	out := make(map[uuid.UUID]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	visible, err := e.client.Chunk.Query().Where(chunk.IDIn(ids...)).IDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range visible {
+		out[id] = true
 	}
 	return out, nil
 }

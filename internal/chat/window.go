@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -160,16 +159,9 @@ func (e *Engine) readableAnswers(ctx context.Context, attempts []uuid.UUID) (map
 		}
 		chunkIDs = append(chunkIDs, *s.ChunkID)
 	}
-	if len(chunkIDs) == 0 {
-		return out, nil
-	}
-	visible, err := e.client.Chunk.Query().Where(chunk.IDIn(chunkIDs...)).IDs(ctx)
+	ok, err := e.readableChunks(ctx, chunkIDs)
 	if err != nil {
 		return nil, err
-	}
-	ok := make(map[uuid.UUID]bool, len(visible))
-	for _, id := range visible {
-		ok[id] = true
 	}
 	for _, s := range srcs {
 		if s.ChunkID != nil && !ok[*s.ChunkID] {
