@@ -6,7 +6,7 @@ GOTESTFLAGS ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run build generate check-generate test test-go bench lint
+.PHONY: help run build generate check-generate migration test test-go bench lint
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-15s %s\n", $$1, $$2 }'
@@ -22,6 +22,10 @@ generate: ## Regenerate code (Ent, entgql, gqlgen): go generate ./...
 
 check-generate: ## Fail if go generate changes generated code.
 	scripts/check-generate.sh
+
+migration: ## New PostgreSQL migration from the Ent schema, diffed on a throwaway cluster: make migration NAME=add_x
+	@test -n "$(NAME)" || { echo "usage: make migration NAME=snake_case_name" >&2; exit 2; }
+	scripts/pgtest.sh run $(GO) run ./internal/tools/migrationdiff -name $(NAME) -dir migrations
 
 test: ## Everything CI runs: generate check, vet, all tests on a throwaway PostgreSQL 15 + pgvector.
 	scripts/test.sh

@@ -5,6 +5,9 @@
 #   scripts/pgtest.sh ensure          install PostgreSQL 15 and pgvector if missing
 #   scripts/pgtest.sh start DIR       init and start a cluster in DIR, print its URL
 #   scripts/pgtest.sh stop DIR        fast-stop the cluster in DIR and remove DIR
+#   scripts/pgtest.sh apt-source      print "URI KEYRING" of the machine's own apt
+#                                     source for its release (where pgvector's
+#                                     source package is fetched from)
 #   scripts/pgtest.sh run CMD [ARG..] run CMD with RAGCHAT_TEST_DATABASE_URL set,
 #                                     starting (and always stopping) a cluster
 #                                     when the variable is not already set
@@ -14,15 +17,18 @@
 #
 # Environment:
 #   PGTEST_PG_BINDIR        PostgreSQL 15 bin directory (default: Debian's)
-#   PGTEST_DEBIAN_MIRROR    mirror for the pgvector source (default: deb.debian.org)
-#   PGTEST_DEBIAN_KEYRING   keyring that signs that mirror
+#   PGTEST_DEBIAN_MIRROR    archive URI for the pgvector source (default: the
+#                           URI of the machine's own apt source for its release)
+#   PGTEST_DEBIAN_KEYRING   keyring that signs that archive (default: that
+#                           source's Signed-By, else Debian's archive keyring)
 #   PGTEST_PGVECTOR_SUITE   Debian suite holding the pgvector source (trixie)
 #   PGTEST_LOG              log file for `ensure` (default under $TMPDIR)
+#   PGTEST_APT_ETC, PGTEST_RELEASE  read apt sources from another directory
+#                           and for another release (tests of apt-source)
 set -euo pipefail
 
 readonly PG_MAJOR=15
-readonly DEBIAN_MIRROR=${PGTEST_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-readonly DEBIAN_KEYRING=${PGTEST_DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+readonly DEFAULT_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 readonly PGVECTOR_SUITE=${PGTEST_PGVECTOR_SUITE:-trixie}
 # MARKER marks a directory as one this script created, so `stop` never
 # removes anything else.
@@ -106,6 +112,92 @@ have_server_dev() {
 
 have_build_tools() { command -v make >/dev/null && command -v gcc >/dev/null; }
 
+# release_codename prints the machine's Debian release (bookworm).
+release_codename() {
+	(
+		# shellcheck disable=SC1091 # the machine's own file
+		. /etc/os-release && echo "${VERSION_CODENAME:-}"
+	)
+}
+
+# apt_source_of_release prints "URI KEYRING" of the machine's own apt source
+# for its release suite, so that the pgvector source comes from whatever
+# archive (mirror or proxy) this machine already uses. It asks apt first
+# (apt-get indextargets), then reads deb822 .sources files and the one-line
+# sources.list format. KEYRING is "-" when the source names none.
+apt_source_of_release() {
+	local codename uri= entry= file line= keyring=- etc=${PGTEST_APT_ETC:-/etc/apt}
+	codename=${PGTEST_RELEASE:-$(release_codename)}
+	[[ -n $codename ]] || return 1
+	# 1. apt's own view: the Packages target of the release suite (skipped
+	#    when PGTEST_APT_ETC points the parsers at another directory).
+	[[ $etc == /etc/apt ]] && entry=$(apt-get indextargets --format '$(REPO_URI) $(SOURCESENTRY)' \
+		"Release: $codename" "Identifier: Packages" 2>/dev/null | head -n 1) || true
+	uri=${entry%% *}
+	# 2. deb822 files: the first stanza whose Suites include the codename.
+	if [[ -z $uri ]]; then
+		for file in "$etc"/sources.list.d/*.sources; do
+			[[ -f $file ]] || continue
+			line=$(awk -v suite="$codename" '
+				BEGIN { RS = ""; FS = "\n" }
+				{
+					uris = ""; suites = ""; signed = "-"; types = ""; enabled = "yes"
+					for (i = 1; i <= NF; i++) {
+						if ($i ~ /^#/) continue
+						if ($i ~ /^URIs:/) { v = $i; sub(/^URIs:[ \t]*/, "", v); uris = v }
+						else if ($i ~ /^Suites:/) { v = $i; sub(/^Suites:[ \t]*/, "", v); suites = " " v " " }
+						else if ($i ~ /^Types:/) { v = $i; sub(/^Types:[ \t]*/, "", v); types = " " v " " }
+						else if ($i ~ /^Enabled:/) { v = $i; sub(/^Enabled:[ \t]*/, "", v); enabled = v }
+						else if ($i ~ /^Signed-By:[ \t]*\//) { v = $i; sub(/^Signed-By:[ \t]*/, "", v); signed = v }
+					}
+					if (enabled != "no" && types ~ / deb / && index(suites, " " suite " ") > 0 && uris != "") {
+						split(uris, u, /[ \t]+/); print u[1], signed; exit
+					}
+				}' "$file")
+			[[ -n $line ]] && break
+		done
+		uri=${line%% *}
+		keyring=${line#* }
+	else
+		# The keyring of the entry apt reported (file:line).
+		file=${entry#* }
+		file=${file%:*}
+		if [[ -f $file && $file == *.sources ]]; then
+			keyring=$(awk -v uri="${uri%/}" '
+				BEGIN { RS = ""; FS = "\n" }
+				{
+					hit = 0; signed = ""
+					for (i = 1; i <= NF; i++) {
+						if ($i ~ /^URIs:/) {
+							v = $i; sub(/^URIs:[ \t]*/, "", v); n = split(v, u, /[ \t]+/)
+							for (j = 1; j <= n; j++) { w = u[j]; sub(/\/$/, "", w); if (w == uri) hit = 1 }
+						}
+						if ($i ~ /^Signed-By:[ \t]*\//) { v = $i; sub(/^Signed-By:[ \t]*/, "", v); signed = v }
+					}
+					if (hit && signed != "") { print signed; exit }
+				}' "$file")
+		fi
+	fi
+	# 3. the one-line format: deb [options] URI SUITE COMPONENTS...
+	if [[ -z $uri && -f $etc/sources.list ]]; then
+		line=$(awk -v suite="$codename" '
+			$1 == "deb" {
+				signed = "-"; i = 2
+				if ($2 ~ /^\[/) {
+					for (; i <= NF; i++) {
+						if ($i ~ /signed-by=/) { v = $i; sub(/.*signed-by=/, "", v); sub(/\]$/, "", v); signed = v }
+						if ($i ~ /\]$/) { i++; break }
+					}
+				}
+				if ($(i + 1) == suite) { print $i, signed; exit }
+			}' "$etc/sources.list")
+		uri=${line%% *}
+		keyring=${line#* }
+	fi
+	[[ -n $uri ]] || return 1
+	echo "${uri%/} ${keyring:--}"
+}
+
 apt_install() {
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends "$@"
 }
@@ -185,7 +277,16 @@ cmd_ensure() {
 	# shellcheck disable=SC2064 # expand $work now
 	trap "rm -rf '$work'" EXIT
 	mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial"
-	printf 'deb-src [signed-by=%s] %s %s main\n' "$DEBIAN_KEYRING" "$DEBIAN_MIRROR" "$PGVECTOR_SUITE" \
+	local archive=${PGTEST_DEBIAN_MIRROR:-} keyring=${PGTEST_DEBIAN_KEYRING:-} found
+	if [[ -z $archive ]]; then
+		found=$(apt_source_of_release) ||
+			die "cannot find this machine's apt source for $(release_codename) (in apt-get indextargets, /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list); set PGTEST_DEBIAN_MIRROR to a Debian archive URI"
+		archive=${found%% *}
+		[[ -n $keyring ]] || keyring=${found#* }
+	fi
+	[[ -n $keyring && $keyring != - ]] || keyring=$DEFAULT_KEYRING
+	status "pgvector source: the $PGVECTOR_SUITE suite of $archive (keyring $keyring)"
+	printf 'deb-src [signed-by=%s] %s %s main\n' "$keyring" "$archive" "$PGVECTOR_SUITE" \
 		>"$work/apt/sources.list"
 	step "fetch $PGVECTOR_SUITE source index (private apt state)" apt_src "$work/apt" update
 	step "download pgvector source" download_source "$work"
@@ -330,6 +431,7 @@ main() {
 	shift || true
 	case $cmd in
 	ensure) cmd_ensure "$@" ;;
+	apt-source) apt_source_of_release ;;
 	start) cmd_start "$@" ;;
 	stop) cmd_stop "$@" ;;
 	run) cmd_run "$@" ;;

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # test.sh is `make test`: every check and test of the project.
 #
-#   1. scripts/check-generate.sh   generated code (ent, gqlgen) is up to date
+#   1. scripts/check-hosts.sh      no tracked file names a registry/mirror host
+#      scripts/pgtest-selftest.sh  pgtest.sh finds the machine's own apt source
+#      scripts/check-generate.sh   generated code (ent, gqlgen) is up to date
 #   2. go vet ./...
 #   3. a PostgreSQL 15 + pgvector server: RAGCHAT_TEST_DATABASE_URL when set,
 #      otherwise a throwaway cluster (scripts/pgtest.sh ensure + start) that
 #      is always stopped at the end, also on failure or Ctrl-C
-#   4. go test -race -count=1 -timeout 30m -json ./..., summarized by
+#   4. make migration's tool on an unchanged schema writes nothing
+#      go test -race -count=1 -timeout 30m -json ./..., summarized by
 #      internal/tools/testsummary, which also fails the run when no test ran
 #      on the postgres or sqlite backend
 #   5. clients/node: npm ci && npm test, when clients/node/package.json exists
@@ -23,6 +26,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { printf 'test: %s\n' "$*" >&2; }
 
 static_checks() {
+	scripts/check-hosts.sh
+	scripts/pgtest-selftest.sh
 	scripts/check-generate.sh
 	say "go vet ./..."
 	go vet ./...
@@ -80,6 +85,22 @@ node_tests() {
 	(cd clients/node && npm ci --no-audit --no-fund && npm test)
 }
 
+# migration_check runs `make migration`'s tool with an unchanged schema: it
+# must work and write nothing (TestMigrationsMatchSchema checks the reverse:
+# that migrations/ reaches the Ent schema).
+migration_check() {
+	say "make migration (unchanged schema writes nothing)"
+	local before after
+	before=$(find migrations -type f | sort)
+	go run ./internal/tools/migrationdiff -name make_test_check -dir migrations || return 1
+	after=$(find migrations -type f | sort)
+	if [[ $before != "$after" ]]; then
+		say "ERROR: the Ent schema changed without a migration; run make migration NAME=..."
+		diff <(echo "$before") <(echo "$after") >&2 || true
+		return 1
+	fi
+}
+
 # db_tests runs the tests that need the database; pgtest.sh run provides it.
 db_tests() {
 	[[ -n ${RAGCHAT_TEST_DATABASE_URL:-} ]] || {
@@ -88,6 +109,7 @@ db_tests() {
 	}
 	ensure_cgo
 	local rc=0
+	migration_check || rc=1
 	go_tests || rc=1
 	node_tests || rc=1
 	if ((rc != 0)); then
