@@ -48,7 +48,7 @@ func TestEndToEnd(t *testing.T) {
 	p := startServer(t)
 	alice := p.client(t, "acme", "alice")
 
-	t.Run("seed 000 dialogue over WebSocket with the rewrite visible", func(t *testing.T) {
+	t.Run("upload-limit dialogue (docs/ENGINE.md D17) over WebSocket with the rewrite visible", func(t *testing.T) {
 		conv := createConversation(t, alice)
 		a1 := ask(t, alice, conv, "上传文件最大是多少？")
 		_, sub := subscribeWS(t, alice, a1, 0)

@@ -1,5 +1,5 @@
 // Package chat is ragchat's conversation engine: the multi-turn RAG flow of
-// seeds 000 and 001 as plain Go, with no GraphQL in it. It owns
+// docs/ENGINE.md (design basis D1–D17) as plain Go, with no GraphQL in it. It owns
 // conversations, the ask/retry/cancel pipeline, attempts and their
 // streaming, feedback, summaries, and the background reaper and purge.
 //

@@ -14,7 +14,7 @@ import (
 )
 
 // Ask stores the question and starts answering it in the background
-// (seed 000 §12): it authorises the conversation, honours the idempotency
+// (docs/ENGINE.md D1, D12): it authorises the conversation, honours the idempotency
 // key, refuses a second concurrent answer, and in one short transaction
 // allocates the next sequence number, saves the USER message and creates
 // the PENDING attempt. No transaction or lock is held while the model
@@ -100,7 +100,7 @@ func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, client
 
 // checkNotBusy returns CONVERSATION_BUSY (with the attempt id) when the
 // conversation already has a PENDING attempt: answers are serialised per
-// conversation so that history stays in order (seed 000 §13).
+// conversation so that history stays in order (docs/ENGINE.md D12).
 func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) error {
 	pending, err := e.client.Attempt.Query().
 		Where(attempt.ConversationID(conversationID), attempt.StatusEQ(attempt.StatusPENDING)).

@@ -28,7 +28,7 @@ func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt
 
 // Retry starts a new attempt at the same user message. The new attempt
 // points at the one it retries (retry_of); the old one is left untouched,
-// so both can be compared and rated (seed 001). clientRequestID makes the
+// so both can be compared and rated (docs/ENGINE.md D4). clientRequestID makes the
 // retry idempotent like an ask.
 func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*AskResult, error) {
 	clientRequestID, err := validateClientID("clientRequestId", clientRequestID)

@@ -45,7 +45,7 @@ func (e *Engine) runJob(ctx context.Context, name string, job func(context.Conte
 
 // ReapOnce fails every PENDING attempt whose lease has expired, across all
 // tenants: its instance crashed or restarted, or lost the database mid-way
-// (seed 001: after a restart a PENDING attempt must end somewhere). The
+// (docs/ENGINE.md D4: after a restart a PENDING attempt must end somewhere). The
 // partial answer checkpoint is kept; no assistant message is written.
 func (e *Engine) ReapOnce(ctx context.Context) (int, error) {
 	ctx = viewer.SystemJobContext(ctx, viewer.JobReaper)

@@ -15,7 +15,7 @@ import (
 )
 
 // TestDuplicateClientMessageID: the same key sent by 50 goroutines at once
-// gives one message, one attempt and one model call (seed 000 §13, §19.6).
+// gives one message, one attempt and one model call (docs/ENGINE.md D12, D17).
 func TestDuplicateClientMessageID(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)

@@ -22,7 +22,7 @@ import (
 // errOutage is what the flaky driver returns while the database is "down".
 var errOutage = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
 
-// TestDatabaseFailureMidFlow (seed 003: degrade, never corrupt): while the
+// TestDatabaseFailureMidFlow (docs/ENGINE.md D16: degrade, never corrupt): while the
 // database is down an ask gets a typed UNAVAILABLE error and saves nothing;
 // an answer that finishes while it is down saves nothing half-way (no
 // assistant message without its COMPLETED attempt, no COMPLETED attempt

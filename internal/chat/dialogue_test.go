@@ -13,7 +13,7 @@ import (
 	"github.com/ragchat/ragchat/internal/promptfmt"
 )
 
-// TestSeedDialogue runs seed 000 §19.1–§19.3 as one conversation: a
+// TestSeedDialogue runs the first three scenarios of docs/ENGINE.md D17 as one conversation: a
 // standalone question is not rewritten, a follow-up is rewritten with the
 // earlier topic, and a topic switch is not polluted by the old topic.
 func TestSeedDialogue(t *testing.T) {
@@ -84,7 +84,7 @@ func TestSeedDialogue(t *testing.T) {
 	})
 }
 
-// TestEnglishFollowUp covers seed 001's "and for bank cards?" in English.
+// TestEnglishFollowUp covers the refund follow-up "and for bank cards?" (docs/ENGINE.md D5) in English.
 func TestEnglishFollowUp(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)

@@ -38,7 +38,7 @@ func storageError(err error, kind string) error {
 }
 
 // isUnavailable reports connection-level database failures, which are
-// worth retrying later (seed 003: degrade, do not corrupt).
+// worth retrying later (docs/ENGINE.md D16: degrade, do not corrupt).
 func isUnavailable(err error) bool {
 	var ne net.Error
 	if errors.Is(err, driver.ErrBadConn) || errors.As(err, &ne) {

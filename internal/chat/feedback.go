@@ -11,7 +11,7 @@ import (
 )
 
 // SubmitFeedback records the viewer's rating of one COMPLETED attempt in a
-// conversation they own (seed 001: feedback always names the exact answer).
+// conversation they own (docs/ENGINE.md D4: feedback always names the exact answer).
 // A second submission by the same user replaces the first.
 func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Feedback, error) {
 	v, err := requireViewer(ctx)

@@ -15,7 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/tokens"
 )
 
-// generate runs one attempt to its end (seed 000 §2): history window,
+// generate runs one attempt to its end (docs/ENGINE.md D1): history window,
 // rewrite, authorised retrieval, budgeted prompt, streamed answer, and the
 // final COMPLETED or FAILED write. It never returns an error: every outcome
 // is recorded on the attempt.
@@ -99,8 +99,8 @@ func (e *Engine) generate(ctx context.Context, j job) {
 	})
 }
 
-// rewrite turns a follow-up into a standalone retrieval question (seed 000
-// §6–§7). A cheap rule gate skips the model for questions that do not
+// rewrite turns a follow-up into a standalone retrieval question (docs/ENGINE.md
+// D5). A cheap rule gate skips the model for questions that do not
 // depend on history; the model sees only the authorised window. A failed
 // rewrite degrades to the original question rather than failing the
 // answer.

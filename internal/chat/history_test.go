@@ -21,7 +21,7 @@ import (
 // TestLongHistorySummarised: hundreds of rounds get folded into the
 // summary (deterministic strategy: intents and outcomes, no answer text),
 // and under a tight budget the question and the evidence are never cut
-// (seed 000 §19.4).
+// (docs/ENGINE.md D17).
 func TestLongHistorySummarised(t *testing.T) {
 	tight := func(_ *chat.Config, st *domain.TenantSettings) {
 		st.HistoryRounds = 3
@@ -65,7 +65,7 @@ func TestLongHistorySummarised(t *testing.T) {
 // TestRevokedSourceLeavesPrompt: after the viewer loses access to a
 // document, the earlier round that relied on it is not in the next prompt,
 // its sources are redacted, and retrieval no longer returns the document
-// (seed 000 §14, §19.5).
+// (docs/ENGINE.md D13, D17).
 func TestRevokedSourceLeavesPrompt(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, olga)

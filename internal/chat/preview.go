@@ -15,7 +15,7 @@ import (
 // would get in a conversation the viewer owns — history window, rewrite,
 // authorised retrieval and token-budgeted assembly — without saving
 // anything or calling the answer model, and returns its manifest. It is
-// the debugging view of seed 000 §18 and what the context-assembly
+// the debugging view of docs/ENGINE.md D15 and what the context-assembly
 // benchmark measures.
 func (e *Engine) PreviewContext(ctx context.Context, conversationID uuid.UUID, question string) (*domain.ContextManifest, error) {
 	question, err := validateText("question", question, MaxQuestionRunes)

@@ -24,7 +24,7 @@ func (e *Engine) Sources(ctx context.Context, attemptID uuid.UUID) ([]SourceView
 
 // SourcesOf re-authorises loaded source rows with one privacy-filtered
 // query: a snapshot is available only while the viewer may still read its
-// chunk (seed 000 §14: sources are re-checked on every use).
+// chunk (docs/ENGINE.md D13: sources are re-checked on every use).
 func (e *Engine) SourcesOf(ctx context.Context, sources []*ent.Source) ([]SourceView, error) {
 	ids := make([]uuid.UUID, 0, len(sources))
 	for _, s := range sources {

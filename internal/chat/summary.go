@@ -46,9 +46,9 @@ const summaryChunkItems = 20
 
 // maybeSummarize folds the rounds that fell out of the window into the
 // conversation summary once more than SummaryTriggerRounds of them have
-// piled up (seed 000 §10). Only the user's questions and their outcomes go
+// piled up (docs/ENGINE.md D8). Only the user's questions and their outcomes go
 // in, never answer text, so a summary cannot carry a revoked document's
-// content forward (§14). The write is a compare-and-swap on the summary's
+// content forward (D13). The write is a compare-and-swap on the summary's
 // version, so two summarisers (two instances) never overwrite each other,
 // while asks, which never touch the summary, cannot invalidate it.
 func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings) error {
@@ -109,7 +109,7 @@ func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, s
 
 // summarize applies the tenant's strategy. The LLM strategy retries, folds
 // large inputs chunk by chunk, stops re-summarising past the cap (each
-// re-summary can drift, seed 004), and falls back to the deterministic
+// re-summary can drift, docs/ENGINE.md D8), and falls back to the deterministic
 // summary on failure.
 func (e *Engine) summarize(ctx context.Context, conv *ent.Conversation, items []llm.SummaryItem, st domain.TenantSettings) string {
 	if st.SummaryStrategy == domain.SummaryLLM && conv.SummaryVersion < st.SummaryMaxRegenerations {

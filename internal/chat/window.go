@@ -37,11 +37,11 @@ func (w window) llmRounds() []llm.Round {
 const fullBufferRounds = 50
 
 // loadWindow loads only the window, never the whole history, so its cost
-// does not grow with the conversation (seed 000 §3, §8): the newest
+// does not grow with the conversation (docs/ENGINE.md D2, D6): the newest
 // messages after the summary's coverage, paired into whole rounds (a USER
 // message with its latest COMPLETED answer; failed attempts and system
 // events left out), minus rounds whose answer relied on a source the
-// viewer can no longer read (seed 000 §14, §19.5).
+// viewer can no longer read (docs/ENGINE.md D13, D17).
 func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 	st := j.settings
 	conv, err := e.client.Conversation.Get(ctx, j.conv.ID)

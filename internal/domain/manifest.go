@@ -1,7 +1,7 @@
 package domain
 
 // ContextManifest records what one attempt's prompt was built from, so that
-// a wrong answer can be traced to its inputs (seed 000 §18).
+// a wrong answer can be traced to its inputs (docs/ENGINE.md D15).
 type ContextManifest struct {
 	// HistoryFromSeq and HistoryToSeq bound the message sequence numbers of
 	// the whole rounds the prompt carried (0 when none).

@@ -17,7 +17,7 @@ import (
 // "the second one" …), is a short "X呢？" question, or is very short
 // (at most two topic runes in Chinese, at most three words in English)
 // without being a definition question such as 什么是RAG？ or "What is RAG?".
-// Rules only optimise; they cannot be exact (seed 000 §7).
+// Rules only optimise; they cannot be exact (docs/ENGINE.md D5).
 func NeedsHistory(question string, hasHistory bool) bool {
 	if !hasHistory {
 		return false

@@ -11,14 +11,14 @@ func TestNeedsHistory(t *testing.T) {
 		question string
 		want     bool
 	}{
-		// Seed 000 §7: standalone questions.
+		// docs/ENGINE.md D5: standalone questions.
 		{"什么是RAG？", false},
 		{"PostgreSQL如何创建HNSW索引？", false},
-		// Seed 000 §7: questions that depend on history.
+		// docs/ENGINE.md D5: questions that depend on history.
 		{"那它有什么缺点？", true},
 		{"这个配置在哪里改？", true},
 		{"第二种方案呢？", true},
-		// Seed 000 §1 and seed 001.
+		// The follow-ups of docs/ENGINE.md D1 and D5.
 		{"那超过以后返回什么错误码？", true},
 		{"这个限制管理员也一样吗？", true},
 		{"刚才提到的配置在哪里修改？", true},

@@ -1,5 +1,5 @@
 // Package prompt assembles the answer prompt of one RAG attempt under a
-// token budget (seed 000 §8–§11, seed 001 "会话历史只作为辅助语境").
+// token budget (docs/ENGINE.md D6, D7, D8, D10, D11).
 //
 // Assemble is a pure function. It always keeps the system rules and the
 // current question, then spends the remaining budget on authorised

@@ -1,5 +1,5 @@
 // Package promptfmt defines the wire format of ragchat's answer prompt: the
-// labelled sections of seed 001 and the evidence block layout. The prompt
+// labelled sections of docs/ENGINE.md D11 and the evidence block layout. The prompt
 // assembler writes it; the offline model reads it back, so both agree on one
 // definition.
 //

@@ -17,7 +17,7 @@ func TestSummarize(t *testing.T) {
 		want string
 	}{
 		{
-			name: "seed 001 format",
+			name: "deterministic summary format (D8)",
 			req: llm.SummarizeRequest{Items: []llm.SummaryItem{
 				{Question: "退款多久到账", Outcome: "answered"},
 				{Question: "信用卡渠道是否更慢", Outcome: "answered"},

@@ -25,8 +25,8 @@ func TestRewrite(t *testing.T) {
 		requires bool
 		want     string
 	}{
-		{"seed 000 §6.1", rounds("上传文件最大是多少？"), "那超过以后返回什么错误码？", true, "关于上传文件最大：超过以后返回什么错误码？"},
-		{"seed 001 substitute", rounds("退款多久到账"), "那银行卡呢", true, "银行卡退款多久到账？"},
+		{"upload-limit follow-up (D5)", rounds("上传文件最大是多少？"), "那超过以后返回什么错误码？", true, "关于上传文件最大：超过以后返回什么错误码？"},
+		{"refund follow-up (D5)", rounds("退款多久到账"), "那银行卡呢", true, "银行卡退款多久到账？"},
 		{"chained follow-ups", rounds("退款多久到账", "那银行卡呢"), "那信用卡呢", true, "信用卡退款多久到账？"},
 		{"conditional follow-up", rounds("退款多久到账", "那银行卡呢"), "如果节假日呢", true, "如果节假日，银行卡退款多久到账？"},
 		{"pronoun 它", rounds("什么是RAG？"), "那它有什么缺点？", true, "RAG有什么缺点？"},
@@ -57,7 +57,7 @@ func TestRewrite(t *testing.T) {
 	}
 }
 
-// TestRewriteKeepsTopicTerms checks the seed 000 §19.2 expectation: a
+// TestRewriteKeepsTopicTerms checks the follow-up expectation of docs/ENGINE.md D17: a
 // follow-up about the error code carries the upload context, and the
 // rewritten question retrieves the upload paragraph.
 func TestRewriteKeepsTopicTerms(t *testing.T) {

@@ -18,7 +18,7 @@ const (
 	titleMaxTokens       = 40
 )
 
-// rewriteSystem is the rewrite instruction of seed 000 §6.2, with the
+// rewriteSystem is the rewrite instruction of docs/ENGINE.md D5, with the
 // untrusted-data rule and the JSON contract.
 const rewriteSystem = `请根据最近对话，把用户最新问题改写成一个不依赖上下文、可以独立检索的问题。
 要求：

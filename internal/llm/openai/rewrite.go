@@ -63,7 +63,7 @@ func parseRewrite(text string, req llm.RewriteRequest) llm.RewriteResult {
 	}
 	q := strings.TrimSpace(out.StandaloneQuestion)
 	if !*out.RequiresHistory {
-		// An independent question is kept verbatim (seed 000 §6.2 rule 5).
+		// An independent question is kept verbatim (docs/ENGINE.md D5, last rule).
 		return llm.RewriteResult{StandaloneQuestion: strings.TrimSpace(req.Question)}
 	}
 	if q == "" || len([]rune(q)) > maxStandaloneRunes {
