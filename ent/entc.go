@@ -11,6 +11,9 @@ import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/ragchat/ragchat/internal/gqlnames"
 )
 
 func main() {
@@ -20,11 +23,21 @@ func main() {
 		entgql.WithSchemaPath("../graph/ent.graphqls"),
 		entgql.WithConfigPath("../gqlgen.yml"),
 		entgql.WithNodeDescriptor(false),
+		// One casing for the whole schema (docs/API.md, "Naming"):
+		// conversationId, sourceUri, conversationIdIn, as in the
+		// hand-written schema.graphqls.
+		entgql.WithSchemaHook(func(_ *gen.Graph, s *ast.Schema) error {
+			gqlnames.Rename(s)
+			return nil
+		}),
 	)
 	if err != nil {
 		log.Fatalf("entgql extension: %v", err)
 	}
 	err = entc.Generate("./schema", &gen.Config{
+		// Runs before entgql's own hook and templates, so that the
+		// GraphQL types and the field collection agree on the names.
+		Hooks: []gen.Hook{lowerCamelIDs},
 		Features: []gen.Feature{
 			gen.FeaturePrivacy,
 			gen.FeatureEntQL,
@@ -40,4 +53,38 @@ func main() {
 	if err != nil {
 		log.Fatalf("ent codegen: %v", err)
 	}
+}
+
+// lowerCamelIDs gives every entity field whose default GraphQL name breaks
+// the naming convention (conversationID, sourceURI) an entgql mapping to
+// the conventional name (conversationId, sourceUri). The mapping renames
+// the field both in the schema and in the generated field collection; the
+// schema hook above renames the where-input fields, which entgql derives
+// from the field names by itself.
+func lowerCamelIDs(next gen.Generator) gen.Generator {
+	camel := gen.Funcs["camel"].(func(string) string)
+	return gen.GenerateFunc(func(g *gen.Graph) error {
+		for _, t := range g.Nodes {
+			for _, f := range t.Fields {
+				name := camel(f.Name)
+				if gqlnames.Name(name) == name {
+					continue
+				}
+				ant := &entgql.Annotation{}
+				if f.Annotations == nil {
+					f.Annotations = gen.Annotations{}
+				}
+				if raw := f.Annotations[ant.Name()]; raw != nil {
+					if err := ant.Decode(raw); err != nil {
+						return err
+					}
+				}
+				if len(ant.Mapping) == 0 {
+					ant.Mapping = []string{gqlnames.Name(name)}
+				}
+				f.Annotations[ant.Name()] = ant
+			}
+		}
+		return next.Generate(g)
+	})
 }

@@ -540,7 +540,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.CheckpointSeq(childComplexity), true
-	case "Attempt.clientRequestID":
+	case "Attempt.clientRequestId":
 		if e.ComplexityRoot.Attempt.ClientRequestID == nil {
 			break
 		}
@@ -570,7 +570,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.Conversation(childComplexity), true
-	case "Attempt.conversationID":
+	case "Attempt.conversationId":
 		if e.ComplexityRoot.Attempt.ConversationID == nil {
 			break
 		}
@@ -660,7 +660,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.RetryOf(childComplexity), true
-	case "Attempt.retryOfID":
+	case "Attempt.retryOfId":
 		if e.ComplexityRoot.Attempt.RetryOfID == nil {
 			break
 		}
@@ -708,7 +708,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.TotalTokens(childComplexity), true
-	case "Attempt.traceID":
+	case "Attempt.traceId":
 		if e.ComplexityRoot.Attempt.TraceID == nil {
 			break
 		}
@@ -726,7 +726,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.UserMessage(childComplexity), true
-	case "Attempt.userMessageID":
+	case "Attempt.userMessageId":
 		if e.ComplexityRoot.Attempt.UserMessageID == nil {
 			break
 		}
@@ -887,7 +887,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEvent.Reason(childComplexity), true
-	case "AuditEvent.targetID":
+	case "AuditEvent.targetId":
 		if e.ComplexityRoot.AuditEvent.TargetID == nil {
 			break
 		}
@@ -1052,7 +1052,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.KnowledgeBase(childComplexity), true
-	case "Conversation.knowledgeBaseID":
+	case "Conversation.knowledgeBaseId":
 		if e.ComplexityRoot.Conversation.KnowledgeBaseID == nil {
 			break
 		}
@@ -1117,7 +1117,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.UpdatedAt(childComplexity), true
-	case "Conversation.userID":
+	case "Conversation.userId":
 		if e.ComplexityRoot.Conversation.UserID == nil {
 			break
 		}
@@ -1254,13 +1254,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Document.KnowledgeBase(childComplexity), true
-	case "Document.knowledgeBaseID":
+	case "Document.knowledgeBaseId":
 		if e.ComplexityRoot.Document.KnowledgeBaseID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Document.KnowledgeBaseID(childComplexity), true
-	case "Document.sourceURI":
+	case "Document.sourceUri":
 		if e.ComplexityRoot.Document.SourceURI == nil {
 			break
 		}
@@ -1354,7 +1354,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feedback.Attempt(childComplexity), true
-	case "Feedback.attemptID":
+	case "Feedback.attemptId":
 		if e.ComplexityRoot.Feedback.AttemptID == nil {
 			break
 		}
@@ -1396,7 +1396,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feedback.UpdatedAt(childComplexity), true
-	case "Feedback.userID":
+	case "Feedback.userId":
 		if e.ComplexityRoot.Feedback.UserID == nil {
 			break
 		}
@@ -1571,7 +1571,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Attempt(childComplexity), true
-	case "Message.attemptID":
+	case "Message.attemptId":
 		if e.ComplexityRoot.Message.AttemptID == nil {
 			break
 		}
@@ -1583,7 +1583,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Attempts(childComplexity), true
-	case "Message.clientMessageID":
+	case "Message.clientMessageId":
 		if e.ComplexityRoot.Message.ClientMessageID == nil {
 			break
 		}
@@ -1607,7 +1607,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Conversation(childComplexity), true
-	case "Message.conversationID":
+	case "Message.conversationId":
 		if e.ComplexityRoot.Message.ConversationID == nil {
 			break
 		}
@@ -1655,7 +1655,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.StandaloneQuestion(childComplexity), true
-	case "Message.traceID":
+	case "Message.traceId":
 		if e.ComplexityRoot.Message.TraceID == nil {
 			break
 		}
@@ -2024,7 +2024,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Source.Attempt(childComplexity), true
-	case "Source.attemptID":
+	case "Source.attemptId":
 		if e.ComplexityRoot.Source.AttemptID == nil {
 			break
 		}
@@ -2900,14 +2900,14 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Attempt_updatedAt(ctx, field)
-	case "conversationID":
-		return ec.fieldContext_Attempt_conversationID(ctx, field)
-	case "userMessageID":
-		return ec.fieldContext_Attempt_userMessageID(ctx, field)
-	case "retryOfID":
-		return ec.fieldContext_Attempt_retryOfID(ctx, field)
-	case "clientRequestID":
-		return ec.fieldContext_Attempt_clientRequestID(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_Attempt_conversationId(ctx, field)
+	case "userMessageId":
+		return ec.fieldContext_Attempt_userMessageId(ctx, field)
+	case "retryOfId":
+		return ec.fieldContext_Attempt_retryOfId(ctx, field)
+	case "clientRequestId":
+		return ec.fieldContext_Attempt_clientRequestId(ctx, field)
 	case "status":
 		return ec.fieldContext_Attempt_status(ctx, field)
 	case "originalQuestion":
@@ -2940,8 +2940,8 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_totalTokens(ctx, field)
 	case "summaryVersion":
 		return ec.fieldContext_Attempt_summaryVersion(ctx, field)
-	case "traceID":
-		return ec.fieldContext_Attempt_traceID(ctx, field)
+	case "traceId":
+		return ec.fieldContext_Attempt_traceId(ctx, field)
 	case "startedAt":
 		return ec.fieldContext_Attempt_startedAt(ctx, field)
 	case "firstTokenAt":
@@ -3044,8 +3044,8 @@ func (ec *executionContext) childFields_AuditEvent(ctx context.Context, field gr
 		return ec.fieldContext_AuditEvent_action(ctx, field)
 	case "targetType":
 		return ec.fieldContext_AuditEvent_targetType(ctx, field)
-	case "targetID":
-		return ec.fieldContext_AuditEvent_targetID(ctx, field)
+	case "targetId":
+		return ec.fieldContext_AuditEvent_targetId(ctx, field)
 	case "reason":
 		return ec.fieldContext_AuditEvent_reason(ctx, field)
 	case "at":
@@ -3102,10 +3102,10 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Conversation_updatedAt(ctx, field)
-	case "userID":
-		return ec.fieldContext_Conversation_userID(ctx, field)
-	case "knowledgeBaseID":
-		return ec.fieldContext_Conversation_knowledgeBaseID(ctx, field)
+	case "userId":
+		return ec.fieldContext_Conversation_userId(ctx, field)
+	case "knowledgeBaseId":
+		return ec.fieldContext_Conversation_knowledgeBaseId(ctx, field)
 	case "title":
 		return ec.fieldContext_Conversation_title(ctx, field)
 	case "titleSource":
@@ -3200,12 +3200,12 @@ func (ec *executionContext) childFields_Document(ctx context.Context, field grap
 		return ec.fieldContext_Document_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Document_updatedAt(ctx, field)
-	case "knowledgeBaseID":
-		return ec.fieldContext_Document_knowledgeBaseID(ctx, field)
+	case "knowledgeBaseId":
+		return ec.fieldContext_Document_knowledgeBaseId(ctx, field)
 	case "title":
 		return ec.fieldContext_Document_title(ctx, field)
-	case "sourceURI":
-		return ec.fieldContext_Document_sourceURI(ctx, field)
+	case "sourceUri":
+		return ec.fieldContext_Document_sourceUri(ctx, field)
 	case "version":
 		return ec.fieldContext_Document_version(ctx, field)
 	case "checksum":
@@ -3264,10 +3264,10 @@ func (ec *executionContext) childFields_Feedback(ctx context.Context, field grap
 		return ec.fieldContext_Feedback_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Feedback_updatedAt(ctx, field)
-	case "attemptID":
-		return ec.fieldContext_Feedback_attemptID(ctx, field)
-	case "userID":
-		return ec.fieldContext_Feedback_userID(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_Feedback_attemptId(ctx, field)
+	case "userId":
+		return ec.fieldContext_Feedback_userId(ctx, field)
 	case "rating":
 		return ec.fieldContext_Feedback_rating(ctx, field)
 	case "reasonCodes":
@@ -3376,8 +3376,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Message_id(ctx, field)
-	case "conversationID":
-		return ec.fieldContext_Message_conversationID(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_Message_conversationId(ctx, field)
 	case "sequenceNo":
 		return ec.fieldContext_Message_sequenceNo(ctx, field)
 	case "role":
@@ -3386,18 +3386,18 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_content(ctx, field)
 	case "standaloneQuestion":
 		return ec.fieldContext_Message_standaloneQuestion(ctx, field)
-	case "attemptID":
-		return ec.fieldContext_Message_attemptID(ctx, field)
-	case "clientMessageID":
-		return ec.fieldContext_Message_clientMessageID(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_Message_attemptId(ctx, field)
+	case "clientMessageId":
+		return ec.fieldContext_Message_clientMessageId(ctx, field)
 	case "model":
 		return ec.fieldContext_Message_model(ctx, field)
 	case "promptTokens":
 		return ec.fieldContext_Message_promptTokens(ctx, field)
 	case "completionTokens":
 		return ec.fieldContext_Message_completionTokens(ctx, field)
-	case "traceID":
-		return ec.fieldContext_Message_traceID(ctx, field)
+	case "traceId":
+		return ec.fieldContext_Message_traceId(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Message_createdAt(ctx, field)
 	case "conversation":
@@ -3468,8 +3468,8 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Source_id(ctx, field)
-	case "attemptID":
-		return ec.fieldContext_Source_attemptID(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_Source_attemptId(ctx, field)
 	case "label":
 		return ec.fieldContext_Source_label(ctx, field)
 	case "rank":
@@ -4618,13 +4618,13 @@ func (ec *executionContext) fieldContext_Attempt_updatedAt(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Attempt_conversationID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_conversationId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_conversationID(ctx, field)
+			return ec.fieldContext_Attempt_conversationId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ConversationID, nil
@@ -4637,17 +4637,17 @@ func (ec *executionContext) _Attempt_conversationID(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_conversationID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Attempt_userMessageID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_userMessageId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_userMessageID(ctx, field)
+			return ec.fieldContext_Attempt_userMessageId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserMessageID, nil
@@ -4660,17 +4660,17 @@ func (ec *executionContext) _Attempt_userMessageID(ctx context.Context, field gr
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_userMessageID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_userMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Attempt_retryOfID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_retryOfId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_retryOfID(ctx, field)
+			return ec.fieldContext_Attempt_retryOfId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.RetryOfID, nil
@@ -4683,17 +4683,17 @@ func (ec *executionContext) _Attempt_retryOfID(ctx context.Context, field graphq
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_retryOfID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_retryOfId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Attempt_clientRequestID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_clientRequestId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_clientRequestID(ctx, field)
+			return ec.fieldContext_Attempt_clientRequestId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ClientRequestID, nil
@@ -4706,7 +4706,7 @@ func (ec *executionContext) _Attempt_clientRequestID(ctx context.Context, field 
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_clientRequestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_clientRequestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "String")
 }
 
@@ -5078,13 +5078,13 @@ func (ec *executionContext) fieldContext_Attempt_summaryVersion(_ context.Contex
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Attempt_traceID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_traceId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_traceID(ctx, field)
+			return ec.fieldContext_Attempt_traceId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TraceID, nil
@@ -5097,7 +5097,7 @@ func (ec *executionContext) _Attempt_traceID(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_traceID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "String")
 }
 
@@ -6055,13 +6055,13 @@ func (ec *executionContext) fieldContext_AuditEvent_targetType(_ context.Context
 	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, "String")
 }
 
-func (ec *executionContext) _AuditEvent_targetID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _AuditEvent_targetId(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AuditEvent_targetID(ctx, field)
+			return ec.fieldContext_AuditEvent_targetId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TargetID, nil
@@ -6074,7 +6074,7 @@ func (ec *executionContext) _AuditEvent_targetID(ctx context.Context, field grap
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AuditEvent_targetID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_AuditEvent_targetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, "String")
 }
 
@@ -6620,13 +6620,13 @@ func (ec *executionContext) fieldContext_Conversation_updatedAt(_ context.Contex
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Conversation_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+func (ec *executionContext) _Conversation_userId(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_userID(ctx, field)
+			return ec.fieldContext_Conversation_userId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserID, nil
@@ -6639,17 +6639,17 @@ func (ec *executionContext) _Conversation_userID(ctx context.Context, field grap
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Conversation_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Conversation_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "String")
 }
 
-func (ec *executionContext) _Conversation_knowledgeBaseID(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+func (ec *executionContext) _Conversation_knowledgeBaseId(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_knowledgeBaseID(ctx, field)
+			return ec.fieldContext_Conversation_knowledgeBaseId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.KnowledgeBaseID, nil
@@ -6662,7 +6662,7 @@ func (ec *executionContext) _Conversation_knowledgeBaseID(ctx context.Context, f
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Conversation_knowledgeBaseID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Conversation_knowledgeBaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "ID")
 }
 
@@ -7507,13 +7507,13 @@ func (ec *executionContext) fieldContext_Document_updatedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Document", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Document_knowledgeBaseID(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+func (ec *executionContext) _Document_knowledgeBaseId(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Document_knowledgeBaseID(ctx, field)
+			return ec.fieldContext_Document_knowledgeBaseId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.KnowledgeBaseID, nil
@@ -7526,7 +7526,7 @@ func (ec *executionContext) _Document_knowledgeBaseID(ctx context.Context, field
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Document_knowledgeBaseID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Document_knowledgeBaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Document", field, false, false, "ID")
 }
 
@@ -7553,13 +7553,13 @@ func (ec *executionContext) fieldContext_Document_title(_ context.Context, field
 	return graphql.NewScalarFieldContext("Document", field, false, false, "String")
 }
 
-func (ec *executionContext) _Document_sourceURI(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+func (ec *executionContext) _Document_sourceUri(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Document_sourceURI(ctx, field)
+			return ec.fieldContext_Document_sourceUri(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.SourceURI, nil
@@ -7572,7 +7572,7 @@ func (ec *executionContext) _Document_sourceURI(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Document_sourceURI(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Document_sourceUri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Document", field, false, false, "String")
 }
 
@@ -8012,13 +8012,13 @@ func (ec *executionContext) fieldContext_Feedback_updatedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Feedback", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Feedback_attemptID(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
+func (ec *executionContext) _Feedback_attemptId(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Feedback_attemptID(ctx, field)
+			return ec.fieldContext_Feedback_attemptId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.AttemptID, nil
@@ -8031,17 +8031,17 @@ func (ec *executionContext) _Feedback_attemptID(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Feedback_attemptID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Feedback_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Feedback", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Feedback_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
+func (ec *executionContext) _Feedback_userId(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Feedback_userID(ctx, field)
+			return ec.fieldContext_Feedback_userId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserID, nil
@@ -8054,7 +8054,7 @@ func (ec *executionContext) _Feedback_userID(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Feedback_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Feedback_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Feedback", field, false, false, "String")
 }
 
@@ -8841,13 +8841,13 @@ func (ec *executionContext) fieldContext_Message_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Message_conversationID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_conversationId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_conversationID(ctx, field)
+			return ec.fieldContext_Message_conversationId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ConversationID, nil
@@ -8860,7 +8860,7 @@ func (ec *executionContext) _Message_conversationID(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Message_conversationID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
@@ -8956,13 +8956,13 @@ func (ec *executionContext) fieldContext_Message_standaloneQuestion(_ context.Co
 	return graphql.NewScalarFieldContext("Message", field, false, false, "String")
 }
 
-func (ec *executionContext) _Message_attemptID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_attemptId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_attemptID(ctx, field)
+			return ec.fieldContext_Message_attemptId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.AttemptID, nil
@@ -8975,17 +8975,17 @@ func (ec *executionContext) _Message_attemptID(ctx context.Context, field graphq
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Message_attemptID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Message_clientMessageID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_clientMessageId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_clientMessageID(ctx, field)
+			return ec.fieldContext_Message_clientMessageId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ClientMessageID, nil
@@ -8998,7 +8998,7 @@ func (ec *executionContext) _Message_clientMessageID(ctx context.Context, field 
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Message_clientMessageID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_clientMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "String")
 }
 
@@ -9071,13 +9071,13 @@ func (ec *executionContext) fieldContext_Message_completionTokens(_ context.Cont
 	return graphql.NewScalarFieldContext("Message", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Message_traceID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_traceId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_traceID(ctx, field)
+			return ec.fieldContext_Message_traceId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TraceID, nil
@@ -9090,7 +9090,7 @@ func (ec *executionContext) _Message_traceID(ctx context.Context, field graphql.
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Message_traceID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "String")
 }
 
@@ -10728,13 +10728,13 @@ func (ec *executionContext) fieldContext_Source_id(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Source", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Source_attemptID(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+func (ec *executionContext) _Source_attemptId(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_attemptID(ctx, field)
+			return ec.fieldContext_Source_attemptId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.AttemptID, nil
@@ -10747,7 +10747,7 @@ func (ec *executionContext) _Source_attemptID(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Source_attemptID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Source_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Source", field, false, false, "ID")
 }
 
@@ -12708,7 +12708,7 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationID", "conversationIDNEQ", "conversationIDIn", "conversationIDNotIn", "userMessageID", "userMessageIDNEQ", "userMessageIDIn", "userMessageIDNotIn", "retryOfID", "retryOfIDNEQ", "retryOfIDIn", "retryOfIDNotIn", "retryOfIDIsNil", "retryOfIDNotNil", "clientRequestID", "clientRequestIDNEQ", "clientRequestIDIn", "clientRequestIDNotIn", "clientRequestIDGT", "clientRequestIDGTE", "clientRequestIDLT", "clientRequestIDLTE", "clientRequestIDContains", "clientRequestIDHasPrefix", "clientRequestIDHasSuffix", "clientRequestIDIsNil", "clientRequestIDNotNil", "clientRequestIDEqualFold", "clientRequestIDContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceID", "traceIDNEQ", "traceIDIn", "traceIDNotIn", "traceIDGT", "traceIDGTE", "traceIDLT", "traceIDLTE", "traceIDContains", "traceIDHasPrefix", "traceIDHasSuffix", "traceIDEqualFold", "traceIDContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "userMessageId", "userMessageIdNEQ", "userMessageIdIn", "userMessageIdNotIn", "retryOfId", "retryOfIdNEQ", "retryOfIdIn", "retryOfIdNotIn", "retryOfIdIsNil", "retryOfIdNotNil", "clientRequestId", "clientRequestIdNEQ", "clientRequestIdIn", "clientRequestIdNotIn", "clientRequestIdGT", "clientRequestIdGTE", "clientRequestIdLT", "clientRequestIdLTE", "clientRequestIdContains", "clientRequestIdHasPrefix", "clientRequestIdHasSuffix", "clientRequestIdIsNil", "clientRequestIdNotNil", "clientRequestIdEqualFold", "clientRequestIdContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdEqualFold", "traceIdContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12904,204 +12904,204 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "conversationID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationID"))
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationID = data
-		case "conversationIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNEQ"))
+		case "conversationIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDNEQ = data
-		case "conversationIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDIn"))
+		case "conversationIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDIn = data
-		case "conversationIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNotIn"))
+		case "conversationIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDNotIn = data
-		case "userMessageID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageID"))
+		case "userMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageID = data
-		case "userMessageIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIDNEQ"))
+		case "userMessageIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageIDNEQ = data
-		case "userMessageIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIDIn"))
+		case "userMessageIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageIDIn = data
-		case "userMessageIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIDNotIn"))
+		case "userMessageIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageIDNotIn = data
-		case "retryOfID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfID"))
+		case "retryOfId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfID = data
-		case "retryOfIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDNEQ"))
+		case "retryOfIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDNEQ = data
-		case "retryOfIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDIn"))
+		case "retryOfIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDIn = data
-		case "retryOfIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDNotIn"))
+		case "retryOfIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDNotIn = data
-		case "retryOfIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDIsNil"))
+		case "retryOfIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDIsNil = data
-		case "retryOfIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDNotNil"))
+		case "retryOfIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDNotNil = data
-		case "clientRequestID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestID"))
+		case "clientRequestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestID = data
-		case "clientRequestIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDNEQ"))
+		case "clientRequestIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDNEQ = data
-		case "clientRequestIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDIn"))
+		case "clientRequestIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDIn = data
-		case "clientRequestIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDNotIn"))
+		case "clientRequestIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDNotIn = data
-		case "clientRequestIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDGT"))
+		case "clientRequestIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDGT = data
-		case "clientRequestIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDGTE"))
+		case "clientRequestIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDGTE = data
-		case "clientRequestIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDLT"))
+		case "clientRequestIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDLT = data
-		case "clientRequestIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDLTE"))
+		case "clientRequestIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDLTE = data
-		case "clientRequestIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDContains"))
+		case "clientRequestIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDContains = data
-		case "clientRequestIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDHasPrefix"))
+		case "clientRequestIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDHasPrefix = data
-		case "clientRequestIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDHasSuffix"))
+		case "clientRequestIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDHasSuffix = data
-		case "clientRequestIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDIsNil"))
+		case "clientRequestIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDIsNil = data
-		case "clientRequestIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDNotNil"))
+		case "clientRequestIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDNotNil = data
-		case "clientRequestIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDEqualFold"))
+		case "clientRequestIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDEqualFold = data
-		case "clientRequestIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDContainsFold"))
+		case "clientRequestIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -14220,92 +14220,92 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.SummaryVersionLTE = data
-		case "traceID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceID"))
+		case "traceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceID = data
-		case "traceIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNEQ"))
+		case "traceIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNEQ = data
-		case "traceIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDIn"))
+		case "traceIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDIn = data
-		case "traceIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNotIn"))
+		case "traceIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNotIn = data
-		case "traceIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGT"))
+		case "traceIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGT = data
-		case "traceIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGTE"))
+		case "traceIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGTE = data
-		case "traceIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLT"))
+		case "traceIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLT = data
-		case "traceIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLTE"))
+		case "traceIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLTE = data
-		case "traceIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContains"))
+		case "traceIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDContains = data
-		case "traceIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasPrefix"))
+		case "traceIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasPrefix = data
-		case "traceIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasSuffix"))
+		case "traceIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasSuffix = data
-		case "traceIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDEqualFold"))
+		case "traceIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDEqualFold = data
-		case "traceIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContainsFold"))
+		case "traceIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -14686,7 +14686,7 @@ func (ec *executionContext) unmarshalInputAuditEventWhereInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "action", "actionNEQ", "actionIn", "actionNotIn", "actionGT", "actionGTE", "actionLT", "actionLTE", "actionContains", "actionHasPrefix", "actionHasSuffix", "actionEqualFold", "actionContainsFold", "targetType", "targetTypeNEQ", "targetTypeIn", "targetTypeNotIn", "targetTypeGT", "targetTypeGTE", "targetTypeLT", "targetTypeLTE", "targetTypeContains", "targetTypeHasPrefix", "targetTypeHasSuffix", "targetTypeEqualFold", "targetTypeContainsFold", "targetID", "targetIDNEQ", "targetIDIn", "targetIDNotIn", "targetIDGT", "targetIDGTE", "targetIDLT", "targetIDLTE", "targetIDContains", "targetIDHasPrefix", "targetIDHasSuffix", "targetIDEqualFold", "targetIDContainsFold", "reason", "reasonNEQ", "reasonIn", "reasonNotIn", "reasonGT", "reasonGTE", "reasonLT", "reasonLTE", "reasonContains", "reasonHasPrefix", "reasonHasSuffix", "reasonEqualFold", "reasonContainsFold", "at", "atNEQ", "atIn", "atNotIn", "atGT", "atGTE", "atLT", "atLTE"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "action", "actionNEQ", "actionIn", "actionNotIn", "actionGT", "actionGTE", "actionLT", "actionLTE", "actionContains", "actionHasPrefix", "actionHasSuffix", "actionEqualFold", "actionContainsFold", "targetType", "targetTypeNEQ", "targetTypeIn", "targetTypeNotIn", "targetTypeGT", "targetTypeGTE", "targetTypeLT", "targetTypeLTE", "targetTypeContains", "targetTypeHasPrefix", "targetTypeHasSuffix", "targetTypeEqualFold", "targetTypeContainsFold", "targetId", "targetIdNEQ", "targetIdIn", "targetIdNotIn", "targetIdGT", "targetIdGTE", "targetIdLT", "targetIdLTE", "targetIdContains", "targetIdHasPrefix", "targetIdHasSuffix", "targetIdEqualFold", "targetIdContainsFold", "reason", "reasonNEQ", "reasonIn", "reasonNotIn", "reasonGT", "reasonGTE", "reasonLT", "reasonLTE", "reasonContains", "reasonHasPrefix", "reasonHasSuffix", "reasonEqualFold", "reasonContainsFold", "at", "atNEQ", "atIn", "atNotIn", "atGT", "atGTE", "atLT", "atLTE"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15043,92 +15043,92 @@ func (ec *executionContext) unmarshalInputAuditEventWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.TargetTypeContainsFold = data
-		case "targetID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetID"))
+		case "targetId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetID = data
-		case "targetIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDNEQ"))
+		case "targetIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDNEQ = data
-		case "targetIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDIn"))
+		case "targetIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDIn = data
-		case "targetIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDNotIn"))
+		case "targetIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDNotIn = data
-		case "targetIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDGT"))
+		case "targetIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDGT = data
-		case "targetIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDGTE"))
+		case "targetIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDGTE = data
-		case "targetIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDLT"))
+		case "targetIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDLT = data
-		case "targetIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDLTE"))
+		case "targetIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDLTE = data
-		case "targetIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDContains"))
+		case "targetIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDContains = data
-		case "targetIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDHasPrefix"))
+		case "targetIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDHasPrefix = data
-		case "targetIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDHasSuffix"))
+		case "targetIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDHasSuffix = data
-		case "targetIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDEqualFold"))
+		case "targetIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDEqualFold = data
-		case "targetIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDContainsFold"))
+		case "targetIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -15362,7 +15362,7 @@ func (ec *executionContext) unmarshalInputConversationWhereInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "userIDGT", "userIDGTE", "userIDLT", "userIDLTE", "userIDContains", "userIDHasPrefix", "userIDHasSuffix", "userIDEqualFold", "userIDContainsFold", "knowledgeBaseID", "knowledgeBaseIDNEQ", "knowledgeBaseIDIn", "knowledgeBaseIDNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "titleSource", "titleSourceNEQ", "titleSourceIn", "titleSourceNotIn", "summaryMessageSequence", "summaryMessageSequenceNEQ", "summaryMessageSequenceIn", "summaryMessageSequenceNotIn", "summaryMessageSequenceGT", "summaryMessageSequenceGTE", "summaryMessageSequenceLT", "summaryMessageSequenceLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "lastSequenceNo", "lastSequenceNoNEQ", "lastSequenceNoIn", "lastSequenceNoNotIn", "lastSequenceNoGT", "lastSequenceNoGTE", "lastSequenceNoLT", "lastSequenceNoLTE", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "absoluteExpiresAt", "absoluteExpiresAtNEQ", "absoluteExpiresAtIn", "absoluteExpiresAtNotIn", "absoluteExpiresAtGT", "absoluteExpiresAtGTE", "absoluteExpiresAtLT", "absoluteExpiresAtLTE", "deletedAt", "deletedAtNEQ", "deletedAtIn", "deletedAtNotIn", "deletedAtGT", "deletedAtGTE", "deletedAtLT", "deletedAtLTE", "deletedAtIsNil", "deletedAtNotNil", "hasKnowledgeBase", "hasKnowledgeBaseWith", "hasMessages", "hasMessagesWith", "hasAttempts", "hasAttemptsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "userIdGT", "userIdGTE", "userIdLT", "userIdLTE", "userIdContains", "userIdHasPrefix", "userIdHasSuffix", "userIdEqualFold", "userIdContainsFold", "knowledgeBaseId", "knowledgeBaseIdNEQ", "knowledgeBaseIdIn", "knowledgeBaseIdNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "titleSource", "titleSourceNEQ", "titleSourceIn", "titleSourceNotIn", "summaryMessageSequence", "summaryMessageSequenceNEQ", "summaryMessageSequenceIn", "summaryMessageSequenceNotIn", "summaryMessageSequenceGT", "summaryMessageSequenceGTE", "summaryMessageSequenceLT", "summaryMessageSequenceLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "lastSequenceNo", "lastSequenceNoNEQ", "lastSequenceNoIn", "lastSequenceNoNotIn", "lastSequenceNoGT", "lastSequenceNoGTE", "lastSequenceNoLT", "lastSequenceNoLTE", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "absoluteExpiresAt", "absoluteExpiresAtNEQ", "absoluteExpiresAtIn", "absoluteExpiresAtNotIn", "absoluteExpiresAtGT", "absoluteExpiresAtGTE", "absoluteExpiresAtLT", "absoluteExpiresAtLTE", "deletedAt", "deletedAtNEQ", "deletedAtIn", "deletedAtNotIn", "deletedAtGT", "deletedAtGTE", "deletedAtLT", "deletedAtLTE", "deletedAtIsNil", "deletedAtNotNil", "hasKnowledgeBase", "hasKnowledgeBaseWith", "hasMessages", "hasMessagesWith", "hasAttempts", "hasAttemptsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15558,120 +15558,120 @@ func (ec *executionContext) unmarshalInputConversationWhereInput(ctx context.Con
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "userID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserID = data
-		case "userIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+		case "userIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNEQ = data
-		case "userIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+		case "userIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDIn = data
-		case "userIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+		case "userIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNotIn = data
-		case "userIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGT"))
+		case "userIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGT = data
-		case "userIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGTE"))
+		case "userIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGTE = data
-		case "userIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLT"))
+		case "userIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLT = data
-		case "userIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLTE"))
+		case "userIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLTE = data
-		case "userIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContains"))
+		case "userIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDContains = data
-		case "userIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasPrefix"))
+		case "userIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasPrefix = data
-		case "userIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasSuffix"))
+		case "userIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasSuffix = data
-		case "userIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDEqualFold"))
+		case "userIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDEqualFold = data
-		case "userIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContainsFold"))
+		case "userIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDContainsFold = data
-		case "knowledgeBaseID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseID"))
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseID = data
-		case "knowledgeBaseIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNEQ"))
+		case "knowledgeBaseIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDNEQ = data
-		case "knowledgeBaseIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDIn"))
+		case "knowledgeBaseIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDIn = data
-		case "knowledgeBaseIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNotIn"))
+		case "knowledgeBaseIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -16507,7 +16507,7 @@ func (ec *executionContext) unmarshalInputDocumentWhereInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "knowledgeBaseID", "knowledgeBaseIDNEQ", "knowledgeBaseIDIn", "knowledgeBaseIDNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "sourceURI", "sourceURINEQ", "sourceURIIn", "sourceURINotIn", "sourceURIGT", "sourceURIGTE", "sourceURILT", "sourceURILTE", "sourceURIContains", "sourceURIHasPrefix", "sourceURIHasSuffix", "sourceURIEqualFold", "sourceURIContainsFold", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "checksum", "checksumNEQ", "checksumIn", "checksumNotIn", "checksumGT", "checksumGTE", "checksumLT", "checksumLTE", "checksumContains", "checksumHasPrefix", "checksumHasSuffix", "checksumEqualFold", "checksumContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "visibility", "visibilityNEQ", "visibilityIn", "visibilityNotIn", "hasKnowledgeBase", "hasKnowledgeBaseWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "knowledgeBaseId", "knowledgeBaseIdNEQ", "knowledgeBaseIdIn", "knowledgeBaseIdNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "sourceUri", "sourceUriNEQ", "sourceUriIn", "sourceUriNotIn", "sourceUriGT", "sourceUriGTE", "sourceUriLT", "sourceUriLTE", "sourceUriContains", "sourceUriHasPrefix", "sourceUriHasSuffix", "sourceUriEqualFold", "sourceUriContainsFold", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "checksum", "checksumNEQ", "checksumIn", "checksumNotIn", "checksumGT", "checksumGTE", "checksumLT", "checksumLTE", "checksumContains", "checksumHasPrefix", "checksumHasSuffix", "checksumEqualFold", "checksumContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "visibility", "visibilityNEQ", "visibilityIn", "visibilityNotIn", "hasKnowledgeBase", "hasKnowledgeBaseWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16703,29 +16703,29 @@ func (ec *executionContext) unmarshalInputDocumentWhereInput(ctx context.Context
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "knowledgeBaseID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseID"))
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseID = data
-		case "knowledgeBaseIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNEQ"))
+		case "knowledgeBaseIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDNEQ = data
-		case "knowledgeBaseIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDIn"))
+		case "knowledgeBaseIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDIn = data
-		case "knowledgeBaseIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNotIn"))
+		case "knowledgeBaseIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -16822,92 +16822,92 @@ func (ec *executionContext) unmarshalInputDocumentWhereInput(ctx context.Context
 				return it, err
 			}
 			it.TitleContainsFold = data
-		case "sourceURI":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURI"))
+		case "sourceUri":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUri"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURI = data
-		case "sourceURINEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURINEQ"))
+		case "sourceUriNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURINEQ = data
-		case "sourceURIIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIIn"))
+		case "sourceUriIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIIn = data
-		case "sourceURINotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURINotIn"))
+		case "sourceUriNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURINotIn = data
-		case "sourceURIGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIGT"))
+		case "sourceUriGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIGT = data
-		case "sourceURIGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIGTE"))
+		case "sourceUriGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIGTE = data
-		case "sourceURILT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURILT"))
+		case "sourceUriLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURILT = data
-		case "sourceURILTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURILTE"))
+		case "sourceUriLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURILTE = data
-		case "sourceURIContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIContains"))
+		case "sourceUriContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIContains = data
-		case "sourceURIHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIHasPrefix"))
+		case "sourceUriHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIHasPrefix = data
-		case "sourceURIHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIHasSuffix"))
+		case "sourceUriHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIHasSuffix = data
-		case "sourceURIEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIEqualFold"))
+		case "sourceUriEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIEqualFold = data
-		case "sourceURIContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIContainsFold"))
+		case "sourceUriContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -17211,7 +17211,7 @@ func (ec *executionContext) unmarshalInputFeedbackWhereInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "userIDGT", "userIDGTE", "userIDLT", "userIDLTE", "userIDContains", "userIDHasPrefix", "userIDHasSuffix", "userIDEqualFold", "userIDContainsFold", "rating", "ratingNEQ", "ratingIn", "ratingNotIn", "comment", "commentNEQ", "commentIn", "commentNotIn", "commentGT", "commentGTE", "commentLT", "commentLTE", "commentContains", "commentHasPrefix", "commentHasSuffix", "commentIsNil", "commentNotNil", "commentEqualFold", "commentContainsFold", "hasAttempt", "hasAttemptWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "userIdGT", "userIdGTE", "userIdLT", "userIdLTE", "userIdContains", "userIdHasPrefix", "userIdHasSuffix", "userIdEqualFold", "userIdContainsFold", "rating", "ratingNEQ", "ratingIn", "ratingNotIn", "comment", "commentNEQ", "commentIn", "commentNotIn", "commentGT", "commentGTE", "commentLT", "commentLTE", "commentContains", "commentHasPrefix", "commentHasSuffix", "commentIsNil", "commentNotNil", "commentEqualFold", "commentContainsFold", "hasAttempt", "hasAttemptWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17407,120 +17407,120 @@ func (ec *executionContext) unmarshalInputFeedbackWhereInput(ctx context.Context
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "attemptID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptID"))
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptID = data
-		case "attemptIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNEQ"))
+		case "attemptIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNEQ = data
-		case "attemptIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIn"))
+		case "attemptIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIn = data
-		case "attemptIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotIn"))
+		case "attemptIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNotIn = data
-		case "userID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserID = data
-		case "userIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+		case "userIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNEQ = data
-		case "userIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+		case "userIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDIn = data
-		case "userIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+		case "userIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNotIn = data
-		case "userIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGT"))
+		case "userIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGT = data
-		case "userIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGTE"))
+		case "userIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGTE = data
-		case "userIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLT"))
+		case "userIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLT = data
-		case "userIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLTE"))
+		case "userIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLTE = data
-		case "userIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContains"))
+		case "userIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDContains = data
-		case "userIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasPrefix"))
+		case "userIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasPrefix = data
-		case "userIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasSuffix"))
+		case "userIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasSuffix = data
-		case "userIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDEqualFold"))
+		case "userIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDEqualFold = data
-		case "userIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContainsFold"))
+		case "userIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -18444,7 +18444,7 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationID", "conversationIDNEQ", "conversationIDIn", "conversationIDNotIn", "sequenceNo", "sequenceNoNEQ", "sequenceNoIn", "sequenceNoNotIn", "sequenceNoGT", "sequenceNoGTE", "sequenceNoLT", "sequenceNoLTE", "role", "roleNEQ", "roleIn", "roleNotIn", "content", "contentNEQ", "contentIn", "contentNotIn", "contentGT", "contentGTE", "contentLT", "contentLTE", "contentContains", "contentHasPrefix", "contentHasSuffix", "contentEqualFold", "contentContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "attemptIDIsNil", "attemptIDNotNil", "clientMessageID", "clientMessageIDNEQ", "clientMessageIDIn", "clientMessageIDNotIn", "clientMessageIDGT", "clientMessageIDGTE", "clientMessageIDLT", "clientMessageIDLTE", "clientMessageIDContains", "clientMessageIDHasPrefix", "clientMessageIDHasSuffix", "clientMessageIDIsNil", "clientMessageIDNotNil", "clientMessageIDEqualFold", "clientMessageIDContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "promptTokensIsNil", "promptTokensNotNil", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "completionTokensIsNil", "completionTokensNotNil", "traceID", "traceIDNEQ", "traceIDIn", "traceIDNotIn", "traceIDGT", "traceIDGTE", "traceIDLT", "traceIDLTE", "traceIDContains", "traceIDHasPrefix", "traceIDHasSuffix", "traceIDIsNil", "traceIDNotNil", "traceIDEqualFold", "traceIDContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "hasConversation", "hasConversationWith", "hasAttempt", "hasAttemptWith", "hasAttempts", "hasAttemptsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "sequenceNo", "sequenceNoNEQ", "sequenceNoIn", "sequenceNoNotIn", "sequenceNoGT", "sequenceNoGTE", "sequenceNoLT", "sequenceNoLTE", "role", "roleNEQ", "roleIn", "roleNotIn", "content", "contentNEQ", "contentIn", "contentNotIn", "contentGT", "contentGTE", "contentLT", "contentLTE", "contentContains", "contentHasPrefix", "contentHasSuffix", "contentEqualFold", "contentContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "attemptIdIsNil", "attemptIdNotNil", "clientMessageId", "clientMessageIdNEQ", "clientMessageIdIn", "clientMessageIdNotIn", "clientMessageIdGT", "clientMessageIdGTE", "clientMessageIdLT", "clientMessageIdLTE", "clientMessageIdContains", "clientMessageIdHasPrefix", "clientMessageIdHasSuffix", "clientMessageIdIsNil", "clientMessageIdNotNil", "clientMessageIdEqualFold", "clientMessageIdContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "promptTokensIsNil", "promptTokensNotNil", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "completionTokensIsNil", "completionTokensNotNil", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdIsNil", "traceIdNotNil", "traceIdEqualFold", "traceIdContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "hasConversation", "hasConversationWith", "hasAttempt", "hasAttemptWith", "hasAttempts", "hasAttemptsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18528,29 +18528,29 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.IDLTE = data
-		case "conversationID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationID"))
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationID = data
-		case "conversationIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNEQ"))
+		case "conversationIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDNEQ = data
-		case "conversationIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDIn"))
+		case "conversationIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDIn = data
-		case "conversationIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNotIn"))
+		case "conversationIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -18836,148 +18836,148 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.StandaloneQuestionContainsFold = data
-		case "attemptID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptID"))
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptID = data
-		case "attemptIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNEQ"))
+		case "attemptIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNEQ = data
-		case "attemptIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIn"))
+		case "attemptIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIn = data
-		case "attemptIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotIn"))
+		case "attemptIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNotIn = data
-		case "attemptIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIsNil"))
+		case "attemptIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIsNil = data
-		case "attemptIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotNil"))
+		case "attemptIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNotNil = data
-		case "clientMessageID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageID"))
+		case "clientMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageID = data
-		case "clientMessageIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDNEQ"))
+		case "clientMessageIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDNEQ = data
-		case "clientMessageIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDIn"))
+		case "clientMessageIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDIn = data
-		case "clientMessageIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDNotIn"))
+		case "clientMessageIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDNotIn = data
-		case "clientMessageIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDGT"))
+		case "clientMessageIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDGT = data
-		case "clientMessageIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDGTE"))
+		case "clientMessageIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDGTE = data
-		case "clientMessageIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDLT"))
+		case "clientMessageIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDLT = data
-		case "clientMessageIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDLTE"))
+		case "clientMessageIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDLTE = data
-		case "clientMessageIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDContains"))
+		case "clientMessageIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDContains = data
-		case "clientMessageIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDHasPrefix"))
+		case "clientMessageIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDHasPrefix = data
-		case "clientMessageIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDHasSuffix"))
+		case "clientMessageIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDHasSuffix = data
-		case "clientMessageIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDIsNil"))
+		case "clientMessageIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDIsNil = data
-		case "clientMessageIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDNotNil"))
+		case "clientMessageIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDNotNil = data
-		case "clientMessageIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDEqualFold"))
+		case "clientMessageIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDEqualFold = data
-		case "clientMessageIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDContainsFold"))
+		case "clientMessageIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -19228,106 +19228,106 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.CompletionTokensNotNil = data
-		case "traceID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceID"))
+		case "traceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceID = data
-		case "traceIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNEQ"))
+		case "traceIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNEQ = data
-		case "traceIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDIn"))
+		case "traceIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDIn = data
-		case "traceIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNotIn"))
+		case "traceIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNotIn = data
-		case "traceIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGT"))
+		case "traceIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGT = data
-		case "traceIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGTE"))
+		case "traceIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGTE = data
-		case "traceIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLT"))
+		case "traceIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLT = data
-		case "traceIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLTE"))
+		case "traceIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLTE = data
-		case "traceIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContains"))
+		case "traceIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDContains = data
-		case "traceIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasPrefix"))
+		case "traceIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasPrefix = data
-		case "traceIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasSuffix"))
+		case "traceIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasSuffix = data
-		case "traceIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDIsNil"))
+		case "traceIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDIsNil = data
-		case "traceIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNotNil"))
+		case "traceIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNotNil = data
-		case "traceIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDEqualFold"))
+		case "traceIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDEqualFold = data
-		case "traceIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContainsFold"))
+		case "traceIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -19508,7 +19508,7 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "hasAttempt", "hasAttemptWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "hasAttempt", "hasAttemptWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19592,29 +19592,29 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.IDLTE = data
-		case "attemptID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptID"))
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptID = data
-		case "attemptIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNEQ"))
+		case "attemptIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNEQ = data
-		case "attemptIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIn"))
+		case "attemptIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIn = data
-		case "attemptIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotIn"))
+		case "attemptIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -20117,23 +20117,23 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "conversationID":
-			out.Values[i] = ec._Attempt_conversationID(ctx, field, obj)
+		case "conversationId":
+			out.Values[i] = ec._Attempt_conversationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userMessageID":
-			out.Values[i] = ec._Attempt_userMessageID(ctx, field, obj)
+		case "userMessageId":
+			out.Values[i] = ec._Attempt_userMessageId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "retryOfID":
-			out.Values[i] = ec._Attempt_retryOfID(ctx, field, obj)
+		case "retryOfId":
+			out.Values[i] = ec._Attempt_retryOfId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "clientRequestID":
-			out.Values[i] = ec._Attempt_clientRequestID(ctx, field, obj)
+		case "clientRequestId":
+			out.Values[i] = ec._Attempt_clientRequestId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20217,8 +20217,8 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "traceID":
-			out.Values[i] = ec._Attempt_traceID(ctx, field, obj)
+		case "traceId":
+			out.Values[i] = ec._Attempt_traceId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20551,8 +20551,8 @@ func (ec *executionContext) _AuditEvent(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "targetID":
-			out.Values[i] = ec._AuditEvent_targetID(ctx, field, obj)
+		case "targetId":
+			out.Values[i] = ec._AuditEvent_targetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20778,13 +20778,13 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userID":
-			out.Values[i] = ec._Conversation_userID(ctx, field, obj)
+		case "userId":
+			out.Values[i] = ec._Conversation_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "knowledgeBaseID":
-			out.Values[i] = ec._Conversation_knowledgeBaseID(ctx, field, obj)
+		case "knowledgeBaseId":
+			out.Values[i] = ec._Conversation_knowledgeBaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21094,8 +21094,8 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "knowledgeBaseID":
-			out.Values[i] = ec._Document_knowledgeBaseID(ctx, field, obj)
+		case "knowledgeBaseId":
+			out.Values[i] = ec._Document_knowledgeBaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21104,8 +21104,8 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "sourceURI":
-			out.Values[i] = ec._Document_sourceURI(ctx, field, obj)
+		case "sourceUri":
+			out.Values[i] = ec._Document_sourceUri(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21308,13 +21308,13 @@ func (ec *executionContext) _Feedback(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "attemptID":
-			out.Values[i] = ec._Feedback_attemptID(ctx, field, obj)
+		case "attemptId":
+			out.Values[i] = ec._Feedback_attemptId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userID":
-			out.Values[i] = ec._Feedback_userID(ctx, field, obj)
+		case "userId":
+			out.Values[i] = ec._Feedback_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21694,8 +21694,8 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "conversationID":
-			out.Values[i] = ec._Message_conversationID(ctx, field, obj)
+		case "conversationId":
+			out.Values[i] = ec._Message_conversationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21719,13 +21719,13 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "attemptID":
-			out.Values[i] = ec._Message_attemptID(ctx, field, obj)
+		case "attemptId":
+			out.Values[i] = ec._Message_attemptId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "clientMessageID":
-			out.Values[i] = ec._Message_clientMessageID(ctx, field, obj)
+		case "clientMessageId":
+			out.Values[i] = ec._Message_clientMessageId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21744,8 +21744,8 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "traceID":
-			out.Values[i] = ec._Message_traceID(ctx, field, obj)
+		case "traceId":
+			out.Values[i] = ec._Message_traceId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -22235,8 +22235,8 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "attemptID":
-			out.Values[i] = ec._Source_attemptID(ctx, field, obj)
+		case "attemptId":
+			out.Values[i] = ec._Source_attemptId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -233,7 +233,7 @@ func TestEndToEnd(t *testing.T) {
 				Edges      []struct{ Node struct{ ID, UserID string } }
 			}
 		}
-		mustDo(t, admin, `{ adminConversations(first: 50, where: {userId: "alice", hasNegativeFeedback: true}) { totalCount edges { node { id userID } } } }`, nil, &convs)
+		mustDo(t, admin, `{ adminConversations(first: 50, where: {userId: "alice", hasNegativeFeedback: true}) { totalCount edges { node { id userId } } } }`, nil, &convs)
 		found := false
 		for _, e := range convs.AdminConversations.Edges {
 			found = found || e.Node.ID == conv
