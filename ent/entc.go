@@ -1,8 +1,9 @@
 //go:build ignore
 
 // This program generates the Ent client, the entgql GraphQL schema
-// (../graph/ent.graphqls) and the gqlgen autobind configuration. Run it with
-// `go generate ./ent` (or `go generate ./...`) from the module root.
+// (graph/ent.graphqls) and the gqlgen autobind configuration. It is the
+// first step of the module root's generate.go: run `go generate ./...`
+// from the module root, whose paths the ones below are relative to.
 package main
 
 import (
@@ -20,8 +21,8 @@ func main() {
 	ex, err := entgql.NewExtension(
 		entgql.WithSchemaGenerator(),
 		entgql.WithWhereInputs(true),
-		entgql.WithSchemaPath("../graph/ent.graphqls"),
-		entgql.WithConfigPath("../gqlgen.yml"),
+		entgql.WithSchemaPath("graph/ent.graphqls"),
+		entgql.WithConfigPath("gqlgen.yml"),
 		entgql.WithNodeDescriptor(false),
 		// One casing for the whole schema (docs/API.md, "Naming"):
 		// conversationId, sourceUri, conversationIdIn, as in the
@@ -34,7 +35,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("entgql extension: %v", err)
 	}
-	err = entc.Generate("./schema", &gen.Config{
+	err = entc.Generate("./ent/schema", &gen.Config{
 		// Runs before entgql's own hook and templates, so that the
 		// GraphQL types and the field collection agree on the names.
 		Hooks: []gen.Hook{lowerCamelIDs},
@@ -49,7 +50,7 @@ func main() {
 			gen.FeatureExecQuery,
 			gen.FeatureModifier,
 		},
-	}, entc.Extensions(ex), entc.TemplateFiles("template/edgeprivacy.tmpl"))
+	}, entc.Extensions(ex), entc.TemplateFiles("ent/template/edgeprivacy.tmpl"))
 	if err != nil {
 		log.Fatalf("ent codegen: %v", err)
 	}
