@@ -40,10 +40,8 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
-	Attempt() AttemptResolver
 	Conversation() ConversationResolver
 	ConversationEvent() ConversationEventResolver
-	Document() DocumentResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Source() SourceResolver
@@ -68,7 +66,6 @@ type ComplexityRoot struct {
 		ClientRequestID    func(childComplexity int) int
 		CompletedAt        func(childComplexity int) int
 		CompletionTokens   func(childComplexity int) int
-		ContextManifest    func(childComplexity int) int
 		Conversation       func(childComplexity int) int
 		ConversationID     func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
@@ -91,7 +88,6 @@ type ComplexityRoot struct {
 		StartedAt          func(childComplexity int) int
 		Status             func(childComplexity int) int
 		SummaryVersion     func(childComplexity int) int
-		Timings            func(childComplexity int) int
 		TotalTokens        func(childComplexity int) int
 		TraceID            func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
@@ -103,6 +99,15 @@ type ComplexityRoot struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	AttemptDiagnostics struct {
+		AttemptID       func(childComplexity int) int
+		ContextManifest func(childComplexity int) int
+		LeaseExpiresAt  func(childComplexity int) int
+		LeaseOwner      func(childComplexity int) int
+		Status          func(childComplexity int) int
+		Timings         func(childComplexity int) int
 	}
 
 	AttemptEdge struct {
@@ -217,7 +222,6 @@ type ComplexityRoot struct {
 	}
 
 	Document struct {
-		ACL             func(childComplexity int) int
 		Checksum        func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		ID              func(childComplexity int) int
@@ -371,8 +375,10 @@ type ComplexityRoot struct {
 	Query struct {
 		AdminConversations func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) int
 		Attempt            func(childComplexity int, id uuid.UUID) int
+		AttemptDiagnostics func(childComplexity int, id uuid.UUID) int
 		Conversation       func(childComplexity int, id uuid.UUID) int
 		Conversations      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
+		DocumentACL        func(childComplexity int, documentID uuid.UUID) int
 		FeedbackSummary    func(childComplexity int, from time.Time, to time.Time) int
 		Feedbacks          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
 		KnowledgeBases     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
@@ -425,10 +431,6 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
-type AttemptResolver interface {
-	ContextManifest(ctx context.Context, obj *ent.Attempt) (*domain.ContextManifest, error)
-	Timings(ctx context.Context, obj *ent.Attempt) (*model.AttemptTimings, error)
-}
 type ConversationResolver interface {
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
 }
@@ -436,9 +438,6 @@ type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
 	Message(ctx context.Context, obj *model.ConversationEvent) (*ent.Message, error)
 	Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error)
-}
-type DocumentResolver interface {
-	ACL(ctx context.Context, obj *ent.Document) (*model.DocumentACL, error)
 }
 type MutationResolver interface {
 	CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error)
@@ -463,6 +462,8 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
 	Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
+	AttemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error)
+	DocumentACL(ctx context.Context, documentID uuid.UUID) (*model.DocumentACL, error)
 	AdminConversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error)
 	Feedbacks(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error)
 	FeedbackSummary(ctx context.Context, from time.Time, to time.Time) (*model.FeedbackSummary, error)
@@ -558,12 +559,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.CompletionTokens(childComplexity), true
-	case "Attempt.contextManifest":
-		if e.ComplexityRoot.Attempt.ContextManifest == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Attempt.ContextManifest(childComplexity), true
 	case "Attempt.conversation":
 		if e.ComplexityRoot.Attempt.Conversation == nil {
 			break
@@ -696,12 +691,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.SummaryVersion(childComplexity), true
-	case "Attempt.timings":
-		if e.ComplexityRoot.Attempt.Timings == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Attempt.Timings(childComplexity), true
 	case "Attempt.totalTokens":
 		if e.ComplexityRoot.Attempt.TotalTokens == nil {
 			break
@@ -751,6 +740,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AttemptConnection.TotalCount(childComplexity), true
+
+	case "AttemptDiagnostics.attemptId":
+		if e.ComplexityRoot.AttemptDiagnostics.AttemptID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.AttemptID(childComplexity), true
+	case "AttemptDiagnostics.contextManifest":
+		if e.ComplexityRoot.AttemptDiagnostics.ContextManifest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.ContextManifest(childComplexity), true
+	case "AttemptDiagnostics.leaseExpiresAt":
+		if e.ComplexityRoot.AttemptDiagnostics.LeaseExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.LeaseExpiresAt(childComplexity), true
+	case "AttemptDiagnostics.leaseOwner":
+		if e.ComplexityRoot.AttemptDiagnostics.LeaseOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.LeaseOwner(childComplexity), true
+	case "AttemptDiagnostics.status":
+		if e.ComplexityRoot.AttemptDiagnostics.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.Status(childComplexity), true
+	case "AttemptDiagnostics.timings":
+		if e.ComplexityRoot.AttemptDiagnostics.Timings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.Timings(childComplexity), true
 
 	case "AttemptEdge.cursor":
 		if e.ComplexityRoot.AttemptEdge.Cursor == nil {
@@ -1224,12 +1250,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID(childComplexity), true
 
-	case "Document.acl":
-		if e.ComplexityRoot.Document.ACL == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Document.ACL(childComplexity), true
 	case "Document.checksum":
 		if e.ComplexityRoot.Document.Checksum == nil {
 			break
@@ -1922,6 +1942,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Attempt(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.attemptDiagnostics":
+		if e.ComplexityRoot.Query.AttemptDiagnostics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_attemptDiagnostics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AttemptDiagnostics(childComplexity, args["id"].(uuid.UUID)), true
 	case "Query.conversation":
 		if e.ComplexityRoot.Query.Conversation == nil {
 			break
@@ -1944,6 +1975,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Conversations(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ConversationOrder), args["where"].(*ent.ConversationWhereInput)), true
+	case "Query.documentAcl":
+		if e.ComplexityRoot.Query.DocumentACL == nil {
+			break
+		}
+
+		args, err := ec.field_Query_documentAcl_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DocumentACL(childComplexity, args["documentId"].(uuid.UUID)), true
 	case "Query.feedbackSummary":
 		if e.ComplexityRoot.Query.FeedbackSummary == nil {
 			break
@@ -2489,15 +2531,28 @@ type AttemptTimings {
   durationMs: Int
 }
 
-extend type Attempt {
+"""
+An admin's diagnostics of one attempt (attemptDiagnostics): what its
+prompt was built from, its timings and its lease. Kept off the shared
+Attempt type, so that no field of a type a member can reach depends on the
+viewer's role. It carries ids and numbers only, never the conversation's
+text.
+"""
+type AttemptDiagnostics {
+  attemptId: ID!
+  status: AttemptStatus!
   """
-  Admins only (FORBIDDEN otherwise): what the prompt was built from.
+  What the prompt was built from; null until the prompt was assembled (or
+  when the attempt failed before that).
   """
   contextManifest: ContextManifest
+  timings: AttemptTimings!
   """
-  Admins only (FORBIDDEN otherwise): the attempt's timings.
+  While PENDING: the instance that runs the attempt and until when its
+  lease holds.
   """
-  timings: AttemptTimings
+  leaseOwner: String
+  leaseExpiresAt: Time
 }
 
 """
@@ -2515,12 +2570,6 @@ type DocumentAcl {
   users: [String!]!
 }
 
-extend type Document {
-  """
-  Curators (admins and agents) only (FORBIDDEN otherwise).
-  """
-  acl: DocumentAcl
-}
 
 """
 Filters for adminConversations. Every filter stays inside the admin's tenant.
@@ -2601,6 +2650,17 @@ extend type Query {
   One attempt the viewer may see.
   """
   attempt(id: ID!): Attempt!
+  """
+  Admins only (FORBIDDEN otherwise, as a whole field): the diagnostics of
+  one attempt of the tenant. Attempts of DELETED conversations are
+  NOT_FOUND.
+  """
+  attemptDiagnostics(id: ID!): AttemptDiagnostics!
+  """
+  Curators (admins and agents) only (FORBIDDEN otherwise, as a whole
+  field): who may read a document.
+  """
+  documentAcl(documentId: ID!): DocumentAcl!
   """
   Admins only: every conversation of the tenant (DELETED ones only when
   filtered by that status).
@@ -2962,10 +3022,6 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_sources(ctx, field)
 	case "feedback":
 		return ec.fieldContext_Attempt_feedback(ctx, field)
-	case "contextManifest":
-		return ec.fieldContext_Attempt_contextManifest(ctx, field)
-	case "timings":
-		return ec.fieldContext_Attempt_timings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attempt", field.Name)
 }
@@ -2980,6 +3036,24 @@ func (ec *executionContext) childFields_AttemptConnection(ctx context.Context, f
 		return ec.fieldContext_AttemptConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AttemptConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AttemptDiagnostics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "attemptId":
+		return ec.fieldContext_AttemptDiagnostics_attemptId(ctx, field)
+	case "status":
+		return ec.fieldContext_AttemptDiagnostics_status(ctx, field)
+	case "contextManifest":
+		return ec.fieldContext_AttemptDiagnostics_contextManifest(ctx, field)
+	case "timings":
+		return ec.fieldContext_AttemptDiagnostics_timings(ctx, field)
+	case "leaseOwner":
+		return ec.fieldContext_AttemptDiagnostics_leaseOwner(ctx, field)
+	case "leaseExpiresAt":
+		return ec.fieldContext_AttemptDiagnostics_leaseExpiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttemptDiagnostics", field.Name)
 }
 
 func (ec *executionContext) childFields_AttemptEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3216,8 +3290,6 @@ func (ec *executionContext) childFields_Document(ctx context.Context, field grap
 		return ec.fieldContext_Document_visibility(ctx, field)
 	case "knowledgeBase":
 		return ec.fieldContext_Document_knowledgeBase(ctx, field)
-	case "acl":
-		return ec.fieldContext_Document_acl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Document", field.Name)
 }
@@ -4090,6 +4162,20 @@ func (ec *executionContext) field_Query_adminConversations_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_attemptDiagnostics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_attempt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4169,6 +4255,20 @@ func (ec *executionContext) field_Query_conversations_args(ctx context.Context, 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_documentAcl_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "documentId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["documentId"] = arg0
 	return args, nil
 }
 
@@ -5394,70 +5494,6 @@ func (ec *executionContext) fieldContext_Attempt_feedback(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Attempt_contextManifest(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_contextManifest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Attempt().ContextManifest(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.ContextManifest) graphql.Marshaler {
-			return ec.marshalOContextManifest2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐContextManifest(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Attempt_contextManifest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Attempt",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ContextManifest(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Attempt_timings(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_timings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Attempt().Timings(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
-			return ec.marshalOAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Attempt_timings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Attempt",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AttemptTimings(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _AttemptConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AttemptConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5543,6 +5579,162 @@ func (ec *executionContext) _AttemptConnection_totalCount(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_AttemptConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AttemptConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_attemptId(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_attemptId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_status(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v attempt.Status) graphql.Marshaler {
+			return ec.marshalNAttemptStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattemptᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "AttemptStatus")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_contextManifest(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_contextManifest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContextManifest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.ContextManifest) graphql.Marshaler {
+			return ec.marshalOContextManifest2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐContextManifest(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_contextManifest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttemptDiagnostics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContextManifest(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttemptDiagnostics_timings(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_timings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
+			return ec.marshalNAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_timings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttemptDiagnostics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptTimings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttemptDiagnostics_leaseOwner(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_leaseOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeaseOwner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_leaseOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_leaseExpiresAt(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_leaseExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeaseExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_leaseExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "Time")
 }
 
 func (ec *executionContext) _AttemptEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AttemptEdge) (ret graphql.Marshaler) {
@@ -7700,38 +7892,6 @@ func (ec *executionContext) fieldContext_Document_knowledgeBase(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Document_acl(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Document_acl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().ACL(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
-			return ec.marshalODocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Document_acl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Document",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DocumentAcl(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _DocumentAcl_visibility(ctx context.Context, field graphql.CollectedField, obj *model.DocumentACL) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8093,15 +8253,15 @@ func (ec *executionContext) _Feedback_reasonCodes(ctx context.Context, field gra
 			return obj.ReasonCodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.FeedbackReason) graphql.Marshaler {
+			return ec.marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Feedback_reasonCodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Feedback", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Feedback", field, false, false, "FeedbackReason")
 }
 
 func (ec *executionContext) _Feedback_comment(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
@@ -8313,8 +8473,8 @@ func (ec *executionContext) _FeedbackReasonCount_reason(ctx context.Context, fie
 			return obj.Reason, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.FeedbackReason) graphql.Marshaler {
-			return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v domain.FeedbackReason) graphql.Marshaler {
+			return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10453,6 +10613,94 @@ func (ec *executionContext) fieldContext_Query_attempt(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_attemptDiagnostics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AttemptDiagnostics(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptDiagnostics) graphql.Marshaler {
+			return ec.marshalNAttemptDiagnostics2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptDiagnostics(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptDiagnostics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_attemptDiagnostics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_documentAcl(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_documentAcl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DocumentACL(ctx, fc.Args["documentId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
+			return ec.marshalNDocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_documentAcl(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentAcl(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_documentAcl_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_adminConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12538,7 +12786,7 @@ func (ec *executionContext) unmarshalInputAdminFeedbackWhereInput(ctx context.Co
 			it.Rating = data
 		case "reasonCode":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonCode"))
-			data, err := ec.unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, v)
+			data, err := ec.unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -19958,7 +20206,7 @@ func (ec *executionContext) unmarshalInputSubmitFeedbackInput(ctx context.Contex
 			it.Rating = data
 		case "reasons":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasons"))
-			data, err := ec.unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx, v)
+			data, err := ec.unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -20279,18 +20527,6 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_feedback(ctx, field, obj)
 				})
-		case "contextManifest":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Attempt_contextManifest(ctx, field, obj)
-				})
-		case "timings":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Attempt_timings(ctx, field, obj)
-				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20332,6 +20568,64 @@ func (ec *executionContext) _AttemptConnection(ctx context.Context, sel ast.Sele
 		case "totalCount":
 			out.Values[i] = ec._AttemptConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attemptDiagnosticsImplementors = []string{"AttemptDiagnostics"}
+
+func (ec *executionContext) _AttemptDiagnostics(ctx context.Context, sel ast.SelectionSet, obj *model.AttemptDiagnostics) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attemptDiagnosticsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttemptDiagnostics")
+		case "attemptId":
+			out.Values[i] = ec._AttemptDiagnostics_attemptId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._AttemptDiagnostics_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contextManifest":
+			out.Values[i] = ec._AttemptDiagnostics_contextManifest(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timings":
+			out.Values[i] = ec._AttemptDiagnostics_timings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leaseOwner":
+			out.Values[i] = ec._AttemptDiagnostics_leaseOwner(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "leaseExpiresAt":
+			out.Values[i] = ec._AttemptDiagnostics_leaseExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -21134,12 +21428,6 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Document_knowledgeBase(ctx, field, obj)
-				})
-		case "acl":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Document_acl(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -22164,6 +22452,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_attempt(ctx, field)
 				})
+		case "attemptDiagnostics":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_attemptDiagnostics(ctx, field)
+				})
+		case "documentAcl":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_documentAcl(ctx, field)
+				})
 		case "adminConversations":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -22841,6 +23141,14 @@ func (ec *executionContext) marshalNAttemptConnection2ᚖgithubᚗcomᚋragchat�
 	return ec._AttemptConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAttemptDiagnostics2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptDiagnostics(ctx context.Context, sel ast.SelectionSet, v *model.AttemptDiagnostics) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttemptDiagnostics!")
+		return graphql.Null
+	}
+	return ec._AttemptDiagnostics(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAttemptEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptEvent(ctx context.Context, sel ast.SelectionSet, v *model.AttemptEvent) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "AttemptEvent!")
@@ -22881,6 +23189,14 @@ func (ec *executionContext) unmarshalNAttemptStatus2githubᚗcomᚋragchatᚋrag
 
 func (ec *executionContext) marshalNAttemptStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattemptᚐStatus(ctx context.Context, sel ast.SelectionSet, v attempt.Status) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx context.Context, sel ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttemptTimings!")
+		return graphql.Null
+	}
+	return ec._AttemptTimings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAttemptWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInput(ctx context.Context, v any) (*ent.AttemptWhereInput, error) {
@@ -23025,6 +23341,14 @@ func (ec *executionContext) marshalNDocument2ᚖgithubᚗcomᚋragchatᚋragchat
 	return ec._Document(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx context.Context, sel ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DocumentAcl!")
+		return graphql.Null
+	}
+	return ec._DocumentAcl(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDocumentAclInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx context.Context, v any) (model.DocumentACLInput, error) {
 	res, err := ec.unmarshalInputDocumentAclInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23117,15 +23441,43 @@ func (ec *executionContext) marshalNFeedbackRating2githubᚗcomᚋragchatᚋragc
 	return v
 }
 
-func (ec *executionContext) unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, v any) (model.FeedbackReason, error) {
-	var res model.FeedbackReason
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, v any) (domain.FeedbackReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v model.FeedbackReason) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v domain.FeedbackReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "FeedbackReason!")
+	}
+	return res
 }
+
+var (
+	unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[string]domain.FeedbackReason{
+		"INACCURATE":     domain.ReasonInaccurate,
+		"INCOMPLETE":     domain.ReasonIncomplete,
+		"IRRELEVANT":     domain.ReasonIrrelevant,
+		"OUTDATED":       domain.ReasonOutdated,
+		"UNSAFE":         domain.ReasonUnsafe,
+		"CITATION_WRONG": domain.ReasonCitationWrong,
+		"HELPFUL":        domain.ReasonHelpful,
+		"OTHER":          domain.ReasonOther,
+	}
+	marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[domain.FeedbackReason]string{
+		domain.ReasonInaccurate:    "INACCURATE",
+		domain.ReasonIncomplete:    "INCOMPLETE",
+		domain.ReasonIrrelevant:    "IRRELEVANT",
+		domain.ReasonOutdated:      "OUTDATED",
+		domain.ReasonUnsafe:        "UNSAFE",
+		domain.ReasonCitationWrong: "CITATION_WRONG",
+		domain.ReasonHelpful:       "HELPFUL",
+		domain.ReasonOther:         "OTHER",
+	}
+)
 
 func (ec *executionContext) marshalNFeedbackReasonCount2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FeedbackReasonCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
@@ -23778,13 +24130,6 @@ func (ec *executionContext) marshalOAttemptStatus2ᚖgithubᚗcomᚋragchatᚋra
 	return v
 }
 
-func (ec *executionContext) marshalOAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx context.Context, sel ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._AttemptTimings(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalOAttemptWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInputᚄ(ctx context.Context, v any) ([]*ent.AttemptWhereInput, error) {
 	if v == nil {
 		return nil, nil
@@ -24094,13 +24439,6 @@ func (ec *executionContext) marshalODocument2ᚖgithubᚗcomᚋragchatᚋragchat
 	return ec._Document(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalODocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx context.Context, sel ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._DocumentAcl(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalODocumentAclInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx context.Context, v any) (*model.DocumentACLInput, error) {
 	if v == nil {
 		return nil, nil
@@ -24372,16 +24710,16 @@ func (ec *executionContext) marshalOFeedbackRating2ᚖgithubᚗcomᚋragchatᚋr
 	return v
 }
 
-func (ec *executionContext) unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx context.Context, v any) ([]model.FeedbackReason, error) {
+func (ec *executionContext) unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx context.Context, v any) ([]domain.FeedbackReason, error) {
 	if v == nil {
 		return nil, nil
 	}
 	vSlice := graphql.CoerceList(v)
 	var err error
-	res := make([]model.FeedbackReason, len(vSlice))
+	res := make([]domain.FeedbackReason, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -24389,14 +24727,14 @@ func (ec *executionContext) unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchat�
 	return res, nil
 }
 
-func (ec *executionContext) marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []model.FeedbackReason) graphql.Marshaler {
+func (ec *executionContext) marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.FeedbackReason) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, sel, v[i])
+		return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -24408,21 +24746,47 @@ func (ec *executionContext) marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋr
 	return ret
 }
 
-func (ec *executionContext) unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, v any) (*model.FeedbackReason, error) {
+func (ec *executionContext) unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, v any) (*domain.FeedbackReason, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(model.FeedbackReason)
-	err := res.UnmarshalGQL(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v *model.FeedbackReason) graphql.Marshaler {
+func (ec *executionContext) marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v *domain.FeedbackReason) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[*v])
+	return res
 }
+
+var (
+	unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[string]domain.FeedbackReason{
+		"INACCURATE":     domain.ReasonInaccurate,
+		"INCOMPLETE":     domain.ReasonIncomplete,
+		"IRRELEVANT":     domain.ReasonIrrelevant,
+		"OUTDATED":       domain.ReasonOutdated,
+		"UNSAFE":         domain.ReasonUnsafe,
+		"CITATION_WRONG": domain.ReasonCitationWrong,
+		"HELPFUL":        domain.ReasonHelpful,
+		"OTHER":          domain.ReasonOther,
+	}
+	marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[domain.FeedbackReason]string{
+		domain.ReasonInaccurate:    "INACCURATE",
+		domain.ReasonIncomplete:    "INCOMPLETE",
+		domain.ReasonIrrelevant:    "IRRELEVANT",
+		domain.ReasonOutdated:      "OUTDATED",
+		domain.ReasonUnsafe:        "UNSAFE",
+		domain.ReasonCitationWrong: "CITATION_WRONG",
+		domain.ReasonHelpful:       "HELPFUL",
+		domain.ReasonOther:         "OTHER",
+	}
+)
 
 func (ec *executionContext) unmarshalOFeedbackWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackWhereInputᚄ(ctx context.Context, v any) ([]*ent.FeedbackWhereInput, error) {
 	if v == nil {
