@@ -106,14 +106,16 @@ func (f fieldInfo) isConnection() bool {
 // so that every field of every reachable type is selected at least once.
 // A type already on the path is cut short to its id (or __typename), which
 // keeps the document finite. Fields with required arguments are left out;
-// connections get first: 2.
+// connections get first: 2. The fields of each possible type of an
+// interface or union are aliased <Type>_<field>, so that same-named fields
+// of different types never conflict.
 func (s *schemaInfo) selectAll(typeName string) string {
 	var b strings.Builder
-	s.writeSelection(&b, typeName, map[string]bool{})
+	s.writeSelection(&b, typeName, map[string]bool{}, "")
 	return b.String()
 }
 
-func (s *schemaInfo) writeSelection(b *strings.Builder, typeName string, onPath map[string]bool) {
+func (s *schemaInfo) writeSelection(b *strings.Builder, typeName string, onPath map[string]bool, alias string) {
 	ty := s.Types[typeName]
 	if ty == nil {
 		b.WriteString("{ __typename }")
@@ -121,7 +123,7 @@ func (s *schemaInfo) writeSelection(b *strings.Builder, typeName string, onPath 
 	}
 	if onPath[typeName] {
 		if hasField(ty, "id") {
-			b.WriteString("{ id }")
+			fmt.Fprintf(b, "{ %sid: id }", alias)
 		} else {
 			b.WriteString("{ __typename }")
 		}
@@ -139,7 +141,7 @@ func (s *schemaInfo) writeSelection(b *strings.Builder, typeName string, onPath 
 		sort.Strings(names)
 		for _, n := range names {
 			fmt.Fprintf(b, " ... on %s ", n)
-			s.writeSelection(b, n, onPath)
+			s.writeSelection(b, n, onPath, n+"_")
 		}
 	default:
 		for _, f := range ty.Fields {
@@ -156,10 +158,13 @@ func (s *schemaInfo) writeSelection(b *strings.Builder, typeName string, onPath 
 			if f.isConnection() {
 				args = "(first: 2)"
 			}
+			if alias != "" {
+				fmt.Fprintf(b, " %s%s:", alias, f.Name)
+			}
 			fmt.Fprintf(b, " %s%s", f.Name, args)
 			if k := f.Type.named().Kind; k == "OBJECT" || k == "INTERFACE" || k == "UNION" {
 				b.WriteString(" ")
-				s.writeSelection(b, f.Type.named().Name, onPath)
+				s.writeSelection(b, f.Type.named().Name, onPath, "")
 			}
 		}
 	}
