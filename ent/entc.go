@@ -8,6 +8,9 @@ package main
 
 import (
 	"log"
+	"os"
+	"path/filepath"
+	"regexp"
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/entc"
@@ -86,6 +89,28 @@ func lowerCamelIDs(next gen.Generator) gen.Generator {
 				f.Annotations[ant.Name()] = ant
 			}
 		}
-		return next.Generate(g)
+		if err := next.Generate(g); err != nil {
+			return err
+		}
+		return renameWhereInputTags(filepath.Join(g.Config.Target, "gql_where_input.go"))
 	})
+}
+
+// jsonTag matches the JSON tags of the generated where-input structs.
+var jsonTag = regexp.MustCompile(`json:"([A-Za-z0-9]+)(,omitempty)?"`)
+
+// renameWhereInputTags gives the where-input structs' JSON tags the
+// conventional names too (conversationIdIn, not conversationIDIn), so that
+// a where-input marshalled in Go reads like the GraphQL input it mirrors.
+// The renamed tags have the same length, so gofmt's alignment holds.
+func renameWhereInputTags(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out := jsonTag.ReplaceAllFunc(src, func(m []byte) []byte {
+		sub := jsonTag.FindSubmatch(m)
+		return []byte(`json:"` + gqlnames.Name(string(sub[1])) + string(sub[2]) + `"`)
+	})
+	return os.WriteFile(path, out, 0o644)
 }

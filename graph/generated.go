@@ -2378,6 +2378,13 @@ var sources = []*ast.Source{
 #   always NOT_FOUND: the two cases are indistinguishable.
 # - The viewer comes from the bearer token alone; no argument names a tenant
 #   or a user, except admin filters, which stay inside the admin's tenant.
+# - Names are lowerCamel with Id and Uri as words (conversationId, sourceUri,
+#   userIdIn), here and in the generated part (docs/API.md, "Naming").
+# - A connection without first or last answers first: 20 (docs/API.md,
+#   "Paging").
+# - No field of a type that members reach depends on the viewer's role;
+#   role-restricted views are root fields of their own (attemptDiagnostics,
+#   documentAcl, the admin queries), refused as a whole field.
 
 scalar UUID
 
@@ -2460,6 +2467,7 @@ extend type Conversation {
   """
   The conversation's messages, keyset-paged by sequence number: last: 50
   gives the latest page, and before: pageInfo.startCursor scrolls back.
+  Without first or last, the first 20 (the oldest).
   """
   messages(
     after: Cursor

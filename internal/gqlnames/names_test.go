@@ -1,12 +1,17 @@
 package gqlnames_test
 
 import (
+	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/gqlnames"
 )
 
@@ -58,4 +63,35 @@ func TestRenameLeavesNoViolations(t *testing.T) {
 	assert.NotNil(t, s.Types["DocWhereInput"].Fields.ForName("knowledgeBaseIdIn"))
 	assert.NotNil(t, s.Types["Query"].Fields.ForName("doc").Arguments.ForName("documentId"))
 	assert.Equal(t, "VALID_ID", s.Types["Kind"].EnumValues[0].Name, "enum values keep their case")
+}
+
+// TestWhereInputJSONTagsFollowTheConvention checks the JSON tags of the
+// generated where-input structs, which ent/entc.go renames after entgql
+// wrote them: a where-input marshalled in Go reads like the GraphQL input.
+func TestWhereInputJSONTagsFollowTheConvention(t *testing.T) {
+	types := []any{ent.AttemptWhereInput{}, ent.AuditEventWhereInput{}, ent.ConversationWhereInput{},
+		ent.DocumentWhereInput{}, ent.FeedbackWhereInput{}, ent.KnowledgeBaseWhereInput{},
+		ent.MessageWhereInput{}, ent.SourceWhereInput{}}
+	checked := 0
+	for _, v := range types {
+		rt := reflect.TypeOf(v)
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			checked++
+			if gqlnames.Name(name) != name {
+				t.Errorf("%s.%s has JSON tag %q", rt.Name(), rt.Field(i).Name, name)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d tags checked", checked)
+	}
+	id := uuid.New()
+	b, err := json.Marshal(ent.AttemptWhereInput{ConversationIDIn: []uuid.UUID{id}})
+	if err != nil || string(b) != `{"conversationIdIn":["`+id.String()+`"]}` {
+		t.Errorf("marshalled %s, %v", b, err)
+	}
 }
