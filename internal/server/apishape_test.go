@@ -79,7 +79,9 @@ func memberSetup(t *testing.T, h *servertest.Harness) memberWorld {
 			Conversation                      struct {
 				KnowledgeBase struct {
 					ID        string
-					Documents struct{ Edges []struct{ Node struct{ ID string } } }
+					Documents struct {
+						Edges []struct{ Node struct{ ID string } }
+					}
 				}
 			}
 		}
@@ -295,7 +297,7 @@ type mutationCase struct {
 
 // payloadState carries ids between the cases.
 type payloadState struct {
-	alice, curator                              *gqlclient.Client
+	alice, curator                             *gqlclient.Client
 	conversation, attempt, retry, kb, document string
 }
 
@@ -333,13 +335,17 @@ var mutationCases = []mutationCase{
 	{name: "cancelAttempt",
 		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.retry} }},
 	{name: "archiveConversation",
-		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.conversation} }},
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id)", map[string]any{"id": st.conversation}
+		}},
 	{name: "deleteConversation",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(id: $id, reason: \"test\")", map[string]any{"id": st.conversation}
 		}},
 	{name: "restoreConversation",
-		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.conversation} }},
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id)", map[string]any{"id": st.conversation}
+		}},
 	{name: "createKnowledgeBase", as: curator,
 		args: func(*payloadState) (string, map[string]any) {
 			return "(input: {name: \"Payloads\", description: \"every field\"})", nil

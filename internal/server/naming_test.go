@@ -88,7 +88,9 @@ func TestRenamedFieldsBindToEntFields(t *testing.T) {
 			Edges []struct {
 				Node struct {
 					Documents struct {
-						Edges []struct{ Node struct{ SourceURI, KnowledgeBaseID string } }
+						Edges []struct {
+							Node struct{ SourceURI, KnowledgeBaseID string }
+						}
 					}
 				}
 			}

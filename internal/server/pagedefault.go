@@ -173,7 +173,7 @@ func (c copier) withFirst(f *ast.Field) ast.ArgumentList {
 		}
 	}
 	return append(args, &ast.Argument{
-		Name:     "first",
+		Name: "first",
 		Value: &ast.Value{Kind: ast.IntValue, Raw: strconv.Itoa(c.size), Position: f.Position,
 			ExpectedType: f.Definition.Arguments.ForName("first").Type},
 		Position: f.Position,
