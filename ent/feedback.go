@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Feedback is the model entity for the Feedback schema.
@@ -36,7 +37,7 @@ type Feedback struct {
 	// Rating holds the value of the "rating" field.
 	Rating feedback.Rating `json:"rating,omitempty"`
 	// ReasonCodes holds the value of the "reason_codes" field.
-	ReasonCodes []string `json:"reason_codes,omitempty"`
+	ReasonCodes []domain.FeedbackReason `json:"reason_codes,omitempty"`
 	// Comment holds the value of the "comment" field.
 	Comment *string `json:"comment,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.

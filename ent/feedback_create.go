@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // FeedbackCreate is the builder for creating a Feedback entity.
@@ -85,7 +86,7 @@ func (_c *FeedbackCreate) SetRating(v feedback.Rating) *FeedbackCreate {
 }
 
 // SetReasonCodes sets the "reason_codes" field.
-func (_c *FeedbackCreate) SetReasonCodes(v []string) *FeedbackCreate {
+func (_c *FeedbackCreate) SetReasonCodes(v []domain.FeedbackReason) *FeedbackCreate {
 	_c.mutation.SetReasonCodes(v)
 	return _c
 }
@@ -413,7 +414,7 @@ func (u *FeedbackUpsert) UpdateRating() *FeedbackUpsert {
 }
 
 // SetReasonCodes sets the "reason_codes" field.
-func (u *FeedbackUpsert) SetReasonCodes(v []string) *FeedbackUpsert {
+func (u *FeedbackUpsert) SetReasonCodes(v []domain.FeedbackReason) *FeedbackUpsert {
 	u.Set(feedback.FieldReasonCodes, v)
 	return u
 }
@@ -540,7 +541,7 @@ func (u *FeedbackUpsertOne) UpdateRating() *FeedbackUpsertOne {
 }
 
 // SetReasonCodes sets the "reason_codes" field.
-func (u *FeedbackUpsertOne) SetReasonCodes(v []string) *FeedbackUpsertOne {
+func (u *FeedbackUpsertOne) SetReasonCodes(v []domain.FeedbackReason) *FeedbackUpsertOne {
 	return u.Update(func(s *FeedbackUpsert) {
 		s.SetReasonCodes(v)
 	})
@@ -840,7 +841,7 @@ func (u *FeedbackUpsertBulk) UpdateRating() *FeedbackUpsertBulk {
 }
 
 // SetReasonCodes sets the "reason_codes" field.
-func (u *FeedbackUpsertBulk) SetReasonCodes(v []string) *FeedbackUpsertBulk {
+func (u *FeedbackUpsertBulk) SetReasonCodes(v []domain.FeedbackReason) *FeedbackUpsertBulk {
 	return u.Update(func(s *FeedbackUpsert) {
 		s.SetReasonCodes(v)
 	})

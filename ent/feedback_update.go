@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // FeedbackUpdate is the builder for updating Feedback entities.
@@ -51,13 +52,13 @@ func (_u *FeedbackUpdate) SetNillableRating(v *feedback.Rating) *FeedbackUpdate 
 }
 
 // SetReasonCodes sets the "reason_codes" field.
-func (_u *FeedbackUpdate) SetReasonCodes(v []string) *FeedbackUpdate {
+func (_u *FeedbackUpdate) SetReasonCodes(v []domain.FeedbackReason) *FeedbackUpdate {
 	_u.mutation.SetReasonCodes(v)
 	return _u
 }
 
 // AppendReasonCodes appends value to the "reason_codes" field.
-func (_u *FeedbackUpdate) AppendReasonCodes(v []string) *FeedbackUpdate {
+func (_u *FeedbackUpdate) AppendReasonCodes(v []domain.FeedbackReason) *FeedbackUpdate {
 	_u.mutation.AppendReasonCodes(v)
 	return _u
 }
@@ -235,13 +236,13 @@ func (_u *FeedbackUpdateOne) SetNillableRating(v *feedback.Rating) *FeedbackUpda
 }
 
 // SetReasonCodes sets the "reason_codes" field.
-func (_u *FeedbackUpdateOne) SetReasonCodes(v []string) *FeedbackUpdateOne {
+func (_u *FeedbackUpdateOne) SetReasonCodes(v []domain.FeedbackReason) *FeedbackUpdateOne {
 	_u.mutation.SetReasonCodes(v)
 	return _u
 }
 
 // AppendReasonCodes appends value to the "reason_codes" field.
-func (_u *FeedbackUpdateOne) AppendReasonCodes(v []string) *FeedbackUpdateOne {
+func (_u *FeedbackUpdateOne) AppendReasonCodes(v []domain.FeedbackReason) *FeedbackUpdateOne {
 	_u.mutation.AppendReasonCodes(v)
 	return _u
 }

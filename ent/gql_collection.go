@@ -147,22 +147,22 @@ func (_q *AttemptQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				selectedFields = append(selectedFields, attempt.FieldUpdatedAt)
 				fieldSeen[attempt.FieldUpdatedAt] = struct{}{}
 			}
-		case "conversationID":
+		case "conversationId":
 			if _, ok := fieldSeen[attempt.FieldConversationID]; !ok {
 				selectedFields = append(selectedFields, attempt.FieldConversationID)
 				fieldSeen[attempt.FieldConversationID] = struct{}{}
 			}
-		case "userMessageID":
+		case "userMessageId":
 			if _, ok := fieldSeen[attempt.FieldUserMessageID]; !ok {
 				selectedFields = append(selectedFields, attempt.FieldUserMessageID)
 				fieldSeen[attempt.FieldUserMessageID] = struct{}{}
 			}
-		case "retryOfID":
+		case "retryOfId":
 			if _, ok := fieldSeen[attempt.FieldRetryOfID]; !ok {
 				selectedFields = append(selectedFields, attempt.FieldRetryOfID)
 				fieldSeen[attempt.FieldRetryOfID] = struct{}{}
 			}
-		case "clientRequestID":
+		case "clientRequestId":
 			if _, ok := fieldSeen[attempt.FieldClientRequestID]; !ok {
 				selectedFields = append(selectedFields, attempt.FieldClientRequestID)
 				fieldSeen[attempt.FieldClientRequestID] = struct{}{}
@@ -247,7 +247,7 @@ func (_q *AttemptQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				selectedFields = append(selectedFields, attempt.FieldSummaryVersion)
 				fieldSeen[attempt.FieldSummaryVersion] = struct{}{}
 			}
-		case "traceID":
+		case "traceId":
 			if _, ok := fieldSeen[attempt.FieldTraceID]; !ok {
 				selectedFields = append(selectedFields, attempt.FieldTraceID)
 				fieldSeen[attempt.FieldTraceID] = struct{}{}
@@ -366,7 +366,7 @@ func (_q *AuditEventQuery) collectField(ctx context.Context, oneNode bool, opCtx
 				selectedFields = append(selectedFields, auditevent.FieldTargetType)
 				fieldSeen[auditevent.FieldTargetType] = struct{}{}
 			}
-		case "targetID":
+		case "targetId":
 			if _, ok := fieldSeen[auditevent.FieldTargetID]; !ok {
 				selectedFields = append(selectedFields, auditevent.FieldTargetID)
 				fieldSeen[auditevent.FieldTargetID] = struct{}{}
@@ -579,12 +579,12 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, conversation.FieldUpdatedAt)
 				fieldSeen[conversation.FieldUpdatedAt] = struct{}{}
 			}
-		case "userID":
+		case "userId":
 			if _, ok := fieldSeen[conversation.FieldUserID]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldUserID)
 				fieldSeen[conversation.FieldUserID] = struct{}{}
 			}
-		case "knowledgeBaseID":
+		case "knowledgeBaseId":
 			if _, ok := fieldSeen[conversation.FieldKnowledgeBaseID]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldKnowledgeBaseID)
 				fieldSeen[conversation.FieldKnowledgeBaseID] = struct{}{}
@@ -753,7 +753,7 @@ func (_q *DocumentQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				selectedFields = append(selectedFields, document.FieldUpdatedAt)
 				fieldSeen[document.FieldUpdatedAt] = struct{}{}
 			}
-		case "knowledgeBaseID":
+		case "knowledgeBaseId":
 			if _, ok := fieldSeen[document.FieldKnowledgeBaseID]; !ok {
 				selectedFields = append(selectedFields, document.FieldKnowledgeBaseID)
 				fieldSeen[document.FieldKnowledgeBaseID] = struct{}{}
@@ -763,7 +763,7 @@ func (_q *DocumentQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				selectedFields = append(selectedFields, document.FieldTitle)
 				fieldSeen[document.FieldTitle] = struct{}{}
 			}
-		case "sourceURI":
+		case "sourceUri":
 			if _, ok := fieldSeen[document.FieldSourceURI]; !ok {
 				selectedFields = append(selectedFields, document.FieldSourceURI)
 				fieldSeen[document.FieldSourceURI] = struct{}{}
@@ -897,12 +897,12 @@ func (_q *FeedbackQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				selectedFields = append(selectedFields, feedback.FieldUpdatedAt)
 				fieldSeen[feedback.FieldUpdatedAt] = struct{}{}
 			}
-		case "attemptID":
+		case "attemptId":
 			if _, ok := fieldSeen[feedback.FieldAttemptID]; !ok {
 				selectedFields = append(selectedFields, feedback.FieldAttemptID)
 				fieldSeen[feedback.FieldAttemptID] = struct{}{}
 			}
-		case "userID":
+		case "userId":
 			if _, ok := fieldSeen[feedback.FieldUserID]; !ok {
 				selectedFields = append(selectedFields, feedback.FieldUserID)
 				fieldSeen[feedback.FieldUserID] = struct{}{}
@@ -1252,7 +1252,7 @@ func (_q *MessageQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 			_q.WithNamedAttempts(alias, func(wq *AttemptQuery) {
 				*wq = *query
 			})
-		case "conversationID":
+		case "conversationId":
 			if _, ok := fieldSeen[message.FieldConversationID]; !ok {
 				selectedFields = append(selectedFields, message.FieldConversationID)
 				fieldSeen[message.FieldConversationID] = struct{}{}
@@ -1277,12 +1277,12 @@ func (_q *MessageQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				selectedFields = append(selectedFields, message.FieldStandaloneQuestion)
 				fieldSeen[message.FieldStandaloneQuestion] = struct{}{}
 			}
-		case "attemptID":
+		case "attemptId":
 			if _, ok := fieldSeen[message.FieldAttemptID]; !ok {
 				selectedFields = append(selectedFields, message.FieldAttemptID)
 				fieldSeen[message.FieldAttemptID] = struct{}{}
 			}
-		case "clientMessageID":
+		case "clientMessageId":
 			if _, ok := fieldSeen[message.FieldClientMessageID]; !ok {
 				selectedFields = append(selectedFields, message.FieldClientMessageID)
 				fieldSeen[message.FieldClientMessageID] = struct{}{}
@@ -1302,7 +1302,7 @@ func (_q *MessageQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				selectedFields = append(selectedFields, message.FieldCompletionTokens)
 				fieldSeen[message.FieldCompletionTokens] = struct{}{}
 			}
-		case "traceID":
+		case "traceId":
 			if _, ok := fieldSeen[message.FieldTraceID]; !ok {
 				selectedFields = append(selectedFields, message.FieldTraceID)
 				fieldSeen[message.FieldTraceID] = struct{}{}
@@ -1411,7 +1411,7 @@ func (_q *SourceQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, source.FieldAttemptID)
 				fieldSeen[source.FieldAttemptID] = struct{}{}
 			}
-		case "attemptID":
+		case "attemptId":
 			if _, ok := fieldSeen[source.FieldAttemptID]; !ok {
 				selectedFields = append(selectedFields, source.FieldAttemptID)
 				fieldSeen[source.FieldAttemptID] = struct{}{}

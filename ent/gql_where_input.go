@@ -57,41 +57,41 @@ type AttemptWhereInput struct {
 	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
 
 	// "conversation_id" field predicates.
-	ConversationID      *uuid.UUID  `json:"conversationID,omitempty"`
-	ConversationIDNEQ   *uuid.UUID  `json:"conversationIDNEQ,omitempty"`
-	ConversationIDIn    []uuid.UUID `json:"conversationIDIn,omitempty"`
-	ConversationIDNotIn []uuid.UUID `json:"conversationIDNotIn,omitempty"`
+	ConversationID      *uuid.UUID  `json:"conversationId,omitempty"`
+	ConversationIDNEQ   *uuid.UUID  `json:"conversationIdNEQ,omitempty"`
+	ConversationIDIn    []uuid.UUID `json:"conversationIdIn,omitempty"`
+	ConversationIDNotIn []uuid.UUID `json:"conversationIdNotIn,omitempty"`
 
 	// "user_message_id" field predicates.
-	UserMessageID      *uuid.UUID  `json:"userMessageID,omitempty"`
-	UserMessageIDNEQ   *uuid.UUID  `json:"userMessageIDNEQ,omitempty"`
-	UserMessageIDIn    []uuid.UUID `json:"userMessageIDIn,omitempty"`
-	UserMessageIDNotIn []uuid.UUID `json:"userMessageIDNotIn,omitempty"`
+	UserMessageID      *uuid.UUID  `json:"userMessageId,omitempty"`
+	UserMessageIDNEQ   *uuid.UUID  `json:"userMessageIdNEQ,omitempty"`
+	UserMessageIDIn    []uuid.UUID `json:"userMessageIdIn,omitempty"`
+	UserMessageIDNotIn []uuid.UUID `json:"userMessageIdNotIn,omitempty"`
 
 	// "retry_of_id" field predicates.
-	RetryOfID       *uuid.UUID  `json:"retryOfID,omitempty"`
-	RetryOfIDNEQ    *uuid.UUID  `json:"retryOfIDNEQ,omitempty"`
-	RetryOfIDIn     []uuid.UUID `json:"retryOfIDIn,omitempty"`
-	RetryOfIDNotIn  []uuid.UUID `json:"retryOfIDNotIn,omitempty"`
-	RetryOfIDIsNil  bool        `json:"retryOfIDIsNil,omitempty"`
-	RetryOfIDNotNil bool        `json:"retryOfIDNotNil,omitempty"`
+	RetryOfID       *uuid.UUID  `json:"retryOfId,omitempty"`
+	RetryOfIDNEQ    *uuid.UUID  `json:"retryOfIdNEQ,omitempty"`
+	RetryOfIDIn     []uuid.UUID `json:"retryOfIdIn,omitempty"`
+	RetryOfIDNotIn  []uuid.UUID `json:"retryOfIdNotIn,omitempty"`
+	RetryOfIDIsNil  bool        `json:"retryOfIdIsNil,omitempty"`
+	RetryOfIDNotNil bool        `json:"retryOfIdNotNil,omitempty"`
 
 	// "client_request_id" field predicates.
-	ClientRequestID             *string  `json:"clientRequestID,omitempty"`
-	ClientRequestIDNEQ          *string  `json:"clientRequestIDNEQ,omitempty"`
-	ClientRequestIDIn           []string `json:"clientRequestIDIn,omitempty"`
-	ClientRequestIDNotIn        []string `json:"clientRequestIDNotIn,omitempty"`
-	ClientRequestIDGT           *string  `json:"clientRequestIDGT,omitempty"`
-	ClientRequestIDGTE          *string  `json:"clientRequestIDGTE,omitempty"`
-	ClientRequestIDLT           *string  `json:"clientRequestIDLT,omitempty"`
-	ClientRequestIDLTE          *string  `json:"clientRequestIDLTE,omitempty"`
-	ClientRequestIDContains     *string  `json:"clientRequestIDContains,omitempty"`
-	ClientRequestIDHasPrefix    *string  `json:"clientRequestIDHasPrefix,omitempty"`
-	ClientRequestIDHasSuffix    *string  `json:"clientRequestIDHasSuffix,omitempty"`
-	ClientRequestIDIsNil        bool     `json:"clientRequestIDIsNil,omitempty"`
-	ClientRequestIDNotNil       bool     `json:"clientRequestIDNotNil,omitempty"`
-	ClientRequestIDEqualFold    *string  `json:"clientRequestIDEqualFold,omitempty"`
-	ClientRequestIDContainsFold *string  `json:"clientRequestIDContainsFold,omitempty"`
+	ClientRequestID             *string  `json:"clientRequestId,omitempty"`
+	ClientRequestIDNEQ          *string  `json:"clientRequestIdNEQ,omitempty"`
+	ClientRequestIDIn           []string `json:"clientRequestIdIn,omitempty"`
+	ClientRequestIDNotIn        []string `json:"clientRequestIdNotIn,omitempty"`
+	ClientRequestIDGT           *string  `json:"clientRequestIdGT,omitempty"`
+	ClientRequestIDGTE          *string  `json:"clientRequestIdGTE,omitempty"`
+	ClientRequestIDLT           *string  `json:"clientRequestIdLT,omitempty"`
+	ClientRequestIDLTE          *string  `json:"clientRequestIdLTE,omitempty"`
+	ClientRequestIDContains     *string  `json:"clientRequestIdContains,omitempty"`
+	ClientRequestIDHasPrefix    *string  `json:"clientRequestIdHasPrefix,omitempty"`
+	ClientRequestIDHasSuffix    *string  `json:"clientRequestIdHasSuffix,omitempty"`
+	ClientRequestIDIsNil        bool     `json:"clientRequestIdIsNil,omitempty"`
+	ClientRequestIDNotNil       bool     `json:"clientRequestIdNotNil,omitempty"`
+	ClientRequestIDEqualFold    *string  `json:"clientRequestIdEqualFold,omitempty"`
+	ClientRequestIDContainsFold *string  `json:"clientRequestIdContainsFold,omitempty"`
 
 	// "status" field predicates.
 	Status      *attempt.Status  `json:"status,omitempty"`
@@ -285,19 +285,19 @@ type AttemptWhereInput struct {
 	SummaryVersionLTE   *int  `json:"summaryVersionLTE,omitempty"`
 
 	// "trace_id" field predicates.
-	TraceID             *string  `json:"traceID,omitempty"`
-	TraceIDNEQ          *string  `json:"traceIDNEQ,omitempty"`
-	TraceIDIn           []string `json:"traceIDIn,omitempty"`
-	TraceIDNotIn        []string `json:"traceIDNotIn,omitempty"`
-	TraceIDGT           *string  `json:"traceIDGT,omitempty"`
-	TraceIDGTE          *string  `json:"traceIDGTE,omitempty"`
-	TraceIDLT           *string  `json:"traceIDLT,omitempty"`
-	TraceIDLTE          *string  `json:"traceIDLTE,omitempty"`
-	TraceIDContains     *string  `json:"traceIDContains,omitempty"`
-	TraceIDHasPrefix    *string  `json:"traceIDHasPrefix,omitempty"`
-	TraceIDHasSuffix    *string  `json:"traceIDHasSuffix,omitempty"`
-	TraceIDEqualFold    *string  `json:"traceIDEqualFold,omitempty"`
-	TraceIDContainsFold *string  `json:"traceIDContainsFold,omitempty"`
+	TraceID             *string  `json:"traceId,omitempty"`
+	TraceIDNEQ          *string  `json:"traceIdNEQ,omitempty"`
+	TraceIDIn           []string `json:"traceIdIn,omitempty"`
+	TraceIDNotIn        []string `json:"traceIdNotIn,omitempty"`
+	TraceIDGT           *string  `json:"traceIdGT,omitempty"`
+	TraceIDGTE          *string  `json:"traceIdGTE,omitempty"`
+	TraceIDLT           *string  `json:"traceIdLT,omitempty"`
+	TraceIDLTE          *string  `json:"traceIdLTE,omitempty"`
+	TraceIDContains     *string  `json:"traceIdContains,omitempty"`
+	TraceIDHasPrefix    *string  `json:"traceIdHasPrefix,omitempty"`
+	TraceIDHasSuffix    *string  `json:"traceIdHasSuffix,omitempty"`
+	TraceIDEqualFold    *string  `json:"traceIdEqualFold,omitempty"`
+	TraceIDContainsFold *string  `json:"traceIdContainsFold,omitempty"`
 
 	// "started_at" field predicates.
 	StartedAt      *time.Time  `json:"startedAt,omitempty"`
@@ -1392,19 +1392,19 @@ type AuditEventWhereInput struct {
 	TargetTypeContainsFold *string  `json:"targetTypeContainsFold,omitempty"`
 
 	// "target_id" field predicates.
-	TargetID             *string  `json:"targetID,omitempty"`
-	TargetIDNEQ          *string  `json:"targetIDNEQ,omitempty"`
-	TargetIDIn           []string `json:"targetIDIn,omitempty"`
-	TargetIDNotIn        []string `json:"targetIDNotIn,omitempty"`
-	TargetIDGT           *string  `json:"targetIDGT,omitempty"`
-	TargetIDGTE          *string  `json:"targetIDGTE,omitempty"`
-	TargetIDLT           *string  `json:"targetIDLT,omitempty"`
-	TargetIDLTE          *string  `json:"targetIDLTE,omitempty"`
-	TargetIDContains     *string  `json:"targetIDContains,omitempty"`
-	TargetIDHasPrefix    *string  `json:"targetIDHasPrefix,omitempty"`
-	TargetIDHasSuffix    *string  `json:"targetIDHasSuffix,omitempty"`
-	TargetIDEqualFold    *string  `json:"targetIDEqualFold,omitempty"`
-	TargetIDContainsFold *string  `json:"targetIDContainsFold,omitempty"`
+	TargetID             *string  `json:"targetId,omitempty"`
+	TargetIDNEQ          *string  `json:"targetIdNEQ,omitempty"`
+	TargetIDIn           []string `json:"targetIdIn,omitempty"`
+	TargetIDNotIn        []string `json:"targetIdNotIn,omitempty"`
+	TargetIDGT           *string  `json:"targetIdGT,omitempty"`
+	TargetIDGTE          *string  `json:"targetIdGTE,omitempty"`
+	TargetIDLT           *string  `json:"targetIdLT,omitempty"`
+	TargetIDLTE          *string  `json:"targetIdLTE,omitempty"`
+	TargetIDContains     *string  `json:"targetIdContains,omitempty"`
+	TargetIDHasPrefix    *string  `json:"targetIdHasPrefix,omitempty"`
+	TargetIDHasSuffix    *string  `json:"targetIdHasSuffix,omitempty"`
+	TargetIDEqualFold    *string  `json:"targetIdEqualFold,omitempty"`
+	TargetIDContainsFold *string  `json:"targetIdContainsFold,omitempty"`
 
 	// "reason" field predicates.
 	Reason             *string  `json:"reason,omitempty"`
@@ -1795,25 +1795,25 @@ type ConversationWhereInput struct {
 	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
 
 	// "user_id" field predicates.
-	UserID             *string  `json:"userID,omitempty"`
-	UserIDNEQ          *string  `json:"userIDNEQ,omitempty"`
-	UserIDIn           []string `json:"userIDIn,omitempty"`
-	UserIDNotIn        []string `json:"userIDNotIn,omitempty"`
-	UserIDGT           *string  `json:"userIDGT,omitempty"`
-	UserIDGTE          *string  `json:"userIDGTE,omitempty"`
-	UserIDLT           *string  `json:"userIDLT,omitempty"`
-	UserIDLTE          *string  `json:"userIDLTE,omitempty"`
-	UserIDContains     *string  `json:"userIDContains,omitempty"`
-	UserIDHasPrefix    *string  `json:"userIDHasPrefix,omitempty"`
-	UserIDHasSuffix    *string  `json:"userIDHasSuffix,omitempty"`
-	UserIDEqualFold    *string  `json:"userIDEqualFold,omitempty"`
-	UserIDContainsFold *string  `json:"userIDContainsFold,omitempty"`
+	UserID             *string  `json:"userId,omitempty"`
+	UserIDNEQ          *string  `json:"userIdNEQ,omitempty"`
+	UserIDIn           []string `json:"userIdIn,omitempty"`
+	UserIDNotIn        []string `json:"userIdNotIn,omitempty"`
+	UserIDGT           *string  `json:"userIdGT,omitempty"`
+	UserIDGTE          *string  `json:"userIdGTE,omitempty"`
+	UserIDLT           *string  `json:"userIdLT,omitempty"`
+	UserIDLTE          *string  `json:"userIdLTE,omitempty"`
+	UserIDContains     *string  `json:"userIdContains,omitempty"`
+	UserIDHasPrefix    *string  `json:"userIdHasPrefix,omitempty"`
+	UserIDHasSuffix    *string  `json:"userIdHasSuffix,omitempty"`
+	UserIDEqualFold    *string  `json:"userIdEqualFold,omitempty"`
+	UserIDContainsFold *string  `json:"userIdContainsFold,omitempty"`
 
 	// "knowledge_base_id" field predicates.
-	KnowledgeBaseID      *uuid.UUID  `json:"knowledgeBaseID,omitempty"`
-	KnowledgeBaseIDNEQ   *uuid.UUID  `json:"knowledgeBaseIDNEQ,omitempty"`
-	KnowledgeBaseIDIn    []uuid.UUID `json:"knowledgeBaseIDIn,omitempty"`
-	KnowledgeBaseIDNotIn []uuid.UUID `json:"knowledgeBaseIDNotIn,omitempty"`
+	KnowledgeBaseID      *uuid.UUID  `json:"knowledgeBaseId,omitempty"`
+	KnowledgeBaseIDNEQ   *uuid.UUID  `json:"knowledgeBaseIdNEQ,omitempty"`
+	KnowledgeBaseIDIn    []uuid.UUID `json:"knowledgeBaseIdIn,omitempty"`
+	KnowledgeBaseIDNotIn []uuid.UUID `json:"knowledgeBaseIdNotIn,omitempty"`
 
 	// "title" field predicates.
 	Title             *string  `json:"title,omitempty"`
@@ -2461,10 +2461,10 @@ type DocumentWhereInput struct {
 	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
 
 	// "knowledge_base_id" field predicates.
-	KnowledgeBaseID      *uuid.UUID  `json:"knowledgeBaseID,omitempty"`
-	KnowledgeBaseIDNEQ   *uuid.UUID  `json:"knowledgeBaseIDNEQ,omitempty"`
-	KnowledgeBaseIDIn    []uuid.UUID `json:"knowledgeBaseIDIn,omitempty"`
-	KnowledgeBaseIDNotIn []uuid.UUID `json:"knowledgeBaseIDNotIn,omitempty"`
+	KnowledgeBaseID      *uuid.UUID  `json:"knowledgeBaseId,omitempty"`
+	KnowledgeBaseIDNEQ   *uuid.UUID  `json:"knowledgeBaseIdNEQ,omitempty"`
+	KnowledgeBaseIDIn    []uuid.UUID `json:"knowledgeBaseIdIn,omitempty"`
+	KnowledgeBaseIDNotIn []uuid.UUID `json:"knowledgeBaseIdNotIn,omitempty"`
 
 	// "title" field predicates.
 	Title             *string  `json:"title,omitempty"`
@@ -2482,19 +2482,19 @@ type DocumentWhereInput struct {
 	TitleContainsFold *string  `json:"titleContainsFold,omitempty"`
 
 	// "source_uri" field predicates.
-	SourceURI             *string  `json:"sourceURI,omitempty"`
-	SourceURINEQ          *string  `json:"sourceURINEQ,omitempty"`
-	SourceURIIn           []string `json:"sourceURIIn,omitempty"`
-	SourceURINotIn        []string `json:"sourceURINotIn,omitempty"`
-	SourceURIGT           *string  `json:"sourceURIGT,omitempty"`
-	SourceURIGTE          *string  `json:"sourceURIGTE,omitempty"`
-	SourceURILT           *string  `json:"sourceURILT,omitempty"`
-	SourceURILTE          *string  `json:"sourceURILTE,omitempty"`
-	SourceURIContains     *string  `json:"sourceURIContains,omitempty"`
-	SourceURIHasPrefix    *string  `json:"sourceURIHasPrefix,omitempty"`
-	SourceURIHasSuffix    *string  `json:"sourceURIHasSuffix,omitempty"`
-	SourceURIEqualFold    *string  `json:"sourceURIEqualFold,omitempty"`
-	SourceURIContainsFold *string  `json:"sourceURIContainsFold,omitempty"`
+	SourceURI             *string  `json:"sourceUri,omitempty"`
+	SourceURINEQ          *string  `json:"sourceUriNEQ,omitempty"`
+	SourceURIIn           []string `json:"sourceUriIn,omitempty"`
+	SourceURINotIn        []string `json:"sourceUriNotIn,omitempty"`
+	SourceURIGT           *string  `json:"sourceUriGT,omitempty"`
+	SourceURIGTE          *string  `json:"sourceUriGTE,omitempty"`
+	SourceURILT           *string  `json:"sourceUriLT,omitempty"`
+	SourceURILTE          *string  `json:"sourceUriLTE,omitempty"`
+	SourceURIContains     *string  `json:"sourceUriContains,omitempty"`
+	SourceURIHasPrefix    *string  `json:"sourceUriHasPrefix,omitempty"`
+	SourceURIHasSuffix    *string  `json:"sourceUriHasSuffix,omitempty"`
+	SourceURIEqualFold    *string  `json:"sourceUriEqualFold,omitempty"`
+	SourceURIContainsFold *string  `json:"sourceUriContainsFold,omitempty"`
 
 	// "version" field predicates.
 	Version      *int  `json:"version,omitempty"`
@@ -2925,25 +2925,25 @@ type FeedbackWhereInput struct {
 	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
 
 	// "attempt_id" field predicates.
-	AttemptID      *uuid.UUID  `json:"attemptID,omitempty"`
-	AttemptIDNEQ   *uuid.UUID  `json:"attemptIDNEQ,omitempty"`
-	AttemptIDIn    []uuid.UUID `json:"attemptIDIn,omitempty"`
-	AttemptIDNotIn []uuid.UUID `json:"attemptIDNotIn,omitempty"`
+	AttemptID      *uuid.UUID  `json:"attemptId,omitempty"`
+	AttemptIDNEQ   *uuid.UUID  `json:"attemptIdNEQ,omitempty"`
+	AttemptIDIn    []uuid.UUID `json:"attemptIdIn,omitempty"`
+	AttemptIDNotIn []uuid.UUID `json:"attemptIdNotIn,omitempty"`
 
 	// "user_id" field predicates.
-	UserID             *string  `json:"userID,omitempty"`
-	UserIDNEQ          *string  `json:"userIDNEQ,omitempty"`
-	UserIDIn           []string `json:"userIDIn,omitempty"`
-	UserIDNotIn        []string `json:"userIDNotIn,omitempty"`
-	UserIDGT           *string  `json:"userIDGT,omitempty"`
-	UserIDGTE          *string  `json:"userIDGTE,omitempty"`
-	UserIDLT           *string  `json:"userIDLT,omitempty"`
-	UserIDLTE          *string  `json:"userIDLTE,omitempty"`
-	UserIDContains     *string  `json:"userIDContains,omitempty"`
-	UserIDHasPrefix    *string  `json:"userIDHasPrefix,omitempty"`
-	UserIDHasSuffix    *string  `json:"userIDHasSuffix,omitempty"`
-	UserIDEqualFold    *string  `json:"userIDEqualFold,omitempty"`
-	UserIDContainsFold *string  `json:"userIDContainsFold,omitempty"`
+	UserID             *string  `json:"userId,omitempty"`
+	UserIDNEQ          *string  `json:"userIdNEQ,omitempty"`
+	UserIDIn           []string `json:"userIdIn,omitempty"`
+	UserIDNotIn        []string `json:"userIdNotIn,omitempty"`
+	UserIDGT           *string  `json:"userIdGT,omitempty"`
+	UserIDGTE          *string  `json:"userIdGTE,omitempty"`
+	UserIDLT           *string  `json:"userIdLT,omitempty"`
+	UserIDLTE          *string  `json:"userIdLTE,omitempty"`
+	UserIDContains     *string  `json:"userIdContains,omitempty"`
+	UserIDHasPrefix    *string  `json:"userIdHasPrefix,omitempty"`
+	UserIDHasSuffix    *string  `json:"userIdHasSuffix,omitempty"`
+	UserIDEqualFold    *string  `json:"userIdEqualFold,omitempty"`
+	UserIDContainsFold *string  `json:"userIdContainsFold,omitempty"`
 
 	// "rating" field predicates.
 	Rating      *feedback.Rating  `json:"rating,omitempty"`
@@ -3681,10 +3681,10 @@ type MessageWhereInput struct {
 	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
 
 	// "conversation_id" field predicates.
-	ConversationID      *uuid.UUID  `json:"conversationID,omitempty"`
-	ConversationIDNEQ   *uuid.UUID  `json:"conversationIDNEQ,omitempty"`
-	ConversationIDIn    []uuid.UUID `json:"conversationIDIn,omitempty"`
-	ConversationIDNotIn []uuid.UUID `json:"conversationIDNotIn,omitempty"`
+	ConversationID      *uuid.UUID  `json:"conversationId,omitempty"`
+	ConversationIDNEQ   *uuid.UUID  `json:"conversationIdNEQ,omitempty"`
+	ConversationIDIn    []uuid.UUID `json:"conversationIdIn,omitempty"`
+	ConversationIDNotIn []uuid.UUID `json:"conversationIdNotIn,omitempty"`
 
 	// "sequence_no" field predicates.
 	SequenceNo      *int64  `json:"sequenceNo,omitempty"`
@@ -3735,29 +3735,29 @@ type MessageWhereInput struct {
 	StandaloneQuestionContainsFold *string  `json:"standaloneQuestionContainsFold,omitempty"`
 
 	// "attempt_id" field predicates.
-	AttemptID       *uuid.UUID  `json:"attemptID,omitempty"`
-	AttemptIDNEQ    *uuid.UUID  `json:"attemptIDNEQ,omitempty"`
-	AttemptIDIn     []uuid.UUID `json:"attemptIDIn,omitempty"`
-	AttemptIDNotIn  []uuid.UUID `json:"attemptIDNotIn,omitempty"`
-	AttemptIDIsNil  bool        `json:"attemptIDIsNil,omitempty"`
-	AttemptIDNotNil bool        `json:"attemptIDNotNil,omitempty"`
+	AttemptID       *uuid.UUID  `json:"attemptId,omitempty"`
+	AttemptIDNEQ    *uuid.UUID  `json:"attemptIdNEQ,omitempty"`
+	AttemptIDIn     []uuid.UUID `json:"attemptIdIn,omitempty"`
+	AttemptIDNotIn  []uuid.UUID `json:"attemptIdNotIn,omitempty"`
+	AttemptIDIsNil  bool        `json:"attemptIdIsNil,omitempty"`
+	AttemptIDNotNil bool        `json:"attemptIdNotNil,omitempty"`
 
 	// "client_message_id" field predicates.
-	ClientMessageID             *string  `json:"clientMessageID,omitempty"`
-	ClientMessageIDNEQ          *string  `json:"clientMessageIDNEQ,omitempty"`
-	ClientMessageIDIn           []string `json:"clientMessageIDIn,omitempty"`
-	ClientMessageIDNotIn        []string `json:"clientMessageIDNotIn,omitempty"`
-	ClientMessageIDGT           *string  `json:"clientMessageIDGT,omitempty"`
-	ClientMessageIDGTE          *string  `json:"clientMessageIDGTE,omitempty"`
-	ClientMessageIDLT           *string  `json:"clientMessageIDLT,omitempty"`
-	ClientMessageIDLTE          *string  `json:"clientMessageIDLTE,omitempty"`
-	ClientMessageIDContains     *string  `json:"clientMessageIDContains,omitempty"`
-	ClientMessageIDHasPrefix    *string  `json:"clientMessageIDHasPrefix,omitempty"`
-	ClientMessageIDHasSuffix    *string  `json:"clientMessageIDHasSuffix,omitempty"`
-	ClientMessageIDIsNil        bool     `json:"clientMessageIDIsNil,omitempty"`
-	ClientMessageIDNotNil       bool     `json:"clientMessageIDNotNil,omitempty"`
-	ClientMessageIDEqualFold    *string  `json:"clientMessageIDEqualFold,omitempty"`
-	ClientMessageIDContainsFold *string  `json:"clientMessageIDContainsFold,omitempty"`
+	ClientMessageID             *string  `json:"clientMessageId,omitempty"`
+	ClientMessageIDNEQ          *string  `json:"clientMessageIdNEQ,omitempty"`
+	ClientMessageIDIn           []string `json:"clientMessageIdIn,omitempty"`
+	ClientMessageIDNotIn        []string `json:"clientMessageIdNotIn,omitempty"`
+	ClientMessageIDGT           *string  `json:"clientMessageIdGT,omitempty"`
+	ClientMessageIDGTE          *string  `json:"clientMessageIdGTE,omitempty"`
+	ClientMessageIDLT           *string  `json:"clientMessageIdLT,omitempty"`
+	ClientMessageIDLTE          *string  `json:"clientMessageIdLTE,omitempty"`
+	ClientMessageIDContains     *string  `json:"clientMessageIdContains,omitempty"`
+	ClientMessageIDHasPrefix    *string  `json:"clientMessageIdHasPrefix,omitempty"`
+	ClientMessageIDHasSuffix    *string  `json:"clientMessageIdHasSuffix,omitempty"`
+	ClientMessageIDIsNil        bool     `json:"clientMessageIdIsNil,omitempty"`
+	ClientMessageIDNotNil       bool     `json:"clientMessageIdNotNil,omitempty"`
+	ClientMessageIDEqualFold    *string  `json:"clientMessageIdEqualFold,omitempty"`
+	ClientMessageIDContainsFold *string  `json:"clientMessageIdContainsFold,omitempty"`
 
 	// "model" field predicates.
 	Model             *string  `json:"model,omitempty"`
@@ -3801,21 +3801,21 @@ type MessageWhereInput struct {
 	CompletionTokensNotNil bool  `json:"completionTokensNotNil,omitempty"`
 
 	// "trace_id" field predicates.
-	TraceID             *string  `json:"traceID,omitempty"`
-	TraceIDNEQ          *string  `json:"traceIDNEQ,omitempty"`
-	TraceIDIn           []string `json:"traceIDIn,omitempty"`
-	TraceIDNotIn        []string `json:"traceIDNotIn,omitempty"`
-	TraceIDGT           *string  `json:"traceIDGT,omitempty"`
-	TraceIDGTE          *string  `json:"traceIDGTE,omitempty"`
-	TraceIDLT           *string  `json:"traceIDLT,omitempty"`
-	TraceIDLTE          *string  `json:"traceIDLTE,omitempty"`
-	TraceIDContains     *string  `json:"traceIDContains,omitempty"`
-	TraceIDHasPrefix    *string  `json:"traceIDHasPrefix,omitempty"`
-	TraceIDHasSuffix    *string  `json:"traceIDHasSuffix,omitempty"`
-	TraceIDIsNil        bool     `json:"traceIDIsNil,omitempty"`
-	TraceIDNotNil       bool     `json:"traceIDNotNil,omitempty"`
-	TraceIDEqualFold    *string  `json:"traceIDEqualFold,omitempty"`
-	TraceIDContainsFold *string  `json:"traceIDContainsFold,omitempty"`
+	TraceID             *string  `json:"traceId,omitempty"`
+	TraceIDNEQ          *string  `json:"traceIdNEQ,omitempty"`
+	TraceIDIn           []string `json:"traceIdIn,omitempty"`
+	TraceIDNotIn        []string `json:"traceIdNotIn,omitempty"`
+	TraceIDGT           *string  `json:"traceIdGT,omitempty"`
+	TraceIDGTE          *string  `json:"traceIdGTE,omitempty"`
+	TraceIDLT           *string  `json:"traceIdLT,omitempty"`
+	TraceIDLTE          *string  `json:"traceIdLTE,omitempty"`
+	TraceIDContains     *string  `json:"traceIdContains,omitempty"`
+	TraceIDHasPrefix    *string  `json:"traceIdHasPrefix,omitempty"`
+	TraceIDHasSuffix    *string  `json:"traceIdHasSuffix,omitempty"`
+	TraceIDIsNil        bool     `json:"traceIdIsNil,omitempty"`
+	TraceIDNotNil       bool     `json:"traceIdNotNil,omitempty"`
+	TraceIDEqualFold    *string  `json:"traceIdEqualFold,omitempty"`
+	TraceIDContainsFold *string  `json:"traceIdContainsFold,omitempty"`
 
 	// "created_at" field predicates.
 	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
@@ -4387,10 +4387,10 @@ type SourceWhereInput struct {
 	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
 
 	// "attempt_id" field predicates.
-	AttemptID      *uuid.UUID  `json:"attemptID,omitempty"`
-	AttemptIDNEQ   *uuid.UUID  `json:"attemptIDNEQ,omitempty"`
-	AttemptIDIn    []uuid.UUID `json:"attemptIDIn,omitempty"`
-	AttemptIDNotIn []uuid.UUID `json:"attemptIDNotIn,omitempty"`
+	AttemptID      *uuid.UUID  `json:"attemptId,omitempty"`
+	AttemptIDNEQ   *uuid.UUID  `json:"attemptIdNEQ,omitempty"`
+	AttemptIDIn    []uuid.UUID `json:"attemptIdIn,omitempty"`
+	AttemptIDNotIn []uuid.UUID `json:"attemptIdNotIn,omitempty"`
 
 	// "label" field predicates.
 	Label             *string  `json:"label,omitempty"`

@@ -7873,8 +7873,8 @@ type FeedbackMutation struct {
 	updated_at         *time.Time
 	user_id            *string
 	rating             *feedback.Rating
-	reason_codes       *[]string
-	appendreason_codes []string
+	reason_codes       *[]domain.FeedbackReason
+	appendreason_codes []domain.FeedbackReason
 	comment            *string
 	clearedFields      map[string]struct{}
 	tenant             *string
@@ -8243,13 +8243,13 @@ func (m *FeedbackMutation) ResetRating() {
 }
 
 // SetReasonCodes sets the "reason_codes" field.
-func (m *FeedbackMutation) SetReasonCodes(s []string) {
-	m.reason_codes = &s
+func (m *FeedbackMutation) SetReasonCodes(dr []domain.FeedbackReason) {
+	m.reason_codes = &dr
 	m.appendreason_codes = nil
 }
 
 // ReasonCodes returns the value of the "reason_codes" field in the mutation.
-func (m *FeedbackMutation) ReasonCodes() (r []string, exists bool) {
+func (m *FeedbackMutation) ReasonCodes() (r []domain.FeedbackReason, exists bool) {
 	v := m.reason_codes
 	if v == nil {
 		return
@@ -8260,7 +8260,7 @@ func (m *FeedbackMutation) ReasonCodes() (r []string, exists bool) {
 // OldReasonCodes returns the old "reason_codes" field's value of the Feedback entity.
 // If the Feedback object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *FeedbackMutation) OldReasonCodes(ctx context.Context) (v []string, err error) {
+func (m *FeedbackMutation) OldReasonCodes(ctx context.Context) (v []domain.FeedbackReason, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldReasonCodes is only allowed on UpdateOne operations")
 	}
@@ -8274,13 +8274,13 @@ func (m *FeedbackMutation) OldReasonCodes(ctx context.Context) (v []string, err 
 	return oldValue.ReasonCodes, nil
 }
 
-// AppendReasonCodes adds s to the "reason_codes" field.
-func (m *FeedbackMutation) AppendReasonCodes(s []string) {
-	m.appendreason_codes = append(m.appendreason_codes, s...)
+// AppendReasonCodes adds dr to the "reason_codes" field.
+func (m *FeedbackMutation) AppendReasonCodes(dr []domain.FeedbackReason) {
+	m.appendreason_codes = append(m.appendreason_codes, dr...)
 }
 
 // AppendedReasonCodes returns the list of values that were appended to the "reason_codes" field in this mutation.
-func (m *FeedbackMutation) AppendedReasonCodes() ([]string, bool) {
+func (m *FeedbackMutation) AppendedReasonCodes() ([]domain.FeedbackReason, bool) {
 	if len(m.appendreason_codes) == 0 {
 		return nil, false
 	}
@@ -8584,7 +8584,7 @@ func (m *FeedbackMutation) SetField(name string, value ent.Value) error {
 		m.SetRating(v)
 		return nil
 	case feedback.FieldReasonCodes:
-		v, ok := value.([]string)
+		v, ok := value.([]domain.FeedbackReason)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

@@ -40,10 +40,8 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
-	Attempt() AttemptResolver
 	Conversation() ConversationResolver
 	ConversationEvent() ConversationEventResolver
-	Document() DocumentResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Source() SourceResolver
@@ -68,7 +66,6 @@ type ComplexityRoot struct {
 		ClientRequestID    func(childComplexity int) int
 		CompletedAt        func(childComplexity int) int
 		CompletionTokens   func(childComplexity int) int
-		ContextManifest    func(childComplexity int) int
 		Conversation       func(childComplexity int) int
 		ConversationID     func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
@@ -91,7 +88,6 @@ type ComplexityRoot struct {
 		StartedAt          func(childComplexity int) int
 		Status             func(childComplexity int) int
 		SummaryVersion     func(childComplexity int) int
-		Timings            func(childComplexity int) int
 		TotalTokens        func(childComplexity int) int
 		TraceID            func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
@@ -103,6 +99,15 @@ type ComplexityRoot struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	AttemptDiagnostics struct {
+		AttemptID       func(childComplexity int) int
+		ContextManifest func(childComplexity int) int
+		LeaseExpiresAt  func(childComplexity int) int
+		LeaseOwner      func(childComplexity int) int
+		Status          func(childComplexity int) int
+		Timings         func(childComplexity int) int
 	}
 
 	AttemptEdge struct {
@@ -217,7 +222,6 @@ type ComplexityRoot struct {
 	}
 
 	Document struct {
-		ACL             func(childComplexity int) int
 		Checksum        func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		ID              func(childComplexity int) int
@@ -371,8 +375,10 @@ type ComplexityRoot struct {
 	Query struct {
 		AdminConversations func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) int
 		Attempt            func(childComplexity int, id uuid.UUID) int
+		AttemptDiagnostics func(childComplexity int, id uuid.UUID) int
 		Conversation       func(childComplexity int, id uuid.UUID) int
 		Conversations      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
+		DocumentACL        func(childComplexity int, documentID uuid.UUID) int
 		FeedbackSummary    func(childComplexity int, from time.Time, to time.Time) int
 		Feedbacks          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
 		KnowledgeBases     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
@@ -425,10 +431,6 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
-type AttemptResolver interface {
-	ContextManifest(ctx context.Context, obj *ent.Attempt) (*domain.ContextManifest, error)
-	Timings(ctx context.Context, obj *ent.Attempt) (*model.AttemptTimings, error)
-}
 type ConversationResolver interface {
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
 }
@@ -436,9 +438,6 @@ type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
 	Message(ctx context.Context, obj *model.ConversationEvent) (*ent.Message, error)
 	Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error)
-}
-type DocumentResolver interface {
-	ACL(ctx context.Context, obj *ent.Document) (*model.DocumentACL, error)
 }
 type MutationResolver interface {
 	CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error)
@@ -463,6 +462,8 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
 	Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
+	AttemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error)
+	DocumentACL(ctx context.Context, documentID uuid.UUID) (*model.DocumentACL, error)
 	AdminConversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error)
 	Feedbacks(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error)
 	FeedbackSummary(ctx context.Context, from time.Time, to time.Time) (*model.FeedbackSummary, error)
@@ -540,7 +541,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.CheckpointSeq(childComplexity), true
-	case "Attempt.clientRequestID":
+	case "Attempt.clientRequestId":
 		if e.ComplexityRoot.Attempt.ClientRequestID == nil {
 			break
 		}
@@ -558,19 +559,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.CompletionTokens(childComplexity), true
-	case "Attempt.contextManifest":
-		if e.ComplexityRoot.Attempt.ContextManifest == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Attempt.ContextManifest(childComplexity), true
 	case "Attempt.conversation":
 		if e.ComplexityRoot.Attempt.Conversation == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Attempt.Conversation(childComplexity), true
-	case "Attempt.conversationID":
+	case "Attempt.conversationId":
 		if e.ComplexityRoot.Attempt.ConversationID == nil {
 			break
 		}
@@ -660,7 +655,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.RetryOf(childComplexity), true
-	case "Attempt.retryOfID":
+	case "Attempt.retryOfId":
 		if e.ComplexityRoot.Attempt.RetryOfID == nil {
 			break
 		}
@@ -696,19 +691,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.SummaryVersion(childComplexity), true
-	case "Attempt.timings":
-		if e.ComplexityRoot.Attempt.Timings == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Attempt.Timings(childComplexity), true
 	case "Attempt.totalTokens":
 		if e.ComplexityRoot.Attempt.TotalTokens == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Attempt.TotalTokens(childComplexity), true
-	case "Attempt.traceID":
+	case "Attempt.traceId":
 		if e.ComplexityRoot.Attempt.TraceID == nil {
 			break
 		}
@@ -726,7 +715,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.UserMessage(childComplexity), true
-	case "Attempt.userMessageID":
+	case "Attempt.userMessageId":
 		if e.ComplexityRoot.Attempt.UserMessageID == nil {
 			break
 		}
@@ -751,6 +740,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AttemptConnection.TotalCount(childComplexity), true
+
+	case "AttemptDiagnostics.attemptId":
+		if e.ComplexityRoot.AttemptDiagnostics.AttemptID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.AttemptID(childComplexity), true
+	case "AttemptDiagnostics.contextManifest":
+		if e.ComplexityRoot.AttemptDiagnostics.ContextManifest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.ContextManifest(childComplexity), true
+	case "AttemptDiagnostics.leaseExpiresAt":
+		if e.ComplexityRoot.AttemptDiagnostics.LeaseExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.LeaseExpiresAt(childComplexity), true
+	case "AttemptDiagnostics.leaseOwner":
+		if e.ComplexityRoot.AttemptDiagnostics.LeaseOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.LeaseOwner(childComplexity), true
+	case "AttemptDiagnostics.status":
+		if e.ComplexityRoot.AttemptDiagnostics.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.Status(childComplexity), true
+	case "AttemptDiagnostics.timings":
+		if e.ComplexityRoot.AttemptDiagnostics.Timings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptDiagnostics.Timings(childComplexity), true
 
 	case "AttemptEdge.cursor":
 		if e.ComplexityRoot.AttemptEdge.Cursor == nil {
@@ -887,7 +913,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEvent.Reason(childComplexity), true
-	case "AuditEvent.targetID":
+	case "AuditEvent.targetId":
 		if e.ComplexityRoot.AuditEvent.TargetID == nil {
 			break
 		}
@@ -1052,7 +1078,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.KnowledgeBase(childComplexity), true
-	case "Conversation.knowledgeBaseID":
+	case "Conversation.knowledgeBaseId":
 		if e.ComplexityRoot.Conversation.KnowledgeBaseID == nil {
 			break
 		}
@@ -1117,7 +1143,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.UpdatedAt(childComplexity), true
-	case "Conversation.userID":
+	case "Conversation.userId":
 		if e.ComplexityRoot.Conversation.UserID == nil {
 			break
 		}
@@ -1224,12 +1250,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID(childComplexity), true
 
-	case "Document.acl":
-		if e.ComplexityRoot.Document.ACL == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Document.ACL(childComplexity), true
 	case "Document.checksum":
 		if e.ComplexityRoot.Document.Checksum == nil {
 			break
@@ -1254,13 +1274,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Document.KnowledgeBase(childComplexity), true
-	case "Document.knowledgeBaseID":
+	case "Document.knowledgeBaseId":
 		if e.ComplexityRoot.Document.KnowledgeBaseID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Document.KnowledgeBaseID(childComplexity), true
-	case "Document.sourceURI":
+	case "Document.sourceUri":
 		if e.ComplexityRoot.Document.SourceURI == nil {
 			break
 		}
@@ -1354,7 +1374,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feedback.Attempt(childComplexity), true
-	case "Feedback.attemptID":
+	case "Feedback.attemptId":
 		if e.ComplexityRoot.Feedback.AttemptID == nil {
 			break
 		}
@@ -1396,7 +1416,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feedback.UpdatedAt(childComplexity), true
-	case "Feedback.userID":
+	case "Feedback.userId":
 		if e.ComplexityRoot.Feedback.UserID == nil {
 			break
 		}
@@ -1571,7 +1591,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Attempt(childComplexity), true
-	case "Message.attemptID":
+	case "Message.attemptId":
 		if e.ComplexityRoot.Message.AttemptID == nil {
 			break
 		}
@@ -1583,7 +1603,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Attempts(childComplexity), true
-	case "Message.clientMessageID":
+	case "Message.clientMessageId":
 		if e.ComplexityRoot.Message.ClientMessageID == nil {
 			break
 		}
@@ -1607,7 +1627,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Conversation(childComplexity), true
-	case "Message.conversationID":
+	case "Message.conversationId":
 		if e.ComplexityRoot.Message.ConversationID == nil {
 			break
 		}
@@ -1655,7 +1675,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.StandaloneQuestion(childComplexity), true
-	case "Message.traceID":
+	case "Message.traceId":
 		if e.ComplexityRoot.Message.TraceID == nil {
 			break
 		}
@@ -1922,6 +1942,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Attempt(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.attemptDiagnostics":
+		if e.ComplexityRoot.Query.AttemptDiagnostics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_attemptDiagnostics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AttemptDiagnostics(childComplexity, args["id"].(uuid.UUID)), true
 	case "Query.conversation":
 		if e.ComplexityRoot.Query.Conversation == nil {
 			break
@@ -1944,6 +1975,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Conversations(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ConversationOrder), args["where"].(*ent.ConversationWhereInput)), true
+	case "Query.documentAcl":
+		if e.ComplexityRoot.Query.DocumentACL == nil {
+			break
+		}
+
+		args, err := ec.field_Query_documentAcl_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DocumentACL(childComplexity, args["documentId"].(uuid.UUID)), true
 	case "Query.feedbackSummary":
 		if e.ComplexityRoot.Query.FeedbackSummary == nil {
 			break
@@ -2024,7 +2066,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Source.Attempt(childComplexity), true
-	case "Source.attemptID":
+	case "Source.attemptId":
 		if e.ComplexityRoot.Source.AttemptID == nil {
 			break
 		}
@@ -2336,6 +2378,13 @@ var sources = []*ast.Source{
 #   always NOT_FOUND: the two cases are indistinguishable.
 # - The viewer comes from the bearer token alone; no argument names a tenant
 #   or a user, except admin filters, which stay inside the admin's tenant.
+# - Names are lowerCamel with Id and Uri as words (conversationId, sourceUri,
+#   userIdIn), here and in the generated part (docs/API.md, "Naming").
+# - A connection without first or last answers first: 20 (docs/API.md,
+#   "Paging").
+# - No field of a type that members reach depends on the viewer's role;
+#   role-restricted views are root fields of their own (attemptDiagnostics,
+#   documentAcl, the admin queries), refused as a whole field.
 
 scalar UUID
 
@@ -2418,6 +2467,7 @@ extend type Conversation {
   """
   The conversation's messages, keyset-paged by sequence number: last: 50
   gives the latest page, and before: pageInfo.startCursor scrolls back.
+  Without first or last, the first 20 (the oldest).
   """
   messages(
     after: Cursor
@@ -2489,15 +2539,28 @@ type AttemptTimings {
   durationMs: Int
 }
 
-extend type Attempt {
+"""
+An admin's diagnostics of one attempt (attemptDiagnostics): what its
+prompt was built from, its timings and its lease. Kept off the shared
+Attempt type, so that no field of a type a member can reach depends on the
+viewer's role. It carries ids and numbers only, never the conversation's
+text.
+"""
+type AttemptDiagnostics {
+  attemptId: ID!
+  status: AttemptStatus!
   """
-  Admins only (FORBIDDEN otherwise): what the prompt was built from.
+  What the prompt was built from; null until the prompt was assembled (or
+  when the attempt failed before that).
   """
   contextManifest: ContextManifest
+  timings: AttemptTimings!
   """
-  Admins only (FORBIDDEN otherwise): the attempt's timings.
+  While PENDING: the instance that runs the attempt and until when its
+  lease holds.
   """
-  timings: AttemptTimings
+  leaseOwner: String
+  leaseExpiresAt: Time
 }
 
 """
@@ -2515,12 +2578,6 @@ type DocumentAcl {
   users: [String!]!
 }
 
-extend type Document {
-  """
-  Curators (admins and agents) only (FORBIDDEN otherwise).
-  """
-  acl: DocumentAcl
-}
 
 """
 Filters for adminConversations. Every filter stays inside the admin's tenant.
@@ -2601,6 +2658,17 @@ extend type Query {
   One attempt the viewer may see.
   """
   attempt(id: ID!): Attempt!
+  """
+  Admins only (FORBIDDEN otherwise, as a whole field): the diagnostics of
+  one attempt of the tenant. Attempts of DELETED conversations are
+  NOT_FOUND.
+  """
+  attemptDiagnostics(id: ID!): AttemptDiagnostics!
+  """
+  Curators (admins and agents) only (FORBIDDEN otherwise, as a whole
+  field): who may read a document.
+  """
+  documentAcl(documentId: ID!): DocumentAcl!
   """
   Admins only: every conversation of the tenant (DELETED ones only when
   filtered by that status).
@@ -2900,14 +2968,14 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Attempt_updatedAt(ctx, field)
-	case "conversationID":
-		return ec.fieldContext_Attempt_conversationID(ctx, field)
-	case "userMessageID":
-		return ec.fieldContext_Attempt_userMessageID(ctx, field)
-	case "retryOfID":
-		return ec.fieldContext_Attempt_retryOfID(ctx, field)
-	case "clientRequestID":
-		return ec.fieldContext_Attempt_clientRequestID(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_Attempt_conversationId(ctx, field)
+	case "userMessageId":
+		return ec.fieldContext_Attempt_userMessageId(ctx, field)
+	case "retryOfId":
+		return ec.fieldContext_Attempt_retryOfId(ctx, field)
+	case "clientRequestId":
+		return ec.fieldContext_Attempt_clientRequestId(ctx, field)
 	case "status":
 		return ec.fieldContext_Attempt_status(ctx, field)
 	case "originalQuestion":
@@ -2940,8 +3008,8 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_totalTokens(ctx, field)
 	case "summaryVersion":
 		return ec.fieldContext_Attempt_summaryVersion(ctx, field)
-	case "traceID":
-		return ec.fieldContext_Attempt_traceID(ctx, field)
+	case "traceId":
+		return ec.fieldContext_Attempt_traceId(ctx, field)
 	case "startedAt":
 		return ec.fieldContext_Attempt_startedAt(ctx, field)
 	case "firstTokenAt":
@@ -2962,10 +3030,6 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_sources(ctx, field)
 	case "feedback":
 		return ec.fieldContext_Attempt_feedback(ctx, field)
-	case "contextManifest":
-		return ec.fieldContext_Attempt_contextManifest(ctx, field)
-	case "timings":
-		return ec.fieldContext_Attempt_timings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attempt", field.Name)
 }
@@ -2980,6 +3044,24 @@ func (ec *executionContext) childFields_AttemptConnection(ctx context.Context, f
 		return ec.fieldContext_AttemptConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AttemptConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AttemptDiagnostics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "attemptId":
+		return ec.fieldContext_AttemptDiagnostics_attemptId(ctx, field)
+	case "status":
+		return ec.fieldContext_AttemptDiagnostics_status(ctx, field)
+	case "contextManifest":
+		return ec.fieldContext_AttemptDiagnostics_contextManifest(ctx, field)
+	case "timings":
+		return ec.fieldContext_AttemptDiagnostics_timings(ctx, field)
+	case "leaseOwner":
+		return ec.fieldContext_AttemptDiagnostics_leaseOwner(ctx, field)
+	case "leaseExpiresAt":
+		return ec.fieldContext_AttemptDiagnostics_leaseExpiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttemptDiagnostics", field.Name)
 }
 
 func (ec *executionContext) childFields_AttemptEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3044,8 +3126,8 @@ func (ec *executionContext) childFields_AuditEvent(ctx context.Context, field gr
 		return ec.fieldContext_AuditEvent_action(ctx, field)
 	case "targetType":
 		return ec.fieldContext_AuditEvent_targetType(ctx, field)
-	case "targetID":
-		return ec.fieldContext_AuditEvent_targetID(ctx, field)
+	case "targetId":
+		return ec.fieldContext_AuditEvent_targetId(ctx, field)
 	case "reason":
 		return ec.fieldContext_AuditEvent_reason(ctx, field)
 	case "at":
@@ -3102,10 +3184,10 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Conversation_updatedAt(ctx, field)
-	case "userID":
-		return ec.fieldContext_Conversation_userID(ctx, field)
-	case "knowledgeBaseID":
-		return ec.fieldContext_Conversation_knowledgeBaseID(ctx, field)
+	case "userId":
+		return ec.fieldContext_Conversation_userId(ctx, field)
+	case "knowledgeBaseId":
+		return ec.fieldContext_Conversation_knowledgeBaseId(ctx, field)
 	case "title":
 		return ec.fieldContext_Conversation_title(ctx, field)
 	case "titleSource":
@@ -3200,12 +3282,12 @@ func (ec *executionContext) childFields_Document(ctx context.Context, field grap
 		return ec.fieldContext_Document_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Document_updatedAt(ctx, field)
-	case "knowledgeBaseID":
-		return ec.fieldContext_Document_knowledgeBaseID(ctx, field)
+	case "knowledgeBaseId":
+		return ec.fieldContext_Document_knowledgeBaseId(ctx, field)
 	case "title":
 		return ec.fieldContext_Document_title(ctx, field)
-	case "sourceURI":
-		return ec.fieldContext_Document_sourceURI(ctx, field)
+	case "sourceUri":
+		return ec.fieldContext_Document_sourceUri(ctx, field)
 	case "version":
 		return ec.fieldContext_Document_version(ctx, field)
 	case "checksum":
@@ -3216,8 +3298,6 @@ func (ec *executionContext) childFields_Document(ctx context.Context, field grap
 		return ec.fieldContext_Document_visibility(ctx, field)
 	case "knowledgeBase":
 		return ec.fieldContext_Document_knowledgeBase(ctx, field)
-	case "acl":
-		return ec.fieldContext_Document_acl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Document", field.Name)
 }
@@ -3264,10 +3344,10 @@ func (ec *executionContext) childFields_Feedback(ctx context.Context, field grap
 		return ec.fieldContext_Feedback_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Feedback_updatedAt(ctx, field)
-	case "attemptID":
-		return ec.fieldContext_Feedback_attemptID(ctx, field)
-	case "userID":
-		return ec.fieldContext_Feedback_userID(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_Feedback_attemptId(ctx, field)
+	case "userId":
+		return ec.fieldContext_Feedback_userId(ctx, field)
 	case "rating":
 		return ec.fieldContext_Feedback_rating(ctx, field)
 	case "reasonCodes":
@@ -3376,8 +3456,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Message_id(ctx, field)
-	case "conversationID":
-		return ec.fieldContext_Message_conversationID(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_Message_conversationId(ctx, field)
 	case "sequenceNo":
 		return ec.fieldContext_Message_sequenceNo(ctx, field)
 	case "role":
@@ -3386,18 +3466,18 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_content(ctx, field)
 	case "standaloneQuestion":
 		return ec.fieldContext_Message_standaloneQuestion(ctx, field)
-	case "attemptID":
-		return ec.fieldContext_Message_attemptID(ctx, field)
-	case "clientMessageID":
-		return ec.fieldContext_Message_clientMessageID(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_Message_attemptId(ctx, field)
+	case "clientMessageId":
+		return ec.fieldContext_Message_clientMessageId(ctx, field)
 	case "model":
 		return ec.fieldContext_Message_model(ctx, field)
 	case "promptTokens":
 		return ec.fieldContext_Message_promptTokens(ctx, field)
 	case "completionTokens":
 		return ec.fieldContext_Message_completionTokens(ctx, field)
-	case "traceID":
-		return ec.fieldContext_Message_traceID(ctx, field)
+	case "traceId":
+		return ec.fieldContext_Message_traceId(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Message_createdAt(ctx, field)
 	case "conversation":
@@ -3468,8 +3548,8 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Source_id(ctx, field)
-	case "attemptID":
-		return ec.fieldContext_Source_attemptID(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_Source_attemptId(ctx, field)
 	case "label":
 		return ec.fieldContext_Source_label(ctx, field)
 	case "rank":
@@ -4090,6 +4170,20 @@ func (ec *executionContext) field_Query_adminConversations_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_attemptDiagnostics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_attempt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4169,6 +4263,20 @@ func (ec *executionContext) field_Query_conversations_args(ctx context.Context, 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_documentAcl_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "documentId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["documentId"] = arg0
 	return args, nil
 }
 
@@ -4618,13 +4726,13 @@ func (ec *executionContext) fieldContext_Attempt_updatedAt(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Attempt_conversationID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_conversationId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_conversationID(ctx, field)
+			return ec.fieldContext_Attempt_conversationId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ConversationID, nil
@@ -4637,17 +4745,17 @@ func (ec *executionContext) _Attempt_conversationID(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_conversationID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Attempt_userMessageID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_userMessageId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_userMessageID(ctx, field)
+			return ec.fieldContext_Attempt_userMessageId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserMessageID, nil
@@ -4660,17 +4768,17 @@ func (ec *executionContext) _Attempt_userMessageID(ctx context.Context, field gr
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_userMessageID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_userMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Attempt_retryOfID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_retryOfId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_retryOfID(ctx, field)
+			return ec.fieldContext_Attempt_retryOfId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.RetryOfID, nil
@@ -4683,17 +4791,17 @@ func (ec *executionContext) _Attempt_retryOfID(ctx context.Context, field graphq
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_retryOfID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_retryOfId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Attempt_clientRequestID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_clientRequestId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_clientRequestID(ctx, field)
+			return ec.fieldContext_Attempt_clientRequestId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ClientRequestID, nil
@@ -4706,7 +4814,7 @@ func (ec *executionContext) _Attempt_clientRequestID(ctx context.Context, field 
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_clientRequestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_clientRequestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "String")
 }
 
@@ -5078,13 +5186,13 @@ func (ec *executionContext) fieldContext_Attempt_summaryVersion(_ context.Contex
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Attempt_traceID(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _Attempt_traceId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_traceID(ctx, field)
+			return ec.fieldContext_Attempt_traceId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TraceID, nil
@@ -5097,7 +5205,7 @@ func (ec *executionContext) _Attempt_traceID(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Attempt_traceID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Attempt_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "String")
 }
 
@@ -5394,70 +5502,6 @@ func (ec *executionContext) fieldContext_Attempt_feedback(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Attempt_contextManifest(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_contextManifest(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Attempt().ContextManifest(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.ContextManifest) graphql.Marshaler {
-			return ec.marshalOContextManifest2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐContextManifest(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Attempt_contextManifest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Attempt",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ContextManifest(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Attempt_timings(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_timings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Attempt().Timings(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
-			return ec.marshalOAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Attempt_timings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Attempt",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AttemptTimings(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _AttemptConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AttemptConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5543,6 +5587,162 @@ func (ec *executionContext) _AttemptConnection_totalCount(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_AttemptConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AttemptConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_attemptId(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_attemptId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_status(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v attempt.Status) graphql.Marshaler {
+			return ec.marshalNAttemptStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattemptᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "AttemptStatus")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_contextManifest(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_contextManifest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContextManifest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.ContextManifest) graphql.Marshaler {
+			return ec.marshalOContextManifest2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐContextManifest(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_contextManifest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttemptDiagnostics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContextManifest(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttemptDiagnostics_timings(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_timings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
+			return ec.marshalNAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_timings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttemptDiagnostics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptTimings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttemptDiagnostics_leaseOwner(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_leaseOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeaseOwner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_leaseOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttemptDiagnostics_leaseExpiresAt(ctx context.Context, field graphql.CollectedField, obj *model.AttemptDiagnostics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptDiagnostics_leaseExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeaseExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptDiagnostics_leaseExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptDiagnostics", field, false, false, "Time")
 }
 
 func (ec *executionContext) _AttemptEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AttemptEdge) (ret graphql.Marshaler) {
@@ -6055,13 +6255,13 @@ func (ec *executionContext) fieldContext_AuditEvent_targetType(_ context.Context
 	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, "String")
 }
 
-func (ec *executionContext) _AuditEvent_targetID(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _AuditEvent_targetId(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AuditEvent_targetID(ctx, field)
+			return ec.fieldContext_AuditEvent_targetId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TargetID, nil
@@ -6074,7 +6274,7 @@ func (ec *executionContext) _AuditEvent_targetID(ctx context.Context, field grap
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AuditEvent_targetID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_AuditEvent_targetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, "String")
 }
 
@@ -6620,13 +6820,13 @@ func (ec *executionContext) fieldContext_Conversation_updatedAt(_ context.Contex
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Conversation_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+func (ec *executionContext) _Conversation_userId(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_userID(ctx, field)
+			return ec.fieldContext_Conversation_userId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserID, nil
@@ -6639,17 +6839,17 @@ func (ec *executionContext) _Conversation_userID(ctx context.Context, field grap
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Conversation_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Conversation_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "String")
 }
 
-func (ec *executionContext) _Conversation_knowledgeBaseID(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+func (ec *executionContext) _Conversation_knowledgeBaseId(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_knowledgeBaseID(ctx, field)
+			return ec.fieldContext_Conversation_knowledgeBaseId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.KnowledgeBaseID, nil
@@ -6662,7 +6862,7 @@ func (ec *executionContext) _Conversation_knowledgeBaseID(ctx context.Context, f
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Conversation_knowledgeBaseID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Conversation_knowledgeBaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "ID")
 }
 
@@ -7507,13 +7707,13 @@ func (ec *executionContext) fieldContext_Document_updatedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Document", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Document_knowledgeBaseID(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+func (ec *executionContext) _Document_knowledgeBaseId(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Document_knowledgeBaseID(ctx, field)
+			return ec.fieldContext_Document_knowledgeBaseId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.KnowledgeBaseID, nil
@@ -7526,7 +7726,7 @@ func (ec *executionContext) _Document_knowledgeBaseID(ctx context.Context, field
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Document_knowledgeBaseID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Document_knowledgeBaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Document", field, false, false, "ID")
 }
 
@@ -7553,13 +7753,13 @@ func (ec *executionContext) fieldContext_Document_title(_ context.Context, field
 	return graphql.NewScalarFieldContext("Document", field, false, false, "String")
 }
 
-func (ec *executionContext) _Document_sourceURI(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+func (ec *executionContext) _Document_sourceUri(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Document_sourceURI(ctx, field)
+			return ec.fieldContext_Document_sourceUri(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.SourceURI, nil
@@ -7572,7 +7772,7 @@ func (ec *executionContext) _Document_sourceURI(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Document_sourceURI(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Document_sourceUri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Document", field, false, false, "String")
 }
 
@@ -7695,38 +7895,6 @@ func (ec *executionContext) fieldContext_Document_knowledgeBase(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_KnowledgeBase(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Document_acl(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Document_acl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Document().ACL(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
-			return ec.marshalODocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Document_acl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Document",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DocumentAcl(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8012,13 +8180,13 @@ func (ec *executionContext) fieldContext_Feedback_updatedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("Feedback", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Feedback_attemptID(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
+func (ec *executionContext) _Feedback_attemptId(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Feedback_attemptID(ctx, field)
+			return ec.fieldContext_Feedback_attemptId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.AttemptID, nil
@@ -8031,17 +8199,17 @@ func (ec *executionContext) _Feedback_attemptID(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Feedback_attemptID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Feedback_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Feedback", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Feedback_userID(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
+func (ec *executionContext) _Feedback_userId(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Feedback_userID(ctx, field)
+			return ec.fieldContext_Feedback_userId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserID, nil
@@ -8054,7 +8222,7 @@ func (ec *executionContext) _Feedback_userID(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Feedback_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Feedback_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Feedback", field, false, false, "String")
 }
 
@@ -8093,15 +8261,15 @@ func (ec *executionContext) _Feedback_reasonCodes(ctx context.Context, field gra
 			return obj.ReasonCodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.FeedbackReason) graphql.Marshaler {
+			return ec.marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Feedback_reasonCodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Feedback", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Feedback", field, false, false, "FeedbackReason")
 }
 
 func (ec *executionContext) _Feedback_comment(ctx context.Context, field graphql.CollectedField, obj *ent.Feedback) (ret graphql.Marshaler) {
@@ -8313,8 +8481,8 @@ func (ec *executionContext) _FeedbackReasonCount_reason(ctx context.Context, fie
 			return obj.Reason, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.FeedbackReason) graphql.Marshaler {
-			return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v domain.FeedbackReason) graphql.Marshaler {
+			return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8841,13 +9009,13 @@ func (ec *executionContext) fieldContext_Message_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Message_conversationID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_conversationId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_conversationID(ctx, field)
+			return ec.fieldContext_Message_conversationId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ConversationID, nil
@@ -8860,7 +9028,7 @@ func (ec *executionContext) _Message_conversationID(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Message_conversationID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
@@ -8956,13 +9124,13 @@ func (ec *executionContext) fieldContext_Message_standaloneQuestion(_ context.Co
 	return graphql.NewScalarFieldContext("Message", field, false, false, "String")
 }
 
-func (ec *executionContext) _Message_attemptID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_attemptId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_attemptID(ctx, field)
+			return ec.fieldContext_Message_attemptId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.AttemptID, nil
@@ -8975,17 +9143,17 @@ func (ec *executionContext) _Message_attemptID(ctx context.Context, field graphq
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Message_attemptID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Message_clientMessageID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_clientMessageId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_clientMessageID(ctx, field)
+			return ec.fieldContext_Message_clientMessageId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ClientMessageID, nil
@@ -8998,7 +9166,7 @@ func (ec *executionContext) _Message_clientMessageID(ctx context.Context, field 
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Message_clientMessageID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_clientMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "String")
 }
 
@@ -9071,13 +9239,13 @@ func (ec *executionContext) fieldContext_Message_completionTokens(_ context.Cont
 	return graphql.NewScalarFieldContext("Message", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Message_traceID(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+func (ec *executionContext) _Message_traceId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_traceID(ctx, field)
+			return ec.fieldContext_Message_traceId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TraceID, nil
@@ -9090,7 +9258,7 @@ func (ec *executionContext) _Message_traceID(ctx context.Context, field graphql.
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Message_traceID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Message_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, "String")
 }
 
@@ -10453,6 +10621,94 @@ func (ec *executionContext) fieldContext_Query_attempt(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_attemptDiagnostics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AttemptDiagnostics(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptDiagnostics) graphql.Marshaler {
+			return ec.marshalNAttemptDiagnostics2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptDiagnostics(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptDiagnostics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_attemptDiagnostics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_documentAcl(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_documentAcl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DocumentACL(ctx, fc.Args["documentId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
+			return ec.marshalNDocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_documentAcl(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentAcl(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_documentAcl_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_adminConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10728,13 +10984,13 @@ func (ec *executionContext) fieldContext_Source_id(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Source", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Source_attemptID(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+func (ec *executionContext) _Source_attemptId(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_attemptID(ctx, field)
+			return ec.fieldContext_Source_attemptId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.AttemptID, nil
@@ -10747,7 +11003,7 @@ func (ec *executionContext) _Source_attemptID(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Source_attemptID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Source_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Source", field, false, false, "ID")
 }
 
@@ -12538,7 +12794,7 @@ func (ec *executionContext) unmarshalInputAdminFeedbackWhereInput(ctx context.Co
 			it.Rating = data
 		case "reasonCode":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonCode"))
-			data, err := ec.unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, v)
+			data, err := ec.unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -12708,7 +12964,7 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationID", "conversationIDNEQ", "conversationIDIn", "conversationIDNotIn", "userMessageID", "userMessageIDNEQ", "userMessageIDIn", "userMessageIDNotIn", "retryOfID", "retryOfIDNEQ", "retryOfIDIn", "retryOfIDNotIn", "retryOfIDIsNil", "retryOfIDNotNil", "clientRequestID", "clientRequestIDNEQ", "clientRequestIDIn", "clientRequestIDNotIn", "clientRequestIDGT", "clientRequestIDGTE", "clientRequestIDLT", "clientRequestIDLTE", "clientRequestIDContains", "clientRequestIDHasPrefix", "clientRequestIDHasSuffix", "clientRequestIDIsNil", "clientRequestIDNotNil", "clientRequestIDEqualFold", "clientRequestIDContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceID", "traceIDNEQ", "traceIDIn", "traceIDNotIn", "traceIDGT", "traceIDGTE", "traceIDLT", "traceIDLTE", "traceIDContains", "traceIDHasPrefix", "traceIDHasSuffix", "traceIDEqualFold", "traceIDContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "userMessageId", "userMessageIdNEQ", "userMessageIdIn", "userMessageIdNotIn", "retryOfId", "retryOfIdNEQ", "retryOfIdIn", "retryOfIdNotIn", "retryOfIdIsNil", "retryOfIdNotNil", "clientRequestId", "clientRequestIdNEQ", "clientRequestIdIn", "clientRequestIdNotIn", "clientRequestIdGT", "clientRequestIdGTE", "clientRequestIdLT", "clientRequestIdLTE", "clientRequestIdContains", "clientRequestIdHasPrefix", "clientRequestIdHasSuffix", "clientRequestIdIsNil", "clientRequestIdNotNil", "clientRequestIdEqualFold", "clientRequestIdContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdEqualFold", "traceIdContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12904,204 +13160,204 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "conversationID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationID"))
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationID = data
-		case "conversationIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNEQ"))
+		case "conversationIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDNEQ = data
-		case "conversationIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDIn"))
+		case "conversationIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDIn = data
-		case "conversationIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNotIn"))
+		case "conversationIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDNotIn = data
-		case "userMessageID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageID"))
+		case "userMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageID = data
-		case "userMessageIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIDNEQ"))
+		case "userMessageIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageIDNEQ = data
-		case "userMessageIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIDIn"))
+		case "userMessageIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageIDIn = data
-		case "userMessageIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIDNotIn"))
+		case "userMessageIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userMessageIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserMessageIDNotIn = data
-		case "retryOfID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfID"))
+		case "retryOfId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfID = data
-		case "retryOfIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDNEQ"))
+		case "retryOfIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDNEQ = data
-		case "retryOfIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDIn"))
+		case "retryOfIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDIn = data
-		case "retryOfIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDNotIn"))
+		case "retryOfIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDNotIn = data
-		case "retryOfIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDIsNil"))
+		case "retryOfIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDIsNil = data
-		case "retryOfIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIDNotNil"))
+		case "retryOfIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retryOfIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RetryOfIDNotNil = data
-		case "clientRequestID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestID"))
+		case "clientRequestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestID = data
-		case "clientRequestIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDNEQ"))
+		case "clientRequestIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDNEQ = data
-		case "clientRequestIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDIn"))
+		case "clientRequestIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDIn = data
-		case "clientRequestIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDNotIn"))
+		case "clientRequestIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDNotIn = data
-		case "clientRequestIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDGT"))
+		case "clientRequestIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDGT = data
-		case "clientRequestIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDGTE"))
+		case "clientRequestIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDGTE = data
-		case "clientRequestIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDLT"))
+		case "clientRequestIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDLT = data
-		case "clientRequestIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDLTE"))
+		case "clientRequestIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDLTE = data
-		case "clientRequestIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDContains"))
+		case "clientRequestIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDContains = data
-		case "clientRequestIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDHasPrefix"))
+		case "clientRequestIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDHasPrefix = data
-		case "clientRequestIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDHasSuffix"))
+		case "clientRequestIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDHasSuffix = data
-		case "clientRequestIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDIsNil"))
+		case "clientRequestIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDIsNil = data
-		case "clientRequestIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDNotNil"))
+		case "clientRequestIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDNotNil = data
-		case "clientRequestIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDEqualFold"))
+		case "clientRequestIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientRequestIDEqualFold = data
-		case "clientRequestIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIDContainsFold"))
+		case "clientRequestIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -14220,92 +14476,92 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.SummaryVersionLTE = data
-		case "traceID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceID"))
+		case "traceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceID = data
-		case "traceIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNEQ"))
+		case "traceIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNEQ = data
-		case "traceIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDIn"))
+		case "traceIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDIn = data
-		case "traceIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNotIn"))
+		case "traceIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNotIn = data
-		case "traceIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGT"))
+		case "traceIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGT = data
-		case "traceIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGTE"))
+		case "traceIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGTE = data
-		case "traceIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLT"))
+		case "traceIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLT = data
-		case "traceIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLTE"))
+		case "traceIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLTE = data
-		case "traceIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContains"))
+		case "traceIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDContains = data
-		case "traceIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasPrefix"))
+		case "traceIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasPrefix = data
-		case "traceIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasSuffix"))
+		case "traceIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasSuffix = data
-		case "traceIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDEqualFold"))
+		case "traceIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDEqualFold = data
-		case "traceIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContainsFold"))
+		case "traceIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -14686,7 +14942,7 @@ func (ec *executionContext) unmarshalInputAuditEventWhereInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "action", "actionNEQ", "actionIn", "actionNotIn", "actionGT", "actionGTE", "actionLT", "actionLTE", "actionContains", "actionHasPrefix", "actionHasSuffix", "actionEqualFold", "actionContainsFold", "targetType", "targetTypeNEQ", "targetTypeIn", "targetTypeNotIn", "targetTypeGT", "targetTypeGTE", "targetTypeLT", "targetTypeLTE", "targetTypeContains", "targetTypeHasPrefix", "targetTypeHasSuffix", "targetTypeEqualFold", "targetTypeContainsFold", "targetID", "targetIDNEQ", "targetIDIn", "targetIDNotIn", "targetIDGT", "targetIDGTE", "targetIDLT", "targetIDLTE", "targetIDContains", "targetIDHasPrefix", "targetIDHasSuffix", "targetIDEqualFold", "targetIDContainsFold", "reason", "reasonNEQ", "reasonIn", "reasonNotIn", "reasonGT", "reasonGTE", "reasonLT", "reasonLTE", "reasonContains", "reasonHasPrefix", "reasonHasSuffix", "reasonEqualFold", "reasonContainsFold", "at", "atNEQ", "atIn", "atNotIn", "atGT", "atGTE", "atLT", "atLTE"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "action", "actionNEQ", "actionIn", "actionNotIn", "actionGT", "actionGTE", "actionLT", "actionLTE", "actionContains", "actionHasPrefix", "actionHasSuffix", "actionEqualFold", "actionContainsFold", "targetType", "targetTypeNEQ", "targetTypeIn", "targetTypeNotIn", "targetTypeGT", "targetTypeGTE", "targetTypeLT", "targetTypeLTE", "targetTypeContains", "targetTypeHasPrefix", "targetTypeHasSuffix", "targetTypeEqualFold", "targetTypeContainsFold", "targetId", "targetIdNEQ", "targetIdIn", "targetIdNotIn", "targetIdGT", "targetIdGTE", "targetIdLT", "targetIdLTE", "targetIdContains", "targetIdHasPrefix", "targetIdHasSuffix", "targetIdEqualFold", "targetIdContainsFold", "reason", "reasonNEQ", "reasonIn", "reasonNotIn", "reasonGT", "reasonGTE", "reasonLT", "reasonLTE", "reasonContains", "reasonHasPrefix", "reasonHasSuffix", "reasonEqualFold", "reasonContainsFold", "at", "atNEQ", "atIn", "atNotIn", "atGT", "atGTE", "atLT", "atLTE"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15043,92 +15299,92 @@ func (ec *executionContext) unmarshalInputAuditEventWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.TargetTypeContainsFold = data
-		case "targetID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetID"))
+		case "targetId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetID = data
-		case "targetIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDNEQ"))
+		case "targetIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDNEQ = data
-		case "targetIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDIn"))
+		case "targetIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDIn = data
-		case "targetIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDNotIn"))
+		case "targetIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDNotIn = data
-		case "targetIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDGT"))
+		case "targetIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDGT = data
-		case "targetIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDGTE"))
+		case "targetIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDGTE = data
-		case "targetIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDLT"))
+		case "targetIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDLT = data
-		case "targetIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDLTE"))
+		case "targetIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDLTE = data
-		case "targetIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDContains"))
+		case "targetIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDContains = data
-		case "targetIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDHasPrefix"))
+		case "targetIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDHasPrefix = data
-		case "targetIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDHasSuffix"))
+		case "targetIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDHasSuffix = data
-		case "targetIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDEqualFold"))
+		case "targetIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TargetIDEqualFold = data
-		case "targetIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIDContainsFold"))
+		case "targetIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -15362,7 +15618,7 @@ func (ec *executionContext) unmarshalInputConversationWhereInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "userIDGT", "userIDGTE", "userIDLT", "userIDLTE", "userIDContains", "userIDHasPrefix", "userIDHasSuffix", "userIDEqualFold", "userIDContainsFold", "knowledgeBaseID", "knowledgeBaseIDNEQ", "knowledgeBaseIDIn", "knowledgeBaseIDNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "titleSource", "titleSourceNEQ", "titleSourceIn", "titleSourceNotIn", "summaryMessageSequence", "summaryMessageSequenceNEQ", "summaryMessageSequenceIn", "summaryMessageSequenceNotIn", "summaryMessageSequenceGT", "summaryMessageSequenceGTE", "summaryMessageSequenceLT", "summaryMessageSequenceLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "lastSequenceNo", "lastSequenceNoNEQ", "lastSequenceNoIn", "lastSequenceNoNotIn", "lastSequenceNoGT", "lastSequenceNoGTE", "lastSequenceNoLT", "lastSequenceNoLTE", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "absoluteExpiresAt", "absoluteExpiresAtNEQ", "absoluteExpiresAtIn", "absoluteExpiresAtNotIn", "absoluteExpiresAtGT", "absoluteExpiresAtGTE", "absoluteExpiresAtLT", "absoluteExpiresAtLTE", "deletedAt", "deletedAtNEQ", "deletedAtIn", "deletedAtNotIn", "deletedAtGT", "deletedAtGTE", "deletedAtLT", "deletedAtLTE", "deletedAtIsNil", "deletedAtNotNil", "hasKnowledgeBase", "hasKnowledgeBaseWith", "hasMessages", "hasMessagesWith", "hasAttempts", "hasAttemptsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "userIdGT", "userIdGTE", "userIdLT", "userIdLTE", "userIdContains", "userIdHasPrefix", "userIdHasSuffix", "userIdEqualFold", "userIdContainsFold", "knowledgeBaseId", "knowledgeBaseIdNEQ", "knowledgeBaseIdIn", "knowledgeBaseIdNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "titleSource", "titleSourceNEQ", "titleSourceIn", "titleSourceNotIn", "summaryMessageSequence", "summaryMessageSequenceNEQ", "summaryMessageSequenceIn", "summaryMessageSequenceNotIn", "summaryMessageSequenceGT", "summaryMessageSequenceGTE", "summaryMessageSequenceLT", "summaryMessageSequenceLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "lastSequenceNo", "lastSequenceNoNEQ", "lastSequenceNoIn", "lastSequenceNoNotIn", "lastSequenceNoGT", "lastSequenceNoGTE", "lastSequenceNoLT", "lastSequenceNoLTE", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "absoluteExpiresAt", "absoluteExpiresAtNEQ", "absoluteExpiresAtIn", "absoluteExpiresAtNotIn", "absoluteExpiresAtGT", "absoluteExpiresAtGTE", "absoluteExpiresAtLT", "absoluteExpiresAtLTE", "deletedAt", "deletedAtNEQ", "deletedAtIn", "deletedAtNotIn", "deletedAtGT", "deletedAtGTE", "deletedAtLT", "deletedAtLTE", "deletedAtIsNil", "deletedAtNotNil", "hasKnowledgeBase", "hasKnowledgeBaseWith", "hasMessages", "hasMessagesWith", "hasAttempts", "hasAttemptsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15558,120 +15814,120 @@ func (ec *executionContext) unmarshalInputConversationWhereInput(ctx context.Con
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "userID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserID = data
-		case "userIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+		case "userIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNEQ = data
-		case "userIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+		case "userIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDIn = data
-		case "userIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+		case "userIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNotIn = data
-		case "userIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGT"))
+		case "userIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGT = data
-		case "userIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGTE"))
+		case "userIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGTE = data
-		case "userIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLT"))
+		case "userIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLT = data
-		case "userIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLTE"))
+		case "userIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLTE = data
-		case "userIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContains"))
+		case "userIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDContains = data
-		case "userIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasPrefix"))
+		case "userIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasPrefix = data
-		case "userIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasSuffix"))
+		case "userIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasSuffix = data
-		case "userIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDEqualFold"))
+		case "userIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDEqualFold = data
-		case "userIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContainsFold"))
+		case "userIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDContainsFold = data
-		case "knowledgeBaseID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseID"))
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseID = data
-		case "knowledgeBaseIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNEQ"))
+		case "knowledgeBaseIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDNEQ = data
-		case "knowledgeBaseIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDIn"))
+		case "knowledgeBaseIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDIn = data
-		case "knowledgeBaseIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNotIn"))
+		case "knowledgeBaseIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -16507,7 +16763,7 @@ func (ec *executionContext) unmarshalInputDocumentWhereInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "knowledgeBaseID", "knowledgeBaseIDNEQ", "knowledgeBaseIDIn", "knowledgeBaseIDNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "sourceURI", "sourceURINEQ", "sourceURIIn", "sourceURINotIn", "sourceURIGT", "sourceURIGTE", "sourceURILT", "sourceURILTE", "sourceURIContains", "sourceURIHasPrefix", "sourceURIHasSuffix", "sourceURIEqualFold", "sourceURIContainsFold", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "checksum", "checksumNEQ", "checksumIn", "checksumNotIn", "checksumGT", "checksumGTE", "checksumLT", "checksumLTE", "checksumContains", "checksumHasPrefix", "checksumHasSuffix", "checksumEqualFold", "checksumContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "visibility", "visibilityNEQ", "visibilityIn", "visibilityNotIn", "hasKnowledgeBase", "hasKnowledgeBaseWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "knowledgeBaseId", "knowledgeBaseIdNEQ", "knowledgeBaseIdIn", "knowledgeBaseIdNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "sourceUri", "sourceUriNEQ", "sourceUriIn", "sourceUriNotIn", "sourceUriGT", "sourceUriGTE", "sourceUriLT", "sourceUriLTE", "sourceUriContains", "sourceUriHasPrefix", "sourceUriHasSuffix", "sourceUriEqualFold", "sourceUriContainsFold", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "checksum", "checksumNEQ", "checksumIn", "checksumNotIn", "checksumGT", "checksumGTE", "checksumLT", "checksumLTE", "checksumContains", "checksumHasPrefix", "checksumHasSuffix", "checksumEqualFold", "checksumContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "visibility", "visibilityNEQ", "visibilityIn", "visibilityNotIn", "hasKnowledgeBase", "hasKnowledgeBaseWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16703,29 +16959,29 @@ func (ec *executionContext) unmarshalInputDocumentWhereInput(ctx context.Context
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "knowledgeBaseID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseID"))
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseID = data
-		case "knowledgeBaseIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNEQ"))
+		case "knowledgeBaseIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDNEQ = data
-		case "knowledgeBaseIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDIn"))
+		case "knowledgeBaseIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.KnowledgeBaseIDIn = data
-		case "knowledgeBaseIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIDNotIn"))
+		case "knowledgeBaseIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -16822,92 +17078,92 @@ func (ec *executionContext) unmarshalInputDocumentWhereInput(ctx context.Context
 				return it, err
 			}
 			it.TitleContainsFold = data
-		case "sourceURI":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURI"))
+		case "sourceUri":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUri"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURI = data
-		case "sourceURINEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURINEQ"))
+		case "sourceUriNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURINEQ = data
-		case "sourceURIIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIIn"))
+		case "sourceUriIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIIn = data
-		case "sourceURINotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURINotIn"))
+		case "sourceUriNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURINotIn = data
-		case "sourceURIGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIGT"))
+		case "sourceUriGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIGT = data
-		case "sourceURIGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIGTE"))
+		case "sourceUriGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIGTE = data
-		case "sourceURILT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURILT"))
+		case "sourceUriLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURILT = data
-		case "sourceURILTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURILTE"))
+		case "sourceUriLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURILTE = data
-		case "sourceURIContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIContains"))
+		case "sourceUriContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIContains = data
-		case "sourceURIHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIHasPrefix"))
+		case "sourceUriHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIHasPrefix = data
-		case "sourceURIHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIHasSuffix"))
+		case "sourceUriHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIHasSuffix = data
-		case "sourceURIEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIEqualFold"))
+		case "sourceUriEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SourceURIEqualFold = data
-		case "sourceURIContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceURIContainsFold"))
+		case "sourceUriContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceUriContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -17211,7 +17467,7 @@ func (ec *executionContext) unmarshalInputFeedbackWhereInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "userIDGT", "userIDGTE", "userIDLT", "userIDLTE", "userIDContains", "userIDHasPrefix", "userIDHasSuffix", "userIDEqualFold", "userIDContainsFold", "rating", "ratingNEQ", "ratingIn", "ratingNotIn", "comment", "commentNEQ", "commentIn", "commentNotIn", "commentGT", "commentGTE", "commentLT", "commentLTE", "commentContains", "commentHasPrefix", "commentHasSuffix", "commentIsNil", "commentNotNil", "commentEqualFold", "commentContainsFold", "hasAttempt", "hasAttemptWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "userIdGT", "userIdGTE", "userIdLT", "userIdLTE", "userIdContains", "userIdHasPrefix", "userIdHasSuffix", "userIdEqualFold", "userIdContainsFold", "rating", "ratingNEQ", "ratingIn", "ratingNotIn", "comment", "commentNEQ", "commentIn", "commentNotIn", "commentGT", "commentGTE", "commentLT", "commentLTE", "commentContains", "commentHasPrefix", "commentHasSuffix", "commentIsNil", "commentNotNil", "commentEqualFold", "commentContainsFold", "hasAttempt", "hasAttemptWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17407,120 +17663,120 @@ func (ec *executionContext) unmarshalInputFeedbackWhereInput(ctx context.Context
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "attemptID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptID"))
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptID = data
-		case "attemptIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNEQ"))
+		case "attemptIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNEQ = data
-		case "attemptIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIn"))
+		case "attemptIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIn = data
-		case "attemptIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotIn"))
+		case "attemptIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNotIn = data
-		case "userID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserID = data
-		case "userIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+		case "userIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNEQ = data
-		case "userIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+		case "userIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDIn = data
-		case "userIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+		case "userIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNotIn = data
-		case "userIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGT"))
+		case "userIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGT = data
-		case "userIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDGTE"))
+		case "userIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDGTE = data
-		case "userIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLT"))
+		case "userIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLT = data
-		case "userIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDLTE"))
+		case "userIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDLTE = data
-		case "userIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContains"))
+		case "userIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDContains = data
-		case "userIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasPrefix"))
+		case "userIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasPrefix = data
-		case "userIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDHasSuffix"))
+		case "userIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDHasSuffix = data
-		case "userIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDEqualFold"))
+		case "userIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDEqualFold = data
-		case "userIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDContainsFold"))
+		case "userIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -18444,7 +18700,7 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationID", "conversationIDNEQ", "conversationIDIn", "conversationIDNotIn", "sequenceNo", "sequenceNoNEQ", "sequenceNoIn", "sequenceNoNotIn", "sequenceNoGT", "sequenceNoGTE", "sequenceNoLT", "sequenceNoLTE", "role", "roleNEQ", "roleIn", "roleNotIn", "content", "contentNEQ", "contentIn", "contentNotIn", "contentGT", "contentGTE", "contentLT", "contentLTE", "contentContains", "contentHasPrefix", "contentHasSuffix", "contentEqualFold", "contentContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "attemptIDIsNil", "attemptIDNotNil", "clientMessageID", "clientMessageIDNEQ", "clientMessageIDIn", "clientMessageIDNotIn", "clientMessageIDGT", "clientMessageIDGTE", "clientMessageIDLT", "clientMessageIDLTE", "clientMessageIDContains", "clientMessageIDHasPrefix", "clientMessageIDHasSuffix", "clientMessageIDIsNil", "clientMessageIDNotNil", "clientMessageIDEqualFold", "clientMessageIDContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "promptTokensIsNil", "promptTokensNotNil", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "completionTokensIsNil", "completionTokensNotNil", "traceID", "traceIDNEQ", "traceIDIn", "traceIDNotIn", "traceIDGT", "traceIDGTE", "traceIDLT", "traceIDLTE", "traceIDContains", "traceIDHasPrefix", "traceIDHasSuffix", "traceIDIsNil", "traceIDNotNil", "traceIDEqualFold", "traceIDContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "hasConversation", "hasConversationWith", "hasAttempt", "hasAttemptWith", "hasAttempts", "hasAttemptsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "sequenceNo", "sequenceNoNEQ", "sequenceNoIn", "sequenceNoNotIn", "sequenceNoGT", "sequenceNoGTE", "sequenceNoLT", "sequenceNoLTE", "role", "roleNEQ", "roleIn", "roleNotIn", "content", "contentNEQ", "contentIn", "contentNotIn", "contentGT", "contentGTE", "contentLT", "contentLTE", "contentContains", "contentHasPrefix", "contentHasSuffix", "contentEqualFold", "contentContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "attemptIdIsNil", "attemptIdNotNil", "clientMessageId", "clientMessageIdNEQ", "clientMessageIdIn", "clientMessageIdNotIn", "clientMessageIdGT", "clientMessageIdGTE", "clientMessageIdLT", "clientMessageIdLTE", "clientMessageIdContains", "clientMessageIdHasPrefix", "clientMessageIdHasSuffix", "clientMessageIdIsNil", "clientMessageIdNotNil", "clientMessageIdEqualFold", "clientMessageIdContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "promptTokensIsNil", "promptTokensNotNil", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "completionTokensIsNil", "completionTokensNotNil", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdIsNil", "traceIdNotNil", "traceIdEqualFold", "traceIdContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "hasConversation", "hasConversationWith", "hasAttempt", "hasAttemptWith", "hasAttempts", "hasAttemptsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18528,29 +18784,29 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.IDLTE = data
-		case "conversationID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationID"))
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationID = data
-		case "conversationIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNEQ"))
+		case "conversationIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDNEQ = data
-		case "conversationIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDIn"))
+		case "conversationIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConversationIDIn = data
-		case "conversationIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIDNotIn"))
+		case "conversationIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -18836,148 +19092,148 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.StandaloneQuestionContainsFold = data
-		case "attemptID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptID"))
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptID = data
-		case "attemptIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNEQ"))
+		case "attemptIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNEQ = data
-		case "attemptIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIn"))
+		case "attemptIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIn = data
-		case "attemptIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotIn"))
+		case "attemptIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNotIn = data
-		case "attemptIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIsNil"))
+		case "attemptIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIsNil = data
-		case "attemptIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotNil"))
+		case "attemptIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNotNil = data
-		case "clientMessageID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageID"))
+		case "clientMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageID = data
-		case "clientMessageIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDNEQ"))
+		case "clientMessageIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDNEQ = data
-		case "clientMessageIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDIn"))
+		case "clientMessageIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDIn = data
-		case "clientMessageIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDNotIn"))
+		case "clientMessageIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDNotIn = data
-		case "clientMessageIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDGT"))
+		case "clientMessageIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDGT = data
-		case "clientMessageIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDGTE"))
+		case "clientMessageIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDGTE = data
-		case "clientMessageIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDLT"))
+		case "clientMessageIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDLT = data
-		case "clientMessageIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDLTE"))
+		case "clientMessageIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDLTE = data
-		case "clientMessageIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDContains"))
+		case "clientMessageIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDContains = data
-		case "clientMessageIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDHasPrefix"))
+		case "clientMessageIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDHasPrefix = data
-		case "clientMessageIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDHasSuffix"))
+		case "clientMessageIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDHasSuffix = data
-		case "clientMessageIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDIsNil"))
+		case "clientMessageIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDIsNil = data
-		case "clientMessageIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDNotNil"))
+		case "clientMessageIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDNotNil = data
-		case "clientMessageIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDEqualFold"))
+		case "clientMessageIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientMessageIDEqualFold = data
-		case "clientMessageIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIDContainsFold"))
+		case "clientMessageIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientMessageIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -19228,106 +19484,106 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.CompletionTokensNotNil = data
-		case "traceID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceID"))
+		case "traceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceID = data
-		case "traceIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNEQ"))
+		case "traceIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNEQ = data
-		case "traceIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDIn"))
+		case "traceIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDIn = data
-		case "traceIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNotIn"))
+		case "traceIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNotIn = data
-		case "traceIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGT"))
+		case "traceIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGT = data
-		case "traceIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDGTE"))
+		case "traceIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDGTE = data
-		case "traceIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLT"))
+		case "traceIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLT = data
-		case "traceIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDLTE"))
+		case "traceIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDLTE = data
-		case "traceIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContains"))
+		case "traceIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDContains = data
-		case "traceIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasPrefix"))
+		case "traceIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasPrefix = data
-		case "traceIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDHasSuffix"))
+		case "traceIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDHasSuffix = data
-		case "traceIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDIsNil"))
+		case "traceIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDIsNil = data
-		case "traceIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDNotNil"))
+		case "traceIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDNotNil = data
-		case "traceIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDEqualFold"))
+		case "traceIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TraceIDEqualFold = data
-		case "traceIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIDContainsFold"))
+		case "traceIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
@@ -19508,7 +19764,7 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptID", "attemptIDNEQ", "attemptIDIn", "attemptIDNotIn", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "hasAttempt", "hasAttemptWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "hasAttempt", "hasAttemptWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19592,29 +19848,29 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.IDLTE = data
-		case "attemptID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptID"))
+		case "attemptId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptID = data
-		case "attemptIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNEQ"))
+		case "attemptIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDNEQ = data
-		case "attemptIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDIn"))
+		case "attemptIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AttemptIDIn = data
-		case "attemptIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIDNotIn"))
+		case "attemptIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attemptIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -19958,7 +20214,7 @@ func (ec *executionContext) unmarshalInputSubmitFeedbackInput(ctx context.Contex
 			it.Rating = data
 		case "reasons":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasons"))
-			data, err := ec.unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx, v)
+			data, err := ec.unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -20117,23 +20373,23 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "conversationID":
-			out.Values[i] = ec._Attempt_conversationID(ctx, field, obj)
+		case "conversationId":
+			out.Values[i] = ec._Attempt_conversationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userMessageID":
-			out.Values[i] = ec._Attempt_userMessageID(ctx, field, obj)
+		case "userMessageId":
+			out.Values[i] = ec._Attempt_userMessageId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "retryOfID":
-			out.Values[i] = ec._Attempt_retryOfID(ctx, field, obj)
+		case "retryOfId":
+			out.Values[i] = ec._Attempt_retryOfId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "clientRequestID":
-			out.Values[i] = ec._Attempt_clientRequestID(ctx, field, obj)
+		case "clientRequestId":
+			out.Values[i] = ec._Attempt_clientRequestId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20217,8 +20473,8 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "traceID":
-			out.Values[i] = ec._Attempt_traceID(ctx, field, obj)
+		case "traceId":
+			out.Values[i] = ec._Attempt_traceId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20279,18 +20535,6 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_feedback(ctx, field, obj)
 				})
-		case "contextManifest":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Attempt_contextManifest(ctx, field, obj)
-				})
-		case "timings":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Attempt_timings(ctx, field, obj)
-				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20332,6 +20576,64 @@ func (ec *executionContext) _AttemptConnection(ctx context.Context, sel ast.Sele
 		case "totalCount":
 			out.Values[i] = ec._AttemptConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attemptDiagnosticsImplementors = []string{"AttemptDiagnostics"}
+
+func (ec *executionContext) _AttemptDiagnostics(ctx context.Context, sel ast.SelectionSet, obj *model.AttemptDiagnostics) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attemptDiagnosticsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttemptDiagnostics")
+		case "attemptId":
+			out.Values[i] = ec._AttemptDiagnostics_attemptId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._AttemptDiagnostics_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contextManifest":
+			out.Values[i] = ec._AttemptDiagnostics_contextManifest(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timings":
+			out.Values[i] = ec._AttemptDiagnostics_timings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leaseOwner":
+			out.Values[i] = ec._AttemptDiagnostics_leaseOwner(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "leaseExpiresAt":
+			out.Values[i] = ec._AttemptDiagnostics_leaseExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -20551,8 +20853,8 @@ func (ec *executionContext) _AuditEvent(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "targetID":
-			out.Values[i] = ec._AuditEvent_targetID(ctx, field, obj)
+		case "targetId":
+			out.Values[i] = ec._AuditEvent_targetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20778,13 +21080,13 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userID":
-			out.Values[i] = ec._Conversation_userID(ctx, field, obj)
+		case "userId":
+			out.Values[i] = ec._Conversation_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "knowledgeBaseID":
-			out.Values[i] = ec._Conversation_knowledgeBaseID(ctx, field, obj)
+		case "knowledgeBaseId":
+			out.Values[i] = ec._Conversation_knowledgeBaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21094,8 +21396,8 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "knowledgeBaseID":
-			out.Values[i] = ec._Document_knowledgeBaseID(ctx, field, obj)
+		case "knowledgeBaseId":
+			out.Values[i] = ec._Document_knowledgeBaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21104,8 +21406,8 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "sourceURI":
-			out.Values[i] = ec._Document_sourceURI(ctx, field, obj)
+		case "sourceUri":
+			out.Values[i] = ec._Document_sourceUri(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21134,12 +21436,6 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Document_knowledgeBase(ctx, field, obj)
-				})
-		case "acl":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Document_acl(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -21308,13 +21604,13 @@ func (ec *executionContext) _Feedback(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "attemptID":
-			out.Values[i] = ec._Feedback_attemptID(ctx, field, obj)
+		case "attemptId":
+			out.Values[i] = ec._Feedback_attemptId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userID":
-			out.Values[i] = ec._Feedback_userID(ctx, field, obj)
+		case "userId":
+			out.Values[i] = ec._Feedback_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21694,8 +21990,8 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "conversationID":
-			out.Values[i] = ec._Message_conversationID(ctx, field, obj)
+		case "conversationId":
+			out.Values[i] = ec._Message_conversationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21719,13 +22015,13 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "attemptID":
-			out.Values[i] = ec._Message_attemptID(ctx, field, obj)
+		case "attemptId":
+			out.Values[i] = ec._Message_attemptId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "clientMessageID":
-			out.Values[i] = ec._Message_clientMessageID(ctx, field, obj)
+		case "clientMessageId":
+			out.Values[i] = ec._Message_clientMessageId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21744,8 +22040,8 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "traceID":
-			out.Values[i] = ec._Message_traceID(ctx, field, obj)
+		case "traceId":
+			out.Values[i] = ec._Message_traceId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -22164,6 +22460,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_attempt(ctx, field)
 				})
+		case "attemptDiagnostics":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_attemptDiagnostics(ctx, field)
+				})
+		case "documentAcl":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_documentAcl(ctx, field)
+				})
 		case "adminConversations":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -22235,8 +22543,8 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "attemptID":
-			out.Values[i] = ec._Source_attemptID(ctx, field, obj)
+		case "attemptId":
+			out.Values[i] = ec._Source_attemptId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -22841,6 +23149,14 @@ func (ec *executionContext) marshalNAttemptConnection2ᚖgithubᚗcomᚋragchat�
 	return ec._AttemptConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAttemptDiagnostics2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptDiagnostics(ctx context.Context, sel ast.SelectionSet, v *model.AttemptDiagnostics) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttemptDiagnostics!")
+		return graphql.Null
+	}
+	return ec._AttemptDiagnostics(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAttemptEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptEvent(ctx context.Context, sel ast.SelectionSet, v *model.AttemptEvent) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "AttemptEvent!")
@@ -22881,6 +23197,14 @@ func (ec *executionContext) unmarshalNAttemptStatus2githubᚗcomᚋragchatᚋrag
 
 func (ec *executionContext) marshalNAttemptStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattemptᚐStatus(ctx context.Context, sel ast.SelectionSet, v attempt.Status) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx context.Context, sel ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttemptTimings!")
+		return graphql.Null
+	}
+	return ec._AttemptTimings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAttemptWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInput(ctx context.Context, v any) (*ent.AttemptWhereInput, error) {
@@ -23025,6 +23349,14 @@ func (ec *executionContext) marshalNDocument2ᚖgithubᚗcomᚋragchatᚋragchat
 	return ec._Document(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx context.Context, sel ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DocumentAcl!")
+		return graphql.Null
+	}
+	return ec._DocumentAcl(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDocumentAclInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx context.Context, v any) (model.DocumentACLInput, error) {
 	res, err := ec.unmarshalInputDocumentAclInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23117,15 +23449,43 @@ func (ec *executionContext) marshalNFeedbackRating2githubᚗcomᚋragchatᚋragc
 	return v
 }
 
-func (ec *executionContext) unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, v any) (model.FeedbackReason, error) {
-	var res model.FeedbackReason
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, v any) (domain.FeedbackReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v model.FeedbackReason) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v domain.FeedbackReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "FeedbackReason!")
+	}
+	return res
 }
+
+var (
+	unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[string]domain.FeedbackReason{
+		"INACCURATE":     domain.ReasonInaccurate,
+		"INCOMPLETE":     domain.ReasonIncomplete,
+		"IRRELEVANT":     domain.ReasonIrrelevant,
+		"OUTDATED":       domain.ReasonOutdated,
+		"UNSAFE":         domain.ReasonUnsafe,
+		"CITATION_WRONG": domain.ReasonCitationWrong,
+		"HELPFUL":        domain.ReasonHelpful,
+		"OTHER":          domain.ReasonOther,
+	}
+	marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[domain.FeedbackReason]string{
+		domain.ReasonInaccurate:    "INACCURATE",
+		domain.ReasonIncomplete:    "INCOMPLETE",
+		domain.ReasonIrrelevant:    "IRRELEVANT",
+		domain.ReasonOutdated:      "OUTDATED",
+		domain.ReasonUnsafe:        "UNSAFE",
+		domain.ReasonCitationWrong: "CITATION_WRONG",
+		domain.ReasonHelpful:       "HELPFUL",
+		domain.ReasonOther:         "OTHER",
+	}
+)
 
 func (ec *executionContext) marshalNFeedbackReasonCount2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FeedbackReasonCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
@@ -23778,13 +24138,6 @@ func (ec *executionContext) marshalOAttemptStatus2ᚖgithubᚗcomᚋragchatᚋra
 	return v
 }
 
-func (ec *executionContext) marshalOAttemptTimings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptTimings(ctx context.Context, sel ast.SelectionSet, v *model.AttemptTimings) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._AttemptTimings(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalOAttemptWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInputᚄ(ctx context.Context, v any) ([]*ent.AttemptWhereInput, error) {
 	if v == nil {
 		return nil, nil
@@ -24094,13 +24447,6 @@ func (ec *executionContext) marshalODocument2ᚖgithubᚗcomᚋragchatᚋragchat
 	return ec._Document(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalODocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx context.Context, sel ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._DocumentAcl(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalODocumentAclInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACLInput(ctx context.Context, v any) (*model.DocumentACLInput, error) {
 	if v == nil {
 		return nil, nil
@@ -24372,16 +24718,16 @@ func (ec *executionContext) marshalOFeedbackRating2ᚖgithubᚗcomᚋragchatᚋr
 	return v
 }
 
-func (ec *executionContext) unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx context.Context, v any) ([]model.FeedbackReason, error) {
+func (ec *executionContext) unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx context.Context, v any) ([]domain.FeedbackReason, error) {
 	if v == nil {
 		return nil, nil
 	}
 	vSlice := graphql.CoerceList(v)
 	var err error
-	res := make([]model.FeedbackReason, len(vSlice))
+	res := make([]domain.FeedbackReason, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -24389,14 +24735,14 @@ func (ec *executionContext) unmarshalOFeedbackReason2ᚕgithubᚗcomᚋragchat�
 	return res, nil
 }
 
-func (ec *executionContext) marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []model.FeedbackReason) graphql.Marshaler {
+func (ec *executionContext) marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.FeedbackReason) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx, sel, v[i])
+		return ec.marshalNFeedbackReason2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -24408,21 +24754,47 @@ func (ec *executionContext) marshalOFeedbackReason2ᚕgithubᚗcomᚋragchatᚋr
 	return ret
 }
 
-func (ec *executionContext) unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, v any) (*model.FeedbackReason, error) {
+func (ec *executionContext) unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, v any) (*domain.FeedbackReason, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(model.FeedbackReason)
-	err := res.UnmarshalGQL(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v *model.FeedbackReason) graphql.Marshaler {
+func (ec *executionContext) marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason(ctx context.Context, sel ast.SelectionSet, v *domain.FeedbackReason) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason[*v])
+	return res
 }
+
+var (
+	unmarshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[string]domain.FeedbackReason{
+		"INACCURATE":     domain.ReasonInaccurate,
+		"INCOMPLETE":     domain.ReasonIncomplete,
+		"IRRELEVANT":     domain.ReasonIrrelevant,
+		"OUTDATED":       domain.ReasonOutdated,
+		"UNSAFE":         domain.ReasonUnsafe,
+		"CITATION_WRONG": domain.ReasonCitationWrong,
+		"HELPFUL":        domain.ReasonHelpful,
+		"OTHER":          domain.ReasonOther,
+	}
+	marshalOFeedbackReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐFeedbackReason = map[domain.FeedbackReason]string{
+		domain.ReasonInaccurate:    "INACCURATE",
+		domain.ReasonIncomplete:    "INCOMPLETE",
+		domain.ReasonIrrelevant:    "IRRELEVANT",
+		domain.ReasonOutdated:      "OUTDATED",
+		domain.ReasonUnsafe:        "UNSAFE",
+		domain.ReasonCitationWrong: "CITATION_WRONG",
+		domain.ReasonHelpful:       "HELPFUL",
+		domain.ReasonOther:         "OTHER",
+	}
+)
 
 func (ec *executionContext) unmarshalOFeedbackWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFeedbackWhereInputᚄ(ctx context.Context, v any) ([]*ent.FeedbackWhereInput, error) {
 	if v == nil {

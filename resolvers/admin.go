@@ -15,7 +15,6 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // maxSummarySpan bounds the period of feedbackSummary and usageSummary.
@@ -141,7 +140,7 @@ func (r *Resolver) feedbackSummary(ctx context.Context, from, to time.Time) (*mo
 	}
 	out := &model.FeedbackSummary{From: s.From, To: s.To, Up: s.Up, Down: s.Down, ByReason: []*model.FeedbackReasonCount{}}
 	for reason, n := range s.ByReason {
-		out.ByReason = append(out.ByReason, &model.FeedbackReasonCount{Reason: model.FeedbackReason(reason), Count: n})
+		out.ByReason = append(out.ByReason, &model.FeedbackReasonCount{Reason: reason, Count: n})
 	}
 	sort.Slice(out.ByReason, func(i, j int) bool { return out.ByReason[i].Reason < out.ByReason[j].Reason })
 	return out, nil
@@ -171,29 +170,4 @@ func (r *Resolver) usageSummary(ctx context.Context, from, to time.Time) ([]*mod
 		}
 	}
 	return out, nil
-}
-
-// contextManifest is an admin-only view of what an attempt's prompt held.
-func (r *Resolver) contextManifest(ctx context.Context, a *ent.Attempt) (*domain.ContextManifest, error) {
-	if _, err := requireAdmin(ctx); err != nil {
-		return nil, err
-	}
-	return a.ContextManifest, nil
-}
-
-// timings is an admin-only view of an attempt's timestamps and durations.
-func (r *Resolver) timings(ctx context.Context, a *ent.Attempt) (*model.AttemptTimings, error) {
-	if _, err := requireAdmin(ctx); err != nil {
-		return nil, err
-	}
-	t := &model.AttemptTimings{StartedAt: a.StartedAt, FirstTokenAt: a.FirstTokenAt, CompletedAt: a.CompletedAt}
-	if a.FirstTokenAt != nil {
-		ms := int(a.FirstTokenAt.Sub(a.StartedAt).Milliseconds())
-		t.TimeToFirstTokenMs = &ms
-	}
-	if a.CompletedAt != nil {
-		ms := int(a.CompletedAt.Sub(a.StartedAt).Milliseconds())
-		t.DurationMs = &ms
-	}
-	return t, nil
 }

@@ -34,14 +34,8 @@ func (r *queryResolver) KnowledgeBases(ctx context.Context, after *entgql.Cursor
 	return r.knowledgeBases(ctx, after, first, before, last, orderBy, where)
 }
 
-// Attempt returns graph.AttemptResolver implementation.
-func (r *Resolver) Attempt() graph.AttemptResolver { return &attemptResolver{r} }
-
 // Conversation returns graph.ConversationResolver implementation.
 func (r *Resolver) Conversation() graph.ConversationResolver { return &conversationResolver{r} }
-
-// Document returns graph.DocumentResolver implementation.
-func (r *Resolver) Document() graph.DocumentResolver { return &documentResolver{r} }
 
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
@@ -50,9 +44,7 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 func (r *Resolver) Source() graph.SourceResolver { return &sourceResolver{r} }
 
 type (
-	attemptResolver      struct{ *Resolver }
 	conversationResolver struct{ *Resolver }
-	documentResolver     struct{ *Resolver }
 	queryResolver        struct{ *Resolver }
 	sourceResolver       struct{ *Resolver }
 )

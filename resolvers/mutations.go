@@ -148,14 +148,10 @@ func (r *Resolver) submitFeedback(ctx context.Context, in model.SubmitFeedbackIn
 	if len(in.Reasons) > chat.MaxReasonCodes {
 		return nil, badInput("reasons", "at most %d reasons", chat.MaxReasonCodes)
 	}
-	reasons := make([]domain.FeedbackReason, len(in.Reasons))
-	for i, rc := range in.Reasons {
-		reasons[i] = domain.FeedbackReason(rc)
-	}
 	f, err := r.engine.SubmitFeedback(ctx, chat.FeedbackInput{
 		AttemptID: in.AttemptID,
 		Rating:    in.Rating.String(),
-		Reasons:   reasons,
+		Reasons:   in.Reasons,
 		Comment:   in.Comment,
 	})
 	return f, notFound(err, "attempt")
@@ -227,27 +223,4 @@ func (r *Resolver) deleteDocument(ctx context.Context, id uuid.UUID, reason *str
 		return nil, notFound(err, "document")
 	}
 	return &model.DeleteDocumentPayload{DeletedDocumentID: id}, nil
-}
-
-// documentACL is the curator-only view of a document's access list.
-func (r *Resolver) documentACL(ctx context.Context, d *ent.Document) (*model.DocumentACL, error) {
-	if _, err := requireCurator(ctx); err != nil {
-		return nil, err
-	}
-	grants, err := d.Edges.GrantsOrErr()
-	if ent.IsNotLoaded(err) {
-		grants, err = d.QueryGrants().All(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	acl := &model.DocumentACL{Visibility: d.Visibility, Groups: []string{}, Users: []string{}}
-	for _, g := range grants {
-		if g.PrincipalKind == "GROUP" {
-			acl.Groups = append(acl.Groups, g.Principal)
-		} else {
-			acl.Users = append(acl.Users, g.Principal)
-		}
-	}
-	return acl, nil
 }

@@ -14,18 +14,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/domain"
 )
-
-// ContextManifest is the resolver for the contextManifest field.
-func (r *attemptResolver) ContextManifest(ctx context.Context, obj *ent.Attempt) (*domain.ContextManifest, error) {
-	return r.contextManifest(ctx, obj)
-}
-
-// Timings is the resolver for the timings field.
-func (r *attemptResolver) Timings(ctx context.Context, obj *ent.Attempt) (*model.AttemptTimings, error) {
-	return r.timings(ctx, obj)
-}
 
 // Messages is the resolver for the messages field.
 func (r *conversationResolver) Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error) {
@@ -45,11 +34,6 @@ func (r *conversationEventResolver) Message(ctx context.Context, obj *model.Conv
 // Attempt is the resolver for the attempt field.
 func (r *conversationEventResolver) Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error) {
 	return r.eventAttempt(ctx, obj)
-}
-
-// ACL is the resolver for the acl field.
-func (r *documentResolver) ACL(ctx context.Context, obj *ent.Document) (*model.DocumentACL, error) {
-	return r.documentACL(ctx, obj)
 }
 
 // CreateConversation is the resolver for the createConversation field.
@@ -130,6 +114,16 @@ func (r *queryResolver) Conversation(ctx context.Context, id uuid.UUID) (*ent.Co
 // Attempt is the resolver for the attempt field.
 func (r *queryResolver) Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error) {
 	return r.loadAttempt(ctx, id)
+}
+
+// AttemptDiagnostics is the resolver for the attemptDiagnostics field.
+func (r *queryResolver) AttemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error) {
+	return r.attemptDiagnostics(ctx, id)
+}
+
+// DocumentACL is the resolver for the documentAcl field.
+func (r *queryResolver) DocumentACL(ctx context.Context, documentID uuid.UUID) (*model.DocumentACL, error) {
+	return r.documentACLByID(ctx, documentID)
 }
 
 // AdminConversations is the resolver for the adminConversations field.

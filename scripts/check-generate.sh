@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# check-generate.sh runs `go generate ./...` and fails, listing the files,
-# when generated code was stale: a file under ent/, graph/, resolvers/ or
-# another gqlgen output path (or gqlgen.yml itself, which entgql rewrites)
-# changed, appeared or disappeared.
+# check-generate.sh runs `go generate ./...` (the ordered steps of the root
+# generate.go) and fails, listing the files, when generated code was stale:
+# a file under ent/, graph/, resolvers/ or another gqlgen output path (or
+# gqlgen.yml itself, which entgql rewrites) changed, appeared or
+# disappeared. It also fails on a go:generate directive outside the root
+# generate.go.
 #
 # It compares checksums of tracked and untracked (not ignored) files taken
 # before and after generation, so it works in a dirty working tree as well
@@ -37,6 +39,16 @@ snapshot() {
 		if [[ -f $f ]]; then sha256sum -- "$f"; else echo "deleted  $f"; fi
 	done
 }
+
+# Every go:generate step lives in the root generate.go, in order (ent
+# first, then gqlgen); a directive elsewhere would run in whatever order
+# `go generate ./...` visits packages.
+stray=$(git grep -l -E '^//go:generate' -- '*.go' ':!generate.go' 2>/dev/null || true)
+if [[ -n $stray ]]; then
+	echo "check-generate: FAIL: go:generate directives outside the root generate.go:"
+	printf '  %s\n' $stray
+	exit 1
+fi
 
 before=$(mktemp)
 after=$(mktemp)

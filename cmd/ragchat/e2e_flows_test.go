@@ -233,7 +233,7 @@ func TestEndToEnd(t *testing.T) {
 				Edges      []struct{ Node struct{ ID, UserID string } }
 			}
 		}
-		mustDo(t, admin, `{ adminConversations(first: 50, where: {userId: "alice", hasNegativeFeedback: true}) { totalCount edges { node { id userID } } } }`, nil, &convs)
+		mustDo(t, admin, `{ adminConversations(first: 50, where: {userId: "alice", hasNegativeFeedback: true}) { totalCount edges { node { id userId } } } }`, nil, &convs)
 		found := false
 		for _, e := range convs.AdminConversations.Edges {
 			found = found || e.Node.ID == conv
@@ -279,9 +279,10 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("summaries %+v", sums)
 		}
 
-		manifest := `query($a: ID!) { attempt(id: $a) { contextManifest { chunkIds tokens { total } budget } timings { startedAt timeToFirstTokenMs durationMs } } }`
+		manifest := `query($a: ID!) { attemptDiagnostics(id: $a) { attemptId status contextManifest { chunkIds tokens { total } budget } timings { startedAt timeToFirstTokenMs durationMs } } }`
 		var m struct {
-			Attempt struct {
+			AttemptDiagnostics struct {
+				AttemptID       string
 				ContextManifest struct {
 					ChunkIds []string
 					Tokens   struct{ Total int }
@@ -290,8 +291,8 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 		mustDo(t, admin, manifest, map[string]any{"a": a}, &m)
-		if len(m.Attempt.ContextManifest.ChunkIds) == 0 || m.Attempt.ContextManifest.Tokens.Total == 0 || m.Attempt.Timings.DurationMs == nil {
-			t.Fatalf("admin attempt view %+v", m)
+		if d := m.AttemptDiagnostics; d.AttemptID != a || len(d.ContextManifest.ChunkIds) == 0 || d.ContextManifest.Tokens.Total == 0 || d.Timings.DurationMs == nil {
+			t.Fatalf("admin attempt diagnostics %+v", m)
 		}
 		if code, _ := errorCode(t, alice, manifest, map[string]any{"a": a}); code != "FORBIDDEN" {
 			t.Fatalf("member reading the manifest: %s", code)
@@ -384,10 +385,10 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("ingested %+v", doc)
 		}
 		var acl struct {
-			Node struct{ ACL struct{ Groups []string } }
+			DocumentACL struct{ Groups []string } `json:"documentAcl"`
 		}
-		mustDo(t, curator, `query($d: ID!) { node(id: $d) { ... on Document { acl { groups } } } }`, map[string]any{"d": doc.IngestDocument.ID}, &acl)
-		if len(acl.Node.ACL.Groups) != 1 || acl.Node.ACL.Groups[0] != "ops" {
+		mustDo(t, curator, `query($d: ID!) { documentAcl(documentId: $d) { groups } }`, map[string]any{"d": doc.IngestDocument.ID}, &acl)
+		if len(acl.DocumentACL.Groups) != 1 || acl.DocumentACL.Groups[0] != "ops" {
 			t.Fatalf("acl %+v", acl)
 		}
 		mustDo(t, curator, `mutation($d: ID!) { deleteDocument(documentId: $d, reason: "test") { deletedDocumentId } }`, map[string]any{"d": doc.IngestDocument.ID}, nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Feedback is one user's rating of one COMPLETED attempt.
@@ -27,7 +28,10 @@ func (Feedback) Fields() []ent.Field {
 		field.UUID("attempt_id", uuid.UUID{}).Immutable(),
 		field.String("user_id").NotEmpty().MaxLen(128).Immutable(),
 		field.Enum("rating").Values("UP", "DOWN"),
-		field.Strings("reason_codes").Optional(),
+		// Typed end to end: the GraphQL output is [FeedbackReason!] like the
+		// input, so that generated clients keep the enum.
+		field.JSON("reason_codes", []domain.FeedbackReason{}).Optional().
+			Annotations(entgql.Type("[FeedbackReason!]")),
 		field.Text("comment").Optional().Nillable(),
 	}
 }

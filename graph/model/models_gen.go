@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Filters for adminConversations. Every filter stays inside the admin's tenant.
@@ -32,8 +33,8 @@ type AdminConversationWhereInput struct {
 
 // Filters for feedbacks.
 type AdminFeedbackWhereInput struct {
-	Rating     *feedback.Rating `json:"rating,omitempty"`
-	ReasonCode *FeedbackReason  `json:"reasonCode,omitempty"`
+	Rating     *feedback.Rating       `json:"rating,omitempty"`
+	ReasonCode *domain.FeedbackReason `json:"reasonCode,omitempty"`
 	// The model of the rated attempt.
 	Model         *string    `json:"model,omitempty"`
 	UserID        *string    `json:"userId,omitempty"`
@@ -57,6 +58,24 @@ type AskPayload struct {
 	Attempt     *ent.Attempt `json:"attempt"`
 	// The request repeated an earlier idempotency key.
 	Deduplicated bool `json:"deduplicated"`
+}
+
+// An admin's diagnostics of one attempt (attemptDiagnostics): what its
+// prompt was built from, its timings and its lease. Kept off the shared
+// Attempt type, so that no field of a type a member can reach depends on the
+// viewer's role. It carries ids and numbers only, never the conversation's
+// text.
+type AttemptDiagnostics struct {
+	AttemptID uuid.UUID      `json:"attemptId"`
+	Status    attempt.Status `json:"status"`
+	// What the prompt was built from; null until the prompt was assembled (or
+	// when the attempt failed before that).
+	ContextManifest *domain.ContextManifest `json:"contextManifest,omitempty"`
+	Timings         *AttemptTimings         `json:"timings"`
+	// While PENDING: the instance that runs the attempt and until when its
+	// lease holds.
+	LeaseOwner     *string    `json:"leaseOwner,omitempty"`
+	LeaseExpiresAt *time.Time `json:"leaseExpiresAt,omitempty"`
 }
 
 // One event of an attempt's stream. Fields that do not belong to the event's
@@ -141,8 +160,8 @@ type DocumentACLInput struct {
 }
 
 type FeedbackReasonCount struct {
-	Reason FeedbackReason `json:"reason"`
-	Count  int            `json:"count"`
+	Reason domain.FeedbackReason `json:"reason"`
+	Count  int                   `json:"count"`
 }
 
 // Feedback counts of the tenant in [from, to).
@@ -173,10 +192,10 @@ type RetryAttemptInput struct {
 
 type SubmitFeedbackInput struct {
 	// A COMPLETED attempt of the viewer's own conversation.
-	AttemptID uuid.UUID        `json:"attemptId"`
-	Rating    feedback.Rating  `json:"rating"`
-	Reasons   []FeedbackReason `json:"reasons,omitempty"`
-	Comment   *string          `json:"comment,omitempty"`
+	AttemptID uuid.UUID               `json:"attemptId"`
+	Rating    feedback.Rating         `json:"rating"`
+	Reasons   []domain.FeedbackReason `json:"reasons,omitempty"`
+	Comment   *string                 `json:"comment,omitempty"`
 }
 
 type Subscription struct {
@@ -322,74 +341,6 @@ func (e *ConversationEventKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e ConversationEventKind) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	e.MarshalGQL(&buf)
-	return buf.Bytes(), nil
-}
-
-// A stable reason code attached to feedback.
-type FeedbackReason string
-
-const (
-	FeedbackReasonInaccurate    FeedbackReason = "INACCURATE"
-	FeedbackReasonIncomplete    FeedbackReason = "INCOMPLETE"
-	FeedbackReasonIrrelevant    FeedbackReason = "IRRELEVANT"
-	FeedbackReasonOutdated      FeedbackReason = "OUTDATED"
-	FeedbackReasonUnsafe        FeedbackReason = "UNSAFE"
-	FeedbackReasonCitationWrong FeedbackReason = "CITATION_WRONG"
-	FeedbackReasonHelpful       FeedbackReason = "HELPFUL"
-	FeedbackReasonOther         FeedbackReason = "OTHER"
-)
-
-var AllFeedbackReason = []FeedbackReason{
-	FeedbackReasonInaccurate,
-	FeedbackReasonIncomplete,
-	FeedbackReasonIrrelevant,
-	FeedbackReasonOutdated,
-	FeedbackReasonUnsafe,
-	FeedbackReasonCitationWrong,
-	FeedbackReasonHelpful,
-	FeedbackReasonOther,
-}
-
-func (e FeedbackReason) IsValid() bool {
-	switch e {
-	case FeedbackReasonInaccurate, FeedbackReasonIncomplete, FeedbackReasonIrrelevant, FeedbackReasonOutdated, FeedbackReasonUnsafe, FeedbackReasonCitationWrong, FeedbackReasonHelpful, FeedbackReasonOther:
-		return true
-	}
-	return false
-}
-
-func (e FeedbackReason) String() string {
-	return string(e)
-}
-
-func (e *FeedbackReason) UnmarshalGQL(v any) error {
-	str, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("enums must be strings")
-	}
-
-	*e = FeedbackReason(str)
-	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid FeedbackReason", str)
-	}
-	return nil
-}
-
-func (e FeedbackReason) MarshalGQL(w io.Writer) {
-	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
-}
-
-func (e *FeedbackReason) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return err
-	}
-	return e.UnmarshalGQL(s)
-}
-
-func (e FeedbackReason) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

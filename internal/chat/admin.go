@@ -56,7 +56,7 @@ func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*Feed
 			out.Down++
 		}
 		for _, r := range f.ReasonCodes {
-			out.ByReason[domain.FeedbackReason(r)]++
+			out.ByReason[r]++
 		}
 	}
 	return out, nil

@@ -25,7 +25,7 @@ func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Fee
 	if len(in.Reasons) > MaxReasonCodes {
 		return nil, domain.Errorf(domain.CodeBadUserInput, "at most %d reason codes", MaxReasonCodes)
 	}
-	reasons := make([]string, 0, len(in.Reasons))
+	reasons := make([]domain.FeedbackReason, 0, len(in.Reasons))
 	seen := map[domain.FeedbackReason]bool{}
 	for _, r := range in.Reasons {
 		if !r.Valid() {
@@ -33,7 +33,7 @@ func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Fee
 		}
 		if !seen[r] {
 			seen[r] = true
-			reasons = append(reasons, string(r))
+			reasons = append(reasons, r)
 		}
 	}
 	var comment *string
@@ -66,7 +66,7 @@ func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Fee
 	return nil, domain.Errorf(domain.CodeConflict, "feedback changed concurrently; retry")
 }
 
-func (e *Engine) upsertFeedback(ctx context.Context, att *ent.Attempt, user string, rating feedback.Rating, reasons []string, comment *string) (*ent.Feedback, error) {
+func (e *Engine) upsertFeedback(ctx context.Context, att *ent.Attempt, user string, rating feedback.Rating, reasons []domain.FeedbackReason, comment *string) (*ent.Feedback, error) {
 	existing, err := e.client.Feedback.Query().
 		Where(feedback.AttemptID(att.ID), feedback.UserID(user)).Only(ctx)
 	switch {

@@ -140,7 +140,7 @@ func TestFeedbackRules(t *testing.T) {
 		fb, err := e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "DOWN",
 			Reasons: []domain.FeedbackReason{domain.ReasonIncomplete, domain.ReasonIncomplete}, Comment: &c})
 		require.NoError(t, err)
-		assert.Equal(t, []string{"INCOMPLETE"}, fb.ReasonCodes)
+		assert.Equal(t, []domain.FeedbackReason{domain.ReasonIncomplete}, fb.ReasonCodes)
 		fb2, err := e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "UP"})
 		require.NoError(t, err)
 		assert.Equal(t, fb.ID, fb2.ID, "one feedback per user and attempt")

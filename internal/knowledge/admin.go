@@ -62,7 +62,7 @@ func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*e
 	if err != nil {
 		return nil, classify(err, action)
 	}
-	return doc, nil
+	return detachDocument(doc), nil
 }
 
 // DeleteDocument deletes a document for good: its chunks and grants go

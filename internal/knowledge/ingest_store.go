@@ -64,7 +64,7 @@ func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum s
 	if err != nil {
 		return nil, false, err
 	}
-	return doc, false, nil
+	return detachDocument(doc), false, nil
 }
 
 // errRetry rolls back a store transaction that must be retried.

@@ -76,6 +76,7 @@ func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
+	detachChunks(chunks)
 	return toHits(chunks, query), nil
 }
 

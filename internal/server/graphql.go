@@ -60,6 +60,7 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	} else {
 		srv.SetDisableSuggestion(true)
 	}
+	srv.Use(pageDefaults{size: min(DefaultPageSize, cfg.Limits.MaxPageSize)})
 	srv.Use(&queryLimits{
 		maxComplexity: cfg.Limits.MaxComplexity,
 		maxDepth:      cfg.Limits.MaxDepth,

@@ -16,8 +16,9 @@ import (
 // queryLimits is a gqlgen extension that rejects an operation before it
 // runs when it arrived over GET but is not a query, or when its shape
 // exceeds a limit: complexity, depth (introspection
-// fields excluded), aliases, or a connection page size. Every connection
-// field must be given `first` or `last`, at most MaxPageSize. Each refusal
+// fields excluded), aliases, or a connection page size. A connection
+// field's `first` or `last` is at most MaxPageSize; without either, the
+// default page size applies (pagedefault.go). Each refusal
 // is BAD_USER_INPUT with extensions.limit naming the limit and
 // extensions.max its value.
 type queryLimits struct {
@@ -119,7 +120,7 @@ func (w *shapeWalker) walk(set ast.SelectionSet, depth int, inFragments map[stri
 	}
 }
 
-// checkPaging requires first or last (not both, not negative, at most
+// checkPaging checks first and last (not both, not negative, at most
 // maxPage) on every connection field (one with first and last arguments).
 func (w *shapeWalker) checkPaging(f *ast.Field) {
 	if f.Definition == nil || f.Definition.Arguments.ForName("first") == nil || f.Definition.Arguments.ForName("last") == nil {
@@ -134,7 +135,7 @@ func (w *shapeWalker) checkPaging(f *ast.Field) {
 	}
 	switch {
 	case !hasFirst && !hasLast:
-		w.err = limitError("pageSize", w.maxPage, "%s: pass first or last (at most %d)", name, w.maxPage)
+		// The default page size applies (pageDefaults, pagedefault.go).
 	case hasFirst && hasLast:
 		w.err = limitError("pageSize", w.maxPage, "%s: pass first or last, not both", name)
 	case first < 0 || last < 0:

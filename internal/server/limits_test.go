@@ -35,8 +35,6 @@ func TestQueryShapeLimits(t *testing.T) {
 			conversation { messages(first: 1) { edges { node { attempt { id } } } } } } } } } } } } }`, "depth"},
 		{"aliases", "{ " + aliases.String() + "}", "aliases"},
 		{"first over the cap", `{ conversations(first: 101) { totalCount } }`, "pageSize"},
-		{"no first or last", `{ knowledgeBases { totalCount } }`, "pageSize"},
-		{"nested connection without first", `{ knowledgeBases(first: 1) { edges { node { documents { totalCount } } } } }`, "pageSize"},
 		{"first and last", `{ conversations(first: 1, last: 1) { totalCount } }`, "pageSize"},
 		{"negative", `{ conversations(first: -1) { totalCount } }`, "pageSize"},
 		{"complexity", `{ conversations(first: 100) { edges { node { messages(first: 100) { edges { node {

@@ -66,7 +66,7 @@ func TestLogsCarryTraceIDsWithoutContent(t *testing.T) {
 	}
 	waitDone(t, c, out.Ask.Attempt.ID)
 	var stored struct{ Attempt struct{ TraceID string } }
-	mustDo(t, c, `query($a: ID!) { attempt(id: $a) { traceID } }`, map[string]any{"a": out.Ask.Attempt.ID}, &stored)
+	mustDo(t, c, `query($a: ID!) { attempt(id: $a) { traceId } }`, map[string]any{"a": out.Ask.Attempt.ID}, &stored)
 	if stored.Attempt.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Errorf("attempt trace id %q", stored.Attempt.TraceID)
 	}

@@ -1,0 +1,84 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/document"
+	"github.com/ragchat/ragchat/ent/documentgrant"
+	"github.com/ragchat/ragchat/graph/model"
+)
+
+// The role-dependent views live on entry points of their own, never on the
+// shared entity types: a member's query that selects every field of every
+// type it can reach must not get a FORBIDDEN error, which Apollo's default
+// error policy turns into no data at all (docs/API.md, "Admin
+// diagnostics").
+
+// attemptDiagnostics is an admin's view of one attempt of the tenant: what
+// its prompt was built from, its timings and its lease. The whole field is
+// FORBIDDEN to everyone else; an attempt of a DELETED conversation is
+// NOT_FOUND.
+func (r *Resolver) attemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error) {
+	if _, err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	a, err := r.client.Attempt.Query().
+		Where(attempt.ID(id), attempt.HasConversationWith(conversation.StatusNEQ(conversation.StatusDELETED))).
+		Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "attempt")
+	}
+	return &model.AttemptDiagnostics{
+		AttemptID:       a.ID,
+		Status:          a.Status,
+		ContextManifest: a.ContextManifest,
+		Timings:         attemptTimings(a),
+		LeaseOwner:      a.LeaseOwner,
+		LeaseExpiresAt:  a.LeaseExpiresAt,
+	}, nil
+}
+
+// attemptTimings returns an attempt's timestamps and durations.
+func attemptTimings(a *ent.Attempt) *model.AttemptTimings {
+	t := &model.AttemptTimings{StartedAt: a.StartedAt, FirstTokenAt: a.FirstTokenAt, CompletedAt: a.CompletedAt}
+	if a.FirstTokenAt != nil {
+		ms := int(a.FirstTokenAt.Sub(a.StartedAt).Milliseconds())
+		t.TimeToFirstTokenMs = &ms
+	}
+	if a.CompletedAt != nil {
+		ms := int(a.CompletedAt.Sub(a.StartedAt).Milliseconds())
+		t.DurationMs = &ms
+	}
+	return t
+}
+
+// documentACLByID is a curator's view of who may read a document. The whole
+// field is FORBIDDEN to members; a document the curator cannot see is
+// NOT_FOUND.
+func (r *Resolver) documentACLByID(ctx context.Context, id uuid.UUID) (*model.DocumentACL, error) {
+	if _, err := requireCurator(ctx); err != nil {
+		return nil, err
+	}
+	d, err := r.client.Document.Query().Where(document.ID(id)).
+		WithGrants(func(q *ent.DocumentGrantQuery) {
+			q.Order(ent.Asc(documentgrant.FieldPrincipalKind, documentgrant.FieldPrincipal))
+		}).
+		Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "document")
+	}
+	acl := &model.DocumentACL{Visibility: d.Visibility, Groups: []string{}, Users: []string{}}
+	for _, g := range d.Edges.Grants {
+		if g.PrincipalKind == documentgrant.PrincipalKindGROUP {
+			acl.Groups = append(acl.Groups, g.Principal)
+		} else {
+			acl.Users = append(acl.Users, g.Principal)
+		}
+	}
+	return acl, nil
+}
