@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // maxSummarySpan bounds the period of feedbackSummary and usageSummary.
@@ -25,7 +26,7 @@ const maxSummarySpan = 366 * 24 * time.Hour
 // privacy keeps it inside the tenant). DELETED conversations appear only
 // when the filter asks for that status.
 func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if orderBy == nil {
@@ -75,7 +76,7 @@ func adminConversationPredicates(w *model.AdminConversationWhereInput) []predica
 
 // feedbacks pages the tenant's feedback, newest first by default.
 func (r *Resolver) feedbacks(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if orderBy == nil {
@@ -129,7 +130,7 @@ func checkPeriod(from, to time.Time) error {
 
 // feedbackSummary counts the tenant's feedback in [from, to).
 func (r *Resolver) feedbackSummary(ctx context.Context, from, to time.Time) (*model.FeedbackSummary, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkPeriod(from, to); err != nil {
@@ -149,7 +150,7 @@ func (r *Resolver) feedbackSummary(ctx context.Context, from, to time.Time) (*mo
 
 // usageSummary sums the tenant's tokens by model and UTC day in [from, to).
 func (r *Resolver) usageSummary(ctx context.Context, from, to time.Time) ([]*model.UsageRow, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkPeriod(from, to); err != nil {
@@ -175,7 +176,7 @@ func (r *Resolver) usageSummary(ctx context.Context, from, to time.Time) ([]*mod
 
 // contextManifest is an admin-only view of what an attempt's prompt held.
 func (r *Resolver) contextManifest(ctx context.Context, a *ent.Attempt) (*domain.ContextManifest, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	return a.ContextManifest, nil
@@ -183,7 +184,7 @@ func (r *Resolver) contextManifest(ctx context.Context, a *ent.Attempt) (*domain
 
 // timings is an admin-only view of an attempt's timestamps and durations.
 func (r *Resolver) timings(ctx context.Context, a *ent.Attempt) (*model.AttemptTimings, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	t := &model.AttemptTimings{StartedAt: a.StartedAt, FirstTokenAt: a.FirstTokenAt, CompletedAt: a.CompletedAt}

@@ -11,11 +11,12 @@ import (
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // createConversation starts a conversation owned by the viewer.
 func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConversationInput) (*ent.Conversation, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	var cin chat.CreateConversationInput
@@ -34,7 +35,7 @@ func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConve
 
 // conversationOp runs one engine operation on a conversation id.
 func (r *Resolver) conversationOp(ctx context.Context, id uuid.UUID, op func(context.Context, uuid.UUID) (*ent.Conversation, error)) (*ent.Conversation, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	c, err := op(ctx, id)
@@ -78,7 +79,7 @@ func checkClientKey(field, key string) error {
 
 // ask stores a question and starts answering it.
 func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayload, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkClientKey("clientMessageId", in.ClientMessageID); err != nil {
@@ -105,7 +106,7 @@ func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayloa
 
 // retry starts a new attempt at the same user message.
 func (r *Resolver) retry(ctx context.Context, in model.RetryAttemptInput) (*model.AskPayload, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkClientKey("clientRequestId", in.ClientRequestID); err != nil {
@@ -129,7 +130,7 @@ func askPayload(res *chat.AskResult) *model.AskPayload {
 
 // cancel stops a PENDING attempt.
 func (r *Resolver) cancel(ctx context.Context, id uuid.UUID) (*ent.Attempt, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	a, err := r.engine.Cancel(ctx, id)
@@ -138,7 +139,7 @@ func (r *Resolver) cancel(ctx context.Context, id uuid.UUID) (*ent.Attempt, erro
 
 // submitFeedback records the viewer's feedback on a COMPLETED attempt.
 func (r *Resolver) submitFeedback(ctx context.Context, in model.SubmitFeedbackInput) (*ent.Feedback, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	if in.Comment != nil && utf8.RuneCountInString(*in.Comment) > r.limits.MaxCommentRunes {
@@ -163,7 +164,7 @@ func (r *Resolver) submitFeedback(ctx context.Context, in model.SubmitFeedbackIn
 
 // knowledgeService returns the knowledge service for a curator, or an error.
 func (r *Resolver) knowledgeService(ctx context.Context) (Knowledge, error) {
-	if _, err := requireCurator(ctx); err != nil {
+	if _, err := viewer.RequireCurator(ctx); err != nil {
 		return nil, err
 	}
 	if r.knowledge == nil {
@@ -231,7 +232,7 @@ func (r *Resolver) deleteDocument(ctx context.Context, id uuid.UUID, reason *str
 
 // documentACL is the curator-only view of a document's access list.
 func (r *Resolver) documentACL(ctx context.Context, d *ent.Document) (*model.DocumentACL, error) {
-	if _, err := requireCurator(ctx); err != nil {
+	if _, err := viewer.RequireCurator(ctx); err != nil {
 		return nil, err
 	}
 	grants, err := d.Edges.GrantsOrErr()

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // node resolves one global id. The table lookup ignores privacy; the load
@@ -20,7 +21,7 @@ import (
 // through the engine, which hides DELETED ones and audits an admin opening
 // another user's conversation.
 func (r *Resolver) node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	table, err := r.nodeType(ctx, id)
@@ -88,7 +89,7 @@ func (r *Resolver) conversationOf(ctx context.Context, table string, id uuid.UUI
 // nodes resolves up to Limits.MaxNodes ids. A missing id leaves a null in
 // its place and adds a NOT_FOUND error at its index.
 func (r *Resolver) nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	if len(ids) > r.limits.MaxNodes {

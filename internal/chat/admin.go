@@ -7,19 +7,8 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
-
-// requireAdmin returns FORBIDDEN unless the viewer is a tenant admin.
-func requireAdmin(ctx context.Context) error {
-	v, err := requireViewer(ctx)
-	if err != nil {
-		return err
-	}
-	if !v.IsAdmin() {
-		return domain.Errorf(domain.CodeForbidden, "admin role required")
-	}
-	return nil
-}
 
 // checkPeriod validates a [from, to) reporting period (at most 400 days).
 func checkPeriod(from, to time.Time) error {
@@ -35,7 +24,7 @@ func checkPeriod(from, to time.Time) error {
 // FeedbackSummary counts the tenant's feedback in [from, to) by rating and
 // by reason code (admins only).
 func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*FeedbackSummary, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkPeriod(from, to); err != nil {
@@ -65,7 +54,7 @@ func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*Feed
 // UsageSummary sums the tenant's token usage of completed attempts in
 // [from, to) by model and UTC day (admins only), oldest day first.
 func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageRow, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkPeriod(from, to); err != nil {

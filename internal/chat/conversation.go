@@ -18,7 +18,7 @@ import (
 // CreateConversation starts a conversation owned by the viewer, in the
 // given knowledge base (or the tenant's first one).
 func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationInput) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (e *Engine) knowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID
 // NOT_FOUND. An admin reading another user's conversation writes an audit
 // event.
 func (e *Engine) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (e *Engine) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Conve
 // loadOwnConversation returns a conversation the viewer owns: even a tenant
 // admin cannot ask, retry, cancel or rate in someone else's conversation.
 func (e *Engine) loadOwnConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 // purged after it. The owner or a tenant admin may delete; an audit event
 // records who and why. A running answer is cancelled.
 func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason string) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 // The conversation comes back ACTIVE; its expiry is unchanged, so an
 // expired conversation stays expired.
 func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}

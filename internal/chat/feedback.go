@@ -8,13 +8,14 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // SubmitFeedback records the viewer's rating of one COMPLETED attempt in a
 // conversation they own (seed 001: feedback always names the exact answer).
 // A second submission by the same user replaces the first.
 func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Feedback, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}

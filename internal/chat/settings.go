@@ -7,18 +7,9 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// requireViewer returns the viewer of ctx or UNAUTHENTICATED.
-func requireViewer(ctx context.Context) (*viewer.Viewer, error) {
-	v := viewer.FromContext(ctx)
-	if v == nil {
-		return nil, domain.Errorf(domain.CodeUnauthenticated, "authentication required")
-	}
-	return v, nil
-}
-
 // settings returns the viewer's tenant settings with defaults filled in.
 func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return domain.TenantSettings{}, err
 	}
