@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -24,13 +25,19 @@ const maxSummarySpan = 366 * 24 * time.Hour
 
 // adminConversations pages every conversation of the admin's tenant (Ent
 // privacy keeps it inside the tenant). DELETED conversations appear only
-// when the filter asks for that status.
+// when the filter asks for that status, and then with their content. Every
+// conversation of another user listed is audited once per operation.
 func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error) {
 	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if orderBy == nil {
 		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldCreatedAt}
+	}
+	if where != nil && where.Status != nil && *where.Status == conversation.StatusDELETED {
+		// Listing DELETED conversations is the one read that sees them
+		// (OperationScope extends this to the field's subtree).
+		ctx = authz.IncludeDeleted(ctx)
 	}
 	return r.client.Conversation.Query().
 		Where(adminConversationPredicates(where)...).

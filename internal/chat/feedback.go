@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
@@ -12,8 +11,9 @@ import (
 )
 
 // SubmitFeedback records the viewer's rating of one COMPLETED attempt in a
-// conversation they own (seed 001: feedback always names the exact answer).
-// A second submission by the same user replaces the first.
+// conversation they own: feedback always names the exact answer it rates.
+// A second submission by the same user replaces the first. A blank comment
+// means none.
 func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Feedback, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -21,27 +21,17 @@ func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Fee
 	}
 	rating := feedback.Rating(in.Rating)
 	if err := feedback.RatingValidator(rating); err != nil {
-		return nil, domain.Errorf(domain.CodeBadUserInput, "rating must be UP or DOWN")
+		return nil, badInput("rating", "rating must be UP or DOWN")
 	}
-	if len(in.Reasons) > MaxReasonCodes {
-		return nil, domain.Errorf(domain.CodeBadUserInput, "at most %d reason codes", MaxReasonCodes)
-	}
-	reasons := make([]string, 0, len(in.Reasons))
-	seen := map[domain.FeedbackReason]bool{}
-	for _, r := range in.Reasons {
-		if !r.Valid() {
-			return nil, domain.Errorf(domain.CodeBadUserInput, "unknown reason code %q", r)
-		}
-		if !seen[r] {
-			seen[r] = true
-			reasons = append(reasons, string(r))
-		}
+	reasons, err := e.checkReasons(in.Reasons)
+	if err != nil {
+		return nil, err
 	}
 	var comment *string
 	if in.Comment != nil {
-		c := *in.Comment
-		if utf8.RuneCountInString(c) > MaxCommentRunes || !utf8.ValidString(c) {
-			return nil, domain.Errorf(domain.CodeBadUserInput, "comment must be UTF-8 text of at most %d characters", MaxCommentRunes)
+		c, err := e.checkComment("comment", *in.Comment)
+		if err != nil {
+			return nil, err
 		}
 		if c != "" {
 			comment = &c

@@ -9,6 +9,13 @@ import (
 
 // settings returns the viewer's tenant settings with defaults filled in.
 func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
+	raw, err := e.tenantSettings(ctx)
+	return raw.WithDefaults(), err
+}
+
+// tenantSettings returns the viewer's tenant settings as stored, zero
+// fields meaning "the default".
+func (e *Engine) tenantSettings(ctx context.Context) (domain.TenantSettings, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return domain.TenantSettings{}, err
@@ -17,5 +24,5 @@ func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
 	if err != nil {
 		return domain.TenantSettings{}, storageError(err, "tenant")
 	}
-	return t.Settings.WithDefaults(), nil
+	return t.Settings, nil
 }
