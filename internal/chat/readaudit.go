@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -38,26 +39,18 @@ type noReadAuditKey struct{}
 // readLog is one audit scope: what an admin read and what is written.
 type readLog struct {
 	mu sync.Mutex
-	// conversations maps a conversation read (and not yet audited) to its
-	// owner.
-	conversations map[uuid.UUID]string
-	// attempts maps the attempt of a source or feedback row read to its
-	// owner, until the attempt's conversation is looked up.
-	attempts map[uuid.UUID]string
-	// partial holds, per table, rows read without the columns that name
-	// their owner and conversation (a query selecting a few fields).
-	partial map[string][]uuid.UUID
+	// known maps a conversation read (and not yet audited) to its owner.
+	known map[uuid.UUID]string
+	// rows holds, per table, rows read whose conversation or owner the
+	// query did not load (a GraphQL selection loads only the fields asked
+	// for); sources and feedback are held by their attempt.
+	rows map[string]map[uuid.UUID]bool
 	// written are the conversations already audited in this scope.
 	written map[uuid.UUID]bool
 }
 
 func newReadLog() *readLog {
-	return &readLog{
-		conversations: map[uuid.UUID]string{},
-		attempts:      map[uuid.UUID]string{},
-		partial:       map[string][]uuid.UUID{},
-		written:       map[uuid.UUID]bool{},
-	}
+	return &readLog{known: map[uuid.UUID]string{}, rows: map[string]map[uuid.UUID]bool{}, written: map[uuid.UUID]bool{}}
 }
 
 // WithReadAudit returns ctx carrying a fresh audit scope. The API opens one
@@ -138,55 +131,62 @@ func (l *readLog) note(self string, result ent.Value) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	add := func(m map[uuid.UUID]string, id uuid.UUID, owner string) {
+	known := func(conv uuid.UUID, owner string) {
 		if owner != self {
-			m[id] = owner
+			l.known[conv] = owner
 			n++
 		}
 	}
-	partial := func(table string, id uuid.UUID) {
-		l.partial[table] = append(l.partial[table], id)
+	row := func(table string, id uuid.UUID) {
+		if l.rows[table] == nil {
+			l.rows[table] = map[uuid.UUID]bool{}
+		}
+		l.rows[table][id] = true
 		n++
 	}
 	switch rows := result.(type) {
 	case []*ent.Conversation:
 		for _, r := range rows {
 			if r.UserID == "" {
-				partial(conversation.Table, r.ID)
+				row(conversation.Table, r.ID)
 			} else {
-				add(l.conversations, r.ID, r.UserID)
+				known(r.ID, r.UserID)
 			}
 		}
 	case []*ent.Message:
 		for _, r := range rows {
 			if r.OwnerID == "" || r.ConversationID == uuid.Nil {
-				partial(message.Table, r.ID)
+				row(message.Table, r.ID)
 			} else {
-				add(l.conversations, r.ConversationID, r.OwnerID)
+				known(r.ConversationID, r.OwnerID)
 			}
 		}
 	case []*ent.Attempt:
 		for _, r := range rows {
 			if r.OwnerID == "" || r.ConversationID == uuid.Nil {
-				partial(attempt.Table, r.ID)
+				row(attempt.Table, r.ID)
 			} else {
-				add(l.conversations, r.ConversationID, r.OwnerID)
+				known(r.ConversationID, r.OwnerID)
 			}
 		}
 	case []*ent.Source:
 		for _, r := range rows {
-			if r.OwnerID == "" || r.AttemptID == uuid.Nil {
-				partial(source.Table, r.ID)
-			} else {
-				add(l.attempts, r.AttemptID, r.OwnerID)
+			switch {
+			case r.OwnerID == self:
+			case r.AttemptID != uuid.Nil:
+				row(attempt.Table, r.AttemptID)
+			default:
+				row(source.Table, r.ID)
 			}
 		}
 	case []*ent.Feedback:
 		for _, r := range rows {
-			if r.OwnerID == "" || r.AttemptID == uuid.Nil {
-				partial(feedback.Table, r.ID)
-			} else {
-				add(l.attempts, r.AttemptID, r.OwnerID)
+			switch {
+			case r.OwnerID == self:
+			case r.AttemptID != uuid.Nil:
+				row(attempt.Table, r.AttemptID)
+			default:
+				row(feedback.Table, r.ID)
 			}
 		}
 	}
@@ -194,36 +194,34 @@ func (l *readLog) note(self string, result ent.Value) bool {
 }
 
 // take returns and clears what was recorded since the last flush.
-func (l *readLog) take() (convs, atts map[uuid.UUID]string, partial map[string][]uuid.UUID) {
+func (l *readLog) take() (known map[uuid.UUID]string, rows map[string]map[uuid.UUID]bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	convs, atts, partial = l.conversations, l.attempts, l.partial
-	l.conversations, l.attempts, l.partial = map[uuid.UUID]string{}, map[uuid.UUID]string{}, map[string][]uuid.UUID{}
-	return convs, atts, partial
+	known, rows = l.known, l.rows
+	l.known, l.rows = map[uuid.UUID]string{}, map[string]map[uuid.UUID]bool{}
+	return known, rows
 }
 
 // flush resolves what was recorded to conversations and writes one event
-// for each conversation not yet audited in this scope. Its own lookups are
-// not audited and survive the request's cancellation.
+// for each conversation not yet audited in this scope: at most one lookup
+// and one insert. Its own lookup is not audited and survives the request's
+// cancellation.
 func (l *readLog) flush(ctx context.Context, c *ent.Client, log *slog.Logger) {
 	v := viewer.FromContext(ctx)
 	if v == nil {
 		return
 	}
-	convs, atts, partial := l.take()
-	if len(convs)+len(atts)+len(partial) == 0 {
+	known, rows := l.take()
+	if len(known)+len(rows) == 0 {
 		return
 	}
 	qctx := withoutReadAudit(authz.IncludeDeleted(context.WithoutCancel(ctx)))
-	if err := resolvePartial(qctx, c, v.UserID, partial, convs, atts); err != nil {
-		log.ErrorContext(ctx, "admin read not audited: lookup failed", "err", err)
-	}
-	if err := resolveAttempts(qctx, c, atts, convs); err != nil {
+	if err := resolveRows(qctx, c, v.UserID, rows, known); err != nil {
 		log.ErrorContext(ctx, "admin read not audited: lookup failed", "err", err)
 	}
 	l.mu.Lock()
 	var fresh []uuid.UUID
-	for id := range convs {
+	for id := range known {
 		if !l.written[id] {
 			l.written[id] = true
 			fresh = append(fresh, id)
@@ -237,90 +235,55 @@ func (l *readLog) flush(ctx context.Context, c *ent.Client, log *slog.Logger) {
 	for i, id := range fresh {
 		bulk[i] = c.AuditEvent.Create().SetActor(v.UserID).SetAction(ActionAdminRead).
 			SetTargetType("Conversation").SetTargetID(id.String()).
-			SetMetadata(map[string]string{"owner": convs[id]})
+			SetMetadata(map[string]string{"owner": known[id]})
 	}
 	if err := c.AuditEvent.CreateBulk(bulk...).Exec(qctx); err != nil {
 		log.ErrorContext(ctx, "admin read not audited", "conversations", len(fresh), "err", err)
 	}
 }
 
-// resolvePartial looks up the owner and conversation (or attempt) of rows
-// read without them, one query per table, and adds those of other users
-// than self to convs and atts.
-func resolvePartial(ctx context.Context, c *ent.Client, self string, partial map[string][]uuid.UUID, convs, atts map[uuid.UUID]string) error {
-	add := func(m map[uuid.UUID]string, id uuid.UUID, owner string) {
-		if owner != self {
-			m[id] = owner
-		}
-	}
-	for table, ids := range partial {
-		switch table {
-		case conversation.Table:
-			rows, err := c.Conversation.Query().Where(conversation.IDIn(ids...)).
-				Select(conversation.FieldID, conversation.FieldUserID).All(ctx)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				add(convs, r.ID, r.UserID)
-			}
-		case message.Table:
-			rows, err := c.Message.Query().Where(message.IDIn(ids...)).
-				Select(message.FieldID, message.FieldOwnerID, message.FieldConversationID).All(ctx)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				add(convs, r.ConversationID, r.OwnerID)
-			}
-		case attempt.Table:
-			rows, err := c.Attempt.Query().Where(attempt.IDIn(ids...)).
-				Select(attempt.FieldID, attempt.FieldOwnerID, attempt.FieldConversationID).All(ctx)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				add(convs, r.ConversationID, r.OwnerID)
-			}
-		case source.Table:
-			rows, err := c.Source.Query().Where(source.IDIn(ids...)).
-				Select(source.FieldID, source.FieldOwnerID, source.FieldAttemptID).All(ctx)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				add(atts, r.AttemptID, r.OwnerID)
-			}
-		case feedback.Table:
-			rows, err := c.Feedback.Query().Where(feedback.IDIn(ids...)).
-				Select(feedback.FieldID, feedback.FieldOwnerID, feedback.FieldAttemptID).All(ctx)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				add(atts, r.AttemptID, r.OwnerID)
-			}
-		}
-	}
-	return nil
-}
-
-// resolveAttempts adds the conversations of atts to convs, with one query.
-func resolveAttempts(ctx context.Context, c *ent.Client, atts, convs map[uuid.UUID]string) error {
-	if len(atts) == 0 {
+// resolveRows finds, in one query, the conversations the recorded rows
+// belong to, and adds those of users other than self to known.
+func resolveRows(ctx context.Context, c *ent.Client, self string, rows map[string]map[uuid.UUID]bool, known map[uuid.UUID]string) error {
+	if len(rows) == 0 {
 		return nil
 	}
-	ids := make([]uuid.UUID, 0, len(atts))
-	for id := range atts {
-		ids = append(ids, id)
+	ids := func(table string) []uuid.UUID {
+		out := make([]uuid.UUID, 0, len(rows[table]))
+		for id := range rows[table] {
+			out = append(out, id)
+		}
+		return out
 	}
-	rows, err := c.Attempt.Query().Where(attempt.IDIn(ids...)).
-		Select(attempt.FieldID, attempt.FieldConversationID).All(ctx)
+	var match []predicate.Conversation
+	if len(rows[conversation.Table]) > 0 {
+		match = append(match, conversation.IDIn(ids(conversation.Table)...))
+	}
+	if len(rows[message.Table]) > 0 {
+		match = append(match, conversation.HasMessagesWith(message.IDIn(ids(message.Table)...)))
+	}
+	var attempts []predicate.Attempt
+	if len(rows[attempt.Table]) > 0 {
+		attempts = append(attempts, attempt.IDIn(ids(attempt.Table)...))
+	}
+	if len(rows[source.Table]) > 0 {
+		attempts = append(attempts, attempt.HasSourcesWith(source.IDIn(ids(source.Table)...)))
+	}
+	if len(rows[feedback.Table]) > 0 {
+		attempts = append(attempts, attempt.HasFeedbackWith(feedback.IDIn(ids(feedback.Table)...)))
+	}
+	if len(attempts) > 0 {
+		match = append(match, conversation.HasAttemptsWith(attempt.Or(attempts...)))
+	}
+	convs, err := c.Conversation.Query().Where(conversation.Or(match...)).
+		Select(conversation.FieldID, conversation.FieldUserID).All(ctx)
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		convs[r.ConversationID] = atts[r.ID]
+	for _, conv := range convs {
+		if conv.UserID != self {
+			known[conv.ID] = conv.UserID
+		}
 	}
 	return nil
 }
