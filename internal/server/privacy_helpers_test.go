@@ -32,7 +32,7 @@ func sysCtx() context.Context {
 // attemptRows are the ids of everything an answered attempt consists of.
 type attemptRows struct {
 	Conversation, Attempt, Question, Answer string
-	Sources, Feedback                        []string
+	Sources, Feedback                       []string
 }
 
 // answered asks question in a new conversation of c, waits for the
