@@ -138,6 +138,17 @@ func TestInputLimitsAtTheBoundaries(t *testing.T) {
 				return r, out.CreateConversation.Title
 			})
 		})
+		t.Run("report period", func(t *testing.T) {
+			admin := h.Client(t, "root", "admin")
+			run(t, []limitCase{
+				{name: "366 days", value: "2026-01-02T00:00:00Z", ok: true},
+				{name: "one second more", value: "2026-01-02T00:00:01Z", field: "from"},
+				{name: "empty", value: "2025-01-01T00:00:00Z", field: "to"},
+			}, func(tc limitCase, _ int) (*gqlclient.Response, string) {
+				return do(t, admin, `query($f: Time!, $t: Time!) { usageSummary(from: $f, to: $t) { day } }`,
+					map[string]any{"f": "2025-01-01T00:00:00Z", "t": tc.value}), ""
+			})
+		})
 		t.Run("clientMessageId", func(t *testing.T) {
 			key := strings.Repeat("k", 128)
 			conv := createConversation(t, c)
