@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // The role-dependent views live on entry points of their own, never on the
@@ -24,7 +25,7 @@ import (
 // FORBIDDEN to everyone else; an attempt of a DELETED conversation is
 // NOT_FOUND.
 func (r *Resolver) attemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error) {
-	if _, err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	a, err := r.client.Attempt.Query().
@@ -61,7 +62,7 @@ func attemptTimings(a *ent.Attempt) *model.AttemptTimings {
 // field is FORBIDDEN to members; a document the curator cannot see is
 // NOT_FOUND.
 func (r *Resolver) documentACLByID(ctx context.Context, id uuid.UUID) (*model.DocumentACL, error) {
-	if _, err := requireCurator(ctx); err != nil {
+	if _, err := viewer.RequireCurator(ctx); err != nil {
 		return nil, err
 	}
 	d, err := r.client.Document.Query().Where(document.ID(id)).

@@ -2,8 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -11,20 +9,22 @@ import (
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
+
+// The mutations below pass client input to the engine unchecked: the
+// engine owns every input limit (internal/chat/limits.go), so there is one
+// number per limit and one error shape.
 
 // createConversation starts a conversation owned by the viewer.
 func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConversationInput) (*ent.Conversation, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	var cin chat.CreateConversationInput
 	if in != nil {
 		cin.KnowledgeBaseID = in.KnowledgeBaseID
 		if in.Title != nil {
-			if utf8.RuneCountInString(*in.Title) > chat.MaxTitleRunes {
-				return nil, badInput("title", "the title must not exceed %d characters", chat.MaxTitleRunes)
-			}
 			cin.Title = *in.Title
 		}
 	}
@@ -34,7 +34,7 @@ func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConve
 
 // conversationOp runs one engine operation on a conversation id.
 func (r *Resolver) conversationOp(ctx context.Context, id uuid.UUID, op func(context.Context, uuid.UUID) (*ent.Conversation, error)) (*ent.Conversation, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	c, err := op(ctx, id)
@@ -43,9 +43,6 @@ func (r *Resolver) conversationOp(ctx context.Context, id uuid.UUID, op func(con
 
 // renameConversation sets a user-chosen title.
 func (r *Resolver) renameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error) {
-	if utf8.RuneCountInString(title) > chat.MaxTitleRunes {
-		return nil, badInput("title", "the title must not exceed %d characters", chat.MaxTitleRunes)
-	}
 	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
 		return r.engine.RenameConversation(ctx, id, title)
 	})
@@ -57,44 +54,15 @@ func (r *Resolver) deleteConversation(ctx context.Context, id uuid.UUID, reason 
 	if reason != nil {
 		why = *reason
 	}
-	if utf8.RuneCountInString(why) > r.limits.MaxCommentRunes {
-		return nil, badInput("reason", "the reason must not exceed %d characters", r.limits.MaxCommentRunes)
-	}
 	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
 		return r.engine.DeleteConversation(ctx, id, why)
 	})
 }
 
-// checkClientKey validates an idempotency key.
-func checkClientKey(field, key string) error {
-	if strings.TrimSpace(key) == "" {
-		return badInput(field, "%s must not be empty", field)
-	}
-	if len(key) > chat.MaxClientIDLength {
-		return badInput(field, "%s must not exceed %d bytes", field, chat.MaxClientIDLength)
-	}
-	return nil
-}
-
 // ask stores a question and starts answering it.
 func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayload, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
-	}
-	if err := checkClientKey("clientMessageId", in.ClientMessageID); err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(in.Question) == "" {
-		return nil, badInput("question", "the question must not be empty")
-	}
-	if n := utf8.RuneCountInString(in.Question); n > r.limits.MaxQuestionRunes {
-		return nil, badInput("question", "the question must not exceed %d characters", r.limits.MaxQuestionRunes).
-			With("limit", "questionLength")
-	}
-	if r.askGate != nil {
-		if err := r.askGate.AllowAsk(ctx); err != nil {
-			return nil, err
-		}
 	}
 	res, err := r.engine.Ask(ctx, in.ConversationID, in.ClientMessageID, in.Question)
 	if err != nil {
@@ -105,16 +73,8 @@ func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayloa
 
 // retry starts a new attempt at the same user message.
 func (r *Resolver) retry(ctx context.Context, in model.RetryAttemptInput) (*model.AskPayload, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
-	}
-	if err := checkClientKey("clientRequestId", in.ClientRequestID); err != nil {
-		return nil, err
-	}
-	if r.askGate != nil {
-		if err := r.askGate.AllowAsk(ctx); err != nil {
-			return nil, err
-		}
 	}
 	res, err := r.engine.Retry(ctx, in.AttemptID, in.ClientRequestID)
 	if err != nil {
@@ -129,7 +89,7 @@ func askPayload(res *chat.AskResult) *model.AskPayload {
 
 // cancel stops a PENDING attempt.
 func (r *Resolver) cancel(ctx context.Context, id uuid.UUID) (*ent.Attempt, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	a, err := r.engine.Cancel(ctx, id)
@@ -138,15 +98,8 @@ func (r *Resolver) cancel(ctx context.Context, id uuid.UUID) (*ent.Attempt, erro
 
 // submitFeedback records the viewer's feedback on a COMPLETED attempt.
 func (r *Resolver) submitFeedback(ctx context.Context, in model.SubmitFeedbackInput) (*ent.Feedback, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
-	}
-	if in.Comment != nil && utf8.RuneCountInString(*in.Comment) > r.limits.MaxCommentRunes {
-		return nil, badInput("comment", "the comment must not exceed %d characters", r.limits.MaxCommentRunes).
-			With("limit", "commentLength")
-	}
-	if len(in.Reasons) > chat.MaxReasonCodes {
-		return nil, badInput("reasons", "at most %d reasons", chat.MaxReasonCodes)
 	}
 	f, err := r.engine.SubmitFeedback(ctx, chat.FeedbackInput{
 		AttemptID: in.AttemptID,
@@ -159,7 +112,7 @@ func (r *Resolver) submitFeedback(ctx context.Context, in model.SubmitFeedbackIn
 
 // knowledgeService returns the knowledge service for a curator, or an error.
 func (r *Resolver) knowledgeService(ctx context.Context) (Knowledge, error) {
-	if _, err := requireCurator(ctx); err != nil {
+	if _, err := viewer.RequireCurator(ctx); err != nil {
 		return nil, err
 	}
 	if r.knowledge == nil {

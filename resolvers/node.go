@@ -2,97 +2,61 @@ package resolvers
 
 import (
 	"context"
+	"errors"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/attempt"
-	"github.com/ragchat/ragchat/ent/conversation"
-	"github.com/ragchat/ragchat/ent/feedback"
-	"github.com/ragchat/ragchat/ent/message"
-	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // node resolves one global id. The table lookup ignores privacy; the load
-// that follows is privacy-filtered, so an id of another tenant or user is
-// NOT_FOUND exactly like an id that does not exist. Conversations load
-// through the engine, which hides DELETED ones and audits an admin opening
-// another user's conversation.
+// that follows is privacy-filtered (tenant, owner, document ACL, admin-only
+// tables, and rows of DELETED conversations; internal/authz), so an id the
+// viewer may not see is simply not found. Every such id, of every type,
+// answers exactly like a random one: the same NOT_FOUND error, byte for
+// byte (errNodeNotFound). An admin reading another user's row is audited
+// by the engine's read audit.
 func (r *Resolver) node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	table, err := r.nodeType(ctx, id)
 	if err != nil {
-		return nil, notFound(err, "node")
-	}
-	if table == conversation.Table {
-		c, err := r.engine.Conversation(ctx, id)
-		if err != nil {
-			return nil, notFound(err, "node")
-		}
-		return c, nil
+		return nil, nodeError(err)
 	}
 	n, err := r.client.Noder(ctx, id, ent.WithFixedNodeType(table))
 	if err != nil {
-		return nil, notFound(err, "node")
-	}
-	// Rows beneath a conversation disappear with it when it is soft-deleted.
-	if convID, ok, err := r.conversationOf(ctx, table, id); err != nil {
-		return nil, notFound(err, "node")
-	} else if ok {
-		if _, err := r.engine.Conversation(ctx, convID); err != nil {
-			return nil, notFound(err, "node")
-		}
+		return nil, nodeError(err)
 	}
 	return n, nil
 }
 
-// conversationOf returns the conversation a message, attempt, source or
-// feedback row lives in (read separately: the node itself may carry only
-// the fields the query selected).
-func (r *Resolver) conversationOf(ctx context.Context, table string, id uuid.UUID) (uuid.UUID, bool, error) {
-	var attemptID uuid.UUID
-	switch table {
-	case message.Table:
-		m, err := r.client.Message.Query().Where(message.ID(id)).Select(message.FieldConversationID).Only(ctx)
-		if err != nil {
-			return uuid.Nil, false, err
-		}
-		return m.ConversationID, true, nil
-	case attempt.Table:
-		attemptID = id
-	case source.Table:
-		s, err := r.client.Source.Query().Where(source.ID(id)).Select(source.FieldAttemptID).Only(ctx)
-		if err != nil {
-			return uuid.Nil, false, err
-		}
-		attemptID = s.AttemptID
-	case feedback.Table:
-		f, err := r.client.Feedback.Query().Where(feedback.ID(id)).Select(feedback.FieldAttemptID).Only(ctx)
-		if err != nil {
-			return uuid.Nil, false, err
-		}
-		attemptID = f.AttemptID
-	default:
-		return uuid.Nil, false, nil
+// errNodeNotFound is the one answer of node and nodes for an id that does
+// not exist or is hidden from the viewer.
+func errNodeNotFound() error { return domain.NotFound("node") }
+
+// nodeError maps every "not found" of a node lookup, whatever the layer
+// that said it (the table lookup, Ent, the engine), to errNodeNotFound;
+// other failures (the database is down) pass through.
+func nodeError(err error) error {
+	if ent.IsNotFound(err) || errors.Is(err, store.ErrUnknownNode) || domain.ErrorCode(err) == domain.CodeNotFound {
+		return errNodeNotFound()
 	}
-	a, err := r.client.Attempt.Query().Where(attempt.ID(attemptID)).Select(attempt.FieldConversationID).Only(ctx)
-	if err != nil {
-		return uuid.Nil, false, err
-	}
-	return a.ConversationID, true, nil
+	return err
 }
 
 // nodes resolves up to Limits.MaxNodes ids. A missing id leaves a null in
-// its place and adds a NOT_FOUND error at its index.
+// its place and adds the NOT_FOUND error of node at its index.
 func (r *Resolver) nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	if len(ids) > r.limits.MaxNodes {
-		return nil, badInput("ids", "at most %d ids per nodes query", r.limits.MaxNodes).With("limit", "nodes")
+		return nil, badInput("ids", "at most %d ids per nodes query", r.limits.MaxNodes).With("limit", "nodes").With("max", r.limits.MaxNodes)
 	}
 	out := make([]ent.Noder, len(ids))
 	for i, id := range ids {

@@ -20,7 +20,7 @@ type Cursor = entgql.Cursor[uuid.UUID]
 
 // viewerModel describes the viewer in ctx.
 func viewerModel(ctx context.Context) (*model.Viewer, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func viewerModel(ctx context.Context) (*model.Viewer, error) {
 // most recently updated first unless orderBy says otherwise. Admins list
 // other users' conversations with adminConversations.
 func (r *Resolver) ownConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func withoutUncountedPageInfo(ctx context.Context) context.Context {
 
 // loadAttempt loads one attempt the viewer may see, with field collection.
 func (r *Resolver) loadAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	q, err := r.client.Attempt.Query().Where(attempt.ID(id)).CollectFields(ctx)
@@ -127,7 +127,7 @@ func (r *Resolver) loadAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt,
 // loadConversation loads one conversation through the engine (which hides
 // DELETED ones and audits an admin's cross-user read).
 func (r *Resolver) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	c, err := r.engine.Conversation(ctx, id)
@@ -136,7 +136,7 @@ func (r *Resolver) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Con
 
 // knowledgeBases pages the tenant's knowledge bases.
 func (r *Resolver) knowledgeBases(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) (*ent.KnowledgeBaseConnection, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	return r.client.KnowledgeBase.Query().Paginate(ctx, after, first, before, last,

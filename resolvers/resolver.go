@@ -32,18 +32,13 @@ type Engine interface {
 	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
+	FlushReadAudit(ctx context.Context)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
 }
 
 var _ Engine = (*chat.Engine)(nil)
-
-// AskGate decides whether the viewer in ctx may ask (or retry) now: the
-// per-user ask rate limit. It returns a RATE_LIMITED *domain.Error when not.
-type AskGate interface {
-	AllowAsk(ctx context.Context) error
-}
 
 // SubscriptionGate admits a new subscription. It returns the context the
 // subscription must run under (cancelled on server shutdown) and a release
@@ -53,12 +48,9 @@ type SubscriptionGate interface {
 	Subscribe(ctx context.Context, kind string) (context.Context, func(), error)
 }
 
-// Limits bounds client input beyond what the schema expresses.
+// Limits bounds the API's own input. Limits on questions, comments and the
+// ask rate belong to the engine (chat.Limits).
 type Limits struct {
-	// MaxQuestionRunes and MaxCommentRunes bound ask questions and
-	// feedback comments (the engine validates them too).
-	MaxQuestionRunes int
-	MaxCommentRunes  int
 	// MaxNodes bounds the ids of one nodes(ids:) call.
 	MaxNodes int
 	// MaxDocumentBytes bounds one ingested document's content.
@@ -67,12 +59,6 @@ type Limits struct {
 
 // withDefaults fills zero limits.
 func (l Limits) withDefaults() Limits {
-	if l.MaxQuestionRunes <= 0 {
-		l.MaxQuestionRunes = chat.MaxQuestionRunes
-	}
-	if l.MaxCommentRunes <= 0 {
-		l.MaxCommentRunes = chat.MaxCommentRunes
-	}
 	if l.MaxNodes <= 0 {
 		l.MaxNodes = 100
 	}
@@ -93,8 +79,6 @@ type Deps struct {
 	// Knowledge administers knowledge bases and documents; nil makes the
 	// knowledge mutations UNAVAILABLE.
 	Knowledge Knowledge
-	// AskGate rate-limits asks; nil allows every ask.
-	AskGate AskGate
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -113,7 +97,6 @@ type Resolver struct {
 	nodeType    func(context.Context, uuid.UUID) (string, error)
 	engine      Engine
 	knowledge   Knowledge
-	askGate     AskGate
 	subs        SubscriptionGate
 	limits      Limits
 	deltaWindow time.Duration
@@ -138,7 +121,6 @@ func New(d Deps) *Resolver {
 		nodeType:    d.NodeType,
 		engine:      d.Engine,
 		knowledge:   d.Knowledge,
-		askGate:     d.AskGate,
 		subs:        d.Subscriptions,
 		limits:      d.Limits.withDefaults(),
 		deltaWindow: d.DeltaWindow,

@@ -34,9 +34,11 @@ type sourceAuth struct {
 }
 
 // WithOperationState returns ctx carrying fresh per-operation resolver
-// state (the source re-authorisation cache). The server calls it once per
-// GraphQL operation; without it every source is re-authorised on its own.
+// state: the source re-authorisation cache and the read-audit scope.
+// OperationScope calls it once per GraphQL operation; without it every
+// source is re-authorised, and every admin read audited, on its own.
 func WithOperationState(ctx context.Context) context.Context {
+	ctx = withReadAudit(ctx)
 	return context.WithValue(ctx, sourceAuthKey{}, &sourceAuth{
 		pending: make(map[uuid.UUID]*ent.Source),
 		views:   make(map[uuid.UUID]chat.SourceView),

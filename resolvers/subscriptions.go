@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // admit asks the subscription gate for a slot. The returned context ends on
@@ -24,7 +25,7 @@ func (r *Resolver) admit(ctx context.Context, kind string) (context.Context, fun
 
 // attemptEvents streams one attempt's events after afterSeq.
 func (r *Resolver) attemptEvents(ctx context.Context, id uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	after := 0
@@ -54,7 +55,7 @@ func (r *Resolver) attemptEvents(ctx context.Context, id uuid.UUID, afterSeq *in
 
 // conversationEvents streams change notifications of one conversation.
 func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan *model.ConversationEvent, error) {
-	if _, err := requireViewer(ctx); err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
 	ctx, release, err := r.admit(ctx, "conversation")

@@ -3,11 +3,14 @@ package main_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
@@ -242,25 +245,24 @@ func (c probeCall) run(t *testing.T, client *gqlclient.Client) ([]gqlclient.Erro
 }
 
 // TestCrossTenantProbe calls every id-taking root field with ids of tenant
-// acme's rows as an admin of tenant globex, and with ids of alice's rows
-// as another acme user (an agent, who curates knowledge but sees only their
-// own conversations). Every call must answer NOT_FOUND.
+// acme's rows as an admin of tenant globex, with ids of alice's rows as
+// another acme user (an agent, who curates knowledge but sees only their
+// own conversations), and with ids of the rows of dora's soft-deleted
+// conversation as dora herself and as acme's admin. Every call must answer
+// NOT_FOUND, with errors identical, as whole objects (message, code, path,
+// extensions), to those of the same call with a random UUID.
 func TestCrossTenantProbe(t *testing.T) {
 	p := startServer(t)
 	alice := p.client(t, "acme", "alice")
-	// Give alice one of everything: a conversation, messages, a completed
-	// attempt with sources, feedback and a retry; an admin read leaves an
-	// audit event.
-	conv := createConversation(t, alice)
-	a := ask(t, alice, conv, "上传文件最大是多少？")
-	waitDone(t, alice, a)
-	mustDo(t, alice, `mutation($a: ID!) { submitFeedback(input: {attemptId: $a, rating: DOWN, reasons: [OTHER]}) { id } }`, map[string]any{"a": a}, nil)
-	var retry struct {
-		RetryAttempt struct{ Attempt struct{ ID string } }
-	}
-	mustDo(t, alice, `mutation($a: ID!) { retryAttempt(input: {attemptId: $a, clientRequestId: "r"}) { attempt { id } } }`, map[string]any{"a": a}, &retry)
-	waitDone(t, alice, retry.RetryAttempt.Attempt.ID)
-	mustDo(t, p.client(t, "acme", "root", "admin"), `query($c: ID!) { conversation(id: $c) { id } }`, map[string]any{"c": conv}, nil)
+	dora := p.client(t, "acme", "dora", "agent")
+	admin := p.client(t, "acme", "root", "admin")
+	// Give alice and dora one of everything: a conversation, messages, a
+	// completed attempt with sources, feedback and a retry; an admin read
+	// leaves an audit event. Dora then deletes hers.
+	conv := giveOneOfEverything(t, alice)
+	mustDo(t, admin, `query($c: ID!) { conversation(id: $c) { id } }`, map[string]any{"c": conv}, nil)
+	deleted := giveOneOfEverything(t, dora)
+	mustDo(t, dora, `mutation($c: ID!) { deleteConversation(id: $c) { id } }`, map[string]any{"c": deleted}, nil)
 
 	var raw struct {
 		Schema schema `json:"__schema"`
@@ -269,14 +271,20 @@ func TestCrossTenantProbe(t *testing.T) {
 	s := raw.Schema
 
 	tenantIDs, userIDs := foreignIDs(t, p.dbURL)
+	deletedIDs := ownRowIDs(t, p.dbURL, "dora")
 	before := acmeFingerprint(t, p.dbURL)
 	probers := []struct {
 		name   string
 		client *gqlclient.Client
 		ids    map[string]string
+		// skip lists root fields that may reach these rows: restoring a
+		// deleted conversation is the one way back to it.
+		skip map[string]bool
 	}{
-		{"another tenant", p.client(t, "globex", "mallory", "admin", "agent", "member"), tenantIDs},
-		{"another user", p.client(t, "acme", "bob", "agent"), userIDs},
+		{"another tenant", p.client(t, "globex", "mallory", "admin", "agent", "member"), tenantIDs, nil},
+		{"another user", p.client(t, "acme", "bob", "agent"), userIDs, nil},
+		{"deleted conversation, its owner", dora, deletedIDs, map[string]bool{"mutation restoreConversation": true}},
+		{"deleted conversation, an admin", admin, deletedIDs, map[string]bool{"mutation restoreConversation": true}},
 	}
 	covered := map[string]bool{}
 	for _, pr := range probers {
@@ -295,9 +303,17 @@ func TestCrossTenantProbe(t *testing.T) {
 				tables = append(tables, table)
 			}
 			sort.Strings(tables)
+			random := map[string][]gqlclient.Error{}
+			for _, call := range s.calls(uuid.NewString()) {
+				random[call.kind+" "+call.field], _ = call.run(t, pr.client)
+			}
 			for _, table := range tables {
 				for _, call := range s.calls(pr.ids[table]) {
-					covered[call.kind+" "+call.field] = true
+					field := call.kind + " " + call.field
+					if pr.skip[field] {
+						continue
+					}
+					covered[field] = true
 					errs, data := call.run(t, pr.client)
 					if data || len(errs) == 0 {
 						t.Errorf("%s id via %s: data returned (errors %+v)", table, call.text, errs)
@@ -310,6 +326,9 @@ func TestCrossTenantProbe(t *testing.T) {
 						if e.Code() != "NOT_FOUND" {
 							t.Errorf("%s id via %s: %s %q, want NOT_FOUND", table, call.text, e.Code(), e.Message)
 						}
+					}
+					if got, want := errorsJSON(t, errs), errorsJSON(t, random[field]); got != want {
+						t.Errorf("%s id via %s: errors differ from a random id's:\n got  %s\n want %s", table, call.text, got, want)
 					}
 				}
 			}
@@ -329,6 +348,33 @@ func TestCrossTenantProbe(t *testing.T) {
 	if after := acmeFingerprint(t, p.dbURL); after != before {
 		t.Errorf("the probe changed tenant acme's data:\nbefore %s\nafter  %s", before, after)
 	}
+}
+
+// giveOneOfEverything gives c's user a conversation with messages, a
+// completed attempt with sources, feedback and a retry, and returns the
+// conversation's id.
+func giveOneOfEverything(t *testing.T, c *gqlclient.Client) string {
+	t.Helper()
+	conv := createConversation(t, c)
+	a := ask(t, c, conv, "上传文件最大是多少？")
+	waitDone(t, c, a)
+	mustDo(t, c, `mutation($a: ID!) { submitFeedback(input: {attemptId: $a, rating: DOWN, reasons: [OTHER]}) { id } }`, map[string]any{"a": a}, nil)
+	var retry struct {
+		RetryAttempt struct{ Attempt struct{ ID string } }
+	}
+	mustDo(t, c, `mutation($a: ID!) { retryAttempt(input: {attemptId: $a, clientRequestId: "r"}) { attempt { id } } }`, map[string]any{"a": a}, &retry)
+	waitDone(t, c, retry.RetryAttempt.Attempt.ID)
+	return conv
+}
+
+// errorsJSON renders errors as whole objects for comparison.
+func errorsJSON(t *testing.T, errs []gqlclient.Error) string {
+	t.Helper()
+	b, err := json.Marshal(errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // acmeFingerprint summarises tenant acme's rows that a leaking mutation
@@ -381,10 +427,30 @@ func foreignIDs(t *testing.T, dbURL string) (tenant, user map[string]string) {
 		knowledgebase.Table, document.Table, auditevent.Table} {
 		tenant[table] = one(fmt.Sprintf(`SELECT id FROM %s WHERE tenant_id = 'acme' ORDER BY id LIMIT 1`, table))
 	}
-	user[conversation.Table] = one(`SELECT id FROM conversations WHERE tenant_id = 'acme' AND user_id = 'alice' LIMIT 1`)
-	for _, table := range []string{message.Table, attempt.Table, source.Table, feedback.Table} {
-		user[table] = one(fmt.Sprintf(`SELECT id FROM %s WHERE tenant_id = 'acme' AND owner_id = 'alice' ORDER BY id LIMIT 1`, table))
+	return tenant, ownRowIDs(t, dbURL, "alice")
+}
+
+// ownRowIDs reads one id per table of owner's rows in tenant acme.
+func ownRowIDs(t *testing.T, dbURL, owner string) map[string]string {
+	t.Helper()
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	user[message.Table+" (assistant)"] = one(`SELECT id FROM messages WHERE tenant_id = 'acme' AND owner_id = 'alice' AND role = 'ASSISTANT' LIMIT 1`)
-	return tenant, user
+	defer db.Close()
+	one := func(query string) string {
+		var id string
+		if err := db.QueryRow(query, owner).Scan(&id); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return id
+	}
+	ids := map[string]string{
+		conversation.Table: one(`SELECT id FROM conversations WHERE tenant_id = 'acme' AND user_id = $1 LIMIT 1`),
+	}
+	for _, table := range []string{message.Table, attempt.Table, source.Table, feedback.Table} {
+		ids[table] = one(fmt.Sprintf(`SELECT id FROM %s WHERE tenant_id = 'acme' AND owner_id = $1 ORDER BY id LIMIT 1`, table))
+	}
+	ids[message.Table+" (assistant)"] = one(`SELECT id FROM messages WHERE tenant_id = 'acme' AND owner_id = $1 AND role = 'ASSISTANT' LIMIT 1`)
+	return ids
 }

@@ -75,17 +75,29 @@ func newCore(cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observe
 		InstanceID:       cfg.InstanceID,
 		GenerateTitles:   true,
 		MinEvidenceScore: minScore,
+		Limits:           engineLimits(cfg),
 	}, chat.Deps{
-		DB:        db,
-		Model:     model,
-		Broker:    b,
-		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
-		Logger:    log,
-		Now:       time.Now,
-		Observer:  obs,
+		DB:         db,
+		Model:      model,
+		Broker:     b,
+		Retriever:  knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
+		Logger:     log,
+		Now:        time.Now,
+		Observer:   obs,
+		AskLimiter: chat.NewMemoryAskLimiter(time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
 	return &core{db: db, model: model, broker: b, engine: engine, knowledge: svc}, nil
+}
+
+// engineLimits are the engine's input and ask-rate limits from cfg.
+func engineLimits(cfg config.Config) chat.Limits {
+	return chat.Limits{
+		QuestionChars:    cfg.Limits.MaxQuestionRunes,
+		CommentChars:     cfg.Limits.MaxCommentRunes,
+		AskRatePerMinute: cfg.Limits.AskRatePerMinute,
+		AskBurst:         cfg.Limits.AskBurst,
+	}
 }
 
 // close releases the broker and the database.

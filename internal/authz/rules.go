@@ -101,7 +101,8 @@ type scopeRule struct {
 
 // FilterScope narrows queries, updates and deletes of table to the rows the
 // viewer may see beyond the tenant boundary (owner, ACL, admin-only), as
-// declared in scopes. It skips, so later rules can still deny.
+// declared in scopes, and leaves out rows of DELETED conversations (see
+// IncludeDeleted). It skips, so later rules can still deny.
 func FilterScope(table string) privacy.QueryMutationRule {
 	sc, declared := scopes[table]
 	return scopeRule{table: table, sc: sc, declared: declared}
@@ -131,6 +132,9 @@ func (r scopeRule) apply(ctx context.Context, w wherePer) error {
 		return privacy.Denyf("no visibility scope for %s", r.table)
 	}
 	if p := r.sc(v); p != nil {
+		w.WhereP(p)
+	}
+	if p := notDeleted(ctx, r.table); p != nil {
 		w.WhereP(p)
 	}
 	return privacy.Skip

@@ -97,7 +97,8 @@ func adminsOnly(v *viewer.Viewer) func(*sql.Selector) {
 
 // VisibleRows returns the predicate that limits table to the rows the actor
 // in ctx may see: nil for system jobs (everything), nothing at all without a
-// viewer, otherwise the viewer's tenant narrowed by the table's scope.
+// viewer, otherwise the viewer's tenant narrowed by the table's scope and
+// without rows of DELETED conversations.
 func VisibleRows(ctx context.Context, table string) func(*sql.Selector) {
 	if _, ok := viewer.SystemJob(ctx); ok {
 		return nil
@@ -114,11 +115,18 @@ func VisibleRows(ctx context.Context, table string) func(*sql.Selector) {
 		// A table without a declared scope is invisible, never open.
 		return func(s *sql.Selector) { s.Where(sql.False()) }
 	}
-	inTenant := sql.FieldEQ("tenant_id", v.TenantID)
+	preds := []func(*sql.Selector){sql.FieldEQ("tenant_id", v.TenantID)}
 	if extra := sc(v); extra != nil {
-		return func(s *sql.Selector) { inTenant(s); extra(s) }
+		preds = append(preds, extra)
 	}
-	return inTenant
+	if live := notDeleted(ctx, table); live != nil {
+		preds = append(preds, live)
+	}
+	return func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	}
 }
 
 func init() {

@@ -7,40 +7,35 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// requireAdmin returns FORBIDDEN unless the viewer is a tenant admin.
-func requireAdmin(ctx context.Context) error {
-	v, err := requireViewer(ctx)
-	if err != nil {
-		return err
-	}
-	if !v.IsAdmin() {
-		return domain.Errorf(domain.CodeForbidden, "admin role required")
-	}
-	return nil
-}
+// maxReportSpan bounds the period of the admin reports.
+const maxReportSpan = 366 * 24 * time.Hour
 
-// checkPeriod validates a [from, to) reporting period (at most 400 days).
+// checkPeriod validates a [from, to) reporting period of at most 366 days.
+// It is the only check of the period (the resolvers pass it through).
 func checkPeriod(from, to time.Time) error {
 	if !from.Before(to) {
-		return domain.Errorf(domain.CodeBadUserInput, "from must be before to")
+		return badInput("to", "to must be after from")
 	}
-	if to.Sub(from) > 400*24*time.Hour {
-		return domain.Errorf(domain.CodeBadUserInput, "the period may span at most 400 days")
+	if to.Sub(from) > maxReportSpan {
+		return badInput("from", "the period must not exceed 366 days")
 	}
 	return nil
 }
 
 // FeedbackSummary counts the tenant's feedback in [from, to) by rating and
-// by reason code (admins only).
+// by reason code (admins only). An aggregate is not a read of anyone's
+// content, so it is not audited.
 func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*FeedbackSummary, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkPeriod(from, to); err != nil {
 		return nil, err
 	}
+	ctx = withoutReadAudit(ctx)
 	rows, err := e.client.Feedback.Query().
 		Where(feedback.CreatedAtGTE(from), feedback.CreatedAtLT(to)).
 		Select(feedback.FieldRating, feedback.FieldReasonCodes).
@@ -63,14 +58,16 @@ func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*Feed
 }
 
 // UsageSummary sums the tenant's token usage of completed attempts in
-// [from, to) by model and UTC day (admins only), oldest day first.
+// [from, to) by model and UTC day (admins only), oldest day first. It is
+// not audited, like FeedbackSummary.
 func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageRow, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if err := checkPeriod(from, to); err != nil {
 		return nil, err
 	}
+	ctx = withoutReadAudit(ctx)
 	rows, err := e.client.Attempt.Query().
 		Where(attempt.StatusEQ(attempt.StatusCOMPLETED), attempt.CompletedAtGTE(from), attempt.CompletedAtLT(to)).
 		Select(attempt.FieldModel, attempt.FieldCompletedAt, attempt.FieldPromptTokens, attempt.FieldCompletionTokens, attempt.FieldTotalTokens).

@@ -17,15 +17,6 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
-// Limits on client input. Inputs beyond them are BAD_USER_INPUT.
-const (
-	MaxQuestionRunes  = 4000
-	MaxTitleRunes     = 255
-	MaxCommentRunes   = 2000
-	MaxClientIDLength = 128
-	MaxReasonCodes    = 8
-)
-
 // AskResult is what Ask and Retry return at once, before the answer exists:
 // the user message, the PENDING attempt (or, when deduplicated, whatever
 // state the original attempt is in), and whether the request repeated an

@@ -11,27 +11,35 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // Ask stores the question and starts answering it in the background
-// (docs/ENGINE.md D1, D12): it authorises the conversation, honours the idempotency
-// key, refuses a second concurrent answer, and in one short transaction
-// allocates the next sequence number, saves the USER message and creates
-// the PENDING attempt. No transaction or lock is held while the model
-// streams.
+// (docs/ENGINE.md, Ask, step by step; D1, D12): it validates the input against the
+// engine's limits, authorises the conversation, honours the idempotency
+// key, refuses a second concurrent answer, charges the viewer's ask rate,
+// and in one short transaction allocates the next sequence number, saves
+// the USER message and creates the PENDING attempt. A replayed key is
+// answered before the rate is charged, so it never costs rate. No
+// transaction or lock is held while the model streams.
 func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
-	question, err := validateText("question", question, MaxQuestionRunes)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if clientMessageID, err = validateClientID("clientMessageId", clientMessageID); err != nil {
+	question, err = e.checkQuestion(question)
+	if err != nil {
+		return nil, err
+	}
+	if clientMessageID, err = checkClientID("clientMessageId", clientMessageID); err != nil {
 		return nil, err
 	}
 	conv, err := e.loadOwnConversation(ctx, conversationID)
 	if err != nil {
 		return nil, err
 	}
-	if res, err := e.replayAsk(ctx, conv.ID, clientMessageID, question); res != nil || err != nil {
+	replay := func() (*AskResult, error) { return e.replayAsk(ctx, conv.ID, clientMessageID, question) }
+	if res, err := replay(); res != nil || err != nil {
 		return res, err
 	}
 	if err := e.checkOpen(conv); err != nil {
@@ -42,21 +50,31 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	}
 	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
 		// The PENDING attempt may be this very request's twin.
-		if res, rerr := e.replayAsk(ctx, conv.ID, clientMessageID, question); res != nil || rerr != nil {
+		if res, rerr := replay(); res != nil || rerr != nil {
 			return res, rerr
 		}
 		return nil, err
 	}
-	st, err := e.settings(ctx)
+	raw, err := e.tenantSettings(ctx)
 	if err != nil {
+		return nil, err
+	}
+	st := raw.WithDefaults()
+	if err := e.chargeAsk(ctx, v, raw); err != nil {
+		// A concurrent twin may have been charged first: its replay is free.
+		if res, rerr := replay(); res != nil || rerr != nil {
+			return res, rerr
+		}
 		return nil, err
 	}
 
 	msg, att, err := e.createAsk(ctx, conv, clientMessageID, question, st)
 	if err != nil {
-		// A concurrent twin may have won the race for the same key or the
-		// conversation's one PENDING slot: answer as if it came first.
-		if res, rerr := e.replayAsk(ctx, conv.ID, clientMessageID, question); res != nil || rerr != nil {
+		// Nothing was created, so the ask costs nothing. A concurrent twin
+		// may have won the race for the same key or the conversation's one
+		// PENDING slot: answer as if it came first.
+		e.refundAsk(ctx, v, raw)
+		if res, rerr := replay(); res != nil || rerr != nil {
 			return res, rerr
 		}
 		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
@@ -67,7 +85,7 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	e.obs.AskAccepted(false)
 	e.messageCreated(ctx, msg)
 	e.attemptChanged(ctx, att)
-	e.start(ctx, conv, msg, att, st)
+	e.start(runContext(ctx), conv, msg, att, st)
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
 }
 
@@ -100,7 +118,7 @@ func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, client
 
 // checkNotBusy returns CONVERSATION_BUSY (with the attempt id) when the
 // conversation already has a PENDING attempt: answers are serialised per
-// conversation so that history stays in order (docs/ENGINE.md D12).
+// conversation so that history stays in order (docs/ENGINE.md, Ask, step 4).
 func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) error {
 	pending, err := e.client.Attempt.Query().
 		Where(attempt.ConversationID(conversationID), attempt.StatusEQ(attempt.StatusPENDING)).

@@ -10,12 +10,19 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // loadOwnAttempt returns an attempt in a conversation the viewer owns (and
-// that is not deleted), with the conversation.
+// that is not deleted), with the conversation. It reads only the viewer's
+// own rows, so an admin acting on someone else's attempt reads nothing of
+// it: the answer is NOT_FOUND, exactly as for an unknown id.
 func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, *ent.Conversation, error) {
-	att, err := e.client.Attempt.Get(ctx, id)
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	att, err := e.client.Attempt.Query().Where(attempt.ID(id), attempt.OwnerID(v.UserID)).Only(ctx)
 	if err != nil {
 		return nil, nil, storageError(err, "attempt")
 	}
@@ -28,10 +35,14 @@ func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt
 
 // Retry starts a new attempt at the same user message. The new attempt
 // points at the one it retries (retry_of); the old one is left untouched,
-// so both can be compared and rated (docs/ENGINE.md D4). clientRequestID makes the
-// retry idempotent like an ask.
+// so both can be compared and rated (docs/ENGINE.md D4). clientRequestID makes the retry
+// idempotent like an ask, and a replayed key costs no rate.
 func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*AskResult, error) {
-	clientRequestID, err := validateClientID("clientRequestId", clientRequestID)
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	clientRequestID, err = checkClientID("clientRequestId", clientRequestID)
 	if err != nil {
 		return nil, err
 	}
@@ -55,16 +66,24 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
 		return nil, err
 	}
-	st, err := e.settings(ctx)
+	raw, err := e.tenantSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
+	st := raw.WithDefaults()
 	msg, err := e.client.Message.Get(ctx, old.UserMessageID)
 	if err != nil {
 		return nil, storageError(err, "message")
 	}
+	if err := e.chargeAsk(ctx, v, raw); err != nil {
+		if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
+			return res, rerr
+		}
+		return nil, err
+	}
 	att, err := e.createRetry(ctx, conv, msg, old.ID, clientRequestID, st)
 	if err != nil {
+		e.refundAsk(ctx, v, raw)
 		if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
 			return res, rerr
 		}
@@ -75,7 +94,7 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	}
 	e.obs.AskAccepted(true)
 	e.attemptChanged(ctx, att)
-	e.start(ctx, conv, msg, att, st)
+	e.start(runContext(ctx), conv, msg, att, st)
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
 }
 

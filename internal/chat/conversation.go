@@ -4,13 +4,13 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -18,13 +18,13 @@ import (
 // CreateConversation starts a conversation owned by the viewer, in the
 // given knowledge base (or the tenant's first one).
 func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationInput) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
 	title, source := "", conversation.TitleSourceQUESTION
 	if strings.TrimSpace(in.Title) != "" {
-		if title, err = validateText("title", in.Title, MaxTitleRunes); err != nil {
+		if title, err = e.checkTitle(in.Title); err != nil {
 			return nil, err
 		}
 		source = conversation.TitleSourceUSER
@@ -69,24 +69,18 @@ func (e *Engine) knowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID
 }
 
 // Conversation loads a conversation the viewer may see. DELETED ones are
-// NOT_FOUND. An admin reading another user's conversation writes an audit
-// event.
+// NOT_FOUND. An admin reading another user's conversation is audited
+// (readaudit.go).
 func (e *Engine) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
-	if err != nil {
+	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	conv, err := e.loadConversation(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if conv.UserID != v.UserID && v.IsAdmin() {
-		e.audit(ctx, "conversation.admin_read", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
-	}
-	return conv, nil
+	return e.loadConversation(ctx, id)
 }
 
-// loadConversation returns a visible, not deleted conversation.
+// loadConversation returns a visible, not deleted conversation. The
+// privacy rules already hide DELETED conversations (internal/authz); the
+// status check keeps that true where a context includes them.
 func (e *Engine) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
 	conv, err := e.client.Conversation.Get(ctx, id)
 	if err != nil {
@@ -100,16 +94,19 @@ func (e *Engine) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Conve
 
 // loadOwnConversation returns a conversation the viewer owns: even a tenant
 // admin cannot ask, retry, cancel or rate in someone else's conversation.
+// It reads only the viewer's own rows, so such an attempt reads nothing
+// and is NOT_FOUND like an unknown id.
 func (e *Engine) loadOwnConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	conv, err := e.loadConversation(ctx, id)
+	conv, err := e.client.Conversation.Query().
+		Where(conversation.ID(id), conversation.UserID(v.UserID)).Only(ctx)
 	if err != nil {
-		return nil, err
+		return nil, storageError(err, "conversation")
 	}
-	if conv.UserID != v.UserID {
+	if conv.Status == conversation.StatusDELETED {
 		return nil, domain.NotFound("conversation")
 	}
 	return conv, nil
@@ -131,7 +128,7 @@ func (e *Engine) checkOpen(conv *ent.Conversation) error {
 
 // RenameConversation sets a user-chosen title.
 func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error) {
-	title, err := validateText("title", title, MaxTitleRunes)
+	title, err := e.checkTitle(title)
 	if err != nil {
 		return nil, err
 	}
@@ -171,13 +168,15 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 // purged after it. The owner or a tenant admin may delete; an audit event
 // records who and why. A running answer is cancelled.
 func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason string) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if utf8.RuneCountInString(reason) > MaxCommentRunes {
-		return nil, domain.Errorf(domain.CodeBadUserInput, "reason is longer than %d characters", MaxCommentRunes)
+	if reason, err = e.checkComment("reason", reason); err != nil {
+		return nil, err
 	}
+	// The deletion writes its own audit event; its read is not a view.
+	ctx = withoutReadAudit(ctx)
 	conv, err := e.loadConversation(ctx, id)
 	if err != nil {
 		return nil, err
@@ -200,10 +199,13 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 // The conversation comes back ACTIVE; its expiry is unchanged, so an
 // expired conversation stays expired.
 func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
+	// Restoring reads and updates a DELETED conversation on purpose; it
+	// writes its own audit event.
+	ctx = withoutReadAudit(authz.IncludeDeleted(ctx))
 	conv, err := e.client.Conversation.Get(ctx, id)
 	if err != nil {
 		return nil, storageError(err, "conversation")

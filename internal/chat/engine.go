@@ -40,6 +40,8 @@ type Config struct {
 	// similarity) for tenants that set none; it depends on the embedding
 	// model (default 0.2; the offline model suggests 0.1).
 	MinEvidenceScore float64
+	// Limits bound client input and the ask rate (limits.go).
+	Limits Limits
 }
 
 // Deps are the engine's adapters.
@@ -52,6 +54,8 @@ type Deps struct {
 	Now       func() time.Time
 	// Observer is optional.
 	Observer Observer
+	// AskLimiter meters asks and retries per user; nil meters nothing.
+	AskLimiter AskLimiter
 }
 
 // WithDefaults fills the zero fields of c.
@@ -78,6 +82,7 @@ func (c Config) WithDefaults() Config {
 	if c.MinEvidenceScore <= 0 {
 		c.MinEvidenceScore = 0.2
 	}
+	c.Limits = c.Limits.withDefaults()
 	return c
 }
 
@@ -110,6 +115,8 @@ type Engine struct {
 	now    func() time.Time
 	obs    Observer
 
+	limiter AskLimiter // nil: asks are not metered
+
 	kbModels sync.Map // knowledge base id → embedding model
 
 	mu      sync.Mutex
@@ -123,11 +130,12 @@ func New(cfg Config, deps Deps) *Engine {
 	e := &Engine{
 		cfg: cfg.WithDefaults(), db: deps.DB, client: deps.DB.Client, model: deps.Model,
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
-		obs: deps.Observer, runs: map[uuid.UUID]*run{},
+		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
 	}
 	if e.log == nil {
 		e.log = slog.Default()
 	}
+	installReadAudit(e.client, e.log)
 	if e.now == nil {
 		e.now = time.Now
 	}

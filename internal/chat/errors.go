@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/privacy"
@@ -58,31 +57,4 @@ func isUnavailable(err error) bool {
 func rollback(tx *ent.Tx, err error) error {
 	_ = tx.Rollback()
 	return err
-}
-
-// validateText checks a client-supplied text: non-empty after trimming,
-// valid UTF-8, at most maxRunes runes, no NUL bytes.
-func validateText(field, s string, maxRunes int) (string, error) {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "":
-		return "", domain.Errorf(domain.CodeBadUserInput, "%s must not be empty", field)
-	case !utf8.ValidString(s) || strings.ContainsRune(s, 0):
-		return "", domain.Errorf(domain.CodeBadUserInput, "%s must be valid UTF-8 text", field)
-	case utf8.RuneCountInString(s) > maxRunes:
-		return "", domain.Errorf(domain.CodeBadUserInput, "%s is longer than %d characters", field, maxRunes)
-	}
-	return s, nil
-}
-
-// validateClientID checks an idempotency key.
-func validateClientID(field, s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", domain.Errorf(domain.CodeBadUserInput, "%s is required (an idempotency key chosen by the client)", field)
-	}
-	if len(s) > MaxClientIDLength || !utf8.ValidString(s) {
-		return "", domain.Errorf(domain.CodeBadUserInput, "%s must be at most %d bytes of UTF-8", field, MaxClientIDLength)
-	}
-	return s, nil
 }

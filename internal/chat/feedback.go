@@ -2,45 +2,37 @@ package chat
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // SubmitFeedback records the viewer's rating of one COMPLETED attempt in a
-// conversation they own (docs/ENGINE.md D4: feedback always names the exact answer).
-// A second submission by the same user replaces the first.
+// conversation they own: feedback always names the exact answer it rates
+// (docs/ENGINE.md D4).
+// A second submission by the same user replaces the first. A blank comment
+// means none.
 func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Feedback, error) {
-	v, err := requireViewer(ctx)
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
 	rating := feedback.Rating(in.Rating)
 	if err := feedback.RatingValidator(rating); err != nil {
-		return nil, domain.Errorf(domain.CodeBadUserInput, "rating must be UP or DOWN")
+		return nil, badInput("rating", "rating must be UP or DOWN")
 	}
-	if len(in.Reasons) > MaxReasonCodes {
-		return nil, domain.Errorf(domain.CodeBadUserInput, "at most %d reason codes", MaxReasonCodes)
-	}
-	reasons := make([]domain.FeedbackReason, 0, len(in.Reasons))
-	seen := map[domain.FeedbackReason]bool{}
-	for _, r := range in.Reasons {
-		if !r.Valid() {
-			return nil, domain.Errorf(domain.CodeBadUserInput, "unknown reason code %q", r)
-		}
-		if !seen[r] {
-			seen[r] = true
-			reasons = append(reasons, r)
-		}
+	reasons, err := e.checkReasons(in.Reasons)
+	if err != nil {
+		return nil, err
 	}
 	var comment *string
 	if in.Comment != nil {
-		c := *in.Comment
-		if utf8.RuneCountInString(c) > MaxCommentRunes || !utf8.ValidString(c) {
-			return nil, domain.Errorf(domain.CodeBadUserInput, "comment must be UTF-8 text of at most %d characters", MaxCommentRunes)
+		c, err := e.checkComment("comment", *in.Comment)
+		if err != nil {
+			return nil, err
 		}
 		if c != "" {
 			comment = &c

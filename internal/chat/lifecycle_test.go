@@ -196,7 +196,7 @@ func TestRetryLineage(t *testing.T) {
 func TestInputValidation(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)
-		long := make([]rune, chat.MaxQuestionRunes+1)
+		long := make([]rune, chat.DefaultLimits().QuestionChars+1)
 		for i := range long {
 			long[i] = '问'
 		}

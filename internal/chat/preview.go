@@ -18,7 +18,7 @@ import (
 // the debugging view of docs/ENGINE.md D15 and what the context-assembly
 // benchmark measures.
 func (e *Engine) PreviewContext(ctx context.Context, conversationID uuid.UUID, question string) (*domain.ContextManifest, error) {
-	question, err := validateText("question", question, MaxQuestionRunes)
+	question, err := e.checkQuestion(question)
 	if err != nil {
 		return nil, err
 	}

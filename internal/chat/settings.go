@@ -7,18 +7,16 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// requireViewer returns the viewer of ctx or UNAUTHENTICATED.
-func requireViewer(ctx context.Context) (*viewer.Viewer, error) {
-	v := viewer.FromContext(ctx)
-	if v == nil {
-		return nil, domain.Errorf(domain.CodeUnauthenticated, "authentication required")
-	}
-	return v, nil
-}
-
 // settings returns the viewer's tenant settings with defaults filled in.
 func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
-	v, err := requireViewer(ctx)
+	raw, err := e.tenantSettings(ctx)
+	return raw.WithDefaults(), err
+}
+
+// tenantSettings returns the viewer's tenant settings as stored, zero
+// fields meaning "the default".
+func (e *Engine) tenantSettings(ctx context.Context) (domain.TenantSettings, error) {
+	v, err := viewer.Require(ctx)
 	if err != nil {
 		return domain.TenantSettings{}, err
 	}
@@ -26,5 +24,5 @@ func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
 	if err != nil {
 		return domain.TenantSettings{}, storageError(err, "tenant")
 	}
-	return t.Settings.WithDefaults(), nil
+	return t.Settings, nil
 }

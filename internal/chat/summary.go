@@ -238,7 +238,7 @@ func (e *Engine) generateTitle(ctx context.Context, conversationID uuid.UUID, qu
 	if err != nil || strings.TrimSpace(title) == "" {
 		return
 	}
-	title = capRunes(strings.TrimSpace(title), MaxTitleRunes)
+	title = capBytes(strings.TrimSpace(title), MaxTitleBytes)
 	n, err := e.client.Conversation.Update().
 		Where(conversation.ID(conversationID), conversation.TitleSourceEQ(conversation.TitleSourceQUESTION)).
 		SetTitle(title).SetTitleSource(conversation.TitleSourceGENERATED).AddVersion(1).

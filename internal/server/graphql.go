@@ -67,6 +67,7 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 		maxAliases:    cfg.Limits.MaxAliases,
 		maxPageSize:   cfg.Limits.MaxPageSize,
 	})
+	srv.Use(r.OperationScope())
 	srv.SetErrorPresenter(presentError(s.log))
 	srv.SetRecoverFunc(recoverFunc(s.log))
 	srv.AroundOperations(s.aroundOperation)
@@ -75,9 +76,9 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	return srv
 }
 
-// aroundOperation gives each operation its resolver state, refuses
-// mutations and subscriptions while draining, and records the operation's
-// metrics.
+// aroundOperation refuses mutations and subscriptions while draining and
+// records the operation's metrics. (The resolvers' OperationScope gives
+// each operation its state.)
 func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	op := graphql.GetOperationContext(ctx)
 	kind := "unknown"
@@ -91,7 +92,6 @@ func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHand
 	if s.draining.Load() && kind != string(ast.Query) {
 		return refuse(domain.CodeUnavailable, "server shutting down; retry on another instance")
 	}
-	ctx = resolvers.WithOperationState(ctx)
 	if overWebSocket(ctx) {
 		// The connection's trace id is the upgrade request's; each
 		// operation on it gets its own.

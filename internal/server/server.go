@@ -2,9 +2,10 @@
 // transports (graphql-transport-ws and legacy graphql-ws over gorilla
 // WebSockets, graphql-sse, POST and GET), JWT authentication, CORS and the
 // WebSocket Origin allow-list, limits (body and message size, query shape,
-// batches, subscriptions per connection, per-user ask rate), typed errors,
+// batches, subscriptions per connection), typed errors,
 // structured logs with trace ids, Prometheus metrics, health checks and
-// graceful shutdown.
+// graceful shutdown. Limits on questions, comments and the ask rate belong
+// to the conversation engine (chat.Limits), which the server only wires.
 package server
 
 import (
@@ -86,12 +87,9 @@ func New(o Options) (*Server, error) {
 		NodeType:      store.NodeTypeResolver(o.DB.SQL, o.DB.Dialect),
 		Engine:        o.Engine,
 		Knowledge:     o.Knowledge,
-		AskGate:       newAskLimiter(o.DB.Client, o.Config.Limits.AskRatePerMinute, o.Config.Limits.AskBurst, o.Metrics),
 		Subscriptions: s.subs,
 		DeltaWindow:   deltaWindow(o.Config.HTTP.DeltaWindow),
 		Limits: resolvers.Limits{
-			MaxQuestionRunes: o.Config.Limits.MaxQuestionRunes,
-			MaxCommentRunes:  o.Config.Limits.MaxCommentRunes,
 			MaxNodes:         o.Config.Limits.MaxPageSize,
 			MaxDocumentBytes: o.Config.Limits.MaxDocumentBytes,
 		},

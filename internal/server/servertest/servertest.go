@@ -94,10 +94,16 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	log := server.NewLogger(o.Log, "debug")
 	br := broker.NewMemory(broker.MemoryOptions{})
 	metrics := server.NewMetrics()
-	engine := chat.New(chat.Config{InstanceID: "servertest"}, chat.Deps{
+	engine := chat.New(chat.Config{InstanceID: "servertest", Limits: chat.Limits{
+		QuestionChars:    cfg.Limits.MaxQuestionRunes,
+		CommentChars:     cfg.Limits.MaxCommentRunes,
+		AskRatePerMinute: cfg.Limits.AskRatePerMinute,
+		AskBurst:         cfg.Limits.AskBurst,
+	}}, chat.Deps{
 		DB: db, Model: model, Broker: br,
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
 		Logger:    log, Now: time.Now, Observer: metrics,
+		AskLimiter: chat.NewMemoryAskLimiter(time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {

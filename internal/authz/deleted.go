@@ -1,0 +1,89 @@
+package authz
+
+import (
+	"context"
+
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/source"
+)
+
+// A soft-deleted conversation disappears at once, with every row beneath
+// it (messages, attempts, sources, feedback), for every viewer, admins
+// included: each query, update, delete and edge predicate on those tables
+// leaves out rows whose conversation is DELETED, so an id of such a row is
+// NOT_FOUND exactly like an unknown id (docs/API.md, Privacy). Only the few
+// places that must see them opt in with IncludeDeleted.
+
+type includeDeletedKey struct{}
+
+// IncludeDeleted returns a copy of ctx in which rows of DELETED
+// conversations are visible to the viewer (within the tenant and owner
+// scopes, which still apply). It is for restoring a conversation, for an
+// admin listing DELETED conversations on purpose, and for the engine's own
+// bookkeeping of an attempt whose conversation was deleted while it ran.
+func IncludeDeleted(ctx context.Context) context.Context {
+	return context.WithValue(ctx, includeDeletedKey{}, true)
+}
+
+// IncludesDeleted reports whether ctx was made by IncludeDeleted.
+func IncludesDeleted(ctx context.Context) bool {
+	v, _ := ctx.Value(includeDeletedKey{}).(bool)
+	return v
+}
+
+// liveness is, per table, the predicate that leaves out rows of DELETED
+// conversations. Tables without an entry do not live in a conversation.
+var liveness = map[string]func(*sql.Selector){
+	conversation.Table: sql.FieldNEQ(conversation.FieldStatus, conversation.StatusDELETED.String()),
+	message.Table:      conversationNotDeleted(message.FieldConversationID),
+	attempt.Table:      conversationNotDeleted(attempt.FieldConversationID),
+	source.Table:       attemptNotDeleted(source.FieldAttemptID),
+	feedback.Table:     attemptNotDeleted(feedback.FieldAttemptID),
+}
+
+// notDeleted returns table's liveness predicate unless ctx includes
+// deleted rows, or nil.
+func notDeleted(ctx context.Context, table string) func(*sql.Selector) {
+	if IncludesDeleted(ctx) {
+		return nil
+	}
+	return liveness[table]
+}
+
+// conversationNotDeleted keeps rows whose column col names a conversation
+// that is not DELETED: NOT EXISTS (one primary-key probe per row).
+func conversationNotDeleted(col string) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		b := sql.Dialect(s.Dialect())
+		c := b.Table(conversation.Table).As("authz_dc")
+		s.Where(sql.Not(sql.Exists(
+			b.Select(c.C(conversation.FieldID)).From(c).Where(sql.And(
+				sql.ColumnsEQ(c.C(conversation.FieldID), s.C(col)),
+				sql.EQ(c.C(conversation.FieldStatus), conversation.StatusDELETED.String()),
+			)),
+		)))
+	}
+}
+
+// attemptNotDeleted keeps rows whose column col names an attempt whose
+// conversation is not DELETED.
+func attemptNotDeleted(col string) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		b := sql.Dialect(s.Dialect())
+		a := b.Table(attempt.Table).As("authz_da")
+		c := b.Table(conversation.Table).As("authz_dc")
+		s.Where(sql.Not(sql.Exists(
+			b.Select(a.C(attempt.FieldID)).From(a).
+				Join(c).On(c.C(conversation.FieldID), a.C(attempt.FieldConversationID)).
+				Where(sql.And(
+					sql.ColumnsEQ(a.C(attempt.FieldID), s.C(col)),
+					sql.EQ(c.C(conversation.FieldStatus), conversation.StatusDELETED.String()),
+				)),
+		)))
+	}
+}

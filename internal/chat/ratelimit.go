@@ -1,0 +1,81 @@
+package chat
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// Rate is a token bucket: Burst asks at once, refilled at PerMinute.
+type Rate struct {
+	PerMinute float64
+	Burst     int
+}
+
+// AskLimiter meters the asks and retries of each user. The engine charges
+// one ask only after the idempotency lookup, when it is about to create an
+// attempt, so a replayed key never costs rate (docs/ENGINE.md, Ask, step by
+// step). MemoryAskLimiter is the in-process implementation; one shared by
+// every instance (in PostgreSQL, say) can replace it.
+type AskLimiter interface {
+	// Take takes one ask from key's bucket and returns 0, or takes nothing
+	// and returns how long until an ask is available.
+	Take(ctx context.Context, key string, r Rate) (wait time.Duration, err error)
+	// Give returns an ask taken by Take that created nothing (a concurrent
+	// twin with the same idempotency key won).
+	Give(ctx context.Context, key string, r Rate)
+}
+
+// RateLimitObserver is an optional part of Observer: it counts asks
+// refused by the rate limit.
+type RateLimitObserver interface {
+	AskRateLimited()
+}
+
+// askRate is the viewer's ask rate: the tenant's settings, else the
+// engine's configured default.
+func (e *Engine) askRate(raw domain.TenantSettings) Rate {
+	r := Rate{PerMinute: e.cfg.Limits.AskRatePerMinute, Burst: e.cfg.Limits.AskBurst}
+	if raw.AskRatePerMinute > 0 {
+		r.PerMinute = raw.AskRatePerMinute
+	}
+	if raw.AskBurst > 0 {
+		r.Burst = raw.AskBurst
+	}
+	return r
+}
+
+// askKey names the viewer's bucket.
+func askKey(v *viewer.Viewer) string { return v.TenantID + "\x00" + v.UserID }
+
+// chargeAsk takes one ask of the viewer's rate, or returns RATE_LIMITED
+// with extensions.retryAfterSeconds. Without a limiter every ask passes.
+func (e *Engine) chargeAsk(ctx context.Context, v *viewer.Viewer, raw domain.TenantSettings) error {
+	if e.limiter == nil {
+		return nil
+	}
+	wait, err := e.limiter.Take(ctx, askKey(v), e.askRate(raw))
+	if err != nil {
+		return storageError(err, "rate limit")
+	}
+	if wait <= 0 {
+		return nil
+	}
+	if o, ok := e.obs.(RateLimitObserver); ok {
+		o.AskRateLimited()
+	}
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	return domain.Errorf(domain.CodeRateLimited, "too many questions; retry in %d s", secs).
+		With("retryAfterSeconds", secs).With("limit", LimitAskRate)
+}
+
+// refundAsk gives back an ask charged for a request that turned out to be
+// a replay.
+func (e *Engine) refundAsk(ctx context.Context, v *viewer.Viewer, raw domain.TenantSettings) {
+	if e.limiter != nil {
+		e.limiter.Give(ctx, askKey(v), e.askRate(raw))
+	}
+}

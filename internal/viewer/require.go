@@ -1,0 +1,45 @@
+package viewer
+
+import (
+	"context"
+
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// Require returns the viewer in ctx, or an UNAUTHENTICATED error when the
+// context carries none. It is the one role check every layer (resolvers,
+// the conversation engine) uses, so that they answer alike.
+func Require(ctx context.Context) (*Viewer, error) {
+	v := FromContext(ctx)
+	if v == nil {
+		return nil, domain.Errorf(domain.CodeUnauthenticated, "authentication required")
+	}
+	return v, nil
+}
+
+// RequireAdmin returns the viewer in ctx if they are a tenant admin, or
+// UNAUTHENTICATED (no viewer) or FORBIDDEN.
+func RequireAdmin(ctx context.Context) (*Viewer, error) {
+	v, err := Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !v.IsAdmin() {
+		return nil, domain.Errorf(domain.CodeForbidden, "admin role required")
+	}
+	return v, nil
+}
+
+// RequireCurator returns the viewer in ctx if they may administer
+// knowledge (admins and agents), or UNAUTHENTICATED (no viewer) or
+// FORBIDDEN.
+func RequireCurator(ctx context.Context) (*Viewer, error) {
+	v, err := Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !v.CanCurateKnowledge() {
+		return nil, domain.Errorf(domain.CodeForbidden, "admin or agent role required")
+	}
+	return v, nil
+}
