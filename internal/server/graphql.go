@@ -55,6 +55,8 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(parserTokenLimit)
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.Limits.APQCacheSize)})
+	// After APQ, which may supply the query text; before gqlgen validates.
+	srv.Use(newDocumentPrecheck(defaultDocumentBounds))
 	if cfg.HTTP.Introspection {
 		srv.Use(extension.Introspection{})
 	} else {
