@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 const secret = 'node-client-test-secret-0123456789abcdef';
 
-export async function startServer() {
+// extraEnv adds or overrides ragchat's environment (e.g.
+// RAGCHAT_WS_INIT_TIMEOUT).
+export async function startServer(extraEnv = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ragchat-node-'));
   const bin = join(dir, 'ragchat');
   execFileSync('go', ['build', '-o', bin, './cmd/ragchat'], { cwd: repo, stdio: 'inherit' });
@@ -24,6 +26,7 @@ export async function startServer() {
     RAGCHAT_JWT_HS256_SECRET: secret,
     RAGCHAT_OFFLINE_TOKEN_DELAY: '5ms',
     RAGCHAT_ASK_BURST: '100',
+    ...extraEnv,
   };
   const child = spawn(bin, ['serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const log = [];
