@@ -153,6 +153,16 @@ func TestDocumentPrecheckIsLinear(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the 40-fragment bomb costs a few hundred steps", func(t *testing.T) {
+		doc, err := parser.ParseQuery(&ast.Source{Input: fragmentBomb(40, "userId", "")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 83 written selections, then 31 expansions of F0's field.
+		if _, steps := checkDocument(doc, b); steps > 300 {
+			t.Fatalf("%d steps", steps)
+		}
+	})
 }
 
 // TestAnonymousOperationsSelectOnlyIntrospection decides which operations

@@ -137,8 +137,14 @@ func (c *twsConn) serve() {
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer func() {
+		// Stop the operations and the pinger; closing the connection first
+		// keeps a write to a vanished peer from holding them up.
 		cancel()
 		c.stopAll()
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
+		_ = c.conn.Close()
 		c.wg.Wait()
 	}()
 	// The connection ends with its context: when the token expires (the

@@ -13,8 +13,10 @@
 //   the client's length (SeqGapError says so).
 // - STARTED and SOURCES carry the same values every time they are sent for
 //   an attempt: applying them again changes nothing.
-// - COMPLETED carries the final attempt: its answer is the whole text.
-//   FAILED carries the failure code.
+// - COMPLETED carries the final attempt: its answer is the whole text and
+//   replaces the streamed one (the saved answer has unknown citation labels
+//   stripped, so it may differ; `replaced` is then true). FAILED carries the
+//   failure code.
 // Lengths are code points, not JavaScript string lengths (UTF-16 units):
 // an emoji is one code point but two units.
 //
@@ -33,6 +35,8 @@ export function initialAttemptState() {
     failureCode: null,
     failureMessage: null,
     attempt: null,
+    appended: '',
+    replaced: false,
   };
 }
 
@@ -68,7 +72,9 @@ function codePointsFrom(s, from) {
 /**
  * Applies one attemptEvents payload to state and returns the new state.
  * `appended` on the result is the text this event added (empty for a
- * replayed delta), for clients that render incrementally.
+ * replayed delta), for clients that render incrementally; `replaced` is
+ * true when the event replaced the text instead (a COMPLETED answer that
+ * does not extend the streamed text).
  */
 export function applyAttemptEvent(state, event) {
   switch (event.kind) {
@@ -76,27 +82,29 @@ export function applyAttemptEvent(state, event) {
       return {
         ...state,
         appended: '',
+        replaced: false,
         standaloneQuestion: event.standaloneQuestion ?? state.standaloneQuestion,
         requiresHistory: event.requiresHistory ?? state.requiresHistory,
       };
     case 'SOURCES':
-      return { ...state, appended: '', sources: event.sources ?? state.sources };
+      return { ...state, appended: '', replaced: false, sources: event.sources ?? state.sources };
     case 'DELTA': {
       const text = event.text ?? '';
       const end = event.seq;
-      if (end <= state.seq) return { ...state, appended: '' }; // already applied
+      if (end <= state.seq) return { ...state, appended: '', replaced: false }; // already applied
       const start = end - codePointLength(text);
       if (start > state.seq) throw new SeqGapError(state.seq, start);
       const appended = codePointsFrom(text, state.seq - start);
-      return { ...state, appended, text: state.text + appended, seq: end };
+      return { ...state, appended, replaced: false, text: state.text + appended, seq: end };
     }
     case 'COMPLETED': {
       const answer = event.attempt?.answer;
-      const next = { ...state, appended: '', status: 'COMPLETED', attempt: event.attempt ?? state.attempt };
+      const next = { ...state, appended: '', replaced: false, status: 'COMPLETED', attempt: event.attempt ?? state.attempt };
       if (typeof answer === 'string' && answer !== state.text) {
         // The final attempt is authoritative (and catches up a client that
         // selected no text).
-        next.appended = answer.startsWith(state.text) ? answer.slice(state.text.length) : '';
+        if (answer.startsWith(state.text)) next.appended = answer.slice(state.text.length);
+        else next.replaced = true;
         next.text = answer;
         next.seq = codePointLength(answer);
       }
@@ -106,13 +114,14 @@ export function applyAttemptEvent(state, event) {
       return {
         ...state,
         appended: '',
+        replaced: false,
         status: 'FAILED',
         failureCode: event.failureCode ?? state.failureCode,
         failureMessage: event.failureMessage ?? state.failureMessage,
         attempt: event.attempt ?? state.attempt,
       };
     default:
-      return { ...state, appended: '' }; // a kind this client does not know
+      return { ...state, appended: '', replaced: false }; // a kind this client does not know
   }
 }
 

@@ -109,6 +109,13 @@ test('COMPLETED is authoritative for a client that selected no text', () => {
   assert.equal(state.seq, 4);
 });
 
+test('COMPLETED replaces streamed text that the saved answer changed', () => {
+  const state = applyAttemptEvents([...deltas('See [S1] and [S9].', 18), completed('See [S1] and .')]);
+  assert.equal(state.text, 'See [S1] and .');
+  assert.equal(state.replaced, true);
+  assert.equal(state.appended, '');
+});
+
 test('the input state is not mutated', () => {
   const s0 = initialAttemptState();
   const copy = structuredClone(s0);
