@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -55,7 +56,7 @@ var defaultDocumentBounds = documentBounds{
 // is parsed once, as gqlgen's own query cache does.
 type documentPrecheck struct {
 	bounds documentBounds
-	passed *lru.LRU[bool] // operation name + query → whether it selects data fields
+	passed *lru.LRU[bool] // digest of operation name + query → whether it selects data fields
 }
 
 var _ interface {
@@ -80,7 +81,8 @@ func (p *documentPrecheck) MutateOperationParameters(ctx context.Context, params
 		return nil // an APQ hash without its query; the APQ extension answers
 	}
 	anonymous := viewer.FromContext(ctx) == nil
-	key := params.OperationName + "\x00" + params.Query
+	sum := sha256.Sum256([]byte(params.OperationName + "\x00" + params.Query))
+	key := string(sum[:]) // a digest: documents can be megabytes long
 	if selectsData, ok := p.passed.Get(ctx, key); ok {
 		if selectsData && anonymous {
 			return errAuthenticationRequired()
