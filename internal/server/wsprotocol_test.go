@@ -11,7 +11,6 @@ import (
 
 	"github.com/ragchat/ragchat/internal/auth"
 	"github.com/ragchat/ragchat/internal/config"
-	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
 )
@@ -112,20 +111,20 @@ func TestGraphQLTransportWSCloseCodes(t *testing.T) {
 		code   int
 		reason string // a prefix of the close reason
 	}{
-		{"not JSON", func(w *rawWS) { w.init(token) }, `{"type":`, server.CloseBadRequest, "Invalid message received"},
-		{"not an object", func(w *rawWS) { w.init(token) }, `["subscribe"]`, server.CloseBadRequest, "Invalid message received"},
-		{"unknown type after ack", func(w *rawWS) { w.init(token) }, `{"type":"hello"}`, server.CloseBadRequest, "Unexpected message"},
-		{"a server message type", func(w *rawWS) { w.init(token) }, `{"type":"next","id":"1","payload":{}}`, server.CloseBadRequest, "Unexpected message"},
-		{"subscribe without id", func(w *rawWS) { w.init(token) }, `{"type":"subscribe","payload":{"query":"{ viewer { userId } }"}}`, server.CloseBadRequest, "Invalid message received"},
-		{"subscribe without query", func(w *rawWS) { w.init(token) }, `{"type":"subscribe","id":"1","payload":{"variables":{}}}`, server.CloseBadRequest, "Invalid message received"},
-		{"malformed before init", nil, `{"type":7}`, server.CloseBadRequest, "Invalid message received"},
-		{"init payload not an object", nil, `{"type":"connection_init","payload":"Bearer x"}`, server.CloseBadRequest, "Invalid message received"},
-		{"subscribe before init", nil, sub("1"), server.CloseUnauthorized, "Unauthorized"},
-		{"bad token", nil, `{"type":"connection_init","payload":{"Authorization":"Bearer nope"}}`, server.CloseForbidden, "Forbidden"},
-		{"no init in time", nil, "", server.CloseInitTimeout, "Connection initialisation timeout"},
-		{"duplicate id", func(w *rawWS) { w.init(token); w.send(sub("dup")) }, sub("dup"), server.CloseSubscriberExists, "Subscriber for dup already exists"},
+		{"not JSON", func(w *rawWS) { w.init(token) }, `{"type":`, 4400, "Invalid message received"},
+		{"not an object", func(w *rawWS) { w.init(token) }, `["subscribe"]`, 4400, "Invalid message received"},
+		{"unknown type after ack", func(w *rawWS) { w.init(token) }, `{"type":"hello"}`, 4400, "Unexpected message"},
+		{"a server message type", func(w *rawWS) { w.init(token) }, `{"type":"next","id":"1","payload":{}}`, 4400, "Unexpected message"},
+		{"subscribe without id", func(w *rawWS) { w.init(token) }, `{"type":"subscribe","payload":{"query":"{ viewer { userId } }"}}`, 4400, "Invalid message received"},
+		{"subscribe without query", func(w *rawWS) { w.init(token) }, `{"type":"subscribe","id":"1","payload":{"variables":{}}}`, 4400, "Invalid message received"},
+		{"malformed before init", nil, `{"type":7}`, 4400, "Invalid message received"},
+		{"init payload not an object", nil, `{"type":"connection_init","payload":"Bearer x"}`, 4400, "Invalid message received"},
+		{"subscribe before init", nil, sub("1"), 4401, "Unauthorized"},
+		{"bad token", nil, `{"type":"connection_init","payload":{"Authorization":"Bearer nope"}}`, 4403, "Forbidden"},
+		{"no init in time", nil, "", 4408, "Connection initialisation timeout"},
+		{"duplicate id", func(w *rawWS) { w.init(token); w.send(sub("dup")) }, sub("dup"), 4409, "Subscriber for dup already exists"},
 		{"second init", func(w *rawWS) { w.init(token) }, `{"type":"connection_init","payload":{"Authorization":"Bearer ` + token + `"}}`,
-			server.CloseTooManyInits, "Too many initialisation requests"},
+			4429, "Too many initialisation requests"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,7 +195,7 @@ func TestWebSocketTokenExpiryCloses4403(t *testing.T) {
 		w := dialRaw(t, h, proto)
 		w.init(tok)
 		code, reason, _ := w.closed()
-		if code != server.CloseForbidden || reason != "Forbidden: token expired" {
+		if code != 4403 || reason != "Forbidden: token expired" {
 			t.Fatalf("closed with %d %q", code, reason)
 		}
 	}
