@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
+	"github.com/ragchat/ragchat/internal/testdb"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -333,7 +334,7 @@ func bomb(n int) string {
 
 // TestFragmentBombIsRefusedBeforeValidation sends the 40-fragment bomb
 // (2^40 spreads when expanded) with and without a token, over POST, GET
-// and WebSocket: it is refused at once, UNAUTHENTICATED without a token,
+// and WebSocket, on each backend: it is refused at once, UNAUTHENTICATED without a token,
 // BAD_USER_INPUT naming the limit with one; a wide fragment tree with no
 // repeated field is refused by the selection budget (before validation,
 // which would refuse its spreads). The deadline is only a
@@ -341,7 +342,12 @@ func bomb(n int) string {
 // asserted in TestDocumentPrecheckIsLinear and
 // TestLimitChecksVisitEachFragmentOnce.
 func TestFragmentBombIsRefusedBeforeValidation(t *testing.T) {
-	h := start(t, servertest.Options{})
+	for _, be := range testdb.Backends(t) {
+		t.Run(be.Name, func(t *testing.T) { fragmentBombRefused(t, servertest.Start(t, be, servertest.Options{})) })
+	}
+}
+
+func fragmentBombRefused(t *testing.T, h *servertest.Harness) {
 	member := h.Client(t, "alice")
 	anon := gqlclient.New(h.URL, "")
 	var tree strings.Builder

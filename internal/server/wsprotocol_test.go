@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
+	"github.com/ragchat/ragchat/internal/testdb"
 )
 
 // rawWS is a graphql-transport-ws connection driven message by message.
@@ -96,9 +99,17 @@ func (w *rawWS) init(token string) {
 // an unexpected type, 4401 for subscribe before connection_ack, 4403 for a
 // refused connection_init, 4408 when connection_init does not come in
 // time, 4409 for a subscribe whose id is active, 4429 for a second
-// connection_init. gqlgen's transport closed these with 1002 or 1000.
+// connection_init. gqlgen's transport closed these with 1002 or 1000. It
+// runs on each backend.
 func TestGraphQLTransportWSCloseCodes(t *testing.T) {
-	h := start(t, servertest.Options{Config: func(c *config.Config) { c.HTTP.WSInitTimeout = 2 * time.Second }})
+	for _, be := range testdb.Backends(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			closeCodes(t, servertest.Start(t, be, servertest.Options{Config: func(c *config.Config) { c.HTTP.WSInitTimeout = 2 * time.Second }}))
+		})
+	}
+}
+
+func closeCodes(t *testing.T, h *servertest.Harness) {
 	token := h.Token(t, "demo", "alice", []string{"member"})
 	conv := createConversation(t, h.Client(t, "alice"))
 	live := `{"id":"%s","type":"subscribe","payload":{"query":"subscription($c: ID!) { conversationEvents(conversationId: $c) { kind } }","variables":{"c":"` + conv + `"}}}`
@@ -126,20 +137,35 @@ func TestGraphQLTransportWSCloseCodes(t *testing.T) {
 		{"second init", func(w *rawWS) { w.init(token) }, `{"type":"connection_init","payload":{"Authorization":"Bearer ` + token + `"}}`,
 			4429, "Too many initialisation requests"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			w := dialRaw(t, h, gqlclient.ProtocolTransportWS)
-			if tc.before != nil {
-				tc.before(w)
-			}
-			if tc.frame != "" {
-				w.send(tc.frame)
-			}
-			code, reason, _ := w.closed()
-			if code != tc.code || !strings.HasPrefix(reason, tc.reason) {
-				t.Fatalf("closed with %d %q, want %d %q", code, reason, tc.code, tc.reason)
-			}
-		})
+	check := func(t *testing.T, i int) {
+		tc := cases[i]
+		w := dialRaw(t, h, gqlclient.ProtocolTransportWS)
+		if tc.before != nil {
+			tc.before(w)
+		}
+		if tc.frame != "" {
+			w.send(tc.frame)
+		}
+		code, reason, _ := w.closed()
+		if code != tc.code || !strings.HasPrefix(reason, tc.reason) {
+			t.Fatalf("%s: closed with %d %q, want %d %q", tc.name, code, reason, tc.code, tc.reason)
+		}
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { check(t, i) })
+	}
+	// Every refused connection releases its goroutines.
+	c := h.Client(t, "alice")
+	baseline := settledGoroutines(c, 0)
+	for range 2 {
+		for i := range cases {
+			check(t, i)
+		}
+	}
+	if n := settledGoroutines(c, baseline); n > baseline+3 {
+		var buf bytes.Buffer
+		_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+		t.Fatalf("goroutines: %d after 2 rounds, baseline %d\n%s", n, baseline, buf.String())
 	}
 }
 
