@@ -1,6 +1,8 @@
 package server
 
 import (
+	"math"
+
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
@@ -23,7 +25,16 @@ func pageCost(child int, first, last *int) int {
 	case last != nil:
 		n = *last
 	}
-	return max(n, 1)*child + 1
+	return saturatingMul(max(n, 1), child) + 1
+}
+
+// saturatingMul multiplies two non-negative numbers, capped below the
+// largest int.
+func saturatingMul(n, child int) int {
+	if child > 0 && n > (math.MaxInt-1)/child {
+		return math.MaxInt - 1
+	}
+	return n * child
 }
 
 // complexityRoot multiplies the cost of connections by their page size and
@@ -31,7 +42,7 @@ func pageCost(child int, first, last *int) int {
 // an operation can load.
 func complexityRoot() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
-	list := func(child int) int { return listFactor*child + 1 }
+	list := func(child int) int { return saturatingMul(listFactor, child) + 1 }
 
 	c.Query.Conversations = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.ConversationOrder, _ *ent.ConversationWhereInput) int {
 		return pageCost(child, first, last)
@@ -45,7 +56,7 @@ func complexityRoot() graph.ComplexityRoot {
 	c.Query.KnowledgeBases = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.KnowledgeBaseOrder, _ *ent.KnowledgeBaseWhereInput) int {
 		return pageCost(child, first, last)
 	}
-	c.Query.Nodes = func(child int, ids []uuid.UUID) int { return max(len(ids), 1)*child + 1 }
+	c.Query.Nodes = func(child int, ids []uuid.UUID) int { return saturatingMul(max(len(ids), 1), child) + 1 }
 	c.Conversation.Messages = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.MessageOrder, _ *ent.MessageWhereInput) int {
 		return pageCost(child, first, last)
 	}

@@ -28,7 +28,8 @@ const parserTokenLimit = 15000
 
 // graphQLHandler builds the gqlgen server with every transport added
 // explicitly, in the order their Supports checks need: WebSocket
-// (graphql-transport-ws and legacy graphql-ws), SSE (graphql-sse, before
+// (graphql-transport-ws served by websocketTransport, legacy graphql-ws by
+// gqlgen's transport), SSE (graphql-sse, before
 // POST, whose check also matches SSE requests), OPTIONS, GET (queries
 // only) and POST.
 func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
@@ -36,16 +37,24 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexityRoot()}))
 
 	readLimit := int64(cfg.Limits.MaxWSMessageBytes)
-	srv.AddTransport(transport.Websocket{
-		Implementation:        s.ws,
-		InitFunc:              wsInit(s.verifier),
-		InitTimeout:           cfg.HTTP.WSInitTimeout,
-		KeepAlivePingInterval: cfg.HTTP.WSKeepAlive,
-		PingPongInterval:      cfg.HTTP.WSKeepAlive,
-		PayloadReadLimit:      &readLimit,
-		ErrorFunc: func(ctx context.Context, err error) {
-			s.log.DebugContext(ctx, "websocket error", slog.String("error", err.Error()))
+	logWSError := func(ctx context.Context, err error) {
+		s.log.DebugContext(ctx, "websocket error", slog.String("error", err.Error()))
+	}
+	srv.AddTransport(&websocketTransport{
+		impl: s.ws,
+		legacy: transport.Websocket{
+			InitFunc:              wsInit(s.verifier),
+			InitTimeout:           cfg.HTTP.WSInitTimeout,
+			KeepAlivePingInterval: cfg.HTTP.WSKeepAlive,
+			PayloadReadLimit:      &readLimit,
+			ErrorFunc:             logWSError,
 		},
+		init:        wsInit(s.verifier),
+		initTimeout: cfg.HTTP.WSInitTimeout,
+		keepAlive:   cfg.HTTP.WSKeepAlive,
+		readLimit:   readLimit,
+		stopping:    func() bool { return s.subs.stopCtx.Err() != nil },
+		onError:     logWSError,
 	})
 	srv.AddTransport(transport.SSE{KeepAlivePingInterval: cfg.HTTP.SSEKeepAlive})
 	srv.AddTransport(transport.Options{})
@@ -55,6 +64,8 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(parserTokenLimit)
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.Limits.APQCacheSize)})
+	// After APQ, which may supply the query text; before gqlgen validates.
+	srv.Use(newDocumentPrecheck(defaultDocumentBounds))
 	if cfg.HTTP.Introspection {
 		srv.Use(extension.Introspection{})
 	} else {

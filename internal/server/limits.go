@@ -3,9 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 
-	"github.com/99designs/gqlgen/complexity"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -44,7 +44,10 @@ func (q *queryLimits) Validate(schema graphql.ExecutableSchema) error {
 	return nil
 }
 
-// MutateOperationContext checks the operation's shape.
+// MutateOperationContext checks the operation's shape, then its
+// complexity. Both checks visit each fragment once (see shapeWalker and
+// operationComplexity), so their work is linear in the document's size;
+// documentPrecheck has bounded the document before validation.
 func (q *queryLimits) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
 	op := opCtx.Operation
 	if op == nil {
@@ -55,18 +58,18 @@ func (q *queryLimits) MutateOperationContext(ctx context.Context, opCtx *graphql
 		e.Extensions = map[string]any{"code": string(domain.CodeBadUserInput)}
 		return e
 	}
-	w := shapeWalker{doc: opCtx.Doc, vars: opCtx.Variables, maxPage: q.maxPageSize}
-	w.walk(op.SelectionSet, 1, map[string]bool{})
+	w := newShapeWalker(opCtx.Doc, opCtx.Variables, q.maxPageSize)
+	sh := w.set(op.SelectionSet)
 	switch {
-	case w.err != nil:
-		return w.err
-	case w.depth > q.maxDepth:
-		return limitError("depth", q.maxDepth, "the operation is nested %d levels deep; the limit is %d", w.depth, q.maxDepth)
-	case w.aliases > q.maxAliases:
-		return limitError("aliases", q.maxAliases, "the operation uses %d aliases; the limit is %d", w.aliases, q.maxAliases)
+	case sh.err != nil:
+		return sh.err
+	case sh.depth > q.maxDepth:
+		return limitError("depth", q.maxDepth, "the operation is nested %d levels deep; the limit is %d", sh.depth, q.maxDepth)
+	case sh.aliases > q.maxAliases:
+		return limitError("aliases", q.maxAliases, "the operation uses %d aliases; the limit is %d", sh.aliases, q.maxAliases)
 	}
-	if c := complexity.Calculate(ctx, q.schema, op, opCtx.Variables); c > q.maxComplexity {
-		return limitError("complexity", q.maxComplexity, "the operation has complexity %d; the limit is %d", c, q.maxComplexity)
+	if c, _ := operationComplexity(ctx, q.schema, opCtx.Doc, op, opCtx.Variables, q.maxComplexity); c > q.maxComplexity {
+		return limitError("complexity", q.maxComplexity, "the operation has complexity over %d (the limit)", q.maxComplexity)
 	}
 	return nil
 }
@@ -77,54 +80,106 @@ func limitError(limit string, max int, format string, args ...any) *gqlerror.Err
 	return e
 }
 
-// shapeWalker measures an operation's depth and aliases and checks its
-// connection arguments.
-type shapeWalker struct {
-	doc     *ast.QueryDocument
-	vars    map[string]any
-	maxPage int
-
+// shape is what shapeWalker measures of a selection set: the depth of its
+// deepest field (its own fields are at depth 1), its aliases (counted once
+// per expansion of the fragments they sit in) and the first paging error
+// in document order.
+type shape struct {
 	depth   int
 	aliases int
 	err     *gqlerror.Error
 }
 
-func (w *shapeWalker) walk(set ast.SelectionSet, depth int, inFragments map[string]bool) {
+// merge adds the shape of a selection set whose fields sit at depth
+// offset+1 relative to s.
+func (s *shape) merge(o shape, offset int) {
+	if o.depth > 0 {
+		s.depth = max(s.depth, o.depth+offset)
+	}
+	s.aliases = saturatingAdd(s.aliases, o.aliases)
+	if s.err == nil {
+		s.err = o.err
+	}
+}
+
+// shapeWalker measures an operation's depth and aliases and checks its
+// connection arguments. It measures each fragment once and reuses the
+// result wherever the fragment is spread, so a fragment spread twice in
+// each of n fragments costs n visits, not 2^n.
+type shapeWalker struct {
+	vars    map[string]any
+	maxPage int
+
+	frags  map[string]*ast.FragmentDefinition
+	memo   map[string]shape
+	onPath map[string]bool // fragments being measured (a cycle adds nothing; validation refuses it)
+	steps  int             // selections visited
+}
+
+func newShapeWalker(doc *ast.QueryDocument, vars map[string]any, maxPage int) *shapeWalker {
+	return &shapeWalker{vars: vars, maxPage: maxPage, frags: fragmentIndex(doc), memo: map[string]shape{}, onPath: map[string]bool{}}
+}
+
+// set measures a selection set; introspection fields are exempt from the
+// depth and paging limits. It stops at the first paging error.
+func (w *shapeWalker) set(set ast.SelectionSet) shape {
+	var out shape
 	for _, sel := range set {
-		if w.err != nil {
-			return
+		if out.err != nil {
+			return out
 		}
+		w.steps++
 		switch s := sel.(type) {
 		case *ast.Field:
 			if strings.HasPrefix(s.Name, "__") {
-				continue // introspection is exempt from depth and paging limits
+				continue
 			}
 			if s.Alias != "" && s.Alias != s.Name {
-				w.aliases++
+				out.aliases = saturatingAdd(out.aliases, 1)
 			}
-			w.depth = max(w.depth, depth)
-			w.checkPaging(s)
-			w.walk(s.SelectionSet, depth+1, inFragments)
+			out.depth = max(out.depth, 1)
+			if out.err = w.checkPaging(s); out.err != nil {
+				return out
+			}
+			out.merge(w.set(s.SelectionSet), 1)
 		case *ast.InlineFragment:
-			w.walk(s.SelectionSet, depth, inFragments)
+			out.merge(w.set(s.SelectionSet), 0)
 		case *ast.FragmentSpread:
-			if inFragments[s.Name] {
-				continue // a cycle; validation reports it
-			}
-			if def := w.doc.Fragments.ForName(s.Name); def != nil {
-				inFragments[s.Name] = true
-				w.walk(def.SelectionSet, depth, inFragments)
-				delete(inFragments, s.Name)
-			}
+			out.merge(w.fragment(s.Name), 0)
 		}
 	}
+	return out
+}
+
+// fragment measures a named fragment once.
+func (w *shapeWalker) fragment(name string) shape {
+	if sh, ok := w.memo[name]; ok {
+		return sh
+	}
+	def := w.frags[name]
+	if def == nil || w.onPath[name] {
+		return shape{}
+	}
+	w.onPath[name] = true
+	sh := w.set(def.SelectionSet)
+	delete(w.onPath, name)
+	w.memo[name] = sh
+	return sh
+}
+
+// saturatingAdd adds two non-negative counts without overflowing.
+func saturatingAdd(a, b int) int {
+	if b > math.MaxInt-a {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // checkPaging checks first and last (not both, not negative, at most
 // maxPage) on every connection field (one with first and last arguments).
-func (w *shapeWalker) checkPaging(f *ast.Field) {
+func (w *shapeWalker) checkPaging(f *ast.Field) *gqlerror.Error {
 	if f.Definition == nil || f.Definition.Arguments.ForName("first") == nil || f.Definition.Arguments.ForName("last") == nil {
-		return
+		return nil
 	}
 	args := f.ArgumentMap(w.vars)
 	first, hasFirst := intArg(args["first"])
@@ -137,12 +192,13 @@ func (w *shapeWalker) checkPaging(f *ast.Field) {
 	case !hasFirst && !hasLast:
 		// The default page size applies (pageDefaults, pagedefault.go).
 	case hasFirst && hasLast:
-		w.err = limitError("pageSize", w.maxPage, "%s: pass first or last, not both", name)
+		return limitError("pageSize", w.maxPage, "%s: pass first or last, not both", name)
 	case first < 0 || last < 0:
-		w.err = limitError("pageSize", w.maxPage, "%s: first and last must not be negative", name)
+		return limitError("pageSize", w.maxPage, "%s: first and last must not be negative", name)
 	case first > w.maxPage || last > w.maxPage:
-		w.err = limitError("pageSize", w.maxPage, "%s: first and last must not exceed %d", name, w.maxPage)
+		return limitError("pageSize", w.maxPage, "%s: first and last must not exceed %d", name, w.maxPage)
 	}
+	return nil
 }
 
 // intArg reads an Int argument value.

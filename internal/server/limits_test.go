@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
+	"github.com/ragchat/ragchat/internal/testdb"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -315,4 +316,98 @@ func TestPersistedQueries(t *testing.T) {
 			t.Fatalf("APQ request %+v: %+v", body, r)
 		}
 	}
+}
+
+// bomb is a document of n+1 fragments where each fragment spreads the
+// previous one twice (2^n copies of the first one's field).
+func bomb(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "query { viewer { ...F%d } }\n", n)
+	b.WriteString("fragment F0 on Viewer { userId }\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "fragment F%d on Viewer { ...F%d ...F%d }\n", i, i-1, i-1)
+	}
+	return b.String()
+}
+
+// TestFragmentBombIsRefusedBeforeValidation sends the 40-fragment bomb
+// (2^40 spreads when expanded) with and without a token, over POST, GET
+// and WebSocket, on each backend: it is refused at once, UNAUTHENTICATED without a token,
+// BAD_USER_INPUT naming the limit with one; a wide fragment tree with no
+// repeated field is refused by the selection budget (before validation,
+// which would refuse its spreads). The deadline is only a
+// hang guard (expanding 2^40 spreads never ends); the counted work is
+// asserted in TestDocumentPrecheckIsLinear and
+// TestLimitChecksVisitEachFragmentOnce.
+func TestFragmentBombIsRefusedBeforeValidation(t *testing.T) {
+	for _, be := range testdb.Backends(t) {
+		t.Run(be.Name, func(t *testing.T) { fragmentBombRefused(t, servertest.Start(t, be, servertest.Options{})) })
+	}
+}
+
+func fragmentBombRefused(t *testing.T, h *servertest.Harness) {
+	member := h.Client(t, "alice")
+	anon := gqlclient.New(h.URL, "")
+	var tree strings.Builder
+	tree.WriteString("{ ...T40 }\nfragment T0 on Query { __typename }\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&tree, "fragment T%d on Query { a: node(id: \"x\") { ...T%d } b: node(id: \"y\") { ...T%d } }\n", i, i-1, i-1)
+	}
+	cases := []struct {
+		name   string
+		client *gqlclient.Client
+		query  string
+		code   string
+		limit  any
+	}{
+		{"anonymous", anon, bomb(40), "UNAUTHENTICATED", nil},
+		{"member", member, bomb(40), "BAD_USER_INPUT", "repeatedFields"},
+		{"anonymous introspection-only bomb", anon, strings.NewReplacer("userId", "__typename", "on Viewer", "on Query",
+			"query { viewer { ...F40 } }", "query { __typename ...F40 }").Replace(bomb(40)), "BAD_USER_INPUT", "repeatedFields"},
+		{"member, fragment tree", member, tree.String(), "BAD_USER_INPUT", "selections"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"/POST", func(t *testing.T) {
+			code, e := errorCode(t, tc.client, tc.query, nil)
+			if code != tc.code || e.Extensions["limit"] != tc.limit {
+				t.Fatalf("got %s %+v, want %s limit %v", code, e, tc.code, tc.limit)
+			}
+		})
+		t.Run(tc.name+"/GET", func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(ctxT(t), http.MethodGet, h.URL+"?query="+url.QueryEscape(tc.query), nil)
+			if tc.client.Token != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.client.Token)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var r gqlclient.Response
+			if err := json.NewDecoder(res.Body).Decode(&r); err != nil || len(r.Errors) == 0 {
+				t.Fatalf("HTTP %d %v %+v", res.StatusCode, err, r)
+			}
+			if r.Errors[0].Code() != tc.code || r.Errors[0].Extensions["limit"] != tc.limit {
+				t.Fatalf("got %+v, want %s limit %v", r.Errors[0], tc.code, tc.limit)
+			}
+		})
+	}
+	t.Run("member/WebSocket", func(t *testing.T) {
+		ws, err := member.DialWS(ctxT(t), gqlclient.WSOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		sub, err := ws.Subscribe(bomb(40), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sub.Next(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Errors) == 0 || r.Errors[0].Code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["limit"] != "repeatedFields" {
+			t.Fatalf("got %+v", r)
+		}
+	})
 }

@@ -18,10 +18,11 @@ const wsWriteTimeout = 10 * time.Second
 // errShuttingDown refuses upgrades once shutdown has begun.
 var errShuttingDown = errors.New("server shutting down")
 
-// gorillaWebsocket adapts github.com/gorilla/websocket to gqlgen's
-// WebSocket transport (which speaks both graphql-transport-ws and the
-// legacy graphql-ws protocol). Upgrades are checked against the origin
-// policy; there is no accept-everything mode.
+// gorillaWebsocket upgrades WebSocket requests with
+// github.com/gorilla/websocket for websocketTransport (graphql-transport-ws)
+// and gqlgen's transport (the legacy graphql-ws protocol), and keeps the
+// registry of open connections that shutdown closes. Upgrades are checked
+// against the origin policy; there is no accept-everything mode.
 type gorillaWebsocket struct {
 	upgrader websocket.Upgrader
 	metrics  *Metrics
@@ -106,8 +107,9 @@ func (g *gorillaWebsocket) open() int {
 	return len(g.conns)
 }
 
-// gorillaConn is one upgraded connection. gqlgen serialises writes with
-// its own lock; control frames (close) are safe concurrently in gorilla.
+// gorillaConn is one upgraded connection. Its user serialises writes
+// (websocketTransport and gqlgen each with their own lock); control frames
+// (close) are safe concurrently in gorilla.
 type gorillaConn struct {
 	conn  *websocket.Conn
 	owner *gorillaWebsocket

@@ -1,7 +1,8 @@
 // Starts a real `ragchat serve` process for the client tests: it builds the
-// binary from this repository, runs it on a throwaway SQLite database with
-// the offline model and the demo knowledge base, and mints tokens with
-// `ragchat token` against the same secret.
+// binary from this repository, runs it with the offline model and the demo
+// knowledge base on a throwaway database (a fresh PostgreSQL database when
+// RAGCHAT_TEST_DATABASE_URL is set, as `make test` does, else SQLite), and
+// mints tokens with `ragchat token` against the same secret.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 const secret = 'node-client-test-secret-0123456789abcdef';
 
-export async function startServer() {
+// extraEnv adds or overrides ragchat's environment (e.g.
+// RAGCHAT_WS_INIT_TIMEOUT).
+export async function startServer(extraEnv = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ragchat-node-'));
   const bin = join(dir, 'ragchat');
   execFileSync('go', ['build', '-o', bin, './cmd/ragchat'], { cwd: repo, stdio: 'inherit' });
@@ -24,7 +27,10 @@ export async function startServer() {
     RAGCHAT_JWT_HS256_SECRET: secret,
     RAGCHAT_OFFLINE_TOKEN_DELAY: '5ms',
     RAGCHAT_ASK_BURST: '100',
+    ...extraEnv,
   };
+  const pg = process.env.RAGCHAT_TEST_DATABASE_URL ? createDatabase(process.env.RAGCHAT_TEST_DATABASE_URL) : null;
+  if (pg) env.DATABASE_URL = pg.url;
   const child = spawn(bin, ['serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const log = [];
   const addr = await new Promise((resolveAddr, reject) => {
@@ -54,10 +60,23 @@ export async function startServer() {
       const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
       child.kill('SIGTERM');
       const result = await exited;
+      pg?.drop();
       rmSync(dir, { recursive: true, force: true });
       return result;
     },
   };
+}
+
+// createDatabase creates a fresh database on the server of adminURL (whose
+// role may CREATE DATABASE; the vector extension comes from template1) with
+// psql, and returns its URL and a function that drops it.
+function createDatabase(adminURL) {
+  const name = `ragchat_node_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const psql = (sql) => execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', adminURL, '-c', sql], { stdio: ['ignore', 'ignore', 'inherit'] });
+  psql(`CREATE DATABASE ${name}`);
+  const url = new URL(adminURL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 // gql runs a query or mutation over HTTP POST and returns data, throwing on
