@@ -50,7 +50,7 @@ func TestLimitChecksVisitEachFragmentOnce(t *testing.T) {
 			"conversations(first: 100) { edges { node { id title } } }", ""), "on Viewer", "on Query"),
 			"query Bomb { viewer { ...F40 } }", "query Bomb { ...F40 }", 1), 4, 0, ""},
 		{"paging error deep inside", strings.Replace(strings.ReplaceAll(fragmentBomb(40,
-			"conversations { totalCount }", ""), "on Viewer", "on Query"),
+			"conversations(first: -1) { totalCount }", ""), "on Viewer", "on Query"),
 			"query Bomb { viewer { ...F40 } }", "query Bomb { ...F40 }", 1), 1, 0, "pageSize"},
 	}
 	for _, tc := range cases {

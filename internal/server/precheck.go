@@ -41,7 +41,7 @@ type documentBounds struct {
 var defaultDocumentBounds = documentBounds{
 	maxFragments:  100,
 	maxSpreads:    32,
-	maxSelections: 1000,
+	maxSelections: 5000,
 	maxRepeats:    30,
 }
 

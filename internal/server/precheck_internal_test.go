@@ -102,9 +102,16 @@ func TestDocumentPrecheckIsLinear(t *testing.T) {
 		fmt.Fprintf(&manySpreads, "...G%d ", i%3)
 	}
 	manySpreads.WriteString("} } fragment G0 on Viewer { userId } fragment G1 on Viewer { roles } fragment G2 on Viewer { groups }")
+	// Distinct response names (no repeated path), more selections once the
+	// fragment is spread than the budget, far fewer written.
+	const perFragment = 60
 	manyFields.WriteString("{ ")
-	for i := range b.maxSelections {
-		fmt.Fprintf(&manyFields, "a%d: viewer { userId } ", i)
+	for i := range b.maxSelections/perFragment + 1 {
+		fmt.Fprintf(&manyFields, "v%d: viewer { ...Many } ", i)
+	}
+	manyFields.WriteString("} fragment Many on Viewer { ")
+	for i := range perFragment {
+		fmt.Fprintf(&manyFields, "a%d: userId ", i)
 	}
 	manyFields.WriteString("}")
 

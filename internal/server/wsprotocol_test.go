@@ -74,7 +74,7 @@ func (w *rawWS) closed() (int, string, []string) {
 	w.t.Helper()
 	var skipped []string
 	for {
-		typ, _, err := w.next()
+		typ, raw, err := w.next()
 		if err != nil {
 			code, reason := closeCode(err)
 			if code == 0 {
@@ -82,7 +82,7 @@ func (w *rawWS) closed() (int, string, []string) {
 			}
 			return code, reason, skipped
 		}
-		skipped = append(skipped, typ)
+		skipped = append(skipped, typ+" "+string(raw))
 	}
 }
 

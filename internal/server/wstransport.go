@@ -354,8 +354,20 @@ func (c *twsConn) run(ctx context.Context, id string, op *twsOp, rc *graphql.Ope
 		if resp == nil {
 			return
 		}
+		if subscription && c.t.stopping() && failedOnly(resp) {
+			// The shutdown cut the subscription (often while it was still
+			// being set up): its error is not the stream's outcome. The
+			// 1012 close that follows makes the client resubscribe.
+			continue
+		}
 		c.send(id, op, resp)
 	}
+}
+
+// failedOnly reports whether a response carries errors and no data.
+func failedOnly(resp *graphql.Response) bool {
+	d := bytes.TrimSpace(resp.Data)
+	return len(resp.Errors) > 0 && (len(d) == 0 || bytes.Equal(d, []byte("null")))
 }
 
 // send writes one result as a next message, unless the client completed
