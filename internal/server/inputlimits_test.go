@@ -159,7 +159,9 @@ func TestInputLimitsAtTheBoundaries(t *testing.T) {
 			}, func(tc limitCase, _ int) (*gqlclient.Response, string) {
 				r := do(t, c, `mutation($c: ID!, $k: String!) { ask(input: {conversationId: $c, clientMessageId: $k, question: "退款多久到账？"}) { attempt { id } } }`,
 					map[string]any{"c": conv, "k": tc.value})
-				var out struct{ Ask struct{ Attempt struct{ ID string } } }
+				var out struct {
+					Ask struct{ Attempt struct{ ID string } }
+				}
 				if len(r.Errors) == 0 && r.Decode(&out) == nil {
 					waitDone(t, c, out.Ask.Attempt.ID)
 				}
