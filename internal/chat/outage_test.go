@@ -195,4 +195,3 @@ func crashedAttempt(t *testing.T, e *env, owner string) uuid.UUID {
 		SetLeaseExpiresAt(time.Now().Add(time.Minute)).SetAnswer("部分").SetCheckpointSeq(2).SaveX(ctx)
 	return a.ID
 }
-
