@@ -113,7 +113,9 @@ func TestRestartAfterKillReclaimsAttempts(t *testing.T) {
 		t.Errorf("the restart did not reclaim as instance %s:\n%s", owner, lastLines(p.stderr.String(), 40))
 	}
 	alice := p.client(t, "acme", "alice")
-	var out struct{ Attempt struct{ Conversation struct{ ID string } } }
+	var out struct {
+		Attempt struct{ Conversation struct{ ID string } }
+	}
 	mustDo(t, alice, `query($a: ID!) { attempt(id: $a) { conversation { id } } }`, map[string]any{"a": id}, &out)
 	c.fake.SetChunkDelay(0)
 	next := ask(t, alice, out.Attempt.Conversation.ID, "退款多久到账？")
