@@ -183,6 +183,11 @@ func (e *Engine) PurgeOnce(ctx context.Context) (int, error) {
 	return total, nil
 }
 
+// waitIdle waits until no answer runs on this instance and no work after
+// an answer (summary, title) is left. Tests use it to make counted work
+// deterministic; it must not race a new ask.
+func (e *Engine) waitIdle() { e.wg.Wait() }
+
 // Shutdown stops accepting asks and retries, waits for running attempts
 // until ctx is done, then cancels the rest, which end FAILED(INTERRUPTED)
 // so that a client retries rather than waiting for ever.
