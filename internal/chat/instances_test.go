@@ -3,6 +3,9 @@ package chat_test
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +92,29 @@ func (l *logCapture) count(s string) int {
 	return n
 }
 
+// goroutines counts the goroutines once idle HTTP connections (to the fake
+// model) are closed.
+func goroutines() int {
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	return runtime.NumGoroutine()
+}
+
+// assertGoroutinesBack waits until the goroutine count is back to
+// baseline, and shows the goroutines if it is not.
+func assertGoroutinesBack(t *testing.T, baseline int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for goroutines() > baseline {
+		if time.Now().After(deadline) {
+			var b strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+			t.Errorf("goroutines: baseline %d, now %d\n%s", baseline, runtime.NumGoroutine(), b.String())
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestAttemptEndedElsewhereEndsLocalSubscribers: with two instances on one
 // database, when instance 2 ends an attempt that instance 1 is generating
 // (a cancel, or its reaper after a lost lease), instance 1's own
@@ -122,6 +148,7 @@ func TestAttemptEndedElsewhereEndsLocalSubscribers(t *testing.T) {
 		other := e.newInstance(t, chat.Config{})
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
+				baseline := goroutines()
 				conv := e.conversation(t, alice)
 				res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
 				require.NoError(t, err)
@@ -152,6 +179,8 @@ func TestAttemptEndedElsewhereEndsLocalSubscribers(t *testing.T) {
 				// A new subscriber on instance 1 replays the same outcome.
 				o := e.wait(t, alice, res.Attempt.ID, 0)
 				assert.Equal(t, string(tc.want), *o.attempt.FailureCode)
+				chat.WaitIdle(e.eng)
+				assertGoroutinesBack(t, baseline)
 			})
 		}
 	})

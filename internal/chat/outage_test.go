@@ -89,6 +89,13 @@ func TestAnswerSurvivesDatabaseOutage(t *testing.T) {
 	defer cancel()
 	conv, err := run.eng.CreateConversation(as(alice), chat.CreateConversationInput{})
 	require.NoError(t, err)
+	baseline := goroutines()
+	defer func() {
+		for _, eng := range []*chat.Engine{e.eng, run.eng, reaper.eng} {
+			chat.WaitIdle(eng)
+		}
+		assertGoroutinesBack(t, baseline)
+	}()
 
 	t.Run("finishedAnswerIsSavedAfterTheOutage", func(t *testing.T) {
 		e.model.hold()
