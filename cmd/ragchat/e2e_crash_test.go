@@ -98,7 +98,7 @@ func TestRestartAfterKillReclaimsAttempts(t *testing.T) {
 	dir := t.TempDir()
 	env := c.env(t, dir, "RAGCHAT_ATTEMPT_LEASE=10m")
 	p := launch(t, c.dbURL, env)
-	id, _ := c.askAndKill(t, p)
+	id, killed := c.askAndKill(t, p)
 	status, _, owner := c.attempt(t, id)
 	if status != "PENDING" || owner == "" {
 		t.Fatalf("after kill -9: %s owned by %q, want PENDING with a lease", status, owner)
@@ -106,6 +106,7 @@ func TestRestartAfterKillReclaimsAttempts(t *testing.T) {
 
 	p = launch(t, c.dbURL, env) // returns once the server listens
 	status, code, _ := c.attempt(t, id)
+	t.Logf("crash to FAILED(INTERRUPTED) with a restart: %s", time.Since(killed).Round(10*time.Millisecond))
 	if status != "FAILED" || code != "INTERRUPTED" {
 		t.Fatalf("after the restart: %s %s, want FAILED INTERRUPTED\n%s", status, code, lastLines(p.stderr.String(), 40))
 	}
