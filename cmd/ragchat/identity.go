@@ -36,7 +36,7 @@ const identityFile = "instance-id"
 
 // identityWait bounds how long a start waits for the lock of its
 // persisted id: the session of a killed previous life may still be closing.
-const identityWait = 5 * time.Second
+var identityWait = 5 * time.Second
 
 // identity is the claimed instance id and what holds its lock.
 type identity struct {
