@@ -123,6 +123,14 @@ func startServer(t testing.TB, extraEnv ...string) *process {
 	t.Helper()
 	dbURL := testdb.PostgresURL(t)
 	env := baseEnv(t, dbURL, extraEnv...)
+	provision(t, env)
+	return launch(t, dbURL, env)
+}
+
+// provision migrates the database of env and ingests the demo documents
+// into tenants acme and globex.
+func provision(t testing.TB, env []string) {
+	t.Helper()
 	if out := runCLI(t, env, "migrate", "up"); !strings.Contains(out, "migration version") {
 		t.Fatalf("migrate up printed %q", out)
 	}
@@ -133,6 +141,12 @@ func startServer(t testing.TB, extraEnv ...string) *process {
 		runCLI(t, env, "ingest", "--tenant", tenant, "--kb", "Help Center", "--groups", "ops",
 			filepath.Join(docs, "zh", "ops-upload-runbook.md"))
 	}
+}
+
+// launch starts `ragchat serve` with env on the database at dbURL and
+// waits until it listens.
+func launch(t testing.TB, dbURL string, env []string) *process {
+	t.Helper()
 	p := &process{t: t, dbURL: dbURL, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	p.cmd = exec.Command(binary, "serve")
 	p.cmd.Env = env

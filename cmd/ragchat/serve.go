@@ -34,13 +34,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	metrics := server.NewMetrics()
-	c, err := newCore(cfg, db, log, metrics)
+	ident, err := claimIdentity(ctx, cfg, db, log)
 	if err != nil {
 		db.Close()
 		return err
 	}
+	cfg.InstanceID = ident.id
+	log.Info("instance identity", slog.String("instance", ident.id), slog.Bool("stable", ident.stable))
+	metrics := server.NewMetrics()
+	c, err := newCore(cfg, db, log, metrics)
+	if err != nil {
+		ident.release()
+		db.Close()
+		return err
+	}
 	defer c.close()
+	defer ident.release() // before the database closes
+	// What this instance was generating when it last stopped (kill -9
+	// included) ends now, not when its leases expire.
+	if n, err := c.engine.ReclaimOwn(ctx); err != nil {
+		log.Warn("attempts of a previous run not reclaimed; the reaper will end them", slog.String("error", err.Error()))
+	} else if n > 0 {
+		log.Info("reclaimed the attempts of a previous run", slog.Int("attempts", n))
+	}
 	if cfg.LoadDemo {
 		created, err := knowledge.LoadDemo(ctx, db.Client, c.knowledge)
 		if err != nil {

@@ -36,14 +36,14 @@ func newModel(cfg config.Config) (llm.Model, error) {
 	if !cfg.Model.OpenAI {
 		return offline.New(offline.Options{TokenDelay: cfg.Model.OfflineTokenDelay}), nil
 	}
-	m, err := openai.New(openai.Config{
+	m, err := openai.New(cfg.Model.Limits.OpenAI(openai.Config{
 		BaseURL:             cfg.Model.BaseURL,
 		APIKey:              cfg.Model.APIKey,
 		ChatModel:           cfg.Model.ChatModel,
 		EmbeddingModel:      cfg.Model.EmbeddingModel,
 		EmbeddingDimensions: cfg.Model.EmbeddingDimensions,
 		RequestDimensions:   cfg.Model.EmbeddingDimensions > 0,
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("openai model: %w", err)
 	}
@@ -60,23 +60,26 @@ type core struct {
 }
 
 // newCore wires the engine and the knowledge service on db; the engine
-// reports asks and attempts to obs (nil: nowhere).
+// leases attempts to cfg.InstanceID (empty: a random id) and reports asks
+// and attempts to obs (nil: nowhere).
 func newCore(cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observer) (*core, error) {
 	model, err := newModel(cfg)
 	if err != nil {
 		return nil, err
 	}
+	ecfg := cfg.Engine.Chat(cfg.InstanceID)
+	ecfg.GenerateTitles = true
 	b := broker.NewMemory(broker.MemoryOptions{})
 	minScore := 0.0 // the engine's default for real embedding models
 	if !cfg.Model.OpenAI {
 		minScore = offline.SuggestedMinEvidenceScore
 	}
-	engine := chat.New(chat.Config{
-		InstanceID:       cfg.InstanceID,
-		GenerateTitles:   true,
-		MinEvidenceScore: minScore,
-		Limits:           engineLimits(cfg),
-	}, chat.Deps{
+	ecfg.MinEvidenceScore = minScore
+	ecfg.Limits = engineLimits(cfg)
+	if err := ecfg.Validate(); err != nil {
+		return nil, err
+	}
+	engine := chat.New(ecfg, chat.Deps{
 		DB:         db,
 		Model:      model,
 		Broker:     b,

@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -44,9 +45,15 @@ func (e *Engine) runJob(ctx context.Context, name string, job func(context.Conte
 }
 
 // ReapOnce fails every PENDING attempt whose lease has expired, across all
-// tenants: its instance crashed or restarted, or lost the database mid-way
-// (docs/ENGINE.md D4: after a restart a PENDING attempt must end somewhere). The
-// partial answer checkpoint is kept; no assistant message is written.
+// tenants: its instance crashed, or lost the database for longer than the
+// lease (docs/ENGINE.md, "Leases, the reaper and restarts"). The partial
+// answer checkpoint is kept; no assistant message is written.
+//
+// A pass right after a failed one reaps nothing: while the database was
+// down no holder could renew its lease, so every lease may look expired
+// although its holder is alive and about to save a finished answer. The
+// holder renews within CheckpointInterval once the database is back, which
+// is shorter than ReaperInterval, so the next pass judges fairly.
 func (e *Engine) ReapOnce(ctx context.Context) (int, error) {
 	ctx = viewer.SystemJobContext(ctx, viewer.JobReaper)
 	stale, err := e.client.Attempt.Query().
@@ -54,36 +61,73 @@ func (e *Engine) ReapOnce(ctx context.Context) (int, error) {
 		Limit(500).
 		All(ctx)
 	if err != nil {
+		e.reapBlind.Store(true)
 		return 0, err
+	}
+	if e.reapBlind.Swap(false) {
+		return 0, nil
 	}
 	n := 0
 	for _, a := range stale {
 		if _, local := e.running(a.ID); local {
 			continue // ours and alive; its checkpointer renews the lease
 		}
-		if e.markFailedIfExpired(ctx, a.ID, a.Answer, a.CheckpointSeq) {
+		if e.markInterrupted(ctx, a.ID, attempt.LeaseExpiresAtLT(e.now())) {
 			n++
 		}
 	}
 	return n, nil
 }
 
-// markFailedIfExpired fails an attempt only if its lease is still expired
-// at the moment of the write, so a renewal that raced the reaper wins.
-func (e *Engine) markFailedIfExpired(ctx context.Context, id uuid.UUID, partial string, seq int) bool {
+// ReclaimOwn fails at once the PENDING attempts whose lease this instance
+// held in a previous life (same InstanceID): after a crash and restart
+// nothing of this instance is generating them, so there is no reason to
+// wait for their leases to expire. Attempts running here now are left
+// alone. The server calls it before it accepts requests.
+func (e *Engine) ReclaimOwn(ctx context.Context) (int, error) {
+	ctx = viewer.SystemJobContext(ctx, viewer.JobReaper)
+	mine, err := e.client.Attempt.Query().
+		Where(attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseOwner(e.cfg.InstanceID)).
+		Limit(1000).
+		All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range mine {
+		if _, local := e.running(a.ID); local {
+			continue
+		}
+		if e.markInterrupted(ctx, a.ID, attempt.LeaseOwner(e.cfg.InstanceID)) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// markInterrupted fails a PENDING attempt INTERRUPTED if cond still holds
+// at the moment of the write (for the reaper: the lease is still expired,
+// so a renewal that raced it wins). An attempt found ended meanwhile
+// publishes its outcome to this instance's subscribers.
+func (e *Engine) markInterrupted(ctx context.Context, id uuid.UUID, cond predicate.Attempt) bool {
 	n, err := e.client.Attempt.Update().
-		Where(attempt.ID(id), attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseExpiresAtLT(e.now())).
+		Where(attempt.ID(id), attempt.StatusEQ(attempt.StatusPENDING), cond).
 		SetStatus(attempt.StatusFAILED).SetFailureCode(string(domain.FailureInterrupted)).
 		SetFailureMessage("the answer was interrupted (its server stopped or lost the database)").
 		SetCompletedAt(e.now()).ClearLeaseOwner().ClearLeaseExpiresAt().
 		Save(ctx)
-	if err != nil || n == 0 {
+	if err != nil {
 		return false
 	}
-	e.publishAttempt(ctx, id, EventFailed, seq, attemptPayload{Code: string(domain.FailureInterrupted)})
-	e.broker.Retire(attemptTopic(id))
+	if n == 0 {
+		e.publishEnded(ctx, id)
+		return false
+	}
 	if a, err := e.client.Attempt.Get(ctx, id); err == nil {
-		e.attemptChanged(ctx, a)
+		e.publishTerminal(ctx, a)
+	} else {
+		e.publishAttempt(ctx, id, EventFailed, 0, attemptPayload{Code: string(domain.FailureInterrupted)})
+		e.broker.Retire(attemptTopic(id))
 	}
 	e.obs.AttemptFinished("failed", domain.FailureInterrupted, "", 0, 0, 0)
 	return true
@@ -138,6 +182,11 @@ func (e *Engine) PurgeOnce(ctx context.Context) (int, error) {
 	}
 	return total, nil
 }
+
+// waitIdle waits until no answer runs on this instance and no work after
+// an answer (summary, title) is left. Tests use it to make counted work
+// deterministic; it must not race a new ask.
+func (e *Engine) waitIdle() { e.wg.Wait() }
 
 // Shutdown stops accepting asks and retries, waits for running attempts
 // until ctx is done, then cancels the rest, which end FAILED(INTERRUPTED)

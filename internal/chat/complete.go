@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/promptfmt"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // completion is everything a finished answer is saved with.
@@ -30,11 +31,15 @@ type completion struct {
 	answer     string
 }
 
-// complete validates the answer's citations and saves, in one transaction,
-// the ASSISTANT message, the source snapshots (marking the cited ones) and
-// the COMPLETED attempt with its model, usage, manifest and timings. If the
-// attempt is no longer this instance's PENDING attempt, nothing is saved.
-func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion) {
+// complete validates the answer's citations and saves it (saveDurably):
+// in one transaction the ASSISTANT message, the source snapshots (marking
+// the cited ones) and the COMPLETED attempt with its model, usage,
+// manifest and timings. Only once that is durable do subscribers get
+// COMPLETED. It returns errLeaseLost when the attempt is no longer this
+// instance's PENDING attempt (ended elsewhere: fail publishes how), and
+// errNotSaved when the database stayed unavailable for
+// CompletionRetryTimeout.
+func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion) error {
 	text, _, first := p.snapshot()
 	if !c.refused {
 		known := make(map[string]bool, len(c.sources))
@@ -43,27 +48,20 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 		}
 		c.answer, _ = promptfmt.StripUnknownCitations(text, known)
 	}
+	att, err := e.saveDurably(ctx, j, c, first)
+	if err != nil {
+		return err
+	}
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
-	att, err := e.saveCompletion(fctx, j, c, first)
-	if err != nil {
-		// The database is failing: leave the attempt PENDING; the reaper
-		// fails it once its lease expires and the database is back.
-		e.log.ErrorContext(ctx, "attempt completion not saved", "attempt", j.att.ID, "err", err)
-		return
-	}
-	if att == nil {
-		return // cancelled or reaped meanwhile; that path published FAILED
-	}
-	e.publishAttempt(fctx, att.ID, EventCompleted, utf8.RuneCountInString(att.Answer), attemptPayload{})
-	e.broker.Retire(attemptTopic(att.ID))
-	e.attemptChanged(fctx, att)
+	e.publishTerminal(fctx, att)
 	outcome := "completed"
 	if c.refused {
 		outcome = "refused"
 	}
 	e.obs.AttemptFinished(outcome, "", c.model, ttft(j.att.StartedAt, first), c.usage.PromptTokens, c.usage.CompletionTokens)
 	e.afterCompletion(context.WithoutCancel(ctx), j)
+	return nil
 }
 
 // saveCompletion is the completion transaction. It locks the conversation
@@ -104,7 +102,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 		return nil, rollback(tx, err)
 	}
 	if n == 0 {
-		return nil, rollback(tx, nil)
+		return nil, rollback(tx, errLeaseLost)
 	}
 	mc := tx.Message.Create().
 		SetConversationID(j.conv.ID).SetOwnerID(j.conv.UserID).
@@ -155,22 +153,27 @@ func refusalText(lang string) string {
 	return "抱歉，在你有权访问的知识库中没有找到可以回答这个问题的资料。"
 }
 
-// refuse completes the attempt as refused: no evidence, no model call. The
-// refusal is streamed as one delta so clients render it like any answer.
-func (e *Engine) refuse(ctx context.Context, j job, p *progress, standalone string, requires bool, assembled prompt.Result, win window) {
-	text := refusalText(assembled.Language)
+// refusal turns c into a refused completion: no evidence, no model call.
+// The refusal is streamed as one delta so clients render it like any
+// answer.
+func (e *Engine) refusal(ctx context.Context, j job, p *progress, c completion) completion {
+	text := refusalText(c.assembled.Language)
 	seq := p.add(text, e.now())
 	e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: text})
-	e.complete(ctx, j, p, completion{
-		standalone: standalone, requires: requires, assembled: assembled, window: win,
-		refused: true, refusal: domain.RefusalNoEvidence, answer: text,
-	})
+	c.refused, c.refusal, c.answer = true, domain.RefusalNoEvidence, text
+	return c
 }
 
 // markFailed moves a PENDING attempt to FAILED with code and publishes it.
 // When owned is true only this instance's lease qualifies (a run failing);
-// otherwise any PENDING attempt does (cancel of a remote run, the reaper).
-// It reports whether it changed the attempt.
+// otherwise any PENDING attempt does (cancel of a remote run). It reports
+// whether it changed the attempt.
+//
+// Whatever happens, this instance's subscribers get a terminal event
+// (docs/ENGINE.md, "Failure and recovery"): when the update matches no row,
+// the attempt was ended elsewhere and they get that outcome; when the
+// write itself fails while a run of this instance ends, they get this
+// FAILED at once and the reaper fixes the row once the database is back.
 func (e *Engine) markFailed(ctx context.Context, id uuid.UUID, code domain.FailureCode, msg, partial string, seq int, first time.Time, owned bool) bool {
 	q := e.client.Attempt.Update().Where(attempt.ID(id), attempt.StatusEQ(attempt.StatusPENDING))
 	if owned {
@@ -185,19 +188,61 @@ func (e *Engine) markFailed(ctx context.Context, id uuid.UUID, code domain.Failu
 		q.SetFirstTokenAt(first)
 	}
 	n, err := q.Save(ctx)
-	if err != nil {
+	switch {
+	case err != nil:
 		e.log.ErrorContext(ctx, "attempt failure not saved; the reaper will retry", "attempt", id, "err", err)
+		if owned {
+			e.publishAttempt(ctx, id, EventFailed, seq, attemptPayload{Code: string(code), Message: msg})
+			e.broker.Retire(attemptTopic(id))
+		}
+		return false
+	case n == 0:
+		e.publishEnded(ctx, id)
 		return false
 	}
-	if n == 0 {
-		return false
-	}
-	e.publishAttempt(ctx, id, EventFailed, seq, attemptPayload{Code: string(code), Message: msg})
-	e.broker.Retire(attemptTopic(id))
 	if a, err := e.client.Attempt.Get(ctx, id); err == nil {
-		e.attemptChanged(ctx, a)
+		e.publishTerminal(ctx, a)
+	} else {
+		e.publishAttempt(ctx, id, EventFailed, seq, attemptPayload{Code: string(code), Message: msg})
+		e.broker.Retire(attemptTopic(id))
 	}
 	return true
+}
+
+// publishEnded gives this instance's subscribers the outcome of an attempt
+// that was ended elsewhere — cancelled or reaped by another instance, or
+// completed by a commit whose acknowledgement was lost — by reading it.
+// An attempt still PENDING (another instance holds it) publishes nothing.
+func (e *Engine) publishEnded(ctx context.Context, id uuid.UUID) {
+	a, err := e.client.Attempt.Get(viewer.SystemJobContext(ctx, viewer.JobReaper), id)
+	if err != nil {
+		e.log.WarnContext(ctx, "ended attempt not readable", "attempt", id, "err", err)
+		return
+	}
+	if a.Status == attempt.StatusPENDING {
+		return
+	}
+	e.publishTerminal(ctx, a)
+}
+
+// publishTerminal publishes a finished attempt's terminal event (COMPLETED,
+// or FAILED with its code), retires its topic and notifies its
+// conversation.
+func (e *Engine) publishTerminal(ctx context.Context, a *ent.Attempt) {
+	if a.Status == attempt.StatusCOMPLETED {
+		e.publishAttempt(ctx, a.ID, EventCompleted, utf8.RuneCountInString(a.Answer), attemptPayload{})
+	} else {
+		var p attemptPayload
+		if a.FailureCode != nil {
+			p.Code = *a.FailureCode
+		}
+		if a.FailureMessage != nil {
+			p.Message = *a.FailureMessage
+		}
+		e.publishAttempt(ctx, a.ID, EventFailed, a.CheckpointSeq, p)
+	}
+	e.broker.Retire(attemptTopic(a.ID))
+	e.attemptChanged(ctx, a)
 }
 
 // ttft is the time from start to the first token (0 when none came).

@@ -2,31 +2,36 @@ package chat_test
 
 import (
 	"context"
-	"errors"
+	"net"
+	"os"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 )
 
-// errOutage is what the flaky driver returns while the database is "down".
-var errOutage = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+// errOutage is what the flaky driver returns while the database is "down":
+// the error a refused connection gives.
+var errOutage = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 
-// TestDatabaseFailureMidFlow (docs/ENGINE.md D16: degrade, never corrupt): while the
-// database is down an ask gets a typed UNAVAILABLE error and saves nothing;
-// an answer that finishes while it is down saves nothing half-way (no
-// assistant message without its COMPLETED attempt, no COMPLETED attempt
-// without its message); once the database is back, the reaper resolves the
+// TestDatabaseFailureMidFlow (docs/ENGINE.md D16: degrade, never corrupt): while the database
+// is down an ask gets a typed UNAVAILABLE error and saves nothing; an
+// answer that finishes while it is down and stays down for longer than
+// CompletionRetryTimeout saves nothing half-way (no assistant message
+// without its COMPLETED attempt, no COMPLETED attempt without its
+// message), its subscriber gets FAILED(INTERRUPTED) at once although that
+// write fails too, and once the database is back, the reaper resolves the
 // attempt.
 func TestDatabaseFailureMidFlow(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
@@ -37,7 +42,7 @@ func TestDatabaseFailureMidFlow(t *testing.T) {
 			}
 			return nil
 		})
-		e := newEnv(t, db)
+		e := newEnv(t, db, func(c *chat.Config, _ *domain.TenantSettings) { c.CompletionRetryTimeout = 100 * time.Millisecond })
 		conv := e.conversation(t, alice)
 
 		down.Store(true)
@@ -49,12 +54,23 @@ func TestDatabaseFailureMidFlow(t *testing.T) {
 		e.model.hold()
 		res, err := e.eng.Ask(as(alice), conv.ID, "k1", "上传文件最大是多少？")
 		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
+		defer cancel()
+		ch, err := e.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
+		require.NoError(t, err)
 		require.Eventually(t, func() bool { return e.model.chatCalls() == 1 }, 10*time.Second, 5*time.Millisecond)
 		down.Store(true)
 		e.model.release()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		require.NoError(t, e.eng.Shutdown(ctx), "the run ends even though it cannot save")
+		var last chat.AttemptEvent
+		for ev := range ch {
+			last = ev
+		}
+		require.NoError(t, ctx.Err(), "no terminal event while the database is down")
+		assert.Equal(t, chat.EventFailed, last.Kind)
+		assert.Equal(t, domain.FailureInterrupted, last.FailureCode)
+		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer scancel()
+		require.NoError(t, e.eng.Shutdown(sctx), "the run ends even though it cannot save")
 		down.Store(false)
 
 		a := e.db.Client.Attempt.GetX(as(alice), res.Attempt.ID)
@@ -71,6 +87,5 @@ func TestDatabaseFailureMidFlow(t *testing.T) {
 		a = e.db.Client.Attempt.GetX(as(alice), res.Attempt.ID)
 		assert.Equal(t, attempt.StatusFAILED, a.Status)
 		assert.Equal(t, string(domain.FailureInterrupted), *a.FailureCode)
-		_ = uuid.Nil
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,19 +17,28 @@ import (
 	"github.com/ragchat/ragchat/internal/store"
 )
 
-// Config tunes the engine. Zero fields take the defaults in WithDefaults.
+// Config tunes the engine. Zero fields take the defaults in WithDefaults;
+// docs/ENGINE.md ("Leases, the reaper and restarts") explains how the
+// durations relate, and Validate checks it.
 type Config struct {
-	// InstanceID names this process in attempt leases.
+	// InstanceID names this process in attempt leases. It should be stable
+	// across restarts of the same instance (so that ReclaimOwn finds what a
+	// crashed life left behind) and never shared by two live processes.
 	InstanceID string
-	// LeaseDuration is how long an attempt's lease lasts without renewal;
-	// CheckpointInterval is how often a streaming attempt saves its partial
-	// answer and renews its lease.
+	// LeaseDuration is how long an attempt's lease lasts without renewal
+	// (default 6 s); CheckpointInterval is how often a streaming attempt
+	// saves its partial answer and renews its lease (default 1 s).
 	LeaseDuration      time.Duration
 	CheckpointInterval time.Duration
 	// AnswerTimeout bounds one whole answer generation.
 	AnswerTimeout time.Duration
-	// ReaperInterval is how often RunBackground reaps expired leases and
-	// PurgeInterval how often it purges past-retention data.
+	// CompletionRetryTimeout bounds how long a finished answer is kept in
+	// memory and its save retried while the database is unavailable
+	// (default 60 s).
+	CompletionRetryTimeout time.Duration
+	// ReaperInterval is how often RunBackground reaps expired leases
+	// (default 2 s) and PurgeInterval how often it purges past-retention
+	// data.
 	ReaperInterval time.Duration
 	PurgeInterval  time.Duration
 	// ChatModel overrides the model's default chat model ("" = default).
@@ -43,6 +53,15 @@ type Config struct {
 	// Limits bound client input and the ask rate (limits.go).
 	Limits Limits
 }
+
+// Defaults of the engine's durations.
+const (
+	DefaultLeaseDuration          = 6 * time.Second
+	DefaultCheckpointInterval     = time.Second
+	DefaultReaperInterval         = 2 * time.Second
+	DefaultAnswerTimeout          = 3 * time.Minute
+	DefaultCompletionRetryTimeout = time.Minute
+)
 
 // Deps are the engine's adapters.
 type Deps struct {
@@ -65,16 +84,19 @@ func (c Config) WithDefaults() Config {
 		c.InstanceID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	}
 	if c.LeaseDuration <= 0 {
-		c.LeaseDuration = 30 * time.Second
+		c.LeaseDuration = DefaultLeaseDuration
 	}
 	if c.CheckpointInterval <= 0 {
-		c.CheckpointInterval = time.Second
+		c.CheckpointInterval = DefaultCheckpointInterval
 	}
 	if c.AnswerTimeout <= 0 {
-		c.AnswerTimeout = 3 * time.Minute
+		c.AnswerTimeout = DefaultAnswerTimeout
+	}
+	if c.CompletionRetryTimeout <= 0 {
+		c.CompletionRetryTimeout = DefaultCompletionRetryTimeout
 	}
 	if c.ReaperInterval <= 0 {
-		c.ReaperInterval = 15 * time.Second
+		c.ReaperInterval = DefaultReaperInterval
 	}
 	if c.PurgeInterval <= 0 {
 		c.PurgeInterval = time.Hour
@@ -84,6 +106,25 @@ func (c Config) WithDefaults() Config {
 	}
 	c.Limits = c.Limits.withDefaults()
 	return c
+}
+
+// Validate checks how the durations relate (after WithDefaults): a lease
+// must survive at least two missed renewals; the reaper must run at least
+// twice per renewal period so that, after a database outage, a live holder
+// renews before the reaper's second pass; and it must run more often than
+// a lease can expire during an outage, so that every reaper notices the
+// outage (see ReapOnce).
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	switch {
+	case c.LeaseDuration < 3*c.CheckpointInterval:
+		return fmt.Errorf("the attempt lease (%s) must be at least three checkpoint intervals (%s)", c.LeaseDuration, c.CheckpointInterval)
+	case c.ReaperInterval < 2*c.CheckpointInterval:
+		return fmt.Errorf("the reaper interval (%s) must be at least two checkpoint intervals (%s)", c.ReaperInterval, c.CheckpointInterval)
+	case c.ReaperInterval >= c.LeaseDuration-c.CheckpointInterval:
+		return fmt.Errorf("the reaper interval (%s) must be shorter than the attempt lease (%s) minus a checkpoint interval (%s)", c.ReaperInterval, c.LeaseDuration, c.CheckpointInterval)
+	}
+	return nil
 }
 
 // Observer receives low-cardinality engine measurements (for Prometheus).
@@ -118,6 +159,10 @@ type Engine struct {
 	limiter AskLimiter // nil: asks are not metered
 
 	kbModels sync.Map // knowledge base id → embedding model
+
+	// reapBlind is set when a reaper pass could not read the database; the
+	// next pass then reaps nothing (see ReapOnce).
+	reapBlind atomic.Bool
 
 	mu      sync.Mutex
 	runs    map[uuid.UUID]*run

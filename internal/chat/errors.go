@@ -2,10 +2,7 @@ package chat
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
-	"net"
-	"strings"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/privacy"
@@ -29,27 +26,11 @@ func storageError(err error, kind string) error {
 		return domain.Wrap(err, domain.CodeForbidden, "not permitted")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return domain.Wrap(err, domain.CodeUnavailable, "request cancelled or timed out")
-	case isUnavailable(err):
+	case isTransient(err):
 		return domain.Wrap(err, domain.CodeUnavailable, "the database is unavailable, try again")
 	default:
 		return domain.Wrap(err, domain.CodeInternal, "internal error")
 	}
-}
-
-// isUnavailable reports connection-level database failures, which are
-// worth retrying later (docs/ENGINE.md D16: degrade, do not corrupt).
-func isUnavailable(err error) bool {
-	var ne net.Error
-	if errors.Is(err, driver.ErrBadConn) || errors.As(err, &ne) {
-		return true
-	}
-	msg := err.Error()
-	for _, s := range []string{"connection refused", "broken pipe", "connection reset", "bad connection", "the database system is", "sql: database is closed", "database is locked"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // rollback rolls tx back and returns err, so that the original error is

@@ -23,15 +23,19 @@ import (
 )
 
 // fakeEnv is an engine whose answers come from the fake OpenAI-compatible
-// server through the real openai adapter.
-func fakeEnv(t *testing.T, db *store.DB) (*env, *llmfake.Server) {
+// server through the real openai adapter; mods adjust the adapter.
+func fakeEnv(t *testing.T, db *store.DB, mods ...func(*openai.Config)) (*env, *llmfake.Server) {
 	t.Helper()
 	fake := llmfake.New()
 	t.Cleanup(fake.Close)
-	m, err := openai.New(openai.Config{
+	cfg := openai.Config{
 		BaseURL: fake.URL, APIKey: "test", ChatModel: "fake-chat", EmbeddingModel: "fake-embed",
 		FirstTokenTimeout: 5 * time.Second, MaxRetries: 1, RetryBaseDelay: time.Millisecond,
-	})
+	}
+	for _, mod := range mods {
+		mod(&cfg)
+	}
+	m, err := openai.New(cfg)
 	require.NoError(t, err)
 	return newEnvWith(t, db, m), fake
 }
@@ -112,6 +116,35 @@ func TestModelFailures(t *testing.T) {
 		}
 		n := e.db.Client.Message.Query().Where(message.RoleEQ(message.RoleASSISTANT)).CountX(as(alice))
 		assert.Zero(t, n, "no assistant message for failed attempts")
+	})
+}
+
+// TestModelStallsMidAnswer: a model that sends three tokens and then goes
+// silent ends the attempt FAILED(MODEL_TIMEOUT) after the inter-token idle
+// timeout (not the whole-request timeout), keeping the partial answer, and
+// the conversation takes the next question at once.
+func TestModelStallsMidAnswer(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		e, fake := fakeEnv(t, db, func(c *openai.Config) {
+			c.IdleTimeout = 100 * time.Millisecond
+			c.Timeout = time.Hour
+		})
+		fake.SetReply("根据资料，单个文件最大 20MB [C1]。")
+		fake.SetChunkRunes(3)
+		fake.SetStallAfter(3)
+		conv := e.conversation(t, alice)
+		o := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
+		last := o.events[len(o.events)-1]
+		assert.Equal(t, chat.EventFailed, last.Kind)
+		assert.Equal(t, domain.FailureModelTimeout, last.FailureCode)
+		assert.Equal(t, "根据资料，单个文件", o.text, "three tokens streamed")
+		a := e.db.Client.Attempt.GetX(as(alice), o.attempt.ID)
+		assert.Equal(t, string(domain.FailureModelTimeout), *a.FailureCode)
+		assert.Equal(t, "根据资料，单个文件", a.Answer, "the partial answer is kept")
+
+		fake.SetStallAfter(-1)
+		next := e.ask(t, alice, conv.ID, "退款多久到账？")
+		assert.Equal(t, attempt.StatusCOMPLETED, next.attempt.Status, "the conversation is not left busy")
 	})
 }
 

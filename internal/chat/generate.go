@@ -12,76 +12,88 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
-	"github.com/ragchat/ragchat/internal/tokens"
 )
 
-// generate runs one attempt to its end (docs/ENGINE.md D1): history window,
-// rewrite, authorised retrieval, budgeted prompt, streamed answer, and the
-// final COMPLETED or FAILED write. It never returns an error: every outcome
-// is recorded on the attempt.
+// generate runs one attempt to its end (docs/ENGINE.md D1, "Ask, step by
+// step"): the context (buildContext), the streamed answer, and the final
+// COMPLETED or FAILED write. It never returns an error: every outcome is
+// recorded on the attempt, and every failure, wherever it happened, goes
+// through fail once.
 func (e *Engine) generate(ctx context.Context, j job) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	p := &progress{}
-	go e.keepCheckpointing(ctx, j.att.ID, p, stop)
+	// The checkpointer renews the lease until the attempt's outcome is
+	// written, also while a finished answer waits for the database; only
+	// this function's return stops it, not the run's cancellation.
+	cctx, cstop := context.WithCancel(context.WithoutCancel(ctx))
+	checkpointed := make(chan struct{})
+	go func() {
+		defer close(checkpointed)
+		e.keepCheckpointing(cctx, j.att.ID, p, stop)
+	}()
+	defer func() {
+		cstop()
+		<-checkpointed
+	}()
 
-	win, err := e.loadWindow(ctx, j)
+	c, err := e.answer(ctx, j, p)
+	if err == nil {
+		err = e.complete(ctx, j, p, c)
+	}
 	if err != nil {
 		e.fail(ctx, j, p, err)
-		return
 	}
-	standalone, requires := e.rewrite(ctx, j, win)
-	if err := e.saveRewrite(ctx, j, standalone, requires); err != nil {
-		e.fail(ctx, j, p, err)
-		return
-	}
-	e.publishAttempt(ctx, j.att.ID, EventStarted, 0, attemptPayload{Question: standalone, RequiresHistory: requires})
+}
 
-	evidence, err := e.retrieve(ctx, j, standalone)
-	if err != nil {
-		e.fail(ctx, j, p, err)
-		return
-	}
-	model := e.chatModel(j.settings)
-	assembled := prompt.Assemble(prompt.Input{
-		Question:       j.msg.Content,
-		Evidence:       evidence,
-		Rounds:         win.rounds,
-		Summary:        win.summary,
-		SummaryVersion: win.summaryVersion,
-		RevokedRounds:  win.revoked,
-		Budget: prompt.Budget{
-			Total:     j.settings.PromptTokenBudget,
-			History:   j.settings.HistoryTokenBudget,
-			MaxRounds: win.maxRounds,
-		},
-		Counter: tokens.ForModel(model),
+// answer builds the context and produces the answer: a refusal when no
+// authorised evidence passes the threshold, else the model's streamed
+// text. The returned completion is ready to be saved.
+func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, error) {
+	bc, err := e.buildContext(ctx, j, func(standalone string, requires bool) error {
+		if err := e.saveRewrite(ctx, j, standalone, requires); err != nil {
+			return err
+		}
+		e.publishAttempt(ctx, j.att.ID, EventStarted, 0, attemptPayload{Question: standalone, RequiresHistory: requires})
+		return nil
 	})
-	sources := packSources(assembled.Evidence)
-	e.publishAttempt(ctx, j.att.ID, EventSources, 0, attemptPayload{Sources: sources})
-	if len(sources) == 0 {
-		e.refuse(ctx, j, p, standalone, requires, assembled, win)
-		return
+	if err != nil {
+		return completion{}, err
 	}
+	c := completion{
+		standalone: bc.standalone, requires: bc.requires, assembled: bc.assembled, window: bc.win,
+		sources: packSources(bc.assembled.Evidence),
+	}
+	e.publishAttempt(ctx, j.att.ID, EventSources, 0, attemptPayload{Sources: c.sources})
+	if len(c.sources) == 0 {
+		return e.refusal(ctx, j, p, c), nil
+	}
+	return e.stream(ctx, j, p, bc, c)
+}
 
-	stream, err := e.model.ChatStream(ctx, llm.ChatRequest{
-		Model:     model,
-		Messages:  []llm.Message{{Role: llm.RoleSystem, Content: assembled.System}, {Role: llm.RoleUser, Content: assembled.User}},
+// stream calls the model and publishes its deltas until the answer ends.
+// It returns the completion with the model's usage, or the error that
+// stopped it (the model's, or the run's cancellation).
+func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext, c completion) (completion, error) {
+	st, err := e.model.ChatStream(ctx, llm.ChatRequest{
+		Model: bc.model,
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: bc.assembled.System},
+			{Role: llm.RoleUser, Content: bc.assembled.User},
+		},
 		MaxTokens: j.settings.MaxAnswerTokens,
 	})
 	if err != nil {
-		e.fail(ctx, j, p, err)
-		return
+		return c, err
 	}
-	defer stream.Close()
+	defer st.Close()
 	for {
-		delta, err := stream.Recv()
+		delta, err := st.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			e.fail(ctx, j, p, err)
-			return
+			return c, err
 		}
 		if delta == "" {
 			continue
@@ -89,14 +101,11 @@ func (e *Engine) generate(ctx context.Context, j job) {
 		seq := p.add(delta, e.now())
 		e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: delta})
 	}
-	if ctx.Err() != nil {
-		e.fail(ctx, j, p, ctx.Err())
-		return
+	if err := ctx.Err(); err != nil {
+		return c, err
 	}
-	e.complete(ctx, j, p, completion{
-		standalone: standalone, requires: requires, assembled: assembled, sources: sources,
-		usage: stream.Usage(), model: stream.Model(), window: win,
-	})
+	c.usage, c.model = st.Usage(), st.Model()
+	return c, nil
 }
 
 // rewrite turns a follow-up into a standalone retrieval question (docs/ENGINE.md
@@ -201,20 +210,9 @@ func truncateRunes(s string, n int) string {
 
 // fail records a FAILED attempt with a stable code (never a fake
 // assistant message), keeping the user message and the partial answer.
+// It is the one place a run's failure is handled.
 func (e *Engine) fail(ctx context.Context, j job, p *progress, err error) {
-	code, msg := failureFor(ctx, err)
-	if code == "" {
-		switch {
-		case errors.Is(err, errLeaseLost):
-			code, msg = domain.FailureInterrupted, errLeaseLost.Error()
-		default:
-			if _, isModel := llm.AsError(err); isModel {
-				code, msg = llm.FailureCode(err), err.Error()
-			} else {
-				code, msg = domain.FailureInternal, "internal error"
-			}
-		}
-	}
+	code, msg := failureCode(ctx, err)
 	if code == domain.FailureInternal {
 		e.log.ErrorContext(ctx, "attempt failed", "attempt", j.att.ID, "err", err)
 	}
@@ -223,4 +221,22 @@ func (e *Engine) fail(ctx context.Context, j job, p *progress, err error) {
 	text, seq, first := p.snapshot()
 	e.markFailed(fctx, j.att.ID, code, msg, text, seq, first, true)
 	e.obs.AttemptFinished("failed", code, e.chatModel(j.settings), ttft(j.att.StartedAt, first), 0, 0)
+}
+
+// failureCode maps why a run stopped to the attempt's failure code and
+// message.
+func failureCode(ctx context.Context, err error) (domain.FailureCode, string) {
+	switch {
+	case errors.Is(err, errNotSaved):
+		return domain.FailureInterrupted, errNotSaved.Error()
+	case errors.Is(err, errLeaseLost):
+		return domain.FailureInterrupted, errLeaseLost.Error()
+	}
+	if code, msg := failureFor(ctx, err); code != "" {
+		return code, msg
+	}
+	if _, isModel := llm.AsError(err); isModel {
+		return llm.FailureCode(err), err.Error()
+	}
+	return domain.FailureInternal, "internal error"
 }

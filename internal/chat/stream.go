@@ -48,7 +48,8 @@ type attemptStream struct {
 	ctx         context.Context
 	id          uuid.UUID
 	out         chan AttemptEvent
-	sent        int // code points of answer text delivered
+	last        *ent.Attempt // the attempt as last read
+	sent        int          // code points of answer text delivered
 	gap         bool
 	startedSent bool
 	sourcesSent bool
@@ -66,6 +67,7 @@ func (s *attemptStream) subscribe() (*broker.Subscription, *ent.Attempt, error) 
 		sub.Close()
 		return nil, nil, storageError(err, "attempt")
 	}
+	s.last = att
 	return sub, att, nil
 }
 
@@ -202,12 +204,41 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		return false, s.send(AttemptEvent{Kind: EventDelta, Seq: end, Text: text})
 	case EventCompleted, EventFailed:
 		att, err := s.e.client.Attempt.Get(s.ctx, s.id)
-		if err != nil {
-			return true, false
+		switch {
+		case err == nil && att.Status != attempt.StatusPENDING:
+			return true, s.finish(att)
+		case err != nil && (ent.IsNotFound(err) || s.ctx.Err() != nil):
+			return true, false // no longer visible to the viewer, or the client left
 		}
-		return true, s.finish(att)
+		// The outcome is not readable yet: the database is down, or the
+		// FAILED write failed and the reaper will fix the row. The event
+		// itself carries the outcome.
+		return true, s.finish(s.outcome(AttemptEventKind(ev.Kind), p, att))
 	}
 	return false, true
+}
+
+// outcome is the finished attempt a terminal event describes, built from
+// the last row read (still PENDING, or nil) and the event's code and
+// message, for when the database cannot tell yet.
+func (s *attemptStream) outcome(kind AttemptEventKind, p attemptPayload, read *ent.Attempt) *ent.Attempt {
+	var a ent.Attempt
+	switch {
+	case read != nil:
+		a = *read
+	case s.last != nil:
+		a = *s.last
+	default:
+		a = ent.Attempt{ID: s.id}
+	}
+	if kind == EventCompleted {
+		a.Status = attempt.StatusCOMPLETED
+		return &a
+	}
+	a.Status = attempt.StatusFAILED
+	code, msg := p.Code, p.Message
+	a.FailureCode, a.FailureMessage = &code, &msg
+	return &a
 }
 
 // replayFinished serves a finished attempt from the database.

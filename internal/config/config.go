@@ -29,6 +29,8 @@ type Config struct {
 	// (RAGCHAT_DATA_DIR).
 	DataDir string
 	// InstanceID names this process in attempt leases (RAGCHAT_INSTANCE_ID).
+	// Empty means the server uses the identity persisted in DataDir
+	// (docs/ENGINE.md, "Leases, the reaper and restarts").
 	InstanceID string
 	// DebugAddr, when set, serves net/http/pprof on this (private) address
 	// (RAGCHAT_DEBUG_ADDR).
@@ -39,6 +41,7 @@ type Config struct {
 
 	Database Database
 	Model    Model
+	Engine   Engine
 	Auth     Auth
 	HTTP     HTTP
 	Limits   Limits
@@ -73,6 +76,8 @@ type Model struct {
 	// OfflineTokenDelay paces the offline model's tokens
 	// (RAGCHAT_OFFLINE_TOKEN_DELAY; negative streams without pause).
 	OfflineTokenDelay time.Duration
+	// Limits bounds the OpenAI-compatible model's requests.
+	Limits ModelLimits
 }
 
 // Auth configures JWT verification. Exactly one key source is used:
@@ -164,7 +169,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 	dev := c.IsDevelopment()
 	c.Addr = e.str("RAGCHAT_ADDR", "127.0.0.1:8080")
 	c.DataDir = e.str("RAGCHAT_DATA_DIR", "./data")
-	c.InstanceID = e.str("RAGCHAT_INSTANCE_ID", defaultInstanceID())
+	c.InstanceID = e.str("RAGCHAT_INSTANCE_ID", "")
 	c.LoadDemo = e.boolean("RAGCHAT_LOAD_DEMO", true)
 	c.DebugAddr = e.str("RAGCHAT_DEBUG_ADDR", "")
 
@@ -189,6 +194,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		EmbeddingDimensions: e.integer("OPENAI_EMBEDDING_DIMENSIONS", 0, 0),
 		OfflineTokenDelay:   e.duration("RAGCHAT_OFFLINE_TOKEN_DELAY", 0, true),
 	}
+	c.Engine, c.Model.Limits = loadEngine(e)
 
 	c.Auth = Auth{
 		HS256Secret:   e.str("RAGCHAT_JWT_HS256_SECRET", ""),
@@ -275,13 +281,4 @@ func (c Config) checkAuth() error {
 		return errors.New("production needs RAGCHAT_JWT_PUBLIC_KEY(_FILE), RAGCHAT_JWT_JWKS_URL or RAGCHAT_JWT_HS256_SECRET")
 	}
 	return nil
-}
-
-// defaultInstanceID is hostname-pid.
-func defaultInstanceID() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "ragchat"
-	}
-	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }

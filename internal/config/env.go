@@ -94,6 +94,20 @@ func (e *env) duration(name string, def time.Duration, allowNegative bool) time.
 	return d
 }
 
+// positive parses a duration that must be greater than zero.
+func (e *env) positive(name string, def time.Duration) time.Duration {
+	s := e.str(name, "")
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		e.fail(name, s, "a positive duration such as 500ms or 30s")
+		return def
+	}
+	return d
+}
+
 // list parses a comma-separated list, dropping empty items.
 func (e *env) list(name string, def []string) []string {
 	s := e.str(name, "")

@@ -35,7 +35,9 @@ func (c Config) Summary() []slog.Attr {
 		slog.Bool("graphiql", c.HTTP.GraphiQL),
 		slog.Bool("metrics", c.HTTP.Metrics),
 		slog.Bool("load_demo", c.LoadDemo),
-		slog.String("instance", c.InstanceID),
+		slog.String("instance", orDefault(c.InstanceID, "persisted in "+c.DataDir)),
+		slog.Duration("attempt_lease", c.Engine.LeaseDuration),
+		slog.Duration("reaper_interval", c.Engine.ReaperInterval),
 	}
 }
 

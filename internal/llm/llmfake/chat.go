@@ -114,6 +114,14 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req ChatReq
 			dropConnection(w)
 			return
 		}
+		if cfg.stallAfter >= 0 && i == cfg.stallAfter {
+			select {
+			case <-r.Context().Done():
+				s.clientGone()
+			case <-s.quit:
+			}
+			return
+		}
 		if (i > 0 && !wait(cfg.chunkDelay)) || !send(chunk{Choices: []chunkChoice{{Delta: delta{Content: p}}}}) {
 			gone()
 			return

@@ -55,6 +55,7 @@ type Server struct {
 	firstChunkDelay time.Duration
 	failures        []Failure
 	dropAfter       int
+	stallAfter      int
 	stall           bool
 	omitUsage       bool
 	embeddingDims   int
@@ -72,6 +73,7 @@ func New() *Server {
 		quit:          make(chan struct{}),
 		chunkRunes:    4,
 		dropAfter:     -1,
+		stallAfter:    -1,
 		embeddingDims: 16,
 		disconnects:   make(chan struct{}, 1000),
 	}
@@ -181,6 +183,16 @@ func (s *Server) SetDropAfter(k int) {
 	s.dropAfter = k
 }
 
+// SetStallAfter makes streaming requests send k content chunks and then
+// nothing more, keeping the connection open, until the client gives up (or
+// the server closes): a model that stalls mid-answer. A negative k turns it
+// off.
+func (s *Server) SetStallAfter(k int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stallAfter = k
+}
+
 // SetStall makes chat requests send no byte at all until the client gives
 // up (or the server closes).
 func (s *Server) SetStall(on bool) {
@@ -253,7 +265,7 @@ func (s *Server) snapshot() settings {
 	defer s.mu.Unlock()
 	return settings{
 		reply: s.reply, chunkRunes: s.chunkRunes, chunkDelay: s.chunkDelay,
-		firstChunkDelay: s.firstChunkDelay, dropAfter: s.dropAfter, stall: s.stall,
+		firstChunkDelay: s.firstChunkDelay, dropAfter: s.dropAfter, stallAfter: s.stallAfter, stall: s.stall,
 		omitUsage: s.omitUsage, embeddingDims: s.embeddingDims, reverseEmbed: s.reverseEmbed,
 	}
 }
@@ -264,6 +276,7 @@ type settings struct {
 	chunkDelay      time.Duration
 	firstChunkDelay time.Duration
 	dropAfter       int
+	stallAfter      int
 	stall           bool
 	omitUsage       bool
 	embeddingDims   int

@@ -178,3 +178,36 @@ func TestCloseEndsStalledHandlers(t *testing.T) {
 	srv.Close() // must not hang on the stalled handler
 	<-done
 }
+
+// TestStallAfter: the stream sends k content chunks, then nothing, with the
+// connection open, until the client leaves.
+func TestStallAfter(t *testing.T) {
+	srv := llmfake.New()
+	defer srv.Close()
+	srv.SetReply("one two three four five six")
+	srv.SetChunkRunes(4)
+	srv.SetStallAfter(3)
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := post(t, ctx, client(t), srv.URL+"/chat/completions", `{"model":"m","stream":true,"messages":[]}`)
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	var content []string
+	for len(content) < 3 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, `"content":"`) {
+			content = append(content, line)
+		}
+	}
+	if strings.Contains(strings.Join(content, ""), "four") {
+		t.Fatalf("more than three chunks: %q", content)
+	}
+	cancel()
+	select {
+	case <-srv.Disconnects():
+	case <-time.After(10 * time.Second):
+		t.Fatal("disconnect not observed")
+	}
+}

@@ -16,8 +16,9 @@ import (
 // token has arrived (or the answer ended empty), retrying rate limits, 5xx
 // answers and connection failures before that point; after it, nothing is
 // retried. Each attempt must produce its first token within
-// FirstTokenTimeout (else KindTimeout); the whole request, streaming
-// included, is bounded by Timeout. Closing the stream or cancelling ctx
+// FirstTokenTimeout, and every later token within IdleTimeout of the one
+// before (else KindTimeout); the whole request, streaming included, is
+// bounded by Timeout. Closing the stream or cancelling ctx
 // aborts the HTTP request.
 func (m *Model) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream, error) {
 	creq := m.chatRequest(req)
@@ -64,7 +65,7 @@ func (m *Model) openStream(caller, reqCtx context.Context, creq goopenai.ChatCom
 	}
 	s := &stream{
 		resp: resp, caller: caller, request: reqCtx, attempt: att, cancelAttempt: cancel,
-		model: creq.Model, prompt: prompt,
+		model: creq.Model, prompt: prompt, idle: m.cfg.IdleTimeout,
 	}
 	delta, err := s.next()
 	if err != nil && !errors.Is(err, io.EOF) {

@@ -243,6 +243,54 @@ func TestChatStreamWholeRequestTimeout(t *testing.T) {
 	waitDisconnect(t, srv)
 }
 
+// TestChatStreamIdleTimeout: a model that sends three tokens and then
+// stalls (connection open, nothing more) fails with KindTimeout
+// (MODEL_TIMEOUT) after the inter-token idle timeout, not after the
+// whole-request timeout, and the upstream request is aborted; a stream that
+// keeps sending within the idle timeout is unaffected.
+func TestChatStreamIdleTimeout(t *testing.T) {
+	t.Run("stall after three tokens", func(t *testing.T) {
+		srv, m, _ := setup(t, func(c *openai.Config) {
+			c.IdleTimeout = 50 * time.Millisecond
+			c.FirstTokenTimeout = guard
+			c.Timeout = time.Hour
+		})
+		srv.SetReply("one two three four five six")
+		srv.SetChunkRunes(4)
+		srv.SetStallAfter(3)
+		s, err := m.ChatStream(context.Background(), userPrompt("q"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		deltas, err := readAll(s)
+		if len(deltas) != 3 || strings.Join(deltas, "") != "one two thre" {
+			t.Errorf("deltas before the stall = %q", deltas)
+		}
+		if llm.KindOf(err) != llm.KindTimeout || llm.FailureCode(err) != domain.FailureModelTimeout || !strings.Contains(err.Error(), "idle") {
+			t.Fatalf("err = %v, want an idle KindTimeout", err)
+		}
+		waitDisconnect(t, srv)
+		if n := srv.RequestCount(); n != 1 {
+			t.Errorf("requests = %d: a stream that sent text is not retried", n)
+		}
+	})
+	t.Run("steady stream", func(t *testing.T) {
+		srv, m, _ := setup(t, func(c *openai.Config) { c.IdleTimeout = guard })
+		srv.SetReply("one two three four five six")
+		srv.SetChunkRunes(2)
+		srv.SetChunkDelay(5 * time.Millisecond)
+		s, err := m.ChatStream(context.Background(), userPrompt("q"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if d, err := readAll(s); err != nil || strings.Join(d, "") != "one two three four five six" {
+			t.Fatalf("deltas %q err %v", d, err)
+		}
+	})
+}
+
 func TestChatStreamCloseAbortsUpstream(t *testing.T) {
 	srv, m, _ := setup(t, nil)
 	srv.SetReply(strings.Repeat("slow answer ", 50))

@@ -1,6 +1,7 @@
 // Package openai is the llm.Model for OpenAI-compatible APIs (OpenAI,
 // Azure OpenAI, vLLM, Ollama, LiteLLM …), built on go-openai. It streams
-// answers with first-token and whole-request timeouts, retries rate limits,
+// answers with first-token, inter-token (idle) and whole-request timeouts,
+// retries rate limits,
 // 5xx answers and connection failures with backoff (only before the first
 // token), and aborts the HTTP stream on Close or cancellation.
 package openai
@@ -23,6 +24,7 @@ const (
 	DefaultEmbeddingModel    = "text-embedding-3-small"
 	DefaultTimeout           = 120 * time.Second
 	DefaultFirstTokenTimeout = 30 * time.Second
+	DefaultIdleTimeout       = 30 * time.Second
 	DefaultMaxRetries        = 2
 	DefaultRetryBaseDelay    = 500 * time.Millisecond
 	DefaultMaxRetryDelay     = 20 * time.Second
@@ -60,6 +62,10 @@ type Config struct {
 	// FirstTokenTimeout bounds the wait for the first answer token of each
 	// streaming attempt (connection and headers included).
 	FirstTokenTimeout time.Duration
+	// IdleTimeout bounds the silence between two answer tokens once the
+	// first has arrived: a model that stalls mid-answer fails with
+	// KindTimeout after it, not after the whole-request Timeout.
+	IdleTimeout time.Duration
 	// MaxRetries is the number of retries after the first attempt (0 means
 	// DefaultMaxRetries, a negative value none). RetryBaseDelay doubles per
 	// retry, with jitter, up to MaxRetryDelay; a longer Retry-After is not
@@ -96,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FirstTokenTimeout <= 0 {
 		c.FirstTokenTimeout = DefaultFirstTokenTimeout
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
 	}
 	switch {
 	case c.MaxRetries == 0:

@@ -20,9 +20,10 @@ type scope struct {
 	caller  context.Context // the caller's context
 	request context.Context // the caller's context plus the whole-request timeout
 	attempt *attempt        // the failed exchange, if any
-	// firstToken is set when the first-token timer fired; closed when the
-	// stream was closed by its reader.
-	firstToken, closed bool
+	// firstToken is set when the first-token timer fired, idle when the
+	// inter-token timer did; closed when the stream was closed by its
+	// reader.
+	firstToken, idle, closed bool
 }
 
 // classify turns any failure into an *llm.Error.
@@ -35,6 +36,8 @@ func classify(err error, s scope) *llm.Error {
 		return &llm.Error{Kind: llm.KindCanceled, Message: "stream closed", Err: err}
 	case s.firstToken:
 		return &llm.Error{Kind: llm.KindTimeout, Message: "no answer token before the first-token timeout", Retryable: true, Err: err}
+	case s.idle:
+		return &llm.Error{Kind: llm.KindTimeout, Message: "the model stalled: no answer token within the idle timeout", Err: err}
 	case s.caller != nil && s.caller.Err() != nil:
 		e := llm.ContextError(s.caller.Err())
 		e.Err = errors.Join(e.Err, err)

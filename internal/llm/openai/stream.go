@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -23,6 +24,10 @@ type stream struct {
 	cancelAttempt context.CancelFunc
 	cancelRequest context.CancelFunc
 	prompt        []llm.Message
+	// idle bounds the wait for each answer token after the first; idled
+	// records that it expired.
+	idle  time.Duration
+	idled atomic.Bool
 
 	// Owned by the Recv goroutine.
 	pending  string
@@ -56,12 +61,12 @@ func (s *stream) Recv() (string, error) {
 		return d, nil
 	}
 	if !s.atEOF {
-		d, err := s.next()
+		d, err := s.nextWithin()
 		switch {
 		case err == nil:
 			return d, nil
 		case !errors.Is(err, io.EOF):
-			return "", s.fail(classify(err, scope{caller: s.caller, request: s.request, closed: s.closed.Load()}))
+			return "", s.fail(classify(err, scope{caller: s.caller, request: s.request, closed: s.closed.Load(), idle: s.idled.Load()}))
 		}
 		s.atEOF = true
 	}
@@ -71,6 +76,22 @@ func (s *stream) Recv() (string, error) {
 	s.finish()
 	s.err = io.EOF
 	return "", io.EOF
+}
+
+// nextWithin is next bounded by the idle timeout: when no answer token
+// (nor the end) arrives within it, the exchange is aborted and the error
+// is classified as an idle timeout.
+func (s *stream) nextWithin() (string, error) {
+	if s.idle <= 0 {
+		return s.next()
+	}
+	timer := time.AfterFunc(s.idle, func() {
+		s.idled.Store(true)
+		s.cancelAttempt()
+	})
+	d, err := s.next()
+	timer.Stop()
+	return d, err
 }
 
 // next reads chunks until one carries answer text; it records usage, the
