@@ -2900,6 +2900,11 @@ enum ConversationEventKind {
   MESSAGE_CREATED
   ATTEMPT_UPDATED
   CONVERSATION_UPDATED
+  """
+  The conversation was deleted. This is the stream's last event; its
+  conversation field is null (nothing of it is visible any more).
+  """
+  CONVERSATION_DELETED
 }
 
 """
@@ -2931,7 +2936,8 @@ type Subscription {
   Streams an attempt: STARTED, SOURCES, DELTA…, then COMPLETED or FAILED.
   With afterSeq, only the deltas after that seq are sent (from the live
   buffer or the checkpoint), then the live tail. A finished attempt replays
-  and completes.
+  and completes. When the conversation is deleted while the answer runs, the
+  stream ends with FAILED (CANCELLED) whose attempt is null.
   """
   attemptEvents(attemptId: ID!, afterSeq: Int = 0): AttemptEvent!
   """

@@ -151,8 +151,12 @@ func conversationEventModel(ev chat.ConversationEvent) *model.ConversationEvent 
 	return m
 }
 
-// eventConversation loads the conversation of a conversation event.
+// eventConversation loads the conversation of a conversation event; after
+// CONVERSATION_DELETED there is nothing left to show.
 func (r *Resolver) eventConversation(ctx context.Context, ev *model.ConversationEvent) (*ent.Conversation, error) {
+	if ev.Kind == model.ConversationEventKindConversationDeleted {
+		return nil, nil
+	}
 	q, err := r.client.Conversation.Query().Where(conversation.ID(ev.ConversationID)).CollectFields(ctx)
 	if err != nil {
 		return nil, err

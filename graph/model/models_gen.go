@@ -295,17 +295,21 @@ const (
 	ConversationEventKindMessageCreated      ConversationEventKind = "MESSAGE_CREATED"
 	ConversationEventKindAttemptUpdated      ConversationEventKind = "ATTEMPT_UPDATED"
 	ConversationEventKindConversationUpdated ConversationEventKind = "CONVERSATION_UPDATED"
+	// The conversation was deleted. This is the stream's last event; its
+	// conversation field is null (nothing of it is visible any more).
+	ConversationEventKindConversationDeleted ConversationEventKind = "CONVERSATION_DELETED"
 )
 
 var AllConversationEventKind = []ConversationEventKind{
 	ConversationEventKindMessageCreated,
 	ConversationEventKindAttemptUpdated,
 	ConversationEventKindConversationUpdated,
+	ConversationEventKindConversationDeleted,
 }
 
 func (e ConversationEventKind) IsValid() bool {
 	switch e {
-	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated:
+	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted:
 		return true
 	}
 	return false

@@ -96,6 +96,9 @@ const (
 	ConversationMessageCreated ConversationEventKind = "MESSAGE_CREATED"
 	ConversationAttemptUpdated ConversationEventKind = "ATTEMPT_UPDATED"
 	ConversationUpdated        ConversationEventKind = "CONVERSATION_UPDATED"
+	// ConversationDeleted is the last event of a conversation's stream: it
+	// was deleted, and its rows are no longer visible to anyone.
+	ConversationDeleted ConversationEventKind = "CONVERSATION_DELETED"
 )
 
 // ConversationEvent tells a second tab that something changed: a message

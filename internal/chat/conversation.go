@@ -191,7 +191,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 	}
 	e.cancelConversationAttempts(conv.ID)
 	e.audit(ctx, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationDeleted})
 	return conv, nil
 }
 

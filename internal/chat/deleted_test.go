@@ -2,6 +2,7 @@ package chat_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -61,5 +62,51 @@ func TestDeletingEndsTheRunningAnswer(t *testing.T) {
 		require.NoError(t, err)
 		next := e.ask(t, alice, conv.ID, "退款多久到账？")
 		assert.Equal(t, attempt.StatusCOMPLETED, next.attempt.Status, "restored and not busy")
+	})
+}
+
+// TestDeletingEndsOpenStreams deletes a conversation while an answer runs
+// and both of its streams are open: the attempt stream ends with FAILED
+// (CANCELLED) and no row, the conversation stream with
+// CONVERSATION_DELETED; both channels close, and no goroutine is left.
+func TestDeletingEndsOpenStreams(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		baseline := runtime.NumGoroutine()
+		conv := e.conversation(t, alice)
+		e.model.hold()
+		defer e.model.release()
+		res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(as(alice), 20*time.Second) // a hang guard only
+		defer cancel()
+		attemptEvents, err := e.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
+		require.NoError(t, err)
+		convEvents, err := e.eng.SubscribeConversation(ctx, conv.ID)
+		require.NoError(t, err)
+
+		_, err = e.eng.DeleteConversation(as(alice), conv.ID, "")
+		require.NoError(t, err)
+
+		var last chat.AttemptEvent
+		for ev := range attemptEvents {
+			last = ev
+		}
+		require.NoError(t, ctx.Err(), "the attempt stream ended by itself")
+		assert.Equal(t, chat.EventFailed, last.Kind)
+		assert.Equal(t, domain.FailureCancelled, last.FailureCode)
+		assert.Nil(t, last.Attempt, "the deleted attempt's row is not sent")
+
+		var kinds []chat.ConversationEventKind
+		for ev := range convEvents {
+			kinds = append(kinds, ev.Kind)
+		}
+		require.NoError(t, ctx.Err(), "the conversation stream ended by itself")
+		require.NotEmpty(t, kinds)
+		assert.Equal(t, chat.ConversationDeleted, kinds[len(kinds)-1])
+
+		e.model.release()
+		cancel()
+		assert.Eventually(t, func() bool { return runtime.NumGoroutine() <= baseline+2 }, 10*time.Second, 10*time.Millisecond,
+			"goroutines: baseline %d, now %d", baseline, runtime.NumGoroutine())
 	})
 }

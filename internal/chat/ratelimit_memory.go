@@ -4,24 +4,25 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// MemoryAskLimiter is an in-process AskLimiter: one token bucket per key.
-// With several instances each meters its own share; a shared limiter can
-// replace it behind the AskLimiter interface.
+// MemoryAskLimiter is an in-process AskLimiter: one golang.org/x/time/rate
+// token bucket per key. With several instances each meters its own share;
+// a shared limiter can replace it behind the AskLimiter interface.
 type MemoryAskLimiter struct {
 	now func() time.Time
 
 	mu        sync.Mutex
-	buckets   map[string]*bucket
+	buckets   map[string]*keyBucket
 	lastSweep time.Time
 }
 
-// bucket is one key's token bucket.
-type bucket struct {
-	tokens float64
-	at     time.Time // when tokens was computed
-	rate   Rate      // the rate it was last used with
+// keyBucket is one key's limiter and the rate it was last used with.
+type keyBucket struct {
+	lim  *rate.Limiter
+	rate Rate
 }
 
 var _ AskLimiter = (*MemoryAskLimiter)(nil)
@@ -32,55 +33,58 @@ func NewMemoryAskLimiter(now func() time.Time) *MemoryAskLimiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryAskLimiter{now: now, buckets: make(map[string]*bucket)}
+	return &MemoryAskLimiter{now: now, buckets: make(map[string]*keyBucket)}
 }
 
-// refill returns key's bucket brought up to now under rate r.
-func (l *MemoryAskLimiter) refill(key string, r Rate, now time.Time) *bucket {
+// limit converts a Rate to x/time/rate's events per second.
+func (r Rate) limit() rate.Limit { return rate.Limit(r.PerMinute / 60) }
+
+// bucket returns key's limiter, created full, under rate r at now. A
+// tenant that changed its rate gets the new one from now on.
+func (l *MemoryAskLimiter) bucket(key string, r Rate, now time.Time) *rate.Limiter {
 	b := l.buckets[key]
 	if b == nil {
-		b = &bucket{tokens: float64(r.Burst), at: now, rate: r}
+		b = &keyBucket{lim: rate.NewLimiter(r.limit(), r.Burst), rate: r}
 		l.buckets[key] = b
-		return b
+		return b.lim
 	}
-	b.tokens = b.level(now, r)
-	b.at, b.rate = now, r
-	return b
+	if b.rate != r {
+		b.lim.SetLimitAt(now, r.limit())
+		b.lim.SetBurstAt(now, r.Burst)
+		b.rate = r
+	}
+	return b.lim
 }
 
-// Take implements AskLimiter.
+// Take implements AskLimiter: it reserves one ask and keeps it when it is
+// available now; otherwise it cancels the reservation and returns the
+// wait.
 func (l *MemoryAskLimiter) Take(_ context.Context, key string, r Rate) (time.Duration, error) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sweep(now)
-	b := l.refill(key, r, now)
-	if b.tokens >= 1 {
-		b.tokens--
-		return 0, nil
+	lim := l.bucket(key, r, now)
+	res := lim.ReserveN(now, 1)
+	if !res.OK() {
+		return time.Hour, nil // a burst of zero never allows an ask
 	}
-	if r.PerMinute <= 0 {
-		return time.Hour, nil
+	wait := res.DelayFrom(now)
+	if wait > 0 {
+		res.CancelAt(now)
 	}
-	return time.Duration((1 - b.tokens) / r.PerMinute * float64(time.Minute)), nil
+	return wait, nil
 }
 
-// Give implements AskLimiter.
+// Give implements AskLimiter: a reservation of -1 tokens puts one back
+// (the limiter caps its tokens at the burst when it next refills).
 func (l *MemoryAskLimiter) Give(_ context.Context, key string, r Rate) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.refill(key, r, now)
-	b.tokens = min(b.tokens+1, float64(r.Burst))
-}
-
-// level is the bucket's tokens at now under rate r (at most r.Burst).
-func (b *bucket) level(now time.Time, r Rate) float64 {
-	t := b.tokens
-	if dt := now.Sub(b.at); dt > 0 {
-		t += dt.Minutes() * r.PerMinute
+	if lim := l.bucket(key, r, now); lim.TokensAt(now) < float64(r.Burst) {
+		lim.ReserveN(now, -1)
 	}
-	return min(t, float64(r.Burst))
 }
 
 // sweep drops, at most once a minute, the buckets that have refilled
@@ -91,7 +95,7 @@ func (l *MemoryAskLimiter) sweep(now time.Time) {
 	}
 	l.lastSweep = now
 	for k, b := range l.buckets {
-		if b.level(now, b.rate) >= float64(b.rate.Burst) {
+		if b.lim.TokensAt(now) >= float64(b.rate.Burst) {
 			delete(l.buckets, k)
 		}
 	}

@@ -207,8 +207,14 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		switch {
 		case err == nil && att.Status != attempt.StatusPENDING:
 			return true, s.finish(att)
-		case err != nil && (ent.IsNotFound(err) || s.ctx.Err() != nil):
-			return true, false // no longer visible to the viewer, or the client left
+		case err != nil && s.ctx.Err() != nil:
+			return true, false // the client left
+		case ent.IsNotFound(err):
+			// The conversation was deleted while the answer ran (which
+			// cancels it): the stream still ends with its terminal event,
+			// but carries no row, which nobody may read any more.
+			return true, s.send(AttemptEvent{Kind: AttemptEventKind(ev.Kind), Seq: s.sent,
+				FailureCode: domain.FailureCode(p.Code), FailureMessage: p.Message})
 		}
 		// The outcome is not readable yet: the database is down, or the
 		// FAILED write failed and the reaper will fix the row. The event
@@ -312,14 +318,17 @@ func sliceRunes(s string, from, to int) string {
 
 // SubscribeConversation streams change notifications of a conversation the
 // viewer may see, so that a second tab stays in sync. Events carry ids;
-// clients refetch. The channel closes when ctx is done.
+// clients refetch. The channel closes when ctx is done, and after
+// CONVERSATION_DELETED. It subscribes before reading the conversation, so
+// that a deletion in between still reaches the stream.
 func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan ConversationEvent, error) {
-	if _, err := e.loadConversation(ctx, conversationID); err != nil {
-		return nil, err
-	}
 	sub, err := e.broker.Subscribe(ctx, conversationTopic(conversationID))
 	if err != nil {
 		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
+	}
+	if _, err := e.loadConversation(ctx, conversationID); err != nil {
+		sub.Close()
+		return nil, err
 	}
 	out := make(chan ConversationEvent, 16)
 	go func() {
@@ -335,6 +344,12 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 				select {
 				case out <- ce:
 				case <-ctx.Done():
+					sub.Close()
+					return
+				}
+				if ce.Kind == ConversationDeleted {
+					// Nothing of the conversation is visible any more:
+					// the stream ends after telling so.
 					sub.Close()
 					return
 				}
