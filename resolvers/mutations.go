@@ -140,10 +140,6 @@ func (r *Resolver) ingestDocument(ctx context.Context, in model.IngestDocumentIn
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Content) > r.limits.MaxDocumentBytes {
-		return nil, badInput("content", "the content must not exceed %d bytes", r.limits.MaxDocumentBytes).
-			With("limit", "documentSize")
-	}
 	uri := ""
 	if in.SourceURI != nil {
 		uri = *in.SourceURI

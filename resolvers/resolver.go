@@ -49,21 +49,17 @@ type SubscriptionGate interface {
 }
 
 // Limits bounds the API's own input. Limits on questions, comments and the
-// ask rate belong to the engine (chat.Limits).
+// ask rate belong to the engine (chat.Limits), the document size to the
+// knowledge service (knowledge.Options).
 type Limits struct {
 	// MaxNodes bounds the ids of one nodes(ids:) call.
 	MaxNodes int
-	// MaxDocumentBytes bounds one ingested document's content.
-	MaxDocumentBytes int
 }
 
 // withDefaults fills zero limits.
 func (l Limits) withDefaults() Limits {
 	if l.MaxNodes <= 0 {
 		l.MaxNodes = 100
-	}
-	if l.MaxDocumentBytes <= 0 {
-		l.MaxDocumentBytes = 2 << 20
 	}
 	return l
 }

@@ -62,7 +62,8 @@ func (in DocumentInput) validate(maxBytes int) (validInput, error) {
 	}
 	switch {
 	case len(v.content) > maxBytes:
-		return v, domain.Errorf(domain.CodeBadUserInput, "the document is %d bytes, more than the limit of %d bytes", len(v.content), maxBytes)
+		return v, domain.Errorf(domain.CodeBadUserInput, "the document is %d bytes, more than the limit of %d bytes", len(v.content), maxBytes).
+			With("field", "content").With("limit", "documentSize").With("max", maxBytes)
 	case !utf8.ValidString(v.content):
 		return v, domain.Errorf(domain.CodeBadUserInput, "the document content is not valid UTF-8")
 	case strings.TrimSpace(v.content) == "":

@@ -16,6 +16,7 @@ import (
 const (
 	testQuestionChars = 4100
 	testCommentChars  = 2100
+	testDocumentBytes = 4096
 )
 
 // limitCase is one input at a boundary: ok, or refused with
@@ -42,6 +43,7 @@ func TestInputLimitsAtTheBoundaries(t *testing.T) {
 	o := servertest.Options{Config: func(c *config.Config) {
 		c.Limits.MaxQuestionRunes = testQuestionChars
 		c.Limits.MaxCommentRunes = testCommentChars
+		c.Limits.MaxDocumentBytes = testDocumentBytes
 	}}
 	eachBackend(t, o, func(t *testing.T, h *servertest.Harness) {
 		h.SetTenantSettings(t, "demo", func(s *domain.TenantSettings) { s.AskBurst = 1000 })
@@ -72,6 +74,21 @@ func TestInputLimitsAtTheBoundaries(t *testing.T) {
 					waitDone(t, c, out.Ask.Attempt.ID)
 				}
 				return r, out.Ask.UserMessage.Content
+			})
+		})
+		t.Run("document size", func(t *testing.T) {
+			curator := h.Client(t, "limits-curator", "agent")
+			var kb struct{ CreateKnowledgeBase struct{ ID string } }
+			mustDo(t, curator, `mutation { createKnowledgeBase(input: {name: "Limits"}) { id } }`, nil, &kb)
+			doc := "# 限制\n\n" + strings.Repeat("文", (testDocumentBytes-len("# 限制\n\n"))/3)
+			doc += strings.Repeat("a", testDocumentBytes-len(doc))
+			run(t, []limitCase{
+				{name: "at the limit", value: doc, ok: true},
+				{name: "one over", value: doc + "b", field: "content", limit: "documentSize", max: testDocumentBytes},
+			}, func(tc limitCase, i int) (*gqlclient.Response, string) {
+				r := do(t, curator, `mutation($k: ID!, $t: String!, $c: String!) { ingestDocument(input: {knowledgeBaseId: $k, title: $t, content: $c}) { id } }`,
+					map[string]any{"k": kb.CreateKnowledgeBase.ID, "t": fmt.Sprint("Doc ", i), "c": tc.value})
+				return r, ""
 			})
 		})
 		t.Run("feedback comment", func(t *testing.T) {

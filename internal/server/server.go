@@ -90,8 +90,7 @@ func New(o Options) (*Server, error) {
 		Subscriptions: s.subs,
 		DeltaWindow:   deltaWindow(o.Config.HTTP.DeltaWindow),
 		Limits: resolvers.Limits{
-			MaxNodes:         o.Config.Limits.MaxPageSize,
-			MaxDocumentBytes: o.Config.Limits.MaxDocumentBytes,
+			MaxNodes: o.Config.Limits.MaxPageSize,
 		},
 	})
 	gql := s.graphQLHandler(res)

@@ -105,7 +105,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 		Logger:    log, Now: time.Now, Observer: metrics,
 		AskLimiter: chat.NewMemoryAskLimiter(time.Now),
 	})
-	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
 		t.Fatalf("servertest: load demo: %v", err)
 	}
