@@ -36,8 +36,8 @@ func (c Config) Summary() []slog.Attr {
 		slog.Bool("metrics", c.HTTP.Metrics),
 		slog.Bool("load_demo", c.LoadDemo),
 		slog.String("instance", orDefault(c.InstanceID, "persisted in "+c.DataDir)),
-		slog.Duration("attempt_lease", c.Engine.LeaseDuration),
-		slog.Duration("reaper_interval", c.Engine.ReaperInterval),
+		slog.String("attempt_lease", c.Engine.LeaseDuration.String()),
+		slog.String("reaper_interval", c.Engine.ReaperInterval.String()),
 	}
 }
 
