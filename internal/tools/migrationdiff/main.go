@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"time"
 
+	atlasmigrate "ariga.io/atlas/sql/migrate"
 	"ariga.io/atlas/sql/sqltool"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/schema"
@@ -76,6 +77,15 @@ func run(ctx context.Context, adminURL, dir, name string) error {
 	migDir, err := sqltool.NewGolangMigrateDir(dir)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	// Rehash, so that hand-written files (the pgvector extension) count in
+	// the directory's checksum.
+	sum, err := migDir.Checksum()
+	if err != nil {
+		return fmt.Errorf("checksum %s: %w", dir, err)
+	}
+	if err := atlasmigrate.WriteSumFile(migDir, sum); err != nil {
+		return fmt.Errorf("write %s/atlas.sum: %w", dir, err)
 	}
 	before, err := migDir.Files()
 	if err != nil {
