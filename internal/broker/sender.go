@@ -1,0 +1,140 @@
+package broker
+
+import (
+	"context"
+	"time"
+)
+
+// run is the sender goroutine: it waits for queued items, lets a batch
+// gather for FlushInterval, and sends batches until the queue is empty,
+// retrying each until the bus takes it. On Close it sends what is left
+// once, within CloseTimeout.
+func (d *Distributed) run() {
+	defer close(d.senderDone)
+	var timer *time.Timer
+	for {
+		select {
+		case <-d.stop:
+			d.flushOnClose()
+			return
+		case <-d.out.wake:
+		}
+		if d.opts.FlushInterval > 0 {
+			if timer == nil {
+				timer = time.NewTimer(d.opts.FlushInterval)
+			} else {
+				timer.Reset(d.opts.FlushInterval)
+			}
+			select {
+			case <-d.stop:
+				timer.Stop()
+				d.flushOnClose()
+				return
+			case <-timer.C:
+			case <-d.out.full:
+				timer.Stop()
+			}
+		}
+		for {
+			if !d.waitGate() {
+				d.flushOnClose()
+				return
+			}
+			frames, n := d.nextBatch()
+			if frames == nil {
+				break
+			}
+			if !d.sendRetrying(frames, n) {
+				d.flushOnClose()
+				return
+			}
+		}
+	}
+}
+
+// nextBatch takes the next batch off the queue and encodes it as frames.
+// It returns nil when the queue is empty.
+func (d *Distributed) nextBatch() (frames [][]byte, items int) {
+	for {
+		batch, lost := d.out.take(d.opts.MaxBatchEvents, d.opts.MaxBatchBytes)
+		if len(batch) == 0 && len(lost) == 0 {
+			return nil, 0
+		}
+		body, err := encodeBatch(batch, lost)
+		if err == nil {
+			frames, err = splitFrames(d.origin, &d.txSeq, body, d.bus.maxFrame())
+		}
+		if err == nil {
+			return frames, len(batch)
+		}
+		d.opts.Logger.Error("broker: cannot encode a batch; its events are dropped", "events", len(batch), "err", err)
+	}
+}
+
+// sendRetrying sends frames, retrying with backoff until the bus takes
+// them. It returns false when the broker closes first.
+func (d *Distributed) sendRetrying(frames [][]byte, items int) bool {
+	backoff := defaultRetryMin
+	failing := false
+	for {
+		ctx, cancel := context.WithTimeout(d.ctx, d.opts.SendTimeout)
+		err := d.bus.send(ctx, frames)
+		cancel()
+		if err == nil {
+			d.stats.sent.Add(uint64(items))
+			d.stats.frames.Add(uint64(len(frames)))
+			if failing {
+				d.opts.Logger.Info("broker: bus send works again")
+			}
+			return true
+		}
+		d.stats.sendErrors.Add(1)
+		if !failing {
+			d.opts.Logger.Warn("broker: bus send failed; retrying, events queue meanwhile", "err", err)
+			failing = true
+		}
+		select {
+		case <-d.stop:
+			return false
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, defaultRetryMax)
+		if !d.waitGate() {
+			return false
+		}
+	}
+}
+
+// flushOnClose sends what is still queued, once, until Close gives up
+// (CloseTimeout).
+func (d *Distributed) flushOnClose() {
+	for d.ctx.Err() == nil {
+		frames, n := d.nextBatch()
+		if frames == nil {
+			return
+		}
+		if err := d.bus.send(d.ctx, frames); err != nil {
+			d.opts.Logger.Warn("broker: events still queued at close were not sent", "err", err)
+			return
+		}
+		d.stats.sent.Add(uint64(n))
+		d.stats.frames.Add(uint64(len(frames)))
+	}
+}
+
+// waitGate waits while a test holds the sender. It returns false when the
+// broker closes first.
+func (d *Distributed) waitGate() bool {
+	d.gateMu.Lock()
+	g := d.gate
+	d.gateMu.Unlock()
+	if g == nil {
+		return true
+	}
+	select {
+	case <-g:
+		return true
+	case <-d.stop:
+		return false
+	}
+}
