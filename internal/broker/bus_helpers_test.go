@@ -3,6 +3,8 @@ package broker_test
 import (
 	"context"
 	"database/sql"
+	"log/slog"
+	"os"
 	"net"
 	"strconv"
 	"sync"
@@ -67,6 +69,7 @@ func openPostgresBus(t *testing.T, restartable bool) *testBus {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
+		opts.Logger = testLogger
 		d, err := broker.NewPostgres(ctx, dsn, broker.PostgresOptions{
 			Options: opts, MinReconnect: 20 * time.Millisecond, MaxReconnect: 200 * time.Millisecond,
 		})
@@ -107,6 +110,7 @@ func openNATSBus(t *testing.T, _ bool) *testBus {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
+		opts.Logger = testLogger
 		d, err := broker.NewNATS(ctx, url, broker.NATSOptions{Options: opts, ReconnectWait: 20 * time.Millisecond})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = d.Close() })
@@ -136,6 +140,18 @@ func startNATSServer(t *testing.T, port int) *natsserver.Server {
 	})
 	return s
 }
+
+// testLogger receives the brokers' logs: discarded, unless
+// RAGCHAT_TEST_BROKER_LOG=1 asks for them on stderr.
+var testLogger = func() *slog.Logger {
+	if os.Getenv("RAGCHAT_TEST_BROKER_LOG") == "1" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.DiscardHandler)
+}()
+
+// timeAfterGuard fires after the hang guard.
+func timeAfterGuard() <-chan time.Time { return time.After(hangGuard) }
 
 // eventually polls cond until it holds, failing after the hang guard.
 func eventually(t testing.TB, cond func() bool, msg string, args ...any) {

@@ -64,8 +64,13 @@ func publishEv(t testing.TB, b broker.Broker, ev broker.Event) broker.Event {
 // the last Seq.
 func textOf(t testing.TB, evs []broker.Event) (string, int) {
 	t.Helper()
+	return textFrom(t, evs, 0)
+}
+
+// textFrom is textOf for DELTAs that continue a text of seq code points.
+func textFrom(t testing.TB, evs []broker.Event, seq int) (string, int) {
+	t.Helper()
 	var text strings.Builder
-	seq := 0
 	for _, ev := range evs {
 		if ev.Kind != broker.KindDelta {
 			continue
