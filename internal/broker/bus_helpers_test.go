@@ -28,7 +28,7 @@ const hangGuard = 30 * time.Second
 type testBus struct {
 	name string
 	// connect starts a broker on the bus, closed when the test ends.
-	connect func(t *testing.T, opts broker.Options) *broker.Distributed
+	connect func(t testing.TB, opts broker.Options) *broker.Distributed
 	// stop and start take the bus down and bring it back on the same
 	// address (nil when the bus cannot be restarted).
 	stop, start func()
@@ -42,7 +42,7 @@ type testBus struct {
 // cluster instead of a database on the shared test server).
 var busKinds = []struct {
 	name string
-	open func(t *testing.T, restartable bool) *testBus
+	open func(t testing.TB, restartable bool) *testBus
 }{
 	{"postgres", openPostgresBus},
 	{"nats", openNATSBus},
@@ -55,7 +55,7 @@ func forEachBus(t *testing.T, restartable bool, fn func(t *testing.T, bus *testB
 	}
 }
 
-func openPostgresBus(t *testing.T, restartable bool) *testBus {
+func openPostgresBus(t testing.TB, restartable bool) *testBus {
 	var dsn string
 	b := &testBus{name: "postgres"}
 	if restartable {
@@ -65,7 +65,7 @@ func openPostgresBus(t *testing.T, restartable bool) *testBus {
 	} else {
 		dsn = testdb.PostgresURL(t)
 	}
-	b.connect = func(t *testing.T, opts broker.Options) *broker.Distributed {
+	b.connect = func(t testing.TB, opts broker.Options) *broker.Distributed {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
@@ -89,7 +89,7 @@ func openPostgresBus(t *testing.T, restartable bool) *testBus {
 	return b
 }
 
-func openNATSBus(t *testing.T, _ bool) *testBus {
+func openNATSBus(t testing.TB, _ bool) *testBus {
 	s := startNATSServer(t, -1)
 	port := s.Addr().(*net.TCPAddr).Port
 	url := "nats://127.0.0.1:" + strconv.Itoa(port)
@@ -106,7 +106,7 @@ func openNATSBus(t *testing.T, _ bool) *testBus {
 		defer mu.Unlock()
 		s = startNATSServer(t, port)
 	}
-	b.connect = func(t *testing.T, opts broker.Options) *broker.Distributed {
+	b.connect = func(t testing.TB, opts broker.Options) *broker.Distributed {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
@@ -126,7 +126,7 @@ func openNATSBus(t *testing.T, _ bool) *testBus {
 
 // startNATSServer runs an in-process NATS server on port (-1: any free
 // port), shut down when the test ends.
-func startNATSServer(t *testing.T, port int) *natsserver.Server {
+func startNATSServer(t testing.TB, port int) *natsserver.Server {
 	t.Helper()
 	s, err := natsserver.NewServer(&natsserver.Options{
 		Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true, MaxControlLine: 4096, DisableShortFirstPing: true,

@@ -365,3 +365,22 @@ func TestLargeEventsArriveIntact(t *testing.T) {
 		assert.Zero(t, b.Stats().BadFrames+b.Stats().Gaps)
 	})
 }
+
+// TestCloseSendsWhatIsQueued: events still queued when an instance shuts
+// down are sent before it disconnects.
+func TestCloseSendsWhatIsQueued(t *testing.T) {
+	forEachBus(t, false, func(t *testing.T, bus *testBus) {
+		a := bus.connect(t, broker.Options{Instance: "a"})
+		b := bus.connect(t, broker.Options{Instance: "b"})
+		const topic = "attempt:6"
+		onB := subscribe(t, b, topic)
+		broker.HoldSender(a) // never released: only Close sends
+		seq := publishAnswer(t, a, topic, []string{"last ", "words"})
+		a.Retire(topic)
+		require.NoError(t, a.Close())
+		requireStream(t, until(t, onB, "COMPLETED"), "last words", seq)
+		eventually(t, func() bool { return b.Stats().Retired == 1 }, "the retirement reaches B")
+		_, err := a.Publish(context.Background(), broker.Event{Topic: topic, Kind: "DELTA"})
+		assert.ErrorIs(t, err, broker.ErrClosed)
+	})
+}

@@ -102,7 +102,7 @@ func openNATSBus(ctx context.Context, url string, opts NATSOptions, d *Distribut
 	b.sub, err = nc.Subscribe(b.subject, func(m *nats.Msg) { b.rx.frame(m.Data) })
 	if err == nil {
 		// The server has the subscription once it answers a ping.
-		err = nc.FlushWithContext(ctx)
+		err = flush(ctx, nc)
 	}
 	if err != nil {
 		nc.Close()
@@ -127,7 +127,15 @@ func (b *natsBus) send(ctx context.Context, frames [][]byte) error {
 			return err
 		}
 	}
-	return b.nc.FlushWithContext(ctx)
+	return flush(ctx, b.nc)
+}
+
+// flush waits for the server to answer a ping, within ctx and at most
+// DefaultSendTimeout (nats.go requires a deadline).
+func flush(ctx context.Context, nc *nats.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, DefaultSendTimeout)
+	defer cancel()
+	return nc.FlushWithContext(ctx)
 }
 
 func (b *natsBus) close() error {

@@ -108,12 +108,14 @@ func (d *Distributed) sendRetrying(frames [][]byte, items int) bool {
 // flushOnClose sends what is still queued, once, until Close gives up
 // (CloseTimeout).
 func (d *Distributed) flushOnClose() {
-	for d.ctx.Err() == nil {
+	ctx, cancel := context.WithTimeout(d.ctx, d.opts.CloseTimeout)
+	defer cancel()
+	for ctx.Err() == nil {
 		frames, n := d.nextBatch()
 		if frames == nil {
 			return
 		}
-		if err := d.bus.send(d.ctx, frames); err != nil {
+		if err := d.bus.send(ctx, frames); err != nil {
 			d.opts.Logger.Warn("broker: events still queued at close were not sent", "err", err)
 			return
 		}
