@@ -151,15 +151,16 @@ type Distributed struct {
 	closeOnce  sync.Once
 	closeErr   error
 
-	gateMu sync.Mutex
-	gate   chan struct{} // test hook: the sender waits while it is open
+	// gate is a test hook (HoldSender): while set, the sender waits for
+	// it to be closed.
+	gate atomic.Pointer[chan struct{}]
 }
 
 var _ Broker = (*Distributed)(nil)
 
 // counters are the Distributed broker's cumulative statistics.
 type counters struct {
-	sent, frames, sendErrors         atomic.Uint64
+	sent, frames, sendErrors          atomic.Uint64
 	received, gaps, resets, badFrames atomic.Uint64
 }
 

@@ -6,15 +6,10 @@ package broker
 // batch until every listener is connected again.
 func HoldSender(d *Distributed) (release func()) {
 	g := make(chan struct{})
-	d.gateMu.Lock()
-	d.gate = g
-	d.gateMu.Unlock()
+	d.gate.Store(&g)
 	return func() {
-		d.gateMu.Lock()
-		if d.gate == g {
-			d.gate = nil
+		if d.gate.CompareAndSwap(&g, nil) {
 			close(g)
 		}
-		d.gateMu.Unlock()
 	}
 }

@@ -49,9 +49,9 @@ type outbox struct {
 	lost      map[string]int64
 	closed    bool
 
-	wake chan struct{} // an item was queued
-	full chan struct{} // a whole batch is waiting
-	batch int          // items that make a full batch
+	wake  chan struct{} // an item was queued
+	full  chan struct{} // a whole batch is waiting
+	batch int           // items that make a full batch
 
 	merged, dropped, droppedPriority atomic.Uint64
 }

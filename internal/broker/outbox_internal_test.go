@@ -43,8 +43,8 @@ func TestOutboxMergesOnlyContiguousDeltasOfATopic(t *testing.T) {
 	q.push(Event{Topic: "a", Kind: "SOURCES"}, 4)
 	q.push(delta("a", "v", 4), 5) // not across a non-DELTA
 	q.pushRetire("a")
-	q.push(delta("a", "u", 5), 6)          // not across a retirement
-	q.push(delta("a", "t", 6), 8)          // not across a missing offset
+	q.push(delta("a", "u", 5), 6)                                                          // not across a retirement
+	q.push(delta("a", "t", 6), 8)                                                          // not across a missing offset
 	q.push(delta("a", "0123456789012345678901234567890123456789012345678901234567", 7), 9) // not past MaxMergeBytes
 	assert.Equal(t, []string{
 		"a/DELTA/1-3", "b/DELTA/1-1", "a/SOURCES/4-4", "a/DELTA/5-5", "a/RETIRE/0-0",

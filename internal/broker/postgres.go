@@ -138,7 +138,7 @@ func openPostgresBus(ctx context.Context, dsn string, opts PostgresOptions, d *D
 		err = ctx.Err()
 	}
 	if err != nil {
-		b.closeListener()
+		b.closeListener(false)
 		_ = db.Close()
 		return nil, fmt.Errorf("broker: LISTEN %s: %w", b.channel, err)
 	}
@@ -204,22 +204,27 @@ func (b *postgresBus) ping(interval time.Duration) {
 }
 
 // closeListener closes the listener and waits, at most the close timeout,
-// for its goroutine to end: pq.Listener.Close waits for a connection
-// attempt in progress, and the listener sleeps out a reconnect backoff
-// before it notices.
-func (b *postgresBus) closeListener() {
+// for its goroutines to end: pq.Listener.Close (and Ping) wait for a
+// connection attempt in progress, and the listener sleeps out a reconnect
+// backoff before it notices. Past the timeout they end on their own.
+func (b *postgresBus) closeListener(pinger bool) {
 	b.once.Do(func() { close(b.stop) })
 	go func() { _ = b.l.Close() }()
 	timer := time.NewTimer(b.timeout)
 	defer timer.Stop()
-	select {
-	case <-b.drained:
-	case <-timer.C:
+	for _, done := range []chan struct{}{b.drained, b.pinged} {
+		if done == b.pinged && !pinger {
+			continue
+		}
+		select {
+		case <-done:
+		case <-timer.C:
+			return
+		}
 	}
 }
 
 func (b *postgresBus) close() error {
-	b.closeListener()
-	<-b.pinged
+	b.closeListener(true)
 	return b.db.Close()
 }

@@ -127,14 +127,12 @@ func (d *Distributed) flushOnClose() {
 // waitGate waits while a test holds the sender. It returns false when the
 // broker closes first.
 func (d *Distributed) waitGate() bool {
-	d.gateMu.Lock()
-	g := d.gate
-	d.gateMu.Unlock()
+	g := d.gate.Load()
 	if g == nil {
 		return true
 	}
 	select {
-	case <-g:
+	case <-*g:
 		return true
 	case <-d.stop:
 		return false

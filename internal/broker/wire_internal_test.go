@@ -257,7 +257,9 @@ func TestRelayRules(t *testing.T) {
 }
 
 func TestMergeDeltas(t *testing.T) {
-	d := func(data string, seq int) Event { return Event{Topic: "t", Kind: KindDelta, Seq: seq, Data: []byte(data)} }
+	d := func(data string, seq int) Event {
+		return Event{Topic: "t", Kind: KindDelta, Seq: seq, Data: []byte(data)}
+	}
 	tests := []struct {
 		name       string
 		prev, next Event
