@@ -48,10 +48,23 @@ var busKinds = []struct {
 	{"nats", openNATSBus},
 }
 
-// forEachBus runs fn as a subtest on every bus.
+// forEachBus runs fn as a subtest on every bus. Once fn's brokers are
+// closed (their cleanups run first), the goroutine count and the bus's
+// connection count must be back at what they were before fn.
 func forEachBus(t *testing.T, restartable bool, fn func(t *testing.T, bus *testBus)) {
 	for _, k := range busKinds {
-		t.Run(k.name, func(t *testing.T) { fn(t, k.open(t, restartable)) })
+		t.Run(k.name, func(t *testing.T) {
+			bus := k.open(t, restartable)
+			goroutines, conns := runtimeGoroutines(), bus.conns()
+			t.Cleanup(func() {
+				if t.Failed() {
+					return
+				}
+				eventually(t, func() bool { return bus.conns() <= conns }, "connections return to baseline")
+				waitGoroutines(t, goroutines)
+			})
+			fn(t, bus)
+		})
 	}
 }
 
