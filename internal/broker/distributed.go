@@ -109,6 +109,9 @@ type transport interface {
 	maxFrame() int
 	// send sends frames in order, and returns once the bus has them.
 	send(ctx context.Context, frames [][]byte) error
+	// permanent reports whether a send error means the bus will never take
+	// these frames (rather than that it is unreachable now).
+	permanent(err error) bool
 	// close disconnects; no frame is received afterwards.
 	close() error
 }

@@ -138,6 +138,11 @@ func flush(ctx context.Context, nc *nats.Conn) error {
 	return nc.FlushWithContext(ctx)
 }
 
+// permanent reports errors that no retry cures.
+func (b *natsBus) permanent(err error) bool {
+	return errors.Is(err, nats.ErrMaxPayload) || errors.Is(err, nats.ErrBadSubject)
+}
+
 func (b *natsBus) close() error {
 	_ = b.sub.Unsubscribe()
 	b.nc.Close()

@@ -195,6 +195,26 @@ func (q *outbox) take(maxItems, maxBytes int) (batch []*outItem, lost map[string
 	return batch, lost
 }
 
+// discard counts taken items that could not be sent as dropped and
+// remembers their topics as lost, as if the queue had overflowed.
+func (q *outbox) discard(items []*outItem) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, it := range items {
+		switch {
+		case it.op == opRetire:
+			q.droppedPriority.Add(1)
+			continue
+		case it.droppable:
+			q.dropped.Add(uint64(it.last - it.first + 1))
+		default:
+			q.droppedPriority.Add(1)
+		}
+		q.loseLocked(it.ev.Topic, it.last)
+	}
+	signal(q.wake) // the losses go out with the next batch
+}
+
 // len returns how many items are queued.
 func (q *outbox) len() int {
 	q.mu.Lock()

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -163,6 +164,13 @@ func (b *postgresBus) send(ctx context.Context, frames [][]byte) error {
 		`SELECT pg_notify($1, f) FROM unnest($2::text[]) WITH ORDINALITY AS u(f, n) ORDER BY n`,
 		b.channel, pq.Array(payloads))
 	return err
+}
+
+// permanent reports data exceptions (SQLSTATE class 22: a payload too
+// long or not valid in the database's encoding), which no retry cures.
+func (b *postgresBus) permanent(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code.Class() == "22"
 }
 
 // drain takes every notification off the listener's channel (which holds

@@ -40,11 +40,11 @@ func (d *Distributed) run() {
 				d.flushOnClose()
 				return
 			}
-			frames, n := d.nextBatch()
+			frames, batch := d.nextBatch()
 			if frames == nil {
 				break
 			}
-			if !d.sendRetrying(frames, n) {
+			if !d.sendRetrying(frames, batch) {
 				d.flushOnClose()
 				return
 			}
@@ -54,26 +54,29 @@ func (d *Distributed) run() {
 
 // nextBatch takes the next batch off the queue and encodes it as frames.
 // It returns nil when the queue is empty.
-func (d *Distributed) nextBatch() (frames [][]byte, items int) {
+func (d *Distributed) nextBatch() (frames [][]byte, items []*outItem) {
 	for {
 		batch, lost := d.out.take(d.opts.MaxBatchEvents, d.opts.MaxBatchBytes)
 		if len(batch) == 0 && len(lost) == 0 {
-			return nil, 0
+			return nil, nil
 		}
 		body, err := encodeBatch(batch, lost)
 		if err == nil {
 			frames, err = splitFrames(d.origin, &d.txSeq, body, d.bus.maxFrame())
 		}
 		if err == nil {
-			return frames, len(batch)
+			return frames, batch
 		}
 		d.opts.Logger.Error("broker: cannot encode a batch; its events are dropped", "events", len(batch), "err", err)
+		d.out.discard(batch)
 	}
 }
 
 // sendRetrying sends frames, retrying with backoff until the bus takes
-// them. It returns false when the broker closes first.
-func (d *Distributed) sendRetrying(frames [][]byte, items int) bool {
+// them, or refuses them for good (the batch is then dropped, counted and
+// announced like a queue overflow, so one bad batch never blocks the
+// bus). It returns false when the broker closes first.
+func (d *Distributed) sendRetrying(frames [][]byte, items []*outItem) bool {
 	backoff := defaultRetryMin
 	failing := false
 	for {
@@ -81,7 +84,7 @@ func (d *Distributed) sendRetrying(frames [][]byte, items int) bool {
 		err := d.bus.send(ctx, frames)
 		cancel()
 		if err == nil {
-			d.stats.sent.Add(uint64(items))
+			d.stats.sent.Add(uint64(len(items)))
 			d.stats.frames.Add(uint64(len(frames)))
 			if failing {
 				d.opts.Logger.Info("broker: bus send works again")
@@ -89,6 +92,11 @@ func (d *Distributed) sendRetrying(frames [][]byte, items int) bool {
 			return true
 		}
 		d.stats.sendErrors.Add(1)
+		if d.bus.permanent(err) {
+			d.opts.Logger.Error("broker: the bus refused a batch; its events are dropped", "events", len(items), "err", err)
+			d.out.discard(items)
+			return true
+		}
 		if !failing {
 			d.opts.Logger.Warn("broker: bus send failed; retrying, events queue meanwhile", "err", err)
 			failing = true
@@ -111,7 +119,7 @@ func (d *Distributed) flushOnClose() {
 	ctx, cancel := context.WithTimeout(d.ctx, d.opts.CloseTimeout)
 	defer cancel()
 	for ctx.Err() == nil {
-		frames, n := d.nextBatch()
+		frames, batch := d.nextBatch()
 		if frames == nil {
 			return
 		}
@@ -119,7 +127,7 @@ func (d *Distributed) flushOnClose() {
 			d.opts.Logger.Warn("broker: events still queued at close were not sent", "err", err)
 			return
 		}
-		d.stats.sent.Add(uint64(n))
+		d.stats.sent.Add(uint64(len(batch)))
 		d.stats.frames.Add(uint64(len(frames)))
 	}
 }
