@@ -108,10 +108,7 @@ func openPostgresBus(ctx context.Context, dsn string, opts PostgresOptions, d *D
 		_ = db.Close()
 		return nil, fmt.Errorf("broker: connect to PostgreSQL: %w", err)
 	}
-	log := opts.Logger
-	if log == nil {
-		log = d.opts.Logger
-	}
+	log := d.opts.Logger
 	b := &postgresBus{
 		channel: opts.Channel,
 		payload: opts.MaxPayload,

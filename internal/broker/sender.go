@@ -15,7 +15,7 @@ func (d *Distributed) run() {
 	for {
 		select {
 		case <-d.stop:
-			d.flushOnClose()
+			d.flushOnClose(nil, nil)
 			return
 		case <-d.out.wake:
 		}
@@ -28,7 +28,7 @@ func (d *Distributed) run() {
 			select {
 			case <-d.stop:
 				timer.Stop()
-				d.flushOnClose()
+				d.flushOnClose(nil, nil)
 				return
 			case <-timer.C:
 			case <-d.out.full:
@@ -37,7 +37,7 @@ func (d *Distributed) run() {
 		}
 		for {
 			if !d.waitGate() {
-				d.flushOnClose()
+				d.flushOnClose(nil, nil)
 				return
 			}
 			frames, batch := d.nextBatch()
@@ -45,7 +45,7 @@ func (d *Distributed) run() {
 				break
 			}
 			if !d.sendRetrying(frames, batch) {
-				d.flushOnClose()
+				d.flushOnClose(frames, batch)
 				return
 			}
 		}
@@ -113,15 +113,16 @@ func (d *Distributed) sendRetrying(frames [][]byte, items []*outItem) bool {
 	}
 }
 
-// flushOnClose sends what is still queued, once, until Close gives up
-// (CloseTimeout).
-func (d *Distributed) flushOnClose() {
+// flushOnClose sends the batch whose send was interrupted (if any) and
+// what is still queued, once, until Close gives up (CloseTimeout).
+func (d *Distributed) flushOnClose(frames [][]byte, batch []*outItem) {
 	ctx, cancel := context.WithTimeout(d.ctx, d.opts.CloseTimeout)
 	defer cancel()
 	for ctx.Err() == nil {
-		frames, batch := d.nextBatch()
 		if frames == nil {
-			return
+			if frames, batch = d.nextBatch(); frames == nil {
+				return
+			}
 		}
 		if err := d.bus.send(ctx, frames); err != nil {
 			d.opts.Logger.Warn("broker: events still queued at close were not sent", "err", err)
@@ -129,6 +130,7 @@ func (d *Distributed) flushOnClose() {
 		}
 		d.stats.sent.Add(uint64(len(batch)))
 		d.stats.frames.Add(uint64(len(frames)))
+		frames = nil
 	}
 }
 
