@@ -7,9 +7,12 @@
 // later event live, with no gap and no duplicate between the two, so a
 // client that reconnects can resume from the last offset it saw.
 //
-// Memory is the in-process implementation. A PostgreSQL LISTEN/NOTIFY
-// implementation can satisfy the same interface: Offset then comes from the
-// database, and Data must stay well under NOTIFY's 8000-byte payload limit.
+// Memory is the in-process implementation, for a single process (and
+// SQLite). Distributed serves several instances: each keeps a Memory for its
+// own subscribers and backlogs, and a bus carries every event to the
+// others — PostgreSQL LISTEN/NOTIFY (NewPostgres) or NATS (NewNATS). Offsets
+// are per instance; docs/ENGINE.md, Brokers, describes the design, the
+// wire format and what happens when events are lost.
 package broker
 
 import (

@@ -83,15 +83,32 @@ type Memory struct {
 
 	stopJanitor chan struct{}
 	janitorDone chan struct{}
+
+	// remote is set when a Distributed broker feeds the Memory with events
+	// of other instances (relay.go): a topic this instance has not seen
+	// from its first event then reports an incomplete backlog.
+	remote bool
+	// onPublish, when set, is called with each locally published event and
+	// its origin offset, under the topic's lock, so that calls for one
+	// topic come in publish order. It must not block.
+	onPublish func(ev Event, originOffset int64)
 }
 
 var _ Broker = (*Memory)(nil)
 
 // NewMemory returns an in-process broker. Call Close to stop its janitor.
 func NewMemory(opts MemoryOptions) *Memory {
+	return newMemory(opts, false, nil)
+}
+
+// newMemory returns a Memory that, when remote is set, may be fed by other
+// instances, and that hands every local publish to onPublish (if not nil).
+func newMemory(opts MemoryOptions, remote bool, onPublish func(Event, int64)) *Memory {
 	m := &Memory{
-		opts:   opts.withDefaults(),
-		topics: make(map[string]*topic),
+		opts:      opts.withDefaults(),
+		topics:    make(map[string]*topic),
+		remote:    remote,
+		onPublish: onPublish,
 	}
 	if m.opts.JanitorInterval > 0 {
 		m.stopJanitor = make(chan struct{})
@@ -128,8 +145,18 @@ func (m *Memory) Publish(ctx context.Context, ev Event) (Event, error) {
 		}
 		t.retired = false
 		t.lastActive = now
+		if !t.synced && t.next == 1 {
+			// An empty topic that this instance starts: its backlog
+			// holds it from the first event.
+			t.synced = true
+		}
+		t.local = true
 		ev = t.appendLocked(ev)
 		t.deliverLocked(ev)
+		if m.onPublish != nil {
+			t.originNext++
+			m.onPublish(ev, t.originNext)
+		}
 		t.mu.Unlock()
 		return ev, nil
 	}
@@ -159,7 +186,7 @@ func (m *Memory) Subscribe(ctx context.Context, name string) (*Subscription, err
 			continue
 		}
 		s.backlog, s.last = t.snapshotLocked()
-		s.complete = len(s.backlog) == 0 || s.backlog[0].Offset == 1
+		s.complete = t.synced && (len(s.backlog) == 0 || s.backlog[0].Offset == 1)
 		s.detach = func(s *Subscription, err error) { m.detach(t, s, err) }
 		t.subs[s] = struct{}{}
 		t.lastActive = now
@@ -280,7 +307,7 @@ func (m *Memory) lookup(name string, now time.Time) (*topic, error) {
 		return nil, ErrClosed
 	}
 	if t = m.topics[name]; t == nil {
-		t = newTopic(name, m.opts.BacklogSize, now)
+		t = newTopic(name, m.opts.BacklogSize, now, !m.remote)
 		m.topics[name] = t
 	}
 	return t, nil

@@ -37,8 +37,12 @@ func (s *Subscription) Topic() string { return s.topic }
 
 // Backlog returns the events the topic still held when the subscription was
 // made, oldest first, and whether that backlog starts at Offset 1 (nothing
-// was evicted), so that a resuming client can be served from it alone. An
-// empty backlog of a topic that has published nothing is complete.
+// was evicted), so that a resuming client can be served from it alone. In
+// a Memory broker, an empty backlog of a topic that has published nothing
+// is complete. A Distributed broker reports complete only for a topic this
+// instance holds from its first event: not for a topic it has not heard of
+// yet (it may have started on another instance), nor for one whose events
+// it missed (see docs/ENGINE.md, Brokers).
 func (s *Subscription) Backlog() (events []Event, complete bool) {
 	return s.backlog, s.complete
 }

@@ -22,15 +22,31 @@ type topic struct {
 	expires    time.Time // when a retired topic may be forgotten
 	lastActive time.Time // last publish, subscribe or unsubscribe
 	dead       bool      // forgotten by the broker; callers must look up again
+
+	// synced reports whether the backlog can be complete: this instance
+	// holds the topic from its first event (see Subscription.Backlog). It
+	// is always true in a stand-alone Memory; relay.go describes how a
+	// Distributed broker's topics gain and lose it.
+	synced bool
+	// local: published to on this instance; fed: received events relayed
+	// from other instances.
+	local, fed bool
+	// origins holds, per origin instance, the last origin offset relayed
+	// into the topic (relay.go).
+	origins map[string]int64
+	// originNext counts the events published on this instance, which
+	// other instances see as this origin's offsets 1, 2, 3…
+	originNext int64
 }
 
-func newTopic(name string, size int, now time.Time) *topic {
+func newTopic(name string, size int, now time.Time, synced bool) *topic {
 	return &topic{
 		name:       name,
 		next:       1,
 		size:       size,
 		subs:       make(map[*Subscription]struct{}),
 		lastActive: now,
+		synced:     synced,
 	}
 }
 

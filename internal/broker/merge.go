@@ -1,0 +1,76 @@
+package broker
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// KindDelta is the Kind of the events a Distributed broker may merge and,
+// when its outbound queue overflows, drop (see MergeDeltas and
+// DistributedOptions).
+const KindDelta = "DELTA"
+
+// deltaPayload is the only payload shape MergeDeltas merges: a JSON object
+// with one string field "t", the text of the delta.
+type deltaPayload struct {
+	Text string `json:"t"`
+}
+
+// MergeDeltas is the default DistributedOptions.Merge. It merges two
+// consecutive DELTA events of one topic whose Data are both JSON objects
+// holding exactly one field, the string "t" (the text of the delta, as the
+// engine publishes it): the result carries the concatenated text and the
+// later event's Seq, so that Seq minus the text's length in code points
+// still gives where the text starts. Any other pair is not merged.
+func MergeDeltas(prev, next Event) (Event, bool) {
+	if prev.Kind != KindDelta || next.Kind != KindDelta || prev.Topic != next.Topic {
+		return Event{}, false
+	}
+	a, ok := decodeDelta(prev.Data)
+	if !ok {
+		return Event{}, false
+	}
+	b, ok := decodeDelta(next.Data)
+	if !ok {
+		return Event{}, false
+	}
+	data, err := marshalNoEscape(deltaPayload{Text: a + b})
+	if err != nil {
+		return Event{}, false
+	}
+	next.Data = data
+	return next, true
+}
+
+// decodeDelta returns the text of a {"t": "..."} payload and whether data
+// has exactly that shape.
+func decodeDelta(data []byte) (string, bool) {
+	if len(data) < 2 || data[0] != '{' {
+		return "", false
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(data, &raw) != nil || len(raw) != 1 {
+		return "", false
+	}
+	t, ok := raw["t"]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(t, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// marshalNoEscape encodes v as compact JSON without HTML escaping and
+// without the trailing newline of json.Encoder.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
