@@ -46,7 +46,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	c, err := newCore(cfg, db, log, nil)
+	// Ingesting publishes no stream events: no broker connection needed.
+	cfg.Broker.Kind = config.BrokerMemory
+	c, err := newCore(ctx, cfg, db, log, nil)
 	if err != nil {
 		db.Close()
 		return err

@@ -42,7 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.InstanceID = ident.id
 	log.Info("instance identity", slog.String("instance", ident.id), slog.Bool("stable", ident.stable))
 	metrics := server.NewMetrics()
-	c, err := newCore(cfg, db, log, metrics)
+	c, err := newCore(ctx, cfg, db, log, metrics)
 	if err != nil {
 		ident.release()
 		db.Close()

@@ -54,7 +54,7 @@ func newModel(cfg config.Config) (llm.Model, error) {
 type core struct {
 	db        *store.DB
 	model     llm.Model
-	broker    *broker.Memory
+	broker    broker.Broker
 	engine    *chat.Engine
 	knowledge *knowledge.Service
 }
@@ -62,14 +62,17 @@ type core struct {
 // newCore wires the engine and the knowledge service on db; the engine
 // leases attempts to cfg.InstanceID (empty: a random id) and reports asks
 // and attempts to obs (nil: nowhere).
-func newCore(cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observer) (*core, error) {
+func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observer) (*core, error) {
 	model, err := newModel(cfg)
 	if err != nil {
 		return nil, err
 	}
 	ecfg := cfg.Engine.Chat(cfg.InstanceID)
 	ecfg.GenerateTitles = true
-	b := broker.NewMemory(broker.MemoryOptions{})
+	b, err := newBroker(ctx, cfg, ecfg.InstanceID, log)
+	if err != nil {
+		return nil, err
+	}
 	minScore := 0.0 // the engine's default for real embedding models
 	if !cfg.Model.OpenAI {
 		minScore = offline.SuggestedMinEvidenceScore

@@ -40,12 +40,34 @@ type Config struct {
 	LoadDemo bool
 
 	Database Database
+	Broker   Broker
 	Model    Model
 	Engine   Engine
 	Auth     Auth
 	HTTP     HTTP
 	Limits   Limits
 	Log      Log
+}
+
+// The brokers RAGCHAT_BROKER selects.
+const (
+	BrokerMemory   = "memory"
+	BrokerPostgres = "postgres"
+	BrokerNATS     = "nats"
+)
+
+// Broker configures how live stream events travel between instances
+// (docs/DEPLOYMENT.md).
+type Broker struct {
+	// Kind is memory, postgres or nats (RAGCHAT_BROKER). The default is
+	// postgres when DATABASE_URL is set, else memory.
+	Kind string
+	// NATSURL is the NATS server list (RAGCHAT_NATS_URL), for nats.
+	NATSURL string
+	// Channel is the NOTIFY channel or the NATS subject
+	// (RAGCHAT_BROKER_CHANNEL); empty means the adapter's default. It
+	// keeps two deployments that share a database or NATS apart.
+	Channel string
 }
 
 // Database configures storage.
@@ -195,6 +217,29 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		OfflineTokenDelay:   e.duration("RAGCHAT_OFFLINE_TOKEN_DELAY", 0, true),
 	}
 	c.Engine, c.Model.Limits = loadEngine(e)
+
+	defaultBroker := BrokerMemory
+	if c.Database.URL != "" {
+		defaultBroker = BrokerPostgres
+	}
+	c.Broker = Broker{
+		Kind:    strings.ToLower(e.str("RAGCHAT_BROKER", defaultBroker)),
+		NATSURL: e.str("RAGCHAT_NATS_URL", ""),
+		Channel: e.str("RAGCHAT_BROKER_CHANNEL", ""),
+	}
+	switch c.Broker.Kind {
+	case BrokerMemory:
+	case BrokerPostgres:
+		if c.Database.URL == "" {
+			e.fail("RAGCHAT_BROKER", c.Broker.Kind, "memory or nats without DATABASE_URL (postgres needs it)")
+		}
+	case BrokerNATS:
+		if c.Broker.NATSURL == "" {
+			e.errs = append(e.errs, fmt.Errorf("RAGCHAT_BROKER=nats needs RAGCHAT_NATS_URL"))
+		}
+	default:
+		e.fail("RAGCHAT_BROKER", c.Broker.Kind, "memory, postgres or nats")
+	}
 
 	c.Auth = Auth{
 		HS256Secret:   e.str("RAGCHAT_JWT_HS256_SECRET", ""),

@@ -133,3 +133,39 @@ func TestSummaryHasNoSecrets(t *testing.T) {
 		t.Errorf("summary lacks facts: %s", all.String())
 	}
 }
+
+// TestBrokerSelection: the broker follows the database unless chosen, and
+// a choice that cannot work is refused at start.
+func TestBrokerSelection(t *testing.T) {
+	const db = "postgres://u@db.example/ragchat"
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string // the broker, or "" for a refusal
+	}{
+		{"SQLite: in-process", nil, config.BrokerMemory},
+		{"PostgreSQL: NOTIFY by default", map[string]string{"DATABASE_URL": db}, config.BrokerPostgres},
+		{"PostgreSQL, memory chosen", map[string]string{"DATABASE_URL": db, "RAGCHAT_BROKER": "memory"}, config.BrokerMemory},
+		{"NATS", map[string]string{"DATABASE_URL": db, "RAGCHAT_BROKER": "NATS", "RAGCHAT_NATS_URL": "nats://nats.example:4222"}, config.BrokerNATS},
+		{"NATS without a URL", map[string]string{"DATABASE_URL": db, "RAGCHAT_BROKER": "nats"}, ""},
+		{"postgres without a database", map[string]string{"RAGCHAT_BROKER": "postgres"}, ""},
+		{"unknown broker", map[string]string{"DATABASE_URL": db, "RAGCHAT_BROKER": "kafka"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(tc.env)
+			switch {
+			case tc.want == "" && err == nil:
+				t.Fatalf("accepted broker %q", c.Broker.Kind)
+			case tc.want == "":
+				if !strings.Contains(err.Error(), "RAGCHAT_") {
+					t.Fatalf("the error does not name the variable: %v", err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case c.Broker.Kind != tc.want:
+				t.Fatalf("broker %q, want %q", c.Broker.Kind, tc.want)
+			}
+		})
+	}
+}

@@ -28,6 +28,7 @@ func (c Config) Summary() []slog.Attr {
 		slog.String("addr", c.Addr),
 		slog.String("database", db),
 		slog.Bool("auto_migrate", c.Database.AutoMigrate),
+		slog.String("broker", c.Broker.Kind),
 		slog.String("model", model),
 		slog.String("jwt", c.authSource()),
 		slog.String("allowed_origins", strings.Join(c.HTTP.AllowedOrigins, ",")),
