@@ -87,7 +87,7 @@ func newCore(cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observe
 		Logger:     log,
 		Now:        time.Now,
 		Observer:   obs,
-		AskLimiter: chat.NewMemoryAskLimiter(time.Now),
+		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
 	return &core{db: db, model: model, broker: b, engine: engine, knowledge: svc}, nil

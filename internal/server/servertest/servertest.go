@@ -103,7 +103,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 		DB: db, Model: model, Broker: br,
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
 		Logger:    log, Now: time.Now, Observer: metrics,
-		AskLimiter: chat.NewMemoryAskLimiter(time.Now),
+		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
