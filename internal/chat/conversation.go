@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/authz"
@@ -184,12 +185,17 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 	if conv.UserID != v.UserID && !v.IsAdmin() {
 		return nil, domain.NotFound("conversation")
 	}
+	pending, err := e.client.Attempt.Query().
+		Where(attempt.ConversationID(conv.ID), attempt.StatusEQ(attempt.StatusPENDING)).All(ctx)
+	if err != nil {
+		return nil, storageError(err, "attempt")
+	}
 	conv, err = e.client.Conversation.UpdateOne(conv).
 		SetStatus(conversation.StatusDELETED).SetDeletedAt(e.now()).AddVersion(1).Save(ctx)
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.cancelConversationAttempts(conv.ID)
+	e.cancelConversationAttempts(authz.IncludeDeleted(ctx), conv.ID, pending)
 	e.audit(ctx, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
 	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationDeleted})
 	return conv, nil
