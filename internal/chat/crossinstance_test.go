@@ -2,9 +2,12 @@ package chat_test
 
 import (
 	"context"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -13,8 +16,10 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/openai"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
@@ -109,5 +114,247 @@ func TestCancelOnAnotherInstanceClosesUpstream(t *testing.T) {
 				assertGoroutinesBack(t, baseline)
 			})
 		}
+	})
+}
+
+// pacedChat answers with the deltas the test sends on feed, one Recv each;
+// closing feed ends the answer. It lets a test decide exactly what has been
+// streamed when it looks.
+type pacedChat struct{ feed chan string }
+
+func newPacedChat() *pacedChat { return &pacedChat{feed: make(chan string)} }
+
+func (p *pacedChat) ChatStream(ctx context.Context, _ llm.ChatRequest) (llm.Stream, error) {
+	return &pacedStream{ctx: ctx, feed: p.feed}, nil
+}
+
+type pacedStream struct {
+	ctx  context.Context
+	feed chan string
+}
+
+func (s *pacedStream) Recv() (string, error) {
+	select {
+	case d, ok := <-s.feed:
+		if !ok {
+			return "", io.EOF
+		}
+		return d, nil
+	case <-s.ctx.Done():
+		return "", llm.ContextError(s.ctx.Err())
+	}
+}
+
+func (s *pacedStream) Usage() llm.Usage { return llm.Usage{} }
+func (s *pacedStream) Model() string    { return "paced" }
+func (s *pacedStream) Close() error     { return nil }
+
+// lossyBroker is the broker as one instance sees it, losing the events
+// that drop selects (they are published nowhere, as when a distributed
+// broker loses them, or they were published before another instance
+// subscribed).
+type lossyBroker struct {
+	broker.Broker
+	mu   sync.Mutex
+	drop func(broker.Event) bool
+}
+
+func (b *lossyBroker) set(drop func(broker.Event) bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.drop = drop
+}
+
+func (b *lossyBroker) Publish(ctx context.Context, ev broker.Event) (broker.Event, error) {
+	b.mu.Lock()
+	drop := b.drop
+	b.mu.Unlock()
+	if drop != nil && drop(ev) {
+		return ev, nil
+	}
+	return b.Broker.Publish(ctx, ev)
+}
+
+// Event selectors for lossyBroker.
+func attemptEvents(ev broker.Event) bool { return strings.HasPrefix(ev.Topic, "attempt:") }
+func terminalEvents(ev broker.Event) bool {
+	return attemptEvents(ev) && (ev.Kind == string(chat.EventCompleted) || ev.Kind == string(chat.EventFailed))
+}
+func everything(broker.Event) bool { return true }
+
+// pacedEnv is instance 1: answers from a pacedChat, publishing through a
+// lossyBroker around the shared broker (e.broker), on which other
+// instances (sharedBroker) subscribe.
+func pacedEnv(t *testing.T, db *store.DB, opts ...envOption) (*env, *pacedChat, *lossyBroker) {
+	t.Helper()
+	paced := newPacedChat()
+	lossy := &lossyBroker{}
+	e := newEnvDeps(t, db, paced, func(d *chat.Deps) {
+		lossy.Broker = d.Broker
+		d.Broker = lossy
+	}, opts...)
+	return e, paced, lossy
+}
+
+// streamReader follows a subscription step by step and checks, as a client
+// would, that every delta continues exactly where the last one ended.
+type streamReader struct {
+	t      *testing.T
+	ch     <-chan chat.AttemptEvent
+	seq    int
+	text   strings.Builder
+	deltas int
+	last   chat.AttemptEvent
+}
+
+func newStreamReader(t *testing.T, ch <-chan chat.AttemptEvent, afterSeq int) *streamReader {
+	return &streamReader{t: t, ch: ch, seq: afterSeq}
+}
+
+// next reads one event; it fails the test when the stream ends.
+func (r *streamReader) next() chat.AttemptEvent {
+	r.t.Helper()
+	ev, ok := <-r.ch
+	require.True(r.t, ok, "the stream ended early (or the hang guard fired) at seq %d", r.seq)
+	if ev.Kind == chat.EventDelta {
+		require.Greater(r.t, ev.Seq, r.seq, "delta seqs must increase")
+		require.Equal(r.t, ev.Seq-r.seq, utf8.RuneCountInString(ev.Text), "a delta must continue exactly where the last ended")
+		r.seq = ev.Seq
+		r.text.WriteString(ev.Text)
+		r.deltas++
+	}
+	r.last = ev
+	return ev
+}
+
+// until reads until the text reaches seq.
+func (r *streamReader) until(seq int) {
+	r.t.Helper()
+	for r.seq < seq {
+		ev := r.next()
+		require.NotContains(r.t, []chat.AttemptEventKind{chat.EventCompleted, chat.EventFailed}, ev.Kind,
+			"the stream ended at seq %d before reaching %d", r.seq, seq)
+	}
+	require.Equal(r.t, seq, r.seq)
+}
+
+// rest reads to the end of the stream and returns its last event.
+func (r *streamReader) rest() chat.AttemptEvent {
+	r.t.Helper()
+	for ev := range r.ch {
+		r.last = ev
+		if ev.Kind == chat.EventDelta {
+			require.Greater(r.t, ev.Seq, r.seq)
+			require.Equal(r.t, ev.Seq-r.seq, utf8.RuneCountInString(ev.Text))
+			r.seq = ev.Seq
+			r.text.WriteString(ev.Text)
+			r.deltas++
+		}
+	}
+	return r.last
+}
+
+// push sends deltas to the model and returns the answer's length after
+// them.
+func push(t *testing.T, p *pacedChat, seq int, deltas ...string) int {
+	t.Helper()
+	for _, d := range deltas {
+		select {
+		case p.feed <- d:
+		case <-time.After(30 * time.Second): // hang guard
+			t.Fatal("the model is not being read")
+		}
+		seq += utf8.RuneCountInString(d)
+	}
+	return seq
+}
+
+// waitCheckpoint waits until the attempt's saved checkpoint is seq (a
+// state; the deadline is only a hang guard).
+func waitCheckpoint(t *testing.T, db *store.DB, id uuid.UUID, seq int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		a := db.Client.Attempt.GetX(as(alice), id)
+		if a.CheckpointSeq == seq {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "checkpoint stuck at %d, want %d", a.CheckpointSeq, seq)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// chunks cuts s into pieces of n code points.
+func chunks(s string, n int) []string {
+	rs := []rune(s)
+	var out []string
+	for i := 0; i < len(rs); i += n {
+		out = append(out, string(rs[i:min(i+n, len(rs))]))
+	}
+	return out
+}
+
+// TestResumeAcrossInstances is TestResumeMidStream across instances: a
+// client reads the beginning of an answer from instance 1, which runs it,
+// and resumes on instance 2 with afterSeq. The events instance 1 published
+// meanwhile never reached instance 2 (withheld), so instance 2's first
+// live delta starts after the client's text: instance 2 fills the gap from
+// the checkpoint and goes on live while the answer is still running (the
+// test only lets the model finish afterwards), twice. The client's text is
+// exactly attempt.answer, with strictly increasing seqs.
+func TestResumeAcrossInstances(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		e, paced, lossy := pacedEnv(t, db)
+		other := e.newInstanceDeps(t, chat.Config{}, sharedBroker(e))
+		baseline := goroutines()
+		pieces := chunks(strings.Repeat("单个上传文件最大为 20MB [C1]。", 4), 3)
+		require.Greater(t, len(pieces), 20)
+		conv := e.conversation(t, alice)
+		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
+		defer cancel()
+
+		// The first connection, to instance 1, reads four deltas and drops.
+		first, drop := context.WithCancel(ctx)
+		ch, err := e.eng.SubscribeAttempt(first, res.Attempt.ID, 0)
+		require.NoError(t, err)
+		seq := push(t, paced, 0, pieces[:4]...)
+		r1 := newStreamReader(t, ch, 0)
+		r1.until(seq)
+		drop()
+		for range ch {
+		}
+		afterSeq := r1.seq
+
+		// Instance 2 never sees what instance 1 streams meanwhile.
+		lossy.set(attemptEvents)
+		seq = push(t, paced, seq, pieces[4:10]...)
+		waitCheckpoint(t, db, res.Attempt.ID, seq)
+		ch, err = other.eng.SubscribeAttempt(ctx, res.Attempt.ID, afterSeq)
+		require.NoError(t, err)
+		r2 := newStreamReader(t, ch, afterSeq)
+		lossy.set(nil)
+		seq = push(t, paced, seq, pieces[10])
+		r2.until(seq) // live again, while the answer runs
+
+		// A second gap, while subscribed.
+		lossy.set(attemptEvents)
+		seq = push(t, paced, seq, pieces[11:14]...)
+		waitCheckpoint(t, db, res.Attempt.ID, seq)
+		lossy.set(nil)
+		seq = push(t, paced, seq, pieces[14])
+		r2.until(seq)
+
+		push(t, paced, seq, pieces[15:]...)
+		close(paced.feed)
+		last := r2.rest()
+		require.NoError(t, ctx.Err(), "the stream did not finish")
+		require.Equal(t, chat.EventCompleted, last.Kind)
+		require.NotNil(t, last.Attempt)
+		assert.Equal(t, attempt.StatusCOMPLETED, last.Attempt.Status)
+		assert.Equal(t, last.Attempt.Answer, r1.text.String()+r2.text.String(), "no gap, no duplicate")
+		chat.WaitIdle(e.eng)
+		assertGoroutinesBack(t, baseline)
 	})
 }
