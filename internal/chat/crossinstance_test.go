@@ -358,3 +358,100 @@ func TestResumeAcrossInstances(t *testing.T) {
 		assertGoroutinesBack(t, baseline)
 	})
 }
+
+// TestLostTerminalEventEndsStream: instance 1 completes an answer whose
+// COMPLETED event never reaches instance 2 (lost by the broker). Instance
+// 2's subscriber, which followed the answer live, hears nothing more; after
+// a silence of one lease duration it re-reads the attempt and ends with
+// COMPLETED and the whole answer.
+func TestLostTerminalEventEndsStream(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		e, paced, lossy := pacedEnv(t, db)
+		other := e.newInstanceDeps(t, chat.Config{LeaseDuration: 200 * time.Millisecond}, sharedBroker(e))
+		baseline := goroutines()
+		lossy.set(terminalEvents)
+		conv := e.conversation(t, alice)
+		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
+		defer cancel()
+		ch, err := other.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
+		require.NoError(t, err)
+		r := newStreamReader(t, ch, 0)
+		seq := push(t, paced, 0, chunks("单个上传文件最大为 20MB [C1]。", 2)...)
+		r.until(seq)
+		close(paced.feed)
+		chat.WaitIdle(e.eng) // completed on instance 1; its COMPLETED is lost
+		last := r.rest()
+		require.NoError(t, ctx.Err(), "instance 2's subscriber waited for ever")
+		require.Equal(t, chat.EventCompleted, last.Kind)
+		assert.Equal(t, last.Attempt.Answer, r.text.String())
+		assertGoroutinesBack(t, baseline)
+	})
+}
+
+// TestOwnerDeathEndsSubscribersElsewhere: instance 1 dies mid-answer
+// (nothing it publishes arrives any more, and its lease is past as far as
+// the others can tell). Once the reaper of another instance has failed the
+// attempt, instance 2's subscribers end with FAILED(INTERRUPTED): at once
+// when the reaper's event arrives, and by re-reading the attempt after a
+// silence when it is lost (a reaper whose events reach nobody). The user
+// message is kept and no assistant message is written.
+func TestOwnerDeathEndsSubscribersElsewhere(t *testing.T) {
+	cases := []struct {
+		name   string
+		reaper func(e *env, t *testing.T) *instance
+	}{
+		{"reaperOnInstance2", nil},
+		{"reaperEventLost", func(e *env, t *testing.T) *instance {
+			return e.newInstance(t, chat.Config{InstanceID: "reaper"}) // its own broker: its events reach no one
+		}},
+	}
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				e, paced, lossy := pacedEnv(t, db)
+				other := e.newInstanceDeps(t, chat.Config{LeaseDuration: 300 * time.Millisecond}, sharedBroker(e))
+				reaper := &instance{eng: other.eng, clock: other.clock}
+				if tc.reaper != nil {
+					reaper = tc.reaper(e, t)
+				}
+				baseline := goroutines()
+				conv := e.conversation(t, alice)
+				res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+				require.NoError(t, err)
+				ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
+				defer cancel()
+				var readers []*streamReader
+				for range 2 {
+					ch, err := other.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
+					require.NoError(t, err)
+					readers = append(readers, newStreamReader(t, ch, 0))
+				}
+				seq := push(t, paced, 0, "单个上传", "文件最大")
+				for _, r := range readers {
+					r.until(seq)
+				}
+
+				// Instance 1 dies: silence, and its lease looks expired.
+				lossy.set(everything)
+				reaper.clock.advance(time.Hour)
+				n, err := reaper.eng.ReapOnce(context.Background())
+				require.NoError(t, err)
+				require.Equal(t, 1, n)
+				for _, r := range readers {
+					last := r.rest()
+					require.NoError(t, ctx.Err(), "a subscriber on instance 2 waited for ever")
+					require.Equal(t, chat.EventFailed, last.Kind)
+					assert.Equal(t, domain.FailureInterrupted, last.FailureCode)
+				}
+				msgs := db.Client.Message.Query().Where(message.ConversationID(conv.ID)).AllX(as(alice))
+				require.Len(t, msgs, 1, "the user message is kept, no assistant message")
+				assert.Equal(t, message.RoleUSER, msgs[0].Role)
+				// The "dead" instance's run stops at its next checkpoint.
+				chat.WaitIdle(e.eng)
+				assertGoroutinesBack(t, baseline)
+			})
+		}
+	})
+}
