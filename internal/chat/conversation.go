@@ -51,7 +51,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationCreated)
 	return conv, nil
 }
 
@@ -142,7 +142,7 @@ func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title str
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	return conv, nil
 }
 
@@ -160,7 +160,7 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationArchived)
 	return conv, nil
 }
 
@@ -197,7 +197,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 	}
 	e.cancelConversationAttempts(authz.IncludeDeleted(ctx), conv.ID, pending)
 	e.audit(ctx, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationDeleted})
+	e.conversationChanged(ctx, conv, ConversationDeleted, ViewerConversationDeleted)
 	return conv, nil
 }
 
@@ -235,7 +235,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 		return nil, storageError(err, "conversation")
 	}
 	e.audit(ctx, "conversation.restored", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationRestored)
 	return conv, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // SubscribeConversation streams change notifications of a conversation the
@@ -55,6 +56,56 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 			// Lagged or forgotten while idle: notifications only, so
 			// resubscribing is enough.
 			if sub, err = e.broker.Subscribe(ctx, conversationTopic(conversationID)); err != nil {
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// SubscribeViewer streams changes of the viewer's own conversations
+// (docs/API.md, viewerEvents): created, updated (renamed, titled,
+// summarised), archived, deleted, restored, and attempt status changes,
+// made by anyone (the viewer on another device, an admin, the engine) on
+// any instance. Only events about conversations the viewer owns are
+// published to their feed, and each event names its user, which is
+// checked again here. Events carry ids; clients refetch. The channel
+// closes when ctx is done. Events published before the subscription are
+// not replayed: a client lists its conversations, then follows.
+func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error) {
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	topic := viewerTopic(v.TenantID, v.UserID)
+	sub, err := e.broker.Subscribe(ctx, topic)
+	if err != nil {
+		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
+	}
+	out := make(chan ViewerEvent, 16)
+	go func() {
+		defer close(out)
+		for {
+			for ev := range sub.C() {
+				var p viewerPayload
+				if json.Unmarshal(ev.Data, &p) != nil || p.Tenant != v.TenantID || p.User != v.UserID {
+					continue
+				}
+				ve := ViewerEvent{Kind: ViewerEventKind(ev.Kind), ConversationID: p.Conversation,
+					AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
+				select {
+				case out <- ve:
+				case <-ctx.Done():
+					sub.Close()
+					return
+				}
+			}
+			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
+				return
+			}
+			// Lagged or forgotten while idle: notifications only, so
+			// resubscribing is enough.
+			if sub, err = e.broker.Subscribe(ctx, topic); err != nil {
 				return
 			}
 		}
