@@ -8,10 +8,14 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // viewerEvents streams the viewer's own conversation changes.
 func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error) {
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
 	ctx, release, err := r.admit(ctx, "viewer")
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -21,7 +23,12 @@ import (
 // next checkpoint (the conditional lease renewal fails).
 
 // instanceTopic is the broker topic of one instance's control requests.
-func instanceTopic(instanceID string) string { return "instance:" + instanceID }
+// The id is hashed, like a user's in viewerTopic, so that the topic is made
+// of safe characters for any broker whatever RAGCHAT_INSTANCE_ID contains.
+func instanceTopic(instanceID string) string {
+	sum := sha256.Sum256([]byte(instanceID))
+	return "instance:" + hex.EncodeToString(sum[:16])
+}
 
 // controlCancel is the event kind of a cancel request.
 const controlCancel = "CANCEL"

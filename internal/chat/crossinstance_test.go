@@ -455,3 +455,48 @@ func TestOwnerDeathEndsSubscribersElsewhere(t *testing.T) {
 		}
 	})
 }
+
+// TestGapRereadsAtMostOncePerInterval: while a gap lasts, instance 2 reads
+// the checkpoint at most once per CheckpointInterval, however many live
+// deltas arrive. Here the gap never closes (instance 1 checkpoints hourly,
+// instance 2's interval is an hour too), so the stream holds the live text
+// and finishes from the saved answer; instance 2 sends the same statements
+// whether 5 or 40 deltas arrived during the gap, and the client's text is
+// still exactly the answer.
+func TestGapRereadsAtMostOncePerInterval(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		hourly := func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour }
+		e, paced, lossy := pacedEnv(t, raw, hourly)
+		db, n := countedDB(raw)
+		other := e.newInstanceDeps(t, chat.Config{CheckpointInterval: time.Hour, LeaseDuration: time.Hour}, func(d *chat.Deps) {
+			d.Broker, d.DB = e.broker, db
+		})
+		var counts []int64
+		for _, live := range []int{5, 40} {
+			lossy.set(attemptEvents)
+			conv := e.conversation(t, alice)
+			res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+			require.NoError(t, err)
+			seq := push(t, paced, 0, "单个", "上传")
+			ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
+			ch, err := other.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
+			require.NoError(t, err)
+			r := newStreamReader(t, ch, 0)
+			n.Store(0)
+			lossy.set(nil)
+			for range live {
+				seq = push(t, paced, seq, "文件")
+			}
+			paced.feed <- "。"
+			close(paced.feed)
+			last := r.rest()
+			cancel()
+			require.Equal(t, chat.EventCompleted, last.Kind)
+			assert.Equal(t, last.Attempt.Answer, r.text.String())
+			counts = append(counts, n.Load())
+			chat.WaitIdle(e.eng)
+			paced.feed = make(chan string)
+		}
+		assert.Equal(t, counts[0], counts[1], "statements with 5 and 40 deltas in the gap")
+	})
+}

@@ -71,16 +71,15 @@ type heldText struct {
 	text       strings.Builder
 }
 
-// hold keeps a DELTA received while in a gap: it extends the held text
-// when it continues it, and replaces it when it starts after it (another
-// gap: only the newest contiguous text is useful once the checkpoint
-// catches up).
+// hold keeps a DELTA that starts after the cursor: it extends the held
+// text when it continues it, and otherwise replaces it (another gap: only
+// the newest contiguous text is useful once the checkpoint catches up).
 func (s *attemptStream) hold(start, end int, text string) {
 	h := s.held
 	switch {
-	case h != nil && end <= h.end:
+	case h != nil && start >= h.start && end <= h.end:
 		return
-	case h != nil && start <= h.end:
+	case h != nil && start >= h.start && start <= h.end:
 		h.text.WriteString(sliceRunes(text, h.end-start, end-start))
 		h.end = end
 	default:
@@ -88,6 +87,22 @@ func (s *attemptStream) hold(start, end int, text string) {
 		h.text.WriteString(text)
 		s.held = h
 	}
+}
+
+// releaseHeld sends the held text beyond the cursor once the cursor has
+// reached its start, which closes the gap.
+func (s *attemptStream) releaseHeld() bool {
+	h := s.held
+	if h == nil || h.start > s.sent {
+		return true // no gap, or not reached yet
+	}
+	s.held = nil
+	if h.end <= s.sent {
+		return true
+	}
+	text := sliceRunes(h.text.String(), s.sent-h.start, h.end-h.start)
+	s.sent = h.end
+	return s.send(AttemptEvent{Kind: EventDelta, Seq: s.sent, Text: text})
 }
 
 // subscribe subscribes before reading the attempt, so nothing published in
@@ -246,17 +261,7 @@ func (s *attemptStream) catchUp(att *ent.Attempt) bool {
 			return false
 		}
 	}
-	h := s.held
-	if h == nil || h.start > s.sent {
-		return true // no gap, or the checkpoint has not reached it yet
-	}
-	s.held = nil
-	if h.end <= s.sent {
-		return true
-	}
-	text := sliceRunes(h.text.String(), s.sent-h.start, h.end-h.start)
-	s.sent = h.end
-	return s.send(AttemptEvent{Kind: EventDelta, Seq: s.sent, Text: text})
+	return s.releaseHeld()
 }
 
 // deliver forwards one broker event, deduplicating by text offset.
@@ -290,7 +295,7 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		switch {
 		case end <= s.sent:
 			return false, true
-		case s.held != nil || start > s.sent:
+		case start > s.sent:
 			// A gap: the text between the cursor and this delta was
 			// published before this subscription (on another instance)
 			// or lost. Hold the live text and fill the gap from the
@@ -304,7 +309,10 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		}
 		text := sliceRunes(p.Text, s.sent-start, end-start)
 		s.sent = end
-		return false, s.send(AttemptEvent{Kind: EventDelta, Seq: end, Text: text})
+		if !s.send(AttemptEvent{Kind: EventDelta, Seq: end, Text: text}) {
+			return false, false
+		}
+		return false, s.releaseHeld()
 	case EventCompleted, EventFailed:
 		att, err := s.e.client.Attempt.Get(s.ctx, s.id)
 		switch {
