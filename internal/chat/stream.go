@@ -235,6 +235,11 @@ func (s *attemptStream) reread() (done, ok bool) {
 	switch {
 	case err != nil && s.ctx.Err() != nil:
 		return false, false
+	case ent.IsNotFound(err):
+		// The conversation was deleted (which cancels the answer) and its
+		// terminal event was lost: end as that event would have.
+		return true, s.send(AttemptEvent{Kind: EventFailed, Seq: s.sent,
+			FailureCode: domain.FailureCancelled, FailureMessage: errDeleted.Error()})
 	case err != nil:
 		return false, true
 	case att.Status != attempt.StatusPENDING:
