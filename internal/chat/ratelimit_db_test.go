@@ -69,6 +69,15 @@ func TestDBAskLimiter(t *testing.T) {
 		wait, err := a.Take(ctx, "t\x00w", chat.Rate{PerMinute: 10, Burst: 0})
 		require.NoError(t, err)
 		assert.Positive(t, wait, "a burst of zero admits nothing")
+
+		// Only the limiter reaches the table: Ent refuses every viewer and
+		// job.
+		for _, c := range []context.Context{as(alice), as(admin), viewer.SystemJobContext(ctx, viewer.JobPurge)} {
+			_, err := db.Client.AskRate.Query().Count(c)
+			assert.Error(t, err, "reading ask_rates through Ent")
+			err = db.Client.AskRate.Create().SetTenantID("t").SetUserID("x").SetTat(0).Exec(c)
+			assert.Error(t, err, "writing ask_rates through Ent")
+		}
 	})
 }
 
