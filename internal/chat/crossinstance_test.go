@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm/openai"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // sharedBroker makes another instance use e's broker: every event
@@ -458,11 +459,14 @@ func TestOwnerDeathEndsSubscribersElsewhere(t *testing.T) {
 
 // TestGapRereadsAtMostOncePerInterval: while a gap lasts, instance 2 reads
 // the checkpoint at most once per CheckpointInterval, however many live
-// deltas arrive. Here the gap never closes (instance 1 checkpoints hourly,
-// instance 2's interval is an hour too), so the stream holds the live text
-// and finishes from the saved answer; instance 2 sends the same statements
-// whether 5 or 40 deltas arrived during the gap, and the client's text is
-// still exactly the answer.
+// deltas arrive. Instance 1 checkpoints hourly, so the test writes the one
+// checkpoint itself, as instance 1 would, covering only the first withheld
+// delta: the first live delta makes instance 2 re-read it (the reader sees
+// that text arrive while the answer runs), but the gap stays open
+// (instance 2's interval is an hour too). The stream then holds the live
+// text and finishes from the saved answer. Instance 2 sends the same
+// statements whether 5 or 40 deltas arrived during the gap, and the
+// client's text is still exactly the answer.
 func TestGapRereadsAtMostOncePerInterval(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		hourly := func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour }
@@ -471,20 +475,26 @@ func TestGapRereadsAtMostOncePerInterval(t *testing.T) {
 		other := e.newInstanceDeps(t, chat.Config{CheckpointInterval: time.Hour, LeaseDuration: time.Hour}, func(d *chat.Deps) {
 			d.Broker, d.DB = e.broker, db
 		})
+		sys := viewer.SystemJobContext(context.Background(), viewer.JobReaper)
 		var counts []int64
 		for _, live := range []int{5, 40} {
 			lossy.set(attemptEvents)
 			conv := e.conversation(t, alice)
 			res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
 			require.NoError(t, err)
-			seq := push(t, paced, 0, "单个", "上传")
+			// Three withheld deltas: the first two are surely published
+			// (withheld) once the third has been read from the model.
+			seq := push(t, paced, 0, "单个", "上传", "大小")
 			ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
 			ch, err := other.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
 			require.NoError(t, err)
 			r := newStreamReader(t, ch, 0)
+			require.NoError(t, raw.Client.Attempt.UpdateOneID(res.Attempt.ID).SetAnswer("单个").SetCheckpointSeq(2).Exec(sys))
 			n.Store(0)
 			lossy.set(nil)
-			for range live {
+			seq = push(t, paced, seq, "文件")
+			r.until(2) // the checkpoint, re-read while the answer runs
+			for range live - 1 {
 				seq = push(t, paced, seq, "文件")
 			}
 			paced.feed <- "。"
