@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -36,6 +37,8 @@ type Client struct {
 	config
 	// Schema is the client for creating, migrating and dropping schema.
 	Schema *migrate.Schema
+	// AskRate is the client for interacting with the AskRate builders.
+	AskRate *AskRateClient
 	// Attempt is the client for interacting with the Attempt builders.
 	Attempt *AttemptClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -69,6 +72,7 @@ func NewClient(opts ...Option) *Client {
 
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
+	c.AskRate = NewAskRateClient(c.config)
 	c.Attempt = NewAttemptClient(c.config)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.Chunk = NewChunkClient(c.config)
@@ -172,6 +176,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	return &Tx{
 		ctx:           ctx,
 		config:        cfg,
+		AskRate:       NewAskRateClient(cfg),
 		Attempt:       NewAttemptClient(cfg),
 		AuditEvent:    NewAuditEventClient(cfg),
 		Chunk:         NewChunkClient(cfg),
@@ -202,6 +207,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	return &Tx{
 		ctx:           ctx,
 		config:        cfg,
+		AskRate:       NewAskRateClient(cfg),
 		Attempt:       NewAttemptClient(cfg),
 		AuditEvent:    NewAuditEventClient(cfg),
 		Chunk:         NewChunkClient(cfg),
@@ -219,7 +225,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 // Debug returns a new debug-client. It's used to get verbose logging on specific operations.
 //
 //	client.Debug().
-//		Attempt.
+//		AskRate.
 //		Query().
 //		Count(ctx)
 func (c *Client) Debug() *Client {
@@ -242,8 +248,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document, c.DocumentGrant,
-		c.Feedback, c.KnowledgeBase, c.Message, c.Source, c.Tenant,
+		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document,
+		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source, c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -253,8 +259,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document, c.DocumentGrant,
-		c.Feedback, c.KnowledgeBase, c.Message, c.Source, c.Tenant,
+		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document,
+		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source, c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -263,6 +269,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 // Mutate implements the ent.Mutator interface.
 func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
+	case *AskRateMutation:
+		return c.AskRate.mutate(ctx, m)
 	case *AttemptMutation:
 		return c.Attempt.mutate(ctx, m)
 	case *AuditEventMutation:
@@ -287,6 +295,140 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Tenant.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
+	}
+}
+
+// AskRateClient is a client for the AskRate schema.
+type AskRateClient struct {
+	config
+}
+
+// NewAskRateClient returns a client for the AskRate from the given config.
+func NewAskRateClient(c config) *AskRateClient {
+	return &AskRateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `askrate.Hooks(f(g(h())))`.
+func (c *AskRateClient) Use(hooks ...Hook) {
+	c.hooks.AskRate = append(c.hooks.AskRate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `askrate.Intercept(f(g(h())))`.
+func (c *AskRateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AskRate = append(c.inters.AskRate, interceptors...)
+}
+
+// Create returns a builder for creating a AskRate entity.
+func (c *AskRateClient) Create() *AskRateCreate {
+	mutation := newAskRateMutation(c.config, OpCreate)
+	return &AskRateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AskRate entities.
+func (c *AskRateClient) CreateBulk(builders ...*AskRateCreate) *AskRateCreateBulk {
+	return &AskRateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AskRateClient) MapCreateBulk(slice any, setFunc func(*AskRateCreate, int)) *AskRateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AskRateCreateBulk{err: fmt.Errorf("calling to AskRateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AskRateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AskRateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AskRate.
+func (c *AskRateClient) Update() *AskRateUpdate {
+	mutation := newAskRateMutation(c.config, OpUpdate)
+	return &AskRateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AskRateClient) UpdateOne(_m *AskRate) *AskRateUpdateOne {
+	mutation := newAskRateMutation(c.config, OpUpdateOne, withAskRate(_m))
+	return &AskRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AskRateClient) UpdateOneID(id uuid.UUID) *AskRateUpdateOne {
+	mutation := newAskRateMutation(c.config, OpUpdateOne, withAskRateID(id))
+	return &AskRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AskRate.
+func (c *AskRateClient) Delete() *AskRateDelete {
+	mutation := newAskRateMutation(c.config, OpDelete)
+	return &AskRateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AskRateClient) DeleteOne(_m *AskRate) *AskRateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AskRateClient) DeleteOneID(id uuid.UUID) *AskRateDeleteOne {
+	builder := c.Delete().Where(askrate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AskRateDeleteOne{builder}
+}
+
+// Query returns a query builder for AskRate.
+func (c *AskRateClient) Query() *AskRateQuery {
+	return &AskRateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAskRate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AskRate entity by its id.
+func (c *AskRateClient) Get(ctx context.Context, id uuid.UUID) (*AskRate, error) {
+	return c.Query().Where(askrate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AskRateClient) GetX(ctx context.Context, id uuid.UUID) *AskRate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *AskRateClient) Hooks() []Hook {
+	hooks := c.hooks.AskRate
+	return append(hooks[:len(hooks):len(hooks)], askrate.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AskRateClient) Interceptors() []Interceptor {
+	return c.inters.AskRate
+}
+
+func (c *AskRateClient) mutate(ctx context.Context, m *AskRateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AskRateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AskRateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AskRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AskRateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AskRate mutation op: %q", m.Op())
 	}
 }
 
@@ -2343,12 +2485,12 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant, Feedback,
-		KnowledgeBase, Message, Source, Tenant []ent.Hook
+		AskRate, Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant,
+		Feedback, KnowledgeBase, Message, Source, Tenant []ent.Hook
 	}
 	inters struct {
-		Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant, Feedback,
-		KnowledgeBase, Message, Source, Tenant []ent.Interceptor
+		AskRate, Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant,
+		Feedback, KnowledgeBase, Message, Source, Tenant []ent.Interceptor
 	}
 )
 

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -24,8 +25,24 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 11)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 12)}
 	graph.Nodes[0] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   askrate.Table,
+			Columns: askrate.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: askrate.FieldID,
+			},
+		},
+		Type: "AskRate",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			askrate.FieldTenantID: {Type: field.TypeString, Column: askrate.FieldTenantID},
+			askrate.FieldUserID:   {Type: field.TypeString, Column: askrate.FieldUserID},
+			askrate.FieldTat:      {Type: field.TypeInt64, Column: askrate.FieldTat},
+		},
+	}
+	graph.Nodes[1] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   attempt.Table,
 			Columns: attempt.Columns,
@@ -69,7 +86,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			attempt.FieldLeaseExpiresAt:     {Type: field.TypeTime, Column: attempt.FieldLeaseExpiresAt},
 		},
 	}
-	graph.Nodes[1] = &sqlgraph.Node{
+	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   auditevent.Table,
 			Columns: auditevent.Columns,
@@ -90,7 +107,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditevent.FieldAt:         {Type: field.TypeTime, Column: auditevent.FieldAt},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chunk.Table,
 			Columns: chunk.Columns,
@@ -110,7 +127,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chunk.FieldEmbedding:       {Type: field.TypeOther, Column: chunk.FieldEmbedding},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   conversation.Table,
 			Columns: conversation.Columns,
@@ -139,7 +156,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldDeletedAt:              {Type: field.TypeTime, Column: conversation.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -162,7 +179,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldVisibility:      {Type: field.TypeEnum, Column: document.FieldVisibility},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documentgrant.Table,
 			Columns: documentgrant.Columns,
@@ -179,7 +196,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documentgrant.FieldPrincipal:     {Type: field.TypeString, Column: documentgrant.FieldPrincipal},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   feedback.Table,
 			Columns: feedback.Columns,
@@ -201,7 +218,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			feedback.FieldComment:     {Type: field.TypeString, Column: feedback.FieldComment},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   knowledgebase.Table,
 			Columns: knowledgebase.Columns,
@@ -221,7 +238,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			knowledgebase.FieldEmbeddingDimensions: {Type: field.TypeInt, Column: knowledgebase.FieldEmbeddingDimensions},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -248,7 +265,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
@@ -273,7 +290,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -732,6 +749,61 @@ type predicateAdder interface {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AskRateQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AskRateQuery builder.
+func (_q *AskRateQuery) Filter() *AskRateFilter {
+	return &AskRateFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AskRateMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AskRateMutation builder.
+func (m *AskRateMutation) Filter() *AskRateFilter {
+	return &AskRateFilter{config: m.config, predicateAdder: m}
+}
+
+// AskRateFilter provides a generic filtering capability at runtime for AskRateQuery.
+type AskRateFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AskRateFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[0].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AskRateFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(askrate.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *AskRateFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(askrate.FieldTenantID))
+}
+
+// WhereUserID applies the entql string predicate on the user_id field.
+func (f *AskRateFilter) WhereUserID(p entql.StringP) {
+	f.Where(p.Field(askrate.FieldUserID))
+}
+
+// WhereTat applies the entql int64 predicate on the tat field.
+func (f *AskRateFilter) WhereTat(p entql.Int64P) {
+	f.Where(p.Field(askrate.FieldTat))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *AttemptQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -760,7 +832,7 @@ type AttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[0].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1067,7 +1139,7 @@ type AuditEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AuditEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1161,7 +1233,7 @@ type ChunkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChunkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1278,7 +1350,7 @@ type ConversationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ConversationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1454,7 +1526,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1600,7 +1672,7 @@ type DocumentGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1688,7 +1760,7 @@ type FeedbackFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FeedbackFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1801,7 +1873,7 @@ type KnowledgeBaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KnowledgeBaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1932,7 +2004,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2098,7 +2170,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2254,7 +2326,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

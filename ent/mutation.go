@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	pgvector "github.com/pgvector/pgvector-go"
+	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -37,6 +38,7 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
+	TypeAskRate       = "AskRate"
 	TypeAttempt       = "Attempt"
 	TypeAuditEvent    = "AuditEvent"
 	TypeChunk         = "Chunk"
@@ -49,6 +51,482 @@ const (
 	TypeSource        = "Source"
 	TypeTenant        = "Tenant"
 )
+
+// AskRateMutation represents an operation that mutates the AskRate nodes in the graph.
+type AskRateMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	tenant_id     *string
+	user_id       *string
+	tat           *int64
+	addtat        *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*AskRate, error)
+	predicates    []predicate.AskRate
+}
+
+var _ ent.Mutation = (*AskRateMutation)(nil)
+
+// askrateOption allows management of the mutation configuration using functional options.
+type askrateOption func(*AskRateMutation)
+
+// newAskRateMutation creates new mutation for the AskRate entity.
+func newAskRateMutation(c config, op Op, opts ...askrateOption) *AskRateMutation {
+	m := &AskRateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAskRate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAskRateID sets the ID field of the mutation.
+func withAskRateID(id uuid.UUID) askrateOption {
+	return func(m *AskRateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AskRate
+		)
+		m.oldValue = func(ctx context.Context) (*AskRate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AskRate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAskRate sets the old AskRate of the mutation.
+func withAskRate(node *AskRate) askrateOption {
+	return func(m *AskRateMutation) {
+		m.oldValue = func(context.Context) (*AskRate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AskRateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AskRateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AskRate entities.
+func (m *AskRateMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AskRateMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AskRateMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AskRate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *AskRateMutation) SetTenantID(s string) {
+	m.tenant_id = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *AskRateMutation) TenantID() (r string, exists bool) {
+	v := m.tenant_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the AskRate entity.
+// If the AskRate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AskRateMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *AskRateMutation) ResetTenantID() {
+	m.tenant_id = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *AskRateMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *AskRateMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the AskRate entity.
+// If the AskRate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AskRateMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *AskRateMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetTat sets the "tat" field.
+func (m *AskRateMutation) SetTat(i int64) {
+	m.tat = &i
+	m.addtat = nil
+}
+
+// Tat returns the value of the "tat" field in the mutation.
+func (m *AskRateMutation) Tat() (r int64, exists bool) {
+	v := m.tat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTat returns the old "tat" field's value of the AskRate entity.
+// If the AskRate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AskRateMutation) OldTat(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTat: %w", err)
+	}
+	return oldValue.Tat, nil
+}
+
+// AddTat adds i to the "tat" field.
+func (m *AskRateMutation) AddTat(i int64) {
+	if m.addtat != nil {
+		*m.addtat += i
+	} else {
+		m.addtat = &i
+	}
+}
+
+// AddedTat returns the value that was added to the "tat" field in this mutation.
+func (m *AskRateMutation) AddedTat() (r int64, exists bool) {
+	v := m.addtat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTat resets all changes to the "tat" field.
+func (m *AskRateMutation) ResetTat() {
+	m.tat = nil
+	m.addtat = nil
+}
+
+// Where appends a list predicates to the AskRateMutation builder.
+func (m *AskRateMutation) Where(ps ...predicate.AskRate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AskRateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AskRateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AskRate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AskRateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AskRateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AskRate).
+func (m *AskRateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AskRateMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.tenant_id != nil {
+		fields = append(fields, askrate.FieldTenantID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, askrate.FieldUserID)
+	}
+	if m.tat != nil {
+		fields = append(fields, askrate.FieldTat)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AskRateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case askrate.FieldTenantID:
+		return m.TenantID()
+	case askrate.FieldUserID:
+		return m.UserID()
+	case askrate.FieldTat:
+		return m.Tat()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AskRateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case askrate.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case askrate.FieldUserID:
+		return m.OldUserID(ctx)
+	case askrate.FieldTat:
+		return m.OldTat(ctx)
+	}
+	return nil, fmt.Errorf("unknown AskRate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AskRateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case askrate.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case askrate.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case askrate.FieldTat:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTat(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AskRate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AskRateMutation) AddedFields() []string {
+	var fields []string
+	if m.addtat != nil {
+		fields = append(fields, askrate.FieldTat)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AskRateMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case askrate.FieldTat:
+		return m.AddedTat()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AskRateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case askrate.FieldTat:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTat(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AskRate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AskRateMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AskRateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AskRateMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown AskRate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AskRateMutation) ResetField(name string) error {
+	switch name {
+	case askrate.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case askrate.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case askrate.FieldTat:
+		m.ResetTat()
+		return nil
+	}
+	return fmt.Errorf("unknown AskRate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AskRateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AskRateMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AskRateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AskRateMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AskRateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AskRateMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AskRateMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown AskRate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AskRateMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown AskRate edge %s", name)
+}
 
 // AttemptMutation represents an operation that mutates the Attempt nodes in the graph.
 type AttemptMutation struct {

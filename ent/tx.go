@@ -14,6 +14,8 @@ import (
 // Tx is a transactional client that is created by calling Client.Tx().
 type Tx struct {
 	config
+	// AskRate is the client for interacting with the AskRate builders.
+	AskRate *AskRateClient
 	// Attempt is the client for interacting with the Attempt builders.
 	Attempt *AttemptClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -167,6 +169,7 @@ func (tx *Tx) Client() *Client {
 }
 
 func (tx *Tx) init() {
+	tx.AskRate = NewAskRateClient(tx.config)
 	tx.Attempt = NewAttemptClient(tx.config)
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Chunk = NewChunkClient(tx.config)
@@ -187,7 +190,7 @@ func (tx *Tx) init() {
 // of them in order to commit or rollback the transaction.
 //
 // If a closed transaction is embedded in one of the generated entities, and the entity
-// applies a query, for example: Attempt.QueryXXX(), the query will be executed
+// applies a query, for example: AskRate.QueryXXX(), the query will be executed
 // through the driver which created this transaction.
 //
 // Note that txDriver is not goroutine safe.

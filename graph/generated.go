@@ -46,6 +46,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Source() SourceResolver
 	Subscription() SubscriptionResolver
+	ViewerEvent() ViewerEventResolver
 }
 
 type DirectiveRoot struct {
@@ -406,6 +407,7 @@ type ComplexityRoot struct {
 	Subscription struct {
 		AttemptEvents      func(childComplexity int, attemptID uuid.UUID, afterSeq *int) int
 		ConversationEvents func(childComplexity int, conversationID uuid.UUID) int
+		ViewerEvents       func(childComplexity int) int
 	}
 
 	UsageRow struct {
@@ -424,6 +426,16 @@ type ComplexityRoot struct {
 		Roles              func(childComplexity int) int
 		TenantID           func(childComplexity int) int
 		UserID             func(childComplexity int) int
+	}
+
+	ViewerEvent struct {
+		At             func(childComplexity int) int
+		Attempt        func(childComplexity int) int
+		AttemptID      func(childComplexity int) int
+		AttemptStatus  func(childComplexity int) int
+		Conversation   func(childComplexity int) int
+		ConversationID func(childComplexity int) int
+		Kind           func(childComplexity int) int
 	}
 }
 
@@ -478,6 +490,11 @@ type SourceResolver interface {
 type SubscriptionResolver interface {
 	AttemptEvents(ctx context.Context, attemptID uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error)
 	ConversationEvents(ctx context.Context, conversationID uuid.UUID) (<-chan *model.ConversationEvent, error)
+	ViewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error)
+}
+type ViewerEventResolver interface {
+	Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error)
+	Attempt(ctx context.Context, obj *model.ViewerEvent) (*ent.Attempt, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -2155,6 +2172,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ConversationEvents(childComplexity, args["conversationId"].(uuid.UUID)), true
+	case "Subscription.viewerEvents":
+		if e.ComplexityRoot.Subscription.ViewerEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.ViewerEvents(childComplexity), true
 
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
@@ -2229,6 +2252,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.UserID(childComplexity), true
+
+	case "ViewerEvent.at":
+		if e.ComplexityRoot.ViewerEvent.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.At(childComplexity), true
+	case "ViewerEvent.attempt":
+		if e.ComplexityRoot.ViewerEvent.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.Attempt(childComplexity), true
+	case "ViewerEvent.attemptId":
+		if e.ComplexityRoot.ViewerEvent.AttemptID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.AttemptID(childComplexity), true
+	case "ViewerEvent.attemptStatus":
+		if e.ComplexityRoot.ViewerEvent.AttemptStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.AttemptStatus(childComplexity), true
+	case "ViewerEvent.conversation":
+		if e.ComplexityRoot.ViewerEvent.Conversation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.Conversation(childComplexity), true
+	case "ViewerEvent.conversationId":
+		if e.ComplexityRoot.ViewerEvent.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.ConversationID(childComplexity), true
+	case "ViewerEvent.kind":
+		if e.ComplexityRoot.ViewerEvent.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.Kind(childComplexity), true
 
 	}
 	return 0, false
@@ -2931,6 +2997,50 @@ type ConversationEvent {
   attempt: Attempt
 }
 
+enum ViewerEventKind {
+  CONVERSATION_CREATED
+  """
+  Renamed by the user, titled after its first answer, or its summary changed.
+  """
+  CONVERSATION_UPDATED
+  CONVERSATION_ARCHIVED
+  """
+  Deleted, by its owner or by a tenant admin. Its conversation field is null.
+  """
+  CONVERSATION_DELETED
+  CONVERSATION_RESTORED
+  """
+  An attempt of the conversation became PENDING, COMPLETED or FAILED
+  (attemptStatus).
+  """
+  ATTEMPT_UPDATED
+}
+
+"""
+A change of one of the viewer's own conversations, whoever made it and on
+whichever instance, so that another device or tab keeps its conversation
+list in sync without polling.
+"""
+type ViewerEvent {
+  kind: ViewerEventKind!
+  conversationId: ID!
+  """
+  ATTEMPT_UPDATED: the attempt and its new status.
+  """
+  attemptId: ID
+  attemptStatus: AttemptStatus
+  at: Time!
+  """
+  The conversation as it is now; null after CONVERSATION_DELETED (or when it
+  was deleted since).
+  """
+  conversation: Conversation
+  """
+  ATTEMPT_UPDATED: the attempt as it is now.
+  """
+  attempt: Attempt
+}
+
 type Subscription {
   """
   Streams an attempt: STARTED, SOURCES, DELTA…, then COMPLETED or FAILED.
@@ -2945,6 +3055,13 @@ type Subscription {
   conversation updates.
   """
   conversationEvents(conversationId: ID!): ConversationEvent!
+  """
+  Streams changes of the viewer's own conversations (their list): created,
+  renamed or titled, archived, deleted, restored, and attempts becoming
+  PENDING, COMPLETED or FAILED, across every instance. Only the viewer's own
+  conversations; never other users' or admin-only events.
+  """
+  viewerEvents: ViewerEvent!
 }
 `, BuiltIn: false},
 }
@@ -3614,6 +3731,26 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_canCurateKnowledge(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
+func (ec *executionContext) childFields_ViewerEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ViewerEvent_kind(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_ViewerEvent_conversationId(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_ViewerEvent_attemptId(ctx, field)
+	case "attemptStatus":
+		return ec.fieldContext_ViewerEvent_attemptStatus(ctx, field)
+	case "at":
+		return ec.fieldContext_ViewerEvent_at(ctx, field)
+	case "conversation":
+		return ec.fieldContext_ViewerEvent_conversation(ctx, field)
+	case "attempt":
+		return ec.fieldContext_ViewerEvent_attempt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ViewerEvent", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11340,6 +11477,38 @@ func (ec *executionContext) fieldContext_Subscription_conversationEvents(ctx con
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_viewerEvents(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_viewerEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().ViewerEvents(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ViewerEvent) graphql.Marshaler {
+			return ec.marshalNViewerEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewerEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_viewerEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ViewerEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11614,6 +11783,185 @@ func (ec *executionContext) _Viewer_canCurateKnowledge(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_Viewer_canCurateKnowledge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Viewer", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ViewerEvent_kind(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ViewerEventKind) graphql.Marshaler {
+			return ec.marshalNViewerEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewerEventKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ViewerEventKind")
+}
+
+func (ec *executionContext) _ViewerEvent_conversationId(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_conversationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ViewerEvent_attemptId(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_attemptId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ViewerEvent_attemptStatus(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_attemptStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *attempt.Status) graphql.Marshaler {
+			return ec.marshalOAttemptStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattemptᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_attemptStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "AttemptStatus")
+}
+
+func (ec *executionContext) _ViewerEvent_at(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ViewerEvent_conversation(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_conversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ViewerEvent().Conversation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalOConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_conversation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ViewerEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ViewerEvent_attempt(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ViewerEvent().Attempt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalOAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ViewerEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -22643,6 +22991,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_attemptEvents(ctx, fields[0])
 	case "conversationEvents":
 		return ec._Subscription_conversationEvents(ctx, fields[0])
+	case "viewerEvents":
+		return ec._Subscription_viewerEvents(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -22747,6 +23097,71 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var viewerEventImplementors = []string{"ViewerEvent"}
+
+func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ViewerEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ViewerEvent")
+		case "kind":
+			out.Values[i] = ec._ViewerEvent_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "conversationId":
+			out.Values[i] = ec._ViewerEvent_conversationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attemptId":
+			out.Values[i] = ec._ViewerEvent_attemptId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attemptStatus":
+			out.Values[i] = ec._ViewerEvent_attemptStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._ViewerEvent_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "conversation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ViewerEvent_conversation(ctx, field, obj)
+				})
+		case "attempt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ViewerEvent_attempt(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23878,6 +24293,24 @@ func (ec *executionContext) marshalNViewer2ᚖgithubᚗcomᚋragchatᚋragchat�
 		return graphql.Null
 	}
 	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNViewerEvent2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewerEvent(ctx context.Context, sel ast.SelectionSet, v *model.ViewerEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ViewerEvent!")
+		return graphql.Null
+	}
+	return ec._ViewerEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNViewerEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewerEventKind(ctx context.Context, v any) (model.ViewerEventKind, error) {
+	var res model.ViewerEventKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNViewerEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewerEventKind(ctx context.Context, sel ast.SelectionSet, v model.ViewerEventKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {

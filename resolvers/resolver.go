@@ -32,6 +32,7 @@ type Engine interface {
 	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
+	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
 	FlushReadAudit(ctx context.Context)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)

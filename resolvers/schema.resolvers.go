@@ -176,6 +176,21 @@ func (r *subscriptionResolver) ConversationEvents(ctx context.Context, conversat
 	return r.conversationEvents(ctx, conversationID)
 }
 
+// ViewerEvents is the resolver for the viewerEvents field.
+func (r *subscriptionResolver) ViewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error) {
+	return r.viewerEvents(ctx)
+}
+
+// Conversation is the resolver for the conversation field.
+func (r *viewerEventResolver) Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error) {
+	return r.viewerEventConversation(ctx, obj)
+}
+
+// Attempt is the resolver for the attempt field.
+func (r *viewerEventResolver) Attempt(ctx context.Context, obj *model.ViewerEvent) (*ent.Attempt, error) {
+	return r.viewerEventAttempt(ctx, obj)
+}
+
 // ConversationEvent returns graph.ConversationEventResolver implementation.
 func (r *Resolver) ConversationEvent() graph.ConversationEventResolver {
 	return &conversationEventResolver{r}
@@ -187,8 +202,12 @@ func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{
 // Subscription returns graph.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
+// ViewerEvent returns graph.ViewerEventResolver implementation.
+func (r *Resolver) ViewerEvent() graph.ViewerEventResolver { return &viewerEventResolver{r} }
+
 type (
 	conversationEventResolver struct{ *Resolver }
 	mutationResolver          struct{ *Resolver }
 	subscriptionResolver      struct{ *Resolver }
+	viewerEventResolver       struct{ *Resolver }
 )

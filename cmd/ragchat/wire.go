@@ -90,7 +90,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Logger:     log,
 		Now:        time.Now,
 		Observer:   obs,
-		AskLimiter: chat.NewMemoryAskLimiter(time.Now),
+		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
 	return &core{db: db, model: model, broker: b, engine: engine, knowledge: svc}, nil

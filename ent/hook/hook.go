@@ -9,6 +9,18 @@ import (
 	"github.com/ragchat/ragchat/ent"
 )
 
+// The AskRateFunc type is an adapter to allow the use of ordinary
+// function as AskRate mutator.
+type AskRateFunc func(context.Context, *ent.AskRateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AskRateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AskRateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AskRateMutation", m)
+}
+
 // The AttemptFunc type is an adapter to allow the use of ordinary
 // function as Attempt mutator.
 type AttemptFunc func(context.Context, *ent.AttemptMutation) (ent.Value, error)

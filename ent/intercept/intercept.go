@@ -8,6 +8,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -76,6 +77,33 @@ func (f TraverseFunc) Traverse(ctx context.Context, q ent.Query) error {
 		return err
 	}
 	return f(ctx, query)
+}
+
+// The AskRateFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AskRateFunc func(context.Context, *ent.AskRateQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AskRateFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AskRateQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AskRateQuery", q)
+}
+
+// The TraverseAskRate type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAskRate func(context.Context, *ent.AskRateQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAskRate) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAskRate) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AskRateQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AskRateQuery", q)
 }
 
 // The AttemptFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -378,6 +406,8 @@ func (f TraverseTenant) Traverse(ctx context.Context, q ent.Query) error {
 // NewQuery returns the generic Query interface for the given typed query.
 func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
+	case *ent.AskRateQuery:
+		return &query[*ent.AskRateQuery, predicate.AskRate, askrate.OrderOption]{typ: ent.TypeAskRate, tq: q}, nil
 	case *ent.AttemptQuery:
 		return &query[*ent.AttemptQuery, predicate.Attempt, attempt.OrderOption]{typ: ent.TypeAttempt, tq: q}, nil
 	case *ent.AuditEventQuery:

@@ -9,6 +9,26 @@ import (
 )
 
 var (
+	// AskRatesColumns holds the columns for the "ask_rates" table.
+	AskRatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "user_id", Type: field.TypeString, Size: 128},
+		{Name: "tat", Type: field.TypeInt64},
+	}
+	// AskRatesTable holds the schema information for the "ask_rates" table.
+	AskRatesTable = &schema.Table{
+		Name:       "ask_rates",
+		Columns:    AskRatesColumns,
+		PrimaryKey: []*schema.Column{AskRatesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "askrate_tenant_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{AskRatesColumns[1], AskRatesColumns[2]},
+			},
+		},
+	}
 	// AttemptsColumns holds the columns for the "attempts" table.
 	AttemptsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -586,6 +606,7 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		AskRatesTable,
 		AttemptsTable,
 		AuditEventsTable,
 		ChunksTable,

@@ -6,6 +6,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// AskRate is the predicate function for askrate builders.
+type AskRate func(*sql.Selector)
+
 // Attempt is the predicate function for attempt builders.
 type Attempt func(*sql.Selector)
 

@@ -111,6 +111,30 @@ func DenyMutationOperationRule(op ent.Op) MutationRule {
 	return OnMutationOperation(rule, op)
 }
 
+// The AskRateQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AskRateQueryRuleFunc func(context.Context, *ent.AskRateQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AskRateQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AskRateQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AskRateQuery", q)
+}
+
+// The AskRateMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AskRateMutationRuleFunc func(context.Context, *ent.AskRateMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AskRateMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AskRateMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AskRateMutation", m)
+}
+
 // The AttemptQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AttemptQueryRuleFunc func(context.Context, *ent.AttemptQuery) error
@@ -410,6 +434,8 @@ var _ QueryMutationRule = FilterFunc(nil)
 
 func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
+	case *ent.AskRateQuery:
+		return q.Filter(), nil
 	case *ent.AttemptQuery:
 		return q.Filter(), nil
 	case *ent.AuditEventQuery:
@@ -439,6 +465,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
+	case *ent.AskRateMutation:
+		return m.Filter(), nil
 	case *ent.AttemptMutation:
 		return m.Filter(), nil
 	case *ent.AuditEventMutation:

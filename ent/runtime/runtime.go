@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -28,6 +29,60 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	askrateMixin := schema.AskRate{}.Mixin()
+	askrate.Policy = privacy.NewPolicies(schema.AskRate{})
+	askrate.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := askrate.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	askrateMixinFields0 := askrateMixin[0].Fields()
+	_ = askrateMixinFields0
+	askrateFields := schema.AskRate{}.Fields()
+	_ = askrateFields
+	// askrateDescTenantID is the schema descriptor for tenant_id field.
+	askrateDescTenantID := askrateFields[0].Descriptor()
+	// askrate.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	askrate.TenantIDValidator = func() func(string) error {
+		validators := askrateDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant_id string) error {
+			for _, fn := range fns {
+				if err := fn(tenant_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// askrateDescUserID is the schema descriptor for user_id field.
+	askrateDescUserID := askrateFields[1].Descriptor()
+	// askrate.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
+	askrate.UserIDValidator = func() func(string) error {
+		validators := askrateDescUserID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(user_id string) error {
+			for _, fn := range fns {
+				if err := fn(user_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// askrateDescID is the schema descriptor for id field.
+	askrateDescID := askrateMixinFields0[0].Descriptor()
+	// askrate.DefaultID holds the default value on creation for the id field.
+	askrate.DefaultID = askrateDescID.Default.(func() uuid.UUID)
 	attemptMixin := schema.Attempt{}.Mixin()
 	attempt.Policy = privacy.NewPolicies(attemptMixin[1], schema.Attempt{})
 	attempt.Hooks[0] = func(next ent.Mutator) ent.Mutator {

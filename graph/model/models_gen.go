@@ -223,6 +223,23 @@ type Viewer struct {
 	CanCurateKnowledge bool     `json:"canCurateKnowledge"`
 }
 
+// A change of one of the viewer's own conversations, whoever made it and on
+// whichever instance, so that another device or tab keeps its conversation
+// list in sync without polling.
+type ViewerEvent struct {
+	Kind           ViewerEventKind `json:"kind"`
+	ConversationID uuid.UUID       `json:"conversationId"`
+	// ATTEMPT_UPDATED: the attempt and its new status.
+	AttemptID     *uuid.UUID      `json:"attemptId,omitempty"`
+	AttemptStatus *attempt.Status `json:"attemptStatus,omitempty"`
+	At            time.Time       `json:"at"`
+	// The conversation as it is now; null after CONVERSATION_DELETED (or when it
+	// was deleted since).
+	Conversation *ent.Conversation `json:"conversation,omitempty"`
+	// ATTEMPT_UPDATED: the attempt as it is now.
+	Attempt *ent.Attempt `json:"attempt,omitempty"`
+}
+
 type AttemptEventKind string
 
 const (
@@ -406,6 +423,73 @@ func (e *Role) UnmarshalJSON(b []byte) error {
 }
 
 func (e Role) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ViewerEventKind string
+
+const (
+	ViewerEventKindConversationCreated ViewerEventKind = "CONVERSATION_CREATED"
+	// Renamed by the user, titled after its first answer, or its summary changed.
+	ViewerEventKindConversationUpdated  ViewerEventKind = "CONVERSATION_UPDATED"
+	ViewerEventKindConversationArchived ViewerEventKind = "CONVERSATION_ARCHIVED"
+	// Deleted, by its owner or by a tenant admin. Its conversation field is null.
+	ViewerEventKindConversationDeleted  ViewerEventKind = "CONVERSATION_DELETED"
+	ViewerEventKindConversationRestored ViewerEventKind = "CONVERSATION_RESTORED"
+	// An attempt of the conversation became PENDING, COMPLETED or FAILED
+	// (attemptStatus).
+	ViewerEventKindAttemptUpdated ViewerEventKind = "ATTEMPT_UPDATED"
+)
+
+var AllViewerEventKind = []ViewerEventKind{
+	ViewerEventKindConversationCreated,
+	ViewerEventKindConversationUpdated,
+	ViewerEventKindConversationArchived,
+	ViewerEventKindConversationDeleted,
+	ViewerEventKindConversationRestored,
+	ViewerEventKindAttemptUpdated,
+}
+
+func (e ViewerEventKind) IsValid() bool {
+	switch e {
+	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated:
+		return true
+	}
+	return false
+}
+
+func (e ViewerEventKind) String() string {
+	return string(e)
+}
+
+func (e *ViewerEventKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ViewerEventKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ViewerEventKind", str)
+	}
+	return nil
+}
+
+func (e ViewerEventKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ViewerEventKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ViewerEventKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

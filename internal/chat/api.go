@@ -113,6 +113,33 @@ type ConversationEvent struct {
 	At             time.Time
 }
 
+// ViewerEventKind is the type of a viewer feed event.
+type ViewerEventKind string
+
+// The viewer feed events.
+const (
+	ViewerConversationCreated ViewerEventKind = "CONVERSATION_CREATED"
+	// ViewerConversationUpdated: renamed, titled, or the summary changed.
+	ViewerConversationUpdated  ViewerEventKind = "CONVERSATION_UPDATED"
+	ViewerConversationArchived ViewerEventKind = "CONVERSATION_ARCHIVED"
+	// ViewerConversationDeleted: deleted by its owner or an admin; nothing
+	// of it is visible any more.
+	ViewerConversationDeleted  ViewerEventKind = "CONVERSATION_DELETED"
+	ViewerConversationRestored ViewerEventKind = "CONVERSATION_RESTORED"
+	// ViewerAttemptUpdated: an attempt became PENDING, COMPLETED or FAILED.
+	ViewerAttemptUpdated ViewerEventKind = "ATTEMPT_UPDATED"
+)
+
+// ViewerEvent tells a user's other devices that one of their conversations
+// changed, whoever changed it. Clients refetch the row by id.
+type ViewerEvent struct {
+	Kind           ViewerEventKind
+	ConversationID uuid.UUID
+	AttemptID      *uuid.UUID
+	AttemptStatus  string
+	At             time.Time
+}
+
 // FeedbackSummary counts feedback in a period.
 type FeedbackSummary struct {
 	From, To time.Time

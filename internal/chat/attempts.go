@@ -143,10 +143,14 @@ func (e *Engine) createRetry(ctx context.Context, conv *ent.Conversation, msg *e
 	return att.Unwrap(), nil
 }
 
-// Cancel stops a PENDING attempt. A run on this instance is cancelled,
-// which closes the upstream model stream, and records FAILED(CANCELLED); an
-// attempt whose run is elsewhere (or gone) is marked directly. Cancelling a
-// finished attempt changes nothing and returns it.
+// Cancel stops a PENDING attempt (docs/ENGINE.md, "Cancel"). A run on this
+// instance is cancelled, which closes the upstream model stream, and
+// records FAILED(CANCELLED). For a run on another instance, the owner
+// (the lease holder) is asked through the broker to cancel it at once,
+// and the attempt is marked FAILED(CANCELLED) here too: the database
+// decides, and if the request is lost the owner stops at its next
+// checkpoint. An attempt whose run is gone is marked directly. Cancelling
+// a finished attempt changes nothing and returns it.
 func (e *Engine) Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error) {
 	att, _, err := e.loadOwnAttempt(ctx, attemptID)
 	if err != nil {
@@ -164,6 +168,7 @@ func (e *Engine) Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt,
 		case <-time.After(10 * time.Second):
 		}
 	} else {
+		e.requestCancel(ctx, att.LeaseOwner, att.ID, reasonUser)
 		e.markFailed(ctx, att.ID, domain.FailureCancelled, errCancelledByUser.Error(), att.Answer, att.CheckpointSeq, time.Time{}, false)
 	}
 	att, err = e.client.Attempt.Get(ctx, att.ID)

@@ -190,8 +190,10 @@ func (e *Engine) waitIdle() { e.wg.Wait() }
 
 // Shutdown stops accepting asks and retries, waits for running attempts
 // until ctx is done, then cancels the rest, which end FAILED(INTERRUPTED)
-// so that a client retries rather than waiting for ever.
+// so that a client retries rather than waiting for ever. Cancel requests
+// from other instances are followed until it returns.
 func (e *Engine) Shutdown(ctx context.Context) error {
+	defer e.stopControl()
 	e.mu.Lock()
 	e.closing = true
 	e.mu.Unlock()

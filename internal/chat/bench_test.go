@@ -102,11 +102,14 @@ func TestContextCostIsFlat(t *testing.T) {
 // until it has subscribed), never as a replay of a finished attempt; and
 // the work after an answer (summary check) is waited for, both before
 // counting starts and before it ends. (The count when Ask returns is only
-// logged: the answer's run starts concurrently with Ask's return.)
+// logged: the answer's run starts concurrently with Ask's return.) The
+// engine meters asks with the database limiter, as a server does: one
+// statement of the ask call.
 func TestStatementsPerAsk(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, n := countedDB(raw)
-		e := newEnv(t, db, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
+		limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
+		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		conv := e.conversation(t, alice)
 		e.ask(t, alice, conv.ID, "上传文件最大是多少？") // warm up: first ask sets the title
 		chat.WaitIdle(e.eng)

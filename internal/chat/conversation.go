@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/authz"
@@ -50,7 +51,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationCreated)
 	return conv, nil
 }
 
@@ -141,7 +142,7 @@ func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title str
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	return conv, nil
 }
 
@@ -159,7 +160,7 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationArchived)
 	return conv, nil
 }
 
@@ -184,14 +185,19 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 	if conv.UserID != v.UserID && !v.IsAdmin() {
 		return nil, domain.NotFound("conversation")
 	}
+	pending, err := e.client.Attempt.Query().
+		Where(attempt.ConversationID(conv.ID), attempt.StatusEQ(attempt.StatusPENDING)).All(ctx)
+	if err != nil {
+		return nil, storageError(err, "attempt")
+	}
 	conv, err = e.client.Conversation.UpdateOne(conv).
 		SetStatus(conversation.StatusDELETED).SetDeletedAt(e.now()).AddVersion(1).Save(ctx)
 	if err != nil {
 		return nil, storageError(err, "conversation")
 	}
-	e.cancelConversationAttempts(conv.ID)
+	e.cancelConversationAttempts(authz.IncludeDeleted(ctx), conv.ID, pending)
 	e.audit(ctx, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationDeleted})
+	e.conversationChanged(ctx, conv, ConversationDeleted, ViewerConversationDeleted)
 	return conv, nil
 }
 
@@ -229,7 +235,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 		return nil, storageError(err, "conversation")
 	}
 	e.audit(ctx, "conversation.restored", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
-	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationUpdated})
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationRestored)
 	return conv, nil
 }
 

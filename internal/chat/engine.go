@@ -168,6 +168,9 @@ type Engine struct {
 	runs    map[uuid.UUID]*run
 	closing bool
 	wg      sync.WaitGroup
+
+	// control follows this instance's control topic (control.go).
+	control control
 }
 
 // New returns an engine. Deps.DB, Model, Broker and Retriever are required.
@@ -187,6 +190,7 @@ func New(cfg Config, deps Deps) *Engine {
 	if e.obs == nil {
 		e.obs = nopObserver{}
 	}
+	e.startControl()
 	return e
 }
 

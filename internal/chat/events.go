@@ -2,6 +2,8 @@ package chat
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 
@@ -14,6 +16,15 @@ import (
 // Broker topics.
 func attemptTopic(id uuid.UUID) string      { return "attempt:" + id.String() }
 func conversationTopic(id uuid.UUID) string { return "conversation:" + id.String() }
+
+// viewerTopic is the feed topic of one user of one tenant. The ids are
+// hashed so that the topic name is short and made of safe characters for
+// any broker (a NATS subject, a NOTIFY payload) whatever the ids contain;
+// the payload names the user too, and subscribers check it.
+func viewerTopic(tenantID, userID string) string {
+	sum := sha256.Sum256([]byte(tenantID + "\x00" + userID))
+	return "viewer:" + hex.EncodeToString(sum[:16])
+}
 
 // attemptPayload is the JSON body of an attempt event on the broker. It is
 // kept small (NOTIFY payloads must stay under 8000 bytes): sources carry
@@ -56,6 +67,16 @@ type conversationPayload struct {
 	At      time.Time  `json:"at"`
 }
 
+// viewerPayload is the JSON body of a viewer feed event.
+type viewerPayload struct {
+	Tenant       string     `json:"tn"`
+	User         string     `json:"u"`
+	Conversation uuid.UUID  `json:"c"`
+	Attempt      *uuid.UUID `json:"a,omitempty"`
+	Status       string     `json:"s,omitempty"`
+	At           time.Time  `json:"at"`
+}
+
 // publishAttempt sends one attempt event. A broker failure never fails the
 // answer: subscribers resync from the database.
 func (e *Engine) publishAttempt(ctx context.Context, id uuid.UUID, kind AttemptEventKind, seq int, p attemptPayload) {
@@ -82,10 +103,34 @@ func (e *Engine) publishConversation(ctx context.Context, id uuid.UUID, ev Conve
 	}
 }
 
-// attemptChanged publishes an attempt status change on its conversation.
+// publishViewer notifies the feed of a conversation's owner (tenantID,
+// ownerID), whoever made the change: the owner, an admin, or the engine.
+func (e *Engine) publishViewer(ctx context.Context, tenantID, ownerID string, ev ViewerEvent) {
+	data, err := json.Marshal(viewerPayload{Tenant: tenantID, User: ownerID, Conversation: ev.ConversationID,
+		Attempt: ev.AttemptID, Status: ev.AttemptStatus, At: e.now()})
+	if err != nil {
+		return
+	}
+	_, err = e.broker.Publish(context.WithoutCancel(ctx), broker.Event{Topic: viewerTopic(tenantID, ownerID), Kind: string(ev.Kind), Data: data})
+	if err != nil {
+		e.log.WarnContext(ctx, "publish viewer event", "conversation", ev.ConversationID, "err", err)
+	}
+}
+
+// conversationChanged notifies a conversation's subscribers (kind) and its
+// owner's feed (feed).
+func (e *Engine) conversationChanged(ctx context.Context, conv *ent.Conversation, kind ConversationEventKind, feed ViewerEventKind) {
+	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: kind})
+	e.publishViewer(ctx, conv.TenantID, conv.UserID, ViewerEvent{Kind: feed, ConversationID: conv.ID})
+}
+
+// attemptChanged publishes an attempt status change on its conversation
+// and its owner's feed.
 func (e *Engine) attemptChanged(ctx context.Context, a *ent.Attempt) {
 	id := a.ID
 	e.publishConversation(ctx, a.ConversationID, ConversationEvent{Kind: ConversationAttemptUpdated, AttemptID: &id, AttemptStatus: string(a.Status)})
+	e.publishViewer(ctx, a.TenantID, a.OwnerID, ViewerEvent{Kind: ViewerAttemptUpdated, ConversationID: a.ConversationID,
+		AttemptID: &id, AttemptStatus: string(a.Status)})
 }
 
 // messageCreated publishes a new message on its conversation.

@@ -26,6 +26,13 @@ import (
 // server through the real openai adapter; mods adjust the adapter.
 func fakeEnv(t *testing.T, db *store.DB, mods ...func(*openai.Config)) (*env, *llmfake.Server) {
 	t.Helper()
+	return fakeEnvWith(t, db, nil, nil, mods...)
+}
+
+// fakeEnvWith is fakeEnv whose engine's adapters deps edits (nil: none) and
+// whose configuration opts edit.
+func fakeEnvWith(t *testing.T, db *store.DB, deps func(*chat.Deps), opts []envOption, mods ...func(*openai.Config)) (*env, *llmfake.Server) {
+	t.Helper()
 	fake := llmfake.New()
 	t.Cleanup(fake.Close)
 	cfg := openai.Config{
@@ -37,7 +44,7 @@ func fakeEnv(t *testing.T, db *store.DB, mods ...func(*openai.Config)) (*env, *l
 	}
 	m, err := openai.New(cfg)
 	require.NoError(t, err)
-	return newEnvWith(t, db, m), fake
+	return newEnvDeps(t, db, m, deps, opts...), fake
 }
 
 // TestCancelClosesUpstream: cancelling an answer closes the model's HTTP

@@ -125,6 +125,13 @@ func (c chatOverride) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.
 // newEnvWith is newEnv with answers from answers (nil = offline).
 func newEnvWith(t testing.TB, db *store.DB, answers llm.Chat, opts ...envOption) *env {
 	t.Helper()
+	return newEnvDeps(t, db, answers, nil, opts...)
+}
+
+// newEnvDeps is newEnvWith whose engine's adapters deps edits (nil: none),
+// e.g. to give it a rate limiter or another broker.
+func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.Deps), opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	var base llm.Model = offline.New(offline.Options{TokenDelay: -1})
 	svc := knowledge.NewService(db.Client, base, tokens.Default(), knowledge.Options{})
@@ -147,10 +154,14 @@ func newEnvWith(t testing.TB, db *store.DB, answers llm.Chat, opts ...envOption)
 	e := &env{db: db, model: &spyModel{Model: answerer}, svc: svc, clock: &clock{}}
 	e.broker = broker.NewMemory(broker.MemoryOptions{})
 	t.Cleanup(func() { _ = e.broker.Close() })
-	e.eng = chat.New(cfg, chat.Deps{
+	d := chat.Deps{
 		DB: db, Model: e.model, Broker: e.broker,
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}), Now: e.clock.now,
-	})
+	}
+	if deps != nil {
+		deps(&d)
+	}
+	e.eng = chat.New(cfg, d)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

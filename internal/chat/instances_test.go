@@ -37,6 +37,13 @@ type instance struct {
 // fields take the test defaults of newEnv.
 func (e *env) newInstance(t *testing.T, cfg chat.Config) *instance {
 	t.Helper()
+	return e.newInstanceDeps(t, cfg, nil)
+}
+
+// newInstanceDeps is newInstance whose engine's adapters deps edits (nil:
+// none), e.g. to share e's broker, as the instances of one deployment do.
+func (e *env) newInstanceDeps(t *testing.T, cfg chat.Config, deps func(*chat.Deps)) *instance {
+	t.Helper()
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "other-" + uuid.NewString()[:8]
 	}
@@ -50,11 +57,15 @@ func (e *env) newInstance(t *testing.T, cfg chat.Config) *instance {
 	b := broker.NewMemory(broker.MemoryOptions{})
 	t.Cleanup(func() { _ = b.Close() })
 	in := &instance{clock: &clock{}, logs: &logCapture{}}
-	in.eng = chat.New(cfg, chat.Deps{
+	d := chat.Deps{
 		DB: e.db, Model: e.model, Broker: b,
 		Retriever: knowledge.NewRetriever(e.db, knowledge.RetrieverOptions{}),
 		Now:       in.clock.now, Logger: slog.New(in.logs),
-	})
+	}
+	if deps != nil {
+		deps(&d)
+	}
+	in.eng = chat.New(cfg, d)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()

@@ -18,8 +18,8 @@ type Rate struct {
 // AskLimiter meters the asks and retries of each user. The engine charges
 // one ask only after the idempotency lookup, when it is about to create an
 // attempt, so a replayed key never costs rate (docs/ENGINE.md, Ask, step by
-// step). MemoryAskLimiter is the in-process implementation; one shared by
-// every instance (in PostgreSQL, say) can replace it.
+// step). DBAskLimiter is shared by every instance on the database;
+// MemoryAskLimiter is the in-process implementation.
 type AskLimiter interface {
 	// Take takes one ask from key's bucket and returns 0, or takes nothing
 	// and returns how long until an ask is available.

@@ -9,8 +9,9 @@ import (
 )
 
 // MemoryAskLimiter is an in-process AskLimiter: one golang.org/x/time/rate
-// token bucket per key. With several instances each meters its own share;
-// a shared limiter can replace it behind the AskLimiter interface.
+// token bucket per key, for tests and single-process embedding. With
+// several instances each would meter its own share; servers use
+// DBAskLimiter, which every instance on the database shares.
 type MemoryAskLimiter struct {
 	now func() time.Time
 

@@ -81,14 +81,24 @@ func (e *Engine) running(id uuid.UUID) (*run, bool) {
 	return r, ok
 }
 
-// cancelConversationAttempts cancels every local run in a conversation.
-func (e *Engine) cancelConversationAttempts(conversationID uuid.UUID) {
+// cancelConversationAttempts cancels the answers of a conversation that
+// was just deleted: every local run, and each PENDING attempt running
+// elsewhere, whose owner is asked to cancel it and which is marked
+// FAILED(CANCELLED) here (see Cancel). ctx must see deleted rows.
+func (e *Engine) cancelConversationAttempts(ctx context.Context, conversationID uuid.UUID, pending []*ent.Attempt) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	for _, r := range e.runs {
 		if r.conversationID == conversationID {
 			r.cancel(errDeleted)
 		}
+	}
+	e.mu.Unlock()
+	for _, a := range pending {
+		if _, local := e.running(a.ID); local {
+			continue
+		}
+		e.requestCancel(ctx, a.LeaseOwner, a.ID, reasonDeleted)
+		e.markFailed(ctx, a.ID, domain.FailureCancelled, errDeleted.Error(), a.Answer, a.CheckpointSeq, time.Time{}, false)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -42,7 +44,8 @@ func (e *Engine) SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afte
 	return out, nil
 }
 
-// attemptStream is one subscriber's cursor over an attempt's answer text.
+// attemptStream is one subscriber's cursor over an attempt's answer text
+// (docs/ENGINE.md, "Streams and resume").
 type attemptStream struct {
 	e           *Engine
 	ctx         context.Context
@@ -50,9 +53,56 @@ type attemptStream struct {
 	out         chan AttemptEvent
 	last        *ent.Attempt // the attempt as last read
 	sent        int          // code points of answer text delivered
-	gap         bool
 	startedSent bool
 	sourcesSent bool
+
+	// held is the live text received after a gap (a DELTA that starts
+	// after sent), kept until the checkpoint covers the gap; nil when
+	// there is no gap.
+	held *heldText
+	// lastRead is when the attempt was last re-read to fill a gap: at most
+	// once per CheckpointInterval while the gap lasts.
+	lastRead time.Time
+}
+
+// heldText is contiguous live answer text, code points [start, end).
+type heldText struct {
+	start, end int
+	text       strings.Builder
+}
+
+// hold keeps a DELTA that starts after the cursor: it extends the held
+// text when it continues it, and otherwise replaces it (another gap: only
+// the newest contiguous text is useful once the checkpoint catches up).
+func (s *attemptStream) hold(start, end int, text string) {
+	h := s.held
+	switch {
+	case h != nil && start >= h.start && end <= h.end:
+		return
+	case h != nil && start >= h.start && start <= h.end:
+		h.text.WriteString(sliceRunes(text, h.end-start, end-start))
+		h.end = end
+	default:
+		h = &heldText{start: start, end: end}
+		h.text.WriteString(text)
+		s.held = h
+	}
+}
+
+// releaseHeld sends the held text beyond the cursor once the cursor has
+// reached its start, which closes the gap.
+func (s *attemptStream) releaseHeld() bool {
+	h := s.held
+	if h == nil || h.start > s.sent {
+		return true // no gap, or not reached yet
+	}
+	s.held = nil
+	if h.end <= s.sent {
+		return true
+	}
+	text := sliceRunes(h.text.String(), s.sent-h.start, h.end-h.start)
+	s.sent = h.end
+	return s.send(AttemptEvent{Kind: EventDelta, Seq: s.sent, Text: text})
 }
 
 // subscribe subscribes before reading the attempt, so nothing published in
@@ -99,13 +149,24 @@ func (s *attemptStream) pump(sub *broker.Subscription, att *ent.Attempt) {
 
 // follow serves one subscription. It returns done when the stream has
 // ended (terminal event sent), ok=false when the client is gone.
+//
+// Besides the broker's events it watches two timers. While a gap lasts,
+// the gap timer re-reads the checkpoint (at most once per
+// CheckpointInterval). And when nothing arrives for LeaseDuration, the
+// idle timer re-reads the attempt: a finished attempt whose terminal event
+// was lost, or one the reaper failed after its instance died, ends the
+// stream, so that no subscription waits for ever.
 func (s *attemptStream) follow(sub *broker.Subscription, att *ent.Attempt) (done, ok bool) {
 	if att.Status != attempt.StatusPENDING {
 		return true, s.replayFinished(att)
 	}
 	backlog, complete := sub.Backlog()
-	if !complete {
-		if !s.resyncFromCheckpoint(att) {
+	// An incomplete backlog lost the stream's beginning; an empty one on
+	// an attempt that has progressed never saw it (another instance runs
+	// the attempt): serve the checkpoint first.
+	behind := att.CheckpointSeq > s.sent || (att.StandaloneQuestion != nil && !s.startedSent)
+	if !complete || (len(backlog) == 0 && behind) {
+		if !s.catchUp(att) {
 			return false, false
 		}
 	}
@@ -114,15 +175,35 @@ func (s *attemptStream) follow(sub *broker.Subscription, att *ent.Attempt) (done
 			return done, ok
 		}
 	}
+	idle := time.NewTimer(s.e.cfg.LeaseDuration)
+	defer idle.Stop()
+	gap := time.NewTimer(0)
+	gap.Stop()
+	defer gap.Stop()
 	for {
+		if s.held != nil {
+			gap.Reset(time.Until(s.lastRead.Add(s.e.cfg.CheckpointInterval)))
+		} else {
+			gap.Stop()
+		}
 		select {
 		case ev, open := <-sub.C():
 			if !open {
 				return s.afterEnd(sub)
 			}
+			idle.Reset(s.e.cfg.LeaseDuration)
 			if done, ok := s.deliver(ev); done || !ok {
 				return done, ok
 			}
+		case <-gap.C:
+			if done, ok := s.reread(); done || !ok {
+				return done, ok
+			}
+		case <-idle.C:
+			if done, ok := s.reread(); done || !ok {
+				return done, ok
+			}
+			idle.Reset(s.e.cfg.LeaseDuration)
 		case <-s.ctx.Done():
 			return false, false
 		}
@@ -145,9 +226,33 @@ func (s *attemptStream) afterEnd(sub *broker.Subscription) (done, ok bool) {
 	return true, s.replayFinished(att)
 }
 
-// resyncFromCheckpoint serves the text saved on the attempt when the
-// broker no longer holds the beginning of the stream.
-func (s *attemptStream) resyncFromCheckpoint(att *ent.Attempt) bool {
+// reread reads the attempt again, for a gap or after a silence: a finished
+// attempt ends the stream; a running one serves its checkpoint beyond the
+// cursor. A read that fails changes nothing (the next timer tries again).
+func (s *attemptStream) reread() (done, ok bool) {
+	s.lastRead = time.Now()
+	att, err := s.e.client.Attempt.Get(s.ctx, s.id)
+	switch {
+	case err != nil && s.ctx.Err() != nil:
+		return false, false
+	case ent.IsNotFound(err):
+		// The conversation was deleted (which cancels the answer) and its
+		// terminal event was lost: end as that event would have.
+		return true, s.send(AttemptEvent{Kind: EventFailed, Seq: s.sent,
+			FailureCode: domain.FailureCancelled, FailureMessage: errDeleted.Error()})
+	case err != nil:
+		return false, true
+	case att.Status != attempt.StatusPENDING:
+		return true, s.replayFinished(att)
+	}
+	s.last = att
+	return false, s.catchUp(att)
+}
+
+// catchUp serves a running attempt from its row: STARTED if not sent, the
+// checkpointed text beyond the cursor, then the held live text once the
+// checkpoint reaches it, which closes the gap.
+func (s *attemptStream) catchUp(att *ent.Attempt) bool {
 	if att.StandaloneQuestion != nil && !s.startedSent {
 		s.startedSent = true
 		if !s.send(AttemptEvent{Kind: EventStarted, StandaloneQuestion: *att.StandaloneQuestion, RequiresHistory: att.RequiresHistory}) {
@@ -157,9 +262,11 @@ func (s *attemptStream) resyncFromCheckpoint(att *ent.Attempt) bool {
 	if att.CheckpointSeq > s.sent {
 		text := sliceRunes(att.Answer, s.sent, att.CheckpointSeq)
 		s.sent = att.CheckpointSeq
-		return s.send(AttemptEvent{Kind: EventDelta, Seq: s.sent, Text: text})
+		if !s.send(AttemptEvent{Kind: EventDelta, Seq: s.sent, Text: text}) {
+			return false
+		}
 	}
-	return true
+	return s.releaseHeld()
 }
 
 // deliver forwards one broker event, deduplicating by text offset.
@@ -194,19 +301,28 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		case end <= s.sent:
 			return false, true
 		case start > s.sent:
-			s.gap = true // filled from the final answer at the end
-			return false, true
-		case s.gap:
-			return false, true
+			// A gap: the text between the cursor and this delta was
+			// published before this subscription (on another instance)
+			// or lost. Hold the live text and fill the gap from the
+			// checkpoint, re-read now unless it was read within the
+			// last CheckpointInterval (then the gap timer will).
+			s.hold(start, end, p.Text)
+			if time.Since(s.lastRead) < s.e.cfg.CheckpointInterval {
+				return false, true
+			}
+			return s.reread()
 		}
 		text := sliceRunes(p.Text, s.sent-start, end-start)
 		s.sent = end
-		return false, s.send(AttemptEvent{Kind: EventDelta, Seq: end, Text: text})
+		if !s.send(AttemptEvent{Kind: EventDelta, Seq: end, Text: text}) {
+			return false, false
+		}
+		return false, s.releaseHeld()
 	case EventCompleted, EventFailed:
 		att, err := s.e.client.Attempt.Get(s.ctx, s.id)
 		switch {
 		case err == nil && att.Status != attempt.StatusPENDING:
-			return true, s.finish(att)
+			return true, s.replayFinished(att)
 		case err != nil && s.ctx.Err() != nil:
 			return true, false // the client left
 		case ent.IsNotFound(err):
@@ -314,55 +430,4 @@ func sliceRunes(s string, from, to int) string {
 		return ""
 	}
 	return s[start:]
-}
-
-// SubscribeConversation streams change notifications of a conversation the
-// viewer may see, so that a second tab stays in sync. Events carry ids;
-// clients refetch. The channel closes when ctx is done, and after
-// CONVERSATION_DELETED. It subscribes before reading the conversation, so
-// that a deletion in between still reaches the stream.
-func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan ConversationEvent, error) {
-	sub, err := e.broker.Subscribe(ctx, conversationTopic(conversationID))
-	if err != nil {
-		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
-	}
-	if _, err := e.loadConversation(ctx, conversationID); err != nil {
-		sub.Close()
-		return nil, err
-	}
-	out := make(chan ConversationEvent, 16)
-	go func() {
-		defer close(out)
-		for {
-			for ev := range sub.C() {
-				var p conversationPayload
-				if json.Unmarshal(ev.Data, &p) != nil {
-					continue
-				}
-				ce := ConversationEvent{Kind: ConversationEventKind(ev.Kind), ConversationID: conversationID,
-					MessageID: p.Message, AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
-				select {
-				case out <- ce:
-				case <-ctx.Done():
-					sub.Close()
-					return
-				}
-				if ce.Kind == ConversationDeleted {
-					// Nothing of the conversation is visible any more:
-					// the stream ends after telling so.
-					sub.Close()
-					return
-				}
-			}
-			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
-				return
-			}
-			// Lagged or forgotten while idle: notifications only, so
-			// resubscribing is enough.
-			if sub, err = e.broker.Subscribe(ctx, conversationTopic(conversationID)); err != nil {
-				return
-			}
-		}
-	}()
-	return out, nil
 }

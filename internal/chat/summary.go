@@ -35,7 +35,7 @@ func (e *Engine) afterCompletion(ctx context.Context, j job) {
 			e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
 		}
 		if j.first && e.cfg.GenerateTitles {
-			e.generateTitle(ctx, j.conv.ID, j.msg.Content)
+			e.generateTitle(ctx, j.conv, j.msg.Content)
 		}
 	}()
 }
@@ -103,7 +103,9 @@ func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, s
 	}
 	if n == 0 {
 		e.log.InfoContext(ctx, "another summariser won; nothing to do", "conversation", conv.ID)
+		return nil
 	}
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	return nil
 }
 
@@ -233,17 +235,17 @@ func capRunes(s string, n int) string {
 
 // generateTitle replaces a question-derived title with a short generated
 // one, unless the user has renamed the conversation meanwhile.
-func (e *Engine) generateTitle(ctx context.Context, conversationID uuid.UUID, question string) {
+func (e *Engine) generateTitle(ctx context.Context, conv *ent.Conversation, question string) {
 	title, err := e.model.Title(ctx, question)
 	if err != nil || strings.TrimSpace(title) == "" {
 		return
 	}
 	title = capBytes(strings.TrimSpace(title), MaxTitleBytes)
 	n, err := e.client.Conversation.Update().
-		Where(conversation.ID(conversationID), conversation.TitleSourceEQ(conversation.TitleSourceQUESTION)).
+		Where(conversation.ID(conv.ID), conversation.TitleSourceEQ(conversation.TitleSourceQUESTION)).
 		SetTitle(title).SetTitleSource(conversation.TitleSourceGENERATED).AddVersion(1).
 		Save(ctx)
 	if err == nil && n == 1 {
-		e.publishConversation(ctx, conversationID, ConversationEvent{Kind: ConversationUpdated})
+		e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	}
 }

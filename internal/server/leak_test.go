@@ -14,7 +14,7 @@ import (
 
 // TestSubscribeDisconnectCyclesDoNotLeak runs 200 subscribe/disconnect
 // cycles (WebSocket dropped abruptly, WebSocket closed normally, SSE
-// cancelled; attempt and conversation streams) and checks that the
+// cancelled; attempt, conversation and viewer streams) and checks that the
 // process's goroutines return to their baseline.
 func TestSubscribeDisconnectCyclesDoNotLeak(t *testing.T) {
 	h := start(t, servertest.Options{})
@@ -25,7 +25,7 @@ func TestSubscribeDisconnectCyclesDoNotLeak(t *testing.T) {
 
 	cycle := func(i int) {
 		ctx := ctxT(t)
-		switch i % 4 {
+		switch i % 5 {
 		case 0, 1: // WebSocket: read one replayed event, then drop or close
 			ws, err := c.DialWS(ctx, gqlclient.WSOptions{})
 			if err != nil {
@@ -76,10 +76,28 @@ func TestSubscribeDisconnectCyclesDoNotLeak(t *testing.T) {
 				}
 			}
 			ws.Drop()
+		case 4: // the viewer's feed over SSE, cancelled after one event
+			sub, err := c.SubscribeSSE(ctx, `subscription { viewerEvents { kind conversation { id } } }`, nil)
+			if err != nil {
+				t.Fatalf("cycle %d: SSE: %v", i, err)
+			}
+			for {
+				createConversation(t, c)
+				wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+				_, err := sub.Next(wctx)
+				cancel()
+				if err == nil {
+					break
+				}
+				if ctx.Err() != nil {
+					t.Fatalf("cycle %d: no viewer event", i)
+				}
+			}
+			sub.Stop()
 		}
 	}
 
-	for i := range 8 { // warm up pools and caches
+	for i := range 10 { // warm up pools and caches
 		cycle(i)
 	}
 	baseline := settledGoroutines(c, 0)

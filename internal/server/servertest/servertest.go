@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/auth"
@@ -46,6 +47,11 @@ type Options struct {
 	// Log receives the server's and the engine's JSON logs (default:
 	// discarded).
 	Log io.Writer
+	// Beside, when set, makes this server another instance of the same
+	// deployment: it shares Beside's database and broker (as the
+	// distributed brokers do between processes) and has its own instance
+	// id. Driver and the backend argument of Start are then ignored.
+	Beside *Harness
 }
 
 // Harness is a running in-process server.
@@ -60,6 +66,7 @@ type Harness struct {
 
 	httpServer *httptest.Server
 	broker     *broker.Memory
+	ownBroker  bool // close the broker with the server (not when shared)
 	bgCancel   context.CancelFunc
 	bgDone     chan struct{}
 }
@@ -68,12 +75,21 @@ type Harness struct {
 // down when t ends.
 func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	t.Helper()
-	ctx := context.Background()
+	if o.Beside != nil {
+		return start(t, o, o.Beside.DB, o.Beside.broker, false)
+	}
 	db := storetest.Open(t, b)
 	if o.Driver != nil {
 		drv := o.Driver(entsql.OpenDB(db.Dialect, db.SQL))
 		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect}
 	}
+	return start(t, o, db, broker.NewMemory(broker.MemoryOptions{}), true)
+}
+
+// start runs a server on db and br; ownBroker closes br with the server.
+func start(t testing.TB, o Options, db *store.DB, br *broker.Memory, ownBroker bool) *Harness {
+	t.Helper()
+	ctx := context.Background()
 	cfg, err := config.LoadFrom(func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatalf("servertest: config: %v", err)
@@ -92,9 +108,8 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 		o.Log = io.Discard
 	}
 	log := server.NewLogger(o.Log, "debug")
-	br := broker.NewMemory(broker.MemoryOptions{})
 	metrics := server.NewMetrics()
-	engine := chat.New(chat.Config{InstanceID: "servertest", Limits: chat.Limits{
+	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
 		CommentChars:     cfg.Limits.MaxCommentRunes,
 		AskRatePerMinute: cfg.Limits.AskRatePerMinute,
@@ -103,7 +118,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 		DB: db, Model: model, Broker: br,
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
 		Logger:    log, Now: time.Now, Observer: metrics,
-		AskLimiter: chat.NewMemoryAskLimiter(time.Now),
+		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
@@ -124,7 +139,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	bgCtx, bgCancel := context.WithCancel(context.Background())
 	h := &Harness{
 		URL: hs.URL + "/graphql", DB: db, Engine: engine, Knowledge: svc, Server: srv, Config: cfg,
-		Issuer: auth.NewDevIssuer(Secret, ""), httpServer: hs, broker: br, bgCancel: bgCancel, bgDone: make(chan struct{}),
+		Issuer: auth.NewDevIssuer(Secret, ""), httpServer: hs, broker: br, ownBroker: ownBroker, bgCancel: bgCancel, bgDone: make(chan struct{}),
 	}
 	go func() {
 		defer close(h.bgDone)
@@ -143,7 +158,9 @@ func (h *Harness) close() {
 	h.httpServer.Close()
 	h.bgCancel()
 	<-h.bgDone
-	_ = h.broker.Close()
+	if h.ownBroker {
+		_ = h.broker.Close()
+	}
 }
 
 // Token mints a token for user of tenant with roles and groups.

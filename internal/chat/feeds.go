@@ -1,0 +1,114 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// SubscribeConversation streams change notifications of a conversation the
+// viewer may see, so that a second tab stays in sync. Events carry ids;
+// clients refetch. The channel closes when ctx is done, and after
+// CONVERSATION_DELETED. It subscribes before reading the conversation, so
+// that a deletion in between still reaches the stream.
+func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan ConversationEvent, error) {
+	sub, err := e.broker.Subscribe(ctx, conversationTopic(conversationID))
+	if err != nil {
+		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
+	}
+	if _, err := e.loadConversation(ctx, conversationID); err != nil {
+		sub.Close()
+		return nil, err
+	}
+	out := make(chan ConversationEvent, 16)
+	go func() {
+		defer close(out)
+		for {
+			for ev := range sub.C() {
+				var p conversationPayload
+				if json.Unmarshal(ev.Data, &p) != nil {
+					continue
+				}
+				ce := ConversationEvent{Kind: ConversationEventKind(ev.Kind), ConversationID: conversationID,
+					MessageID: p.Message, AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
+				select {
+				case out <- ce:
+				case <-ctx.Done():
+					sub.Close()
+					return
+				}
+				if ce.Kind == ConversationDeleted {
+					// Nothing of the conversation is visible any more:
+					// the stream ends after telling so.
+					sub.Close()
+					return
+				}
+			}
+			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
+				return
+			}
+			// Lagged or forgotten while idle: notifications only, so
+			// resubscribing is enough.
+			if sub, err = e.broker.Subscribe(ctx, conversationTopic(conversationID)); err != nil {
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// SubscribeViewer streams changes of the viewer's own conversations
+// (docs/API.md, viewerEvents): created, updated (renamed, titled,
+// summarised), archived, deleted, restored, and attempt status changes,
+// made by anyone (the viewer on another device, an admin, the engine) on
+// any instance. Only events about conversations the viewer owns are
+// published to their feed, and each event names its user, which is
+// checked again here. Events carry ids; clients refetch. The channel
+// closes when ctx is done. Events published before the subscription are
+// not replayed: a client lists its conversations, then follows.
+func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error) {
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	topic := viewerTopic(v.TenantID, v.UserID)
+	sub, err := e.broker.Subscribe(ctx, topic)
+	if err != nil {
+		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
+	}
+	out := make(chan ViewerEvent, 16)
+	go func() {
+		defer close(out)
+		for {
+			for ev := range sub.C() {
+				var p viewerPayload
+				if json.Unmarshal(ev.Data, &p) != nil || p.Tenant != v.TenantID || p.User != v.UserID {
+					continue
+				}
+				ve := ViewerEvent{Kind: ViewerEventKind(ev.Kind), ConversationID: p.Conversation,
+					AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
+				select {
+				case out <- ve:
+				case <-ctx.Done():
+					sub.Close()
+					return
+				}
+			}
+			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
+				return
+			}
+			// Lagged or forgotten while idle: notifications only, so
+			// resubscribing is enough.
+			if sub, err = e.broker.Subscribe(ctx, topic); err != nil {
+				return
+			}
+		}
+	}()
+	return out, nil
+}

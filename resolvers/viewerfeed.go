@@ -1,0 +1,84 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// viewerEvents streams the viewer's own conversation changes.
+func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error) {
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	ctx, release, err := r.admit(ctx, "viewer")
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.engine.SubscribeViewer(ctx)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	out := make(chan *model.ViewerEvent)
+	go func() {
+		defer release()
+		defer close(out)
+		forward(ctx, src, out, viewerEventModel)
+	}()
+	return out, nil
+}
+
+// viewerEventModel converts an engine viewer event.
+func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
+	m := &model.ViewerEvent{
+		Kind:           model.ViewerEventKind(ev.Kind),
+		ConversationID: ev.ConversationID,
+		AttemptID:      ev.AttemptID,
+		At:             ev.At,
+	}
+	if ev.AttemptStatus != "" {
+		s := attempt.Status(ev.AttemptStatus)
+		m.AttemptStatus = &s
+	}
+	return m
+}
+
+// viewerEventConversation loads the conversation of a feed event through
+// the viewer's privacy rules; after CONVERSATION_DELETED, or once it is
+// gone, there is nothing to show.
+func (r *Resolver) viewerEventConversation(ctx context.Context, ev *model.ViewerEvent) (*ent.Conversation, error) {
+	if ev.Kind == model.ViewerEventKindConversationDeleted {
+		return nil, nil
+	}
+	q, err := r.client.Conversation.Query().Where(conversation.ID(ev.ConversationID)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// viewerEventAttempt loads the attempt of an ATTEMPT_UPDATED feed event.
+func (r *Resolver) viewerEventAttempt(ctx context.Context, ev *model.ViewerEvent) (*ent.Attempt, error) {
+	if ev.AttemptID == nil {
+		return nil, nil
+	}
+	q, err := r.client.Attempt.Query().Where(attempt.ID(*ev.AttemptID)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return a, err
+}
