@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // KindDelta is the Kind of the events a Distributed broker may merge and,
@@ -21,7 +22,9 @@ type deltaPayload struct {
 // holding exactly one field, the string "t" (the text of the delta, as the
 // engine publishes it): the result carries the concatenated text and the
 // later event's Seq, so that Seq minus the text's length in code points
-// still gives where the text starts. Any other pair is not merged.
+// still gives where the text starts. Only contiguous deltas merge (the
+// later one starts where the earlier one ends), so a merge can never hide
+// a delta lost or dropped between them. Any other pair is not merged.
 func MergeDeltas(prev, next Event) (Event, bool) {
 	if prev.Kind != KindDelta || next.Kind != KindDelta || prev.Topic != next.Topic {
 		return Event{}, false
@@ -31,7 +34,7 @@ func MergeDeltas(prev, next Event) (Event, bool) {
 		return Event{}, false
 	}
 	b, ok := decodeDelta(next.Data)
-	if !ok {
+	if !ok || next.Seq-utf8.RuneCountInString(b) != prev.Seq {
 		return Event{}, false
 	}
 	data, err := marshalNoEscape(deltaPayload{Text: a + b})

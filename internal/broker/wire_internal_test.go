@@ -266,12 +266,14 @@ func TestMergeDeltas(t *testing.T) {
 		want       string
 		ok         bool
 	}{
-		{"texts", d(`{"t":"你好"}`, 2), d(`{"t":", <world>"}`, 10), `{"t":"你好, <world>"}`, true},
+		{"texts", d(`{"t":"你好"}`, 2), d(`{"t":", <world>"}`, 11), `{"t":"你好, <world>"}`, true},
 		{"escapes", d(`{"t":"a\"b\\"}`, 4), d(`{"t":"\n"}`, 5), `{"t":"a\"b\\\n"}`, true},
 		{"other fields", d(`{"t":"a","x":1}`, 1), d(`{"t":"b"}`, 2), "", false},
 		{"not an object", d(`"a"`, 1), d(`{"t":"b"}`, 2), "", false},
 		{"not text", d(`{"t":1}`, 1), d(`{"t":"b"}`, 2), "", false},
 		{"other kind", Event{Topic: "t", Kind: "SOURCES", Data: []byte(`{"t":"a"}`)}, d(`{"t":"b"}`, 2), "", false},
+		{"a delta missing between them", d(`{"t":"ab"}`, 2), d(`{"t":"d"}`, 4), "", false},
+		{"overlapping", d(`{"t":"ab"}`, 2), d(`{"t":"bc"}`, 3), "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
