@@ -2,6 +2,8 @@ package chat_test
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store/storetest"
@@ -208,4 +211,77 @@ func crashedAttempt(t *testing.T, e *env, owner string) uuid.UUID {
 		SetStartedAt(time.Now()).SetLeaseOwner(owner).
 		SetLeaseExpiresAt(time.Now().Add(time.Minute)).SetAnswer("部分").SetCheckpointSeq(2).SaveX(ctx)
 	return a.ID
+}
+
+// kickableBroker is a broker whose live subscriptions a test can end, as a
+// distributed broker ends them when its connection to the bus breaks.
+type kickableBroker struct {
+	broker.Broker
+	mu   sync.Mutex
+	subs []*broker.Subscription
+}
+
+func (b *kickableBroker) Subscribe(ctx context.Context, topic string) (*broker.Subscription, error) {
+	sub, err := b.Broker.Subscribe(ctx, topic)
+	if err == nil {
+		b.mu.Lock()
+		b.subs = append(b.subs, sub)
+		b.mu.Unlock()
+	}
+	return sub, err
+}
+
+// kick ends every subscription made so far.
+func (b *kickableBroker) kick() {
+	b.mu.Lock()
+	subs := b.subs
+	b.subs = nil
+	b.mu.Unlock()
+	for _, s := range subs {
+		s.Close()
+	}
+}
+
+// TestStreamWaitsOutADatabaseOutage: a subscriber on another instance whose
+// broker subscription ends while PostgreSQL is down (its bus connection
+// broke with it) neither ends its stream nor loses text: it resubscribes
+// once the database is back, resyncs from the checkpoint and follows the
+// answer to COMPLETED, with exactly the saved answer.
+func TestStreamWaitsOutADatabaseOutage(t *testing.T) {
+	t.Run("postgres", func(t *testing.T) {
+		cluster := testdb.StartCluster(t)
+		db := storetest.Open(t, testdb.Backend{Name: "postgres", DSN: cluster.Database()})
+		e, paced, _ := pacedEnv(t, db)
+		kick := &kickableBroker{}
+		other := e.newInstanceDeps(t, chat.Config{}, func(d *chat.Deps) {
+			kick.Broker = e.broker
+			d.Broker = kick
+		})
+		baseline := goroutines()
+		conv := e.conversation(t, alice)
+		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(as(alice), time.Minute) // hang guard
+		defer cancel()
+		ch, err := other.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
+		require.NoError(t, err)
+		r := newStreamReader(t, ch, 0)
+		pieces := chunks(strings.Repeat("单个上传文件最大为 20MB [C1]。", 3), 4)
+		seq := push(t, paced, 0, pieces[:5]...)
+		r.until(seq)
+
+		cluster.Stop()
+		kick.kick()
+		seq = push(t, paced, seq, pieces[5:10]...) // streamed while the database is down
+		cluster.Start()
+		push(t, paced, seq, pieces[10:]...)
+		close(paced.feed)
+
+		last := r.rest()
+		require.NoError(t, ctx.Err(), "the subscriber waited for ever")
+		require.Equal(t, chat.EventCompleted, last.Kind, "the stream ended with %+v", last)
+		assert.Equal(t, last.Attempt.Answer, r.text.String())
+		chat.WaitIdle(e.eng)
+		assertGoroutinesBack(t, baseline)
+	})
 }

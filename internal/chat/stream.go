@@ -141,9 +141,32 @@ func (s *attemptStream) pump(sub *broker.Subscription, att *ent.Attempt) {
 		}
 		// Lagged or the topic went away: resubscribe and resync.
 		var err error
-		if sub, att, err = s.subscribe(); err != nil {
+		if sub, att, err = s.resubscribe(); err != nil {
 			return
 		}
+	}
+}
+
+// resubscribe subscribes again after a subscription ended early. While the
+// database is unavailable (an outage, a failover) it keeps trying, with
+// backoff, until the client leaves: the stream resumes from the checkpoint
+// once the database is back, rather than ending without its terminal
+// event.
+func (s *attemptStream) resubscribe() (*broker.Subscription, *ent.Attempt, error) {
+	wait := 50 * time.Millisecond
+	for {
+		sub, att, err := s.subscribe()
+		if err == nil || domain.ErrorCode(err) != domain.CodeUnavailable || errors.Is(err, broker.ErrClosed) {
+			return sub, att, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			t.Stop()
+			return nil, nil, s.ctx.Err()
+		}
+		wait = min(2*wait, 2*time.Second)
 	}
 }
 
@@ -219,9 +242,18 @@ func (s *attemptStream) afterEnd(sub *broker.Subscription) (done, ok bool) {
 		return false, false
 	}
 	att, err := s.e.client.Attempt.Get(s.ctx, s.id)
-	if err != nil || att.Status == attempt.StatusPENDING {
+	switch {
+	case err != nil && s.ctx.Err() != nil:
+		return false, false
+	case err != nil && isTransient(err):
+		// The database is unavailable too: resubscribe, which waits for
+		// it, and resync from the checkpoint.
+		return false, true
+	case err != nil:
+		return false, false
+	case att.Status == attempt.StatusPENDING:
 		// The broker closed or forgot a live topic: resubscribe.
-		return false, err == nil
+		return false, true
 	}
 	return true, s.replayFinished(att)
 }
