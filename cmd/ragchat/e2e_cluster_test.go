@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +154,27 @@ func runClusterSuite(t *testing.T, c *clusterEnv) {
 			}
 			checkSeqsIncrease(t, append(seen, rest...))
 		}
+	})
+
+	t.Run("B's metrics count what the broker relayed", func(t *testing.T) {
+		resp, err := http.Get(strings.TrimSuffix(b.url, "/graphql") + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, "ragchat_broker_received_events_total ") {
+				if strings.TrimPrefix(line, "ragchat_broker_received_events_total ") == "0" {
+					t.Fatal("B received nothing from A")
+				}
+				return
+			}
+		}
+		t.Fatalf("no ragchat_broker_received_events_total in B's metrics")
 	})
 
 	t.Run("a cancel sent to B closes A's model request", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
@@ -50,6 +51,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer c.close()
 	defer ident.release() // before the database closes
+	if d, ok := c.broker.(*broker.Distributed); ok {
+		metrics.WatchBroker(d.Stats)
+	}
 	// What this instance was generating when it last stopped (kill -9
 	// included) ends now, not when its leases expire.
 	if n, err := c.engine.ReclaimOwn(ctx); err != nil {
