@@ -54,6 +54,7 @@ func newClusterEnv(t *testing.T, dbURL string, broker ...string) *clusterEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
+	db.SetMaxOpenConns(1) // the test's own single connection, which the connection count leaves out
 	c.db = db
 	return c
 }
@@ -314,6 +315,28 @@ func runClusterSuite(t *testing.T, c *clusterEnv) {
 		}
 		if users != 1 || assistants != 0 {
 			t.Fatalf("after the crash: %d user and %d assistant messages, want the question kept and no invented answer", users, assistants)
+		}
+	})
+
+	t.Run("stopped instances leave no database connection behind", func(t *testing.T) {
+		for _, p := range []*process{b, cc} {
+			if err := p.stop(30 * time.Second); err != nil {
+				t.Fatalf("stop: %v", err)
+			}
+		}
+		deadline := time.Now().Add(30 * time.Second) // hang guard
+		for {
+			var n int
+			if err := c.db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d connections to the database remain after every instance stopped", n)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	})
 }
