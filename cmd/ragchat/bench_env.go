@@ -41,6 +41,7 @@ type benchFixture struct {
 	fake   *llmfake.Server
 	issuer *auth.Issuer
 	stderr io.Writer
+	window time.Duration // RAGCHAT_DELTA_WINDOW; negative: the default
 }
 
 // newBenchFixture starts the fake model and provisions the bench tenant
@@ -64,7 +65,7 @@ func newBenchFixture(ctx context.Context, o benchOptions, stderr io.Writer) (*be
 	fake.SetChunkDelay(time.Millisecond)
 	fake.SetReply(benchAnswer(600))
 	fx := &benchFixture{self: self, dir: dir, key: key, dbURL: o.databaseURL, dbKind: "SQLite", fake: fake,
-		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr}
+		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr, window: o.deltaWindow}
 	if o.databaseURL != "" {
 		fx.dbKind = "PostgreSQL"
 	}
@@ -106,6 +107,9 @@ func (f *benchFixture) vars(dataDir string, extra ...string) []string {
 	}
 	if f.dbURL != "" {
 		vars = append(vars, "DATABASE_URL="+f.dbURL)
+	}
+	if f.window >= 0 {
+		vars = append(vars, "RAGCHAT_DELTA_WINDOW="+f.window.String())
 	}
 	return append(vars, extra...)
 }
