@@ -29,7 +29,7 @@ type benchOptions struct {
 	cancels     int
 	answerBytes int
 	deltaWindow time.Duration // RAGCHAT_DELTA_WINDOW of the children; negative: the server's default
-	args        []string // the command line, to print how to reproduce
+	args        []string      // the command line, to print how to reproduce
 }
 
 // singleParts run against one child server; crossParts start their own
