@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,9 +22,30 @@ type benchOptions struct {
 	pageRuns    int
 	ttft        time.Duration
 	out         string
+	// The cross-instance parts (lag, cancel).
+	brokers     []string
+	natsURL     string
+	instances   int
+	cancels     int
+	answerBytes int
+	deltaWindow time.Duration // RAGCHAT_DELTA_WINDOW of the children; negative: the server's default
+	args        []string      // the command line, to print how to reproduce
 }
 
-// runBench measures the API against a child `ragchat serve` process and a
+// singleParts run against one child server; crossParts start their own
+// clusters of child servers on one PostgreSQL database.
+var (
+	singleParts = []benchPart{{"ttft", benchTTFT}, {"wire", benchWire}, {"page", benchPage}, {"ws", benchIdleWS}}
+	crossParts  = []string{"lag", "cancel"}
+)
+
+// benchPart is one part that runs against a single child server.
+type benchPart struct {
+	name string
+	run  func(context.Context, *benchEnv, benchOptions, io.Writer) error
+}
+
+// runBench measures the API against child `ragchat serve` processes and a
 // fake OpenAI-compatible model, and prints a Markdown report
 // (docs/BENCHMARKS.md):
 //
@@ -33,23 +55,35 @@ type benchOptions struct {
 //   - wire: bytes on the wire per answer against the answer's size;
 //   - page: a page of 50 messages from a 10,000-message conversation over
 //     GraphQL against the same raw SQL;
-//   - ws: memory per idle WebSocket connection.
+//   - ws: memory per idle WebSocket connection;
+//   - lag: across instances, the delay from the model emitting a token to
+//     subscribers on the asking instance and on another one receiving it,
+//     per broker (bench_lag.go);
+//   - cancel: across instances, cancelAttempt sent to another instance →
+//     the model request on the owning instance closed (bench_cancel.go).
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
-	only := fs.String("only", "ttft,wire,page,ws", "benchmarks to run (comma-separated: ttft, wire, page, ws)")
-	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child server (default: a temporary SQLite file)")
-	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft")
-	rounds := fs.Int("rounds", 5, "questions per stream for ttft")
+	only := fs.String("only", "ttft,wire,page,ws", "benchmarks to run (comma-separated: ttft, wire, page, ws; across instances, with --database-url: lag, cancel)")
+	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child servers (default: a temporary SQLite file; lag and cancel need PostgreSQL)")
+	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
+	rounds := fs.Int("rounds", 5, "questions per stream for ttft and lag")
 	conns := fs.Int("conns", 5000, "idle WebSocket connections for ws")
 	messages := fs.Int("messages", 10000, "messages in the conversation for page")
 	pageRuns := fs.Int("page-runs", 300, "page loads for page")
 	ttft := fs.Duration("model-ttft", 50*time.Millisecond, "the fake model's time to first token")
+	brokers := fs.String("brokers", "memory,postgres,nats", "brokers for lag and cancel (memory: one instance, the floor; postgres and nats: --instances servers)")
+	natsURL := fs.String("nats-url", os.Getenv("RAGCHAT_NATS_URL"), "a NATS server for the nats broker (default $RAGCHAT_NATS_URL; `go run ./internal/tools/natsserver -- ragchat bench …` provides one)")
+	instances := fs.Int("instances", 2, "servers per cluster for lag and cancel (asks go to the first, subscribers and cancels to the others)")
+	cancels := fs.Int("cancels", 50, "cancels per target instance for cancel")
+	answerBytes := fs.Int("answer-bytes", 600, "the fake model's answer for lag, in bytes (4 per chunk, one chunk per 15 ms)")
+	deltaWindow := fs.Duration("delta-window", -1, "RAGCHAT_DELTA_WINDOW for the child servers (default: the server's, 40ms; 0 sends every delta at once)")
 	out := fs.String("out", "", "also write the report to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	o := benchOptions{only: map[string]bool{}, databaseURL: *dbURL, rounds: *rounds, conns: *conns,
-		messages: *messages, pageRuns: *pageRuns, ttft: *ttft, out: *out}
+		messages: *messages, pageRuns: *pageRuns, ttft: *ttft, out: *out,
+		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, args: args}
 	for _, name := range strings.Split(*only, ",") {
 		o.only[strings.TrimSpace(name)] = true
 	}
@@ -60,32 +94,68 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		o.concurrency = append(o.concurrency, n)
 	}
+	for _, b := range strings.Split(*brokers, ",") {
+		switch b = strings.TrimSpace(b); b {
+		case "memory", "postgres", "nats":
+			o.brokers = append(o.brokers, b)
+		default:
+			return usagef("bad --brokers %q: memory, postgres or nats", *brokers)
+		}
+	}
+	cross := slices.ContainsFunc(crossParts, func(p string) bool { return o.only[p] })
+	if cross {
+		switch {
+		case o.databaseURL == "":
+			return usagef("lag and cancel run several servers on one database: --database-url is required")
+		case o.instances < 2:
+			return usagef("--instances must be at least 2")
+		case o.cancels < 1 || o.answerBytes < 8:
+			return usagef("--cancels must be at least 1 and --answer-bytes at least 8")
+		case slices.Contains(o.brokers, "nats") && o.natsURL == "":
+			return usagef("the nats broker needs a NATS server: --nats-url, or run `go run ./internal/tools/natsserver -- ragchat bench …`")
+		}
+	}
 
-	env, err := startBenchEnv(ctx, o, stderr)
+	fx, err := newBenchFixture(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
-	defer env.close()
+	defer fx.close()
 	var report strings.Builder
-	fmt.Fprintf(&report, "Measured %s on %s with %s; fake model TTFT %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine(), env.dbKind, o.ttft)
-	steps := []struct {
-		name string
-		run  func(context.Context, *benchEnv, benchOptions, io.Writer) error
-	}{
-		{"ttft", benchTTFT}, {"wire", benchWire}, {"page", benchPage}, {"ws", benchIdleWS},
-	}
-	for _, s := range steps {
-		if !o.only[s.name] {
-			continue
+	fmt.Fprintf(&report, "Measured %s on %s with %s; fake model TTFT %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine(), fx.dbKind, o.ttft)
+	if slices.ContainsFunc(singleParts, func(p benchPart) bool { return o.only[p.name] }) {
+		if err := runSingleParts(ctx, fx, o, &report, stderr); err != nil {
+			return err
 		}
-		fmt.Fprintf(stderr, "bench: %s …\n", s.name)
-		if err := s.run(ctx, env, o, &report); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
+	}
+	if cross {
+		if err := benchCross(ctx, fx, o, &report, stderr); err != nil {
+			return err
 		}
 	}
 	fmt.Fprint(stdout, report.String())
 	if o.out != "" {
 		return os.WriteFile(o.out, []byte(report.String()), 0o644)
+	}
+	return nil
+}
+
+// runSingleParts runs the selected single-instance parts against one child
+// server, which it stops afterwards.
+func runSingleParts(ctx context.Context, fx *benchFixture, o benchOptions, report, stderr io.Writer) error {
+	env, err := startBenchEnv(ctx, fx)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	for _, p := range singleParts {
+		if !o.only[p.name] {
+			continue
+		}
+		fmt.Fprintf(stderr, "bench: %s …\n", p.name)
+		if err := p.run(ctx, env, o, report); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
 	}
 	return nil
 }

@@ -29,23 +29,24 @@ import (
 // settings, so the child's generous rate limits apply).
 const benchTenant = "bench"
 
-// benchEnv is a child `ragchat serve` on a fresh database, a fake model
-// and a direct connection to the same database.
-type benchEnv struct {
-	url    string // GraphQL endpoint
-	base   string // http://host:port
+// benchFixture is what every child server of one bench run shares: a fake
+// model, the JWT secret, a working directory and the database, provisioned
+// once with the bench tenant.
+type benchFixture struct {
+	self   string // this binary, which the children run
+	dir    string
+	key    string
+	dbURL  string // empty for SQLite
 	dbKind string
 	fake   *llmfake.Server
 	issuer *auth.Issuer
-	db     *store.DB
-	child  *exec.Cmd
-	done   chan error
-	dir    string
+	stderr io.Writer
+	window time.Duration // RAGCHAT_DELTA_WINDOW; negative: the default
 }
 
-// startBenchEnv provisions the bench tenant with `ragchat ingest` and
-// starts `ragchat serve`, both as child processes of this binary.
-func startBenchEnv(ctx context.Context, o benchOptions, stderr io.Writer) (*benchEnv, error) {
+// newBenchFixture starts the fake model and provisions the bench tenant
+// with `ragchat ingest`, run as a child process of this binary.
+func newBenchFixture(ctx context.Context, o benchOptions, stderr io.Writer) (*benchFixture, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -63,42 +64,101 @@ func startBenchEnv(ctx context.Context, o benchOptions, stderr io.Writer) (*benc
 	fake.SetChunkRunes(4)
 	fake.SetChunkDelay(time.Millisecond)
 	fake.SetReply(benchAnswer(600))
+	fx := &benchFixture{self: self, dir: dir, key: key, dbURL: o.databaseURL, dbKind: "SQLite", fake: fake,
+		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr, window: o.deltaWindow}
+	if o.databaseURL != "" {
+		fx.dbKind = "PostgreSQL"
+	}
+	doc := filepath.Join(dir, "bench.md")
+	if err := os.WriteFile(doc, []byte(benchDocument()), 0o644); err != nil {
+		fx.close()
+		return nil, err
+	}
+	ingest := exec.CommandContext(ctx, self, "ingest", "--tenant", benchTenant, "--kb", "Bench", doc)
+	ingest.Env = fx.vars(fx.dataDir(""))
+	if out, err := ingest.CombinedOutput(); err != nil {
+		fx.close()
+		return nil, fmt.Errorf("ingest: %v\n%s", err, out)
+	}
+	return fx, nil
+}
 
-	env := &benchEnv{fake: fake, issuer: auth.NewDevIssuer([]byte(key), ""), dir: dir, done: make(chan error, 1), dbKind: "SQLite"}
+// dataDir is a child's data directory: the fixture's own for SQLite (the
+// database file lives there), a directory per server name on PostgreSQL
+// (each keeps its own instance identity).
+func (f *benchFixture) dataDir(name string) string {
+	if f.dbURL == "" || name == "" {
+		return f.dir
+	}
+	return filepath.Join(f.dir, "server-"+name)
+}
+
+// vars is the environment of a child command with data directory dataDir.
+func (f *benchFixture) vars(dataDir string, extra ...string) []string {
 	vars := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + dir,
-		"RAGCHAT_DATA_DIR=" + dir, "RAGCHAT_ADDR=127.0.0.1:0", "RAGCHAT_JWT_HS256_SECRET=" + key,
-		"OPENAI_BASE_URL=" + fake.URL, "OPENAI_API_KEY=bench", "OPENAI_CHAT_MODEL=bench-model",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + f.dir,
+		"RAGCHAT_DATA_DIR=" + dataDir, "RAGCHAT_ADDR=127.0.0.1:0", "RAGCHAT_JWT_HS256_SECRET=" + f.key,
+		"OPENAI_BASE_URL=" + f.fake.URL, "OPENAI_API_KEY=bench", "OPENAI_CHAT_MODEL=bench-model",
 		"RAGCHAT_LOAD_DEMO=false", "RAGCHAT_ASK_BURST=1000000", "RAGCHAT_ASK_RATE_PER_MINUTE=1000000",
 		"RAGCHAT_MAX_SUBSCRIPTIONS_PER_CONNECTION=10", "RAGCHAT_DB_MAX_OPEN_CONNS=40",
 	}
 	if v := os.Getenv("RAGCHAT_DEBUG_ADDR"); v != "" {
 		vars = append(vars, "RAGCHAT_DEBUG_ADDR="+v) // profile the child
 	}
-	if o.databaseURL != "" {
-		vars = append(vars, "DATABASE_URL="+o.databaseURL)
-		env.dbKind = "PostgreSQL"
+	if f.dbURL != "" {
+		vars = append(vars, "DATABASE_URL="+f.dbURL)
 	}
-	doc := filepath.Join(dir, "bench.md")
-	if err := os.WriteFile(doc, []byte(benchDocument()), 0o644); err != nil {
-		env.close()
-		return nil, err
+	if f.window >= 0 {
+		vars = append(vars, "RAGCHAT_DELTA_WINDOW="+f.window.String())
 	}
-	ingest := exec.CommandContext(ctx, self, "ingest", "--tenant", benchTenant, "--kb", "Bench", doc)
-	ingest.Env = vars
-	if out, err := ingest.CombinedOutput(); err != nil {
-		env.close()
-		return nil, fmt.Errorf("ingest: %v\n%s", err, out)
+	return append(vars, extra...)
+}
+
+// token mints a token for user of the bench tenant.
+func (f *benchFixture) token(user string, roles ...string) string {
+	if len(roles) == 0 {
+		roles = []string{"member"}
 	}
-	env.child = exec.Command(self, "serve")
-	env.child.Env = vars
-	pipe, err := env.child.StderrPipe()
+	tok, err := f.issuer.Mint(auth.Claims{Tenant: benchTenant, Roles: roles,
+		RegisteredClaims: jwt.RegisteredClaims{Subject: user}}, 6*time.Hour)
 	if err != nil {
-		env.close()
+		panic(err) // the claims are constant and valid
+	}
+	return tok
+}
+
+// close stops the fake model and removes the working directory. Stop the
+// servers first.
+func (f *benchFixture) close() {
+	f.fake.Close()
+	_ = os.RemoveAll(f.dir)
+}
+
+// benchServer is one child `ragchat serve`.
+type benchServer struct {
+	fx    *benchFixture
+	name  string
+	url   string // GraphQL endpoint
+	base  string // http://host:port
+	child *exec.Cmd
+	done  chan error
+}
+
+// startServer starts `ragchat serve` named name (for its data directory
+// and log lines) with extra environment, and waits until it listens.
+func (f *benchFixture) startServer(ctx context.Context, name string, extra ...string) (*benchServer, error) {
+	dir := f.dataDir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := env.child.Start(); err != nil {
-		env.close()
+	s := &benchServer{fx: f, name: name, done: make(chan error, 1)}
+	s.child = exec.Command(f.self, "serve")
+	s.child.Env = f.vars(dir, extra...)
+	pipe, err := s.child.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.child.Start(); err != nil {
 		return nil, err
 	}
 	addr := make(chan string, 1)
@@ -112,24 +172,69 @@ func startBenchEnv(ctx context.Context, o benchOptions, stderr io.Writer) (*benc
 					addr <- rec.Addr
 				}
 				if strings.Contains(sc.Text(), `"level":"ERROR"`) {
-					fmt.Fprintln(stderr, "child:", sc.Text())
+					fmt.Fprintf(f.stderr, "child %s: %s\n", name, sc.Text())
 				}
 			}
 		}
 	}()
-	go func() { env.done <- env.child.Wait() }()
+	go func() { s.done <- s.child.Wait() }()
 	select {
 	case a := <-addr:
-		env.base = "http://" + a
-		env.url = env.base + "/graphql"
-	case err := <-env.done:
-		env.close()
-		return nil, fmt.Errorf("ragchat serve exited: %v", err)
+		s.base = "http://" + a
+		s.url = s.base + "/graphql"
+		return s, nil
+	case err := <-s.done:
+		return nil, fmt.Errorf("ragchat serve %s exited: %v", name, err)
+	case <-ctx.Done():
+		s.stop()
+		return nil, ctx.Err()
 	case <-time.After(2 * time.Minute):
-		env.close()
+		s.stop()
 		return nil, errors.New("ragchat serve did not start")
 	}
-	env.db, err = store.Open(ctx, store.Config{DatabaseURL: o.databaseURL, SQLitePath: filepath.Join(dir, "ragchat.db"), MaxOpenConns: 4})
+}
+
+// client returns a GraphQL client of this server acting as user of the
+// bench tenant.
+func (s *benchServer) client(user string, roles ...string) *gqlclient.Client {
+	return gqlclient.New(s.url, s.fx.token(user, roles...))
+}
+
+// pid is the child server's process id.
+func (s *benchServer) pid() int { return s.child.Process.Pid }
+
+// stop sends SIGTERM and waits for the child (killing it after 30 s).
+func (s *benchServer) stop() {
+	if s == nil || s.child == nil || s.child.Process == nil {
+		return
+	}
+	_ = s.child.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		_ = s.child.Process.Kill()
+		<-s.done
+	}
+	s.child = nil
+}
+
+// benchEnv is one child server, the fixture it shares and a direct
+// connection to the same database: what the single-instance parts use.
+type benchEnv struct {
+	*benchFixture
+	*benchServer
+	db *store.DB
+}
+
+// startBenchEnv starts one `ragchat serve` on the fixture's database (with
+// the broker serve picks by default) and opens the database directly.
+func startBenchEnv(ctx context.Context, fx *benchFixture) (*benchEnv, error) {
+	srv, err := fx.startServer(ctx, "A")
+	if err != nil {
+		return nil, err
+	}
+	env := &benchEnv{benchFixture: fx, benchServer: srv}
+	env.db, err = store.Open(ctx, store.Config{DatabaseURL: fx.dbURL, SQLitePath: filepath.Join(fx.dir, "ragchat.db"), MaxOpenConns: 4})
 	if err != nil {
 		env.close()
 		return nil, err
@@ -137,38 +242,12 @@ func startBenchEnv(ctx context.Context, o benchOptions, stderr io.Writer) (*benc
 	return env, nil
 }
 
-// client returns a GraphQL client acting as user of the bench tenant.
-func (e *benchEnv) client(user string, roles ...string) *gqlclient.Client {
-	if len(roles) == 0 {
-		roles = []string{"member"}
-	}
-	tok, err := e.issuer.Mint(auth.Claims{Tenant: benchTenant, Roles: roles,
-		RegisteredClaims: jwt.RegisteredClaims{Subject: user}}, 6*time.Hour)
-	if err != nil {
-		panic(err) // the claims are constant and valid
-	}
-	return gqlclient.New(e.url, tok)
-}
-
-// pid is the child server's process id.
-func (e *benchEnv) pid() int { return e.child.Process.Pid }
-
-// close stops the child, the fake model and removes the data.
+// close stops the child and closes the database; the fixture stays.
 func (e *benchEnv) close() {
-	if e.child != nil && e.child.Process != nil {
-		_ = e.child.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-e.done:
-		case <-time.After(30 * time.Second):
-			_ = e.child.Process.Kill()
-			<-e.done
-		}
-	}
+	e.benchServer.stop()
 	if e.db != nil {
 		_ = e.db.Close()
 	}
-	e.fake.Close()
-	_ = os.RemoveAll(e.dir)
 }
 
 // benchDocument is the knowledge the bench tenant searches.

@@ -1,8 +1,10 @@
-// Starts a real `ragchat serve` process for the client tests: it builds the
+// Starts real `ragchat serve` processes for the client tests: it builds the
 // binary from this repository, runs it with the offline model and the demo
 // knowledge base on a throwaway database (a fresh PostgreSQL database when
 // RAGCHAT_TEST_DATABASE_URL is set, as `make test` does, else SQLite), and
-// mints tokens with `ragchat token` against the same secret.
+// mints tokens with `ragchat token` against the same secret. startCluster
+// starts several servers on one fresh PostgreSQL database, as replicas
+// behind a load balancer.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,12 +15,26 @@ import { fileURLToPath } from 'node:url';
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 const secret = 'node-client-test-secret-0123456789abcdef';
 
+// binary builds ragchat once per test process and returns its path.
+let built;
+function binary() {
+  if (!built) {
+    const dir = mkdtempSync(join(tmpdir(), 'ragchat-node-bin-'));
+    const bin = join(dir, 'ragchat');
+    execFileSync('go', ['build', '-o', bin, './cmd/ragchat'], { cwd: repo, stdio: 'inherit' });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    built = bin;
+  }
+  return built;
+}
+
 // extraEnv adds or overrides ragchat's environment (e.g.
-// RAGCHAT_WS_INIT_TIMEOUT).
-export async function startServer(extraEnv = {}) {
+// RAGCHAT_WS_INIT_TIMEOUT). With options.databaseURL the server uses that
+// database (shared with other servers, left in place when it stops)
+// instead of a fresh one of its own.
+export async function startServer(extraEnv = {}, { databaseURL } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ragchat-node-'));
-  const bin = join(dir, 'ragchat');
-  execFileSync('go', ['build', '-o', bin, './cmd/ragchat'], { cwd: repo, stdio: 'inherit' });
+  const bin = binary();
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME ?? dir,
@@ -29,8 +45,9 @@ export async function startServer(extraEnv = {}) {
     RAGCHAT_ASK_BURST: '100',
     ...extraEnv,
   };
-  const pg = process.env.RAGCHAT_TEST_DATABASE_URL ? createDatabase(process.env.RAGCHAT_TEST_DATABASE_URL) : null;
+  const pg = !databaseURL && process.env.RAGCHAT_TEST_DATABASE_URL ? createDatabase(process.env.RAGCHAT_TEST_DATABASE_URL) : null;
   if (pg) env.DATABASE_URL = pg.url;
+  if (databaseURL) env.DATABASE_URL = databaseURL;
   const child = spawn(bin, ['serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const log = [];
   const addr = await new Promise((resolveAddr, reject) => {
@@ -54,6 +71,7 @@ export async function startServer(extraEnv = {}) {
   return {
     http: `http://${addr}/graphql`,
     ws: `ws://${addr}/graphql`,
+    metrics: `http://${addr}/metrics`,
     token,
     log,
     async stop() {
@@ -65,6 +83,77 @@ export async function startServer(extraEnv = {}) {
       return result;
     },
   };
+}
+
+// startCluster starts n servers, one after the other, on one fresh
+// PostgreSQL database (RAGCHAT_TEST_DATABASE_URL is required) with the
+// broker of extraEnv (the postgres broker by default), so that an answer
+// asked on one can be followed, resumed and cancelled on the others.
+// stop() stops every server, then drops the database.
+export async function startCluster(n, extraEnv = {}) {
+  const admin = process.env.RAGCHAT_TEST_DATABASE_URL;
+  if (!admin) throw new Error('startCluster needs RAGCHAT_TEST_DATABASE_URL (a PostgreSQL server)');
+  const pg = createDatabase(admin);
+  const servers = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      servers.push(await startServer({ RAGCHAT_BROKER: 'postgres', ...extraEnv }, { databaseURL: pg.url }));
+    }
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.stop()));
+    pg.drop();
+    throw err;
+  }
+  return {
+    servers,
+    token: servers[0].token,
+    async stop() {
+      const results = await Promise.all(servers.map((s) => s.stop()));
+      pg.drop();
+      return results;
+    },
+  };
+}
+
+// startNATS builds internal/tools/natsserver (a real NATS server from the
+// nats-server Go module, already a dependency: nothing is downloaded) and
+// runs it on a free port. It returns the client URL and stop().
+export async function startNATS() {
+  const dir = mkdtempSync(join(tmpdir(), 'ragchat-node-nats-'));
+  const bin = join(dir, 'natsserver');
+  execFileSync('go', ['build', '-o', bin, './internal/tools/natsserver'], { cwd: repo, stdio: 'inherit' });
+  const child = spawn(bin, [], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolveURL, reject) => {
+    const timer = setTimeout(() => reject(new Error('the NATS server did not start')), 60_000);
+    child.on('exit', (code) => reject(new Error(`natsserver exited with ${code}`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolveURL(line.trim());
+    });
+  });
+  return {
+    url,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// metricValue sums the samples of a Prometheus metric (every label set)
+// on a server's /metrics page.
+export async function metricValue(server, name) {
+  const res = await fetch(server.metrics);
+  const text = await res.text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const m = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)$/);
+    if (m && m[1] === name) sum += Number(m[3]);
+  }
+  return sum;
 }
 
 // createDatabase creates a fresh database on the server of adminURL (whose

@@ -122,7 +122,14 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req ChatReq
 			}
 			return
 		}
-		if (i > 0 && !wait(cfg.chunkDelay)) || !send(chunk{Choices: []chunkChoice{{Delta: delta{Content: p}}}}) {
+		if i > 0 && !wait(cfg.chunkDelay) {
+			gone()
+			return
+		}
+		if cfg.chunkText != nil {
+			p = cfg.chunkText(i, p)
+		}
+		if !send(chunk{Choices: []chunkChoice{{Delta: delta{Content: p}}}}) {
 			gone()
 			return
 		}

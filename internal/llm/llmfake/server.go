@@ -53,6 +53,7 @@ type Server struct {
 	chunkRunes      int
 	chunkDelay      time.Duration
 	firstChunkDelay time.Duration
+	chunkText       func(i int, text string) string
 	failures        []Failure
 	dropAfter       int
 	stallAfter      int
@@ -156,6 +157,16 @@ func (s *Server) SetChunkDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chunkDelay = d
+}
+
+// SetChunkText rewrites each content chunk of a stream as it is sent: f
+// gets the chunk's index and text and returns the text to send (nil sends
+// the text as it is). Benchmarks stamp chunks with their send time this
+// way, so that a receiver can tell each token's delay.
+func (s *Server) SetChunkText(f func(i int, text string) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chunkText = f
 }
 
 // SetFirstChunkDelay pauses after the stream's headers, before its first
@@ -265,7 +276,7 @@ func (s *Server) snapshot() settings {
 	defer s.mu.Unlock()
 	return settings{
 		reply: s.reply, chunkRunes: s.chunkRunes, chunkDelay: s.chunkDelay,
-		firstChunkDelay: s.firstChunkDelay, dropAfter: s.dropAfter, stallAfter: s.stallAfter, stall: s.stall,
+		firstChunkDelay: s.firstChunkDelay, chunkText: s.chunkText, dropAfter: s.dropAfter, stallAfter: s.stallAfter, stall: s.stall,
 		omitUsage: s.omitUsage, embeddingDims: s.embeddingDims, reverseEmbed: s.reverseEmbed,
 	}
 }
@@ -275,6 +286,7 @@ type settings struct {
 	chunkRunes      int
 	chunkDelay      time.Duration
 	firstChunkDelay time.Duration
+	chunkText       func(i int, text string) string
 	dropAfter       int
 	stallAfter      int
 	stall           bool

@@ -211,3 +211,37 @@ func TestStallAfter(t *testing.T) {
 		t.Fatal("disconnect not observed")
 	}
 }
+
+// TestChunkText rewrites each content chunk as it is sent, with its index.
+func TestChunkText(t *testing.T) {
+	srv := llmfake.New()
+	defer srv.Close()
+	srv.SetReply("abcdefg")
+	srv.SetChunkRunes(3)
+	srv.SetChunkText(func(i int, text string) string { return "<" + string(rune('0'+i)) + ">" + text })
+	resp := post(t, context.Background(), client(t), srv.URL+"/chat/completions",
+		`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	defer resp.Body.Close()
+	var text strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var c struct {
+			Choices []struct {
+				Delta struct{ Content string } `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range c.Choices {
+			text.WriteString(ch.Delta.Content)
+		}
+	}
+	if got, want := text.String(), "<0>abc<1>def<2>g"; got != want {
+		t.Errorf("streamed %q, want %q", got, want)
+	}
+}

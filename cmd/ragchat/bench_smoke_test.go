@@ -1,0 +1,98 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"github.com/ragchat/ragchat/internal/testdb"
+)
+
+// TestBenchCrossInstanceSmoke runs `ragchat bench --only lag,cancel` with
+// tiny sizes (one stream, one round, two cancels per target) on a fresh
+// PostgreSQL database, for the memory, postgres and nats brokers (NATS
+// in-process here), so that the benchmark code cannot rot. It asserts the
+// report's shape and that every answer completed and every cancel closed
+// the model request, never a duration.
+func TestBenchCrossInstanceSmoke(t *testing.T) {
+	dbURL := testdb.PostgresURL(t)
+	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	if !ns.ReadyForConnections(time.Minute) {
+		t.Fatal("the NATS server did not start")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "bench", "--only", "lag,cancel", "--brokers", "memory,postgres,nats",
+		"--database-url", dbURL, "--nats-url", ns.ClientURL(),
+		"--concurrency", "1", "--rounds", "1", "--answer-bytes", "80", "--cancels", "2")
+	cmd.Env = baseEnv(t, dbURL)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	report := out.String()
+
+	lag := benchTableRows(report, "| broker | instances | concurrent streams |")
+	cancels := benchTableRows(report, "| broker | instances | cancel sent to |")
+	wantLag := []string{"memory 1", "postgres 2", "nats 2"}
+	wantCancel := []string{"memory A", "postgres B", "postgres A", "nats B", "nats A"}
+	if len(lag) != len(wantLag) || len(cancels) != len(wantCancel) {
+		t.Fatalf("want %d lag rows and %d cancel rows:\n%s", len(wantLag), len(wantCancel), report)
+	}
+	for i, row := range lag {
+		// broker, instances, streams, answers, tokens, 6 figures, failed
+		if got := row[0] + " " + row[1]; got != wantLag[i] || row[3] != "1" || row[4] == "0" || row[len(row)-1] != "0" {
+			t.Errorf("lag row %q: want %s, one answer, some tokens, none failed", row, wantLag[i])
+		}
+		if (row[0] == "memory") != (row[7] == "–") {
+			t.Errorf("lag row %q: only the single instance has no figure on B", row)
+		}
+	}
+	for i, row := range cancels {
+		// broker, instances, target, cancels, 5 figures, not closed, wrong
+		if got := row[0] + " " + row[2][:1]; got != wantCancel[i] || row[3] != "2" || row[len(row)-2] != "0" || row[len(row)-1] != "0" {
+			t.Errorf("cancel row %q: want %s, two cancels, each closing the model request and ending FAILED(CANCELLED)", row, wantCancel[i])
+		}
+	}
+	if !strings.Contains(report, "ragchat bench --only lag,cancel") {
+		t.Errorf("the report does not say how to reproduce it:\n%s", report)
+	}
+}
+
+// benchTableRows returns the cells of the body rows of the Markdown table whose
+// header line starts with header.
+func benchTableRows(report, header string) [][]string {
+	var rows [][]string
+	in := false
+	for _, line := range strings.Split(report, "\n") {
+		switch {
+		case strings.HasPrefix(line, header):
+			in = true
+		case in && strings.HasPrefix(line, "|---"):
+		case in && strings.HasPrefix(line, "|"):
+			var cells []string
+			for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+				cells = append(cells, strings.TrimSpace(c))
+			}
+			rows = append(rows, cells)
+		case in:
+			return rows
+		}
+	}
+	return rows
+}
