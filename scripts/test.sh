@@ -2,6 +2,7 @@
 # test.sh is `make test`: every check and test of the project.
 #
 #   1. scripts/check-hosts.sh      no tracked file names a registry/mirror host
+#      scripts/check-tracked.sh    no build artifact (binary, huge file) tracked
 #      scripts/check-refs.sh       no dead path, make target or article citation
 #      scripts/pgtest-selftest.sh  pgtest.sh finds the machine's own apt source
 #      scripts/check-generate.sh   generated code (ent, gqlgen) is up to date
@@ -28,6 +29,7 @@ say() { printf 'test: %s\n' "$*" >&2; }
 
 static_checks() {
 	scripts/check-hosts.sh
+	scripts/check-tracked.sh
 	scripts/check-refs.sh
 	scripts/pgtest-selftest.sh
 	scripts/check-generate.sh
