@@ -61,7 +61,7 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		RevokedRounds:  win.revoked,
 		Budget: prompt.Budget{
 			Total:     j.settings.PromptTokenBudget,
-			History:   j.settings.HistoryTokenBudget,
+			History:   int(float64(j.settings.PromptTokenBudget) * j.settings.BudgetRatios.History),
 			MaxRounds: win.maxRounds,
 		},
 		Counter: tokens.ForModel(bc.model),

@@ -27,7 +27,7 @@ func TestLongHistorySummarised(t *testing.T) {
 		st.HistoryRounds = 3
 		st.SummaryTriggerRounds = 2
 		st.PromptTokenBudget = 1500
-		st.HistoryTokenBudget = 250
+		st.BudgetRatios.History = 250.0 / 1500
 	}
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)

@@ -52,7 +52,7 @@ const summaryChunkItems = 20
 // version, so two summarisers (two instances) never overwrite each other,
 // while asks, which never touch the summary, cannot invalidate it.
 func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings) error {
-	if st.SummaryStrategy == domain.SummaryFullBuffer {
+	if !st.HistoryStrategy.UsesSummary() {
 		return nil
 	}
 	conv, err := e.client.Conversation.Get(ctx, conversationID)
@@ -114,7 +114,7 @@ func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, s
 // re-summary can drift, docs/ENGINE.md D8), and falls back to the deterministic
 // summary on failure.
 func (e *Engine) summarize(ctx context.Context, conv *ent.Conversation, items []llm.SummaryItem, st domain.TenantSettings) string {
-	if st.SummaryStrategy == domain.SummaryLLM && conv.SummaryVersion < st.SummaryMaxRegenerations {
+	if st.Summarizer == domain.SummarizerLLM && conv.SummaryVersion < st.SummaryMaxRegenerations {
 		prev := conv.Summary
 		ok := true
 		for start := 0; start < len(items) && ok; start += summaryChunkItems {

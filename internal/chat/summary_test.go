@@ -15,10 +15,11 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 )
 
-func summaryEvery(strategy domain.SummaryStrategy) envOption {
+func summaryEvery(strategy domain.HistoryStrategy, summarizer domain.Summarizer, rounds int) envOption {
 	return func(_ *chat.Config, st *domain.TenantSettings) {
-		st.SummaryStrategy = strategy
-		st.HistoryRounds = 2
+		st.HistoryStrategy = strategy
+		st.Summarizer = summarizer
+		st.HistoryRounds = rounds
 		st.SummaryTriggerRounds = 1
 	}
 }
@@ -42,7 +43,7 @@ func TestSummaryStrategies(t *testing.T) {
 			c := waitSummary(t, e, conv.ID.String())
 			assert.Contains(t, c.summary, "用户问", "the offline model's summary of intents")
 			assert.NotContains(t, c.summary, "工作日", "no answer text")
-		}, summaryEvery(domain.SummaryLLM))
+		}, summaryEvery(domain.StrategyHybrid, domain.SummarizerLLM, 2))
 	})
 	t.Run("llmFallsBackToDeterministic", func(t *testing.T) {
 		forEach(t, func(t *testing.T, e *env) {
@@ -53,17 +54,17 @@ func TestSummaryStrategies(t *testing.T) {
 			c := waitSummary(t, e, conv.ID.String())
 			assert.Contains(t, c.summary, "用户问：")
 			assert.GreaterOrEqual(t, failing.n.Load(), int32(3), "retried before falling back")
-		}, summaryEvery(domain.SummaryLLM))
+		}, summaryEvery(domain.StrategyHybrid, domain.SummarizerLLM, 2))
 	})
-	t.Run("fullBuffer", func(t *testing.T) {
+	t.Run("slidingWindow", func(t *testing.T) {
 		forEach(t, func(t *testing.T, e *env) {
 			conv := e.conversation(t, alice)
 			askRounds(t, e, conv.ID.String(), 6)
 			last := e.ask(t, alice, conv.ID, "那超过以后返回什么错误码？")
 			c := e.db.Client.Conversation.GetX(as(alice), conv.ID)
-			assert.Empty(t, c.Summary, "full buffer writes no summary")
-			assert.Greater(t, last.attempt.ContextManifest.HistoryRounds, 2, "full buffer keeps more rounds, bounded by the budget")
-		}, summaryEvery(domain.SummaryFullBuffer))
+			assert.Empty(t, c.Summary, "a sliding window writes no summary")
+			assert.Greater(t, last.attempt.ContextManifest.HistoryRounds, 2, "the window keeps up to N rounds, bounded by the budget")
+		}, summaryEvery(domain.StrategySlidingWindow, domain.SummarizerDeterministic, 5))
 	})
 }
 

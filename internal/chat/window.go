@@ -8,7 +8,6 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
-	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 )
@@ -32,10 +31,6 @@ func (w window) llmRounds() []llm.Round {
 	return out
 }
 
-// fullBufferRounds bounds the full-buffer strategy, whose real bound is the
-// token budget.
-const fullBufferRounds = 50
-
 // loadWindow loads only the window, never the whole history, so its cost
 // does not grow with the conversation (docs/ENGINE.md D2, D6): the newest
 // messages after the summary's coverage, paired into whole rounds (a USER
@@ -50,8 +45,8 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 	}
 	w := window{maxRounds: st.HistoryRounds}
 	after := conv.SummaryMessageSequence
-	if st.SummaryStrategy == domain.SummaryFullBuffer {
-		w.maxRounds, after = fullBufferRounds, 0
+	if !st.HistoryStrategy.UsesSummary() {
+		after = 0
 	} else {
 		w.summary, w.summaryVersion = conv.Summary, conv.SummaryVersion
 	}

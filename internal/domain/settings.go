@@ -1,23 +1,113 @@
 package domain
 
-import "time"
-
-// SummaryStrategy selects how a conversation's older rounds are folded into
-// its rolling summary.
-type SummaryStrategy string
-
-// The summary strategies a tenant can choose.
-const (
-	// SummaryDeterministic records the user's intents and their outcome,
-	// never copying assistant answer text. It is the default.
-	SummaryDeterministic SummaryStrategy = "deterministic"
-	// SummaryLLM asks the model to summarise the user's side and outcomes,
-	// falling back to deterministic on failure.
-	SummaryLLM SummaryStrategy = "llm"
-	// SummaryFullBuffer keeps whole history rounds (oldest dropped first),
-	// still bounded by the token budget, and writes no summary.
-	SummaryFullBuffer SummaryStrategy = "full_buffer"
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
 )
+
+// HistoryStrategy selects which history reaches an answer prompt: the four
+// strategies of the context-engineering article (docs/ENGINE.md D9).
+type HistoryStrategy string
+
+// The history strategies a tenant or a conversation can choose.
+const (
+	// StrategySlidingWindow keeps the last HistoryRounds whole rounds,
+	// trimmed by the history budget, and no summary.
+	StrategySlidingWindow HistoryStrategy = "SLIDING_WINDOW"
+	// StrategySemanticSummary keeps only the rolling summary (plus the
+	// current question); no verbatim rounds.
+	StrategySemanticSummary HistoryStrategy = "SEMANTIC_SUMMARY"
+	// StrategyHybrid keeps the last HistoryRounds rounds verbatim plus a
+	// summary of everything older. It is the default.
+	StrategyHybrid HistoryStrategy = "HYBRID"
+	// StrategyPrioritized keeps the rounds most important to the current
+	// question (not the most recent), always with the previous round.
+	StrategyPrioritized HistoryStrategy = "PRIORITIZED"
+)
+
+// HistoryStrategies lists every strategy, in documentation order.
+var HistoryStrategies = []HistoryStrategy{StrategySlidingWindow, StrategySemanticSummary, StrategyHybrid, StrategyPrioritized}
+
+// Valid reports whether s is one of HistoryStrategies.
+func (s HistoryStrategy) Valid() bool {
+	for _, k := range HistoryStrategies {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// UsesSummary reports whether the strategy carries the rolling summary.
+func (s HistoryStrategy) UsesSummary() bool {
+	return s == StrategySemanticSummary || s == StrategyHybrid || s == StrategyPrioritized
+}
+
+// Summarizer selects what writes the rolling summary; it is independent of
+// the history strategy.
+type Summarizer string
+
+// The summarisers a tenant can choose.
+const (
+	// SummarizerDeterministic records the user's statements and each
+	// question's outcome, never copying assistant answer text. It is the
+	// default.
+	SummarizerDeterministic Summarizer = "DETERMINISTIC"
+	// SummarizerLLM asks the chat model, with entity checks, retries and a
+	// deterministic fallback.
+	SummarizerLLM Summarizer = "LLM"
+)
+
+// Valid reports whether s is a known summariser.
+func (s Summarizer) Valid() bool { return s == SummarizerDeterministic || s == SummarizerLLM }
+
+// SupportApproval says who approves a support agent's request to read a
+// conversation (docs/ENGINE.md D13).
+type SupportApproval string
+
+// The support approval policies.
+const (
+	// SupportApprovalOwner: the conversation's owner approves. Default.
+	SupportApprovalOwner SupportApproval = "OWNER"
+	// SupportApprovalOwnerOrAdmin: the owner or a tenant admin approves.
+	SupportApprovalOwnerOrAdmin SupportApproval = "OWNER_OR_ADMIN"
+	// SupportApprovalAuto: requests are approved when made.
+	SupportApprovalAuto SupportApproval = "AUTO"
+)
+
+// Valid reports whether a is a known policy.
+func (a SupportApproval) Valid() bool {
+	return a == SupportApprovalOwner || a == SupportApprovalOwnerOrAdmin || a == SupportApprovalAuto
+}
+
+// BudgetRatios split a model's usable window (its context window minus the
+// answer reserve, capped by PromptTokenBudget) between the prompt's
+// sections. Defaults are derived from the article's 15/10/55/20 split
+// (docs/ENGINE.md D7 and "The budget split").
+type BudgetRatios struct {
+	// System is the share of the rules (the article's system prompt and
+	// template instructions).
+	System float64 `json:"system"`
+	// Evidence is the share of the authorised knowledge.
+	Evidence float64 `json:"evidence"`
+	// History is the share of the summary and the recent rounds.
+	History float64 `json:"history"`
+	// Input is the share of the current question.
+	Input float64 `json:"input"`
+	// EvidenceFloor and EvidenceCap bound what evidence may use after
+	// unused shares have flowed: never less than the floor while evidence
+	// is available, never more than the cap, so that neither evidence nor
+	// history can starve the other.
+	EvidenceFloor float64 `json:"evidenceFloor"`
+	EvidenceCap   float64 `json:"evidenceCap"`
+}
+
+// DefaultBudgetRatios returns the documented default split.
+func DefaultBudgetRatios() BudgetRatios {
+	return BudgetRatios{System: 0.15, Evidence: 0.30, History: 0.35, Input: 0.20, EvidenceFloor: 0.15, EvidenceCap: 0.60}
+}
 
 // Duration is a time.Duration that marshals to JSON as a Go duration string
 // ("30m", "24h").
@@ -52,30 +142,87 @@ type TenantSettings struct {
 	// feedback rows.
 	AuditRetentionDays    int `json:"auditRetentionDays"`
 	FeedbackRetentionDays int `json:"feedbackRetentionDays"`
-	// HistoryRounds is how many whole recent rounds the prompt may carry.
+
+	// HistoryStrategy is the tenant's default history strategy; a
+	// conversation may choose its own.
+	HistoryStrategy HistoryStrategy `json:"historyStrategy"`
+	// HistoryRounds is N of SLIDING_WINDOW and K of HYBRID: how many whole
+	// recent rounds the prompt may carry (the article recommends 5–8).
 	HistoryRounds int `json:"historyRounds"`
-	// PromptTokenBudget is the total input budget of one answer prompt;
-	// HistoryTokenBudget caps the summary and rounds inside it;
-	// MaxAnswerTokens is reserved for the answer.
-	PromptTokenBudget  int `json:"promptTokenBudget"`
-	HistoryTokenBudget int `json:"historyTokenBudget"`
-	MaxAnswerTokens    int `json:"maxAnswerTokens"`
+	// PrioritizedCandidates is how many recent rounds PRIORITIZED scores.
+	PrioritizedCandidates int `json:"prioritizedCandidates"`
+	// PromptTokenBudget caps the usable window below the model's (a cost
+	// cap); MaxAnswerTokens is reserved for the answer.
+	PromptTokenBudget int `json:"promptTokenBudget"`
+	MaxAnswerTokens   int `json:"maxAnswerTokens"`
+	// BudgetRatios split the usable window between the sections.
+	BudgetRatios BudgetRatios `json:"budgetRatios"`
+	// ModelContextWindows overrides the model registry's context window
+	// per model name (tokens).
+	ModelContextWindows map[string]int `json:"modelContextWindows,omitempty"`
+
 	// RetrievalTopK and MinEvidenceScore control retrieval; below the score
 	// (cosine similarity) a chunk is not evidence, and with no evidence the
 	// answer is refused. MinEvidenceScore 0 means the engine's default for
 	// its embedding model.
 	RetrievalTopK    int     `json:"retrievalTopK"`
 	MinEvidenceScore float64 `json:"minEvidenceScore"`
-	// SummaryStrategy and its thresholds.
-	SummaryStrategy         SummaryStrategy `json:"summaryStrategy"`
-	SummaryTriggerRounds    int             `json:"summaryTriggerRounds"`
-	SummaryMaxChars         int             `json:"summaryMaxChars"`
-	SummaryMaxRegenerations int             `json:"summaryMaxRegenerations"`
-	// DefaultModel names the chat model for this tenant ("" = server default).
-	DefaultModel string `json:"defaultModel"`
+
+	// Summarizer writes the rolling summary; the thresholds bound it.
+	Summarizer              Summarizer `json:"summarizer"`
+	SummaryTriggerRounds    int        `json:"summaryTriggerRounds"`
+	SummaryMaxChars         int        `json:"summaryMaxChars"`
+	SummaryChunkTokens      int        `json:"summaryChunkTokens"`
+	SummaryMaxRegenerations int        `json:"summaryMaxRegenerations"`
+
+	// DefaultModel names the chat model for this tenant ("" = server
+	// default); AllowedModels, when not empty, lists the only models the
+	// tenant may use.
+	DefaultModel  string   `json:"defaultModel"`
+	AllowedModels []string `json:"allowedModels,omitempty"`
+
 	// AskRatePerMinute and AskBurst bound each user's asks.
 	AskRatePerMinute float64 `json:"askRatePerMinute"`
 	AskBurst         int     `json:"askBurst"`
+
+	// SupportApproval says who approves support access requests;
+	// SupportGrantDefault and SupportGrantMax bound a grant's life.
+	SupportApproval     SupportApproval `json:"supportApproval"`
+	SupportGrantDefault Duration        `json:"supportGrantDefault"`
+	SupportGrantMax     Duration        `json:"supportGrantMax"`
+}
+
+// legacySettings are the fields of settings stored before the four history
+// strategies: summaryStrategy was deterministic | llm | full_buffer and
+// historyTokenBudget capped history in tokens.
+type legacySettings struct {
+	SummaryStrategy string `json:"summaryStrategy"`
+}
+
+// UnmarshalJSON reads stored settings, mapping the legacy summaryStrategy
+// onto HistoryStrategy and Summarizer when they are not set.
+func (s *TenantSettings) UnmarshalJSON(b []byte) error {
+	type plain TenantSettings
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var l legacySettings
+	if err := json.Unmarshal(b, &l); err != nil {
+		return err
+	}
+	switch l.SummaryStrategy {
+	case "llm":
+		if p.Summarizer == "" {
+			p.Summarizer = SummarizerLLM
+		}
+	case "full_buffer":
+		if p.HistoryStrategy == "" {
+			p.HistoryStrategy = StrategySlidingWindow
+		}
+	}
+	*s = TenantSettings(p)
+	return nil
 }
 
 // DefaultTenantSettings are the settings of a tenant that sets nothing.
@@ -86,29 +233,40 @@ func DefaultTenantSettings() TenantSettings {
 		RetentionDays:           30,
 		AuditRetentionDays:      365,
 		FeedbackRetentionDays:   365,
-		HistoryRounds:           4,
+		HistoryStrategy:         StrategyHybrid,
+		HistoryRounds:           5,
+		PrioritizedCandidates:   20,
 		PromptTokenBudget:       6000,
-		HistoryTokenBudget:      1500,
 		MaxAnswerTokens:         800,
+		BudgetRatios:            DefaultBudgetRatios(),
 		RetrievalTopK:           5,
-		SummaryStrategy:         SummaryDeterministic,
+		Summarizer:              SummarizerDeterministic,
 		SummaryTriggerRounds:    4,
 		SummaryMaxChars:         1200,
-		SummaryMaxRegenerations: 50,
+		SummaryChunkTokens:      6000,
+		SummaryMaxRegenerations: 20,
 		AskRatePerMinute:        30,
 		AskBurst:                10,
+		SupportApproval:         SupportApprovalOwner,
+		SupportGrantDefault:     Duration{24 * time.Hour},
+		SupportGrantMax:         Duration{7 * 24 * time.Hour},
 	}
 }
 
 // WithDefaults returns s with every zero field replaced by its default.
+// Unknown enum values are not repaired here: Validate refuses them before
+// they are stored.
 func (s TenantSettings) WithDefaults() TenantSettings {
 	d := DefaultTenantSettings()
-	if s.ConversationIdleTTL.Duration <= 0 {
-		s.ConversationIdleTTL = d.ConversationIdleTTL
+	setDur := func(p *Duration, def Duration) {
+		if p.Duration <= 0 {
+			*p = def
+		}
 	}
-	if s.ConversationMaxAge.Duration <= 0 {
-		s.ConversationMaxAge = d.ConversationMaxAge
-	}
+	setDur(&s.ConversationIdleTTL, d.ConversationIdleTTL)
+	setDur(&s.ConversationMaxAge, d.ConversationMaxAge)
+	setDur(&s.SupportGrantDefault, d.SupportGrantDefault)
+	setDur(&s.SupportGrantMax, d.SupportGrantMax)
 	setInt := func(p *int, def int) {
 		if *p <= 0 {
 			*p = def
@@ -118,21 +276,84 @@ func (s TenantSettings) WithDefaults() TenantSettings {
 	setInt(&s.AuditRetentionDays, d.AuditRetentionDays)
 	setInt(&s.FeedbackRetentionDays, d.FeedbackRetentionDays)
 	setInt(&s.HistoryRounds, d.HistoryRounds)
+	setInt(&s.PrioritizedCandidates, d.PrioritizedCandidates)
 	setInt(&s.PromptTokenBudget, d.PromptTokenBudget)
-	setInt(&s.HistoryTokenBudget, d.HistoryTokenBudget)
 	setInt(&s.MaxAnswerTokens, d.MaxAnswerTokens)
 	setInt(&s.RetrievalTopK, d.RetrievalTopK)
 	setInt(&s.SummaryTriggerRounds, d.SummaryTriggerRounds)
 	setInt(&s.SummaryMaxChars, d.SummaryMaxChars)
+	setInt(&s.SummaryChunkTokens, d.SummaryChunkTokens)
 	setInt(&s.SummaryMaxRegenerations, d.SummaryMaxRegenerations)
 	setInt(&s.AskBurst, d.AskBurst)
 	if s.AskRatePerMinute <= 0 {
 		s.AskRatePerMinute = d.AskRatePerMinute
 	}
-	switch s.SummaryStrategy {
-	case SummaryDeterministic, SummaryLLM, SummaryFullBuffer:
-	default:
-		s.SummaryStrategy = d.SummaryStrategy
+	if s.HistoryStrategy == "" {
+		s.HistoryStrategy = d.HistoryStrategy
+	}
+	if s.Summarizer == "" {
+		s.Summarizer = d.Summarizer
+	}
+	if s.SupportApproval == "" {
+		s.SupportApproval = d.SupportApproval
+	}
+	if s.BudgetRatios == (BudgetRatios{}) {
+		s.BudgetRatios = d.BudgetRatios
 	}
 	return s
+}
+
+// Validate checks s after WithDefaults: known enum values, ratios in range
+// and summing to at most 1, positive bounds. The error is a *Error with
+// code BAD_USER_INPUT and the field in its details.
+func (s TenantSettings) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return Errorf(CodeBadUserInput, "invalid tenant setting %s: %s", field, fmt.Sprintf(format, args...)).With("field", field)
+	}
+	if !s.HistoryStrategy.Valid() {
+		return bad("historyStrategy", "unknown strategy %q (want one of %v)", s.HistoryStrategy, HistoryStrategies)
+	}
+	if !s.Summarizer.Valid() {
+		return bad("summarizer", "unknown summarizer %q (want DETERMINISTIC or LLM)", s.Summarizer)
+	}
+	if !s.SupportApproval.Valid() {
+		return bad("supportApproval", "unknown policy %q (want OWNER, OWNER_OR_ADMIN or AUTO)", s.SupportApproval)
+	}
+	r := s.BudgetRatios
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"budgetRatios.system", r.System}, {"budgetRatios.evidence", r.Evidence},
+		{"budgetRatios.history", r.History}, {"budgetRatios.input", r.Input},
+		{"budgetRatios.evidenceFloor", r.EvidenceFloor}, {"budgetRatios.evidenceCap", r.EvidenceCap},
+	} {
+		if math.IsNaN(f.v) || f.v < 0 || f.v > 1 {
+			return bad(f.name, "%v is outside 0..1", f.v)
+		}
+	}
+	if sum := r.System + r.Evidence + r.History + r.Input; sum > 1.0001 {
+		return bad("budgetRatios", "the section ratios sum to %.3f, more than 1", sum)
+	}
+	if r.EvidenceFloor > r.EvidenceCap {
+		return bad("budgetRatios.evidenceFloor", "floor %v is above the cap %v", r.EvidenceFloor, r.EvidenceCap)
+	}
+	if s.HistoryRounds > 50 {
+		return bad("historyRounds", "%d is more than 50", s.HistoryRounds)
+	}
+	if s.PrioritizedCandidates > 200 {
+		return bad("prioritizedCandidates", "%d is more than 200", s.PrioritizedCandidates)
+	}
+	if s.MinEvidenceScore < 0 || s.MinEvidenceScore > 1 {
+		return bad("minEvidenceScore", "%v is outside 0..1", s.MinEvidenceScore)
+	}
+	if s.SupportGrantDefault.Duration > s.SupportGrantMax.Duration {
+		return bad("supportGrantDefault", "%v is longer than supportGrantMax %v", s.SupportGrantDefault.Duration, s.SupportGrantMax.Duration)
+	}
+	for m, w := range s.ModelContextWindows {
+		if w < 256 {
+			return bad("modelContextWindows", "window of %q is %d tokens, fewer than 256", m, w)
+		}
+	}
+	return nil
 }
