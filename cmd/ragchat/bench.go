@@ -35,7 +35,7 @@ type benchOptions struct {
 // singleParts run against one child server; crossParts start their own
 // clusters of child servers on one PostgreSQL database.
 var (
-	singleParts = []benchPart{{"ttft", benchTTFT}, {"wire", benchWire}, {"page", benchPage}, {"ws", benchIdleWS}}
+	singleParts = []benchPart{{"floor", benchFloor}, {"ttft", benchTTFT}, {"wire", benchWire}, {"page", benchPage}, {"ws", benchIdleWS}}
 	crossParts  = []string{"lag", "cancel"}
 )
 
@@ -49,6 +49,9 @@ type benchPart struct {
 // fake OpenAI-compatible model, and prints a Markdown report
 // (docs/BENCHMARKS.md):
 //
+//   - floor: the database's own cost through the same driver (SELECT 1,
+//     an indexed read, a small write transaction), beside which the other
+//     figures are read (bench_floor.go);
 //   - ttft: backend overhead on the first token (ask sent → first DELTA,
 //     minus the fake model's own time to first token) at several
 //     concurrencies;
@@ -63,7 +66,7 @@ type benchPart struct {
 //     the model request on the owning instance closed (bench_cancel.go).
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
-	only := fs.String("only", "ttft,wire,page,ws", "benchmarks to run (comma-separated: ttft, wire, page, ws; across instances, with --database-url: lag, cancel)")
+	only := fs.String("only", "floor,ttft,wire,page,ws", "benchmarks to run (comma-separated: floor, ttft, wire, page, ws; across instances, with --database-url: lag, cancel)")
 	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child servers (default: a temporary SQLite file; lag and cancel need PostgreSQL)")
 	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
 	rounds := fs.Int("rounds", 5, "questions per stream for ttft and lag")

@@ -96,3 +96,28 @@ func benchTableRows(report, header string) [][]string {
 	}
 	return rows
 }
+
+// TestBenchFloorSmoke runs `ragchat bench --only floor` on PostgreSQL and
+// asserts that the report has its three statements, each with figures;
+// never a duration.
+func TestBenchFloorSmoke(t *testing.T) {
+	dbURL := testdb.PostgresURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "bench", "--only", "floor", "--database-url", dbURL)
+	cmd.Env = baseEnv(t, dbURL)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	rows := benchTableRows(out.String(), "| statement | mean |")
+	if len(rows) != 3 {
+		t.Fatalf("want 3 floor rows:\n%s", out.String())
+	}
+	for _, row := range rows {
+		if len(row) != 5 || !strings.HasSuffix(row[1], " ms") || row[4] == "0" {
+			t.Errorf("floor row %q: want a mean in ms and a positive rate", row)
+		}
+	}
+}
