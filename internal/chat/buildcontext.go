@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 
+	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/tokens"
 )
@@ -15,7 +16,10 @@ type builtContext struct {
 	standalone string
 	requires   bool
 	model      string
-	assembled  prompt.Result
+	// maxAnswer is the answer's token limit: the tenant's reserve, or less
+	// when the model's window is smaller than prompt plus reserve.
+	maxAnswer int
+	assembled prompt.Result
 }
 
 // contextError tags a buildContext failure with what its step was
@@ -51,20 +55,94 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 	if err != nil {
 		return bc, &contextError{kind: "knowledge base", err: err}
 	}
-	bc.model = e.chatModel(j.settings)
+	st := j.settings
+	rounds, maxRounds := win.rounds, win.plan.verbatim
+	var candidates []domain.RoundScore
+	if win.plan.strategy == domain.StrategyPrioritized {
+		rounds, candidates = e.prioritize(ctx, win, bc.standalone, win.plan.verbatim)
+	}
+	bc.model = e.chatModel(st)
+	info := e.modelInfo(bc.model, st)
+	b := budgetFor(info, st)
 	bc.assembled = prompt.Assemble(prompt.Input{
 		Question:       j.msg.Content,
 		Evidence:       evidence,
-		Rounds:         win.rounds,
+		Rounds:         rounds,
 		Summary:        win.summary,
 		SummaryVersion: win.summaryVersion,
 		RevokedRounds:  win.revoked,
 		Budget: prompt.Budget{
-			Total:     j.settings.PromptTokenBudget,
-			History:   int(float64(j.settings.PromptTokenBudget) * j.settings.BudgetRatios.History),
-			MaxRounds: win.maxRounds,
+			Total:     b.usable,
+			Ratios:    st.BudgetRatios,
+			MaxRounds: max(1, maxRounds),
 		},
-		Counter: tokens.ForModel(bc.model),
+		Counter: info.Counter,
 	})
+	m := &bc.assembled.Manifest
+	m.Strategy = win.plan.strategy
+	m.Model, m.Window, m.AnswerReserve = info.Name, info.Window, b.reserve
+	m.Candidates = candidates
+	scoreRounds(m, candidates)
+	bc.maxAnswer = b.answerLimit(m.Tokens.Total)
 	return bc, nil
+}
+
+// modelInfo returns the registry's entry for model: its tokenizer and its
+// context window, overridden by the server's configuration
+// (RAGCHAT_MODEL_WINDOWS) and then by the tenant's modelContextWindows.
+func (e *Engine) modelInfo(model string, st domain.TenantSettings) tokens.ModelInfo {
+	return tokens.LookupModel(model, e.cfg.ModelWindows, st.ModelContextWindows)
+}
+
+// chatFraming is reserved out of the window for the chat template's
+// per-message framing, which the prompt's count does not include
+// (llm.EstimateMessageTokens counts 3 + 4 per message; two messages).
+const chatFraming = 16
+
+// minAnswerTokens is the least an answer is given when a small window
+// forces its reserve down.
+const minAnswerTokens = 64
+
+// promptBudget is one prompt's budget against its model's window.
+type promptBudget struct {
+	window  int // the model's context window
+	reserve int // tokens reserved for the answer
+	usable  int // what the prompt may use
+}
+
+// budgetFor returns the usable window (docs/ENGINE.md, "The budget
+// split"): min(window − answer reserve − framing, PromptTokenBudget). The
+// reserve is MaxAnswerTokens, but never more than half of a small window,
+// so that a prompt always has room.
+func budgetFor(info tokens.ModelInfo, st domain.TenantSettings) promptBudget {
+	b := promptBudget{window: info.Window, reserve: st.MaxAnswerTokens}
+	if half := (info.Window - chatFraming) / 2; b.reserve > half {
+		b.reserve = max(minAnswerTokens, half)
+	}
+	b.usable = max(0, min(info.Window-b.reserve-chatFraming, st.PromptTokenBudget))
+	return b
+}
+
+// answerLimit returns the answer's token limit for a prompt of
+// promptTokens: the reserve, or whatever the window has left when the
+// never-cut rules and question alone overran the usable window.
+func (b promptBudget) answerLimit(promptTokens int) int {
+	left := b.window - chatFraming - promptTokens
+	return max(1, min(b.reserve, left))
+}
+
+// scoreRounds copies PRIORITIZED scores onto the manifest's rounds.
+func scoreRounds(m *domain.ContextManifest, candidates []domain.RoundScore) {
+	if len(candidates) == 0 {
+		return
+	}
+	by := make(map[int64]float64, len(candidates))
+	for _, c := range candidates {
+		by[c.UserSeq] = c.Score
+	}
+	for i := range m.Rounds {
+		if s, ok := by[m.Rounds[i].UserSeq]; ok {
+			m.Rounds[i].Score = &s
+		}
+	}
 }
