@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/tokens"
 )
@@ -84,6 +85,11 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 	m.Candidates = candidates
 	scoreRounds(m, candidates)
 	bc.maxAnswer = b.answerLimit(m.Tokens.Total)
+	if over := m.Tokens.Total + chatFraming + minAnswerTokens - info.Window; over > 0 {
+		// Only the never-cut rules and question can get here: a window
+		// too small for them fails the attempt rather than overflow.
+		return bc, llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens) plus an answer", info.Name, info.Window, m.Tokens.Total)
+	}
 	return bc, nil
 }
 
@@ -125,7 +131,8 @@ func budgetFor(info tokens.ModelInfo, st domain.TenantSettings) promptBudget {
 
 // answerLimit returns the answer's token limit for a prompt of
 // promptTokens: the reserve, or whatever the window has left when the
-// never-cut rules and question alone overran the usable window.
+// never-cut rules and question alone overran the usable window (at least
+// minAnswerTokens is left, or buildContext fails the attempt).
 func (b promptBudget) answerLimit(promptTokens int) int {
 	left := b.window - chatFraming - promptTokens
 	return max(1, min(b.reserve, left))

@@ -9,8 +9,9 @@ import "github.com/ragchat/ragchat/internal/domain"
 type split struct {
 	system, input int // the ratios' shares of rules and question
 	evidence      int // what evidence may use
-	// history is the conversation's limit before evidence was placed;
-	// the conversation finally gets everything evidence left (historyAfter).
+	// history is what the window holds beyond the rules, the question and
+	// the evidence limit; the conversation finally gets everything
+	// evidence left unused too (historyAfter).
 	history int
 }
 
@@ -30,7 +31,7 @@ func splitBudget(b Budget, system, question, demand int) split {
 	rest := max(0, b.Total-system-question)
 	r := b.Ratios
 	if r == (domain.BudgetRatios{}) {
-		return split{system: system, input: question, evidence: rest, history: rest}
+		return split{system: system, input: question, evidence: rest}
 	}
 	u := float64(max(0, b.Total))
 	s := split{

@@ -94,15 +94,13 @@ var builtinWindows = map[string]int{
 }
 
 // normalizeModel lower-cases a model name and strips a provider prefix
-// ("openai/gpt-4o", "Qwen/Qwen2.5-7B-Instruct") and an Ollama tag
-// ("llama3.1:8b").
+// ("openai/gpt-4o", "Qwen/Qwen2.5-7B-Instruct"). An Ollama tag
+// ("llama3.1:8b") stays, so that an override may name one tag or, as a
+// prefix, every tag.
 func normalizeModel(model string) string {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
-	}
-	if i := strings.IndexByte(m, ':'); i >= 0 {
-		m = m[:i]
 	}
 	return m
 }
@@ -125,8 +123,9 @@ func longestPrefix(table map[string]int, model string) (int, bool) {
 // (model name or name prefix → window in tokens) is checked in turn, later
 // ones first, so that callers pass them from the most general to the most
 // specific (the environment's, then a tenant's); then the builtin table;
-// then DefaultWindow. Matching ignores case, a provider prefix and an
-// Ollama tag, and the longest matching prefix wins.
+// then DefaultWindow. Matching ignores case and a provider prefix, and the
+// longest matching prefix wins ("qwen2.5" covers "qwen2.5:7b", which may
+// have an entry of its own).
 func LookupModel(model string, overrides ...map[string]int) ModelInfo {
 	info := ModelInfo{Name: model, Counter: ForModel(model)}
 	for i := len(overrides) - 1; i >= 0; i-- {
