@@ -9,9 +9,9 @@ import (
 )
 
 // TestSplitBudget checks the section limits of docs/ENGINE.md, "The budget
-// split", including its worked example, for the default ratios (system
+// split", including its worked examples, for the default ratios (system
 // 0.15, evidence 0.30, history 0.35, input 0.20, evidence floor 0.15 and
-// cap 0.60) of a 6,000-token usable window.
+// cap 0.60).
 func TestSplitBudget(t *testing.T) {
 	ratios := domain.DefaultBudgetRatios()
 	tests := []struct {
@@ -22,15 +22,22 @@ func TestSplitBudget(t *testing.T) {
 		wantInput                int
 	}{
 		{
-			// The worked example: rules 700 and question 50 leave 200 and
-			// 1,150 of their shares, history needs 1,500 of its 2,100:
-			// 1,800 + 1,350 + 600 = 3,750, capped at 3,600.
-			name: "worked example: unused shares flow to evidence, up to its cap", total: 6000, rules: 700, q: 50, demand: 1500,
+			// The first worked example: rules 395 and question 44 leave
+			// 505 and 1,156 of their shares, history needs 1,500 of its
+			// 2,100: 1,800 + 1,661 + 600 = 4,061, capped at 3,600.
+			name: "worked example: unused shares flow to evidence, up to its cap", total: 6000, rules: 395, q: 44, demand: 1500,
 			ratios: ratios, wantEvidence: 3600, wantSystem: 900, wantInput: 1200,
 		},
 		{
-			name: "a long history keeps its share", total: 6000, rules: 700, q: 50, demand: 5000,
-			ratios: ratios, wantEvidence: 1800 + 1350, wantSystem: 900, wantInput: 1200,
+			name: "a long history keeps its share", total: 6000, rules: 395, q: 44, demand: 5000,
+			ratios: ratios, wantEvidence: 1800 + 1661, wantSystem: 900, wantInput: 1200,
+		},
+		{
+			// The second worked example, a 3,000-token window: usable
+			// 2,184; (327 − 883) + (436 − 77) + 2 unassigned = −195 is
+			// taken from evidence's 655.
+			name: "worked example: small window, rules beyond their share", total: 2184, rules: 883, q: 77, demand: 1500,
+			ratios: ratios, wantEvidence: 460, wantSystem: 327, wantInput: 436,
 		},
 		{
 			// Rules 1,500 and question 1,100 overrun their shares:
