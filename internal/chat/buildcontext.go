@@ -57,10 +57,11 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		return bc, &contextError{kind: "knowledge base", err: err}
 	}
 	st := j.settings
-	rounds, maxRounds := win.rounds, win.plan.verbatim
+	rounds, maxRounds, summary := win.rounds, win.plan.verbatim, win.summary
 	var candidates []domain.RoundScore
 	if win.plan.strategy == domain.StrategyPrioritized {
 		rounds, candidates = e.prioritize(ctx, win, bc.standalone, win.plan.verbatim)
+		summary = withPendingRounds(summary, notChosen(win.unfolded, candidates), st.SummaryMaxChars)
 	}
 	bc.model = e.chatModel(st)
 	info := e.modelInfo(bc.model, st)
@@ -69,7 +70,7 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		Question:       j.msg.Content,
 		Evidence:       evidence,
 		Rounds:         rounds,
-		Summary:        win.summary,
+		Summary:        summary,
 		SummaryVersion: win.summaryVersion,
 		RevokedRounds:  win.revoked,
 		Budget: prompt.Budget{

@@ -180,3 +180,21 @@ func sharedTerms(q, r map[string]bool) int {
 	}
 	return n
 }
+
+// notChosen returns the rounds of rs (newest first) that scores did not
+// choose, newest first.
+func notChosen(rs []pairedRound, scores []domain.RoundScore) []pairedRound {
+	chosen := make(map[int64]bool, len(scores))
+	for _, s := range scores {
+		if s.Chosen {
+			chosen[s.UserSeq] = true
+		}
+	}
+	var out []pairedRound
+	for _, r := range rs {
+		if !chosen[r.UserSeq] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -137,8 +137,12 @@ func TestHistoryStrategiesReachThePrompt(t *testing.T) {
 
 	t.Run("PRIORITIZED keeps the important rounds and the previous one, in order", func(t *testing.T) {
 		forEach(t, func(t *testing.T, e *env) {
-			m, _, users, _ := run(t, e)
+			m, summary, users, _ := run(t, e)
 			assert.Equal(t, domain.StrategyPrioritized, m.Strategy)
+			joined := strings.Join(summary, "\n")
+			for _, q := range strategyQuestions[1:5] {
+				assert.Contains(t, joined, q, "a round not chosen is still in the summary")
+			}
 			// The follow-up is about the upload limit: round 1 (the upload
 			// question) is chosen over the more recent ones, and round 11,
 			// the previous one, is always there; chronological order.

@@ -47,7 +47,8 @@ type windowPlan struct {
 //     everything older, and the not yet folded rounds in between as
 //     summary lines.
 //   - PRIORITIZED: the newest PrioritizedCandidates rounds are scored, and
-//     at most HistoryRounds of them reach the prompt, with the summary.
+//     at most HistoryRounds of them reach the prompt, with the summary; the
+//     others not folded yet join the summary as lines.
 //
 // The rewrite of a follow-up always sees the newest rounds read (at most
 // HistoryRounds), whatever reaches the answer prompt.

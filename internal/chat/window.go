@@ -26,7 +26,11 @@ type window struct {
 	recent []prompt.Round
 	// cited marks, by the round's user sequence number, the rounds whose
 	// answer cited evidence.
-	cited          map[int64]bool
+	cited map[int64]bool
+	// unfolded are the rounds read that the summariser has not folded yet,
+	// newest first (PRIORITIZED: those it does not choose join the
+	// summary).
+	unfolded       []pairedRound
 	summary        string
 	summaryVersion int
 	revoked        int
@@ -99,6 +103,9 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 		w.cited = make(map[int64]bool, len(kept))
 		for _, r := range kept {
 			w.cited[r.UserSeq] = cited[r.attemptID]
+			if r.UserSeq > conv.SummaryMessageSequence {
+				w.unfolded = append(w.unfolded, r)
+			}
 		}
 	case domain.StrategySlidingWindow:
 		w.rounds = oldestFirst(kept)
