@@ -70,27 +70,37 @@ func seedRounds(tb testing.TB, e *env, conv *ent.Conversation, rounds, keep int)
 
 // TestContextCostIsFlat: assembling the context of a 1,000-round
 // conversation sends exactly as many statements as for a 10-round one,
-// because only the window and the summary are loaded.
+// because only the window and the summary are loaded, whatever the
+// history strategy.
 func TestContextCostIsFlat(t *testing.T) {
-	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
-		db, n := countedDB(raw)
-		e := newEnv(t, db)
-		var counts []int64
-		for _, rounds := range []int{10, 1000} {
-			conv := e.conversation(t, alice)
-			seedRounds(t, e, conv, rounds, 8)
-			// Warm up caches (the SQLite retriever caches vectors), then count.
-			_, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
-			require.NoError(t, err)
-			n.Store(0)
-			m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
-			require.NoError(t, err)
-			require.Positive(t, m.HistoryRounds)
-			counts = append(counts, n.Load())
-		}
-		require.Equal(t, counts[0], counts[1], "statements for 10 vs 1,000 rounds")
-		t.Logf("statements per context assembly: %d", counts[0])
-	})
+	for _, s := range domain.HistoryStrategies {
+		t.Run(string(s), func(t *testing.T) {
+			storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+				db, n := countedDB(raw)
+				e := newEnv(t, db, func(_ *chat.Config, st *domain.TenantSettings) { st.HistoryStrategy = s })
+				var counts []int64
+				for _, rounds := range []int{10, 1000} {
+					conv := e.conversation(t, alice)
+					seedRounds(t, e, conv, rounds, 8)
+					// Warm up caches (the SQLite retriever caches vectors), then count.
+					_, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+					require.NoError(t, err)
+					n.Store(0)
+					m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+					require.NoError(t, err)
+					require.Equal(t, s, m.Strategy)
+					if s == domain.StrategySemanticSummary {
+						require.True(t, m.SummaryIncluded)
+					} else {
+						require.Positive(t, m.HistoryRounds)
+					}
+					counts = append(counts, n.Load())
+				}
+				require.Equal(t, counts[0], counts[1], "statements for 10 vs 1,000 rounds")
+				t.Logf("statements per context assembly: %d", counts[0])
+			})
+		})
+	}
 }
 
 // TestStatementsPerAsk counts the database statements of one whole ask

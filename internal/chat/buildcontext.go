@@ -3,8 +3,9 @@ package chat
 import (
 	"context"
 
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
-	"github.com/ragchat/ragchat/internal/tokens"
 )
 
 // builtContext is the prompt context of one answer: the authorised history
@@ -15,7 +16,10 @@ type builtContext struct {
 	standalone string
 	requires   bool
 	model      string
-	assembled  prompt.Result
+	// maxAnswer is the answer's token limit: the tenant's reserve, or less
+	// when the model's window is smaller than prompt plus reserve.
+	maxAnswer int
+	assembled prompt.Result
 }
 
 // contextError tags a buildContext failure with what its step was
@@ -51,20 +55,56 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 	if err != nil {
 		return bc, &contextError{kind: "knowledge base", err: err}
 	}
-	bc.model = e.chatModel(j.settings)
+	st := j.settings
+	rounds, maxRounds, summary := win.rounds, win.plan.verbatim, win.summary
+	var candidates []domain.RoundScore
+	if win.plan.strategy == domain.StrategyPrioritized {
+		rounds, candidates = e.prioritize(ctx, win, bc.standalone, win.plan.verbatim)
+		summary = withPendingRounds(summary, notChosen(win.unfolded, candidates), st.SummaryMaxChars)
+	}
+	bc.model = e.chatModel(st)
+	info := e.modelInfo(bc.model, st)
+	b := budgetFor(info, st)
 	bc.assembled = prompt.Assemble(prompt.Input{
 		Question:       j.msg.Content,
 		Evidence:       evidence,
-		Rounds:         win.rounds,
-		Summary:        win.summary,
+		Rounds:         rounds,
+		Summary:        summary,
 		SummaryVersion: win.summaryVersion,
 		RevokedRounds:  win.revoked,
 		Budget: prompt.Budget{
-			Total:     j.settings.PromptTokenBudget,
-			History:   int(float64(j.settings.PromptTokenBudget) * j.settings.BudgetRatios.History),
-			MaxRounds: win.maxRounds,
+			Total:     b.usable,
+			Ratios:    st.BudgetRatios,
+			MaxRounds: max(1, maxRounds),
 		},
-		Counter: tokens.ForModel(bc.model),
+		Counter: info.Counter,
 	})
+	m := &bc.assembled.Manifest
+	m.Strategy = win.plan.strategy
+	m.Model, m.Window, m.AnswerReserve = info.Name, info.Window, b.reserve
+	m.Candidates = candidates
+	scoreRounds(m, candidates)
+	bc.maxAnswer = b.answerLimit(m.Tokens.Total)
+	if over := m.Tokens.Total + chatFraming + minAnswerTokens - info.Window; over > 0 {
+		// Only the never-cut rules and question can get here: a window
+		// too small for them fails the attempt rather than overflow.
+		return bc, llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens) plus an answer", info.Name, info.Window, m.Tokens.Total)
+	}
 	return bc, nil
+}
+
+// scoreRounds copies PRIORITIZED scores onto the manifest's rounds.
+func scoreRounds(m *domain.ContextManifest, candidates []domain.RoundScore) {
+	if len(candidates) == 0 {
+		return
+	}
+	by := make(map[int64]float64, len(candidates))
+	for _, c := range candidates {
+		by[c.UserSeq] = c.Score
+	}
+	for i := range m.Rounds {
+		if s, ok := by[m.Rounds[i].UserSeq]; ok {
+			m.Rounds[i].Score = &s
+		}
+	}
 }

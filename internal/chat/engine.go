@@ -52,6 +52,10 @@ type Config struct {
 	MinEvidenceScore float64
 	// Limits bound client input and the ask rate (limits.go).
 	Limits Limits
+	// ModelWindows overrides the model registry's context windows (model
+	// name or name prefix → tokens; RAGCHAT_MODEL_WINDOWS). A tenant's
+	// modelContextWindows override these in turn.
+	ModelWindows map[string]int
 }
 
 // Defaults of the engine's durations.

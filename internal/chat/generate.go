@@ -81,7 +81,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 			{Role: llm.RoleSystem, Content: bc.assembled.System},
 			{Role: llm.RoleUser, Content: bc.assembled.User},
 		},
-		MaxTokens: j.settings.MaxAnswerTokens,
+		MaxTokens: bc.maxAnswer,
 	})
 	if err != nil {
 		return c, err

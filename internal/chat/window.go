@@ -8,24 +8,38 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 )
 
-// window is the part of a conversation's history a prompt may use: recent
+// window is the part of a conversation's history a prompt may use, as its
+// history strategy reads it (docs/ENGINE.md, "History strategies"): recent
 // whole rounds that are still authorised, and the rolling summary.
 type window struct {
-	rounds         []prompt.Round
-	maxRounds      int
+	plan windowPlan
+	// rounds are the rounds offered to the answer prompt, oldest first
+	// (PRIORITIZED: every candidate, before the choice).
+	rounds []prompt.Round
+	// recent are the newest rounds read (at most HistoryRounds), oldest
+	// first: what the rewrite of a follow-up sees.
+	recent []prompt.Round
+	// cited marks, by the round's user sequence number, the rounds whose
+	// answer cited evidence.
+	cited map[int64]bool
+	// unfolded are the rounds read that the summariser has not folded yet,
+	// newest first (PRIORITIZED: those it does not choose join the
+	// summary).
+	unfolded       []pairedRound
 	summary        string
 	summaryVersion int
 	revoked        int
 }
 
-// llmRounds returns the rounds in the rewriter's shape.
+// llmRounds returns the recent rounds in the rewriter's shape.
 func (w window) llmRounds() []llm.Round {
-	out := make([]llm.Round, len(w.rounds))
-	for i, r := range w.rounds {
+	out := make([]llm.Round, len(w.recent))
+	for i, r := range w.recent {
 		out[i] = llm.Round{User: r.User, Assistant: r.Assistant}
 	}
 	return out
@@ -33,21 +47,24 @@ func (w window) llmRounds() []llm.Round {
 
 // loadWindow loads only the window, never the whole history, so its cost
 // does not grow with the conversation (docs/ENGINE.md D2, D6): the newest
-// messages after the summary's coverage, paired into whole rounds (a USER
-// message with its latest COMPLETED answer; failed attempts and system
-// events left out), minus rounds whose answer relied on a source the
-// viewer can no longer read (docs/ENGINE.md D13, D17).
+// messages (after the summary's coverage, for the strategies that say so),
+// paired into whole rounds (a USER message with its latest COMPLETED
+// answer; failed attempts and system events left out), minus rounds whose
+// answer relied on a source the viewer can no longer read (docs/ENGINE.md
+// D13, D17).
 func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 	st := j.settings
 	conv, err := e.client.Conversation.Get(ctx, j.conv.ID)
 	if err != nil {
 		return window{}, err
 	}
-	w := window{maxRounds: st.HistoryRounds}
-	after := conv.SummaryMessageSequence
-	if !st.HistoryStrategy.UsesSummary() {
-		after = 0
-	} else {
+	plan := planFor(strategyFor(conv, st), st)
+	w := window{plan: plan}
+	after := int64(0)
+	if plan.afterSummary {
+		after = conv.SummaryMessageSequence
+	}
+	if plan.summary {
 		w.summary, w.summaryVersion = conv.Summary, conv.SummaryVersion
 	}
 	// Up to three messages per round (a question, a failed try, an answer)
@@ -60,35 +77,78 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 			message.RoleIn(message.RoleUSER, message.RoleASSISTANT),
 		).
 		Order(ent.Desc(message.FieldSequenceNo)).
-		Limit(w.maxRounds*3 + 4).
+		Limit(plan.read*3 + 4).
 		WithAttempt().
 		All(ctx)
 	if err != nil {
 		return window{}, err
 	}
-	rounds, answers := pairRounds(msgs, w.maxRounds)
-	readable, err := e.readableAnswers(ctx, answers)
+	rounds, answers := pairRounds(msgs, plan.read)
+	readable, cited, err := e.readableAnswers(ctx, answers)
 	if err != nil {
 		return window{}, err
 	}
+	var kept []pairedRound // newest first
 	for _, r := range rounds {
 		if !readable[r.attemptID] {
 			w.revoked++
 			continue
 		}
-		w.rounds = append(w.rounds, r.Round)
+		kept = append(kept, r)
 	}
-	// pairRounds works newest first; prompts want oldest first.
-	for i, k := 0, len(w.rounds)-1; i < k; i, k = i+1, k-1 {
-		w.rounds[i], w.rounds[k] = w.rounds[k], w.rounds[i]
+	w.recent = oldestFirst(kept[:min(len(kept), st.HistoryRounds)])
+	switch plan.strategy {
+	case domain.StrategyPrioritized:
+		w.rounds = oldestFirst(kept)
+		w.cited = make(map[int64]bool, len(kept))
+		for _, r := range kept {
+			w.cited[r.UserSeq] = cited[r.attemptID]
+			if r.UserSeq > conv.SummaryMessageSequence {
+				w.unfolded = append(w.unfolded, r)
+			}
+		}
+	case domain.StrategySlidingWindow:
+		w.rounds = oldestFirst(kept)
+	default:
+		// HYBRID and SEMANTIC_SUMMARY: the newest plan.verbatim rounds
+		// verbatim; the older ones read, which the summariser has not
+		// folded yet, join the summary.
+		n := min(len(kept), plan.verbatim)
+		w.rounds = oldestFirst(kept[:n])
+		w.summary = withPendingRounds(w.summary, kept[n:], st.SummaryMaxChars)
 	}
 	return w, nil
+}
+
+// oldestFirst returns the rounds of rs (newest first) oldest first.
+func oldestFirst(rs []pairedRound) []prompt.Round {
+	out := make([]prompt.Round, len(rs))
+	for i, r := range rs {
+		out[len(rs)-1-i] = r.Round
+	}
+	return out
+}
+
+// withPendingRounds appends to summary one deterministic line per round
+// of pending (newest first) that the summariser has not folded yet: the
+// question and its outcome, never the answer text (docs/ENGINE.md D8).
+func withPendingRounds(summary string, pending []pairedRound, maxChars int) string {
+	if len(pending) == 0 {
+		return summary
+	}
+	items := make([]llm.SummaryItem, 0, len(pending))
+	for i := len(pending) - 1; i >= 0; i-- {
+		r := pending[i]
+		items = append(items, llm.SummaryItem{Question: r.User, Outcome: outcomeOf([]*ent.Attempt{r.attempt}, isChinese(r.User))})
+	}
+	return deterministicSummary(summary, items, maxChars)
 }
 
 // pairedRound is a whole round plus the attempt that answered it.
 type pairedRound struct {
 	prompt.Round
 	attemptID uuid.UUID
+	attempt   *ent.Attempt
 }
 
 // pairRounds pairs messages (newest first) into at most max whole rounds,
@@ -118,6 +178,7 @@ func pairRounds(msgs []*ent.Message, max int) ([]pairedRound, []uuid.UUID) {
 		rounds = append(rounds, pairedRound{
 			Round:     prompt.Round{UserSeq: m.SequenceNo, AssistantSeq: a.SequenceNo, User: m.Content, Assistant: a.Content},
 			attemptID: *a.AttemptID,
+			attempt:   a.Edges.Attempt,
 		})
 		attempts = append(attempts, *a.AttemptID)
 		if len(rounds) == max {
@@ -128,26 +189,31 @@ func pairRounds(msgs []*ent.Message, max int) ([]pairedRound, []uuid.UUID) {
 }
 
 // readableAnswers reports, per attempt, whether every source its answer was
-// given is still readable by the viewer. Two queries whatever the count:
-// the attempts' sources, then which of their chunks the viewer may read
-// (privacy-filtered). A source whose chunk was deleted is unreadable.
-func (e *Engine) readableAnswers(ctx context.Context, attempts []uuid.UUID) (map[uuid.UUID]bool, error) {
+// given is still readable by the viewer, and whether the answer cited any
+// of them. Two queries whatever the count: the attempts' sources, then
+// which of their chunks the viewer may read (privacy-filtered). A source
+// whose chunk was deleted is unreadable.
+func (e *Engine) readableAnswers(ctx context.Context, attempts []uuid.UUID) (readable, cited map[uuid.UUID]bool, err error) {
 	out := make(map[uuid.UUID]bool, len(attempts))
+	cited = make(map[uuid.UUID]bool, len(attempts))
 	for _, id := range attempts {
 		out[id] = true
 	}
 	if len(attempts) == 0 {
-		return out, nil
+		return out, cited, nil
 	}
 	srcs, err := e.client.Source.Query().
 		Where(source.AttemptIDIn(attempts...)).
-		Select(source.FieldAttemptID, source.FieldChunkID).
+		Select(source.FieldAttemptID, source.FieldChunkID, source.FieldCited).
 		All(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var chunkIDs []uuid.UUID
 	for _, s := range srcs {
+		if s.Cited {
+			cited[s.AttemptID] = true
+		}
 		if s.ChunkID == nil {
 			out[s.AttemptID] = false
 			continue
@@ -156,12 +222,12 @@ func (e *Engine) readableAnswers(ctx context.Context, attempts []uuid.UUID) (map
 	}
 	ok, err := e.readableChunks(ctx, chunkIDs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, s := range srcs {
 		if s.ChunkID != nil && !ok[*s.ChunkID] {
 			out[s.AttemptID] = false
 		}
 	}
-	return out, nil
+	return out, cited, nil
 }

@@ -24,6 +24,9 @@ type Engine struct {
 	// CompletionRetryTimeout bounds how long a finished answer waits for an
 	// unavailable database (RAGCHAT_COMPLETION_RETRY_TIMEOUT).
 	CompletionRetryTimeout time.Duration
+	// ModelWindows override the model registry's context windows
+	// (RAGCHAT_MODEL_WINDOWS, modelwindows.go).
+	ModelWindows map[string]int
 }
 
 // ModelLimits bounds calls to an OpenAI-compatible model.
@@ -49,6 +52,7 @@ func loadEngine(e *env) (Engine, ModelLimits) {
 		ReaperInterval:         e.positive("RAGCHAT_REAPER_INTERVAL", chat.DefaultReaperInterval),
 		AnswerTimeout:          e.positive("RAGCHAT_ANSWER_TIMEOUT", chat.DefaultAnswerTimeout),
 		CompletionRetryTimeout: e.positive("RAGCHAT_COMPLETION_RETRY_TIMEOUT", chat.DefaultCompletionRetryTimeout),
+		ModelWindows:           modelWindows(e),
 	}
 	if err := eng.Chat("").Validate(); err != nil {
 		e.errs = append(e.errs, fmt.Errorf("RAGCHAT_ATTEMPT_LEASE, RAGCHAT_CHECKPOINT_INTERVAL, RAGCHAT_REAPER_INTERVAL: %w", err))
@@ -77,6 +81,7 @@ func (g Engine) Chat(instanceID string) chat.Config {
 		ReaperInterval:         g.ReaperInterval,
 		AnswerTimeout:          g.AnswerTimeout,
 		CompletionRetryTimeout: g.CompletionRetryTimeout,
+		ModelWindows:           g.ModelWindows,
 	}
 }
 

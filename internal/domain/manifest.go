@@ -3,16 +3,31 @@ package domain
 // ContextManifest records what one attempt's prompt was built from, so that
 // a wrong answer can be traced to its inputs (docs/ENGINE.md D15).
 type ContextManifest struct {
+	// Strategy is the history strategy the prompt was built with
+	// (docs/ENGINE.md, "History strategies").
+	Strategy HistoryStrategy `json:"strategy,omitempty"`
 	// HistoryFromSeq and HistoryToSeq bound the message sequence numbers of
 	// the whole rounds the prompt carried (0 when none).
 	HistoryFromSeq int64 `json:"historyFromSeq"`
 	HistoryToSeq   int64 `json:"historyToSeq"`
 	// HistoryRounds is how many rounds were included; DroppedRounds how many
-	// recent rounds were left out for budget; RevokedRounds how many were
-	// left out because their sources are no longer readable.
+	// rounds the strategy offered were left out for budget; RevokedRounds
+	// how many were left out because their sources are no longer readable.
 	HistoryRounds int `json:"historyRounds"`
 	DroppedRounds int `json:"droppedRounds"`
 	RevokedRounds int `json:"revokedRounds"`
+	// Rounds are the included rounds, oldest first: their sequence
+	// numbers, how much of the old answer was kept, and (PRIORITIZED) their
+	// score.
+	Rounds []ManifestRound `json:"rounds,omitempty"`
+	// ShortenedAnswers and OmittedAnswers count the included rounds whose
+	// old assistant answer was shortened or left out for budget, before
+	// any user turn was (docs/ENGINE.md D10, "The budget split").
+	ShortenedAnswers int `json:"shortenedAnswers"`
+	OmittedAnswers   int `json:"omittedAnswers"`
+	// Candidates are the rounds PRIORITIZED scored, newest first, chosen
+	// or not, with the parts of their score.
+	Candidates []RoundScore `json:"candidates,omitempty"`
 	// SummaryVersion is the conversation summary version used (0 = none) and
 	// SummaryIncluded whether it fit the budget.
 	SummaryVersion  int  `json:"summaryVersion"`
@@ -24,8 +39,50 @@ type ContextManifest struct {
 	// Tokens per prompt section, counted with Tokenizer.
 	Tokens    SectionTokens `json:"tokens"`
 	Tokenizer string        `json:"tokenizer"`
-	// Budget is the prompt token budget the assembly worked under.
+	// Budget is the usable prompt window the assembly worked under:
+	// min(Window − AnswerReserve − framing, the tenant's prompt budget).
 	Budget int `json:"budget"`
+	// Model, Window and AnswerReserve are the chat model, its context
+	// window and the tokens reserved for its answer.
+	Model         string `json:"model,omitempty"`
+	Window        int    `json:"window,omitempty"`
+	AnswerReserve int    `json:"answerReserve,omitempty"`
+	// Limits are the section limits after unused shares flowed
+	// (docs/ENGINE.md, "The budget split"): System and Question are the
+	// ratios' shares, Evidence and History what those sections could use.
+	Limits SectionTokens `json:"limits"`
+}
+
+// ManifestRound is one round a prompt carried.
+type ManifestRound struct {
+	UserSeq      int64 `json:"userSeq"`
+	AssistantSeq int64 `json:"assistantSeq"`
+	// Answer says how the old assistant answer reached the prompt:
+	// AnswerFull, AnswerShortened or AnswerOmitted.
+	Answer string `json:"answer"`
+	// Score is the round's PRIORITIZED score (nil for other strategies).
+	Score *float64 `json:"score,omitempty"`
+}
+
+// How an old assistant answer reached the prompt.
+const (
+	AnswerFull      = "full"
+	AnswerShortened = "shortened"
+	AnswerOmitted   = "omitted"
+)
+
+// RoundScore is why PRIORITIZED chose a round or not: Score is
+// 0.6 × Similarity + 0.3 × shared terms (SharedTerms, saturating at 3) +
+// 0.1 × Cited; Previous marks the immediately previous round, always
+// chosen.
+type RoundScore struct {
+	UserSeq     int64   `json:"userSeq"`
+	Score       float64 `json:"score"`
+	Similarity  float64 `json:"similarity"`
+	SharedTerms int     `json:"sharedTerms"`
+	Cited       bool    `json:"cited"`
+	Previous    bool    `json:"previous"`
+	Chosen      bool    `json:"chosen"`
 }
 
 // SectionTokens counts prompt tokens by section.

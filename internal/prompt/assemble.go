@@ -12,15 +12,18 @@ import (
 //
 // The system rules and the question are always kept, even when they alone
 // exceed the budget (everything else is then dropped, as the manifest
-// shows). The rest of the budget goes, in this order, to:
+// shows). The rest of the usable window is split by in.Budget.Ratios
+// (splitBudget) and spent on:
 //
-//  1. evidence, in rank order, as whole chunks: a chunk that does not fit is
-//     dropped and smaller later ones are still tried;
-//  2. conversation rounds, newest first, whole rounds only, at most
-//     MaxRounds and within Budget.History: the first round that does not
-//     fit ends the window, so the rounds kept are the most recent ones and
-//     contiguous;
-//  3. the summary, if it still fits within Budget.History and the total.
+//  1. evidence, in rank order, as whole chunks within the evidence limit: a
+//     chunk that does not fit is dropped and smaller later ones are still
+//     tried;
+//  2. the conversation, within everything evidence left: at most MaxRounds
+//     rounds (those of highest priority) and the summary. When they do not
+//     fit, cuts follow the fact priority (docs/ENGINE.md D10): old
+//     assistant answers are shortened, then omitted (lowest priority, then
+//     oldest, first), then the summary is dropped, and only then whole
+//     rounds in the same order, so the user's own turns go last.
 //
 // Token accounting: every emitted piece (the rules, each section's tags
 // with the newlines around them, the question, each evidence block, each
@@ -31,10 +34,10 @@ import (
 // can come out lower than Manifest.Tokens.Total by at most one token per
 // piece boundary, and in practice never higher: the budget check is
 // conservative. Chat-template framing that an API adds per message (a few
-// tokens) is not included.
+// tokens) is not included; the caller reserves it.
 //
 // The cost of Assemble depends only on the evidence and on at most
-// MaxRounds+1 rounds, never on how long the conversation is.
+// MaxRounds rounds, never on how long the conversation is.
 func Assemble(in Input) Result {
 	c := in.Counter
 	if c == nil {
@@ -55,11 +58,19 @@ func Assemble(in Input) Result {
 	t.System = ov.system[lang]
 	t.Question = ov.questionOpen + c.Count(a.question) + ov.questionClose
 	t.Evidence = ov.knowledgeOpen + ov.knowledgeClose
-	a.remaining = in.Budget.Total - t.System - t.Question - t.Evidence
+	fixed := t.System + t.Question + t.Evidence
+	rest := max(0, in.Budget.Total-fixed)
 
+	h := a.prepareHistory()
+	sp := splitBudget(in.Budget, t.System, t.Question+t.Evidence, h.demand())
+	a.remaining = sp.evidence
 	a.addEvidence()
-	a.addHistory()
+	histLimit := historyAfter(in.Budget, rest, t.Evidence-ov.knowledgeOpen-ov.knowledgeClose)
+	a.addHistory(h, histLimit)
 	t.Total = t.System + t.Question + t.Evidence + t.History + t.Summary
+	a.manifest.Limits = domain.SectionTokens{
+		System: sp.system, Question: sp.input, Evidence: sp.evidence, History: histLimit, Total: in.Budget.Total,
+	}
 
 	return Result{
 		System:          SystemRules(lang),
@@ -77,12 +88,12 @@ type assembly struct {
 	in        *Input
 	c         tokens.Counter
 	ov        *overheads
-	remaining int // tokens left in the total budget
+	remaining int // tokens evidence may still use
 
 	question string   // neutralised
 	blocks   []string // rendered evidence blocks, in label order
 	evidence []Labeled
-	lines    []string // conversation lines, newest round first, summary last
+	lines    []string // conversation lines, oldest first, without the summary
 	rounds   []Round
 	summary  string // rendered summary line, "" when not included
 	manifest domain.ContextManifest
@@ -118,63 +129,44 @@ func (a *assembly) addEvidence() {
 	}
 }
 
-// addHistory includes the most recent whole rounds, then the summary,
-// within the history cap and what is left of the total.
-func (a *assembly) addHistory() {
-	in, ov, t := a.in, a.ov, &a.manifest.Tokens
-	avail := a.remaining
-	if in.Budget.History > 0 {
-		avail = min(avail, in.Budget.History)
+// addHistory cuts h to limit (history.fit) and records what was kept.
+func (a *assembly) addHistory(h *history, limit int) {
+	in, t := a.in, &a.manifest.Tokens
+	h.fit(limit)
+	used := h.used()
+	t.History = used - h.summaryCost()
+	if h.summaryKept {
+		t.Summary = h.summaryCost()
+		a.summary = h.summaryLine
+		a.manifest.SummaryIncluded = true
 	}
-	maxRounds := in.Budget.MaxRounds
-	if maxRounds <= 0 {
-		maxRounds = DefaultMaxRounds
+	if strings.TrimSpace(in.Summary) != "" {
+		a.manifest.SummaryVersion = in.SummaryVersion
 	}
-	a.lines = make([]string, 0, 2*min(maxRounds, len(in.Rounds)))
-	frame := ov.convOpen + ov.convClose
-	used := 0 // history and summary tokens, frame included
-
-	kept := 0
-	for i := len(in.Rounds) - 1; i >= 0 && kept < maxRounds; i-- {
-		r := in.Rounds[i]
-		user := userPrefix + neutralize(strings.TrimSpace(r.User))
-		assistant := assistantPrefix + neutralize(strings.TrimSpace(r.Assistant))
-		cost := a.c.Count(user) + a.c.Count(assistant) + 2*ov.line
-		if used == 0 {
-			cost += frame
+	kept := h.kept()
+	a.lines = make([]string, 0, 2*len(kept))
+	a.rounds = make([]Round, 0, len(kept))
+	for _, r := range kept {
+		a.lines = append(a.lines, r.userLine, r.answerLine())
+		a.rounds = append(a.rounds, r.Round)
+		state := r.answerState()
+		switch state {
+		case domain.AnswerShortened:
+			a.manifest.ShortenedAnswers++
+		case domain.AnswerOmitted:
+			a.manifest.OmittedAnswers++
 		}
-		if used+cost > avail {
-			break
-		}
-		used += cost
-		kept++
-		a.lines = append(a.lines, assistant, user) // reversed at render
+		a.manifest.Rounds = append(a.manifest.Rounds, domain.ManifestRound{
+			UserSeq: r.UserSeq, AssistantSeq: r.AssistantSeq, Answer: state,
+		})
 	}
-	t.History = used
-	a.manifest.HistoryRounds = kept
-	a.manifest.DroppedRounds = len(in.Rounds) - kept
-	if kept > 0 {
-		a.rounds = in.Rounds[len(in.Rounds)-kept:]
-		a.manifest.HistoryFromSeq = a.rounds[0].UserSeq
-		last := a.rounds[kept-1]
+	a.manifest.HistoryRounds = len(kept)
+	a.manifest.DroppedRounds = len(in.Rounds) - len(kept)
+	if len(kept) > 0 {
+		a.manifest.HistoryFromSeq = kept[0].UserSeq
+		last := kept[len(kept)-1]
 		a.manifest.HistoryToSeq = max(last.UserSeq, last.AssistantSeq)
 	}
-
-	if s := strings.TrimSpace(in.Summary); s != "" {
-		a.manifest.SummaryVersion = in.SummaryVersion
-		line := summaryPrefix + neutralize(s)
-		cost := a.c.Count(line) + ov.line
-		if used == 0 {
-			cost += frame
-		}
-		if used+cost <= avail {
-			used += cost
-			t.Summary = cost
-			a.summary = line
-			a.manifest.SummaryIncluded = true
-		}
-	}
-	a.remaining -= used
 }
 
 // render writes the user message.
@@ -187,8 +179,8 @@ func (a *assembly) render() string {
 			body.WriteString(a.summary)
 			body.WriteString(lineSep)
 		}
-		for i := len(a.lines) - 1; i >= 0; i-- {
-			body.WriteString(a.lines[i])
+		for _, l := range a.lines {
+			body.WriteString(l)
 			body.WriteString(lineSep)
 		}
 		conv := body.String()

@@ -38,9 +38,9 @@ func TestAssembleLayout(t *testing.T) {
 	assert.Equal(t, []string{
 		"SUMMARY: " + summary,
 		"USER: " + in.Rounds[0].User,
-		"ASSISTANT: " + in.Rounds[0].Assistant,
+		assistantPrefix + in.Rounds[0].Assistant,
 		"USER: " + in.Rounds[1].User,
-		"ASSISTANT: " + in.Rounds[1].Assistant,
+		assistantPrefix + in.Rounds[1].Assistant,
 	}, conversationLines(r.User))
 	body, ok := promptfmt.SectionBody(r.User, promptfmt.UserInputSection)
 	require.True(t, ok)
@@ -126,6 +126,7 @@ func TestAssembleBudgetPriorities(t *testing.T) {
 		// Expectations: evidence by input index, rounds by UserSeq.
 		chunks        []int
 		roundSeqs     []int64
+		answers       []string // per kept round; nil: all full
 		summary       bool
 		droppedChunks int
 		droppedRounds int
@@ -145,7 +146,7 @@ func TestAssembleBudgetPriorities(t *testing.T) {
 				in := base()
 				in.Summary = ""
 				ref := reference(in).Manifest.Tokens
-				cheapest := roundCost(in.Rounds[5]) + frameCost()
+				cheapest := userCost(in.Rounds[5]) + omittedCost() + frameCost()
 				in.Budget = prompt.Budget{Total: ref.System + ref.Question + ref.Evidence + cheapest - 1, MaxRounds: 5}
 				return in
 			},
@@ -163,14 +164,70 @@ func TestAssembleBudgetPriorities(t *testing.T) {
 			chunks: []int{0, 2, 3}, droppedChunks: 1, droppedRounds: 6,
 		},
 		{
-			name: "history cap keeps the newest whole rounds",
+			name: "history cap: old answers are omitted, oldest first, before any round goes",
 			in: func() prompt.Input {
 				in := base()
 				in.Summary = ""
-				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + roundCost(in.Rounds[5]) + roundCost(in.Rounds[4]) + roundCost(in.Rounds[3]) - 1, MaxRounds: 5}
+				r := in.Rounds
+				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + userCost(r[3]) + omittedCost() + roundCost(r[4]) + roundCost(r[5]), MaxRounds: 3}
 				return in
 			},
-			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{9, 11}, droppedRounds: 4,
+			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{7, 9, 11}, answers: []string{"omitted", "full", "full"}, droppedRounds: 3,
+		},
+		{
+			name: "the summary is kept over old answers",
+			in: func() prompt.Input {
+				in := base()
+				r := in.Rounds
+				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + summaryCost() + userCost(r[4]) + userCost(r[5]) + 2*omittedCost(), MaxRounds: 2}
+				return in
+			},
+			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{9, 11}, answers: []string{"omitted", "omitted"}, summary: true, droppedRounds: 4,
+		},
+		{
+			name: "the summary goes before the user's turns",
+			in: func() prompt.Input {
+				in := base()
+				r := in.Rounds
+				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + userCost(r[4]) + userCost(r[5]) + 2*omittedCost() + summaryCost() - 1, MaxRounds: 2}
+				return in
+			},
+			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{9, 11}, answers: []string{"omitted", "omitted"}, droppedRounds: 4,
+		},
+		{
+			name: "whole rounds go last, oldest first, and the room they leave returns to the newest answer",
+			in: func() prompt.Input {
+				in := base()
+				in.Summary = ""
+				r := in.Rounds
+				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + roundCost(r[5]) + userCost(r[4]), MaxRounds: 3}
+				return in
+			},
+			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{11}, answers: []string{"full"}, droppedRounds: 5,
+		},
+		{
+			name: "a long old answer is shortened first",
+			in: func() prompt.Input {
+				in := base()
+				in.Rounds[5].Assistant = strings.Repeat("a very long answer ", 100)
+				r := in.Rounds
+				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + summaryCost() + roundCost(r[4]) + userCost(r[5]) + shortCost(r[5]), MaxRounds: 2}
+				return in
+			},
+			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{9, 11}, answers: []string{"full", "shortened"}, summary: true, droppedRounds: 4,
+		},
+		{
+			name: "priority decides which rounds are offered and which go first",
+			in: func() prompt.Input {
+				in := base()
+				in.Summary = ""
+				in.Rounds[1].Priority = 0.9
+				in.Rounds[5].Priority = 1e9
+				r := in.Rounds
+				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + roundCost(r[5]) + userCost(r[1]) - 1, MaxRounds: 2}
+				return in
+			},
+			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{11}, answers: []string{"full"}, droppedRounds: 5,
 		},
 		{
 			name: "total budget also limits history",
@@ -212,23 +269,13 @@ func TestAssembleBudgetPriorities(t *testing.T) {
 			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{9, 11}, summary: true, droppedRounds: 4,
 		},
 		{
-			name: "rounds take precedence over the summary",
+			name: "the summary takes precedence over old answers",
 			in: func() prompt.Input {
 				in := base()
 				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + roundCost(in.Rounds[5]) + roundCost(in.Rounds[4]) + summaryCost() - 1, MaxRounds: 2}
 				return in
 			},
-			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{9, 11}, droppedRounds: 4,
-		},
-		{
-			name: "a newest round that does not fit ends the window; the summary may still fit",
-			in: func() prompt.Input {
-				in := base()
-				in.Rounds[5].Assistant = strings.Repeat("a very long answer ", 100)
-				in.Budget = prompt.Budget{Total: 1 << 20, History: frameCost() + summaryCost() + roundCost(in.Rounds[4]), MaxRounds: 5}
-				return in
-			},
-			chunks: []int{0, 1, 2, 3}, summary: true, droppedRounds: 6,
+			chunks: []int{0, 1, 2, 3}, roundSeqs: []int64{9, 11}, answers: []string{"omitted", "full"}, summary: true, droppedRounds: 4,
 		},
 	}
 	for _, tt := range tests {
@@ -292,7 +339,27 @@ func TestAssembleBudgetPriorities(t *testing.T) {
 			require.Len(t, lines, 2*len(tt.roundSeqs))
 			for i := 0; i < len(lines); i += 2 {
 				assert.True(t, strings.HasPrefix(lines[i], "USER: "), lines[i])
-				assert.True(t, strings.HasPrefix(lines[i+1], "ASSISTANT: "), lines[i+1])
+				assert.True(t, strings.HasPrefix(lines[i+1], assistantPrefix), lines[i+1])
+			}
+			// Old answers are cut before user turns: the manifest says how
+			// each kept answer reached the prompt, and the text agrees.
+			require.Len(t, m.Rounds, len(tt.roundSeqs))
+			for i, mr := range m.Rounds {
+				want := "full"
+				if tt.answers != nil {
+					want = tt.answers[i]
+				}
+				assert.Equal(t, tt.roundSeqs[i], mr.UserSeq)
+				assert.Equal(t, want, mr.Answer, "round %d", mr.UserSeq)
+				line := lines[2*i+1]
+				switch want {
+				case "omitted":
+					assert.Equal(t, assistantPrefix+"[omitted]", line)
+				case "shortened":
+					assert.True(t, strings.HasSuffix(line, "…[shortened]"), line)
+				default:
+					assert.Equal(t, assistantPrefix+r.Rounds[i].Assistant, line)
+				}
 			}
 
 			// Token accounting is exact for an additive counter, and the

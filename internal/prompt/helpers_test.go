@@ -59,10 +59,29 @@ func rounds(n int) []prompt.Round {
 	return out
 }
 
+// assistantPrefix labels an old answer in the conversation section.
+const assistantPrefix = "ASSISTANT (earlier answer, unverified): "
+
 // roundCost is what one round of rounds() costs under runeCounter: its two
 // lines with their newlines.
 func roundCost(r prompt.Round) int {
-	return utf8.RuneCountInString("USER: "+r.User) + utf8.RuneCountInString("ASSISTANT: "+r.Assistant) + 2
+	return userCost(r) + answerCost(r)
+}
+
+// userCost is a round's USER line with its newline under runeCounter.
+func userCost(r prompt.Round) int { return utf8.RuneCountInString("USER: "+r.User) + 1 }
+
+// answerCost is a round's whole ASSISTANT line with its newline.
+func answerCost(r prompt.Round) int {
+	return utf8.RuneCountInString(assistantPrefix+r.Assistant) + 1
+}
+
+// omittedCost is an omitted answer's line with its newline.
+func omittedCost() int { return utf8.RuneCountInString(assistantPrefix+"[omitted]") + 1 }
+
+// shortCost is a shortened answer's line with its newline.
+func shortCost(r prompt.Round) int {
+	return utf8.RuneCountInString(assistantPrefix) + prompt.ShortenedAnswerRunes + utf8.RuneCountInString(" …[shortened]") + 1
 }
 
 // frameCost is the conversation section's tags under runeCounter.

@@ -15,9 +15,13 @@ const (
 	lineSep    = "\n"
 	blockSep   = "\n\n"
 
+	// The conversation's line labels say whose words a line holds, so
+	// that the rules' fact priority can refer to them: the user's own
+	// statements, the summary, and earlier answers, which are not a
+	// source (docs/ENGINE.md D10).
 	summaryPrefix   = "SUMMARY: "
 	userPrefix      = "USER: "
-	assistantPrefix = "ASSISTANT: "
+	assistantPrefix = "ASSISTANT (earlier answer, unverified): "
 )
 
 // overheads holds the token counts of the fixed texts for one counter.
@@ -35,8 +39,9 @@ type overheads struct {
 	// Knowledge section: "<TAG>\n" + blocks + "\n</TAG>".
 	knowledgeOpen, knowledgeClose int
 
-	line  int // the newline after a conversation line
-	block int // the blank line between evidence blocks
+	line    int // the newline after a conversation line
+	block   int // the blank line between evidence blocks
+	omitted int // an omitted assistant answer's line with its newline
 }
 
 // overheadCache maps Counter.Name() to *overheads.
@@ -62,6 +67,7 @@ func overheadsFor(c tokens.Counter) *overheads {
 		knowledgeClose: c.Count("\n" + promptfmt.Close(knowledge)),
 		line:           c.Count(lineSep),
 		block:          c.Count(blockSep),
+		omitted:        c.Count(assistantPrefix+omittedAnswer) + c.Count(lineSep),
 	}
 	actual, _ := overheadCache.LoadOrStore(c.Name(), o)
 	return actual.(*overheads)

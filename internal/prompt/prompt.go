@@ -1,16 +1,19 @@
 // Package prompt assembles the answer prompt of one RAG attempt under a
-// token budget (docs/ENGINE.md D6, D7, D8, D10, D11).
+// token budget (docs/ENGINE.md D6, D7, D8, D10, D11, "The budget split").
 //
 // Assemble is a pure function. It always keeps the system rules and the
-// current question, then spends the remaining budget on authorised
-// evidence first, then on recent conversation rounds (whole rounds, newest
-// first), then on the conversation summary. The user message uses the
-// section format of package promptfmt:
+// current question, then splits the rest of the usable window between
+// authorised evidence and the conversation by the tenant's ratios. When
+// the conversation must be cut, it follows the fact priority: old
+// assistant answers are shortened, then left out, then the summary goes,
+// and only then whole rounds (the user's own turns). The user message uses
+// the section format of package promptfmt, lowest authority first and the
+// evidence last, next to where the answer starts:
 //
 //	<UNTRUSTED_CONVERSATION_CONTEXT>  (omitted when empty)
 //	SUMMARY: …
 //	USER: …
-//	ASSISTANT: …
+//	ASSISTANT (earlier answer, unverified): …
 //	</UNTRUSTED_CONVERSATION_CONTEXT>
 //
 //	<UNTRUSTED_USER_INPUT>
@@ -54,18 +57,27 @@ type Round struct {
 	UserSeq, AssistantSeq int64
 	User                  string
 	Assistant             string
+	// Priority orders the rounds for cutting: when the budget forces it,
+	// lower priorities lose their answer and then their place first, and
+	// among equal priorities the older round does. Recency strategies
+	// leave it zero; PRIORITIZED sets its scores.
+	Priority float64
 }
 
 // Budget limits the prompt, in tokens of the input's Counter.
 type Budget struct {
-	// Total is the prompt budget, excluding the tokens reserved for the
-	// answer.
+	// Total is the usable window: the model's context window minus the
+	// answer reserve, capped by the tenant's prompt budget.
 	Total int
-	// History caps the conversation section (summary and rounds). Zero or
-	// less means no cap beyond Total.
+	// Ratios split Total between the sections (docs/ENGINE.md, "The
+	// budget split"). The zero value means no split: evidence first, the
+	// conversation gets what is left.
+	Ratios domain.BudgetRatios
+	// History further caps the conversation section (summary and rounds).
+	// Zero or less means no cap beyond the split.
 	History int
-	// MaxRounds caps the number of rounds (3–5 is typical; zero or less
-	// means DefaultMaxRounds).
+	// MaxRounds caps the number of rounds (zero or less means
+	// DefaultMaxRounds); the rounds of lowest priority go first.
 	MaxRounds int
 }
 
@@ -108,8 +120,9 @@ type Result struct {
 	// Evidence is the evidence included, in label order (C1 first).
 	// Manifest.ChunkIDs lists the same chunks and is never nil.
 	Evidence []Labeled
-	// Rounds is the rounds included, oldest first (a suffix of
-	// Input.Rounds, sharing its array).
+	// Rounds is the rounds included, oldest first (a subsequence of
+	// Input.Rounds; an answer may have been shortened or omitted, as
+	// Manifest.Rounds says).
 	Rounds          []Round
 	SummaryIncluded bool
 	// Manifest records what the prompt was built from. Its token counts

@@ -1,0 +1,67 @@
+package chat
+
+import (
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/domain"
+)
+
+// strategyFor returns the history strategy that builds conv's prompts
+// (docs/ENGINE.md, "History strategies"): the conversation's own choice
+// when it has one, else the tenant's. Settings are validated before they
+// are stored; a value that is somehow unknown falls back to the default
+// rather than to another strategy.
+func strategyFor(conv *ent.Conversation, st domain.TenantSettings) domain.HistoryStrategy {
+	_ = conv // the per-conversation choice is wired here
+	if st.HistoryStrategy.Valid() {
+		return st.HistoryStrategy
+	}
+	return domain.DefaultTenantSettings().HistoryStrategy
+}
+
+// windowPlan says what loadWindow reads for one strategy and what of it
+// reaches the answer prompt.
+type windowPlan struct {
+	strategy domain.HistoryStrategy
+	// afterSummary: read only the rounds after the summary's coverage
+	// (HYBRID, SEMANTIC_SUMMARY); otherwise the newest rounds whatever the
+	// summary covers (SLIDING_WINDOW, PRIORITIZED).
+	afterSummary bool
+	// summary: the prompt carries the rolling summary.
+	summary bool
+	// read is how many whole rounds are read at most.
+	read int
+	// verbatim is how many of the newest rounds reach the prompt as they
+	// are (PRIORITIZED: how many it may choose). The rounds read beyond
+	// them and after the summary's coverage are not summarised yet; HYBRID
+	// and SEMANTIC_SUMMARY add them to the summary as one line each.
+	verbatim int
+}
+
+// planFor returns the window plan of strategy s under st.
+//
+//   - SLIDING_WINDOW: the newest HistoryRounds rounds, no summary.
+//   - SEMANTIC_SUMMARY: the summary only; the rounds the summariser has not
+//     folded yet (at most HistoryRounds + SummaryTriggerRounds + 2) join it
+//     as summary lines, never verbatim.
+//   - HYBRID: the newest HistoryRounds rounds verbatim, the summary of
+//     everything older, and the not yet folded rounds in between as
+//     summary lines.
+//   - PRIORITIZED: the newest PrioritizedCandidates rounds are scored, and
+//     at most HistoryRounds of them reach the prompt, with the summary; the
+//     others not folded yet join the summary as lines.
+//
+// The rewrite of a follow-up always sees the newest rounds read (at most
+// HistoryRounds), whatever reaches the answer prompt.
+func planFor(s domain.HistoryStrategy, st domain.TenantSettings) windowPlan {
+	pending := st.HistoryRounds + st.SummaryTriggerRounds + 2
+	switch s {
+	case domain.StrategySlidingWindow:
+		return windowPlan{strategy: s, read: st.HistoryRounds, verbatim: st.HistoryRounds}
+	case domain.StrategySemanticSummary:
+		return windowPlan{strategy: s, afterSummary: true, summary: true, read: pending, verbatim: 0}
+	case domain.StrategyPrioritized:
+		return windowPlan{strategy: s, summary: true, read: max(st.PrioritizedCandidates, st.HistoryRounds), verbatim: st.HistoryRounds}
+	default:
+		return windowPlan{strategy: domain.StrategyHybrid, afterSummary: true, summary: true, read: pending, verbatim: st.HistoryRounds}
+	}
+}
