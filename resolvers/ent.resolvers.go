@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"fmt"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
@@ -24,6 +25,11 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.nodes(ctx, ids)
 }
 
+// AuditEvents is the resolver for the auditEvents field.
+func (r *queryResolver) AuditEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error) {
+	panic(fmt.Errorf("not implemented: AuditEvents - auditEvents"))
+}
+
 // Conversations is the resolver for the conversations field.
 func (r *queryResolver) Conversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error) {
 	return r.ownConversations(ctx, after, first, before, last, orderBy, where)
@@ -32,6 +38,11 @@ func (r *queryResolver) Conversations(ctx context.Context, after *entgql.Cursor[
 // KnowledgeBases is the resolver for the knowledgeBases field.
 func (r *queryResolver) KnowledgeBases(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) (*ent.KnowledgeBaseConnection, error) {
 	return r.knowledgeBases(ctx, after, first, before, last, orderBy, where)
+}
+
+// SupportGrants is the resolver for the supportGrants field.
+func (r *queryResolver) SupportGrants(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) (*ent.SupportGrantConnection, error) {
+	panic(fmt.Errorf("not implemented: SupportGrants - supportGrants"))
 }
 
 // Conversation returns graph.ConversationResolver implementation.

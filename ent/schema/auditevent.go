@@ -49,7 +49,7 @@ func (AuditEvent) Indexes() []ent.Index {
 
 // Annotations of the AuditEvent.
 func (AuditEvent) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection()}
+	return []schema.Annotation{entgql.RelayConnection(), entgql.QueryField("auditEvents")}
 }
 
 // Policy of the AuditEvent: rows are scoped by internal/authz (auditevent.Table).
