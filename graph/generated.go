@@ -41,12 +41,14 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AuditEvent() AuditEventResolver
 	Conversation() ConversationResolver
 	ConversationEvent() ConversationEventResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Source() SourceResolver
 	Subscription() SubscriptionResolver
+	SupportGrant() SupportGrantResolver
 	ViewerEvent() ViewerEventResolver
 }
 
@@ -143,6 +145,7 @@ type ComplexityRoot struct {
 		Actor      func(childComplexity int) int
 		At         func(childComplexity int) int
 		ID         func(childComplexity int) int
+		Metadata   func(childComplexity int) int
 		Reason     func(childComplexity int) int
 		TargetID   func(childComplexity int) int
 		TargetType func(childComplexity int) int
@@ -157,6 +160,11 @@ type ComplexityRoot struct {
 	AuditEventEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AuditMetadataEntry struct {
+		Key   func(childComplexity int) int
+		Value func(childComplexity int) int
 	}
 
 	ContextManifest struct {
@@ -189,6 +197,7 @@ type ComplexityRoot struct {
 		Summary                func(childComplexity int) int
 		SummaryMessageSequence func(childComplexity int) int
 		SummaryVersion         func(childComplexity int) int
+		SupportGrants          func(childComplexity int) int
 		Title                  func(childComplexity int) int
 		TitleSource            func(childComplexity int) int
 		UpdatedAt              func(childComplexity int) int
@@ -343,19 +352,23 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ArchiveConversation func(childComplexity int, id uuid.UUID) int
-		Ask                 func(childComplexity int, input model.AskInput) int
-		CancelAttempt       func(childComplexity int, id uuid.UUID) int
-		CreateConversation  func(childComplexity int, input *model.CreateConversationInput) int
-		CreateKnowledgeBase func(childComplexity int, input model.CreateKnowledgeBaseInput) int
-		DeleteConversation  func(childComplexity int, id uuid.UUID, reason *string) int
-		DeleteDocument      func(childComplexity int, documentID uuid.UUID, reason *string) int
-		IngestDocument      func(childComplexity int, input model.IngestDocumentInput) int
-		RenameConversation  func(childComplexity int, id uuid.UUID, title string) int
-		RestoreConversation func(childComplexity int, id uuid.UUID) int
-		RetryAttempt        func(childComplexity int, input model.RetryAttemptInput) int
-		SetDocumentACL      func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
-		SubmitFeedback      func(childComplexity int, input model.SubmitFeedbackInput) int
+		ApproveSupportAccess func(childComplexity int, id uuid.UUID) int
+		ArchiveConversation  func(childComplexity int, id uuid.UUID) int
+		Ask                  func(childComplexity int, input model.AskInput) int
+		CancelAttempt        func(childComplexity int, id uuid.UUID) int
+		CreateConversation   func(childComplexity int, input *model.CreateConversationInput) int
+		CreateKnowledgeBase  func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		DeleteConversation   func(childComplexity int, id uuid.UUID, reason *string) int
+		DeleteDocument       func(childComplexity int, documentID uuid.UUID, reason *string) int
+		DenySupportAccess    func(childComplexity int, id uuid.UUID, reason *string) int
+		IngestDocument       func(childComplexity int, input model.IngestDocumentInput) int
+		RenameConversation   func(childComplexity int, id uuid.UUID, title string) int
+		RequestSupportAccess func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
+		RestoreConversation  func(childComplexity int, id uuid.UUID) int
+		RetryAttempt         func(childComplexity int, input model.RetryAttemptInput) int
+		RevokeSupportAccess  func(childComplexity int, id uuid.UUID) int
+		SetDocumentACL       func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
+		SubmitFeedback       func(childComplexity int, input model.SubmitFeedbackInput) int
 	}
 
 	PageInfo struct {
@@ -427,6 +440,7 @@ type ComplexityRoot struct {
 		Reason              func(childComplexity int) int
 		RevokedAt           func(childComplexity int) int
 		RevokedBy           func(childComplexity int) int
+		State               func(childComplexity int) int
 		Status              func(childComplexity int) int
 		UpdatedAt           func(childComplexity int) int
 	}
@@ -475,8 +489,12 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AuditEventResolver interface {
+	Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error)
+}
 type ConversationResolver interface {
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
+	SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
@@ -497,6 +515,10 @@ type MutationResolver interface {
 	IngestDocument(ctx context.Context, input model.IngestDocumentInput) (*ent.Document, error)
 	SetDocumentACL(ctx context.Context, documentID uuid.UUID, acl model.DocumentACLInput) (*ent.Document, error)
 	DeleteDocument(ctx context.Context, documentID uuid.UUID, reason *string) (*model.DeleteDocumentPayload, error)
+	RequestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error)
+	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error)
+	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -525,6 +547,9 @@ type SubscriptionResolver interface {
 	AttemptEvents(ctx context.Context, attemptID uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error)
 	ConversationEvents(ctx context.Context, conversationID uuid.UUID) (<-chan *model.ConversationEvent, error)
 	ViewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error)
+}
+type SupportGrantResolver interface {
+	State(ctx context.Context, obj *ent.SupportGrant) (model.SupportGrantState, error)
 }
 type ViewerEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error)
@@ -958,6 +983,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEvent.ID(childComplexity), true
+	case "AuditEvent.metadata":
+		if e.ComplexityRoot.AuditEvent.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.Metadata(childComplexity), true
 	case "AuditEvent.reason":
 		if e.ComplexityRoot.AuditEvent.Reason == nil {
 			break
@@ -1008,6 +1039,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEventEdge.Node(childComplexity), true
+
+	case "AuditMetadataEntry.key":
+		if e.ComplexityRoot.AuditMetadataEntry.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditMetadataEntry.Key(childComplexity), true
+	case "AuditMetadataEntry.value":
+		if e.ComplexityRoot.AuditMetadataEntry.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditMetadataEntry.Value(childComplexity), true
 
 	case "ContextManifest.budget":
 		if e.ComplexityRoot.ContextManifest.Budget == nil {
@@ -1176,6 +1220,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.SummaryVersion(childComplexity), true
+	case "Conversation.supportGrants":
+		if e.ComplexityRoot.Conversation.SupportGrants == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.SupportGrants(childComplexity), true
 	case "Conversation.title":
 		if e.ComplexityRoot.Conversation.Title == nil {
 			break
@@ -1765,6 +1815,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
 
+	case "Mutation.approveSupportAccess":
+		if e.ComplexityRoot.Mutation.ApproveSupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveSupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveSupportAccess(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.archiveConversation":
 		if e.ComplexityRoot.Mutation.ArchiveConversation == nil {
 			break
@@ -1842,6 +1903,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteDocument(childComplexity, args["documentId"].(uuid.UUID), args["reason"].(*string)), true
+	case "Mutation.denySupportAccess":
+		if e.ComplexityRoot.Mutation.DenySupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_denySupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DenySupportAccess(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
 	case "Mutation.ingestDocument":
 		if e.ComplexityRoot.Mutation.IngestDocument == nil {
 			break
@@ -1864,6 +1936,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RenameConversation(childComplexity, args["id"].(uuid.UUID), args["title"].(string)), true
+	case "Mutation.requestSupportAccess":
+		if e.ComplexityRoot.Mutation.RequestSupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_requestSupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RequestSupportAccess(childComplexity, args["conversationId"].(uuid.UUID), args["reason"].(string), args["duration"].(*string)), true
 	case "Mutation.restoreConversation":
 		if e.ComplexityRoot.Mutation.RestoreConversation == nil {
 			break
@@ -1886,6 +1969,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryAttempt(childComplexity, args["input"].(model.RetryAttemptInput)), true
+	case "Mutation.revokeSupportAccess":
+		if e.ComplexityRoot.Mutation.RevokeSupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeSupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeSupportAccess(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.setDocumentAcl":
 		if e.ComplexityRoot.Mutation.SetDocumentACL == nil {
 			break
@@ -2313,6 +2407,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SupportGrant.RevokedBy(childComplexity), true
+	case "SupportGrant.state":
+		if e.ComplexityRoot.SupportGrant.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.State(childComplexity), true
 	case "SupportGrant.status":
 		if e.ComplexityRoot.SupportGrant.Status == nil {
 			break
@@ -2657,6 +2757,11 @@ enum Role {
   Sees the whole tenant (never another tenant) and the admin views.
   """
   ADMIN
+  """
+  A support agent: sees their own conversations and, read-only, those an
+  approved, unexpired support grant names them for.
+  """
+  SUPPORT
 }
 
 """
@@ -3244,6 +3349,81 @@ type Subscription {
   """
   viewerEvents: ViewerEvent!
 }
+
+# Delegated support access and the audit log (docs/API.md, "Delegated
+# support access", "Audit events").
+
+"""
+A support grant's effective state: its status, or EXPIRED once a PENDING or
+APPROVED grant is past expiresAt.
+"""
+enum SupportGrantState {
+  PENDING
+  APPROVED
+  DENIED
+  REVOKED
+  EXPIRED
+}
+
+extend type SupportGrant {
+  """
+  The effective state: ACTIVE access is state APPROVED.
+  """
+  state: SupportGrantState!
+}
+
+extend type Conversation {
+  """
+  The support grants on this conversation the viewer may see, newest first:
+  every grant for its owner (and admins), a support agent's own, none for
+  anyone else.
+  """
+  supportGrants: [SupportGrant!]!
+}
+
+"""
+One key of an audit event's metadata (for example owner, grant, agent).
+"""
+type AuditMetadataEntry {
+  key: String!
+  value: String!
+}
+
+extend type AuditEvent {
+  """
+  The event's metadata, by key.
+  """
+  metadata: [AuditMetadataEntry!]!
+}
+
+extend type Mutation {
+  """
+  Support agents only (FORBIDDEN otherwise): asks for read-only access to
+  one conversation of the tenant (its messages, attempts and sources), for
+  duration (a Go duration such as "2h"; default the tenant's
+  supportGrantDefault, at most its supportGrantMax, else BAD_USER_INPUT with
+  extensions.field "duration"). The grant is PENDING until the owner (or,
+  by tenant policy, an admin) decides, or APPROVED at once when the policy
+  is AUTO. An unknown, DELETED or other tenant's conversation is NOT_FOUND.
+  """
+  requestSupportAccess(conversationId: ID!, reason: String!, duration: String): SupportGrant!
+  """
+  The conversation's owner (or an admin when the tenant policy is
+  OWNER_OR_ADMIN) approves a PENDING request; the access lasts its
+  duration from now. An expired or unknown grant is NOT_FOUND; a decided
+  one is CONFLICT.
+  """
+  approveSupportAccess(id: ID!): SupportGrant!
+  """
+  Like approveSupportAccess, but denies the request.
+  """
+  denySupportAccess(id: ID!, reason: String): SupportGrant!
+  """
+  The owner, an admin or the agent ends a PENDING or APPROVED grant; the
+  agent's next read finds nothing. An expired or unknown grant is NOT_FOUND.
+  """
+  revokeSupportAccess(id: ID!): SupportGrant!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3436,6 +3616,8 @@ func (ec *executionContext) childFields_AuditEvent(ctx context.Context, field gr
 		return ec.fieldContext_AuditEvent_reason(ctx, field)
 	case "at":
 		return ec.fieldContext_AuditEvent_at(ctx, field)
+	case "metadata":
+		return ec.fieldContext_AuditEvent_metadata(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditEvent", field.Name)
 }
@@ -3460,6 +3642,16 @@ func (ec *executionContext) childFields_AuditEventEdge(ctx context.Context, fiel
 		return ec.fieldContext_AuditEventEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditMetadataEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_AuditMetadataEntry_key(ctx, field)
+	case "value":
+		return ec.fieldContext_AuditMetadataEntry_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditMetadataEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_ContextManifest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3532,6 +3724,8 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_attempts(ctx, field)
 	case "messages":
 		return ec.fieldContext_Conversation_messages(ctx, field)
+	case "supportGrants":
+		return ec.fieldContext_Conversation_supportGrants(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -3922,6 +4116,8 @@ func (ec *executionContext) childFields_SupportGrant(ctx context.Context, field 
 		return ec.fieldContext_SupportGrant_revokedBy(ctx, field)
 	case "revokedAt":
 		return ec.fieldContext_SupportGrant_revokedAt(ctx, field)
+	case "state":
+		return ec.fieldContext_SupportGrant_state(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SupportGrant", field.Name)
 }
@@ -4282,6 +4478,20 @@ func (ec *executionContext) field_KnowledgeBase_documents_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_approveSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_archiveConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4396,6 +4606,28 @@ func (ec *executionContext) field_Mutation_deleteDocument_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_denySupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_ingestDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4432,6 +4664,36 @@ func (ec *executionContext) field_Mutation_renameConversation_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_requestSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "duration",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["duration"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_restoreConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4457,6 +4719,20 @@ func (ec *executionContext) field_Mutation_retryAttempt_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -6826,6 +7102,38 @@ func (ec *executionContext) fieldContext_AuditEvent_at(_ context.Context, field 
 	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, "Time")
 }
 
+func (ec *executionContext) _AuditEvent_metadata(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEvent().Metadata(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AuditMetadataEntry) graphql.Marshaler {
+			return ec.marshalNAuditMetadataEntry2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditMetadataEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AuditEventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6966,6 +7274,52 @@ func (ec *executionContext) _AuditEventEdge_cursor(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_AuditEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEventEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _AuditMetadataEntry_key(ctx context.Context, field graphql.CollectedField, obj *model.AuditMetadataEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditMetadataEntry_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditMetadataEntry_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditMetadataEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditMetadataEntry_value(ctx context.Context, field graphql.CollectedField, obj *model.AuditMetadataEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditMetadataEntry_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditMetadataEntry_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditMetadataEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _ContextManifest_historyFromSeq(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
@@ -7737,6 +8091,38 @@ func (ec *executionContext) fieldContext_Conversation_messages(ctx context.Conte
 	if fc.Args, err = ec.field_Conversation_messages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Conversation_supportGrants(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_supportGrants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().SupportGrants(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_supportGrants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -10597,6 +10983,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_requestSupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RequestSupportAccess(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["reason"].(string), fc.Args["duration"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_requestSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveSupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_denySupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DenySupportAccess(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_denySupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeSupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12299,6 +12861,29 @@ func (ec *executionContext) _SupportGrant_revokedAt(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_SupportGrant_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SupportGrant_state(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SupportGrant().State(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SupportGrantState) graphql.Marshaler {
+			return ec.marshalNSupportGrantState2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSupportGrantState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, true, true, "SupportGrantState")
 }
 
 func (ec *executionContext) _SupportGrantConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrantConnection) (ret graphql.Marshaler) {
@@ -23302,38 +23887,44 @@ func (ec *executionContext) _AuditEvent(ctx context.Context, sel ast.SelectionSe
 		case "id":
 			out.Values[i] = ec._AuditEvent_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "actor":
 			out.Values[i] = ec._AuditEvent_actor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "action":
 			out.Values[i] = ec._AuditEvent_action(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "targetType":
 			out.Values[i] = ec._AuditEvent_targetType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "targetId":
 			out.Values[i] = ec._AuditEvent_targetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reason":
 			out.Values[i] = ec._AuditEvent_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "at":
 			out.Values[i] = ec._AuditEvent_at(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "metadata":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AuditEvent_metadata(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23412,6 +24003,44 @@ func (ec *executionContext) _AuditEventEdge(ctx context.Context, sel ast.Selecti
 			}
 		case "cursor":
 			out.Values[i] = ec._AuditEventEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditMetadataEntryImplementors = []string{"AuditMetadataEntry"}
+
+func (ec *executionContext) _AuditMetadataEntry(ctx context.Context, sel ast.SelectionSet, obj *model.AuditMetadataEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditMetadataEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditMetadataEntry")
+		case "key":
+			out.Values[i] = ec._AuditMetadataEntry_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._AuditMetadataEntry_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23628,6 +24257,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_messages(ctx, field, obj)
+				})
+		case "supportGrants":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_supportGrants(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -24742,6 +25377,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "requestSupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_requestSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approveSupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "denySupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_denySupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeSupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25136,78 +25799,84 @@ func (ec *executionContext) _SupportGrant(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._SupportGrant_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._SupportGrant_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._SupportGrant_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "conversationId":
 			out.Values[i] = ec._SupportGrant_conversationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "agentId":
 			out.Values[i] = ec._SupportGrant_agentId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "conversationOwnerId":
 			out.Values[i] = ec._SupportGrant_conversationOwnerId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reason":
 			out.Values[i] = ec._SupportGrant_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._SupportGrant_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "durationSeconds":
 			out.Values[i] = ec._SupportGrant_durationSeconds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "expiresAt":
 			out.Values[i] = ec._SupportGrant_expiresAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "decidedBy":
 			out.Values[i] = ec._SupportGrant_decidedBy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "decidedAt":
 			out.Values[i] = ec._SupportGrant_decidedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "decisionReason":
 			out.Values[i] = ec._SupportGrant_decisionReason(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revokedBy":
 			out.Values[i] = ec._SupportGrant_revokedBy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revokedAt":
 			out.Values[i] = ec._SupportGrant_revokedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "state":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SupportGrant_state(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25968,6 +26637,30 @@ func (ec *executionContext) unmarshalNAuditEventWhereInput2ᚖgithubᚗcomᚋrag
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNAuditMetadataEntry2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuditMetadataEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditMetadataEntry2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditMetadataEntry2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntry(ctx context.Context, sel ast.SelectionSet, v *model.AuditMetadataEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditMetadataEntry!")
+		return graphql.Null
+	}
+	return ec._AuditMetadataEntry(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26565,6 +27258,30 @@ func (ec *executionContext) unmarshalNSubmitFeedbackInput2githubᚗcomᚋragchat
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNSupportGrant2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.SupportGrant) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx context.Context, sel ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SupportGrant!")
+		return graphql.Null
+	}
+	return ec._SupportGrant(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNSupportGrantConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantConnection(ctx context.Context, sel ast.SelectionSet, v *ent.SupportGrantConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "SupportGrantConnection!")
@@ -26584,6 +27301,16 @@ func (ec *executionContext) marshalNSupportGrantOrderField2ᚖgithubᚗcomᚋrag
 		graphql.AddInvalidNullError(ctx, "SupportGrantOrderField!")
 		return graphql.Null
 	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNSupportGrantState2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSupportGrantState(ctx context.Context, v any) (model.SupportGrantState, error) {
+	var res model.SupportGrantState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSupportGrantState2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSupportGrantState(ctx context.Context, sel ast.SelectionSet, v model.SupportGrantState) graphql.Marshaler {
 	return v
 }
 

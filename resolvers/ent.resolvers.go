@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
@@ -27,7 +26,7 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 
 // AuditEvents is the resolver for the auditEvents field.
 func (r *queryResolver) AuditEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error) {
-	panic(fmt.Errorf("not implemented: AuditEvents - auditEvents"))
+	return r.auditEvents(ctx, after, first, before, last, orderBy, where)
 }
 
 // Conversations is the resolver for the conversations field.
@@ -42,8 +41,11 @@ func (r *queryResolver) KnowledgeBases(ctx context.Context, after *entgql.Cursor
 
 // SupportGrants is the resolver for the supportGrants field.
 func (r *queryResolver) SupportGrants(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) (*ent.SupportGrantConnection, error) {
-	panic(fmt.Errorf("not implemented: SupportGrants - supportGrants"))
+	return r.supportGrants(ctx, after, first, before, last, orderBy, where)
 }
+
+// AuditEvent returns graph.AuditEventResolver implementation.
+func (r *Resolver) AuditEvent() graph.AuditEventResolver { return &auditEventResolver{r} }
 
 // Conversation returns graph.ConversationResolver implementation.
 func (r *Resolver) Conversation() graph.ConversationResolver { return &conversationResolver{r} }
@@ -54,8 +56,13 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 // Source returns graph.SourceResolver implementation.
 func (r *Resolver) Source() graph.SourceResolver { return &sourceResolver{r} }
 
+// SupportGrant returns graph.SupportGrantResolver implementation.
+func (r *Resolver) SupportGrant() graph.SupportGrantResolver { return &supportGrantResolver{r} }
+
 type (
+	auditEventResolver   struct{ *Resolver }
 	conversationResolver struct{ *Resolver }
 	queryResolver        struct{ *Resolver }
 	sourceResolver       struct{ *Resolver }
+	supportGrantResolver struct{ *Resolver }
 )

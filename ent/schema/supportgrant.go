@@ -74,7 +74,9 @@ func (SupportGrant) Indexes() []ent.Index {
 func (SupportGrant) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		entgql.RelayConnection(),
-		entgql.QueryField("supportGrants"),
+		entgql.QueryField("supportGrants").Description(
+			"The support grants the viewer may see, newest first by default: those on their own conversations, those they requested as a support agent, and, for admins, every grant of the tenant.",
+		),
 		entsql.Checks(map[string]string{
 			"support_grant_status_check": "status IN ('PENDING', 'APPROVED', 'DENIED', 'REVOKED')",
 		}),
