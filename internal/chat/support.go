@@ -63,6 +63,20 @@ func (e *Engine) RequestSupportAccess(ctx context.Context, in RequestSupportAcce
 	if reason == "" {
 		return nil, badInput("reason", "a reason is required")
 	}
+	// The lookup reads which conversation and whose, nothing of its
+	// content, and is not an audited read.
+	lookup := withoutReadAudit(authz.SupportRequestLookup(ctx))
+	conv, err := e.client.Conversation.Query().Where(conversation.ID(in.ConversationID)).
+		Select(conversation.FieldID, conversation.FieldUserID, conversation.FieldStatus).Only(lookup)
+	if err != nil {
+		return nil, storageError(err, "conversation")
+	}
+	if conv.Status == conversation.StatusDELETED {
+		return nil, domain.NotFound("conversation")
+	}
+	if conv.UserID == v.UserID {
+		return nil, badInput("conversationId", "you own this conversation")
+	}
 	st, err := e.settings(ctx)
 	if err != nil {
 		return nil, err
@@ -81,20 +95,6 @@ func (e *Engine) RequestSupportAccess(ctx context.Context, in RequestSupportAcce
 	d = d.Truncate(time.Second)
 	if d <= 0 {
 		return nil, badInput("duration", "the duration must be at least one second")
-	}
-	// The lookup reads which conversation and whose, nothing of its
-	// content, and is not an audited read.
-	lookup := withoutReadAudit(authz.SupportRequestLookup(ctx))
-	conv, err := e.client.Conversation.Query().Where(conversation.ID(in.ConversationID)).
-		Select(conversation.FieldID, conversation.FieldUserID, conversation.FieldStatus).Only(lookup)
-	if err != nil {
-		return nil, storageError(err, "conversation")
-	}
-	if conv.Status == conversation.StatusDELETED {
-		return nil, domain.NotFound("conversation")
-	}
-	if conv.UserID == v.UserID {
-		return nil, badInput("conversationId", "you own this conversation")
 	}
 	now := e.now().UTC()
 	create := e.client.SupportGrant.Create().
