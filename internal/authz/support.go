@@ -23,7 +23,8 @@ import (
 // queries and edge predicates only; updates and deletes keep the owner
 // scope, so a write under a grant matches no row and is NOT_FOUND. A grant
 // that is revoked, denied, still pending or past expires_at matches
-// nothing from the next query on.
+// nothing from the next query on. Live streams never use grants
+// (WithoutGrants), since they would outlive a revoke.
 
 // supportReach is, per table, the predicate "this row lies in a
 // conversation that an active grant opens to v at now". Tables without an
@@ -87,6 +88,16 @@ func grantedAttempt(v *viewer.Viewer, now time.Time) func(*sql.Selector) {
 
 type supportLookupKey struct{}
 
+type withoutGrantsKey struct{}
+
+// WithoutGrants returns a copy of ctx in which support grants open
+// nothing. Live streams use it: a stream outlives the query that opened
+// it, so it could outlive a revoke or an expiry; streams of another user's
+// conversation are therefore NOT_FOUND to a support agent.
+func WithoutGrants(ctx context.Context) context.Context {
+	return context.WithValue(ctx, withoutGrantsKey{}, true)
+}
+
 // SupportRequestLookup returns a copy of ctx in which a support agent sees
 // every conversation row of their tenant, for the one lookup that files a
 // support request: which conversation, and whose. Nothing else widens:
@@ -103,6 +114,9 @@ func SupportRequestLookup(ctx context.Context) context.Context {
 func readScope(ctx context.Context, v *viewer.Viewer, table string, sc scope) func(*sql.Selector) {
 	base := sc(v)
 	if base == nil || !v.IsSupport() {
+		return base
+	}
+	if off, _ := ctx.Value(withoutGrantsKey{}).(bool); off {
 		return base
 	}
 	if table == conversation.Table {

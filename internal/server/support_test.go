@@ -94,8 +94,9 @@ func supportReads(t *testing.T, h *servertest.Harness) (map[string]int, map[stri
 // TestSupportGrantLifecycle: a support agent without a grant sees nothing;
 // a PENDING request opens nothing; the owner approves; the agent then
 // reads the conversation's messages, attempts and sources, each operation
-// writing one support-read audit event naming the grant; every write
-// under the grant is refused; a revoke ends access at once.
+// writing one support-read audit event naming the grant; every write and
+// every live stream under the grant is refused; a revoke ends access at
+// once.
 func TestSupportGrantLifecycle(t *testing.T) {
 	eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) {
 		alice, sam, root := h.Client(t, "alice"), h.Client(t, "sam", "support"), h.Client(t, "root", "admin")
@@ -154,7 +155,9 @@ func TestSupportGrantLifecycle(t *testing.T) {
 		var got struct {
 			Conversation struct {
 				Title    string
-				Messages struct{ Edges []struct{ Node struct{ Content string } } }
+				Messages struct {
+					Edges []struct{ Node struct{ Content string } }
+				}
 				Attempts struct {
 					Edges []struct {
 						Node struct {
@@ -178,6 +181,20 @@ func TestSupportGrantLifecycle(t *testing.T) {
 		// Feedback is not in the grant's scope.
 		sameAsRandom(t, sam, `query($id: ID!) { node(id: $id) { id } }`, "id", rows.Feedback[0], nil)
 
+		t.Run("no live streams under a grant", func(t *testing.T) {
+			// A stream would outlive a revoke, so grants open none.
+			for _, sub := range []struct{ query, key, id string }{
+				{servertest.AttemptEventsQuery, "a", rows.Attempt},
+				{`subscription($c: ID!) { conversationEvents(conversationId: $c) { kind } }`, "c", conv},
+			} {
+				codes, data := subscriptionErrors(t, sam, sub.query, map[string]any{sub.key: sub.id})
+				random, _ := subscriptionErrors(t, sam, sub.query, map[string]any{sub.key: uuid.NewString()})
+				if data || len(codes) != 1 || codes[0] != "NOT_FOUND" || len(random) != 1 || random[0] != codes[0] {
+					t.Errorf("%s: codes %v (random id: %v), data %v", sub.query, codes, random, data)
+				}
+			}
+		})
+
 		t.Run("writes under the grant are refused", func(t *testing.T) {
 			writes := []struct{ query, key, id string }{
 				{`mutation($c: ID!) { renameConversation(id: $c, title: "x") { id } }`, "c", conv},
@@ -191,7 +208,9 @@ func TestSupportGrantLifecycle(t *testing.T) {
 			for _, w := range writes {
 				sameAsRandom(t, sam, w.query, w.key, w.id, nil)
 			}
-			var still struct{ Conversation struct{ Title, Status string } }
+			var still struct {
+				Conversation struct{ Title, Status string }
+			}
 			mustDo(t, alice, `query($c: ID!) { conversation(id: $c) { title status } }`, map[string]any{"c": conv}, &still)
 			if still.Conversation.Status != "ACTIVE" || still.Conversation.Title == "x" {
 				t.Errorf("a write under the grant changed the conversation: %+v", still)
