@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -229,4 +230,47 @@ func TestSupportGrantDecisions(t *testing.T) {
 		_, err = e.eng.Conversation(as(sam), conv.ID)
 		require.NoError(t, err)
 	}, func(_ *chat.Config, st *domain.TenantSettings) { st.SupportApproval = domain.SupportApprovalAuto })
+}
+
+// TestSupportGrantRacingDecisions: approvals and denials of one request
+// racing from many goroutines have exactly one winner; every other caller
+// gets CONFLICT, and the grant ends in the winner's state.
+func TestSupportGrantRacingDecisions(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		w := grantedWorld(t, e, true)
+		baseline := goroutines()
+		const n = 8
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i%2 == 0 {
+					_, errs[i] = e.eng.ApproveSupportAccess(as(alice), w.grant.ID)
+				} else {
+					_, errs[i] = e.eng.DenySupportAccess(as(alice), w.grant.ID, "")
+				}
+			}()
+		}
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			if err == nil {
+				require.Equal(t, -1, winner, "two decisions won")
+				winner = i
+				continue
+			}
+			assert.Equal(t, domain.CodeConflict, code(err), "loser %d: %v", i, err)
+		}
+		require.NotEqual(t, -1, winner, "no decision won")
+		g, err := e.db.Client.SupportGrant.Get(as(alice), w.grant.ID)
+		require.NoError(t, err)
+		want := supportgrant.StatusAPPROVED
+		if winner%2 == 1 {
+			want = supportgrant.StatusDENIED
+		}
+		assert.Equal(t, want, g.Status)
+		assertGoroutinesBack(t, baseline)
+	})
 }
