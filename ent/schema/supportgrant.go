@@ -84,12 +84,14 @@ func (SupportGrant) Annotations() []schema.Annotation {
 }
 
 // Policy of the SupportGrant: rows are scoped by internal/authz
-// (supportgrant.Table); only a support agent creates one, for themselves.
+// (supportgrant.Table); only a support agent creates one, for themselves,
+// and beyond revoking it only the owner (or an admin) changes it.
 func (SupportGrant) Policy() ent.Policy {
 	return privacy.Policy{
 		Query: privacy.QueryPolicy{authz.FilterScope(supportgrant.Table)},
 		Mutation: privacy.MutationPolicy{
 			authz.DenyCreateUnlessSupportAgent(),
+			authz.RestrictGrantChanges(),
 			authz.FilterScope(supportgrant.Table),
 		},
 	}

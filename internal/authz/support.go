@@ -166,3 +166,53 @@ func DenyCreateUnlessSupportAgent() privacy.MutationRule {
 		return privacy.Skip
 	})
 }
+
+// RestrictGrantChanges lets a support grant be changed, beyond revoking it,
+// only by its conversation's owner and by admins (whom the engine further
+// bounds by the tenant's approval policy): for anyone else an update that
+// approves, denies, extends or otherwise edits a grant matches no row. So
+// an agent can end their own grant but never approve or prolong it, even
+// through Ent directly. Deletes are refused; grants go with their
+// conversation (a cascade) when the purge job removes it.
+func RestrictGrantChanges() privacy.MutationRule {
+	return privacy.MutationRuleFunc(func(ctx context.Context, m ent.Mutation) error {
+		if m.Op().Is(ent.OpDelete | ent.OpDeleteOne) {
+			return privacy.Denyf("support grants are not deleted")
+		}
+		if !m.Op().Is(ent.OpUpdate | ent.OpUpdateOne) {
+			return privacy.Skip
+		}
+		v := viewer.FromContext(ctx)
+		if v == nil {
+			return privacy.Denyf("viewer is missing")
+		}
+		if v.IsAdmin() || revokesOnly(m) {
+			return privacy.Skip
+		}
+		w, ok := m.(wherePer)
+		if !ok {
+			return privacy.Denyf("unexpected mutation %T", m)
+		}
+		w.WhereP(sql.FieldEQ(supportgrant.FieldConversationOwnerID, v.UserID))
+		return privacy.Skip
+	})
+}
+
+// revokesOnly reports whether m does nothing but revoke a grant.
+func revokesOnly(m ent.Mutation) bool {
+	if len(m.AddedFields())+len(m.ClearedFields()) > 0 {
+		return false
+	}
+	for _, f := range m.Fields() {
+		switch f {
+		case supportgrant.FieldStatus:
+			if s, _ := m.Field(f); s != supportgrant.StatusREVOKED {
+				return false
+			}
+		case supportgrant.FieldRevokedBy, supportgrant.FieldRevokedAt, supportgrant.FieldUpdatedAt:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -149,6 +149,18 @@ func TestSupportGrantPrivacyRules(t *testing.T) {
 				err = c.SupportGrant.Create().SetConversationID(w.conv).SetAgentID("eve").SetConversationOwnerID("alice").
 					SetReason("r").SetDurationSeconds(60).SetExpiresAt(time.Now().Add(time.Hour)).Exec(ctx)
 				assert.Error(t, err, "a grant created for another agent")
+				// The agent can neither prolong nor re-decide their grant,
+				// nor delete it, even through Ent; revoking is allowed.
+				err = c.SupportGrant.UpdateOneID(w.grant.ID).SetExpiresAt(time.Now().Add(365 * 24 * time.Hour)).Exec(ctx)
+				assert.True(t, ent.IsNotFound(err), "agent extends the grant: %v", err)
+				err = c.SupportGrant.UpdateOneID(w.grant.ID).SetStatus(supportgrant.StatusDENIED).Exec(ctx)
+				assert.True(t, ent.IsNotFound(err), "agent re-decides the grant: %v", err)
+				_, err = c.SupportGrant.Delete().Exec(ctx)
+				assert.Error(t, err, "agent deletes grants")
+				g, err := c.SupportGrant.Get(sys, w.grant.ID)
+				require.NoError(t, err)
+				assert.Equal(t, w.grant.ExpiresAt.Unix(), g.ExpiresAt.Unix())
+				assert.Equal(t, supportgrant.StatusAPPROVED, g.Status)
 				conv, err := c.Conversation.Get(sys, w.conv)
 				require.NoError(t, err)
 				assert.NotEqual(t, "mine now", conv.Title)
