@@ -27,6 +27,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tenant"
 
 	stdsql "database/sql"
@@ -59,6 +60,8 @@ type Client struct {
 	Message *MessageClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
+	// SupportGrant is the client for interacting with the SupportGrant builders.
+	SupportGrant *SupportGrantClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 }
@@ -83,6 +86,7 @@ func (c *Client) init() {
 	c.KnowledgeBase = NewKnowledgeBaseClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.Source = NewSourceClient(c.config)
+	c.SupportGrant = NewSupportGrantClient(c.config)
 	c.Tenant = NewTenantClient(c.config)
 }
 
@@ -187,6 +191,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		KnowledgeBase: NewKnowledgeBaseClient(cfg),
 		Message:       NewMessageClient(cfg),
 		Source:        NewSourceClient(cfg),
+		SupportGrant:  NewSupportGrantClient(cfg),
 		Tenant:        NewTenantClient(cfg),
 	}, nil
 }
@@ -218,6 +223,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		KnowledgeBase: NewKnowledgeBaseClient(cfg),
 		Message:       NewMessageClient(cfg),
 		Source:        NewSourceClient(cfg),
+		SupportGrant:  NewSupportGrantClient(cfg),
 		Tenant:        NewTenantClient(cfg),
 	}, nil
 }
@@ -249,7 +255,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document,
-		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source, c.Tenant,
+		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source,
+		c.SupportGrant, c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -260,7 +267,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document,
-		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source, c.Tenant,
+		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source,
+		c.SupportGrant, c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -291,6 +299,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Message.mutate(ctx, m)
 	case *SourceMutation:
 		return c.Source.mutate(ctx, m)
+	case *SupportGrantMutation:
+		return c.SupportGrant.mutate(ctx, m)
 	case *TenantMutation:
 		return c.Tenant.mutate(ctx, m)
 	default:
@@ -2348,6 +2358,172 @@ func (c *SourceClient) mutate(ctx context.Context, m *SourceMutation) (Value, er
 	}
 }
 
+// SupportGrantClient is a client for the SupportGrant schema.
+type SupportGrantClient struct {
+	config
+}
+
+// NewSupportGrantClient returns a client for the SupportGrant from the given config.
+func NewSupportGrantClient(c config) *SupportGrantClient {
+	return &SupportGrantClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `supportgrant.Hooks(f(g(h())))`.
+func (c *SupportGrantClient) Use(hooks ...Hook) {
+	c.hooks.SupportGrant = append(c.hooks.SupportGrant, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `supportgrant.Intercept(f(g(h())))`.
+func (c *SupportGrantClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SupportGrant = append(c.inters.SupportGrant, interceptors...)
+}
+
+// Create returns a builder for creating a SupportGrant entity.
+func (c *SupportGrantClient) Create() *SupportGrantCreate {
+	mutation := newSupportGrantMutation(c.config, OpCreate)
+	return &SupportGrantCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SupportGrant entities.
+func (c *SupportGrantClient) CreateBulk(builders ...*SupportGrantCreate) *SupportGrantCreateBulk {
+	return &SupportGrantCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SupportGrantClient) MapCreateBulk(slice any, setFunc func(*SupportGrantCreate, int)) *SupportGrantCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SupportGrantCreateBulk{err: fmt.Errorf("calling to SupportGrantClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SupportGrantCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SupportGrantCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SupportGrant.
+func (c *SupportGrantClient) Update() *SupportGrantUpdate {
+	mutation := newSupportGrantMutation(c.config, OpUpdate)
+	return &SupportGrantUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SupportGrantClient) UpdateOne(_m *SupportGrant) *SupportGrantUpdateOne {
+	mutation := newSupportGrantMutation(c.config, OpUpdateOne, withSupportGrant(_m))
+	return &SupportGrantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SupportGrantClient) UpdateOneID(id uuid.UUID) *SupportGrantUpdateOne {
+	mutation := newSupportGrantMutation(c.config, OpUpdateOne, withSupportGrantID(id))
+	return &SupportGrantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SupportGrant.
+func (c *SupportGrantClient) Delete() *SupportGrantDelete {
+	mutation := newSupportGrantMutation(c.config, OpDelete)
+	return &SupportGrantDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SupportGrantClient) DeleteOne(_m *SupportGrant) *SupportGrantDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SupportGrantClient) DeleteOneID(id uuid.UUID) *SupportGrantDeleteOne {
+	builder := c.Delete().Where(supportgrant.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SupportGrantDeleteOne{builder}
+}
+
+// Query returns a query builder for SupportGrant.
+func (c *SupportGrantClient) Query() *SupportGrantQuery {
+	return &SupportGrantQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSupportGrant},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SupportGrant entity by its id.
+func (c *SupportGrantClient) Get(ctx context.Context, id uuid.UUID) (*SupportGrant, error) {
+	return c.Query().Where(supportgrant.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SupportGrantClient) GetX(ctx context.Context, id uuid.UUID) *SupportGrant {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a SupportGrant.
+func (c *SupportGrantClient) QueryTenant(_m *SupportGrant) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(supportgrant.Table, supportgrant.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, supportgrant.TenantTable, supportgrant.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversation queries the conversation edge of a SupportGrant.
+func (c *SupportGrantClient) QueryConversation(_m *SupportGrant) *ConversationQuery {
+	query := (&ConversationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(supportgrant.Table, supportgrant.FieldID, id),
+			sqlgraph.To(conversation.Table, conversation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, supportgrant.ConversationTable, supportgrant.ConversationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SupportGrantClient) Hooks() []Hook {
+	hooks := c.hooks.SupportGrant
+	return append(hooks[:len(hooks):len(hooks)], supportgrant.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SupportGrantClient) Interceptors() []Interceptor {
+	return c.inters.SupportGrant
+}
+
+func (c *SupportGrantClient) mutate(ctx context.Context, m *SupportGrantMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SupportGrantCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SupportGrantUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SupportGrantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SupportGrantDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SupportGrant mutation op: %q", m.Op())
+	}
+}
+
 // TenantClient is a client for the Tenant schema.
 type TenantClient struct {
 	config
@@ -2486,11 +2662,12 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 type (
 	hooks struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant,
-		Feedback, KnowledgeBase, Message, Source, Tenant []ent.Hook
+		Feedback, KnowledgeBase, Message, Source, SupportGrant, Tenant []ent.Hook
 	}
 	inters struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant,
-		Feedback, KnowledgeBase, Message, Source, Tenant []ent.Interceptor
+		Feedback, KnowledgeBase, Message, Source, SupportGrant,
+		Tenant []ent.Interceptor
 	}
 )
 

@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tenant"
 )
 
@@ -95,6 +96,7 @@ func checkColumn(t, c string) error {
 			knowledgebase.Table: knowledgebase.ValidColumn,
 			message.Table:       message.ValidColumn,
 			source.Table:        source.ValidColumn,
+			supportgrant.Table:  supportgrant.ValidColumn,
 			tenant.Table:        tenant.ValidColumn,
 		})
 	})

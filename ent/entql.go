@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tenant"
 
 	"entgo.io/ent/dialect/sql"
@@ -25,7 +26,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 12)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 13)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -291,6 +292,34 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 	}
 	graph.Nodes[11] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   supportgrant.Table,
+			Columns: supportgrant.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: supportgrant.FieldID,
+			},
+		},
+		Type: "SupportGrant",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			supportgrant.FieldTenantID:            {Type: field.TypeString, Column: supportgrant.FieldTenantID},
+			supportgrant.FieldCreatedAt:           {Type: field.TypeTime, Column: supportgrant.FieldCreatedAt},
+			supportgrant.FieldUpdatedAt:           {Type: field.TypeTime, Column: supportgrant.FieldUpdatedAt},
+			supportgrant.FieldConversationID:      {Type: field.TypeUUID, Column: supportgrant.FieldConversationID},
+			supportgrant.FieldAgentID:             {Type: field.TypeString, Column: supportgrant.FieldAgentID},
+			supportgrant.FieldConversationOwnerID: {Type: field.TypeString, Column: supportgrant.FieldConversationOwnerID},
+			supportgrant.FieldReason:              {Type: field.TypeString, Column: supportgrant.FieldReason},
+			supportgrant.FieldStatus:              {Type: field.TypeEnum, Column: supportgrant.FieldStatus},
+			supportgrant.FieldDurationSeconds:     {Type: field.TypeInt64, Column: supportgrant.FieldDurationSeconds},
+			supportgrant.FieldExpiresAt:           {Type: field.TypeTime, Column: supportgrant.FieldExpiresAt},
+			supportgrant.FieldDecidedBy:           {Type: field.TypeString, Column: supportgrant.FieldDecidedBy},
+			supportgrant.FieldDecidedAt:           {Type: field.TypeTime, Column: supportgrant.FieldDecidedAt},
+			supportgrant.FieldDecisionReason:      {Type: field.TypeString, Column: supportgrant.FieldDecisionReason},
+			supportgrant.FieldRevokedBy:           {Type: field.TypeString, Column: supportgrant.FieldRevokedBy},
+			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -738,6 +767,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Source",
 		"Document",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   supportgrant.TenantTable,
+			Columns: []string{supportgrant.TenantColumn},
+			Bidi:    false,
+		},
+		"SupportGrant",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"conversation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   supportgrant.ConversationTable,
+			Columns: []string{supportgrant.ConversationColumn},
+			Bidi:    false,
+		},
+		"SupportGrant",
+		"Conversation",
 	)
 	return graph
 }()
@@ -2298,6 +2351,149 @@ func (f *SourceFilter) WhereHasDocumentWith(preds ...predicate.Document) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SupportGrantQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SupportGrantQuery builder.
+func (_q *SupportGrantQuery) Filter() *SupportGrantFilter {
+	return &SupportGrantFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SupportGrantMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SupportGrantMutation builder.
+func (m *SupportGrantMutation) Filter() *SupportGrantFilter {
+	return &SupportGrantFilter{config: m.config, predicateAdder: m}
+}
+
+// SupportGrantFilter provides a generic filtering capability at runtime for SupportGrantQuery.
+type SupportGrantFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SupportGrantFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SupportGrantFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(supportgrant.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *SupportGrantFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldTenantID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SupportGrantFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(supportgrant.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *SupportGrantFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(supportgrant.FieldUpdatedAt))
+}
+
+// WhereConversationID applies the entql [16]byte predicate on the conversation_id field.
+func (f *SupportGrantFilter) WhereConversationID(p entql.ValueP) {
+	f.Where(p.Field(supportgrant.FieldConversationID))
+}
+
+// WhereAgentID applies the entql string predicate on the agent_id field.
+func (f *SupportGrantFilter) WhereAgentID(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldAgentID))
+}
+
+// WhereConversationOwnerID applies the entql string predicate on the conversation_owner_id field.
+func (f *SupportGrantFilter) WhereConversationOwnerID(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldConversationOwnerID))
+}
+
+// WhereReason applies the entql string predicate on the reason field.
+func (f *SupportGrantFilter) WhereReason(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldReason))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *SupportGrantFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldStatus))
+}
+
+// WhereDurationSeconds applies the entql int64 predicate on the duration_seconds field.
+func (f *SupportGrantFilter) WhereDurationSeconds(p entql.Int64P) {
+	f.Where(p.Field(supportgrant.FieldDurationSeconds))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *SupportGrantFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(supportgrant.FieldExpiresAt))
+}
+
+// WhereDecidedBy applies the entql string predicate on the decided_by field.
+func (f *SupportGrantFilter) WhereDecidedBy(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldDecidedBy))
+}
+
+// WhereDecidedAt applies the entql time.Time predicate on the decided_at field.
+func (f *SupportGrantFilter) WhereDecidedAt(p entql.TimeP) {
+	f.Where(p.Field(supportgrant.FieldDecidedAt))
+}
+
+// WhereDecisionReason applies the entql string predicate on the decision_reason field.
+func (f *SupportGrantFilter) WhereDecisionReason(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldDecisionReason))
+}
+
+// WhereRevokedBy applies the entql string predicate on the revoked_by field.
+func (f *SupportGrantFilter) WhereRevokedBy(p entql.StringP) {
+	f.Where(p.Field(supportgrant.FieldRevokedBy))
+}
+
+// WhereRevokedAt applies the entql time.Time predicate on the revoked_at field.
+func (f *SupportGrantFilter) WhereRevokedAt(p entql.TimeP) {
+	f.Where(p.Field(supportgrant.FieldRevokedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *SupportGrantFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *SupportGrantFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversation applies a predicate to check if query has an edge conversation.
+func (f *SupportGrantFilter) WhereHasConversation() {
+	f.Where(entql.HasEdge("conversation"))
+}
+
+// WhereHasConversationWith applies a predicate to check if query has an edge conversation with a given conditions (other predicates).
+func (f *SupportGrantFilter) WhereHasConversationWith(preds ...predicate.Conversation) {
+	f.Where(entql.HasEdgeWith("conversation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TenantQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2326,7 +2522,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

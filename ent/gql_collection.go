@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 )
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
@@ -1478,6 +1479,160 @@ func newSourcePaginateArgs(rv map[string]any) *sourcePaginateArgs {
 	}
 	if v, ok := rv[whereField].(*SourceWhereInput); ok {
 		args.opts = append(args.opts, WithSourceFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *SupportGrantQuery) CollectFields(ctx context.Context, satisfies ...string) (*SupportGrantQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *SupportGrantQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(supportgrant.Columns))
+		selectedFields = []string{supportgrant.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[supportgrant.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldCreatedAt)
+				fieldSeen[supportgrant.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[supportgrant.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldUpdatedAt)
+				fieldSeen[supportgrant.FieldUpdatedAt] = struct{}{}
+			}
+		case "conversationId":
+			if _, ok := fieldSeen[supportgrant.FieldConversationID]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldConversationID)
+				fieldSeen[supportgrant.FieldConversationID] = struct{}{}
+			}
+		case "agentId":
+			if _, ok := fieldSeen[supportgrant.FieldAgentID]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldAgentID)
+				fieldSeen[supportgrant.FieldAgentID] = struct{}{}
+			}
+		case "conversationOwnerId":
+			if _, ok := fieldSeen[supportgrant.FieldConversationOwnerID]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldConversationOwnerID)
+				fieldSeen[supportgrant.FieldConversationOwnerID] = struct{}{}
+			}
+		case "reason":
+			if _, ok := fieldSeen[supportgrant.FieldReason]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldReason)
+				fieldSeen[supportgrant.FieldReason] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[supportgrant.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldStatus)
+				fieldSeen[supportgrant.FieldStatus] = struct{}{}
+			}
+		case "durationSeconds":
+			if _, ok := fieldSeen[supportgrant.FieldDurationSeconds]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldDurationSeconds)
+				fieldSeen[supportgrant.FieldDurationSeconds] = struct{}{}
+			}
+		case "expiresAt":
+			if _, ok := fieldSeen[supportgrant.FieldExpiresAt]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldExpiresAt)
+				fieldSeen[supportgrant.FieldExpiresAt] = struct{}{}
+			}
+		case "decidedBy":
+			if _, ok := fieldSeen[supportgrant.FieldDecidedBy]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldDecidedBy)
+				fieldSeen[supportgrant.FieldDecidedBy] = struct{}{}
+			}
+		case "decidedAt":
+			if _, ok := fieldSeen[supportgrant.FieldDecidedAt]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldDecidedAt)
+				fieldSeen[supportgrant.FieldDecidedAt] = struct{}{}
+			}
+		case "decisionReason":
+			if _, ok := fieldSeen[supportgrant.FieldDecisionReason]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldDecisionReason)
+				fieldSeen[supportgrant.FieldDecisionReason] = struct{}{}
+			}
+		case "revokedBy":
+			if _, ok := fieldSeen[supportgrant.FieldRevokedBy]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldRevokedBy)
+				fieldSeen[supportgrant.FieldRevokedBy] = struct{}{}
+			}
+		case "revokedAt":
+			if _, ok := fieldSeen[supportgrant.FieldRevokedAt]; !ok {
+				selectedFields = append(selectedFields, supportgrant.FieldRevokedAt)
+				fieldSeen[supportgrant.FieldRevokedAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type supportgrantPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []SupportGrantPaginateOption
+}
+
+func newSupportGrantPaginateArgs(rv map[string]any) *supportgrantPaginateArgs {
+	args := &supportgrantPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &SupportGrantOrder{Field: &SupportGrantOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithSupportGrantOrder(order))
+			}
+		case *SupportGrantOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithSupportGrantOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*SupportGrantWhereInput); ok {
+		args.opts = append(args.opts, WithSupportGrantFilter(v.Filter))
 	}
 	return args
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 )
 
 // Noder wraps the basic Node method.
@@ -64,6 +65,11 @@ var sourceImplementors = []string{"Source", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Source) IsNode() {}
+
+var supportgrantImplementors = []string{"SupportGrant", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*SupportGrant) IsNode() {}
 
 var errNodeInvalidID = &NotFoundError{"node"}
 
@@ -191,6 +197,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(source.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, sourceImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case supportgrant.Table:
+		query := c.SupportGrant.Query().
+			Where(supportgrant.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, supportgrantImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -384,6 +399,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Source.Query().
 			Where(source.IDIn(ids...))
 		query, err := query.CollectFields(ctx, sourceImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case supportgrant.Table:
+		query := c.SupportGrant.Query().
+			Where(supportgrant.IDIn(ids...))
+		query, err := query.CollectFields(ctx, supportgrantImplementors...)
 		if err != nil {
 			return nil, err
 		}

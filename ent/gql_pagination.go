@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -2602,6 +2603,338 @@ func (_m *Source) ToEdge(order *SourceOrder) *SourceEdge {
 		order = DefaultSourceOrder
 	}
 	return &SourceEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// SupportGrantEdge is the edge representation of SupportGrant.
+type SupportGrantEdge struct {
+	Node   *SupportGrant `json:"node"`
+	Cursor Cursor        `json:"cursor"`
+}
+
+// SupportGrantConnection is the connection containing edges to SupportGrant.
+type SupportGrantConnection struct {
+	Edges      []*SupportGrantEdge `json:"edges"`
+	PageInfo   PageInfo            `json:"pageInfo"`
+	TotalCount int                 `json:"totalCount"`
+}
+
+func (c *SupportGrantConnection) build(nodes []*SupportGrant, pager *supportgrantPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *SupportGrant
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *SupportGrant {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *SupportGrant {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*SupportGrantEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &SupportGrantEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// SupportGrantPaginateOption enables pagination customization.
+type SupportGrantPaginateOption func(*supportgrantPager) error
+
+// WithSupportGrantOrder configures pagination ordering.
+func WithSupportGrantOrder(order *SupportGrantOrder) SupportGrantPaginateOption {
+	if order == nil {
+		order = DefaultSupportGrantOrder
+	}
+	o := *order
+	return func(pager *supportgrantPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultSupportGrantOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithSupportGrantFilter configures pagination filter.
+func WithSupportGrantFilter(filter func(*SupportGrantQuery) (*SupportGrantQuery, error)) SupportGrantPaginateOption {
+	return func(pager *supportgrantPager) error {
+		if filter == nil {
+			return errors.New("SupportGrantQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type supportgrantPager struct {
+	reverse bool
+	order   *SupportGrantOrder
+	filter  func(*SupportGrantQuery) (*SupportGrantQuery, error)
+}
+
+func newSupportGrantPager(opts []SupportGrantPaginateOption, reverse bool) (*supportgrantPager, error) {
+	pager := &supportgrantPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultSupportGrantOrder
+	}
+	return pager, nil
+}
+
+func (p *supportgrantPager) applyFilter(query *SupportGrantQuery) (*SupportGrantQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *supportgrantPager) toCursor(_m *SupportGrant) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *supportgrantPager) applyCursors(query *SupportGrantQuery, after, before *Cursor) (*SupportGrantQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultSupportGrantOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *supportgrantPager) applyOrder(query *SupportGrantQuery) *SupportGrantQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultSupportGrantOrder.Field {
+		query = query.Order(DefaultSupportGrantOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *supportgrantPager) orderExpr(query *SupportGrantQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultSupportGrantOrder.Field {
+			b.Comma().Ident(DefaultSupportGrantOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to SupportGrant.
+func (_m *SupportGrantQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...SupportGrantPaginateOption,
+) (*SupportGrantConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newSupportGrantPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &SupportGrantConnection{Edges: []*SupportGrantEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// SupportGrantOrderFieldCreatedAt orders SupportGrant by created_at.
+	SupportGrantOrderFieldCreatedAt = &SupportGrantOrderField{
+		Value: func(_m *SupportGrant) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: supportgrant.FieldCreatedAt,
+		toTerm: supportgrant.ByCreatedAt,
+		toCursor: func(_m *SupportGrant) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// SupportGrantOrderFieldUpdatedAt orders SupportGrant by updated_at.
+	SupportGrantOrderFieldUpdatedAt = &SupportGrantOrderField{
+		Value: func(_m *SupportGrant) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: supportgrant.FieldUpdatedAt,
+		toTerm: supportgrant.ByUpdatedAt,
+		toCursor: func(_m *SupportGrant) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+	// SupportGrantOrderFieldExpiresAt orders SupportGrant by expires_at.
+	SupportGrantOrderFieldExpiresAt = &SupportGrantOrderField{
+		Value: func(_m *SupportGrant) (ent.Value, error) {
+			return _m.ExpiresAt, nil
+		},
+		column: supportgrant.FieldExpiresAt,
+		toTerm: supportgrant.ByExpiresAt,
+		toCursor: func(_m *SupportGrant) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.ExpiresAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f SupportGrantOrderField) String() string {
+	var str string
+	switch f.column {
+	case SupportGrantOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case SupportGrantOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	case SupportGrantOrderFieldExpiresAt.column:
+		str = "EXPIRES_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f SupportGrantOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *SupportGrantOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("SupportGrantOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *SupportGrantOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *SupportGrantOrderFieldUpdatedAt
+	case "EXPIRES_AT":
+		*f = *SupportGrantOrderFieldExpiresAt
+	default:
+		return fmt.Errorf("%s is not a valid SupportGrantOrderField", str)
+	}
+	return nil
+}
+
+// SupportGrantOrderField defines the ordering field of SupportGrant.
+type SupportGrantOrderField struct {
+	// Value extracts the ordering value from the given SupportGrant.
+	Value    func(*SupportGrant) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) supportgrant.OrderOption
+	toCursor func(*SupportGrant) Cursor
+}
+
+// SupportGrantOrder defines the ordering of SupportGrant.
+type SupportGrantOrder struct {
+	Direction OrderDirection          `json:"direction"`
+	Field     *SupportGrantOrderField `json:"field"`
+}
+
+// DefaultSupportGrantOrder is the default ordering of SupportGrant.
+var DefaultSupportGrantOrder = &SupportGrantOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &SupportGrantOrderField{
+		Value: func(_m *SupportGrant) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: supportgrant.FieldID,
+		toTerm: supportgrant.ByID,
+		toCursor: func(_m *SupportGrant) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts SupportGrant into SupportGrantEdge.
+func (_m *SupportGrant) ToEdge(order *SupportGrantOrder) *SupportGrantEdge {
+	if order == nil {
+		order = DefaultSupportGrantOrder
+	}
+	return &SupportGrantEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

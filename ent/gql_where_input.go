@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 )
 
 // AttemptWhereInput represents a where input for filtering Attempt queries.
@@ -4696,5 +4697,733 @@ func (i *SourceWhereInput) P() (predicate.Source, error) {
 		return predicates[0], nil
 	default:
 		return source.And(predicates...), nil
+	}
+}
+
+// SupportGrantWhereInput represents a where input for filtering SupportGrant queries.
+type SupportGrantWhereInput struct {
+	Predicates []predicate.SupportGrant  `json:"-"`
+	Not        *SupportGrantWhereInput   `json:"not,omitempty"`
+	Or         []*SupportGrantWhereInput `json:"or,omitempty"`
+	And        []*SupportGrantWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "conversation_id" field predicates.
+	ConversationID      *uuid.UUID  `json:"conversationId,omitempty"`
+	ConversationIDNEQ   *uuid.UUID  `json:"conversationIdNEQ,omitempty"`
+	ConversationIDIn    []uuid.UUID `json:"conversationIdIn,omitempty"`
+	ConversationIDNotIn []uuid.UUID `json:"conversationIdNotIn,omitempty"`
+
+	// "agent_id" field predicates.
+	AgentID             *string  `json:"agentId,omitempty"`
+	AgentIDNEQ          *string  `json:"agentIdNEQ,omitempty"`
+	AgentIDIn           []string `json:"agentIdIn,omitempty"`
+	AgentIDNotIn        []string `json:"agentIdNotIn,omitempty"`
+	AgentIDGT           *string  `json:"agentIdGT,omitempty"`
+	AgentIDGTE          *string  `json:"agentIdGTE,omitempty"`
+	AgentIDLT           *string  `json:"agentIdLT,omitempty"`
+	AgentIDLTE          *string  `json:"agentIdLTE,omitempty"`
+	AgentIDContains     *string  `json:"agentIdContains,omitempty"`
+	AgentIDHasPrefix    *string  `json:"agentIdHasPrefix,omitempty"`
+	AgentIDHasSuffix    *string  `json:"agentIdHasSuffix,omitempty"`
+	AgentIDEqualFold    *string  `json:"agentIdEqualFold,omitempty"`
+	AgentIDContainsFold *string  `json:"agentIdContainsFold,omitempty"`
+
+	// "conversation_owner_id" field predicates.
+	ConversationOwnerID             *string  `json:"conversationOwnerId,omitempty"`
+	ConversationOwnerIDNEQ          *string  `json:"conversationOwnerIdNEQ,omitempty"`
+	ConversationOwnerIDIn           []string `json:"conversationOwnerIdIn,omitempty"`
+	ConversationOwnerIDNotIn        []string `json:"conversationOwnerIdNotIn,omitempty"`
+	ConversationOwnerIDGT           *string  `json:"conversationOwnerIdGT,omitempty"`
+	ConversationOwnerIDGTE          *string  `json:"conversationOwnerIdGTE,omitempty"`
+	ConversationOwnerIDLT           *string  `json:"conversationOwnerIdLT,omitempty"`
+	ConversationOwnerIDLTE          *string  `json:"conversationOwnerIdLTE,omitempty"`
+	ConversationOwnerIDContains     *string  `json:"conversationOwnerIdContains,omitempty"`
+	ConversationOwnerIDHasPrefix    *string  `json:"conversationOwnerIdHasPrefix,omitempty"`
+	ConversationOwnerIDHasSuffix    *string  `json:"conversationOwnerIdHasSuffix,omitempty"`
+	ConversationOwnerIDEqualFold    *string  `json:"conversationOwnerIdEqualFold,omitempty"`
+	ConversationOwnerIDContainsFold *string  `json:"conversationOwnerIdContainsFold,omitempty"`
+
+	// "reason" field predicates.
+	Reason             *string  `json:"reason,omitempty"`
+	ReasonNEQ          *string  `json:"reasonNEQ,omitempty"`
+	ReasonIn           []string `json:"reasonIn,omitempty"`
+	ReasonNotIn        []string `json:"reasonNotIn,omitempty"`
+	ReasonGT           *string  `json:"reasonGT,omitempty"`
+	ReasonGTE          *string  `json:"reasonGTE,omitempty"`
+	ReasonLT           *string  `json:"reasonLT,omitempty"`
+	ReasonLTE          *string  `json:"reasonLTE,omitempty"`
+	ReasonContains     *string  `json:"reasonContains,omitempty"`
+	ReasonHasPrefix    *string  `json:"reasonHasPrefix,omitempty"`
+	ReasonHasSuffix    *string  `json:"reasonHasSuffix,omitempty"`
+	ReasonEqualFold    *string  `json:"reasonEqualFold,omitempty"`
+	ReasonContainsFold *string  `json:"reasonContainsFold,omitempty"`
+
+	// "status" field predicates.
+	Status      *supportgrant.Status  `json:"status,omitempty"`
+	StatusNEQ   *supportgrant.Status  `json:"statusNEQ,omitempty"`
+	StatusIn    []supportgrant.Status `json:"statusIn,omitempty"`
+	StatusNotIn []supportgrant.Status `json:"statusNotIn,omitempty"`
+
+	// "duration_seconds" field predicates.
+	DurationSeconds      *int64  `json:"durationSeconds,omitempty"`
+	DurationSecondsNEQ   *int64  `json:"durationSecondsNEQ,omitempty"`
+	DurationSecondsIn    []int64 `json:"durationSecondsIn,omitempty"`
+	DurationSecondsNotIn []int64 `json:"durationSecondsNotIn,omitempty"`
+	DurationSecondsGT    *int64  `json:"durationSecondsGT,omitempty"`
+	DurationSecondsGTE   *int64  `json:"durationSecondsGTE,omitempty"`
+	DurationSecondsLT    *int64  `json:"durationSecondsLT,omitempty"`
+	DurationSecondsLTE   *int64  `json:"durationSecondsLTE,omitempty"`
+
+	// "expires_at" field predicates.
+	ExpiresAt      *time.Time  `json:"expiresAt,omitempty"`
+	ExpiresAtNEQ   *time.Time  `json:"expiresAtNEQ,omitempty"`
+	ExpiresAtIn    []time.Time `json:"expiresAtIn,omitempty"`
+	ExpiresAtNotIn []time.Time `json:"expiresAtNotIn,omitempty"`
+	ExpiresAtGT    *time.Time  `json:"expiresAtGT,omitempty"`
+	ExpiresAtGTE   *time.Time  `json:"expiresAtGTE,omitempty"`
+	ExpiresAtLT    *time.Time  `json:"expiresAtLT,omitempty"`
+	ExpiresAtLTE   *time.Time  `json:"expiresAtLTE,omitempty"`
+
+	// "decided_by" field predicates.
+	DecidedBy             *string  `json:"decidedBy,omitempty"`
+	DecidedByNEQ          *string  `json:"decidedByNEQ,omitempty"`
+	DecidedByIn           []string `json:"decidedByIn,omitempty"`
+	DecidedByNotIn        []string `json:"decidedByNotIn,omitempty"`
+	DecidedByGT           *string  `json:"decidedByGT,omitempty"`
+	DecidedByGTE          *string  `json:"decidedByGTE,omitempty"`
+	DecidedByLT           *string  `json:"decidedByLT,omitempty"`
+	DecidedByLTE          *string  `json:"decidedByLTE,omitempty"`
+	DecidedByContains     *string  `json:"decidedByContains,omitempty"`
+	DecidedByHasPrefix    *string  `json:"decidedByHasPrefix,omitempty"`
+	DecidedByHasSuffix    *string  `json:"decidedByHasSuffix,omitempty"`
+	DecidedByIsNil        bool     `json:"decidedByIsNil,omitempty"`
+	DecidedByNotNil       bool     `json:"decidedByNotNil,omitempty"`
+	DecidedByEqualFold    *string  `json:"decidedByEqualFold,omitempty"`
+	DecidedByContainsFold *string  `json:"decidedByContainsFold,omitempty"`
+
+	// "decided_at" field predicates.
+	DecidedAt       *time.Time  `json:"decidedAt,omitempty"`
+	DecidedAtNEQ    *time.Time  `json:"decidedAtNEQ,omitempty"`
+	DecidedAtIn     []time.Time `json:"decidedAtIn,omitempty"`
+	DecidedAtNotIn  []time.Time `json:"decidedAtNotIn,omitempty"`
+	DecidedAtGT     *time.Time  `json:"decidedAtGT,omitempty"`
+	DecidedAtGTE    *time.Time  `json:"decidedAtGTE,omitempty"`
+	DecidedAtLT     *time.Time  `json:"decidedAtLT,omitempty"`
+	DecidedAtLTE    *time.Time  `json:"decidedAtLTE,omitempty"`
+	DecidedAtIsNil  bool        `json:"decidedAtIsNil,omitempty"`
+	DecidedAtNotNil bool        `json:"decidedAtNotNil,omitempty"`
+
+	// "decision_reason" field predicates.
+	DecisionReason             *string  `json:"decisionReason,omitempty"`
+	DecisionReasonNEQ          *string  `json:"decisionReasonNEQ,omitempty"`
+	DecisionReasonIn           []string `json:"decisionReasonIn,omitempty"`
+	DecisionReasonNotIn        []string `json:"decisionReasonNotIn,omitempty"`
+	DecisionReasonGT           *string  `json:"decisionReasonGT,omitempty"`
+	DecisionReasonGTE          *string  `json:"decisionReasonGTE,omitempty"`
+	DecisionReasonLT           *string  `json:"decisionReasonLT,omitempty"`
+	DecisionReasonLTE          *string  `json:"decisionReasonLTE,omitempty"`
+	DecisionReasonContains     *string  `json:"decisionReasonContains,omitempty"`
+	DecisionReasonHasPrefix    *string  `json:"decisionReasonHasPrefix,omitempty"`
+	DecisionReasonHasSuffix    *string  `json:"decisionReasonHasSuffix,omitempty"`
+	DecisionReasonIsNil        bool     `json:"decisionReasonIsNil,omitempty"`
+	DecisionReasonNotNil       bool     `json:"decisionReasonNotNil,omitempty"`
+	DecisionReasonEqualFold    *string  `json:"decisionReasonEqualFold,omitempty"`
+	DecisionReasonContainsFold *string  `json:"decisionReasonContainsFold,omitempty"`
+
+	// "revoked_by" field predicates.
+	RevokedBy             *string  `json:"revokedBy,omitempty"`
+	RevokedByNEQ          *string  `json:"revokedByNEQ,omitempty"`
+	RevokedByIn           []string `json:"revokedByIn,omitempty"`
+	RevokedByNotIn        []string `json:"revokedByNotIn,omitempty"`
+	RevokedByGT           *string  `json:"revokedByGT,omitempty"`
+	RevokedByGTE          *string  `json:"revokedByGTE,omitempty"`
+	RevokedByLT           *string  `json:"revokedByLT,omitempty"`
+	RevokedByLTE          *string  `json:"revokedByLTE,omitempty"`
+	RevokedByContains     *string  `json:"revokedByContains,omitempty"`
+	RevokedByHasPrefix    *string  `json:"revokedByHasPrefix,omitempty"`
+	RevokedByHasSuffix    *string  `json:"revokedByHasSuffix,omitempty"`
+	RevokedByIsNil        bool     `json:"revokedByIsNil,omitempty"`
+	RevokedByNotNil       bool     `json:"revokedByNotNil,omitempty"`
+	RevokedByEqualFold    *string  `json:"revokedByEqualFold,omitempty"`
+	RevokedByContainsFold *string  `json:"revokedByContainsFold,omitempty"`
+
+	// "revoked_at" field predicates.
+	RevokedAt       *time.Time  `json:"revokedAt,omitempty"`
+	RevokedAtNEQ    *time.Time  `json:"revokedAtNEQ,omitempty"`
+	RevokedAtIn     []time.Time `json:"revokedAtIn,omitempty"`
+	RevokedAtNotIn  []time.Time `json:"revokedAtNotIn,omitempty"`
+	RevokedAtGT     *time.Time  `json:"revokedAtGT,omitempty"`
+	RevokedAtGTE    *time.Time  `json:"revokedAtGTE,omitempty"`
+	RevokedAtLT     *time.Time  `json:"revokedAtLT,omitempty"`
+	RevokedAtLTE    *time.Time  `json:"revokedAtLTE,omitempty"`
+	RevokedAtIsNil  bool        `json:"revokedAtIsNil,omitempty"`
+	RevokedAtNotNil bool        `json:"revokedAtNotNil,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *SupportGrantWhereInput) AddPredicates(predicates ...predicate.SupportGrant) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the SupportGrantWhereInput filter on the SupportGrantQuery builder.
+func (i *SupportGrantWhereInput) Filter(q *SupportGrantQuery) (*SupportGrantQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptySupportGrantWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptySupportGrantWhereInput is returned in case the SupportGrantWhereInput is empty.
+var ErrEmptySupportGrantWhereInput = errors.New("ent: empty predicate SupportGrantWhereInput")
+
+// P returns a predicate for filtering supportgrants.
+// An error is returned if the input is empty or invalid.
+func (i *SupportGrantWhereInput) P() (predicate.SupportGrant, error) {
+	var predicates []predicate.SupportGrant
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, supportgrant.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.SupportGrant, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, supportgrant.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.SupportGrant, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, supportgrant.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, supportgrant.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, supportgrant.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, supportgrant.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, supportgrant.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, supportgrant.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, supportgrant.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, supportgrant.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, supportgrant.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, supportgrant.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, supportgrant.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, supportgrant.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, supportgrant.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, supportgrant.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, supportgrant.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, supportgrant.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, supportgrant.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, supportgrant.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, supportgrant.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, supportgrant.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, supportgrant.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, supportgrant.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, supportgrant.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, supportgrant.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, supportgrant.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.ConversationID != nil {
+		predicates = append(predicates, supportgrant.ConversationIDEQ(*i.ConversationID))
+	}
+	if i.ConversationIDNEQ != nil {
+		predicates = append(predicates, supportgrant.ConversationIDNEQ(*i.ConversationIDNEQ))
+	}
+	if len(i.ConversationIDIn) > 0 {
+		predicates = append(predicates, supportgrant.ConversationIDIn(i.ConversationIDIn...))
+	}
+	if len(i.ConversationIDNotIn) > 0 {
+		predicates = append(predicates, supportgrant.ConversationIDNotIn(i.ConversationIDNotIn...))
+	}
+	if i.AgentID != nil {
+		predicates = append(predicates, supportgrant.AgentIDEQ(*i.AgentID))
+	}
+	if i.AgentIDNEQ != nil {
+		predicates = append(predicates, supportgrant.AgentIDNEQ(*i.AgentIDNEQ))
+	}
+	if len(i.AgentIDIn) > 0 {
+		predicates = append(predicates, supportgrant.AgentIDIn(i.AgentIDIn...))
+	}
+	if len(i.AgentIDNotIn) > 0 {
+		predicates = append(predicates, supportgrant.AgentIDNotIn(i.AgentIDNotIn...))
+	}
+	if i.AgentIDGT != nil {
+		predicates = append(predicates, supportgrant.AgentIDGT(*i.AgentIDGT))
+	}
+	if i.AgentIDGTE != nil {
+		predicates = append(predicates, supportgrant.AgentIDGTE(*i.AgentIDGTE))
+	}
+	if i.AgentIDLT != nil {
+		predicates = append(predicates, supportgrant.AgentIDLT(*i.AgentIDLT))
+	}
+	if i.AgentIDLTE != nil {
+		predicates = append(predicates, supportgrant.AgentIDLTE(*i.AgentIDLTE))
+	}
+	if i.AgentIDContains != nil {
+		predicates = append(predicates, supportgrant.AgentIDContains(*i.AgentIDContains))
+	}
+	if i.AgentIDHasPrefix != nil {
+		predicates = append(predicates, supportgrant.AgentIDHasPrefix(*i.AgentIDHasPrefix))
+	}
+	if i.AgentIDHasSuffix != nil {
+		predicates = append(predicates, supportgrant.AgentIDHasSuffix(*i.AgentIDHasSuffix))
+	}
+	if i.AgentIDEqualFold != nil {
+		predicates = append(predicates, supportgrant.AgentIDEqualFold(*i.AgentIDEqualFold))
+	}
+	if i.AgentIDContainsFold != nil {
+		predicates = append(predicates, supportgrant.AgentIDContainsFold(*i.AgentIDContainsFold))
+	}
+	if i.ConversationOwnerID != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDEQ(*i.ConversationOwnerID))
+	}
+	if i.ConversationOwnerIDNEQ != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDNEQ(*i.ConversationOwnerIDNEQ))
+	}
+	if len(i.ConversationOwnerIDIn) > 0 {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDIn(i.ConversationOwnerIDIn...))
+	}
+	if len(i.ConversationOwnerIDNotIn) > 0 {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDNotIn(i.ConversationOwnerIDNotIn...))
+	}
+	if i.ConversationOwnerIDGT != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDGT(*i.ConversationOwnerIDGT))
+	}
+	if i.ConversationOwnerIDGTE != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDGTE(*i.ConversationOwnerIDGTE))
+	}
+	if i.ConversationOwnerIDLT != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDLT(*i.ConversationOwnerIDLT))
+	}
+	if i.ConversationOwnerIDLTE != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDLTE(*i.ConversationOwnerIDLTE))
+	}
+	if i.ConversationOwnerIDContains != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDContains(*i.ConversationOwnerIDContains))
+	}
+	if i.ConversationOwnerIDHasPrefix != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDHasPrefix(*i.ConversationOwnerIDHasPrefix))
+	}
+	if i.ConversationOwnerIDHasSuffix != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDHasSuffix(*i.ConversationOwnerIDHasSuffix))
+	}
+	if i.ConversationOwnerIDEqualFold != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDEqualFold(*i.ConversationOwnerIDEqualFold))
+	}
+	if i.ConversationOwnerIDContainsFold != nil {
+		predicates = append(predicates, supportgrant.ConversationOwnerIDContainsFold(*i.ConversationOwnerIDContainsFold))
+	}
+	if i.Reason != nil {
+		predicates = append(predicates, supportgrant.ReasonEQ(*i.Reason))
+	}
+	if i.ReasonNEQ != nil {
+		predicates = append(predicates, supportgrant.ReasonNEQ(*i.ReasonNEQ))
+	}
+	if len(i.ReasonIn) > 0 {
+		predicates = append(predicates, supportgrant.ReasonIn(i.ReasonIn...))
+	}
+	if len(i.ReasonNotIn) > 0 {
+		predicates = append(predicates, supportgrant.ReasonNotIn(i.ReasonNotIn...))
+	}
+	if i.ReasonGT != nil {
+		predicates = append(predicates, supportgrant.ReasonGT(*i.ReasonGT))
+	}
+	if i.ReasonGTE != nil {
+		predicates = append(predicates, supportgrant.ReasonGTE(*i.ReasonGTE))
+	}
+	if i.ReasonLT != nil {
+		predicates = append(predicates, supportgrant.ReasonLT(*i.ReasonLT))
+	}
+	if i.ReasonLTE != nil {
+		predicates = append(predicates, supportgrant.ReasonLTE(*i.ReasonLTE))
+	}
+	if i.ReasonContains != nil {
+		predicates = append(predicates, supportgrant.ReasonContains(*i.ReasonContains))
+	}
+	if i.ReasonHasPrefix != nil {
+		predicates = append(predicates, supportgrant.ReasonHasPrefix(*i.ReasonHasPrefix))
+	}
+	if i.ReasonHasSuffix != nil {
+		predicates = append(predicates, supportgrant.ReasonHasSuffix(*i.ReasonHasSuffix))
+	}
+	if i.ReasonEqualFold != nil {
+		predicates = append(predicates, supportgrant.ReasonEqualFold(*i.ReasonEqualFold))
+	}
+	if i.ReasonContainsFold != nil {
+		predicates = append(predicates, supportgrant.ReasonContainsFold(*i.ReasonContainsFold))
+	}
+	if i.Status != nil {
+		predicates = append(predicates, supportgrant.StatusEQ(*i.Status))
+	}
+	if i.StatusNEQ != nil {
+		predicates = append(predicates, supportgrant.StatusNEQ(*i.StatusNEQ))
+	}
+	if len(i.StatusIn) > 0 {
+		predicates = append(predicates, supportgrant.StatusIn(i.StatusIn...))
+	}
+	if len(i.StatusNotIn) > 0 {
+		predicates = append(predicates, supportgrant.StatusNotIn(i.StatusNotIn...))
+	}
+	if i.DurationSeconds != nil {
+		predicates = append(predicates, supportgrant.DurationSecondsEQ(*i.DurationSeconds))
+	}
+	if i.DurationSecondsNEQ != nil {
+		predicates = append(predicates, supportgrant.DurationSecondsNEQ(*i.DurationSecondsNEQ))
+	}
+	if len(i.DurationSecondsIn) > 0 {
+		predicates = append(predicates, supportgrant.DurationSecondsIn(i.DurationSecondsIn...))
+	}
+	if len(i.DurationSecondsNotIn) > 0 {
+		predicates = append(predicates, supportgrant.DurationSecondsNotIn(i.DurationSecondsNotIn...))
+	}
+	if i.DurationSecondsGT != nil {
+		predicates = append(predicates, supportgrant.DurationSecondsGT(*i.DurationSecondsGT))
+	}
+	if i.DurationSecondsGTE != nil {
+		predicates = append(predicates, supportgrant.DurationSecondsGTE(*i.DurationSecondsGTE))
+	}
+	if i.DurationSecondsLT != nil {
+		predicates = append(predicates, supportgrant.DurationSecondsLT(*i.DurationSecondsLT))
+	}
+	if i.DurationSecondsLTE != nil {
+		predicates = append(predicates, supportgrant.DurationSecondsLTE(*i.DurationSecondsLTE))
+	}
+	if i.ExpiresAt != nil {
+		predicates = append(predicates, supportgrant.ExpiresAtEQ(*i.ExpiresAt))
+	}
+	if i.ExpiresAtNEQ != nil {
+		predicates = append(predicates, supportgrant.ExpiresAtNEQ(*i.ExpiresAtNEQ))
+	}
+	if len(i.ExpiresAtIn) > 0 {
+		predicates = append(predicates, supportgrant.ExpiresAtIn(i.ExpiresAtIn...))
+	}
+	if len(i.ExpiresAtNotIn) > 0 {
+		predicates = append(predicates, supportgrant.ExpiresAtNotIn(i.ExpiresAtNotIn...))
+	}
+	if i.ExpiresAtGT != nil {
+		predicates = append(predicates, supportgrant.ExpiresAtGT(*i.ExpiresAtGT))
+	}
+	if i.ExpiresAtGTE != nil {
+		predicates = append(predicates, supportgrant.ExpiresAtGTE(*i.ExpiresAtGTE))
+	}
+	if i.ExpiresAtLT != nil {
+		predicates = append(predicates, supportgrant.ExpiresAtLT(*i.ExpiresAtLT))
+	}
+	if i.ExpiresAtLTE != nil {
+		predicates = append(predicates, supportgrant.ExpiresAtLTE(*i.ExpiresAtLTE))
+	}
+	if i.DecidedBy != nil {
+		predicates = append(predicates, supportgrant.DecidedByEQ(*i.DecidedBy))
+	}
+	if i.DecidedByNEQ != nil {
+		predicates = append(predicates, supportgrant.DecidedByNEQ(*i.DecidedByNEQ))
+	}
+	if len(i.DecidedByIn) > 0 {
+		predicates = append(predicates, supportgrant.DecidedByIn(i.DecidedByIn...))
+	}
+	if len(i.DecidedByNotIn) > 0 {
+		predicates = append(predicates, supportgrant.DecidedByNotIn(i.DecidedByNotIn...))
+	}
+	if i.DecidedByGT != nil {
+		predicates = append(predicates, supportgrant.DecidedByGT(*i.DecidedByGT))
+	}
+	if i.DecidedByGTE != nil {
+		predicates = append(predicates, supportgrant.DecidedByGTE(*i.DecidedByGTE))
+	}
+	if i.DecidedByLT != nil {
+		predicates = append(predicates, supportgrant.DecidedByLT(*i.DecidedByLT))
+	}
+	if i.DecidedByLTE != nil {
+		predicates = append(predicates, supportgrant.DecidedByLTE(*i.DecidedByLTE))
+	}
+	if i.DecidedByContains != nil {
+		predicates = append(predicates, supportgrant.DecidedByContains(*i.DecidedByContains))
+	}
+	if i.DecidedByHasPrefix != nil {
+		predicates = append(predicates, supportgrant.DecidedByHasPrefix(*i.DecidedByHasPrefix))
+	}
+	if i.DecidedByHasSuffix != nil {
+		predicates = append(predicates, supportgrant.DecidedByHasSuffix(*i.DecidedByHasSuffix))
+	}
+	if i.DecidedByIsNil {
+		predicates = append(predicates, supportgrant.DecidedByIsNil())
+	}
+	if i.DecidedByNotNil {
+		predicates = append(predicates, supportgrant.DecidedByNotNil())
+	}
+	if i.DecidedByEqualFold != nil {
+		predicates = append(predicates, supportgrant.DecidedByEqualFold(*i.DecidedByEqualFold))
+	}
+	if i.DecidedByContainsFold != nil {
+		predicates = append(predicates, supportgrant.DecidedByContainsFold(*i.DecidedByContainsFold))
+	}
+	if i.DecidedAt != nil {
+		predicates = append(predicates, supportgrant.DecidedAtEQ(*i.DecidedAt))
+	}
+	if i.DecidedAtNEQ != nil {
+		predicates = append(predicates, supportgrant.DecidedAtNEQ(*i.DecidedAtNEQ))
+	}
+	if len(i.DecidedAtIn) > 0 {
+		predicates = append(predicates, supportgrant.DecidedAtIn(i.DecidedAtIn...))
+	}
+	if len(i.DecidedAtNotIn) > 0 {
+		predicates = append(predicates, supportgrant.DecidedAtNotIn(i.DecidedAtNotIn...))
+	}
+	if i.DecidedAtGT != nil {
+		predicates = append(predicates, supportgrant.DecidedAtGT(*i.DecidedAtGT))
+	}
+	if i.DecidedAtGTE != nil {
+		predicates = append(predicates, supportgrant.DecidedAtGTE(*i.DecidedAtGTE))
+	}
+	if i.DecidedAtLT != nil {
+		predicates = append(predicates, supportgrant.DecidedAtLT(*i.DecidedAtLT))
+	}
+	if i.DecidedAtLTE != nil {
+		predicates = append(predicates, supportgrant.DecidedAtLTE(*i.DecidedAtLTE))
+	}
+	if i.DecidedAtIsNil {
+		predicates = append(predicates, supportgrant.DecidedAtIsNil())
+	}
+	if i.DecidedAtNotNil {
+		predicates = append(predicates, supportgrant.DecidedAtNotNil())
+	}
+	if i.DecisionReason != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonEQ(*i.DecisionReason))
+	}
+	if i.DecisionReasonNEQ != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonNEQ(*i.DecisionReasonNEQ))
+	}
+	if len(i.DecisionReasonIn) > 0 {
+		predicates = append(predicates, supportgrant.DecisionReasonIn(i.DecisionReasonIn...))
+	}
+	if len(i.DecisionReasonNotIn) > 0 {
+		predicates = append(predicates, supportgrant.DecisionReasonNotIn(i.DecisionReasonNotIn...))
+	}
+	if i.DecisionReasonGT != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonGT(*i.DecisionReasonGT))
+	}
+	if i.DecisionReasonGTE != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonGTE(*i.DecisionReasonGTE))
+	}
+	if i.DecisionReasonLT != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonLT(*i.DecisionReasonLT))
+	}
+	if i.DecisionReasonLTE != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonLTE(*i.DecisionReasonLTE))
+	}
+	if i.DecisionReasonContains != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonContains(*i.DecisionReasonContains))
+	}
+	if i.DecisionReasonHasPrefix != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonHasPrefix(*i.DecisionReasonHasPrefix))
+	}
+	if i.DecisionReasonHasSuffix != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonHasSuffix(*i.DecisionReasonHasSuffix))
+	}
+	if i.DecisionReasonIsNil {
+		predicates = append(predicates, supportgrant.DecisionReasonIsNil())
+	}
+	if i.DecisionReasonNotNil {
+		predicates = append(predicates, supportgrant.DecisionReasonNotNil())
+	}
+	if i.DecisionReasonEqualFold != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonEqualFold(*i.DecisionReasonEqualFold))
+	}
+	if i.DecisionReasonContainsFold != nil {
+		predicates = append(predicates, supportgrant.DecisionReasonContainsFold(*i.DecisionReasonContainsFold))
+	}
+	if i.RevokedBy != nil {
+		predicates = append(predicates, supportgrant.RevokedByEQ(*i.RevokedBy))
+	}
+	if i.RevokedByNEQ != nil {
+		predicates = append(predicates, supportgrant.RevokedByNEQ(*i.RevokedByNEQ))
+	}
+	if len(i.RevokedByIn) > 0 {
+		predicates = append(predicates, supportgrant.RevokedByIn(i.RevokedByIn...))
+	}
+	if len(i.RevokedByNotIn) > 0 {
+		predicates = append(predicates, supportgrant.RevokedByNotIn(i.RevokedByNotIn...))
+	}
+	if i.RevokedByGT != nil {
+		predicates = append(predicates, supportgrant.RevokedByGT(*i.RevokedByGT))
+	}
+	if i.RevokedByGTE != nil {
+		predicates = append(predicates, supportgrant.RevokedByGTE(*i.RevokedByGTE))
+	}
+	if i.RevokedByLT != nil {
+		predicates = append(predicates, supportgrant.RevokedByLT(*i.RevokedByLT))
+	}
+	if i.RevokedByLTE != nil {
+		predicates = append(predicates, supportgrant.RevokedByLTE(*i.RevokedByLTE))
+	}
+	if i.RevokedByContains != nil {
+		predicates = append(predicates, supportgrant.RevokedByContains(*i.RevokedByContains))
+	}
+	if i.RevokedByHasPrefix != nil {
+		predicates = append(predicates, supportgrant.RevokedByHasPrefix(*i.RevokedByHasPrefix))
+	}
+	if i.RevokedByHasSuffix != nil {
+		predicates = append(predicates, supportgrant.RevokedByHasSuffix(*i.RevokedByHasSuffix))
+	}
+	if i.RevokedByIsNil {
+		predicates = append(predicates, supportgrant.RevokedByIsNil())
+	}
+	if i.RevokedByNotNil {
+		predicates = append(predicates, supportgrant.RevokedByNotNil())
+	}
+	if i.RevokedByEqualFold != nil {
+		predicates = append(predicates, supportgrant.RevokedByEqualFold(*i.RevokedByEqualFold))
+	}
+	if i.RevokedByContainsFold != nil {
+		predicates = append(predicates, supportgrant.RevokedByContainsFold(*i.RevokedByContainsFold))
+	}
+	if i.RevokedAt != nil {
+		predicates = append(predicates, supportgrant.RevokedAtEQ(*i.RevokedAt))
+	}
+	if i.RevokedAtNEQ != nil {
+		predicates = append(predicates, supportgrant.RevokedAtNEQ(*i.RevokedAtNEQ))
+	}
+	if len(i.RevokedAtIn) > 0 {
+		predicates = append(predicates, supportgrant.RevokedAtIn(i.RevokedAtIn...))
+	}
+	if len(i.RevokedAtNotIn) > 0 {
+		predicates = append(predicates, supportgrant.RevokedAtNotIn(i.RevokedAtNotIn...))
+	}
+	if i.RevokedAtGT != nil {
+		predicates = append(predicates, supportgrant.RevokedAtGT(*i.RevokedAtGT))
+	}
+	if i.RevokedAtGTE != nil {
+		predicates = append(predicates, supportgrant.RevokedAtGTE(*i.RevokedAtGTE))
+	}
+	if i.RevokedAtLT != nil {
+		predicates = append(predicates, supportgrant.RevokedAtLT(*i.RevokedAtLT))
+	}
+	if i.RevokedAtLTE != nil {
+		predicates = append(predicates, supportgrant.RevokedAtLTE(*i.RevokedAtLTE))
+	}
+	if i.RevokedAtIsNil {
+		predicates = append(predicates, supportgrant.RevokedAtIsNil())
+	}
+	if i.RevokedAtNotNil {
+		predicates = append(predicates, supportgrant.RevokedAtNotNil())
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptySupportGrantWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return supportgrant.And(predicates...), nil
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/domain"
 )
@@ -49,6 +50,7 @@ const (
 	TypeKnowledgeBase = "KnowledgeBase"
 	TypeMessage       = "Message"
 	TypeSource        = "Source"
+	TypeSupportGrant  = "SupportGrant"
 	TypeTenant        = "Tenant"
 )
 
@@ -13023,6 +13025,1328 @@ func (m *SourceMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Source edge %s", name)
+}
+
+// SupportGrantMutation represents an operation that mutates the SupportGrant nodes in the graph.
+type SupportGrantMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *uuid.UUID
+	created_at            *time.Time
+	updated_at            *time.Time
+	agent_id              *string
+	conversation_owner_id *string
+	reason                *string
+	status                *supportgrant.Status
+	duration_seconds      *int64
+	addduration_seconds   *int64
+	expires_at            *time.Time
+	decided_by            *string
+	decided_at            *time.Time
+	decision_reason       *string
+	revoked_by            *string
+	revoked_at            *time.Time
+	clearedFields         map[string]struct{}
+	tenant                *string
+	clearedtenant         bool
+	conversation          *uuid.UUID
+	clearedconversation   bool
+	done                  bool
+	oldValue              func(context.Context) (*SupportGrant, error)
+	predicates            []predicate.SupportGrant
+}
+
+var _ ent.Mutation = (*SupportGrantMutation)(nil)
+
+// supportgrantOption allows management of the mutation configuration using functional options.
+type supportgrantOption func(*SupportGrantMutation)
+
+// newSupportGrantMutation creates new mutation for the SupportGrant entity.
+func newSupportGrantMutation(c config, op Op, opts ...supportgrantOption) *SupportGrantMutation {
+	m := &SupportGrantMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSupportGrant,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSupportGrantID sets the ID field of the mutation.
+func withSupportGrantID(id uuid.UUID) supportgrantOption {
+	return func(m *SupportGrantMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SupportGrant
+		)
+		m.oldValue = func(ctx context.Context) (*SupportGrant, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SupportGrant.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSupportGrant sets the old SupportGrant of the mutation.
+func withSupportGrant(node *SupportGrant) supportgrantOption {
+	return func(m *SupportGrantMutation) {
+		m.oldValue = func(context.Context) (*SupportGrant, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SupportGrantMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SupportGrantMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SupportGrant entities.
+func (m *SupportGrantMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SupportGrantMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SupportGrantMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SupportGrant.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *SupportGrantMutation) SetTenantID(s string) {
+	m.tenant = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *SupportGrantMutation) TenantID() (r string, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *SupportGrantMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SupportGrantMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SupportGrantMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SupportGrantMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SupportGrantMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SupportGrantMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SupportGrantMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetConversationID sets the "conversation_id" field.
+func (m *SupportGrantMutation) SetConversationID(u uuid.UUID) {
+	m.conversation = &u
+}
+
+// ConversationID returns the value of the "conversation_id" field in the mutation.
+func (m *SupportGrantMutation) ConversationID() (r uuid.UUID, exists bool) {
+	v := m.conversation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConversationID returns the old "conversation_id" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldConversationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConversationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConversationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConversationID: %w", err)
+	}
+	return oldValue.ConversationID, nil
+}
+
+// ResetConversationID resets all changes to the "conversation_id" field.
+func (m *SupportGrantMutation) ResetConversationID() {
+	m.conversation = nil
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *SupportGrantMutation) SetAgentID(s string) {
+	m.agent_id = &s
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *SupportGrantMutation) AgentID() (r string, exists bool) {
+	v := m.agent_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldAgentID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *SupportGrantMutation) ResetAgentID() {
+	m.agent_id = nil
+}
+
+// SetConversationOwnerID sets the "conversation_owner_id" field.
+func (m *SupportGrantMutation) SetConversationOwnerID(s string) {
+	m.conversation_owner_id = &s
+}
+
+// ConversationOwnerID returns the value of the "conversation_owner_id" field in the mutation.
+func (m *SupportGrantMutation) ConversationOwnerID() (r string, exists bool) {
+	v := m.conversation_owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConversationOwnerID returns the old "conversation_owner_id" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldConversationOwnerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConversationOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConversationOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConversationOwnerID: %w", err)
+	}
+	return oldValue.ConversationOwnerID, nil
+}
+
+// ResetConversationOwnerID resets all changes to the "conversation_owner_id" field.
+func (m *SupportGrantMutation) ResetConversationOwnerID() {
+	m.conversation_owner_id = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *SupportGrantMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *SupportGrantMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *SupportGrantMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *SupportGrantMutation) SetStatus(s supportgrant.Status) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *SupportGrantMutation) Status() (r supportgrant.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldStatus(ctx context.Context) (v supportgrant.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *SupportGrantMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetDurationSeconds sets the "duration_seconds" field.
+func (m *SupportGrantMutation) SetDurationSeconds(i int64) {
+	m.duration_seconds = &i
+	m.addduration_seconds = nil
+}
+
+// DurationSeconds returns the value of the "duration_seconds" field in the mutation.
+func (m *SupportGrantMutation) DurationSeconds() (r int64, exists bool) {
+	v := m.duration_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDurationSeconds returns the old "duration_seconds" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldDurationSeconds(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDurationSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDurationSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDurationSeconds: %w", err)
+	}
+	return oldValue.DurationSeconds, nil
+}
+
+// AddDurationSeconds adds i to the "duration_seconds" field.
+func (m *SupportGrantMutation) AddDurationSeconds(i int64) {
+	if m.addduration_seconds != nil {
+		*m.addduration_seconds += i
+	} else {
+		m.addduration_seconds = &i
+	}
+}
+
+// AddedDurationSeconds returns the value that was added to the "duration_seconds" field in this mutation.
+func (m *SupportGrantMutation) AddedDurationSeconds() (r int64, exists bool) {
+	v := m.addduration_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDurationSeconds resets all changes to the "duration_seconds" field.
+func (m *SupportGrantMutation) ResetDurationSeconds() {
+	m.duration_seconds = nil
+	m.addduration_seconds = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *SupportGrantMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *SupportGrantMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *SupportGrantMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetDecidedBy sets the "decided_by" field.
+func (m *SupportGrantMutation) SetDecidedBy(s string) {
+	m.decided_by = &s
+}
+
+// DecidedBy returns the value of the "decided_by" field in the mutation.
+func (m *SupportGrantMutation) DecidedBy() (r string, exists bool) {
+	v := m.decided_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecidedBy returns the old "decided_by" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldDecidedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecidedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecidedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecidedBy: %w", err)
+	}
+	return oldValue.DecidedBy, nil
+}
+
+// ClearDecidedBy clears the value of the "decided_by" field.
+func (m *SupportGrantMutation) ClearDecidedBy() {
+	m.decided_by = nil
+	m.clearedFields[supportgrant.FieldDecidedBy] = struct{}{}
+}
+
+// DecidedByCleared returns if the "decided_by" field was cleared in this mutation.
+func (m *SupportGrantMutation) DecidedByCleared() bool {
+	_, ok := m.clearedFields[supportgrant.FieldDecidedBy]
+	return ok
+}
+
+// ResetDecidedBy resets all changes to the "decided_by" field.
+func (m *SupportGrantMutation) ResetDecidedBy() {
+	m.decided_by = nil
+	delete(m.clearedFields, supportgrant.FieldDecidedBy)
+}
+
+// SetDecidedAt sets the "decided_at" field.
+func (m *SupportGrantMutation) SetDecidedAt(t time.Time) {
+	m.decided_at = &t
+}
+
+// DecidedAt returns the value of the "decided_at" field in the mutation.
+func (m *SupportGrantMutation) DecidedAt() (r time.Time, exists bool) {
+	v := m.decided_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecidedAt returns the old "decided_at" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldDecidedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecidedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecidedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecidedAt: %w", err)
+	}
+	return oldValue.DecidedAt, nil
+}
+
+// ClearDecidedAt clears the value of the "decided_at" field.
+func (m *SupportGrantMutation) ClearDecidedAt() {
+	m.decided_at = nil
+	m.clearedFields[supportgrant.FieldDecidedAt] = struct{}{}
+}
+
+// DecidedAtCleared returns if the "decided_at" field was cleared in this mutation.
+func (m *SupportGrantMutation) DecidedAtCleared() bool {
+	_, ok := m.clearedFields[supportgrant.FieldDecidedAt]
+	return ok
+}
+
+// ResetDecidedAt resets all changes to the "decided_at" field.
+func (m *SupportGrantMutation) ResetDecidedAt() {
+	m.decided_at = nil
+	delete(m.clearedFields, supportgrant.FieldDecidedAt)
+}
+
+// SetDecisionReason sets the "decision_reason" field.
+func (m *SupportGrantMutation) SetDecisionReason(s string) {
+	m.decision_reason = &s
+}
+
+// DecisionReason returns the value of the "decision_reason" field in the mutation.
+func (m *SupportGrantMutation) DecisionReason() (r string, exists bool) {
+	v := m.decision_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecisionReason returns the old "decision_reason" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldDecisionReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecisionReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecisionReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecisionReason: %w", err)
+	}
+	return oldValue.DecisionReason, nil
+}
+
+// ClearDecisionReason clears the value of the "decision_reason" field.
+func (m *SupportGrantMutation) ClearDecisionReason() {
+	m.decision_reason = nil
+	m.clearedFields[supportgrant.FieldDecisionReason] = struct{}{}
+}
+
+// DecisionReasonCleared returns if the "decision_reason" field was cleared in this mutation.
+func (m *SupportGrantMutation) DecisionReasonCleared() bool {
+	_, ok := m.clearedFields[supportgrant.FieldDecisionReason]
+	return ok
+}
+
+// ResetDecisionReason resets all changes to the "decision_reason" field.
+func (m *SupportGrantMutation) ResetDecisionReason() {
+	m.decision_reason = nil
+	delete(m.clearedFields, supportgrant.FieldDecisionReason)
+}
+
+// SetRevokedBy sets the "revoked_by" field.
+func (m *SupportGrantMutation) SetRevokedBy(s string) {
+	m.revoked_by = &s
+}
+
+// RevokedBy returns the value of the "revoked_by" field in the mutation.
+func (m *SupportGrantMutation) RevokedBy() (r string, exists bool) {
+	v := m.revoked_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevokedBy returns the old "revoked_by" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldRevokedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevokedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevokedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevokedBy: %w", err)
+	}
+	return oldValue.RevokedBy, nil
+}
+
+// ClearRevokedBy clears the value of the "revoked_by" field.
+func (m *SupportGrantMutation) ClearRevokedBy() {
+	m.revoked_by = nil
+	m.clearedFields[supportgrant.FieldRevokedBy] = struct{}{}
+}
+
+// RevokedByCleared returns if the "revoked_by" field was cleared in this mutation.
+func (m *SupportGrantMutation) RevokedByCleared() bool {
+	_, ok := m.clearedFields[supportgrant.FieldRevokedBy]
+	return ok
+}
+
+// ResetRevokedBy resets all changes to the "revoked_by" field.
+func (m *SupportGrantMutation) ResetRevokedBy() {
+	m.revoked_by = nil
+	delete(m.clearedFields, supportgrant.FieldRevokedBy)
+}
+
+// SetRevokedAt sets the "revoked_at" field.
+func (m *SupportGrantMutation) SetRevokedAt(t time.Time) {
+	m.revoked_at = &t
+}
+
+// RevokedAt returns the value of the "revoked_at" field in the mutation.
+func (m *SupportGrantMutation) RevokedAt() (r time.Time, exists bool) {
+	v := m.revoked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevokedAt returns the old "revoked_at" field's value of the SupportGrant entity.
+// If the SupportGrant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupportGrantMutation) OldRevokedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevokedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevokedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevokedAt: %w", err)
+	}
+	return oldValue.RevokedAt, nil
+}
+
+// ClearRevokedAt clears the value of the "revoked_at" field.
+func (m *SupportGrantMutation) ClearRevokedAt() {
+	m.revoked_at = nil
+	m.clearedFields[supportgrant.FieldRevokedAt] = struct{}{}
+}
+
+// RevokedAtCleared returns if the "revoked_at" field was cleared in this mutation.
+func (m *SupportGrantMutation) RevokedAtCleared() bool {
+	_, ok := m.clearedFields[supportgrant.FieldRevokedAt]
+	return ok
+}
+
+// ResetRevokedAt resets all changes to the "revoked_at" field.
+func (m *SupportGrantMutation) ResetRevokedAt() {
+	m.revoked_at = nil
+	delete(m.clearedFields, supportgrant.FieldRevokedAt)
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *SupportGrantMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[supportgrant.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *SupportGrantMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *SupportGrantMutation) TenantIDs() (ids []string) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *SupportGrantMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearConversation clears the "conversation" edge to the Conversation entity.
+func (m *SupportGrantMutation) ClearConversation() {
+	m.clearedconversation = true
+	m.clearedFields[supportgrant.FieldConversationID] = struct{}{}
+}
+
+// ConversationCleared reports if the "conversation" edge to the Conversation entity was cleared.
+func (m *SupportGrantMutation) ConversationCleared() bool {
+	return m.clearedconversation
+}
+
+// ConversationIDs returns the "conversation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ConversationID instead. It exists only for internal usage by the builders.
+func (m *SupportGrantMutation) ConversationIDs() (ids []uuid.UUID) {
+	if id := m.conversation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetConversation resets all changes to the "conversation" edge.
+func (m *SupportGrantMutation) ResetConversation() {
+	m.conversation = nil
+	m.clearedconversation = false
+}
+
+// Where appends a list predicates to the SupportGrantMutation builder.
+func (m *SupportGrantMutation) Where(ps ...predicate.SupportGrant) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SupportGrantMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SupportGrantMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SupportGrant, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SupportGrantMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SupportGrantMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SupportGrant).
+func (m *SupportGrantMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SupportGrantMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.tenant != nil {
+		fields = append(fields, supportgrant.FieldTenantID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, supportgrant.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, supportgrant.FieldUpdatedAt)
+	}
+	if m.conversation != nil {
+		fields = append(fields, supportgrant.FieldConversationID)
+	}
+	if m.agent_id != nil {
+		fields = append(fields, supportgrant.FieldAgentID)
+	}
+	if m.conversation_owner_id != nil {
+		fields = append(fields, supportgrant.FieldConversationOwnerID)
+	}
+	if m.reason != nil {
+		fields = append(fields, supportgrant.FieldReason)
+	}
+	if m.status != nil {
+		fields = append(fields, supportgrant.FieldStatus)
+	}
+	if m.duration_seconds != nil {
+		fields = append(fields, supportgrant.FieldDurationSeconds)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, supportgrant.FieldExpiresAt)
+	}
+	if m.decided_by != nil {
+		fields = append(fields, supportgrant.FieldDecidedBy)
+	}
+	if m.decided_at != nil {
+		fields = append(fields, supportgrant.FieldDecidedAt)
+	}
+	if m.decision_reason != nil {
+		fields = append(fields, supportgrant.FieldDecisionReason)
+	}
+	if m.revoked_by != nil {
+		fields = append(fields, supportgrant.FieldRevokedBy)
+	}
+	if m.revoked_at != nil {
+		fields = append(fields, supportgrant.FieldRevokedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SupportGrantMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case supportgrant.FieldTenantID:
+		return m.TenantID()
+	case supportgrant.FieldCreatedAt:
+		return m.CreatedAt()
+	case supportgrant.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case supportgrant.FieldConversationID:
+		return m.ConversationID()
+	case supportgrant.FieldAgentID:
+		return m.AgentID()
+	case supportgrant.FieldConversationOwnerID:
+		return m.ConversationOwnerID()
+	case supportgrant.FieldReason:
+		return m.Reason()
+	case supportgrant.FieldStatus:
+		return m.Status()
+	case supportgrant.FieldDurationSeconds:
+		return m.DurationSeconds()
+	case supportgrant.FieldExpiresAt:
+		return m.ExpiresAt()
+	case supportgrant.FieldDecidedBy:
+		return m.DecidedBy()
+	case supportgrant.FieldDecidedAt:
+		return m.DecidedAt()
+	case supportgrant.FieldDecisionReason:
+		return m.DecisionReason()
+	case supportgrant.FieldRevokedBy:
+		return m.RevokedBy()
+	case supportgrant.FieldRevokedAt:
+		return m.RevokedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SupportGrantMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case supportgrant.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case supportgrant.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case supportgrant.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case supportgrant.FieldConversationID:
+		return m.OldConversationID(ctx)
+	case supportgrant.FieldAgentID:
+		return m.OldAgentID(ctx)
+	case supportgrant.FieldConversationOwnerID:
+		return m.OldConversationOwnerID(ctx)
+	case supportgrant.FieldReason:
+		return m.OldReason(ctx)
+	case supportgrant.FieldStatus:
+		return m.OldStatus(ctx)
+	case supportgrant.FieldDurationSeconds:
+		return m.OldDurationSeconds(ctx)
+	case supportgrant.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case supportgrant.FieldDecidedBy:
+		return m.OldDecidedBy(ctx)
+	case supportgrant.FieldDecidedAt:
+		return m.OldDecidedAt(ctx)
+	case supportgrant.FieldDecisionReason:
+		return m.OldDecisionReason(ctx)
+	case supportgrant.FieldRevokedBy:
+		return m.OldRevokedBy(ctx)
+	case supportgrant.FieldRevokedAt:
+		return m.OldRevokedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown SupportGrant field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SupportGrantMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case supportgrant.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case supportgrant.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case supportgrant.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case supportgrant.FieldConversationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConversationID(v)
+		return nil
+	case supportgrant.FieldAgentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	case supportgrant.FieldConversationOwnerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConversationOwnerID(v)
+		return nil
+	case supportgrant.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case supportgrant.FieldStatus:
+		v, ok := value.(supportgrant.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case supportgrant.FieldDurationSeconds:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDurationSeconds(v)
+		return nil
+	case supportgrant.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case supportgrant.FieldDecidedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecidedBy(v)
+		return nil
+	case supportgrant.FieldDecidedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecidedAt(v)
+		return nil
+	case supportgrant.FieldDecisionReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecisionReason(v)
+		return nil
+	case supportgrant.FieldRevokedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevokedBy(v)
+		return nil
+	case supportgrant.FieldRevokedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevokedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SupportGrant field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SupportGrantMutation) AddedFields() []string {
+	var fields []string
+	if m.addduration_seconds != nil {
+		fields = append(fields, supportgrant.FieldDurationSeconds)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SupportGrantMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case supportgrant.FieldDurationSeconds:
+		return m.AddedDurationSeconds()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SupportGrantMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case supportgrant.FieldDurationSeconds:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDurationSeconds(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SupportGrant numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SupportGrantMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(supportgrant.FieldDecidedBy) {
+		fields = append(fields, supportgrant.FieldDecidedBy)
+	}
+	if m.FieldCleared(supportgrant.FieldDecidedAt) {
+		fields = append(fields, supportgrant.FieldDecidedAt)
+	}
+	if m.FieldCleared(supportgrant.FieldDecisionReason) {
+		fields = append(fields, supportgrant.FieldDecisionReason)
+	}
+	if m.FieldCleared(supportgrant.FieldRevokedBy) {
+		fields = append(fields, supportgrant.FieldRevokedBy)
+	}
+	if m.FieldCleared(supportgrant.FieldRevokedAt) {
+		fields = append(fields, supportgrant.FieldRevokedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SupportGrantMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SupportGrantMutation) ClearField(name string) error {
+	switch name {
+	case supportgrant.FieldDecidedBy:
+		m.ClearDecidedBy()
+		return nil
+	case supportgrant.FieldDecidedAt:
+		m.ClearDecidedAt()
+		return nil
+	case supportgrant.FieldDecisionReason:
+		m.ClearDecisionReason()
+		return nil
+	case supportgrant.FieldRevokedBy:
+		m.ClearRevokedBy()
+		return nil
+	case supportgrant.FieldRevokedAt:
+		m.ClearRevokedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SupportGrant nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SupportGrantMutation) ResetField(name string) error {
+	switch name {
+	case supportgrant.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case supportgrant.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case supportgrant.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case supportgrant.FieldConversationID:
+		m.ResetConversationID()
+		return nil
+	case supportgrant.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	case supportgrant.FieldConversationOwnerID:
+		m.ResetConversationOwnerID()
+		return nil
+	case supportgrant.FieldReason:
+		m.ResetReason()
+		return nil
+	case supportgrant.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case supportgrant.FieldDurationSeconds:
+		m.ResetDurationSeconds()
+		return nil
+	case supportgrant.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case supportgrant.FieldDecidedBy:
+		m.ResetDecidedBy()
+		return nil
+	case supportgrant.FieldDecidedAt:
+		m.ResetDecidedAt()
+		return nil
+	case supportgrant.FieldDecisionReason:
+		m.ResetDecisionReason()
+		return nil
+	case supportgrant.FieldRevokedBy:
+		m.ResetRevokedBy()
+		return nil
+	case supportgrant.FieldRevokedAt:
+		m.ResetRevokedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SupportGrant field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SupportGrantMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.tenant != nil {
+		edges = append(edges, supportgrant.EdgeTenant)
+	}
+	if m.conversation != nil {
+		edges = append(edges, supportgrant.EdgeConversation)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SupportGrantMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case supportgrant.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case supportgrant.EdgeConversation:
+		if id := m.conversation; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SupportGrantMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SupportGrantMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SupportGrantMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedtenant {
+		edges = append(edges, supportgrant.EdgeTenant)
+	}
+	if m.clearedconversation {
+		edges = append(edges, supportgrant.EdgeConversation)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SupportGrantMutation) EdgeCleared(name string) bool {
+	switch name {
+	case supportgrant.EdgeTenant:
+		return m.clearedtenant
+	case supportgrant.EdgeConversation:
+		return m.clearedconversation
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SupportGrantMutation) ClearEdge(name string) error {
+	switch name {
+	case supportgrant.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case supportgrant.EdgeConversation:
+		m.ClearConversation()
+		return nil
+	}
+	return fmt.Errorf("unknown SupportGrant unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SupportGrantMutation) ResetEdge(name string) error {
+	switch name {
+	case supportgrant.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case supportgrant.EdgeConversation:
+		m.ResetConversation()
+		return nil
+	}
+	return fmt.Errorf("unknown SupportGrant edge %s", name)
 }
 
 // TenantMutation represents an operation that mutates the Tenant nodes in the graph.

@@ -142,6 +142,11 @@ func (_c *TenantCreate) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Tenant.name": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.Settings(); ok {
+		if err := v.Validate(); err != nil {
+			return &ValidationError{Name: "settings", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Tenant.created_at"`)}
 	}

@@ -124,6 +124,11 @@ func (_u *TenantUpdate) check() error {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Tenant.name": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Settings(); ok {
+		if err := v.Validate(); err != nil {
+			return &ValidationError{Name: "settings", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -284,6 +289,11 @@ func (_u *TenantUpdateOne) check() error {
 	if v, ok := _u.mutation.Name(); ok {
 		if err := tenant.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Tenant.name": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Settings(); ok {
+		if err := v.Validate(); err != nil {
+			return &ValidationError{Name: "settings", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings": %w`, err)}
 		}
 	}
 	return nil

@@ -36,6 +36,8 @@ type Tx struct {
 	Message *MessageClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
+	// SupportGrant is the client for interacting with the SupportGrant builders.
+	SupportGrant *SupportGrantClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 
@@ -180,6 +182,7 @@ func (tx *Tx) init() {
 	tx.KnowledgeBase = NewKnowledgeBaseClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.Source = NewSourceClient(tx.config)
+	tx.SupportGrant = NewSupportGrantClient(tx.config)
 	tx.Tenant = NewTenantClient(tx.config)
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/gqlid"
@@ -40,12 +41,14 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AuditEvent() AuditEventResolver
 	Conversation() ConversationResolver
 	ConversationEvent() ConversationEventResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Source() SourceResolver
 	Subscription() SubscriptionResolver
+	SupportGrant() SupportGrantResolver
 	ViewerEvent() ViewerEventResolver
 }
 
@@ -142,6 +145,7 @@ type ComplexityRoot struct {
 		Actor      func(childComplexity int) int
 		At         func(childComplexity int) int
 		ID         func(childComplexity int) int
+		Metadata   func(childComplexity int) int
 		Reason     func(childComplexity int) int
 		TargetID   func(childComplexity int) int
 		TargetType func(childComplexity int) int
@@ -156,6 +160,11 @@ type ComplexityRoot struct {
 	AuditEventEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AuditMetadataEntry struct {
+		Key   func(childComplexity int) int
+		Value func(childComplexity int) int
 	}
 
 	ContextManifest struct {
@@ -188,6 +197,7 @@ type ComplexityRoot struct {
 		Summary                func(childComplexity int) int
 		SummaryMessageSequence func(childComplexity int) int
 		SummaryVersion         func(childComplexity int) int
+		SupportGrants          func(childComplexity int) int
 		Title                  func(childComplexity int) int
 		TitleSource            func(childComplexity int) int
 		UpdatedAt              func(childComplexity int) int
@@ -342,19 +352,23 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ArchiveConversation func(childComplexity int, id uuid.UUID) int
-		Ask                 func(childComplexity int, input model.AskInput) int
-		CancelAttempt       func(childComplexity int, id uuid.UUID) int
-		CreateConversation  func(childComplexity int, input *model.CreateConversationInput) int
-		CreateKnowledgeBase func(childComplexity int, input model.CreateKnowledgeBaseInput) int
-		DeleteConversation  func(childComplexity int, id uuid.UUID, reason *string) int
-		DeleteDocument      func(childComplexity int, documentID uuid.UUID, reason *string) int
-		IngestDocument      func(childComplexity int, input model.IngestDocumentInput) int
-		RenameConversation  func(childComplexity int, id uuid.UUID, title string) int
-		RestoreConversation func(childComplexity int, id uuid.UUID) int
-		RetryAttempt        func(childComplexity int, input model.RetryAttemptInput) int
-		SetDocumentACL      func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
-		SubmitFeedback      func(childComplexity int, input model.SubmitFeedbackInput) int
+		ApproveSupportAccess func(childComplexity int, id uuid.UUID) int
+		ArchiveConversation  func(childComplexity int, id uuid.UUID) int
+		Ask                  func(childComplexity int, input model.AskInput) int
+		CancelAttempt        func(childComplexity int, id uuid.UUID) int
+		CreateConversation   func(childComplexity int, input *model.CreateConversationInput) int
+		CreateKnowledgeBase  func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		DeleteConversation   func(childComplexity int, id uuid.UUID, reason *string) int
+		DeleteDocument       func(childComplexity int, documentID uuid.UUID, reason *string) int
+		DenySupportAccess    func(childComplexity int, id uuid.UUID, reason *string) int
+		IngestDocument       func(childComplexity int, input model.IngestDocumentInput) int
+		RenameConversation   func(childComplexity int, id uuid.UUID, title string) int
+		RequestSupportAccess func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
+		RestoreConversation  func(childComplexity int, id uuid.UUID) int
+		RetryAttempt         func(childComplexity int, input model.RetryAttemptInput) int
+		RevokeSupportAccess  func(childComplexity int, id uuid.UUID) int
+		SetDocumentACL       func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
+		SubmitFeedback       func(childComplexity int, input model.SubmitFeedbackInput) int
 	}
 
 	PageInfo struct {
@@ -377,6 +391,7 @@ type ComplexityRoot struct {
 		AdminConversations func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) int
 		Attempt            func(childComplexity int, id uuid.UUID) int
 		AttemptDiagnostics func(childComplexity int, id uuid.UUID) int
+		AuditEvents        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) int
 		Conversation       func(childComplexity int, id uuid.UUID) int
 		Conversations      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
 		DocumentACL        func(childComplexity int, documentID uuid.UUID) int
@@ -385,6 +400,7 @@ type ComplexityRoot struct {
 		KnowledgeBases     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
 		Node               func(childComplexity int, id uuid.UUID) int
 		Nodes              func(childComplexity int, ids []uuid.UUID) int
+		SupportGrants      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
 		UsageSummary       func(childComplexity int, from time.Time, to time.Time) int
 		Viewer             func(childComplexity int) int
 	}
@@ -408,6 +424,36 @@ type ComplexityRoot struct {
 		AttemptEvents      func(childComplexity int, attemptID uuid.UUID, afterSeq *int) int
 		ConversationEvents func(childComplexity int, conversationID uuid.UUID) int
 		ViewerEvents       func(childComplexity int) int
+	}
+
+	SupportGrant struct {
+		AgentID             func(childComplexity int) int
+		ConversationID      func(childComplexity int) int
+		ConversationOwnerID func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		DecidedAt           func(childComplexity int) int
+		DecidedBy           func(childComplexity int) int
+		DecisionReason      func(childComplexity int) int
+		DurationSeconds     func(childComplexity int) int
+		ExpiresAt           func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Reason              func(childComplexity int) int
+		RevokedAt           func(childComplexity int) int
+		RevokedBy           func(childComplexity int) int
+		State               func(childComplexity int) int
+		Status              func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+	}
+
+	SupportGrantConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	SupportGrantEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	UsageRow struct {
@@ -443,8 +489,12 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AuditEventResolver interface {
+	Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error)
+}
 type ConversationResolver interface {
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
+	SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
@@ -465,12 +515,18 @@ type MutationResolver interface {
 	IngestDocument(ctx context.Context, input model.IngestDocumentInput) (*ent.Document, error)
 	SetDocumentACL(ctx context.Context, documentID uuid.UUID, acl model.DocumentACLInput) (*ent.Document, error)
 	DeleteDocument(ctx context.Context, documentID uuid.UUID, reason *string) (*model.DeleteDocumentPayload, error)
+	RequestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error)
+	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error)
+	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
+	AuditEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error)
 	Conversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error)
 	KnowledgeBases(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) (*ent.KnowledgeBaseConnection, error)
+	SupportGrants(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) (*ent.SupportGrantConnection, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
 	Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
@@ -491,6 +547,9 @@ type SubscriptionResolver interface {
 	AttemptEvents(ctx context.Context, attemptID uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error)
 	ConversationEvents(ctx context.Context, conversationID uuid.UUID) (<-chan *model.ConversationEvent, error)
 	ViewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error)
+}
+type SupportGrantResolver interface {
+	State(ctx context.Context, obj *ent.SupportGrant) (model.SupportGrantState, error)
 }
 type ViewerEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error)
@@ -924,6 +983,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEvent.ID(childComplexity), true
+	case "AuditEvent.metadata":
+		if e.ComplexityRoot.AuditEvent.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEvent.Metadata(childComplexity), true
 	case "AuditEvent.reason":
 		if e.ComplexityRoot.AuditEvent.Reason == nil {
 			break
@@ -974,6 +1039,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEventEdge.Node(childComplexity), true
+
+	case "AuditMetadataEntry.key":
+		if e.ComplexityRoot.AuditMetadataEntry.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditMetadataEntry.Key(childComplexity), true
+	case "AuditMetadataEntry.value":
+		if e.ComplexityRoot.AuditMetadataEntry.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditMetadataEntry.Value(childComplexity), true
 
 	case "ContextManifest.budget":
 		if e.ComplexityRoot.ContextManifest.Budget == nil {
@@ -1142,6 +1220,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.SummaryVersion(childComplexity), true
+	case "Conversation.supportGrants":
+		if e.ComplexityRoot.Conversation.SupportGrants == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.SupportGrants(childComplexity), true
 	case "Conversation.title":
 		if e.ComplexityRoot.Conversation.Title == nil {
 			break
@@ -1731,6 +1815,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
 
+	case "Mutation.approveSupportAccess":
+		if e.ComplexityRoot.Mutation.ApproveSupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveSupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveSupportAccess(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.archiveConversation":
 		if e.ComplexityRoot.Mutation.ArchiveConversation == nil {
 			break
@@ -1808,6 +1903,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteDocument(childComplexity, args["documentId"].(uuid.UUID), args["reason"].(*string)), true
+	case "Mutation.denySupportAccess":
+		if e.ComplexityRoot.Mutation.DenySupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_denySupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DenySupportAccess(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
 	case "Mutation.ingestDocument":
 		if e.ComplexityRoot.Mutation.IngestDocument == nil {
 			break
@@ -1830,6 +1936,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RenameConversation(childComplexity, args["id"].(uuid.UUID), args["title"].(string)), true
+	case "Mutation.requestSupportAccess":
+		if e.ComplexityRoot.Mutation.RequestSupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_requestSupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RequestSupportAccess(childComplexity, args["conversationId"].(uuid.UUID), args["reason"].(string), args["duration"].(*string)), true
 	case "Mutation.restoreConversation":
 		if e.ComplexityRoot.Mutation.RestoreConversation == nil {
 			break
@@ -1852,6 +1969,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryAttempt(childComplexity, args["input"].(model.RetryAttemptInput)), true
+	case "Mutation.revokeSupportAccess":
+		if e.ComplexityRoot.Mutation.RevokeSupportAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeSupportAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeSupportAccess(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.setDocumentAcl":
 		if e.ComplexityRoot.Mutation.SetDocumentACL == nil {
 			break
@@ -1970,6 +2098,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AttemptDiagnostics(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.auditEvents":
+		if e.ComplexityRoot.Query.AuditEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditEvents(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AuditEventOrder), args["where"].(*ent.AuditEventWhereInput)), true
 	case "Query.conversation":
 		if e.ComplexityRoot.Query.Conversation == nil {
 			break
@@ -2059,6 +2198,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]uuid.UUID)), true
+	case "Query.supportGrants":
+		if e.ComplexityRoot.Query.SupportGrants == nil {
+			break
+		}
+
+		args, err := ec.field_Query_supportGrants_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SupportGrants(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.SupportGrantOrder), args["where"].(*ent.SupportGrantWhereInput)), true
 	case "Query.usageSummary":
 		if e.ComplexityRoot.Query.UsageSummary == nil {
 			break
@@ -2178,6 +2328,135 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ViewerEvents(childComplexity), true
+
+	case "SupportGrant.agentId":
+		if e.ComplexityRoot.SupportGrant.AgentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.AgentID(childComplexity), true
+	case "SupportGrant.conversationId":
+		if e.ComplexityRoot.SupportGrant.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.ConversationID(childComplexity), true
+	case "SupportGrant.conversationOwnerId":
+		if e.ComplexityRoot.SupportGrant.ConversationOwnerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.ConversationOwnerID(childComplexity), true
+	case "SupportGrant.createdAt":
+		if e.ComplexityRoot.SupportGrant.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.CreatedAt(childComplexity), true
+	case "SupportGrant.decidedAt":
+		if e.ComplexityRoot.SupportGrant.DecidedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.DecidedAt(childComplexity), true
+	case "SupportGrant.decidedBy":
+		if e.ComplexityRoot.SupportGrant.DecidedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.DecidedBy(childComplexity), true
+	case "SupportGrant.decisionReason":
+		if e.ComplexityRoot.SupportGrant.DecisionReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.DecisionReason(childComplexity), true
+	case "SupportGrant.durationSeconds":
+		if e.ComplexityRoot.SupportGrant.DurationSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.DurationSeconds(childComplexity), true
+	case "SupportGrant.expiresAt":
+		if e.ComplexityRoot.SupportGrant.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.ExpiresAt(childComplexity), true
+	case "SupportGrant.id":
+		if e.ComplexityRoot.SupportGrant.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.ID(childComplexity), true
+	case "SupportGrant.reason":
+		if e.ComplexityRoot.SupportGrant.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.Reason(childComplexity), true
+	case "SupportGrant.revokedAt":
+		if e.ComplexityRoot.SupportGrant.RevokedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.RevokedAt(childComplexity), true
+	case "SupportGrant.revokedBy":
+		if e.ComplexityRoot.SupportGrant.RevokedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.RevokedBy(childComplexity), true
+	case "SupportGrant.state":
+		if e.ComplexityRoot.SupportGrant.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.State(childComplexity), true
+	case "SupportGrant.status":
+		if e.ComplexityRoot.SupportGrant.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.Status(childComplexity), true
+	case "SupportGrant.updatedAt":
+		if e.ComplexityRoot.SupportGrant.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrant.UpdatedAt(childComplexity), true
+
+	case "SupportGrantConnection.edges":
+		if e.ComplexityRoot.SupportGrantConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrantConnection.Edges(childComplexity), true
+	case "SupportGrantConnection.pageInfo":
+		if e.ComplexityRoot.SupportGrantConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrantConnection.PageInfo(childComplexity), true
+	case "SupportGrantConnection.totalCount":
+		if e.ComplexityRoot.SupportGrantConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrantConnection.TotalCount(childComplexity), true
+
+	case "SupportGrantEdge.cursor":
+		if e.ComplexityRoot.SupportGrantEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrantEdge.Cursor(childComplexity), true
+	case "SupportGrantEdge.node":
+		if e.ComplexityRoot.SupportGrantEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SupportGrantEdge.Node(childComplexity), true
 
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
@@ -2329,6 +2608,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RetryAttemptInput", ec.unmarshalInputRetryAttemptInput),
 			graphql.NewInputUnmarshaler("SourceWhereInput", ec.unmarshalInputSourceWhereInput),
 			graphql.NewInputUnmarshaler("SubmitFeedbackInput", ec.unmarshalInputSubmitFeedbackInput),
+			graphql.NewInputUnmarshaler("SupportGrantOrder", ec.unmarshalInputSupportGrantOrder),
+			graphql.NewInputUnmarshaler("SupportGrantWhereInput", ec.unmarshalInputSupportGrantWhereInput),
 		)
 	}
 	first := true
@@ -2476,6 +2757,11 @@ enum Role {
   Sees the whole tenant (never another tenant) and the admin views.
   """
   ADMIN
+  """
+  A support agent: sees their own conversations and, read-only, those an
+  approved, unexpired support grant names them for.
+  """
+  SUPPORT
 }
 
 """
@@ -3063,6 +3349,81 @@ type Subscription {
   """
   viewerEvents: ViewerEvent!
 }
+
+# Delegated support access and the audit log (docs/API.md, "Delegated
+# support access", "Audit events").
+
+"""
+A support grant's effective state: its status, or EXPIRED once a PENDING or
+APPROVED grant is past expiresAt.
+"""
+enum SupportGrantState {
+  PENDING
+  APPROVED
+  DENIED
+  REVOKED
+  EXPIRED
+}
+
+extend type SupportGrant {
+  """
+  The effective state: ACTIVE access is state APPROVED.
+  """
+  state: SupportGrantState!
+}
+
+extend type Conversation {
+  """
+  The support grants on this conversation the viewer may see, newest first:
+  every grant for its owner (and admins), a support agent's own, none for
+  anyone else.
+  """
+  supportGrants: [SupportGrant!]!
+}
+
+"""
+One key of an audit event's metadata (for example owner, grant, agent).
+"""
+type AuditMetadataEntry {
+  key: String!
+  value: String!
+}
+
+extend type AuditEvent {
+  """
+  The event's metadata, by key.
+  """
+  metadata: [AuditMetadataEntry!]!
+}
+
+extend type Mutation {
+  """
+  Support agents only (FORBIDDEN otherwise): asks for read-only access to
+  one conversation of the tenant (its messages, attempts and sources), for
+  duration (a Go duration such as "2h"; default the tenant's
+  supportGrantDefault, at most its supportGrantMax, else BAD_USER_INPUT with
+  extensions.field "duration"). The grant is PENDING until the owner (or,
+  by tenant policy, an admin) decides, or APPROVED at once when the policy
+  is AUTO. An unknown, DELETED or other tenant's conversation is NOT_FOUND.
+  """
+  requestSupportAccess(conversationId: ID!, reason: String!, duration: String): SupportGrant!
+  """
+  The conversation's owner (or an admin when the tenant policy is
+  OWNER_OR_ADMIN) approves a PENDING request; the access lasts its
+  duration from now. An expired or unknown grant is NOT_FOUND; a decided
+  one is CONFLICT.
+  """
+  approveSupportAccess(id: ID!): SupportGrant!
+  """
+  Like approveSupportAccess, but denies the request.
+  """
+  denySupportAccess(id: ID!, reason: String): SupportGrant!
+  """
+  The owner, an admin or the agent ends a PENDING or APPROVED grant; the
+  agent's next read finds nothing. An expired or unknown grant is NOT_FOUND.
+  """
+  revokeSupportAccess(id: ID!): SupportGrant!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3255,8 +3616,22 @@ func (ec *executionContext) childFields_AuditEvent(ctx context.Context, field gr
 		return ec.fieldContext_AuditEvent_reason(ctx, field)
 	case "at":
 		return ec.fieldContext_AuditEvent_at(ctx, field)
+	case "metadata":
+		return ec.fieldContext_AuditEvent_metadata(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditEventConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditEventConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AuditEventConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEventConnection", field.Name)
 }
 
 func (ec *executionContext) childFields_AuditEventEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3267,6 +3642,16 @@ func (ec *executionContext) childFields_AuditEventEdge(ctx context.Context, fiel
 		return ec.fieldContext_AuditEventEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditMetadataEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_AuditMetadataEntry_key(ctx, field)
+	case "value":
+		return ec.fieldContext_AuditMetadataEntry_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditMetadataEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_ContextManifest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3339,6 +3724,8 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_attempts(ctx, field)
 	case "messages":
 		return ec.fieldContext_Conversation_messages(ctx, field)
+	case "supportGrants":
+		return ec.fieldContext_Conversation_supportGrants(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -3697,6 +4084,66 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Source", field.Name)
 }
 
+func (ec *executionContext) childFields_SupportGrant(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SupportGrant_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SupportGrant_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_SupportGrant_updatedAt(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_SupportGrant_conversationId(ctx, field)
+	case "agentId":
+		return ec.fieldContext_SupportGrant_agentId(ctx, field)
+	case "conversationOwnerId":
+		return ec.fieldContext_SupportGrant_conversationOwnerId(ctx, field)
+	case "reason":
+		return ec.fieldContext_SupportGrant_reason(ctx, field)
+	case "status":
+		return ec.fieldContext_SupportGrant_status(ctx, field)
+	case "durationSeconds":
+		return ec.fieldContext_SupportGrant_durationSeconds(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_SupportGrant_expiresAt(ctx, field)
+	case "decidedBy":
+		return ec.fieldContext_SupportGrant_decidedBy(ctx, field)
+	case "decidedAt":
+		return ec.fieldContext_SupportGrant_decidedAt(ctx, field)
+	case "decisionReason":
+		return ec.fieldContext_SupportGrant_decisionReason(ctx, field)
+	case "revokedBy":
+		return ec.fieldContext_SupportGrant_revokedBy(ctx, field)
+	case "revokedAt":
+		return ec.fieldContext_SupportGrant_revokedAt(ctx, field)
+	case "state":
+		return ec.fieldContext_SupportGrant_state(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SupportGrant", field.Name)
+}
+
+func (ec *executionContext) childFields_SupportGrantConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_SupportGrantConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SupportGrantConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_SupportGrantConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SupportGrantConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SupportGrantEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_SupportGrantEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_SupportGrantEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SupportGrantEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "day":
@@ -4031,6 +4478,20 @@ func (ec *executionContext) field_KnowledgeBase_documents_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_approveSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_archiveConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4145,6 +4606,28 @@ func (ec *executionContext) field_Mutation_deleteDocument_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_denySupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_ingestDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4181,6 +4664,36 @@ func (ec *executionContext) field_Mutation_renameConversation_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_requestSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "duration",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["duration"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_restoreConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4206,6 +4719,20 @@ func (ec *executionContext) field_Mutation_retryAttempt_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4338,6 +4865,60 @@ func (ec *executionContext) field_Query_attempt_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_auditEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.AuditEventOrder, error) {
+			return ec.unmarshalOAuditEventOrder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.AuditEventWhereInput, error) {
+			return ec.unmarshalOAuditEventWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -4578,6 +5159,60 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_supportGrants_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.SupportGrantOrder, error) {
+			return ec.unmarshalOSupportGrantOrder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.SupportGrantWhereInput, error) {
+			return ec.unmarshalOSupportGrantWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -6467,6 +7102,38 @@ func (ec *executionContext) fieldContext_AuditEvent_at(_ context.Context, field 
 	return graphql.NewScalarFieldContext("AuditEvent", field, false, false, "Time")
 }
 
+func (ec *executionContext) _AuditEvent_metadata(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditEvent_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditEvent().Metadata(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AuditMetadataEntry) graphql.Marshaler {
+			return ec.marshalNAuditMetadataEntry2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditEvent_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditMetadataEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AuditEventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AuditEventConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6607,6 +7274,52 @@ func (ec *executionContext) _AuditEventEdge_cursor(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_AuditEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEventEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _AuditMetadataEntry_key(ctx context.Context, field graphql.CollectedField, obj *model.AuditMetadataEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditMetadataEntry_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditMetadataEntry_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditMetadataEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditMetadataEntry_value(ctx context.Context, field graphql.CollectedField, obj *model.AuditMetadataEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditMetadataEntry_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditMetadataEntry_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditMetadataEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _ContextManifest_historyFromSeq(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
@@ -7378,6 +8091,38 @@ func (ec *executionContext) fieldContext_Conversation_messages(ctx context.Conte
 	if fc.Args, err = ec.field_Conversation_messages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Conversation_supportGrants(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_supportGrants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().SupportGrants(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_supportGrants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -10238,6 +10983,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_requestSupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RequestSupportAccess(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["reason"].(string), fc.Args["duration"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_requestSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_approveSupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApproveSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_approveSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_denySupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DenySupportAccess(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_denySupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeSupportAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10556,6 +11477,50 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_auditEvents(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_auditEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AuditEvents(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AuditEventOrder), fc.Args["where"].(*ent.AuditEventWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEventConnection) graphql.Marshaler {
+			return ec.marshalNAuditEventConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_auditEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditEventConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_auditEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_conversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10638,6 +11603,50 @@ func (ec *executionContext) fieldContext_Query_knowledgeBases(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_knowledgeBases_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_supportGrants(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_supportGrants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SupportGrants(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.SupportGrantOrder), fc.Args["where"].(*ent.SupportGrantWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrantConnection) graphql.Marshaler {
+			return ec.marshalNSupportGrantConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_supportGrants(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrantConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_supportGrants_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11507,6 +12516,516 @@ func (ec *executionContext) fieldContext_Subscription_viewerEvents(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SupportGrant_id(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SupportGrant_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SupportGrant_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SupportGrant_conversationId(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_conversationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SupportGrant_agentId(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_agentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AgentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_agentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _SupportGrant_conversationOwnerId(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_conversationOwnerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationOwnerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_conversationOwnerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _SupportGrant_reason(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _SupportGrant_status(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v supportgrant.Status) graphql.Marshaler {
+			return ec.marshalNSupportGrantStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "SupportGrantStatus")
+}
+
+func (ec *executionContext) _SupportGrant_durationSeconds(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_durationSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DurationSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_durationSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SupportGrant_expiresAt(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SupportGrant_decidedBy(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_decidedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecidedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_decidedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _SupportGrant_decidedAt(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_decidedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecidedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_decidedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SupportGrant_decisionReason(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_decisionReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecisionReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_decisionReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _SupportGrant_revokedBy(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_revokedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_revokedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _SupportGrant_revokedAt(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_revokedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SupportGrant_state(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrant_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SupportGrant().State(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SupportGrantState) graphql.Marshaler {
+			return ec.marshalNSupportGrantState2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSupportGrantState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrant_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrant", field, true, true, "SupportGrantState")
+}
+
+func (ec *executionContext) _SupportGrantConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrantConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrantConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.SupportGrantEdge) graphql.Marshaler {
+			return ec.marshalOSupportGrantEdge2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrantConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SupportGrantConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrantEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SupportGrantConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrantConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrantConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrantConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SupportGrantConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SupportGrantConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrantConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrantConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrantConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrantConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SupportGrantEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrantEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrantEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalOSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrantEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SupportGrantEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SupportGrantEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.SupportGrantEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SupportGrantEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SupportGrantEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SupportGrantEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
@@ -20597,6 +22116,1179 @@ func UnmarshalSubmitFeedbackInput(ctx context.Context, raw any) (model.SubmitFee
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSupportGrantOrder(ctx context.Context, obj any) (ent.SupportGrantOrder, error) {
+	var it ent.SupportGrantOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNSupportGrantOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSupportGrantOrder unmarshals raw into the SupportGrantOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSupportGrantOrder(ctx context.Context, raw any) (ent.SupportGrantOrder, error) {
+	var out ent.SupportGrantOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SupportGrantOrder", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSupportGrantWhereInput(ctx context.Context, obj any) (ent.SupportGrantWhereInput, error) {
+	var it ent.SupportGrantWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "agentId", "agentIdNEQ", "agentIdIn", "agentIdNotIn", "agentIdGT", "agentIdGTE", "agentIdLT", "agentIdLTE", "agentIdContains", "agentIdHasPrefix", "agentIdHasSuffix", "agentIdEqualFold", "agentIdContainsFold", "conversationOwnerId", "conversationOwnerIdNEQ", "conversationOwnerIdIn", "conversationOwnerIdNotIn", "conversationOwnerIdGT", "conversationOwnerIdGTE", "conversationOwnerIdLT", "conversationOwnerIdLTE", "conversationOwnerIdContains", "conversationOwnerIdHasPrefix", "conversationOwnerIdHasSuffix", "conversationOwnerIdEqualFold", "conversationOwnerIdContainsFold", "reason", "reasonNEQ", "reasonIn", "reasonNotIn", "reasonGT", "reasonGTE", "reasonLT", "reasonLTE", "reasonContains", "reasonHasPrefix", "reasonHasSuffix", "reasonEqualFold", "reasonContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "durationSeconds", "durationSecondsNEQ", "durationSecondsIn", "durationSecondsNotIn", "durationSecondsGT", "durationSecondsGTE", "durationSecondsLT", "durationSecondsLTE", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "decidedBy", "decidedByNEQ", "decidedByIn", "decidedByNotIn", "decidedByGT", "decidedByGTE", "decidedByLT", "decidedByLTE", "decidedByContains", "decidedByHasPrefix", "decidedByHasSuffix", "decidedByIsNil", "decidedByNotNil", "decidedByEqualFold", "decidedByContainsFold", "decidedAt", "decidedAtNEQ", "decidedAtIn", "decidedAtNotIn", "decidedAtGT", "decidedAtGTE", "decidedAtLT", "decidedAtLTE", "decidedAtIsNil", "decidedAtNotNil", "decisionReason", "decisionReasonNEQ", "decisionReasonIn", "decisionReasonNotIn", "decisionReasonGT", "decisionReasonGTE", "decisionReasonLT", "decisionReasonLTE", "decisionReasonContains", "decisionReasonHasPrefix", "decisionReasonHasSuffix", "decisionReasonIsNil", "decisionReasonNotNil", "decisionReasonEqualFold", "decisionReasonContainsFold", "revokedBy", "revokedByNEQ", "revokedByIn", "revokedByNotIn", "revokedByGT", "revokedByGTE", "revokedByLT", "revokedByLTE", "revokedByContains", "revokedByHasPrefix", "revokedByHasSuffix", "revokedByIsNil", "revokedByNotNil", "revokedByEqualFold", "revokedByContainsFold", "revokedAt", "revokedAtNEQ", "revokedAtIn", "revokedAtNotIn", "revokedAtGT", "revokedAtGTE", "revokedAtLT", "revokedAtLTE", "revokedAtIsNil", "revokedAtNotNil"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOSupportGrantWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOSupportGrantWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOSupportGrantWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationID = data
+		case "conversationIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationIDNEQ = data
+		case "conversationIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationIDIn = data
+		case "conversationIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationIDNotIn = data
+		case "agentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentID = data
+		case "agentIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDNEQ = data
+		case "agentIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDIn = data
+		case "agentIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDNotIn = data
+		case "agentIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDGT = data
+		case "agentIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDGTE = data
+		case "agentIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDLT = data
+		case "agentIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDLTE = data
+		case "agentIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDContains = data
+		case "agentIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDHasPrefix = data
+		case "agentIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDHasSuffix = data
+		case "agentIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDEqualFold = data
+		case "agentIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("agentIdContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AgentIDContainsFold = data
+		case "conversationOwnerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerID = data
+		case "conversationOwnerIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDNEQ = data
+		case "conversationOwnerIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDIn = data
+		case "conversationOwnerIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDNotIn = data
+		case "conversationOwnerIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDGT = data
+		case "conversationOwnerIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDGTE = data
+		case "conversationOwnerIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDLT = data
+		case "conversationOwnerIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDLTE = data
+		case "conversationOwnerIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDContains = data
+		case "conversationOwnerIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDHasPrefix = data
+		case "conversationOwnerIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDHasSuffix = data
+		case "conversationOwnerIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDEqualFold = data
+		case "conversationOwnerIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationOwnerIdContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationOwnerIDContainsFold = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "reasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonNEQ = data
+		case "reasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonIn = data
+		case "reasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonNotIn = data
+		case "reasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonGT = data
+		case "reasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonGTE = data
+		case "reasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonLT = data
+		case "reasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonLTE = data
+		case "reasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonContains = data
+		case "reasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonHasPrefix = data
+		case "reasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonHasSuffix = data
+		case "reasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonEqualFold = data
+		case "reasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReasonContainsFold = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOSupportGrantStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "statusNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNEQ"))
+			data, err := ec.unmarshalOSupportGrantStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNEQ = data
+		case "statusIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusIn"))
+			data, err := ec.unmarshalOSupportGrantStatus2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusIn = data
+		case "statusNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNotIn"))
+			data, err := ec.unmarshalOSupportGrantStatus2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNotIn = data
+		case "durationSeconds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSeconds"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSeconds = data
+		case "durationSecondsNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsNEQ = data
+		case "durationSecondsIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsIn = data
+		case "durationSecondsNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsNotIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsNotIn = data
+		case "durationSecondsGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsGT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsGT = data
+		case "durationSecondsGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsGTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsGTE = data
+		case "durationSecondsLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsLT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsLT = data
+		case "durationSecondsLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsLTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsLTE = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		case "expiresAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtNEQ = data
+		case "expiresAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtIn = data
+		case "expiresAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtNotIn = data
+		case "expiresAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtGT = data
+		case "expiresAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtGTE = data
+		case "expiresAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtLT = data
+		case "expiresAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtLTE = data
+		case "decidedBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedBy = data
+		case "decidedByNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByNEQ = data
+		case "decidedByIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByIn = data
+		case "decidedByNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByNotIn = data
+		case "decidedByGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByGT = data
+		case "decidedByGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByGTE = data
+		case "decidedByLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByLT = data
+		case "decidedByLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByLTE = data
+		case "decidedByContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByContains = data
+		case "decidedByHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByHasPrefix = data
+		case "decidedByHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByHasSuffix = data
+		case "decidedByIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByIsNil = data
+		case "decidedByNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByNotNil = data
+		case "decidedByEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByEqualFold = data
+		case "decidedByContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedByContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedByContainsFold = data
+		case "decidedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAt = data
+		case "decidedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtNEQ = data
+		case "decidedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtIn = data
+		case "decidedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtNotIn = data
+		case "decidedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtGT = data
+		case "decidedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtGTE = data
+		case "decidedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtLT = data
+		case "decidedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtLTE = data
+		case "decidedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtIsNil = data
+		case "decidedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtNotNil = data
+		case "decisionReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReason = data
+		case "decisionReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonNEQ = data
+		case "decisionReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonIn = data
+		case "decisionReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonNotIn = data
+		case "decisionReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonGT = data
+		case "decisionReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonGTE = data
+		case "decisionReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonLT = data
+		case "decisionReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonLTE = data
+		case "decisionReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonContains = data
+		case "decisionReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonHasPrefix = data
+		case "decisionReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonHasSuffix = data
+		case "decisionReasonIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonIsNil = data
+		case "decisionReasonNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonNotNil = data
+		case "decisionReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonEqualFold = data
+		case "decisionReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decisionReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecisionReasonContainsFold = data
+		case "revokedBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedBy = data
+		case "revokedByNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByNEQ = data
+		case "revokedByIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByIn = data
+		case "revokedByNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByNotIn = data
+		case "revokedByGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByGT = data
+		case "revokedByGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByGTE = data
+		case "revokedByLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByLT = data
+		case "revokedByLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByLTE = data
+		case "revokedByContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByContains = data
+		case "revokedByHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByHasPrefix = data
+		case "revokedByHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByHasSuffix = data
+		case "revokedByIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByIsNil = data
+		case "revokedByNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByNotNil = data
+		case "revokedByEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByEqualFold = data
+		case "revokedByContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedByContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedByContainsFold = data
+		case "revokedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAt = data
+		case "revokedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtNEQ = data
+		case "revokedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtIn = data
+		case "revokedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtNotIn = data
+		case "revokedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtGT = data
+		case "revokedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtGTE = data
+		case "revokedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtLT = data
+		case "revokedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtLTE = data
+		case "revokedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtIsNil = data
+		case "revokedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtNotNil = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSupportGrantWhereInput unmarshals raw into the SupportGrantWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSupportGrantWhereInput(ctx context.Context, raw any) (ent.SupportGrantWhereInput, error) {
+	var out ent.SupportGrantWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SupportGrantWhereInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -20605,6 +23297,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case *ent.SupportGrant:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._SupportGrant(ctx, sel, obj)
 	case *ent.Source:
 		if obj == nil {
 			return graphql.Null
@@ -21190,38 +23887,44 @@ func (ec *executionContext) _AuditEvent(ctx context.Context, sel ast.SelectionSe
 		case "id":
 			out.Values[i] = ec._AuditEvent_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "actor":
 			out.Values[i] = ec._AuditEvent_actor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "action":
 			out.Values[i] = ec._AuditEvent_action(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "targetType":
 			out.Values[i] = ec._AuditEvent_targetType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "targetId":
 			out.Values[i] = ec._AuditEvent_targetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reason":
 			out.Values[i] = ec._AuditEvent_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "at":
 			out.Values[i] = ec._AuditEvent_at(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "metadata":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AuditEvent_metadata(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21300,6 +24003,44 @@ func (ec *executionContext) _AuditEventEdge(ctx context.Context, sel ast.Selecti
 			}
 		case "cursor":
 			out.Values[i] = ec._AuditEventEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditMetadataEntryImplementors = []string{"AuditMetadataEntry"}
+
+func (ec *executionContext) _AuditMetadataEntry(ctx context.Context, sel ast.SelectionSet, obj *model.AuditMetadataEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditMetadataEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditMetadataEntry")
+		case "key":
+			out.Values[i] = ec._AuditMetadataEntry_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._AuditMetadataEntry_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21516,6 +24257,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_messages(ctx, field, obj)
+				})
+		case "supportGrants":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_supportGrants(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -22630,6 +25377,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "requestSupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_requestSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approveSupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_approveSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "denySupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_denySupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeSupportAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22784,6 +25559,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_nodes(ctx, field)
 				})
+		case "auditEvents":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_auditEvents(ctx, field)
+				})
 		case "conversations":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -22795,6 +25576,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_knowledgeBases(ctx, field)
+				})
+		case "supportGrants":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_supportGrants(ctx, field)
 				})
 		case "viewer":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -22996,6 +25783,196 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var supportGrantImplementors = []string{"SupportGrant", "Node"}
+
+func (ec *executionContext) _SupportGrant(ctx context.Context, sel ast.SelectionSet, obj *ent.SupportGrant) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, supportGrantImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SupportGrant")
+		case "id":
+			out.Values[i] = ec._SupportGrant_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._SupportGrant_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._SupportGrant_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "conversationId":
+			out.Values[i] = ec._SupportGrant_conversationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "agentId":
+			out.Values[i] = ec._SupportGrant_agentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "conversationOwnerId":
+			out.Values[i] = ec._SupportGrant_conversationOwnerId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reason":
+			out.Values[i] = ec._SupportGrant_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._SupportGrant_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "durationSeconds":
+			out.Values[i] = ec._SupportGrant_durationSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiresAt":
+			out.Values[i] = ec._SupportGrant_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "decidedBy":
+			out.Values[i] = ec._SupportGrant_decidedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "decidedAt":
+			out.Values[i] = ec._SupportGrant_decidedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "decisionReason":
+			out.Values[i] = ec._SupportGrant_decisionReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "revokedBy":
+			out.Values[i] = ec._SupportGrant_revokedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "revokedAt":
+			out.Values[i] = ec._SupportGrant_revokedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SupportGrant_state(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var supportGrantConnectionImplementors = []string{"SupportGrantConnection"}
+
+func (ec *executionContext) _SupportGrantConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.SupportGrantConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, supportGrantConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SupportGrantConnection")
+		case "edges":
+			out.Values[i] = ec._SupportGrantConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._SupportGrantConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._SupportGrantConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var supportGrantEdgeImplementors = []string{"SupportGrantEdge"}
+
+func (ec *executionContext) _SupportGrantEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.SupportGrantEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, supportGrantEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SupportGrantEdge")
+		case "node":
+			out.Values[i] = ec._SupportGrantEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._SupportGrantEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var usageRowImplementors = []string{"UsageRow"}
@@ -23633,6 +26610,14 @@ func (ec *executionContext) unmarshalNAttemptWhereInput2ᚖgithubᚗcomᚋragcha
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNAuditEventConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AuditEventConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditEventConnection!")
+		return graphql.Null
+	}
+	return ec._AuditEventConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAuditEventOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventOrderField(ctx context.Context, v any) (*ent.AuditEventOrderField, error) {
 	var res = new(ent.AuditEventOrderField)
 	err := res.UnmarshalGQL(v)
@@ -23650,6 +26635,30 @@ func (ec *executionContext) marshalNAuditEventOrderField2ᚖgithubᚗcomᚋragch
 func (ec *executionContext) unmarshalNAuditEventWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventWhereInput(ctx context.Context, v any) (*ent.AuditEventWhereInput, error) {
 	res, err := ec.unmarshalInputAuditEventWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAuditMetadataEntry2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuditMetadataEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditMetadataEntry2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditMetadataEntry2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAuditMetadataEntry(ctx context.Context, sel ast.SelectionSet, v *model.AuditMetadataEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditMetadataEntry!")
+		return graphql.Null
+	}
+	return ec._AuditMetadataEntry(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -24249,6 +27258,77 @@ func (ec *executionContext) unmarshalNSubmitFeedbackInput2githubᚗcomᚋragchat
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNSupportGrant2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.SupportGrant) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx context.Context, sel ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SupportGrant!")
+		return graphql.Null
+	}
+	return ec._SupportGrant(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSupportGrantConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantConnection(ctx context.Context, sel ast.SelectionSet, v *ent.SupportGrantConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SupportGrantConnection!")
+		return graphql.Null
+	}
+	return ec._SupportGrantConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSupportGrantOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantOrderField(ctx context.Context, v any) (*ent.SupportGrantOrderField, error) {
+	var res = new(ent.SupportGrantOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSupportGrantOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.SupportGrantOrderField) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SupportGrantOrderField!")
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNSupportGrantState2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSupportGrantState(ctx context.Context, v any) (model.SupportGrantState, error) {
+	var res model.SupportGrantState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSupportGrantState2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSupportGrantState(ctx context.Context, sel ast.SelectionSet, v model.SupportGrantState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNSupportGrantStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx context.Context, v any) (supportgrant.Status, error) {
+	var res supportgrant.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSupportGrantStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx context.Context, sel ast.SelectionSet, v supportgrant.Status) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNSupportGrantWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInput(ctx context.Context, v any) (*ent.SupportGrantWhereInput, error) {
+	res, err := ec.unmarshalInputSupportGrantWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := graphql.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -24627,6 +27707,14 @@ func (ec *executionContext) marshalOAuditEventEdge2ᚖgithubᚗcomᚋragchatᚋr
 		return graphql.Null
 	}
 	return ec._AuditEventEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAuditEventOrder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventOrder(ctx context.Context, v any) (*ent.AuditEventOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAuditEventOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOAuditEventWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAuditEventWhereInputᚄ(ctx context.Context, v any) ([]*ent.AuditEventWhereInput, error) {
@@ -25745,6 +28833,118 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx context.Context, sel ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SupportGrant(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSupportGrantEdge2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.SupportGrantEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOSupportGrantEdge2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOSupportGrantEdge2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantEdge(ctx context.Context, sel ast.SelectionSet, v *ent.SupportGrantEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SupportGrantEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSupportGrantOrder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantOrder(ctx context.Context, v any) (*ent.SupportGrantOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSupportGrantOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSupportGrantStatus2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatusᚄ(ctx context.Context, v any) ([]supportgrant.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]supportgrant.Status, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSupportGrantStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOSupportGrantStatus2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []supportgrant.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSupportGrantStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOSupportGrantStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx context.Context, v any) (*supportgrant.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(supportgrant.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSupportGrantStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsupportgrantᚐStatus(ctx context.Context, sel ast.SelectionSet, v *supportgrant.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOSupportGrantWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInputᚄ(ctx context.Context, v any) ([]*ent.SupportGrantWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.SupportGrantWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSupportGrantWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOSupportGrantWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantWhereInput(ctx context.Context, v any) (*ent.SupportGrantWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSupportGrantWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, v any) ([]time.Time, error) {

@@ -24,6 +24,11 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.nodes(ctx, ids)
 }
 
+// AuditEvents is the resolver for the auditEvents field.
+func (r *queryResolver) AuditEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error) {
+	return r.auditEvents(ctx, after, first, before, last, orderBy, where)
+}
+
 // Conversations is the resolver for the conversations field.
 func (r *queryResolver) Conversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error) {
 	return r.ownConversations(ctx, after, first, before, last, orderBy, where)
@@ -34,6 +39,14 @@ func (r *queryResolver) KnowledgeBases(ctx context.Context, after *entgql.Cursor
 	return r.knowledgeBases(ctx, after, first, before, last, orderBy, where)
 }
 
+// SupportGrants is the resolver for the supportGrants field.
+func (r *queryResolver) SupportGrants(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) (*ent.SupportGrantConnection, error) {
+	return r.supportGrants(ctx, after, first, before, last, orderBy, where)
+}
+
+// AuditEvent returns graph.AuditEventResolver implementation.
+func (r *Resolver) AuditEvent() graph.AuditEventResolver { return &auditEventResolver{r} }
+
 // Conversation returns graph.ConversationResolver implementation.
 func (r *Resolver) Conversation() graph.ConversationResolver { return &conversationResolver{r} }
 
@@ -43,8 +56,13 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 // Source returns graph.SourceResolver implementation.
 func (r *Resolver) Source() graph.SourceResolver { return &sourceResolver{r} }
 
+// SupportGrant returns graph.SupportGrantResolver implementation.
+func (r *Resolver) SupportGrant() graph.SupportGrantResolver { return &supportGrantResolver{r} }
+
 type (
+	auditEventResolver   struct{ *Resolver }
 	conversationResolver struct{ *Resolver }
 	queryResolver        struct{ *Resolver }
 	sourceResolver       struct{ *Resolver }
+	supportGrantResolver struct{ *Resolver }
 )

@@ -33,6 +33,8 @@ func viewerModel(ctx context.Context) (*model.Viewer, error) {
 			roles = append(roles, model.RoleAgent)
 		case viewer.RoleAdmin:
 			roles = append(roles, model.RoleAdmin)
+		case viewer.RoleSupport:
+			roles = append(roles, model.RoleSupport)
 		}
 	}
 	groups := v.Groups

@@ -20,6 +20,7 @@ import (
 
 // Engine is the part of the conversation engine (*chat.Engine) the API uses.
 type Engine interface {
+	SupportEngine
 	CreateConversation(ctx context.Context, in chat.CreateConversationInput) (*ent.Conversation, error)
 	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
 	RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error)

@@ -16,9 +16,19 @@ import (
 	"github.com/ragchat/ragchat/graph/model"
 )
 
+// Metadata is the resolver for the metadata field.
+func (r *auditEventResolver) Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error) {
+	return auditMetadata(obj), nil
+}
+
 // Messages is the resolver for the messages field.
 func (r *conversationResolver) Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error) {
 	return r.conversationMessages(ctx, obj, after, first, before, last, orderBy, where)
+}
+
+// SupportGrants is the resolver for the supportGrants field.
+func (r *conversationResolver) SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error) {
+	return r.engine.ConversationSupportGrants(ctx, obj.ID)
 }
 
 // Conversation is the resolver for the conversation field.
@@ -101,6 +111,26 @@ func (r *mutationResolver) DeleteDocument(ctx context.Context, documentID uuid.U
 	return r.deleteDocument(ctx, documentID, reason)
 }
 
+// RequestSupportAccess is the resolver for the requestSupportAccess field.
+func (r *mutationResolver) RequestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error) {
+	return r.requestSupportAccess(ctx, conversationID, reason, duration)
+}
+
+// ApproveSupportAccess is the resolver for the approveSupportAccess field.
+func (r *mutationResolver) ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
+	return r.approveSupportAccess(ctx, id)
+}
+
+// DenySupportAccess is the resolver for the denySupportAccess field.
+func (r *mutationResolver) DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error) {
+	return r.denySupportAccess(ctx, id, reason)
+}
+
+// RevokeSupportAccess is the resolver for the revokeSupportAccess field.
+func (r *mutationResolver) RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
+	return r.revokeSupportAccess(ctx, id)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return viewerModel(ctx)
@@ -179,6 +209,11 @@ func (r *subscriptionResolver) ConversationEvents(ctx context.Context, conversat
 // ViewerEvents is the resolver for the viewerEvents field.
 func (r *subscriptionResolver) ViewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error) {
 	return r.viewerEvents(ctx)
+}
+
+// State is the resolver for the state field.
+func (r *supportGrantResolver) State(ctx context.Context, obj *ent.SupportGrant) (model.SupportGrantState, error) {
+	return r.grantState(obj), nil
 }
 
 // Conversation is the resolver for the conversation field.

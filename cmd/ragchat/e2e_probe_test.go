@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 )
 
@@ -245,9 +246,11 @@ func (c probeCall) run(t *testing.T, client *gqlclient.Client) ([]gqlclient.Erro
 }
 
 // TestCrossTenantProbe calls every id-taking root field with ids of tenant
-// acme's rows as an admin of tenant globex, with ids of alice's rows as
-// another acme user (an agent, who curates knowledge but sees only their
-// own conversations), and with ids of the rows of dora's soft-deleted
+// acme's rows as an admin (and support agent) of tenant globex, with ids of
+// alice's rows (and of a support grant on her conversation) as another acme
+// user (an agent, who curates knowledge but sees only their own
+// conversations) and as two acme support agents without an active grant,
+// and with ids of the rows of dora's soft-deleted
 // conversation as dora herself and as acme's admin. Every call must answer
 // NOT_FOUND, with errors identical, as whole objects (message, code, path,
 // extensions), to those of the same call with a random UUID.
@@ -263,6 +266,13 @@ func TestCrossTenantProbe(t *testing.T) {
 	mustDo(t, admin, `query($c: ID!) { conversation(id: $c) { id } }`, map[string]any{"c": conv}, nil)
 	deleted := giveOneOfEverything(t, dora)
 	mustDo(t, dora, `mutation($c: ID!) { deleteConversation(id: $c) { id } }`, map[string]any{"c": deleted}, nil)
+	// Support agents: sue holds an approved grant on alice's conversation;
+	// sam held one, read under it, and alice revoked it.
+	sue, sam := p.client(t, "acme", "sue", "support"), p.client(t, "acme", "sam", "support")
+	sueGrant := approvedGrant(t, sue, alice, conv)
+	samGrant := approvedGrant(t, sam, alice, conv)
+	mustDo(t, sam, `query($c: ID!) { conversation(id: $c) { messages { edges { node { content } } } } }`, map[string]any{"c": conv}, nil)
+	mustDo(t, alice, `mutation($g: ID!) { revokeSupportAccess(id: $g) { id } }`, map[string]any{"g": samGrant}, nil)
 
 	var raw struct {
 		Schema schema `json:"__schema"`
@@ -271,6 +281,7 @@ func TestCrossTenantProbe(t *testing.T) {
 	s := raw.Schema
 
 	tenantIDs, userIDs := foreignIDs(t, p.dbURL)
+	userIDs[supportgrant.Table] = sueGrant
 	deletedIDs := ownRowIDs(t, p.dbURL, "dora")
 	before := acmeFingerprint(t, p.dbURL)
 	probers := []struct {
@@ -281,8 +292,13 @@ func TestCrossTenantProbe(t *testing.T) {
 		// deleted conversation is the one way back to it.
 		skip map[string]bool
 	}{
-		{"another tenant", p.client(t, "globex", "mallory", "admin", "agent", "member"), tenantIDs, nil},
+		{"another tenant", p.client(t, "globex", "mallory", "admin", "agent", "member", "support"), tenantIDs, nil},
 		{"another user", p.client(t, "acme", "bob", "agent"), userIDs, nil},
+		// A support agent may request access to any conversation of the
+		// tenant by id; every other path stays closed without an active
+		// grant, and another agent's grant is invisible.
+		{"a support agent whose grant was revoked", sam, userIDs, map[string]bool{"mutation requestSupportAccess": true}},
+		{"a support agent without a grant", p.client(t, "acme", "sid", "support"), userIDs, map[string]bool{"mutation requestSupportAccess": true}},
 		{"deleted conversation, its owner", dora, deletedIDs, map[string]bool{"mutation restoreConversation": true}},
 		{"deleted conversation, an admin", admin, deletedIDs, map[string]bool{"mutation restoreConversation": true}},
 	}
@@ -339,7 +355,8 @@ func TestCrossTenantProbe(t *testing.T) {
 	for _, f := range []string{"query node", "query nodes", "query conversation", "query attempt",
 		"mutation ask", "mutation retryAttempt", "mutation cancelAttempt", "mutation submitFeedback",
 		"mutation renameConversation", "mutation deleteConversation", "mutation setDocumentAcl",
-		"mutation ingestDocument", "mutation createConversation", "subscription attemptEvents", "subscription conversationEvents"} {
+		"mutation ingestDocument", "mutation createConversation", "subscription attemptEvents", "subscription conversationEvents",
+		"mutation requestSupportAccess", "mutation approveSupportAccess", "mutation denySupportAccess", "mutation revokeSupportAccess"} {
 		if !covered[f] {
 			t.Errorf("the probe did not cover %s", f)
 		}
@@ -365,6 +382,16 @@ func giveOneOfEverything(t *testing.T, c *gqlclient.Client) string {
 	mustDo(t, c, `mutation($a: ID!) { retryAttempt(input: {attemptId: $a, clientRequestId: "r"}) { attempt { id } } }`, map[string]any{"a": a}, &retry)
 	waitDone(t, c, retry.RetryAttempt.Attempt.ID)
 	return conv
+}
+
+// approvedGrant has agent request access to conv and its owner approve
+// it, and returns the grant's id.
+func approvedGrant(t *testing.T, agent, owner *gqlclient.Client, conv string) string {
+	t.Helper()
+	var g struct{ RequestSupportAccess struct{ ID string } }
+	mustDo(t, agent, `mutation($c: ID!) { requestSupportAccess(conversationId: $c, reason: "probe ticket") { id } }`, map[string]any{"c": conv}, &g)
+	mustDo(t, owner, `mutation($g: ID!) { approveSupportAccess(id: $g) { id } }`, map[string]any{"g": g.RequestSupportAccess.ID}, nil)
+	return g.RequestSupportAccess.ID
 }
 
 // errorsJSON renders errors as whole objects for comparison.
@@ -395,6 +422,7 @@ func acmeFingerprint(t *testing.T, dbURL string) string {
 		`SELECT count(*)::text FROM messages WHERE tenant_id = 'acme'`,
 		`SELECT count(*)::text FROM document_grants WHERE tenant_id = 'acme'`,
 		`SELECT count(*)::text FROM knowledge_bases WHERE tenant_id = 'acme'`,
+		`SELECT count(*) || ':' || coalesce(string_agg(status || expires_at::text, ',' ORDER BY id), '') FROM support_grants WHERE tenant_id = 'acme'`,
 	} {
 		var v string
 		if err := db.QueryRow(q).Scan(&v); err != nil {
@@ -424,7 +452,7 @@ func foreignIDs(t *testing.T, dbURL string) (tenant, user map[string]string) {
 	}
 	tenant, user = map[string]string{}, map[string]string{}
 	for _, table := range []string{conversation.Table, message.Table, attempt.Table, source.Table, feedback.Table,
-		knowledgebase.Table, document.Table, auditevent.Table} {
+		knowledgebase.Table, document.Table, auditevent.Table, supportgrant.Table} {
 		tenant[table] = one(fmt.Sprintf(`SELECT id FROM %s WHERE tenant_id = 'acme' ORDER BY id LIMIT 1`, table))
 	}
 	return tenant, ownRowIDs(t, dbURL, "alice")

@@ -36,7 +36,7 @@ func runToken(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	user := fs.String("user", "", "user id, the token's subject (required), e.g. alice")
 	ttl := fs.Duration("ttl", 0, "token lifetime (default RAGCHAT_DEV_TOKEN_TTL, 24h)")
 	var roles, groups listFlag
-	fs.Var(&roles, "role", "role: member, agent or admin (repeatable; default member)")
+	fs.Var(&roles, "role", "role: member, agent, admin or support (repeatable; default member)")
 	fs.Var(&groups, "group", "ACL group (repeatable or comma-separated)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -141,6 +141,18 @@ func (f SourceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SourceMutation", m)
 }
 
+// The SupportGrantFunc type is an adapter to allow the use of ordinary
+// function as SupportGrant mutator.
+type SupportGrantFunc func(context.Context, *ent.SupportGrantMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SupportGrantFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SupportGrantMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SupportGrantMutation", m)
+}
+
 // The TenantFunc type is an adapter to allow the use of ordinary
 // function as Tenant mutator.
 type TenantFunc func(context.Context, *ent.TenantMutation) (ent.Value, error)

@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tenant"
 )
 
@@ -376,6 +377,33 @@ func (f TraverseSource) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SourceQuery", q)
 }
 
+// The SupportGrantFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SupportGrantFunc func(context.Context, *ent.SupportGrantQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SupportGrantFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SupportGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SupportGrantQuery", q)
+}
+
+// The TraverseSupportGrant type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSupportGrant func(context.Context, *ent.SupportGrantQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSupportGrant) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSupportGrant) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SupportGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SupportGrantQuery", q)
+}
+
 // The TenantFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TenantFunc func(context.Context, *ent.TenantQuery) (ent.Value, error)
 
@@ -428,6 +456,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
 	case *ent.SourceQuery:
 		return &query[*ent.SourceQuery, predicate.Source, source.OrderOption]{typ: ent.TypeSource, tq: q}, nil
+	case *ent.SupportGrantQuery:
+		return &query[*ent.SupportGrantQuery, predicate.SupportGrant, supportgrant.OrderOption]{typ: ent.TypeSupportGrant, tq: q}, nil
 	case *ent.TenantQuery:
 		return &query[*ent.TenantQuery, predicate.Tenant, tenant.OrderOption]{typ: ent.TypeTenant, tq: q}, nil
 	default:

@@ -590,6 +590,62 @@ var (
 			},
 		},
 	}
+	// SupportGrantsColumns holds the columns for the "support_grants" table.
+	SupportGrantsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "agent_id", Type: field.TypeString, Size: 128},
+		{Name: "conversation_owner_id", Type: field.TypeString, Size: 128},
+		{Name: "reason", Type: field.TypeString, Size: 2147483647},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"PENDING", "APPROVED", "DENIED", "REVOKED"}, Default: "PENDING"},
+		{Name: "duration_seconds", Type: field.TypeInt64},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "decided_by", Type: field.TypeString, Nullable: true, Size: 128},
+		{Name: "decided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "decision_reason", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "revoked_by", Type: field.TypeString, Nullable: true, Size: 128},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "conversation_id", Type: field.TypeUUID},
+	}
+	// SupportGrantsTable holds the schema information for the "support_grants" table.
+	SupportGrantsTable = &schema.Table{
+		Name:       "support_grants",
+		Columns:    SupportGrantsColumns,
+		PrimaryKey: []*schema.Column{SupportGrantsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "support_grants_tenants_tenant",
+				Columns:    []*schema.Column{SupportGrantsColumns[14]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "support_grants_conversations_conversation",
+				Columns:    []*schema.Column{SupportGrantsColumns[15]},
+				RefColumns: []*schema.Column{ConversationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "supportgrant_conversation_id_agent_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{SupportGrantsColumns[15], SupportGrantsColumns[3], SupportGrantsColumns[6]},
+			},
+			{
+				Name:    "supportgrant_tenant_id_conversation_owner_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{SupportGrantsColumns[14], SupportGrantsColumns[4], SupportGrantsColumns[1]},
+			},
+			{
+				Name:    "supportgrant_tenant_id_agent_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{SupportGrantsColumns[14], SupportGrantsColumns[3], SupportGrantsColumns[1]},
+			},
+		},
+	}
 	// TenantsColumns holds the columns for the "tenants" table.
 	TenantsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
@@ -617,6 +673,7 @@ var (
 		KnowledgeBasesTable,
 		MessagesTable,
 		SourcesTable,
+		SupportGrantsTable,
 		TenantsTable,
 	}
 )
@@ -654,4 +711,10 @@ func init() {
 	SourcesTable.ForeignKeys[1].RefTable = TenantsTable
 	SourcesTable.ForeignKeys[2].RefTable = ChunksTable
 	SourcesTable.ForeignKeys[3].RefTable = DocumentsTable
+	SupportGrantsTable.ForeignKeys[0].RefTable = TenantsTable
+	SupportGrantsTable.ForeignKeys[1].RefTable = ConversationsTable
+	SupportGrantsTable.Annotation = &entsql.Annotation{}
+	SupportGrantsTable.Annotation.Checks = map[string]string{
+		"support_grant_status_check": "status IN ('PENDING', 'APPROVED', 'DENIED', 'REVOKED')",
+	}
 }

@@ -39,5 +39,8 @@ type Message func(*sql.Selector)
 // Source is the predicate function for source builders.
 type Source func(*sql.Selector)
 
+// SupportGrant is the predicate function for supportgrant builders.
+type SupportGrant func(*sql.Selector)
+
 // Tenant is the predicate function for tenant builders.
 type Tenant func(*sql.Selector)

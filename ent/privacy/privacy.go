@@ -375,6 +375,30 @@ func (f SourceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SourceMutation", m)
 }
 
+// The SupportGrantQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SupportGrantQueryRuleFunc func(context.Context, *ent.SupportGrantQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SupportGrantQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SupportGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SupportGrantQuery", q)
+}
+
+// The SupportGrantMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SupportGrantMutationRuleFunc func(context.Context, *ent.SupportGrantMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SupportGrantMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SupportGrantMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SupportGrantMutation", m)
+}
+
 // The TenantQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TenantQueryRuleFunc func(context.Context, *ent.TenantQuery) error
@@ -456,6 +480,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.SourceQuery:
 		return q.Filter(), nil
+	case *ent.SupportGrantQuery:
+		return q.Filter(), nil
 	case *ent.TenantQuery:
 		return q.Filter(), nil
 	default:
@@ -486,6 +512,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.MessageMutation:
 		return m.Filter(), nil
 	case *ent.SourceMutation:
+		return m.Filter(), nil
+	case *ent.SupportGrantMutation:
 		return m.Filter(), nil
 	case *ent.TenantMutation:
 		return m.Filter(), nil

@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/schema"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tenant"
 
 	"entgo.io/ent"
@@ -981,6 +982,108 @@ func init() {
 	sourceDescID := sourceMixinFields0[0].Descriptor()
 	// source.DefaultID holds the default value on creation for the id field.
 	source.DefaultID = sourceDescID.Default.(func() uuid.UUID)
+	supportgrantMixin := schema.SupportGrant{}.Mixin()
+	supportgrant.Policy = privacy.NewPolicies(supportgrantMixin[1], schema.SupportGrant{})
+	supportgrant.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := supportgrant.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	supportgrantMixinFields0 := supportgrantMixin[0].Fields()
+	_ = supportgrantMixinFields0
+	supportgrantMixinFields1 := supportgrantMixin[1].Fields()
+	_ = supportgrantMixinFields1
+	supportgrantMixinFields2 := supportgrantMixin[2].Fields()
+	_ = supportgrantMixinFields2
+	supportgrantFields := schema.SupportGrant{}.Fields()
+	_ = supportgrantFields
+	// supportgrantDescTenantID is the schema descriptor for tenant_id field.
+	supportgrantDescTenantID := supportgrantMixinFields1[0].Descriptor()
+	// supportgrant.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	supportgrant.TenantIDValidator = func() func(string) error {
+		validators := supportgrantDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// supportgrantDescCreatedAt is the schema descriptor for created_at field.
+	supportgrantDescCreatedAt := supportgrantMixinFields2[0].Descriptor()
+	// supportgrant.DefaultCreatedAt holds the default value on creation for the created_at field.
+	supportgrant.DefaultCreatedAt = supportgrantDescCreatedAt.Default.(func() time.Time)
+	// supportgrantDescUpdatedAt is the schema descriptor for updated_at field.
+	supportgrantDescUpdatedAt := supportgrantMixinFields2[1].Descriptor()
+	// supportgrant.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	supportgrant.DefaultUpdatedAt = supportgrantDescUpdatedAt.Default.(func() time.Time)
+	// supportgrant.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	supportgrant.UpdateDefaultUpdatedAt = supportgrantDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// supportgrantDescAgentID is the schema descriptor for agent_id field.
+	supportgrantDescAgentID := supportgrantFields[1].Descriptor()
+	// supportgrant.AgentIDValidator is a validator for the "agent_id" field. It is called by the builders before save.
+	supportgrant.AgentIDValidator = func() func(string) error {
+		validators := supportgrantDescAgentID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(agent_id string) error {
+			for _, fn := range fns {
+				if err := fn(agent_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// supportgrantDescConversationOwnerID is the schema descriptor for conversation_owner_id field.
+	supportgrantDescConversationOwnerID := supportgrantFields[2].Descriptor()
+	// supportgrant.ConversationOwnerIDValidator is a validator for the "conversation_owner_id" field. It is called by the builders before save.
+	supportgrant.ConversationOwnerIDValidator = func() func(string) error {
+		validators := supportgrantDescConversationOwnerID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(conversation_owner_id string) error {
+			for _, fn := range fns {
+				if err := fn(conversation_owner_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// supportgrantDescReason is the schema descriptor for reason field.
+	supportgrantDescReason := supportgrantFields[3].Descriptor()
+	// supportgrant.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
+	supportgrant.ReasonValidator = supportgrantDescReason.Validators[0].(func(string) error)
+	// supportgrantDescDurationSeconds is the schema descriptor for duration_seconds field.
+	supportgrantDescDurationSeconds := supportgrantFields[5].Descriptor()
+	// supportgrant.DurationSecondsValidator is a validator for the "duration_seconds" field. It is called by the builders before save.
+	supportgrant.DurationSecondsValidator = supportgrantDescDurationSeconds.Validators[0].(func(int64) error)
+	// supportgrantDescDecidedBy is the schema descriptor for decided_by field.
+	supportgrantDescDecidedBy := supportgrantFields[7].Descriptor()
+	// supportgrant.DecidedByValidator is a validator for the "decided_by" field. It is called by the builders before save.
+	supportgrant.DecidedByValidator = supportgrantDescDecidedBy.Validators[0].(func(string) error)
+	// supportgrantDescRevokedBy is the schema descriptor for revoked_by field.
+	supportgrantDescRevokedBy := supportgrantFields[10].Descriptor()
+	// supportgrant.RevokedByValidator is a validator for the "revoked_by" field. It is called by the builders before save.
+	supportgrant.RevokedByValidator = supportgrantDescRevokedBy.Validators[0].(func(string) error)
+	// supportgrantDescID is the schema descriptor for id field.
+	supportgrantDescID := supportgrantMixinFields0[0].Descriptor()
+	// supportgrant.DefaultID holds the default value on creation for the id field.
+	supportgrant.DefaultID = supportgrantDescID.Default.(func() uuid.UUID)
 	tenant.Policy = privacy.NewPolicies(schema.Tenant{})
 	tenant.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {

@@ -49,7 +49,12 @@ func (AuditEvent) Indexes() []ent.Index {
 
 // Annotations of the AuditEvent.
 func (AuditEvent) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection()}
+	return []schema.Annotation{
+		entgql.RelayConnection(),
+		entgql.QueryField("auditEvents").Description(
+			"Admins only (FORBIDDEN otherwise, as a whole field): the tenant's audit events, newest first by default.",
+		),
+	}
 }
 
 // Policy of the AuditEvent: rows are scoped by internal/authz (auditevent.Table).

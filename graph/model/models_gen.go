@@ -112,6 +112,12 @@ type AttemptTimings struct {
 	DurationMs *int `json:"durationMs,omitempty"`
 }
 
+// One key of an audit event's metadata (for example owner, grant, agent).
+type AuditMetadataEntry struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
 // A change of a conversation, so that a second tab stays in sync.
 type ConversationEvent struct {
 	Kind           ConversationEventKind `json:"kind"`
@@ -377,17 +383,21 @@ const (
 	RoleAgent Role = "AGENT"
 	// Sees the whole tenant (never another tenant) and the admin views.
 	RoleAdmin Role = "ADMIN"
+	// A support agent: sees their own conversations and, read-only, those an
+	// approved, unexpired support grant names them for.
+	RoleSupport Role = "SUPPORT"
 )
 
 var AllRole = []Role{
 	RoleMember,
 	RoleAgent,
 	RoleAdmin,
+	RoleSupport,
 }
 
 func (e Role) IsValid() bool {
 	switch e {
-	case RoleMember, RoleAgent, RoleAdmin:
+	case RoleMember, RoleAgent, RoleAdmin, RoleSupport:
 		return true
 	}
 	return false
@@ -423,6 +433,69 @@ func (e *Role) UnmarshalJSON(b []byte) error {
 }
 
 func (e Role) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A support grant's effective state: its status, or EXPIRED once a PENDING or
+// APPROVED grant is past expiresAt.
+type SupportGrantState string
+
+const (
+	SupportGrantStatePending  SupportGrantState = "PENDING"
+	SupportGrantStateApproved SupportGrantState = "APPROVED"
+	SupportGrantStateDenied   SupportGrantState = "DENIED"
+	SupportGrantStateRevoked  SupportGrantState = "REVOKED"
+	SupportGrantStateExpired  SupportGrantState = "EXPIRED"
+)
+
+var AllSupportGrantState = []SupportGrantState{
+	SupportGrantStatePending,
+	SupportGrantStateApproved,
+	SupportGrantStateDenied,
+	SupportGrantStateRevoked,
+	SupportGrantStateExpired,
+}
+
+func (e SupportGrantState) IsValid() bool {
+	switch e {
+	case SupportGrantStatePending, SupportGrantStateApproved, SupportGrantStateDenied, SupportGrantStateRevoked, SupportGrantStateExpired:
+		return true
+	}
+	return false
+}
+
+func (e SupportGrantState) String() string {
+	return string(e)
+}
+
+func (e *SupportGrantState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SupportGrantState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SupportGrantState", str)
+	}
+	return nil
+}
+
+func (e SupportGrantState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SupportGrantState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SupportGrantState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -31,7 +31,7 @@ var tenantKeyPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,63}$`)
 type Claims struct {
 	// Tenant is the tenant key. Verify also accepts it as `tid`.
 	Tenant string `json:"tenant,omitempty"`
-	// Roles are the viewer's roles: member, agent or admin. Other values are
+	// Roles are the viewer's roles: member, agent, admin or support. Other values are
 	// ignored; no known role means member.
 	Roles []string `json:"roles,omitempty"`
 	// Groups are the ACL groups the user belongs to.

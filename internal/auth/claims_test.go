@@ -114,6 +114,7 @@ func TestVerifyMapsRolesAndGroups(t *testing.T) {
 		{"only unknown roles means member", []string{"root", "superuser"}, nil, []viewer.Role{viewer.RoleMember}, nil},
 		{"unknown roles dropped", []string{"admin", "superuser", "agent", "ADMIN"}, nil, []viewer.Role{viewer.RoleAdmin, viewer.RoleAgent}, nil},
 		{"duplicate roles collapse", []string{"agent", "agent"}, nil, []viewer.Role{viewer.RoleAgent}, nil},
+		{"support role kept", []string{"support", "member"}, nil, []viewer.Role{viewer.RoleSupport, viewer.RoleMember}, nil},
 		{"single role as a string", "admin", nil, []viewer.Role{viewer.RoleAdmin}, nil},
 		{"groups deduplicated in order", nil, []string{"eng", "", "ops", "eng"}, []viewer.Role{viewer.RoleMember}, []string{"eng", "ops"}},
 		{"single group as a string", nil, "eng", []viewer.Role{viewer.RoleMember}, []string{"eng"}},

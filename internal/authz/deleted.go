@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 )
 
 // A soft-deleted conversation disappears at once, with every row beneath
@@ -44,6 +45,7 @@ var liveness = map[string]func(*sql.Selector){
 	attempt.Table:      conversationNotDeleted(attempt.FieldConversationID),
 	source.Table:       attemptNotDeleted(source.FieldAttemptID),
 	feedback.Table:     attemptNotDeleted(feedback.FieldAttemptID),
+	supportgrant.Table: conversationNotDeleted(supportgrant.FieldConversationID),
 }
 
 // notDeleted returns table's liveness predicate unless ctx includes

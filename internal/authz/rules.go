@@ -114,7 +114,7 @@ func (r scopeRule) EvalQuery(ctx context.Context, q ent.Query) error {
 	if err != nil {
 		return privacy.Denyf("scope %s: %v", r.table, err)
 	}
-	return r.apply(ctx, iq)
+	return r.apply(ctx, iq, true)
 }
 
 // EvalMutation implements privacy.MutationRule.
@@ -123,15 +123,21 @@ func (r scopeRule) EvalMutation(ctx context.Context, m ent.Mutation) error {
 	if !ok {
 		return privacy.Denyf("scope %s: unexpected mutation %T", r.table, m)
 	}
-	return r.apply(ctx, w)
+	return r.apply(ctx, w, false)
 }
 
-func (r scopeRule) apply(ctx context.Context, w wherePer) error {
+// apply adds the scope; reads (read) also reach what a support agent's
+// active grants open (support.go), writes never do.
+func (r scopeRule) apply(ctx context.Context, w wherePer, read bool) error {
 	v := viewer.FromContext(ctx)
 	if v == nil || !r.declared {
 		return privacy.Denyf("no visibility scope for %s", r.table)
 	}
-	if p := r.sc(v); p != nil {
+	p := r.sc(v)
+	if read {
+		p = readScope(ctx, v, r.table, r.sc)
+	}
+	if p != nil {
 		w.WhereP(p)
 	}
 	if p := notDeleted(ctx, r.table); p != nil {

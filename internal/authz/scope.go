@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/edgefilter"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -38,6 +39,7 @@ var scopes = map[string]scope{
 	chunk.Table:         chunksOfReadableDocuments,
 	documentgrant.Table: grantsNamingViewer,
 	auditevent.Table:    adminsOnly,
+	supportgrant.Table:  grantsOfViewer,
 }
 
 // everyone lets every viewer of the tenant see every row.
@@ -97,8 +99,9 @@ func adminsOnly(v *viewer.Viewer) func(*sql.Selector) {
 
 // VisibleRows returns the predicate that limits table to the rows the actor
 // in ctx may see: nil for system jobs (everything), nothing at all without a
-// viewer, otherwise the viewer's tenant narrowed by the table's scope and
-// without rows of DELETED conversations.
+// viewer, otherwise the viewer's tenant narrowed by the table's scope (with
+// a support agent's active grants, support.go) and without rows of DELETED
+// conversations.
 func VisibleRows(ctx context.Context, table string) func(*sql.Selector) {
 	if _, ok := viewer.SystemJob(ctx); ok {
 		return nil
@@ -116,7 +119,7 @@ func VisibleRows(ctx context.Context, table string) func(*sql.Selector) {
 		return func(s *sql.Selector) { s.Where(sql.False()) }
 	}
 	preds := []func(*sql.Selector){sql.FieldEQ("tenant_id", v.TenantID)}
-	if extra := sc(v); extra != nil {
+	if extra := readScope(ctx, v, table, sc); extra != nil {
 		preds = append(preds, extra)
 	}
 	if live := notDeleted(ctx, table); live != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -18,6 +19,8 @@ import (
 // CONVERSATION_DELETED. It subscribes before reading the conversation, so
 // that a deletion in between still reaches the stream.
 func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan ConversationEvent, error) {
+	// A stream outlives a support grant's revoke: grants open no streams.
+	ctx = authz.WithoutGrants(ctx)
 	sub, err := e.broker.Subscribe(ctx, conversationTopic(conversationID))
 	if err != nil {
 		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")

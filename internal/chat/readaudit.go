@@ -27,6 +27,9 @@ import (
 // WithReadAudit) collects them, and FlushReadAudit writes one
 // conversation.admin_read event per conversation per scope, however many
 // rows were read. A query outside any scope is audited on its own, at once.
+// A support agent's reads under a grant are collected the same way and
+// written as conversation.support_read events naming the grant
+// (support_audit.go).
 
 // ActionAdminRead is the audit action of an admin reading another user's
 // conversation.
@@ -109,8 +112,8 @@ func installReadAudit(c *ent.Client, log *slog.Logger) {
 // once.
 func noteRead(ctx context.Context, c *ent.Client, log *slog.Logger, result ent.Value) {
 	v := viewer.FromContext(ctx)
-	if !v.IsAdmin() {
-		return // only admins see other users' rows
+	if !v.IsAdmin() && !v.IsSupport() {
+		return // only admins and support agents see other users' rows
 	}
 	if off, _ := ctx.Value(noReadAuditKey{}).(bool); off {
 		return
@@ -229,6 +232,10 @@ func (l *readLog) flush(ctx context.Context, c *ent.Client, log *slog.Logger) {
 	}
 	l.mu.Unlock()
 	if len(fresh) == 0 {
+		return
+	}
+	if !v.IsAdmin() {
+		writeSupportReads(ctx, qctx, c, log, v.UserID, fresh, known)
 		return
 	}
 	bulk := make([]*ent.AuditEventCreate, len(fresh))

@@ -34,6 +34,7 @@ var restrictedRoots = map[string]string{
 	"usageSummary":       "admin",
 	"attemptDiagnostics": "admin",
 	"documentAcl":        "curator",
+	"auditEvents":        "admin",
 }
 
 // memberRootArgs gives the root query fields that take required arguments
@@ -315,8 +316,9 @@ type mutationCase struct {
 
 // payloadState carries ids between the cases.
 type payloadState struct {
-	alice, curator                             *gqlclient.Client
+	alice, curator, support                    *gqlclient.Client
 	conversation, attempt, retry, kb, document string
+	grant, deniedGrant                         string
 }
 
 func str(v any, path ...string) string {
@@ -352,6 +354,24 @@ var mutationCases = []mutationCase{
 		keep: func(st *payloadState, d map[string]any) { st.retry = str(d, "attempt", "id") }},
 	{name: "cancelAttempt",
 		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.retry} }},
+	{name: "requestSupportAccess", as: supportAgent,
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(conversationId: $id, reason: \"ticket 1\", duration: \"2h\")", map[string]any{"id": st.conversation}
+		},
+		keep: func(st *payloadState, d map[string]any) { st.grant = str(d, "id") }},
+	{name: "approveSupportAccess",
+		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.grant} }},
+	{name: "revokeSupportAccess",
+		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.grant} }},
+	{name: "requestSupportAccess", as: supportAgent,
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(conversationId: $id, reason: \"ticket 2\")", map[string]any{"id": st.conversation}
+		},
+		keep: func(st *payloadState, d map[string]any) { st.deniedGrant = str(d, "id") }},
+	{name: "denySupportAccess",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, reason: \"not now\")", map[string]any{"id": st.deniedGrant}
+		}},
 	{name: "archiveConversation",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(id: $id)", map[string]any{"id": st.conversation}
@@ -387,6 +407,8 @@ var mutationCases = []mutationCase{
 
 func curator(st *payloadState) *gqlclient.Client { return st.curator }
 
+func supportAgent(st *payloadState) *gqlclient.Client { return st.support }
+
 // TestMutationPayloadsSelectEveryField runs every mutation of the schema
 // with valid input as the role that may run it, selecting every field of
 // its payload (generated from the introspected schema, recursively), on
@@ -398,7 +420,7 @@ func TestMutationPayloadsSelectEveryField(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			h := servertest.Start(t, b, servertest.Options{Config: roomyLimits})
-			st := &payloadState{alice: h.Client(t, "alice"), curator: h.Client(t, "carol", "agent")}
+			st := &payloadState{alice: h.Client(t, "alice"), curator: h.Client(t, "carol", "agent"), support: h.Client(t, "sam", "support")}
 			s := introspect(t, st.alice)
 
 			known := map[string]bool{}

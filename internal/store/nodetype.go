@@ -16,12 +16,14 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/ent/supportgrant"
 )
 
 // nodeTables are the tables whose rows are GraphQL nodes.
 var nodeTables = []string{
 	conversation.Table, message.Table, attempt.Table, source.Table,
 	feedback.Table, knowledgebase.Table, document.Table, auditevent.Table,
+	supportgrant.Table,
 }
 
 // ErrUnknownNode is returned when no node table holds an id.

@@ -26,12 +26,17 @@ const (
 	RoleAgent Role = "agent"
 	// RoleAdmin sees the whole tenant, never another tenant.
 	RoleAdmin Role = "admin"
+	// RoleSupport is a support agent: like a member they see their own
+	// conversations, plus, read-only, the conversations an approved and
+	// unexpired support grant names them for (docs/ENGINE.md, "Delegated
+	// support access").
+	RoleSupport Role = "support"
 )
 
 // Valid reports whether r is one of the known roles.
 func (r Role) Valid() bool {
 	switch r {
-	case RoleMember, RoleAgent, RoleAdmin:
+	case RoleMember, RoleAgent, RoleAdmin, RoleSupport:
 		return true
 	}
 	return false
@@ -53,6 +58,10 @@ func (v *Viewer) Has(r Role) bool { return v != nil && slices.Contains(v.Roles, 
 
 // IsAdmin reports whether the viewer is a tenant administrator.
 func (v *Viewer) IsAdmin() bool { return v.Has(RoleAdmin) }
+
+// IsSupport reports whether the viewer is a support agent, who may request
+// delegated access to other users' conversations.
+func (v *Viewer) IsSupport() bool { return v.Has(RoleSupport) }
 
 // CanCurateKnowledge reports whether the viewer may administer knowledge
 // bases and documents (admins and agents).

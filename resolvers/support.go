@@ -1,0 +1,103 @@
+package resolvers
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// SupportEngine is the part of the engine behind delegated support access
+// (docs/API.md, "Delegated support access").
+type SupportEngine interface {
+	RequestSupportAccess(ctx context.Context, in chat.RequestSupportAccessInput) (*ent.SupportGrant, error)
+	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	DenySupportAccess(ctx context.Context, id uuid.UUID, reason string) (*ent.SupportGrant, error)
+	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	ConversationSupportGrants(ctx context.Context, conversationID uuid.UUID) ([]*ent.SupportGrant, error)
+	GrantState(g *ent.SupportGrant) string
+}
+
+// requestSupportAccess parses the optional duration and files the request.
+func (r *Resolver) requestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error) {
+	in := chat.RequestSupportAccessInput{ConversationID: conversationID, Reason: reason}
+	if duration != nil {
+		d, err := time.ParseDuration(*duration)
+		if err != nil {
+			return nil, badInput("duration", "duration %q is not a duration such as \"2h\" or \"90m\"", *duration)
+		}
+		in.Duration = &d
+	}
+	g, err := r.engine.RequestSupportAccess(ctx, in)
+	return g, notFound(err, "conversation")
+}
+
+// approveSupportAccess approves a pending request.
+func (r *Resolver) approveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
+	g, err := r.engine.ApproveSupportAccess(ctx, id)
+	return g, notFound(err, "support grant")
+}
+
+// denySupportAccess denies a pending request.
+func (r *Resolver) denySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error) {
+	why := ""
+	if reason != nil {
+		why = *reason
+	}
+	g, err := r.engine.DenySupportAccess(ctx, id, why)
+	return g, notFound(err, "support grant")
+}
+
+// revokeSupportAccess ends a grant.
+func (r *Resolver) revokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
+	g, err := r.engine.RevokeSupportAccess(ctx, id)
+	return g, notFound(err, "support grant")
+}
+
+// supportGrants pages the grants the viewer may see (Ent privacy decides
+// which), newest first by default.
+func (r *Resolver) supportGrants(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) (*ent.SupportGrantConnection, error) {
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.SupportGrantOrder{Direction: entgql.OrderDirectionDesc, Field: ent.SupportGrantOrderFieldCreatedAt}
+	}
+	return r.client.SupportGrant.Query().Paginate(ctx, after, first, before, last,
+		ent.WithSupportGrantOrder(orderBy), ent.WithSupportGrantFilter(where.Filter))
+}
+
+// auditEvents pages the tenant's audit events for admins, newest first by
+// default.
+func (r *Resolver) auditEvents(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error) {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.AuditEventOrder{Direction: entgql.OrderDirectionDesc, Field: ent.AuditEventOrderFieldAt}
+	}
+	return r.client.AuditEvent.Query().Paginate(ctx, after, first, before, last,
+		ent.WithAuditEventOrder(orderBy), ent.WithAuditEventFilter(where.Filter))
+}
+
+// grantState maps a grant's effective state.
+func (r *Resolver) grantState(g *ent.SupportGrant) model.SupportGrantState {
+	return model.SupportGrantState(r.engine.GrantState(g))
+}
+
+// auditMetadata lists an event's metadata sorted by key.
+func auditMetadata(e *ent.AuditEvent) []*model.AuditMetadataEntry {
+	out := make([]*model.AuditMetadataEntry, 0, len(e.Metadata))
+	for k, v := range e.Metadata {
+		out = append(out, &model.AuditMetadataEntry{Key: k, Value: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
