@@ -1,0 +1,108 @@
+package chat
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"entgo.io/ent/dialect"
+	"github.com/google/uuid"
+)
+
+// summaryLockTimeout bounds how long a summariser waits for another one
+// on the same conversation in PostgreSQL (the article's "reasonable
+// timeout" on the per-conversation lock).
+const summaryLockTimeout = "30s"
+
+// lockSummary serialises compression of one conversation: every engine of
+// this process waits on one in-process lock per conversation, and on
+// PostgreSQL instances also wait on a transaction-scoped advisory lock
+// keyed by the conversation, held by an otherwise idle transaction until
+// release. The transaction ends (and the lock with it) on release, on
+// ctx's end and if its connection breaks, so a crashed summariser never
+// leaves the lock behind. Waiting in process first means at most one
+// connection per conversation and instance waits in the database.
+func (e *Engine) lockSummary(ctx context.Context, id uuid.UUID) (func(), error) {
+	release, err := summaryLocks.lock(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if e.db == nil || e.db.SQL == nil || e.db.Dialect != dialect.Postgres {
+		return release, nil
+	}
+	tx, err := e.db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("lock the summary: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true)", summaryLockTimeout); err != nil {
+		_ = tx.Rollback()
+		release()
+		return nil, fmt.Errorf("lock the summary: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", summaryLockKey(id)); err != nil {
+		_ = tx.Rollback()
+		release()
+		return nil, fmt.Errorf("lock the summary: %w", err)
+	}
+	return func() {
+		_ = tx.Rollback()
+		release()
+	}, nil
+}
+
+// summaryLockKey is the advisory lock key of a conversation's summary.
+func summaryLockKey(id uuid.UUID) int64 {
+	sum := sha256.Sum256(append([]byte("ragchat summary "), id[:]...))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// summaryLocks holds the in-process summary locks of every engine.
+var summaryLocks = keyedLocks{m: map[uuid.UUID]*keyedLock{}}
+
+// keyedLocks is a set of mutexes by key whose waits end with a context;
+// an entry lives while someone holds or waits for it.
+type keyedLocks struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]*keyedLock
+}
+
+type keyedLock struct {
+	ch   chan struct{}
+	refs int
+}
+
+// lock takes id's lock, or returns ctx's error if ctx ends first.
+func (k *keyedLocks) lock(ctx context.Context, id uuid.UUID) (func(), error) {
+	k.mu.Lock()
+	l := k.m[id]
+	if l == nil {
+		l = &keyedLock{ch: make(chan struct{}, 1)}
+		k.m[id] = l
+	}
+	l.refs++
+	k.mu.Unlock()
+	select {
+	case l.ch <- struct{}{}:
+		var once sync.Once
+		return func() {
+			once.Do(func() {
+				<-l.ch
+				k.unref(id, l)
+			})
+		}, nil
+	case <-ctx.Done():
+		k.unref(id, l)
+		return nil, ctx.Err()
+	}
+}
+
+func (k *keyedLocks) unref(id uuid.UUID, l *keyedLock) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if l.refs--; l.refs == 0 {
+		delete(k.m, id)
+	}
+}
