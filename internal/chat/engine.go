@@ -169,6 +169,10 @@ type Engine struct {
 	closing bool
 	wg      sync.WaitGroup
 
+	// summaryLocks serialise this engine's summarisers per conversation
+	// before the database lock (summary_lock.go).
+	summaryLocks keyedLocks
+
 	// control follows this instance's control topic (control.go).
 	control control
 }

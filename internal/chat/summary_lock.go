@@ -16,20 +16,27 @@ import (
 // timeout" on the per-conversation lock).
 const summaryLockTimeout = "30s"
 
-// lockSummary serialises compression of one conversation: every engine of
-// this process waits on one in-process lock per conversation, and on
-// PostgreSQL instances also wait on a transaction-scoped advisory lock
-// keyed by the conversation, held by an otherwise idle transaction until
-// release. The transaction ends (and the lock with it) on release, on
-// ctx's end and if its connection breaks, so a crashed summariser never
-// leaves the lock behind. Waiting in process first means at most one
-// connection per conversation and instance waits in the database.
+// lockSummary serialises compression of one conversation. On PostgreSQL
+// every summariser, whatever its instance, takes a transaction-scoped
+// advisory lock keyed by the conversation, held by an otherwise idle
+// transaction until release; the transaction ends (and the lock with it)
+// on release, on ctx's end and if its connection breaks, so a crashed
+// summariser never leaves the lock behind. Before that it waits on this
+// engine's in-process lock for the conversation, so that at most one
+// connection per conversation and instance waits in the database. SQLite
+// serves one process, so there a process-wide in-process lock is the whole
+// serialisation.
 func (e *Engine) lockSummary(ctx context.Context, id uuid.UUID) (func(), error) {
-	release, err := summaryLocks.lock(ctx, id)
+	postgres := e.db != nil && e.db.SQL != nil && e.db.Dialect == dialect.Postgres
+	locks := &processSummaryLocks
+	if postgres {
+		locks = &e.summaryLocks
+	}
+	release, err := locks.lock(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if e.db == nil || e.db.SQL == nil || e.db.Dialect != dialect.Postgres {
+	if !postgres {
 		return release, nil
 	}
 	tx, err := e.db.SQL.BeginTx(ctx, nil)
@@ -59,8 +66,9 @@ func summaryLockKey(id uuid.UUID) int64 {
 	return int64(binary.BigEndian.Uint64(sum[:8]))
 }
 
-// summaryLocks holds the in-process summary locks of every engine.
-var summaryLocks = keyedLocks{m: map[uuid.UUID]*keyedLock{}}
+// processSummaryLocks are the summary locks of every engine of this
+// process on SQLite.
+var processSummaryLocks keyedLocks
 
 // keyedLocks is a set of mutexes by key whose waits end with a context;
 // an entry lives while someone holds or waits for it.
@@ -77,6 +85,9 @@ type keyedLock struct {
 // lock takes id's lock, or returns ctx's error if ctx ends first.
 func (k *keyedLocks) lock(ctx context.Context, id uuid.UUID) (func(), error) {
 	k.mu.Lock()
+	if k.m == nil {
+		k.m = map[uuid.UUID]*keyedLock{}
+	}
 	l := k.m[id]
 	if l == nil {
 		l = &keyedLock{ch: make(chan struct{}, 1)}

@@ -142,7 +142,7 @@ func TestSummaryEntityCheck(t *testing.T) {
 // merged by one more call; every round is in exactly one chunk, in order,
 // and the merged summary keeps every chunk's entities.
 func TestSummaryChunkedFolding(t *testing.T) {
-	words := strings.Repeat("please check why the nightly export report keeps failing for our team account ", 4)
+	words := strings.TrimSpace(strings.Repeat("please check why the nightly export report keeps failing for our team account ", 4))
 	tests := []struct {
 		name      string
 		asks      int
@@ -271,8 +271,8 @@ func TestSummaryRegenerationCap(t *testing.T) {
 // summary version was lost.
 func TestSummarySerialised(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
+		other := e.newInstanceDeps(t, chat.Config{}, sharedBroker(e))
 		baseline := goroutines()
-		other := e.newInstance(t, chat.Config{})
 		rec := recordSummaries(e, nil) // both engines share e.model
 		rec.pause = 5 * time.Millisecond
 		conv := e.conversation(t, alice)
@@ -294,7 +294,7 @@ func TestSummarySerialised(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
 		stop := make(chan struct{})
-		for g := range 8 {
+		for g := range 4 {
 			eng := e.eng
 			if g%2 == 1 {
 				eng = other.eng
@@ -310,7 +310,7 @@ func TestSummarySerialised(t *testing.T) {
 					select {
 					case <-stop:
 						return
-					case <-time.After(time.Millisecond):
+					case <-time.After(5 * time.Millisecond):
 					}
 				}
 			}()
