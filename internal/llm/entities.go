@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -9,8 +10,9 @@ import (
 // keep (docs/ENGINE.md "Summarisers"): every token with a digit — error and
 // status codes (E1001, 413), amounts (¥200 → 200, 3.5), IDs and order
 // numbers (12345, ORD-2024-7), dates and times (2024-05-01, 10:30),
-// versions — except lone single digits; identifiers with an underscore
-// (ERR_FILE_TOO_LARGE); and e-mail addresses. Tokens are runs of ASCII
+// versions — except lone single digits that are not amounts (¥5, 5元,
+// 5%); Chinese dates (2024年5月1日, 5月1号), kept whole; identifiers with
+// an underscore (ERR_FILE_TOO_LARGE); and e-mail addresses. Tokens are runs of ASCII
 // letters, digits and _ . - : / @ # (full-width forms folded to ASCII,
 // thousands separators removed), trimmed of trailing punctuation. The
 // result keeps first-seen order without duplicates (compared
@@ -18,18 +20,40 @@ import (
 func KeyEntities(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, tok := range entityTokens(normalizeEntityText(text)) {
-		if !isKeyEntity(tok) {
-			continue
-		}
-		k := strings.ToLower(tok)
-		if !seen[k] {
+	add := func(tok string) {
+		if k := strings.ToLower(tok); !seen[k] {
 			seen[k] = true
 			out = append(out, tok)
 		}
 	}
+	norm := normalizeEntityText(text)
+	for _, d := range zhDate.FindAllString(norm, -1) {
+		add(d)
+	}
+	for _, re := range smallAmounts {
+		for _, m := range re.FindAllStringSubmatch(norm, -1) {
+			add(m[1])
+		}
+	}
+	for _, tok := range entityTokens(norm) {
+		if isKeyEntity(tok) {
+			add(tok)
+		}
+	}
 	return out
 }
+
+var (
+	// zhDate matches Chinese dates ("2024年5月1日", "5月1日", "5月1号"),
+	// kept whole.
+	zhDate = regexp.MustCompile(`(?:\d{2,4}年)?\d{1,2}月\d{1,2}[日号]`)
+	// smallAmounts match single-digit amounts ("¥5", "5元", "5%"), which
+	// the token rule skips as lone digits; the digit is the entity.
+	smallAmounts = []*regexp.Regexp{
+		regexp.MustCompile(`[¥￥$€£]\s?(\d)(?:[^\d.]|$)`),
+		regexp.MustCompile(`(?:^|[^\d.])(\d)(?:元|块|%)`),
+	}
+)
 
 // MissingEntities returns the entities of want that summary does not
 // contain, compared case-insensitively after the normalisation of

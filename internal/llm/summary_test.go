@@ -19,6 +19,7 @@ func TestKeyEntities(t *testing.T) {
 		{"codes E1001,413 and E1001 again; step 3 of 5", []string{"E1001", "413"}},
 		{"全角订单１２３４５", []string{"12345"}},
 		{"没有数字的问题？", nil},
+		{"2024年5月1日下单，6月3号到货，付了¥5，打 8 折省了 3元", []string{"2024年5月1日", "6月3号", "5", "3", "2024"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {
