@@ -14,8 +14,8 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/tokens"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -153,7 +153,9 @@ func TestSummaryChunkedFolding(t *testing.T) {
 	}{
 		{"by rounds", 27, func(st *domain.TenantSettings) { st.HistoryRounds, st.SummaryTriggerRounds = 2, 24 },
 			func(i int) string { return fmt.Sprintf("订单 A-%03d 的退款多久到账？", i) }, 25, []int{20, 5}},
-		{"by tokens", 6, func(st *domain.TenantSettings) { st.HistoryRounds, st.SummaryTriggerRounds, st.SummaryChunkTokens = 1, 4, 120 },
+		{"by tokens", 6, func(st *domain.TenantSettings) {
+			st.HistoryRounds, st.SummaryTriggerRounds, st.SummaryChunkTokens = 1, 4, 120
+		},
 			func(i int) string { return fmt.Sprintf("Ticket T-%03d: %s", i, words) }, 5, nil},
 	}
 	for _, tc := range tests {
