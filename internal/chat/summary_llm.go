@@ -26,21 +26,21 @@ var summaryRetryDelay = 200 * time.Millisecond
 
 // llmSummary folds items into base with the model. Input that fits one
 // call (at most SummaryChunkTokens tokens, counted with the model's
-// tokenizer, and at most summaryChunkItems rounds) takes one call. Longer
-// input is cut into chunks of whole rounds, each summarised alone, and one
-// more call merges the chunk summaries into base. Every call's result must
+// tokenizer, and at most summaryChunkItems rounds, with base) takes one
+// call. Longer input is cut into chunks of whole rounds, each summarised
+// alone, and one more call merges the chunk summaries into base. Every call's result must
 // pass checkSummary; a call is tried summaryTries times. It reports false
 // when any call fails for good, so that the caller falls back.
 func (e *Engine) llmSummary(ctx context.Context, base string, items []llm.SummaryItem, st domain.TenantSettings) (string, bool) {
 	model := e.chatModel(st)
-	chunks := summaryChunks(base, items, tokens.ForModel(model), st.SummaryChunkTokens)
+	chunks, oneCall := summaryChunks(base, items, tokens.ForModel(model), st.SummaryChunkTokens)
 	req := func(previous string, items []llm.SummaryItem, parts []string, keep []llm.SummaryItem) llm.SummarizeRequest {
 		return llm.SummarizeRequest{
 			Previous: previous, Items: items, Parts: parts, Keep: summaryEntities(keep),
 			MaxChars: st.SummaryMaxChars, Model: model,
 		}
 	}
-	if len(chunks) == 1 {
+	if oneCall {
 		return e.summaryCall(ctx, req(base, items, nil, items), items)
 	}
 	parts := make([]string, len(chunks))
@@ -54,11 +54,12 @@ func (e *Engine) llmSummary(ctx context.Context, base string, items []llm.Summar
 	return e.summaryCall(ctx, req(base, nil, parts, items), items)
 }
 
-// summaryChunks cuts items into consecutive chunks of whole rounds: all in
-// one when base and items together fit limit tokens and summaryChunkItems
-// rounds; otherwise chunks of at most summaryChunkItems rounds and limit
-// tokens (a round larger than limit alone is a chunk of its own).
-func summaryChunks(base string, items []llm.SummaryItem, counter tokens.Counter, limit int) [][]llm.SummaryItem {
+// summaryChunks cuts items into consecutive chunks of whole rounds. When
+// base and items together fit limit tokens and summaryChunkItems rounds,
+// oneCall is true and the only chunk is items. Otherwise the chunks have
+// at most summaryChunkItems rounds and limit tokens each (a round larger
+// than limit is a chunk of its own), and are to be merged into base.
+func summaryChunks(base string, items []llm.SummaryItem, counter tokens.Counter, limit int) (chunks [][]llm.SummaryItem, oneCall bool) {
 	cost := make([]int, len(items))
 	total := counter.Count(base)
 	for i, it := range items {
@@ -66,9 +67,8 @@ func summaryChunks(base string, items []llm.SummaryItem, counter tokens.Counter,
 		total += cost[i]
 	}
 	if total <= limit && len(items) <= summaryChunkItems {
-		return [][]llm.SummaryItem{items}
+		return [][]llm.SummaryItem{items}, true
 	}
-	var chunks [][]llm.SummaryItem
 	start, size := 0, 0
 	for i := range items {
 		if i > start && (size+cost[i] > limit || i-start == summaryChunkItems) {
@@ -77,7 +77,7 @@ func summaryChunks(base string, items []llm.SummaryItem, counter tokens.Counter,
 		}
 		size += cost[i]
 	}
-	return append(chunks, items[start:])
+	return append(chunks, items[start:]), false
 }
 
 // summaryCall makes one summarisation call, retried up to summaryTries

@@ -149,14 +149,15 @@ func TestSummaryChunkedFolding(t *testing.T) {
 		settings  func(*domain.TenantSettings)
 		question  func(i int) string
 		wantFold  int
-		wantSizes []int // nil: check the token bound instead
+		wantSizes []int // chunk sizes; nil: only the token bound is checked
+		limit     int   // the chunk token bound
 	}{
 		{"by rounds", 27, func(st *domain.TenantSettings) { st.HistoryRounds, st.SummaryTriggerRounds = 2, 24 },
-			func(i int) string { return fmt.Sprintf("订单 A-%03d 的退款多久到账？", i) }, 25, []int{20, 5}},
+			func(i int) string { return fmt.Sprintf("订单 A-%03d 的退款多久到账？", i) }, 25, []int{20, 5}, 6000},
 		{"by tokens", 6, func(st *domain.TenantSettings) {
 			st.HistoryRounds, st.SummaryTriggerRounds, st.SummaryChunkTokens = 1, 4, 120
 		},
-			func(i int) string { return fmt.Sprintf("Ticket T-%03d: %s", i, words) }, 5, nil},
+			func(i int) string { return fmt.Sprintf("Ticket T-%03d: %s", i, words) }, 5, nil, 120},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,10 +173,7 @@ func TestSummaryChunkedFolding(t *testing.T) {
 				chunks, merge := calls[:len(calls)-1], calls[len(calls)-1]
 				var folded []string
 				counter := tokens.ForModel(e.model.DefaultChatModel())
-				limit := domain.TenantSettings{}.WithDefaults().SummaryChunkTokens
-				if tc.name == "by tokens" {
-					limit = 120
-				}
+				limit := tc.limit
 				for i, c := range chunks {
 					assert.Empty(t, c.Previous, "a chunk is summarised alone")
 					assert.Empty(t, c.Parts)
