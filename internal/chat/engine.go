@@ -169,9 +169,8 @@ type Engine struct {
 	closing bool
 	wg      sync.WaitGroup
 
-	// summaryLocks serialise this engine's summarisers per conversation
-	// before the database lock (summary_lock.go).
-	summaryLocks keyedLocks
+	// summary serialises this engine's summarisers (summary_lock.go).
+	summary summarySerial
 
 	// control follows this instance's control topic (control.go).
 	control control

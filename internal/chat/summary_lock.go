@@ -23,21 +23,40 @@ const summaryLockTimeout = "30s"
 // on release, on ctx's end and if its connection breaks, so a crashed
 // summariser never leaves the lock behind. Before that it waits on this
 // engine's in-process lock for the conversation, so that at most one
-// connection per conversation and instance waits in the database. SQLite
-// serves one process, so there a process-wide in-process lock is the whole
-// serialisation.
+// connection per conversation and instance waits in the database, and on
+// one of a few slots per engine (a quarter of the connection pool), so that
+// lock transactions can never take every connection the folds themselves
+// need. SQLite serves one process, so there a process-wide in-process lock
+// is the whole serialisation.
 func (e *Engine) lockSummary(ctx context.Context, id uuid.UUID) (func(), error) {
 	postgres := e.db != nil && e.db.SQL != nil && e.db.Dialect == dialect.Postgres
 	locks := &processSummaryLocks
 	if postgres {
-		locks = &e.summaryLocks
+		locks = &e.summary.locks
 	}
-	release, err := locks.lock(ctx, id)
+	unlock, err := locks.lock(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if !postgres {
-		return release, nil
+	maxOpen := 0
+	if postgres {
+		maxOpen = e.db.SQL.Stats().MaxOpenConnections
+	}
+	if !postgres || maxOpen == 1 {
+		// A pool of one connection cannot hold a lock transaction and
+		// fold; the compare-and-swap with recomputation guards it alone.
+		return unlock, nil
+	}
+	slots := e.summary.slotsFor(maxOpen)
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		unlock()
+		return nil, ctx.Err()
+	}
+	release := func() {
+		<-slots
+		unlock()
 	}
 	tx, err := e.db.SQL.BeginTx(ctx, nil)
 	if err != nil {
@@ -58,6 +77,28 @@ func (e *Engine) lockSummary(ctx context.Context, id uuid.UUID) (func(), error) 
 		_ = tx.Rollback()
 		release()
 	}, nil
+}
+
+// summarySerial is an engine's summariser serialisation: its in-process
+// locks by conversation and, on PostgreSQL, the slots bounding how many
+// lock transactions it holds at once.
+type summarySerial struct {
+	locks keyedLocks
+	once  sync.Once
+	slots chan struct{}
+}
+
+// slotsFor returns the slots, sized on first use to a quarter of a pool of
+// maxOpen connections (8 for an unbounded pool, at least 1).
+func (s *summarySerial) slotsFor(maxOpen int) chan struct{} {
+	s.once.Do(func() {
+		n := maxOpen / 4
+		if maxOpen <= 0 {
+			n = 8
+		}
+		s.slots = make(chan struct{}, max(n, 1))
+	})
+	return s.slots
 }
 
 // summaryLockKey is the advisory lock key of a conversation's summary.
