@@ -370,3 +370,31 @@ func TestSummarySerialised(t *testing.T) {
 		st.SummaryMaxChars, st.SummaryMaxRegenerations = 20000, 1000
 	})
 }
+
+// TestSummaryLostSwapRecomputes: should the summary change between a
+// fold's read and its write (a writer that bypassed the lock, such as one
+// whose lock connection broke), the compare-and-swap loses and the fold is
+// recomputed from the new summary instead of being dropped.
+func TestSummaryLostSwapRecomputes(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		const foreign = "用户陈述：外部写入的摘要"
+		rec := recordSummaries(e, func(call int, out string) string {
+			if call == 0 {
+				sys := viewer.SystemJobContext(context.Background(), viewer.JobProvision)
+				c := e.db.Client.Conversation.Query().OnlyX(sys)
+				e.db.Client.Conversation.UpdateOne(c).SetSummary(foreign).AddSummaryVersion(1).ExecX(sys)
+			}
+			return out
+		})
+		askIdle(t, e, "订单 A-1 退款多久到账？", "订单 A-2 退款多久到账？", "订单 A-3 退款多久到账？")
+		calls, _, _ := rec.snapshot()
+		require.Len(t, calls, 2, "the lost fold is recomputed once")
+		assert.Empty(t, calls[0].Previous)
+		assert.Equal(t, foreign, calls[1].Previous, "recomputed from the summary that won")
+		summary, version := summaryOf(t, e)
+		assert.Equal(t, 2, version, "no version lost")
+		for _, want := range []string{foreign, "A-1", "A-2"} {
+			assert.Contains(t, summary, want)
+		}
+	}, foldAfter(domain.SummarizerLLM, nil))
+}
