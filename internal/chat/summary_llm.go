@@ -116,8 +116,10 @@ func (e *Engine) summaryCall(ctx context.Context, req llm.SummarizeRequest, item
 
 // checkSummary validates a model's summary (docs/ENGINE.md "Summarisers"):
 // it is not empty, it contains every key entity of the summarised rounds
-// (keep), and when the user stated facts in those rounds it marks them as
-// the user's (the user-stated label), apart from the assistant's outcomes.
+// (keep), and when the user stated facts with key entities in those rounds
+// ("my order is 12345") it marks them as the user's (the user-stated
+// label), apart from the assistant's outcomes. Statements without an
+// entity (a greeting) may be dropped, so they do not require the label.
 func checkSummary(summary string, keep []string, items []llm.SummaryItem) error {
 	if summary == "" {
 		return fmt.Errorf("empty summary")
@@ -126,12 +128,14 @@ func checkSummary(summary string, keep []string, items []llm.SummaryItem) error 
 		return fmt.Errorf("summary lost key entities %v", missing)
 	}
 	for _, it := range items {
-		if st, _ := llm.SplitUserTurn(it.Question); len(st) > 0 {
-			if !strings.Contains(summary, llm.LabelUserStatedZH) && !strings.Contains(summary, strings.TrimSpace(llm.LabelUserStatedEN)) {
-				return fmt.Errorf("summary does not mark what the user stated")
-			}
-			break
+		statements, _ := llm.SplitUserTurn(it.Question)
+		if len(llm.KeyEntities(strings.Join(statements, " "))) == 0 {
+			continue
 		}
+		if !strings.Contains(summary, llm.LabelUserStatedZH) && !strings.Contains(summary, strings.TrimSpace(llm.LabelUserStatedEN)) {
+			return fmt.Errorf("summary does not mark what the user stated")
+		}
+		break
 	}
 	return nil
 }
