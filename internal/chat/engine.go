@@ -173,6 +173,9 @@ type Engine struct {
 	closing bool
 	wg      sync.WaitGroup
 
+	// summary serialises this engine's summarisers (summary_lock.go).
+	summary summarySerial
+
 	// control follows this instance's control topic (control.go).
 	control control
 }

@@ -52,7 +52,7 @@ func TestLongHistorySummarised(t *testing.T) {
 		}, 20*time.Second, 20*time.Millisecond, "the summary keeps up with the history")
 		c := e.db.Client.Conversation.GetX(as(alice), conv.ID)
 		assert.Positive(t, c.SummaryVersion)
-		assert.Contains(t, c.Summary, "用户问：退款多久到账？；结果：已回答")
+		assert.Contains(t, c.Summary, "用户问：退款多久到账？；助手回答结果：已回答")
 		assert.NotContains(t, c.Summary, "工作日", "the summary never copies answer text")
 		assert.LessOrEqual(t, len([]rune(c.Summary)), domain.DefaultTenantSettings().SummaryMaxChars)
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -40,35 +38,63 @@ func (e *Engine) afterCompletion(ctx context.Context, j job) {
 	}()
 }
 
-// summaryChunkItems bounds one LLM summarisation call; larger inputs are
-// folded chunk by chunk.
-const summaryChunkItems = 20
+// summaryFoldTries bounds how often a fold is recomputed after losing the
+// compare-and-swap (which the per-conversation lock makes exceptional).
+const summaryFoldTries = 3
+
+// summaryTurnRunes caps one user turn as the summariser sees it; the key
+// entities of a cut turn are kept (llm.ClipKeepingEntities).
+const summaryTurnRunes = 1000
 
 // maybeSummarize folds the rounds that fell out of the window into the
 // conversation summary once more than SummaryTriggerRounds of them have
-// piled up (docs/ENGINE.md D8). Only the user's questions and their outcomes go
-// in, never answer text, so a summary cannot carry a revoked document's
-// content forward (D13). The write is a compare-and-swap on the summary's
-// version, so two summarisers (two instances) never overwrite each other,
-// while asks, which never touch the summary, cannot invalidate it.
+// piled up (docs/ENGINE.md D8 and "Summarisers"). Only the user's turns and
+// their outcomes go in, never answer text, so a summary cannot carry a
+// revoked document's content forward (D13) nor an old answer as a fact
+// (D10).
+//
+// Compression is serialised per conversation (lockSummary): a second
+// summariser waits, then folds from the state the first one wrote, so no
+// round is summarised twice and no summary version is lost. The write is
+// still a compare-and-swap on summary_version; should it ever lose (a lock
+// lost with its connection), the fold is recomputed from the new state.
+// Asks never touch the summary, so they cannot invalidate it.
 func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings) error {
 	if !st.HistoryStrategy.UsesSummary() {
 		return nil
 	}
-	conv, err := e.client.Conversation.Get(ctx, conversationID)
+	release, err := e.lockSummary(ctx, conversationID)
 	if err != nil {
 		return err
+	}
+	defer release()
+	for range summaryFoldTries {
+		done, err := e.foldOnce(ctx, conversationID, st)
+		if err != nil || done {
+			return err
+		}
+		e.log.InfoContext(ctx, "summary changed meanwhile; folding again", "conversation", conversationID)
+	}
+	return domain.Errorf(domain.CodeConflict, "summary of conversation %s kept changing during %d folds", conversationID, summaryFoldTries)
+}
+
+// foldOnce folds what is due from the current state and writes it with a
+// compare-and-swap. It reports done=false only when the swap lost.
+func (e *Engine) foldOnce(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings) (bool, error) {
+	conv, err := e.client.Conversation.Get(ctx, conversationID)
+	if err != nil {
+		return false, err
 	}
 	pending, err := e.client.Message.Query().
 		Where(message.ConversationID(conv.ID), message.RoleEQ(message.RoleUSER),
 			message.SequenceNoGT(conv.SummaryMessageSequence)).
 		Count(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	fold := pending - st.HistoryRounds
 	if fold <= st.SummaryTriggerRounds {
-		return nil
+		return true, nil
 	}
 	// The oldest fold questions, plus the next one, whose sequence number
 	// bounds the new coverage.
@@ -82,15 +108,15 @@ func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, s
 		}).
 		All(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if len(users) <= fold {
-		return nil
+		return true, nil
 	}
 	covered := users[fold].SequenceNo - 1
 	items := make([]llm.SummaryItem, fold)
 	for i, u := range users[:fold] {
-		items[i] = llm.SummaryItem{Question: u.Content, Outcome: outcomeOf(u.Edges.Attempts, isChinese(u.Content))}
+		items[i] = llm.SummaryItem{Question: llm.ClipKeepingEntities(u.Content, summaryTurnRunes), Outcome: outcomeOf(u.Edges.Attempts)}
 	}
 	summary := e.summarize(ctx, conv, items, st)
 	n, err := e.client.Conversation.Update().
@@ -98,68 +124,50 @@ func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, s
 		SetSummary(summary).SetSummaryMessageSequence(covered).
 		AddSummaryVersion(1).AddVersion(1).
 		Save(ctx)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		e.log.InfoContext(ctx, "another summariser won; nothing to do", "conversation", conv.ID)
-		return nil
+	if err != nil || n == 0 {
+		return false, err
 	}
 	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
-	return nil
+	return true, nil
 }
 
-// summarize applies the tenant's strategy. The LLM strategy retries, folds
-// large inputs chunk by chunk, stops re-summarising past the cap (each
-// re-summary can drift, docs/ENGINE.md D8), and falls back to the deterministic
-// summary on failure.
+// summarize applies the tenant's summariser. The deterministic one copies
+// the previous lines and appends one line per round. The LLM one first
+// decides whether the previous summary is carried at all (the
+// regeneration cap, carriesPrevious), then folds in chunks with entity
+// checks and retries (llmSummary); if that fails it falls back to the
+// deterministic summary of the same material.
 func (e *Engine) summarize(ctx context.Context, conv *ent.Conversation, items []llm.SummaryItem, st domain.TenantSettings) string {
-	if st.Summarizer == domain.SummarizerLLM && conv.SummaryVersion < st.SummaryMaxRegenerations {
-		prev := conv.Summary
-		ok := true
-		for start := 0; start < len(items) && ok; start += summaryChunkItems {
-			end := min(start+summaryChunkItems, len(items))
-			var out string
-			out, ok = e.summarizeWithRetry(ctx, llm.SummarizeRequest{
-				Previous: prev, Items: items[start:end], MaxChars: st.SummaryMaxChars, Model: e.chatModel(st),
-			})
-			if ok {
-				prev = out
-			}
+	base := conv.Summary
+	if st.Summarizer == domain.SummarizerLLM {
+		if !carriesPrevious(conv.SummaryVersion, st.SummaryMaxRegenerations) {
+			base = ""
 		}
-		if ok {
-			return capRunes(prev, st.SummaryMaxChars)
+		if out, ok := e.llmSummary(ctx, base, items, st); ok {
+			return out
 		}
 	}
-	return deterministicSummary(conv.Summary, items, st.SummaryMaxChars)
+	return deterministicSummary(base, items, st.SummaryMaxChars)
 }
 
-// summarizeWithRetry calls the model up to three times with backoff.
-func (e *Engine) summarizeWithRetry(ctx context.Context, req llm.SummarizeRequest) (string, bool) {
-	delay := 200 * time.Millisecond
-	for try := 0; try < 3; try++ {
-		out, err := e.model.Summarize(ctx, req)
-		if err == nil && strings.TrimSpace(out) != "" {
-			return out, true
-		}
-		if ctx.Err() != nil {
-			return "", false
-		}
-		e.log.WarnContext(ctx, "summary attempt failed", "try", try+1, "err", err)
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", false
-		case <-t.C:
-		}
-		delay *= 2
+// carriesPrevious reports whether the next LLM fold re-summarises the
+// current summary (version v). A summary lineage is at most maxRegen+1
+// writes: the first summarises fresh rounds, each of the next maxRegen
+// re-summarises its predecessor with the new rounds, and the one after
+// that drops the previous summary — its older material is not summarised
+// again (the "telephone game", docs/ENGINE.md D8) — and starts a new
+// lineage from the newly folded rounds. No material is re-summarised more
+// than maxRegen times.
+func carriesPrevious(v, maxRegen int) bool {
+	if maxRegen <= 0 {
+		return false
 	}
-	return "", false
+	return v%(maxRegen+1) != 0
 }
 
-// deterministicSummary appends one line per item ("用户问：…；结果：…") to
-// previous and keeps the newest lines within maxChars.
+// deterministicSummary appends one line per item (llm.SummaryLine:
+// "用户陈述：…；用户问：…；助手回答结果：…") to previous and keeps the newest
+// lines within maxChars.
 func deterministicSummary(previous string, items []llm.SummaryItem, maxChars int) string {
 	var lines []string
 	for _, l := range strings.Split(previous, "\n") {
@@ -168,28 +176,30 @@ func deterministicSummary(previous string, items []llm.SummaryItem, maxChars int
 		}
 	}
 	for _, it := range items {
-		q := strings.Join(strings.Fields(it.Question), " ")
-		if isChinese(it.Question) {
-			lines = append(lines, "用户问："+truncateRunes(q, 120)+"；结果："+it.Outcome)
-		} else {
-			lines = append(lines, "User asked: "+truncateRunes(q, 120)+"; outcome: "+it.Outcome)
+		if l := llm.SummaryLine(it); l != "" {
+			lines = append(lines, l)
 		}
 	}
 	total := 0
 	start := len(lines)
 	for start > 0 {
-		n := utf8.RuneCountInString(lines[start-1]) + 1
+		n := len([]rune(lines[start-1])) + 1
 		if total+n > maxChars {
 			break
 		}
 		total += n
 		start--
 	}
+	if start == len(lines) && len(lines) > 0 {
+		return capRunes(lines[len(lines)-1], maxChars)
+	}
 	return strings.Join(lines[start:], "\n")
 }
 
-// outcomeOf describes what became of a question from its attempts.
-func outcomeOf(attempts []*ent.Attempt, zh bool) string {
+// outcomeOf describes what became of a question from its attempts, in the
+// engine's words ("answered", "refused: no authorised evidence", "failed"),
+// which llm.SummaryLine renders in the turn's language.
+func outcomeOf(attempts []*ent.Attempt) string {
 	answered, refused := false, false
 	for _, a := range attempts {
 		if a.Status == attempt.StatusCOMPLETED {
@@ -201,33 +211,17 @@ func outcomeOf(attempts []*ent.Attempt, zh bool) string {
 		}
 	}
 	switch {
-	case answered && zh:
-		return "已回答"
 	case answered:
 		return "answered"
-	case refused && zh:
-		return "未找到授权资料"
 	case refused:
 		return "refused: no authorised evidence"
-	case zh:
-		return "未完成"
 	default:
 		return "failed"
 	}
 }
 
-// isChinese reports whether s contains Han characters.
-func isChinese(s string) bool {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
-}
-
 func capRunes(s string, n int) string {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
+	if n <= 0 || len([]rune(s)) <= n {
 		return s
 	}
 	return string([]rune(s)[:n])

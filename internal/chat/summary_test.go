@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -34,7 +35,21 @@ func askRounds(t *testing.T, e *env, conv string, n int) {
 	}
 }
 
-// TestSummaryStrategies covers the three strategies a tenant can choose.
+// askIdle asks each question and waits until the work after the answer
+// (the summary) is done, so that every fold happens at a known point.
+func askIdle(t *testing.T, e *env, questions ...string) outcome {
+	t.Helper()
+	conv := e.conversation(t, alice)
+	var last outcome
+	for _, q := range questions {
+		last = e.ask(t, alice, conv.ID, q)
+		chat.WaitIdle(e.eng)
+	}
+	return last
+}
+
+// TestSummaryStrategies covers the summarisers and a strategy without a
+// summary.
 func TestSummaryStrategies(t *testing.T) {
 	t.Run("llm", func(t *testing.T) {
 		forEach(t, func(t *testing.T, e *env) {
@@ -94,4 +109,58 @@ type failingSummaryModel struct {
 func (m failingSummaryModel) Summarize(context.Context, llm.SummarizeRequest) (string, error) {
 	m.calls.n.Add(1)
 	return "", errors.New("summariser down")
+}
+
+// summaryRecorder is an LLM summariser for tests: it records every call,
+// answers with the wrapped model's summary passed through edit (when set),
+// can pause inside a call, and tracks how many calls run at once.
+type summaryRecorder struct {
+	llm.Model
+	edit  func(call int, out string) string
+	pause time.Duration
+
+	mu          sync.Mutex
+	calls       []llm.SummarizeRequest
+	outs        []string
+	inflight    int
+	maxInflight int
+}
+
+// recordSummaries installs a recorder around e's model.
+func recordSummaries(e *env, edit func(call int, out string) string) *summaryRecorder {
+	r := &summaryRecorder{Model: e.model.Model, edit: edit}
+	e.model.Model = r
+	return r
+}
+
+func (r *summaryRecorder) Summarize(ctx context.Context, req llm.SummarizeRequest) (string, error) {
+	r.mu.Lock()
+	call := len(r.calls)
+	r.calls = append(r.calls, req)
+	r.outs = append(r.outs, "")
+	r.inflight++
+	r.maxInflight = max(r.maxInflight, r.inflight)
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.inflight--
+		r.mu.Unlock()
+	}()
+	if r.pause > 0 {
+		time.Sleep(r.pause) // widens the window in which a racing summariser would overlap
+	}
+	out, err := r.Model.Summarize(ctx, req)
+	if err == nil && r.edit != nil {
+		out = r.edit(call, out)
+	}
+	r.mu.Lock()
+	r.outs[call] = out
+	r.mu.Unlock()
+	return out, err
+}
+
+func (r *summaryRecorder) snapshot() ([]llm.SummarizeRequest, []string, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]llm.SummarizeRequest(nil), r.calls...), append([]string(nil), r.outs...), r.maxInflight
 }

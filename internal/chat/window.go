@@ -139,7 +139,7 @@ func withPendingRounds(summary string, pending []pairedRound, maxChars int) stri
 	items := make([]llm.SummaryItem, 0, len(pending))
 	for i := len(pending) - 1; i >= 0; i-- {
 		r := pending[i]
-		items = append(items, llm.SummaryItem{Question: r.User, Outcome: outcomeOf([]*ent.Attempt{r.attempt}, isChinese(r.User))})
+		items = append(items, llm.SummaryItem{Question: r.User, Outcome: outcomeOf([]*ent.Attempt{r.attempt})})
 	}
 	return deterministicSummary(summary, items, maxChars)
 }

@@ -103,19 +103,27 @@ type Rewriter interface {
 	Rewrite(ctx context.Context, req RewriteRequest) (RewriteResult, error)
 }
 
-// SummaryItem is one past user question and what became of it. Outcome is
-// for example "answered", "refused: no evidence" or "failed". It never
-// carries assistant answer text.
+// SummaryItem is one folded round: the user's turn (Question, the user's
+// own words, which may state facts as well as ask) and what became of it.
+// Outcome is for example "answered", "refused: no evidence" or "failed". It
+// never carries assistant answer text.
 type SummaryItem struct {
 	Question string
 	Outcome  string
 }
 
-// SummarizeRequest asks to fold Items into the Previous summary. The result
-// has at most MaxChars runes (0 = DefaultSummaryMaxChars).
+// SummarizeRequest asks to fold Items, or to merge Parts (summaries of
+// consecutive chunks of the folded rounds, oldest first), into the Previous
+// summary; Previous is empty when older material is not carried (docs/ENGINE.md
+// "Summarisers"). Keep lists the key entities (codes, amounts, IDs) the
+// result must contain verbatim. The result has at most MaxChars runes
+// (0 = DefaultSummaryMaxChars) and marks the user's statements apart from
+// the assistant's outcomes (the labels of SummaryLine).
 type SummarizeRequest struct {
 	Previous string
 	Items    []SummaryItem
+	Parts    []string
+	Keep     []string
 	MaxChars int
 	Model    string
 }

@@ -5,16 +5,13 @@ import (
 	"strings"
 
 	"github.com/ragchat/ragchat/internal/llm"
-	"github.com/ragchat/ragchat/internal/llm/internal/text"
 )
 
-// maxSummaryQuestionRunes caps one question inside a summary line.
-const maxSummaryQuestionRunes = 80
-
-// Summarize appends one line per item to the previous summary —
-// "用户问：X；结果：已回答" for Chinese questions, "User asked: X; outcome:
-// answered" for others — and drops the oldest lines until the result has at
-// most MaxChars runes. It records intents and outcomes only; it never sees
+// Summarize appends the lines of Parts and one line per item
+// (llm.SummaryLine: "用户陈述：…；用户问：…；助手回答结果：已回答", or "User
+// stated: …; User asked: …; Assistant outcome: answered") to the previous
+// summary, and drops the oldest lines until the result has at most MaxChars
+// runes. It records the user's words and outcomes only; it never sees
 // assistant answer text.
 func (m *Model) Summarize(ctx context.Context, req llm.SummarizeRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
@@ -25,63 +22,19 @@ func (m *Model) Summarize(ctx context.Context, req llm.SummarizeRequest) (string
 		limit = llm.DefaultSummaryMaxChars
 	}
 	var lines []string
-	for _, l := range strings.Split(req.Previous, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
+	for _, block := range append([]string{req.Previous}, req.Parts...) {
+		for _, l := range strings.Split(block, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				lines = append(lines, l)
+			}
 		}
 	}
 	for _, it := range req.Items {
-		if l := summaryLine(it); l != "" {
+		if l := llm.SummaryLine(it); l != "" {
 			lines = append(lines, l)
 		}
 	}
 	return capLines(lines, limit), nil
-}
-
-// summaryLine renders one summary item.
-func summaryLine(it llm.SummaryItem) string {
-	q := strings.Join(strings.Fields(it.Question), " ")
-	if q == "" {
-		return ""
-	}
-	if r := []rune(q); len(r) > maxSummaryQuestionRunes {
-		q = string(r[:maxSummaryQuestionRunes-1]) + "…"
-	}
-	outcome := strings.TrimSpace(it.Outcome)
-	if text.HasHan(q) {
-		return "用户问：" + q + "；结果：" + outcomeZH(outcome)
-	}
-	if outcome == "" {
-		outcome = "unknown"
-	}
-	return "User asked: " + q + "; outcome: " + outcome
-}
-
-// outcomeZH translates the engine's outcome strings.
-func outcomeZH(o string) string {
-	head, reason, _ := strings.Cut(strings.ToLower(o), ":")
-	reason = strings.TrimSpace(reason)
-	switch strings.TrimSpace(head) {
-	case "answered":
-		return "已回答"
-	case "refused":
-		switch reason {
-		case "":
-			return "已拒答"
-		case "no evidence", "no authorized evidence", "no_authorized_evidence":
-			return "已拒答（知识库无可用资料）"
-		default:
-			return "已拒答（" + reason + "）"
-		}
-	case "failed":
-		return "失败"
-	case "cancelled", "canceled":
-		return "已取消"
-	case "":
-		return "未知"
-	default:
-		return o
-	}
 }
 
 // capLines joins lines with newlines, dropping the oldest until the text

@@ -20,7 +20,12 @@ func TestSummarize(t *testing.T) {
 	srv.SetReply(strings.Repeat("用户询问文件上传限制。", 20))
 	got, err := m.Summarize(context.Background(), llm.SummarizeRequest{
 		Previous: "用户问：退款多久到账；结果：已回答",
-		Items:    []llm.SummaryItem{{Question: "上传文件最大是多少？", Outcome: "answered"}, {Question: "保修多久", Outcome: "refused: no evidence"}},
+		Items: []llm.SummaryItem{
+			{Question: "我的订单号是 12345。上传文件最大是多少？", Outcome: "answered"},
+			{Question: "保修多久", Outcome: "refused: no evidence"},
+		},
+		Parts:    []string{"用户陈述：订单 A-7"},
+		Keep:     []string{"12345"},
 		MaxChars: 50,
 	})
 	if err != nil {
@@ -32,9 +37,15 @@ func TestSummarize(t *testing.T) {
 	var body llmfake.ChatRequest
 	_ = json.Unmarshal(srv.LastRequest().Body, &body)
 	user := body.LastUser()
-	for _, want := range []string{"退款多久到账", "上传文件最大是多少？", "answered", "refused: no evidence", "<UNTRUSTED_CONVERSATION_CONTEXT>"} {
+	for _, want := range []string{"退款多久到账", "USER STATED: 我的订单号是 12345。", "USER ASKED: 上传文件最大是多少？",
+		"PART 1:\n用户陈述：订单 A-7", "answered", "refused: no evidence", "<UNTRUSTED_CONVERSATION_CONTEXT>", "KEEP: 12345"} {
 		if !strings.Contains(user, want) {
 			t.Errorf("summary prompt lacks %q: %s", want, user)
+		}
+	}
+	for _, want := range []string{llm.LabelUserStatedZH, llm.LabelAssistantOutcomeZH, llm.LabelUserStatedEN, "KEEP"} {
+		if !strings.Contains(body.Messages[0].Content, want) {
+			t.Errorf("system prompt lacks %q", want)
 		}
 	}
 	if !strings.Contains(body.Messages[0].Content, "50") {

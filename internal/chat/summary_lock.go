@@ -1,0 +1,160 @@
+package chat
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"entgo.io/ent/dialect"
+	"github.com/google/uuid"
+)
+
+// summaryLockTimeout bounds how long a summariser waits for another one
+// on the same conversation in PostgreSQL (the article's "reasonable
+// timeout" on the per-conversation lock).
+const summaryLockTimeout = "30s"
+
+// lockSummary serialises compression of one conversation. On PostgreSQL
+// every summariser, whatever its instance, takes a transaction-scoped
+// advisory lock keyed by the conversation, held by an otherwise idle
+// transaction until release; the transaction ends (and the lock with it)
+// on release, on ctx's end and if its connection breaks, so a crashed
+// summariser never leaves the lock behind. Before that it waits on this
+// engine's in-process lock for the conversation, so that at most one
+// connection per conversation and instance waits in the database, and on
+// one of a few slots per engine (a quarter of the connection pool), so that
+// lock transactions can never take every connection the folds themselves
+// need. SQLite serves one process, so there a process-wide in-process lock
+// is the whole serialisation.
+func (e *Engine) lockSummary(ctx context.Context, id uuid.UUID) (func(), error) {
+	postgres := e.db != nil && e.db.SQL != nil && e.db.Dialect == dialect.Postgres
+	locks := &processSummaryLocks
+	if postgres {
+		locks = &e.summary.locks
+	}
+	unlock, err := locks.lock(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	maxOpen := 0
+	if postgres {
+		maxOpen = e.db.SQL.Stats().MaxOpenConnections
+	}
+	if !postgres || maxOpen == 1 {
+		// A pool of one connection cannot hold a lock transaction and
+		// fold; the compare-and-swap with recomputation guards it alone.
+		return unlock, nil
+	}
+	slots := e.summary.slotsFor(maxOpen)
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		unlock()
+		return nil, ctx.Err()
+	}
+	release := func() {
+		<-slots
+		unlock()
+	}
+	tx, err := e.db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("lock the summary: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true)", summaryLockTimeout); err != nil {
+		_ = tx.Rollback()
+		release()
+		return nil, fmt.Errorf("lock the summary: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", summaryLockKey(id)); err != nil {
+		_ = tx.Rollback()
+		release()
+		return nil, fmt.Errorf("lock the summary: %w", err)
+	}
+	return func() {
+		_ = tx.Rollback()
+		release()
+	}, nil
+}
+
+// summarySerial is an engine's summariser serialisation: its in-process
+// locks by conversation and, on PostgreSQL, the slots bounding how many
+// lock transactions it holds at once.
+type summarySerial struct {
+	locks keyedLocks
+	once  sync.Once
+	slots chan struct{}
+}
+
+// slotsFor returns the slots, sized on first use to a quarter of a pool of
+// maxOpen connections (8 for an unbounded pool, at least 1).
+func (s *summarySerial) slotsFor(maxOpen int) chan struct{} {
+	s.once.Do(func() {
+		n := maxOpen / 4
+		if maxOpen <= 0 {
+			n = 8
+		}
+		s.slots = make(chan struct{}, max(n, 1))
+	})
+	return s.slots
+}
+
+// summaryLockKey is the advisory lock key of a conversation's summary.
+func summaryLockKey(id uuid.UUID) int64 {
+	sum := sha256.Sum256(append([]byte("ragchat summary "), id[:]...))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// processSummaryLocks are the summary locks of every engine of this
+// process on SQLite.
+var processSummaryLocks keyedLocks
+
+// keyedLocks is a set of mutexes by key whose waits end with a context;
+// an entry lives while someone holds or waits for it.
+type keyedLocks struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]*keyedLock
+}
+
+type keyedLock struct {
+	ch   chan struct{}
+	refs int
+}
+
+// lock takes id's lock, or returns ctx's error if ctx ends first.
+func (k *keyedLocks) lock(ctx context.Context, id uuid.UUID) (func(), error) {
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = map[uuid.UUID]*keyedLock{}
+	}
+	l := k.m[id]
+	if l == nil {
+		l = &keyedLock{ch: make(chan struct{}, 1)}
+		k.m[id] = l
+	}
+	l.refs++
+	k.mu.Unlock()
+	select {
+	case l.ch <- struct{}{}:
+		var once sync.Once
+		return func() {
+			once.Do(func() {
+				<-l.ch
+				k.unref(id, l)
+			})
+		}, nil
+	case <-ctx.Done():
+		k.unref(id, l)
+		return nil, ctx.Err()
+	}
+}
+
+func (k *keyedLocks) unref(id uuid.UUID, l *keyedLock) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if l.refs--; l.refs == 0 {
+		delete(k.m, id)
+	}
+}
