@@ -644,6 +644,11 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, conversation.FieldDeletedAt)
 				fieldSeen[conversation.FieldDeletedAt] = struct{}{}
 			}
+		case "historyStrategy":
+			if _, ok := fieldSeen[conversation.FieldHistoryStrategy]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldHistoryStrategy)
+				fieldSeen[conversation.FieldHistoryStrategy] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

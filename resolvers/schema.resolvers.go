@@ -42,23 +42,38 @@ func (r *mutationResolver) CreateConversation(ctx context.Context, input *model.
 }
 
 // RenameConversation is the resolver for the renameConversation field.
-func (r *mutationResolver) RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error) {
-	return r.renameConversation(ctx, id, title)
+func (r *mutationResolver) RenameConversation(ctx context.Context, id uuid.UUID, title string, expectedVersion *int) (*ent.Conversation, error) {
+	return r.renameConversation(ctx, id, title, expectedVersion)
 }
 
 // ArchiveConversation is the resolver for the archiveConversation field.
-func (r *mutationResolver) ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, r.engine.ArchiveConversation)
+func (r *mutationResolver) ArchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.archiveConversation(ctx, id, expectedVersion)
+}
+
+// UnarchiveConversation is the resolver for the unarchiveConversation field.
+func (r *mutationResolver) UnarchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.unarchiveConversation(ctx, id, expectedVersion)
+}
+
+// SetConversationHistoryStrategy is the resolver for the setConversationHistoryStrategy field.
+func (r *mutationResolver) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, historyStrategy *string, expectedVersion *int) (*ent.Conversation, error) {
+	return r.setConversationHistoryStrategy(ctx, id, historyStrategy, expectedVersion)
 }
 
 // DeleteConversation is the resolver for the deleteConversation field.
-func (r *mutationResolver) DeleteConversation(ctx context.Context, id uuid.UUID, reason *string) (*ent.Conversation, error) {
-	return r.deleteConversation(ctx, id, reason)
+func (r *mutationResolver) DeleteConversation(ctx context.Context, id uuid.UUID, reason *string, expectedVersion *int) (*ent.Conversation, error) {
+	return r.deleteConversation(ctx, id, reason, expectedVersion)
 }
 
 // RestoreConversation is the resolver for the restoreConversation field.
-func (r *mutationResolver) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, r.engine.RestoreConversation)
+func (r *mutationResolver) RestoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.restoreConversation(ctx, id, expectedVersion)
+}
+
+// UpdateTenantSettings is the resolver for the updateTenantSettings field.
+func (r *mutationResolver) UpdateTenantSettings(ctx context.Context, input model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error) {
+	return r.updateTenantSettings(ctx, input, expectedVersion)
 }
 
 // Ask is the resolver for the ask field.
@@ -144,6 +159,11 @@ func (r *queryResolver) FeedbackSummary(ctx context.Context, from time.Time, to 
 // UsageSummary is the resolver for the usageSummary field.
 func (r *queryResolver) UsageSummary(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageRow, error) {
 	return r.usageSummary(ctx, from, to)
+}
+
+// TenantSettings is the resolver for the tenantSettings field.
+func (r *queryResolver) TenantSettings(ctx context.Context) (*model.TenantSettings, error) {
+	return r.tenantSettings(ctx)
 }
 
 // Available is the resolver for the available field.

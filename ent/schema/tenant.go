@@ -24,6 +24,8 @@ func (Tenant) Fields() []ent.Field {
 		field.String("name").NotEmpty().MaxLen(200),
 		field.JSON("settings", domain.TenantSettings{}).Optional().
 			Annotations(entgql.Skip()),
+		field.Int("settings_version").Default(0).NonNegative().
+			Comment("Optimistic concurrency version of settings, bumped on every settings change."),
 		field.Time("created_at").Default(time.Now).Immutable(),
 		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now),
 	}
