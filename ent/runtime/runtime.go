@@ -990,6 +990,9 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	tenantHooks := schema.Tenant{}.Hooks()
+
+	tenant.Hooks[1] = tenantHooks[0]
 	tenantFields := schema.Tenant{}.Fields()
 	_ = tenantFields
 	// tenantDescName is the schema descriptor for name field.

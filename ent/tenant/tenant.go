@@ -54,7 +54,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/ragchat/ragchat/ent/runtime"
 var (
-	Hooks  [1]ent.Hook
+	Hooks  [2]ent.Hook
 	Policy ent.Policy
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
