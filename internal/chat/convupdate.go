@@ -64,9 +64,6 @@ type convChange func(conv *ent.Conversation, u *ent.ConversationUpdateOne) (bool
 // decision is never taken on a stale row. It returns the conversation and
 // whether it changed.
 func (e *Engine) updateConversation(ctx context.Context, load func(context.Context) (*ent.Conversation, error), expected *int, change convChange) (*ent.Conversation, bool, error) {
-	if expected != nil && *expected < 0 {
-		return nil, false, domain.Errorf(domain.CodeBadUserInput, "expectedVersion must not be negative").With("field", "expectedVersion")
-	}
 	for try := 0; ; try++ {
 		conv, err := load(ctx)
 		if err != nil {

@@ -56,9 +56,6 @@ func (e *Engine) UpdateTenantSettings(ctx context.Context, patch TenantSettingsP
 	if err != nil {
 		return TenantSettingsState{}, err
 	}
-	if expected != nil && *expected < 0 {
-		return TenantSettingsState{}, domain.Errorf(domain.CodeBadUserInput, "expectedVersion must not be negative").With("field", "expectedVersion")
-	}
 	if err := patch.check(); err != nil {
 		return TenantSettingsState{}, err
 	}
