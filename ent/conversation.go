@@ -41,7 +41,7 @@ type Conversation struct {
 	SummaryMessageSequence int64 `json:"summary_message_sequence,omitempty"`
 	// SummaryVersion holds the value of the "summary_version" field.
 	SummaryVersion int `json:"summary_version,omitempty"`
-	// ACTIVE, ARCHIVED or DELETED as stored. It reads as EXPIRED once expiresAt or absoluteExpiresAt has passed: EXPIRED is computed on read and never stored (docs/API.md, "Conversation status").
+	// ACTIVE, ARCHIVED or DELETED as stored; EXPIRED is computed on read, never stored.
 	Status conversation.Status `json:"status,omitempty"`
 	// Optimistic concurrency version, bumped on every change.
 	Version int `json:"version,omitempty"`

@@ -614,11 +614,6 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, conversation.FieldSummaryVersion)
 				fieldSeen[conversation.FieldSummaryVersion] = struct{}{}
 			}
-		case "status":
-			if _, ok := fieldSeen[conversation.FieldStatus]; !ok {
-				selectedFields = append(selectedFields, conversation.FieldStatus)
-				fieldSeen[conversation.FieldStatus] = struct{}{}
-			}
 		case "version":
 			if _, ok := fieldSeen[conversation.FieldVersion]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldVersion)

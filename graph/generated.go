@@ -494,10 +494,9 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type ConversationResolver interface {
-	Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error)
-
 	HistoryStrategy(ctx context.Context, obj *ent.Conversation) (*string, error)
 
+	Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error)
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
 }
 type ConversationEventResolver interface {
@@ -2856,6 +2855,14 @@ extend type Source {
 
 extend type Conversation {
   """
+  ACTIVE, ARCHIVED or DELETED, or EXPIRED once the conversation is past its
+  sliding expiry (expiresAt) or its absolute cap (absoluteExpiresAt), unless
+  it is DELETED. EXPIRED is computed when read, never stored, so it and the
+  status filters are exact at any instant (docs/API.md, "Conversation
+  status").
+  """
+  status: ConversationStatus!
+  """
   The conversation's messages, keyset-paged by sequence number: last: 50
   gives the latest page, and before: pageInfo.startCursor scrolls back.
   Without first or last, the first 20 (the oldest).
@@ -3897,8 +3904,6 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_summaryMessageSequence(ctx, field)
 	case "summaryVersion":
 		return ec.fieldContext_Conversation_summaryVersion(ctx, field)
-	case "status":
-		return ec.fieldContext_Conversation_status(ctx, field)
 	case "version":
 		return ec.fieldContext_Conversation_version(ctx, field)
 	case "lastSequenceNo":
@@ -3915,6 +3920,8 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_knowledgeBase(ctx, field)
 	case "attempts":
 		return ec.fieldContext_Conversation_attempts(ctx, field)
+	case "status":
+		return ec.fieldContext_Conversation_status(ctx, field)
 	case "messages":
 		return ec.fieldContext_Conversation_messages(ctx, field)
 	}
@@ -8018,29 +8025,6 @@ func (ec *executionContext) fieldContext_Conversation_summaryVersion(_ context.C
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Conversation_status(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Conversation().Status(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v conversation.Status) graphql.Marshaler {
-			return ec.marshalNConversationStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋconversationᚐStatus(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Conversation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Conversation", field, true, true, "ConversationStatus")
-}
-
 func (ec *executionContext) _Conversation_version(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8253,6 +8237,29 @@ func (ec *executionContext) fieldContext_Conversation_attempts(ctx context.Conte
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Conversation_status(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Status(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v conversation.Status) graphql.Marshaler {
+			return ec.marshalNConversationStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋconversationᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Conversation", field, true, true, "ConversationStatus")
 }
 
 func (ec *executionContext) _Conversation_messages(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
@@ -23666,12 +23673,6 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "status":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Conversation_status(ctx, field, obj)
-				})
 		case "version":
 			out.Values[i] = ec._Conversation_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23714,6 +23715,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_attempts(ctx, field, obj)
+				})
+		case "status":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_status(ctx, field, obj)
 				})
 		case "messages":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

@@ -11,14 +11,8 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph"
 )
-
-// Status is the resolver for the status field.
-func (r *conversationResolver) Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error) {
-	return r.engine.ConversationStatus(obj), nil
-}
 
 // HistoryStrategy is the resolver for the historyStrategy field.
 func (r *conversationResolver) HistoryStrategy(ctx context.Context, obj *ent.Conversation) (*string, error) {

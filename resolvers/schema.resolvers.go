@@ -12,9 +12,15 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
 )
+
+// Status is the resolver for the status field.
+func (r *conversationResolver) Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error) {
+	return r.engine.ConversationStatus(obj), nil
+}
 
 // Messages is the resolver for the messages field.
 func (r *conversationResolver) Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error) {

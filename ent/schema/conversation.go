@@ -41,9 +41,14 @@ func (Conversation) Fields() []ent.Field {
 		field.Int64("summary_message_sequence").Default(0).NonNegative().
 			Comment("The last message sequence_no the summary covers."),
 		field.Int("summary_version").Default(0).NonNegative(),
+		// Conversation.status is declared in schema.graphqls instead of
+		// generated: it is computed (EXPIRED once the expiry has passed,
+		// internal/chat/convstatus.go) from columns field collection must
+		// then load too; the where-input predicates stay generated and
+		// are rewritten onto the computed status (resolvers/conversationstatus.go).
 		field.Enum("status").Values("ACTIVE", "ARCHIVED", "DELETED", "EXPIRED").Default("ACTIVE").
-			Comment("ACTIVE, ARCHIVED or DELETED as stored. It reads as EXPIRED once expiresAt or absoluteExpiresAt "+
-				"has passed: EXPIRED is computed on read and never stored (docs/API.md, \"Conversation status\")."),
+			Comment("ACTIVE, ARCHIVED or DELETED as stored; EXPIRED is computed on read, never stored.").
+			Annotations(entgql.Skip(entgql.SkipType)),
 		field.Int("version").Default(0).NonNegative().
 			Comment("Optimistic concurrency version, bumped on every change."),
 		field.Int64("last_sequence_no").Default(0).NonNegative(),
