@@ -60,9 +60,9 @@ func (Conversation) Fields() []ent.Field {
 		field.Time("deleted_at").Optional().Nillable(),
 		field.String("history_strategy").GoType(domain.HistoryStrategy("")).
 			Optional().Nillable().
-			Comment("The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); "+
+			Comment("The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); " +
 				"null follows the tenant's (TenantSettings.historyStrategy).").
-			Annotations(entgql.Skip(entgql.SkipWhereInput|entgql.SkipOrderField)),
+			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
 	}
 }
 

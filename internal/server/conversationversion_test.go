@@ -61,7 +61,7 @@ func TestConversationMutationsCheckExpectedVersion(t *testing.T) {
 
 		steps := []struct {
 			name, mutation, args string
-			check            func(convView) bool
+			check                func(convView) bool
 		}{
 			{"renameConversation", "renameConversation", `title: "Renamed"`, func(c convView) bool { return c.Title == "Renamed" }},
 			{"archiveConversation", "archiveConversation", ``, func(c convView) bool { return c.Status == "ARCHIVED" }},
