@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Conversation is the model entity for the Conversation schema.
@@ -40,7 +41,7 @@ type Conversation struct {
 	SummaryMessageSequence int64 `json:"summary_message_sequence,omitempty"`
 	// SummaryVersion holds the value of the "summary_version" field.
 	SummaryVersion int `json:"summary_version,omitempty"`
-	// Status holds the value of the "status" field.
+	// ACTIVE, ARCHIVED or DELETED as stored; EXPIRED is computed on read, never stored.
 	Status conversation.Status `json:"status,omitempty"`
 	// Optimistic concurrency version, bumped on every change.
 	Version int `json:"version,omitempty"`
@@ -52,6 +53,8 @@ type Conversation struct {
 	AbsoluteExpiresAt time.Time `json:"absolute_expires_at,omitempty"`
 	// DeletedAt holds the value of the "deleted_at" field.
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); null follows the tenant's (TenantSettings.historyStrategy).
+	HistoryStrategy *domain.HistoryStrategy `json:"history_strategy,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ConversationQuery when eager-loading is set.
 	Edges        ConversationEdges `json:"edges"`
@@ -125,7 +128,7 @@ func (*Conversation) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case conversation.FieldSummaryMessageSequence, conversation.FieldSummaryVersion, conversation.FieldVersion, conversation.FieldLastSequenceNo:
 			values[i] = new(sql.NullInt64)
-		case conversation.FieldTenantID, conversation.FieldUserID, conversation.FieldTitle, conversation.FieldTitleSource, conversation.FieldSummary, conversation.FieldStatus:
+		case conversation.FieldTenantID, conversation.FieldUserID, conversation.FieldTitle, conversation.FieldTitleSource, conversation.FieldSummary, conversation.FieldStatus, conversation.FieldHistoryStrategy:
 			values[i] = new(sql.NullString)
 		case conversation.FieldCreatedAt, conversation.FieldUpdatedAt, conversation.FieldExpiresAt, conversation.FieldAbsoluteExpiresAt, conversation.FieldDeletedAt:
 			values[i] = new(sql.NullTime)
@@ -249,6 +252,13 @@ func (_m *Conversation) assignValues(columns []string, values []any) error {
 				_m.DeletedAt = new(time.Time)
 				*_m.DeletedAt = value.Time
 			}
+		case conversation.FieldHistoryStrategy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field history_strategy", values[i])
+			} else if value.Valid {
+				_m.HistoryStrategy = new(domain.HistoryStrategy)
+				*_m.HistoryStrategy = domain.HistoryStrategy(value.String)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -353,6 +363,11 @@ func (_m *Conversation) String() string {
 	if v := _m.DeletedAt; v != nil {
 		builder.WriteString("deleted_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.HistoryStrategy; v != nil {
+		builder.WriteString("history_strategy=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

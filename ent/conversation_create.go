@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // ConversationCreate is the builder for creating a Conversation entity.
@@ -208,6 +209,20 @@ func (_c *ConversationCreate) SetDeletedAt(v time.Time) *ConversationCreate {
 func (_c *ConversationCreate) SetNillableDeletedAt(v *time.Time) *ConversationCreate {
 	if v != nil {
 		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetHistoryStrategy sets the "history_strategy" field.
+func (_c *ConversationCreate) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationCreate {
+	_c.mutation.SetHistoryStrategy(v)
+	return _c
+}
+
+// SetNillableHistoryStrategy sets the "history_strategy" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableHistoryStrategy(v *domain.HistoryStrategy) *ConversationCreate {
+	if v != nil {
+		_c.SetHistoryStrategy(*v)
 	}
 	return _c
 }
@@ -549,6 +564,10 @@ func (_c *ConversationCreate) createSpec() (*Conversation, *sqlgraph.CreateSpec)
 		_spec.SetField(conversation.FieldDeletedAt, field.TypeTime, value)
 		_node.DeletedAt = &value
 	}
+	if value, ok := _c.mutation.HistoryStrategy(); ok {
+		_spec.SetField(conversation.FieldHistoryStrategy, field.TypeString, value)
+		_node.HistoryStrategy = &value
+	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -829,6 +848,24 @@ func (u *ConversationUpsert) ClearDeletedAt() *ConversationUpsert {
 	return u
 }
 
+// SetHistoryStrategy sets the "history_strategy" field.
+func (u *ConversationUpsert) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpsert {
+	u.Set(conversation.FieldHistoryStrategy, v)
+	return u
+}
+
+// UpdateHistoryStrategy sets the "history_strategy" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdateHistoryStrategy() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldHistoryStrategy)
+	return u
+}
+
+// ClearHistoryStrategy clears the value of the "history_strategy" field.
+func (u *ConversationUpsert) ClearHistoryStrategy() *ConversationUpsert {
+	u.SetNull(conversation.FieldHistoryStrategy)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1078,6 +1115,27 @@ func (u *ConversationUpsertOne) UpdateDeletedAt() *ConversationUpsertOne {
 func (u *ConversationUpsertOne) ClearDeletedAt() *ConversationUpsertOne {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearDeletedAt()
+	})
+}
+
+// SetHistoryStrategy sets the "history_strategy" field.
+func (u *ConversationUpsertOne) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetHistoryStrategy(v)
+	})
+}
+
+// UpdateHistoryStrategy sets the "history_strategy" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdateHistoryStrategy() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateHistoryStrategy()
+	})
+}
+
+// ClearHistoryStrategy clears the value of the "history_strategy" field.
+func (u *ConversationUpsertOne) ClearHistoryStrategy() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearHistoryStrategy()
 	})
 }
 
@@ -1497,6 +1555,27 @@ func (u *ConversationUpsertBulk) UpdateDeletedAt() *ConversationUpsertBulk {
 func (u *ConversationUpsertBulk) ClearDeletedAt() *ConversationUpsertBulk {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearDeletedAt()
+	})
+}
+
+// SetHistoryStrategy sets the "history_strategy" field.
+func (u *ConversationUpsertBulk) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetHistoryStrategy(v)
+	})
+}
+
+// UpdateHistoryStrategy sets the "history_strategy" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdateHistoryStrategy() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateHistoryStrategy()
+	})
+}
+
+// ClearHistoryStrategy clears the value of the "history_strategy" field.
+func (u *ConversationUpsertBulk) ClearHistoryStrategy() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearHistoryStrategy()
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // ConversationUpdate is the builder for updating Conversation entities.
@@ -209,6 +210,26 @@ func (_u *ConversationUpdate) SetNillableDeletedAt(v *time.Time) *ConversationUp
 // ClearDeletedAt clears the value of the "deleted_at" field.
 func (_u *ConversationUpdate) ClearDeletedAt() *ConversationUpdate {
 	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetHistoryStrategy sets the "history_strategy" field.
+func (_u *ConversationUpdate) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpdate {
+	_u.mutation.SetHistoryStrategy(v)
+	return _u
+}
+
+// SetNillableHistoryStrategy sets the "history_strategy" field if the given value is not nil.
+func (_u *ConversationUpdate) SetNillableHistoryStrategy(v *domain.HistoryStrategy) *ConversationUpdate {
+	if v != nil {
+		_u.SetHistoryStrategy(*v)
+	}
+	return _u
+}
+
+// ClearHistoryStrategy clears the value of the "history_strategy" field.
+func (_u *ConversationUpdate) ClearHistoryStrategy() *ConversationUpdate {
+	_u.mutation.ClearHistoryStrategy()
 	return _u
 }
 
@@ -442,6 +463,12 @@ func (_u *ConversationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if _u.mutation.DeletedAtCleared() {
 		_spec.ClearField(conversation.FieldDeletedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.HistoryStrategy(); ok {
+		_spec.SetField(conversation.FieldHistoryStrategy, field.TypeString, value)
+	}
+	if _u.mutation.HistoryStrategyCleared() {
+		_spec.ClearField(conversation.FieldHistoryStrategy, field.TypeString)
 	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -735,6 +762,26 @@ func (_u *ConversationUpdateOne) ClearDeletedAt() *ConversationUpdateOne {
 	return _u
 }
 
+// SetHistoryStrategy sets the "history_strategy" field.
+func (_u *ConversationUpdateOne) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpdateOne {
+	_u.mutation.SetHistoryStrategy(v)
+	return _u
+}
+
+// SetNillableHistoryStrategy sets the "history_strategy" field if the given value is not nil.
+func (_u *ConversationUpdateOne) SetNillableHistoryStrategy(v *domain.HistoryStrategy) *ConversationUpdateOne {
+	if v != nil {
+		_u.SetHistoryStrategy(*v)
+	}
+	return _u
+}
+
+// ClearHistoryStrategy clears the value of the "history_strategy" field.
+func (_u *ConversationUpdateOne) ClearHistoryStrategy() *ConversationUpdateOne {
+	_u.mutation.ClearHistoryStrategy()
+	return _u
+}
+
 // AddMessageIDs adds the "messages" edge to the Message entity by IDs.
 func (_u *ConversationUpdateOne) AddMessageIDs(ids ...uuid.UUID) *ConversationUpdateOne {
 	_u.mutation.AddMessageIDs(ids...)
@@ -995,6 +1042,12 @@ func (_u *ConversationUpdateOne) sqlSave(ctx context.Context) (_node *Conversati
 	}
 	if _u.mutation.DeletedAtCleared() {
 		_spec.ClearField(conversation.FieldDeletedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.HistoryStrategy(); ok {
+		_spec.SetField(conversation.FieldHistoryStrategy, field.TypeString, value)
+	}
+	if _u.mutation.HistoryStrategyCleared() {
+		_spec.ClearField(conversation.FieldHistoryStrategy, field.TypeString)
 	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -155,6 +155,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldExpiresAt:              {Type: field.TypeTime, Column: conversation.FieldExpiresAt},
 			conversation.FieldAbsoluteExpiresAt:      {Type: field.TypeTime, Column: conversation.FieldAbsoluteExpiresAt},
 			conversation.FieldDeletedAt:              {Type: field.TypeTime, Column: conversation.FieldDeletedAt},
+			conversation.FieldHistoryStrategy:        {Type: field.TypeString, Column: conversation.FieldHistoryStrategy},
 		},
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
@@ -330,10 +331,11 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Tenant",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			tenant.FieldName:      {Type: field.TypeString, Column: tenant.FieldName},
-			tenant.FieldSettings:  {Type: field.TypeJSON, Column: tenant.FieldSettings},
-			tenant.FieldCreatedAt: {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
-			tenant.FieldUpdatedAt: {Type: field.TypeTime, Column: tenant.FieldUpdatedAt},
+			tenant.FieldName:            {Type: field.TypeString, Column: tenant.FieldName},
+			tenant.FieldSettings:        {Type: field.TypeJSON, Column: tenant.FieldSettings},
+			tenant.FieldSettingsVersion: {Type: field.TypeInt, Column: tenant.FieldSettingsVersion},
+			tenant.FieldCreatedAt:       {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
+			tenant.FieldUpdatedAt:       {Type: field.TypeTime, Column: tenant.FieldUpdatedAt},
 		},
 	}
 	graph.MustAddE(
@@ -1494,6 +1496,11 @@ func (f *ConversationFilter) WhereDeletedAt(p entql.TimeP) {
 	f.Where(p.Field(conversation.FieldDeletedAt))
 }
 
+// WhereHistoryStrategy applies the entql string predicate on the history_strategy field.
+func (f *ConversationFilter) WhereHistoryStrategy(p entql.StringP) {
+	f.Where(p.Field(conversation.FieldHistoryStrategy))
+}
+
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *ConversationFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -2541,6 +2548,11 @@ func (f *TenantFilter) WhereName(p entql.StringP) {
 // WhereSettings applies the entql json.RawMessage predicate on the settings field.
 func (f *TenantFilter) WhereSettings(p entql.BytesP) {
 	f.Where(p.Field(tenant.FieldSettings))
+}
+
+// WhereSettingsVersion applies the entql int predicate on the settings_version field.
+func (f *TenantFilter) WhereSettingsVersion(p entql.IntP) {
+	f.Where(p.Field(tenant.FieldSettingsVersion))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

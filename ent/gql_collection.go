@@ -615,11 +615,6 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, conversation.FieldSummaryVersion)
 				fieldSeen[conversation.FieldSummaryVersion] = struct{}{}
 			}
-		case "status":
-			if _, ok := fieldSeen[conversation.FieldStatus]; !ok {
-				selectedFields = append(selectedFields, conversation.FieldStatus)
-				fieldSeen[conversation.FieldStatus] = struct{}{}
-			}
 		case "version":
 			if _, ok := fieldSeen[conversation.FieldVersion]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldVersion)
@@ -644,6 +639,11 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 			if _, ok := fieldSeen[conversation.FieldDeletedAt]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldDeletedAt)
 				fieldSeen[conversation.FieldDeletedAt] = struct{}{}
+			}
+		case "historyStrategy":
+			if _, ok := fieldSeen[conversation.FieldHistoryStrategy]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldHistoryStrategy)
+				fieldSeen[conversation.FieldHistoryStrategy] = struct{}{}
 			}
 		case "id":
 		case "__typename":

@@ -5083,6 +5083,7 @@ type ConversationMutation struct {
 	expires_at                  *time.Time
 	absolute_expires_at         *time.Time
 	deleted_at                  *time.Time
+	history_strategy            *domain.HistoryStrategy
 	clearedFields               map[string]struct{}
 	tenant                      *string
 	clearedtenant               bool
@@ -5872,6 +5873,55 @@ func (m *ConversationMutation) ResetDeletedAt() {
 	delete(m.clearedFields, conversation.FieldDeletedAt)
 }
 
+// SetHistoryStrategy sets the "history_strategy" field.
+func (m *ConversationMutation) SetHistoryStrategy(ds domain.HistoryStrategy) {
+	m.history_strategy = &ds
+}
+
+// HistoryStrategy returns the value of the "history_strategy" field in the mutation.
+func (m *ConversationMutation) HistoryStrategy() (r domain.HistoryStrategy, exists bool) {
+	v := m.history_strategy
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHistoryStrategy returns the old "history_strategy" field's value of the Conversation entity.
+// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConversationMutation) OldHistoryStrategy(ctx context.Context) (v *domain.HistoryStrategy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHistoryStrategy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHistoryStrategy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHistoryStrategy: %w", err)
+	}
+	return oldValue.HistoryStrategy, nil
+}
+
+// ClearHistoryStrategy clears the value of the "history_strategy" field.
+func (m *ConversationMutation) ClearHistoryStrategy() {
+	m.history_strategy = nil
+	m.clearedFields[conversation.FieldHistoryStrategy] = struct{}{}
+}
+
+// HistoryStrategyCleared returns if the "history_strategy" field was cleared in this mutation.
+func (m *ConversationMutation) HistoryStrategyCleared() bool {
+	_, ok := m.clearedFields[conversation.FieldHistoryStrategy]
+	return ok
+}
+
+// ResetHistoryStrategy resets all changes to the "history_strategy" field.
+func (m *ConversationMutation) ResetHistoryStrategy() {
+	m.history_strategy = nil
+	delete(m.clearedFields, conversation.FieldHistoryStrategy)
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *ConversationMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -6068,7 +6118,7 @@ func (m *ConversationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ConversationMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.tenant != nil {
 		fields = append(fields, conversation.FieldTenantID)
 	}
@@ -6117,6 +6167,9 @@ func (m *ConversationMutation) Fields() []string {
 	if m.deleted_at != nil {
 		fields = append(fields, conversation.FieldDeletedAt)
 	}
+	if m.history_strategy != nil {
+		fields = append(fields, conversation.FieldHistoryStrategy)
+	}
 	return fields
 }
 
@@ -6157,6 +6210,8 @@ func (m *ConversationMutation) Field(name string) (ent.Value, bool) {
 		return m.AbsoluteExpiresAt()
 	case conversation.FieldDeletedAt:
 		return m.DeletedAt()
+	case conversation.FieldHistoryStrategy:
+		return m.HistoryStrategy()
 	}
 	return nil, false
 }
@@ -6198,6 +6253,8 @@ func (m *ConversationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldAbsoluteExpiresAt(ctx)
 	case conversation.FieldDeletedAt:
 		return m.OldDeletedAt(ctx)
+	case conversation.FieldHistoryStrategy:
+		return m.OldHistoryStrategy(ctx)
 	}
 	return nil, fmt.Errorf("unknown Conversation field %s", name)
 }
@@ -6319,6 +6376,13 @@ func (m *ConversationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDeletedAt(v)
 		return nil
+	case conversation.FieldHistoryStrategy:
+		v, ok := value.(domain.HistoryStrategy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHistoryStrategy(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Conversation field %s", name)
 }
@@ -6403,6 +6467,9 @@ func (m *ConversationMutation) ClearedFields() []string {
 	if m.FieldCleared(conversation.FieldDeletedAt) {
 		fields = append(fields, conversation.FieldDeletedAt)
 	}
+	if m.FieldCleared(conversation.FieldHistoryStrategy) {
+		fields = append(fields, conversation.FieldHistoryStrategy)
+	}
 	return fields
 }
 
@@ -6419,6 +6486,9 @@ func (m *ConversationMutation) ClearField(name string) error {
 	switch name {
 	case conversation.FieldDeletedAt:
 		m.ClearDeletedAt()
+		return nil
+	case conversation.FieldHistoryStrategy:
+		m.ClearHistoryStrategy()
 		return nil
 	}
 	return fmt.Errorf("unknown Conversation nullable field %s", name)
@@ -6475,6 +6545,9 @@ func (m *ConversationMutation) ResetField(name string) error {
 		return nil
 	case conversation.FieldDeletedAt:
 		m.ResetDeletedAt()
+		return nil
+	case conversation.FieldHistoryStrategy:
+		m.ResetHistoryStrategy()
 		return nil
 	}
 	return fmt.Errorf("unknown Conversation field %s", name)
@@ -14352,17 +14425,19 @@ func (m *SupportGrantMutation) ResetEdge(name string) error {
 // TenantMutation represents an operation that mutates the Tenant nodes in the graph.
 type TenantMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *string
-	name          *string
-	settings      *domain.TenantSettings
-	created_at    *time.Time
-	updated_at    *time.Time
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*Tenant, error)
-	predicates    []predicate.Tenant
+	op                  Op
+	typ                 string
+	id                  *string
+	name                *string
+	settings            *domain.TenantSettings
+	settings_version    *int
+	addsettings_version *int
+	created_at          *time.Time
+	updated_at          *time.Time
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*Tenant, error)
+	predicates          []predicate.Tenant
 }
 
 var _ ent.Mutation = (*TenantMutation)(nil)
@@ -14554,6 +14629,62 @@ func (m *TenantMutation) ResetSettings() {
 	delete(m.clearedFields, tenant.FieldSettings)
 }
 
+// SetSettingsVersion sets the "settings_version" field.
+func (m *TenantMutation) SetSettingsVersion(i int) {
+	m.settings_version = &i
+	m.addsettings_version = nil
+}
+
+// SettingsVersion returns the value of the "settings_version" field in the mutation.
+func (m *TenantMutation) SettingsVersion() (r int, exists bool) {
+	v := m.settings_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettingsVersion returns the old "settings_version" field's value of the Tenant entity.
+// If the Tenant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TenantMutation) OldSettingsVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettingsVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettingsVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettingsVersion: %w", err)
+	}
+	return oldValue.SettingsVersion, nil
+}
+
+// AddSettingsVersion adds i to the "settings_version" field.
+func (m *TenantMutation) AddSettingsVersion(i int) {
+	if m.addsettings_version != nil {
+		*m.addsettings_version += i
+	} else {
+		m.addsettings_version = &i
+	}
+}
+
+// AddedSettingsVersion returns the value that was added to the "settings_version" field in this mutation.
+func (m *TenantMutation) AddedSettingsVersion() (r int, exists bool) {
+	v := m.addsettings_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSettingsVersion resets all changes to the "settings_version" field.
+func (m *TenantMutation) ResetSettingsVersion() {
+	m.settings_version = nil
+	m.addsettings_version = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *TenantMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -14660,12 +14791,15 @@ func (m *TenantMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TenantMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 5)
 	if m.name != nil {
 		fields = append(fields, tenant.FieldName)
 	}
 	if m.settings != nil {
 		fields = append(fields, tenant.FieldSettings)
+	}
+	if m.settings_version != nil {
+		fields = append(fields, tenant.FieldSettingsVersion)
 	}
 	if m.created_at != nil {
 		fields = append(fields, tenant.FieldCreatedAt)
@@ -14685,6 +14819,8 @@ func (m *TenantMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case tenant.FieldSettings:
 		return m.Settings()
+	case tenant.FieldSettingsVersion:
+		return m.SettingsVersion()
 	case tenant.FieldCreatedAt:
 		return m.CreatedAt()
 	case tenant.FieldUpdatedAt:
@@ -14702,6 +14838,8 @@ func (m *TenantMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldName(ctx)
 	case tenant.FieldSettings:
 		return m.OldSettings(ctx)
+	case tenant.FieldSettingsVersion:
+		return m.OldSettingsVersion(ctx)
 	case tenant.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	case tenant.FieldUpdatedAt:
@@ -14729,6 +14867,13 @@ func (m *TenantMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSettings(v)
 		return nil
+	case tenant.FieldSettingsVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettingsVersion(v)
+		return nil
 	case tenant.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -14750,13 +14895,21 @@ func (m *TenantMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *TenantMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addsettings_version != nil {
+		fields = append(fields, tenant.FieldSettingsVersion)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *TenantMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case tenant.FieldSettingsVersion:
+		return m.AddedSettingsVersion()
+	}
 	return nil, false
 }
 
@@ -14765,6 +14918,13 @@ func (m *TenantMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *TenantMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case tenant.FieldSettingsVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSettingsVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Tenant numeric field %s", name)
 }
@@ -14806,6 +14966,9 @@ func (m *TenantMutation) ResetField(name string) error {
 		return nil
 	case tenant.FieldSettings:
 		m.ResetSettings()
+		return nil
+	case tenant.FieldSettingsVersion:
+		m.ResetSettingsVersion()
 		return nil
 	case tenant.FieldCreatedAt:
 		m.ResetCreatedAt()

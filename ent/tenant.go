@@ -23,6 +23,8 @@ type Tenant struct {
 	Name string `json:"name,omitempty"`
 	// Settings holds the value of the "settings" field.
 	Settings domain.TenantSettings `json:"settings,omitempty"`
+	// Optimistic concurrency version of settings, bumped on every settings change.
+	SettingsVersion int `json:"settings_version,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
@@ -37,6 +39,8 @@ func (*Tenant) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case tenant.FieldSettings:
 			values[i] = new([]byte)
+		case tenant.FieldSettingsVersion:
+			values[i] = new(sql.NullInt64)
 		case tenant.FieldID, tenant.FieldName:
 			values[i] = new(sql.NullString)
 		case tenant.FieldCreatedAt, tenant.FieldUpdatedAt:
@@ -75,6 +79,12 @@ func (_m *Tenant) assignValues(columns []string, values []any) error {
 				if err := json.Unmarshal(*value, &_m.Settings); err != nil {
 					return fmt.Errorf("unmarshal field settings: %w", err)
 				}
+			}
+		case tenant.FieldSettingsVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field settings_version", values[i])
+			} else if value.Valid {
+				_m.SettingsVersion = int(value.Int64)
 			}
 		case tenant.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -129,6 +139,9 @@ func (_m *Tenant) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("settings=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Settings))
+	builder.WriteString(", ")
+	builder.WriteString("settings_version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SettingsVersion))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

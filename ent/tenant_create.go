@@ -44,6 +44,20 @@ func (_c *TenantCreate) SetNillableSettings(v *domain.TenantSettings) *TenantCre
 	return _c
 }
 
+// SetSettingsVersion sets the "settings_version" field.
+func (_c *TenantCreate) SetSettingsVersion(v int) *TenantCreate {
+	_c.mutation.SetSettingsVersion(v)
+	return _c
+}
+
+// SetNillableSettingsVersion sets the "settings_version" field if the given value is not nil.
+func (_c *TenantCreate) SetNillableSettingsVersion(v *int) *TenantCreate {
+	if v != nil {
+		_c.SetSettingsVersion(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *TenantCreate) SetCreatedAt(v time.Time) *TenantCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -115,6 +129,10 @@ func (_c *TenantCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *TenantCreate) defaults() error {
+	if _, ok := _c.mutation.SettingsVersion(); !ok {
+		v := tenant.DefaultSettingsVersion
+		_c.mutation.SetSettingsVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if tenant.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized tenant.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -145,6 +163,14 @@ func (_c *TenantCreate) check() error {
 	if v, ok := _c.mutation.Settings(); ok {
 		if err := v.Validate(); err != nil {
 			return &ValidationError{Name: "settings", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.SettingsVersion(); !ok {
+		return &ValidationError{Name: "settings_version", err: errors.New(`ent: missing required field "Tenant.settings_version"`)}
+	}
+	if v, ok := _c.mutation.SettingsVersion(); ok {
+		if err := tenant.SettingsVersionValidator(v); err != nil {
+			return &ValidationError{Name: "settings_version", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings_version": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
@@ -201,6 +227,10 @@ func (_c *TenantCreate) createSpec() (*Tenant, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Settings(); ok {
 		_spec.SetField(tenant.FieldSettings, field.TypeJSON, value)
 		_node.Settings = value
+	}
+	if value, ok := _c.mutation.SettingsVersion(); ok {
+		_spec.SetField(tenant.FieldSettingsVersion, field.TypeInt, value)
+		_node.SettingsVersion = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(tenant.FieldCreatedAt, field.TypeTime, value)
@@ -289,6 +319,24 @@ func (u *TenantUpsert) UpdateSettings() *TenantUpsert {
 // ClearSettings clears the value of the "settings" field.
 func (u *TenantUpsert) ClearSettings() *TenantUpsert {
 	u.SetNull(tenant.FieldSettings)
+	return u
+}
+
+// SetSettingsVersion sets the "settings_version" field.
+func (u *TenantUpsert) SetSettingsVersion(v int) *TenantUpsert {
+	u.Set(tenant.FieldSettingsVersion, v)
+	return u
+}
+
+// UpdateSettingsVersion sets the "settings_version" field to the value that was provided on create.
+func (u *TenantUpsert) UpdateSettingsVersion() *TenantUpsert {
+	u.SetExcluded(tenant.FieldSettingsVersion)
+	return u
+}
+
+// AddSettingsVersion adds v to the "settings_version" field.
+func (u *TenantUpsert) AddSettingsVersion(v int) *TenantUpsert {
+	u.Add(tenant.FieldSettingsVersion, v)
 	return u
 }
 
@@ -387,6 +435,27 @@ func (u *TenantUpsertOne) UpdateSettings() *TenantUpsertOne {
 func (u *TenantUpsertOne) ClearSettings() *TenantUpsertOne {
 	return u.Update(func(s *TenantUpsert) {
 		s.ClearSettings()
+	})
+}
+
+// SetSettingsVersion sets the "settings_version" field.
+func (u *TenantUpsertOne) SetSettingsVersion(v int) *TenantUpsertOne {
+	return u.Update(func(s *TenantUpsert) {
+		s.SetSettingsVersion(v)
+	})
+}
+
+// AddSettingsVersion adds v to the "settings_version" field.
+func (u *TenantUpsertOne) AddSettingsVersion(v int) *TenantUpsertOne {
+	return u.Update(func(s *TenantUpsert) {
+		s.AddSettingsVersion(v)
+	})
+}
+
+// UpdateSettingsVersion sets the "settings_version" field to the value that was provided on create.
+func (u *TenantUpsertOne) UpdateSettingsVersion() *TenantUpsertOne {
+	return u.Update(func(s *TenantUpsert) {
+		s.UpdateSettingsVersion()
 	})
 }
 
@@ -654,6 +723,27 @@ func (u *TenantUpsertBulk) UpdateSettings() *TenantUpsertBulk {
 func (u *TenantUpsertBulk) ClearSettings() *TenantUpsertBulk {
 	return u.Update(func(s *TenantUpsert) {
 		s.ClearSettings()
+	})
+}
+
+// SetSettingsVersion sets the "settings_version" field.
+func (u *TenantUpsertBulk) SetSettingsVersion(v int) *TenantUpsertBulk {
+	return u.Update(func(s *TenantUpsert) {
+		s.SetSettingsVersion(v)
+	})
+}
+
+// AddSettingsVersion adds v to the "settings_version" field.
+func (u *TenantUpsertBulk) AddSettingsVersion(v int) *TenantUpsertBulk {
+	return u.Update(func(s *TenantUpsert) {
+		s.AddSettingsVersion(v)
+	})
+}
+
+// UpdateSettingsVersion sets the "settings_version" field to the value that was provided on create.
+func (u *TenantUpsertBulk) UpdateSettingsVersion() *TenantUpsertBulk {
+	return u.Update(func(s *TenantUpsert) {
+		s.UpdateSettingsVersion()
 	})
 }
 

@@ -64,6 +64,27 @@ func (_u *TenantUpdate) ClearSettings() *TenantUpdate {
 	return _u
 }
 
+// SetSettingsVersion sets the "settings_version" field.
+func (_u *TenantUpdate) SetSettingsVersion(v int) *TenantUpdate {
+	_u.mutation.ResetSettingsVersion()
+	_u.mutation.SetSettingsVersion(v)
+	return _u
+}
+
+// SetNillableSettingsVersion sets the "settings_version" field if the given value is not nil.
+func (_u *TenantUpdate) SetNillableSettingsVersion(v *int) *TenantUpdate {
+	if v != nil {
+		_u.SetSettingsVersion(*v)
+	}
+	return _u
+}
+
+// AddSettingsVersion adds value to the "settings_version" field.
+func (_u *TenantUpdate) AddSettingsVersion(v int) *TenantUpdate {
+	_u.mutation.AddSettingsVersion(v)
+	return _u
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *TenantUpdate) SetUpdatedAt(v time.Time) *TenantUpdate {
 	_u.mutation.SetUpdatedAt(v)
@@ -129,6 +150,11 @@ func (_u *TenantUpdate) check() error {
 			return &ValidationError{Name: "settings", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.SettingsVersion(); ok {
+		if err := tenant.SettingsVersionValidator(v); err != nil {
+			return &ValidationError{Name: "settings_version", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings_version": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -158,6 +184,12 @@ func (_u *TenantUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.SettingsCleared() {
 		_spec.ClearField(tenant.FieldSettings, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.SettingsVersion(); ok {
+		_spec.SetField(tenant.FieldSettingsVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSettingsVersion(); ok {
+		_spec.AddField(tenant.FieldSettingsVersion, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(tenant.FieldUpdatedAt, field.TypeTime, value)
@@ -215,6 +247,27 @@ func (_u *TenantUpdateOne) SetNillableSettings(v *domain.TenantSettings) *Tenant
 // ClearSettings clears the value of the "settings" field.
 func (_u *TenantUpdateOne) ClearSettings() *TenantUpdateOne {
 	_u.mutation.ClearSettings()
+	return _u
+}
+
+// SetSettingsVersion sets the "settings_version" field.
+func (_u *TenantUpdateOne) SetSettingsVersion(v int) *TenantUpdateOne {
+	_u.mutation.ResetSettingsVersion()
+	_u.mutation.SetSettingsVersion(v)
+	return _u
+}
+
+// SetNillableSettingsVersion sets the "settings_version" field if the given value is not nil.
+func (_u *TenantUpdateOne) SetNillableSettingsVersion(v *int) *TenantUpdateOne {
+	if v != nil {
+		_u.SetSettingsVersion(*v)
+	}
+	return _u
+}
+
+// AddSettingsVersion adds value to the "settings_version" field.
+func (_u *TenantUpdateOne) AddSettingsVersion(v int) *TenantUpdateOne {
+	_u.mutation.AddSettingsVersion(v)
 	return _u
 }
 
@@ -296,6 +349,11 @@ func (_u *TenantUpdateOne) check() error {
 			return &ValidationError{Name: "settings", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.SettingsVersion(); ok {
+		if err := tenant.SettingsVersionValidator(v); err != nil {
+			return &ValidationError{Name: "settings_version", err: fmt.Errorf(`ent: validator failed for field "Tenant.settings_version": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -342,6 +400,12 @@ func (_u *TenantUpdateOne) sqlSave(ctx context.Context) (_node *Tenant, err erro
 	}
 	if _u.mutation.SettingsCleared() {
 		_spec.ClearField(tenant.FieldSettings, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.SettingsVersion(); ok {
+		_spec.SetField(tenant.FieldSettingsVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSettingsVersion(); ok {
+		_spec.AddField(tenant.FieldSettingsVersion, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(tenant.FieldUpdatedAt, field.TypeTime, value)

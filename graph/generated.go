@@ -42,6 +42,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	AuditEvent() AuditEventResolver
+	ContextManifest() ContextManifestResolver
 	Conversation() ConversationResolver
 	ConversationEvent() ConversationEventResolver
 	Mutation() MutationResolver
@@ -167,19 +168,37 @@ type ComplexityRoot struct {
 		Value func(childComplexity int) int
 	}
 
+	BudgetRatios struct {
+		Evidence      func(childComplexity int) int
+		EvidenceCap   func(childComplexity int) int
+		EvidenceFloor func(childComplexity int) int
+		History       func(childComplexity int) int
+		Input         func(childComplexity int) int
+		System        func(childComplexity int) int
+	}
+
 	ContextManifest struct {
-		Budget          func(childComplexity int) int
-		ChunkIDs        func(childComplexity int) int
-		DroppedChunks   func(childComplexity int) int
-		DroppedRounds   func(childComplexity int) int
-		HistoryFromSeq  func(childComplexity int) int
-		HistoryRounds   func(childComplexity int) int
-		HistoryToSeq    func(childComplexity int) int
-		RevokedRounds   func(childComplexity int) int
-		SummaryIncluded func(childComplexity int) int
-		SummaryVersion  func(childComplexity int) int
-		Tokenizer       func(childComplexity int) int
-		Tokens          func(childComplexity int) int
+		AnswerReserve    func(childComplexity int) int
+		Budget           func(childComplexity int) int
+		Candidates       func(childComplexity int) int
+		ChunkIDs         func(childComplexity int) int
+		DroppedChunks    func(childComplexity int) int
+		DroppedRounds    func(childComplexity int) int
+		HistoryFromSeq   func(childComplexity int) int
+		HistoryRounds    func(childComplexity int) int
+		HistoryToSeq     func(childComplexity int) int
+		Limits           func(childComplexity int) int
+		Model            func(childComplexity int) int
+		OmittedAnswers   func(childComplexity int) int
+		RevokedRounds    func(childComplexity int) int
+		Rounds           func(childComplexity int) int
+		ShortenedAnswers func(childComplexity int) int
+		Strategy         func(childComplexity int) int
+		SummaryIncluded  func(childComplexity int) int
+		SummaryVersion   func(childComplexity int) int
+		Tokenizer        func(childComplexity int) int
+		Tokens           func(childComplexity int) int
+		Window           func(childComplexity int) int
 	}
 
 	Conversation struct {
@@ -188,6 +207,7 @@ type ComplexityRoot struct {
 		CreatedAt              func(childComplexity int) int
 		DeletedAt              func(childComplexity int) int
 		ExpiresAt              func(childComplexity int) int
+		HistoryStrategy        func(childComplexity int) int
 		ID                     func(childComplexity int) int
 		KnowledgeBase          func(childComplexity int) int
 		KnowledgeBaseID        func(childComplexity int) int
@@ -321,6 +341,13 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ManifestRound struct {
+		Answer       func(childComplexity int) int
+		AssistantSeq func(childComplexity int) int
+		Score        func(childComplexity int) int
+		UserSeq      func(childComplexity int) int
+	}
+
 	Message struct {
 		Attempt            func(childComplexity int) int
 		AttemptID          func(childComplexity int) int
@@ -351,24 +378,32 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ModelContextWindow struct {
+		ContextWindow func(childComplexity int) int
+		Model         func(childComplexity int) int
+	}
+
 	Mutation struct {
-		ApproveSupportAccess func(childComplexity int, id uuid.UUID) int
-		ArchiveConversation  func(childComplexity int, id uuid.UUID) int
-		Ask                  func(childComplexity int, input model.AskInput) int
-		CancelAttempt        func(childComplexity int, id uuid.UUID) int
-		CreateConversation   func(childComplexity int, input *model.CreateConversationInput) int
-		CreateKnowledgeBase  func(childComplexity int, input model.CreateKnowledgeBaseInput) int
-		DeleteConversation   func(childComplexity int, id uuid.UUID, reason *string) int
-		DeleteDocument       func(childComplexity int, documentID uuid.UUID, reason *string) int
-		DenySupportAccess    func(childComplexity int, id uuid.UUID, reason *string) int
-		IngestDocument       func(childComplexity int, input model.IngestDocumentInput) int
-		RenameConversation   func(childComplexity int, id uuid.UUID, title string) int
-		RequestSupportAccess func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
-		RestoreConversation  func(childComplexity int, id uuid.UUID) int
-		RetryAttempt         func(childComplexity int, input model.RetryAttemptInput) int
-		RevokeSupportAccess  func(childComplexity int, id uuid.UUID) int
-		SetDocumentACL       func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
-		SubmitFeedback       func(childComplexity int, input model.SubmitFeedbackInput) int
+		ApproveSupportAccess           func(childComplexity int, id uuid.UUID) int
+		ArchiveConversation            func(childComplexity int, id uuid.UUID, expectedVersion *int) int
+		Ask                            func(childComplexity int, input model.AskInput) int
+		CancelAttempt                  func(childComplexity int, id uuid.UUID) int
+		CreateConversation             func(childComplexity int, input *model.CreateConversationInput) int
+		CreateKnowledgeBase            func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		DeleteConversation             func(childComplexity int, id uuid.UUID, reason *string, expectedVersion *int) int
+		DeleteDocument                 func(childComplexity int, documentID uuid.UUID, reason *string) int
+		DenySupportAccess              func(childComplexity int, id uuid.UUID, reason *string) int
+		IngestDocument                 func(childComplexity int, input model.IngestDocumentInput) int
+		RenameConversation             func(childComplexity int, id uuid.UUID, title string, expectedVersion *int) int
+		RequestSupportAccess           func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
+		RestoreConversation            func(childComplexity int, id uuid.UUID, expectedVersion *int) int
+		RetryAttempt                   func(childComplexity int, input model.RetryAttemptInput) int
+		RevokeSupportAccess            func(childComplexity int, id uuid.UUID) int
+		SetConversationHistoryStrategy func(childComplexity int, id uuid.UUID, historyStrategy *string, expectedVersion *int) int
+		SetDocumentACL                 func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
+		SubmitFeedback                 func(childComplexity int, input model.SubmitFeedbackInput) int
+		UnarchiveConversation          func(childComplexity int, id uuid.UUID, expectedVersion *int) int
+		UpdateTenantSettings           func(childComplexity int, input model.UpdateTenantSettingsInput, expectedVersion *int) int
 	}
 
 	PageInfo struct {
@@ -401,8 +436,19 @@ type ComplexityRoot struct {
 		Node               func(childComplexity int, id uuid.UUID) int
 		Nodes              func(childComplexity int, ids []uuid.UUID) int
 		SupportGrants      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
+		TenantSettings     func(childComplexity int) int
 		UsageSummary       func(childComplexity int, from time.Time, to time.Time) int
 		Viewer             func(childComplexity int) int
+	}
+
+	RoundScore struct {
+		Chosen      func(childComplexity int) int
+		Cited       func(childComplexity int) int
+		Previous    func(childComplexity int) int
+		Score       func(childComplexity int) int
+		SharedTerms func(childComplexity int) int
+		Similarity  func(childComplexity int) int
+		UserSeq     func(childComplexity int) int
 	}
 
 	Source struct {
@@ -456,6 +502,37 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	TenantSettings struct {
+		AllowedModels           func(childComplexity int) int
+		AskBurst                func(childComplexity int) int
+		AskRatePerMinute        func(childComplexity int) int
+		AuditRetentionDays      func(childComplexity int) int
+		BudgetRatios            func(childComplexity int) int
+		ConversationIdleTTL     func(childComplexity int) int
+		ConversationMaxAge      func(childComplexity int) int
+		DefaultModel            func(childComplexity int) int
+		FeedbackRetentionDays   func(childComplexity int) int
+		HistoryRounds           func(childComplexity int) int
+		HistoryStrategy         func(childComplexity int) int
+		MaxAnswerTokens         func(childComplexity int) int
+		MinEvidenceScore        func(childComplexity int) int
+		ModelContextWindows     func(childComplexity int) int
+		PrioritizedCandidates   func(childComplexity int) int
+		PromptTokenBudget       func(childComplexity int) int
+		RetentionDays           func(childComplexity int) int
+		RetrievalTopK           func(childComplexity int) int
+		Summarizer              func(childComplexity int) int
+		SummaryChunkTokens      func(childComplexity int) int
+		SummaryMaxChars         func(childComplexity int) int
+		SummaryMaxRegenerations func(childComplexity int) int
+		SummaryTriggerRounds    func(childComplexity int) int
+		SupportApproval         func(childComplexity int) int
+		SupportGrantDefault     func(childComplexity int) int
+		SupportGrantMax         func(childComplexity int) int
+		UpdatedAt               func(childComplexity int) int
+		Version                 func(childComplexity int) int
+	}
+
 	UsageRow struct {
 		Attempts         func(childComplexity int) int
 		CompletionTokens func(childComplexity int) int
@@ -492,7 +569,13 @@ type ComplexityRoot struct {
 type AuditEventResolver interface {
 	Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error)
 }
+type ContextManifestResolver interface {
+	Strategy(ctx context.Context, obj *domain.ContextManifest) (string, error)
+}
 type ConversationResolver interface {
+	HistoryStrategy(ctx context.Context, obj *ent.Conversation) (*string, error)
+
+	Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error)
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
 	SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error)
 }
@@ -503,10 +586,13 @@ type ConversationEventResolver interface {
 }
 type MutationResolver interface {
 	CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error)
-	RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error)
-	ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
-	DeleteConversation(ctx context.Context, id uuid.UUID, reason *string) (*ent.Conversation, error)
-	RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	RenameConversation(ctx context.Context, id uuid.UUID, title string, expectedVersion *int) (*ent.Conversation, error)
+	ArchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	UnarchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, historyStrategy *string, expectedVersion *int) (*ent.Conversation, error)
+	DeleteConversation(ctx context.Context, id uuid.UUID, reason *string, expectedVersion *int) (*ent.Conversation, error)
+	RestoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	UpdateTenantSettings(ctx context.Context, input model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error)
 	Ask(ctx context.Context, input model.AskInput) (*model.AskPayload, error)
 	RetryAttempt(ctx context.Context, input model.RetryAttemptInput) (*model.AskPayload, error)
 	CancelAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
@@ -536,6 +622,7 @@ type QueryResolver interface {
 	Feedbacks(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error)
 	FeedbackSummary(ctx context.Context, from time.Time, to time.Time) (*model.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageRow, error)
+	TenantSettings(ctx context.Context) (*model.TenantSettings, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -1053,12 +1140,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AuditMetadataEntry.Value(childComplexity), true
 
+	case "BudgetRatios.evidence":
+		if e.ComplexityRoot.BudgetRatios.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetRatios.Evidence(childComplexity), true
+	case "BudgetRatios.evidenceCap":
+		if e.ComplexityRoot.BudgetRatios.EvidenceCap == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetRatios.EvidenceCap(childComplexity), true
+	case "BudgetRatios.evidenceFloor":
+		if e.ComplexityRoot.BudgetRatios.EvidenceFloor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetRatios.EvidenceFloor(childComplexity), true
+	case "BudgetRatios.history":
+		if e.ComplexityRoot.BudgetRatios.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetRatios.History(childComplexity), true
+	case "BudgetRatios.input":
+		if e.ComplexityRoot.BudgetRatios.Input == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetRatios.Input(childComplexity), true
+	case "BudgetRatios.system":
+		if e.ComplexityRoot.BudgetRatios.System == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BudgetRatios.System(childComplexity), true
+
+	case "ContextManifest.answerReserve":
+		if e.ComplexityRoot.ContextManifest.AnswerReserve == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.AnswerReserve(childComplexity), true
 	case "ContextManifest.budget":
 		if e.ComplexityRoot.ContextManifest.Budget == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ContextManifest.Budget(childComplexity), true
+	case "ContextManifest.candidates":
+		if e.ComplexityRoot.ContextManifest.Candidates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Candidates(childComplexity), true
 	case "ContextManifest.chunkIds":
 		if e.ComplexityRoot.ContextManifest.ChunkIDs == nil {
 			break
@@ -1095,12 +1231,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.HistoryToSeq(childComplexity), true
+	case "ContextManifest.limits":
+		if e.ComplexityRoot.ContextManifest.Limits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Limits(childComplexity), true
+	case "ContextManifest.model":
+		if e.ComplexityRoot.ContextManifest.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Model(childComplexity), true
+	case "ContextManifest.omittedAnswers":
+		if e.ComplexityRoot.ContextManifest.OmittedAnswers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.OmittedAnswers(childComplexity), true
 	case "ContextManifest.revokedRounds":
 		if e.ComplexityRoot.ContextManifest.RevokedRounds == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ContextManifest.RevokedRounds(childComplexity), true
+	case "ContextManifest.rounds":
+		if e.ComplexityRoot.ContextManifest.Rounds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Rounds(childComplexity), true
+	case "ContextManifest.shortenedAnswers":
+		if e.ComplexityRoot.ContextManifest.ShortenedAnswers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.ShortenedAnswers(childComplexity), true
+	case "ContextManifest.strategy":
+		if e.ComplexityRoot.ContextManifest.Strategy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Strategy(childComplexity), true
 	case "ContextManifest.summaryIncluded":
 		if e.ComplexityRoot.ContextManifest.SummaryIncluded == nil {
 			break
@@ -1125,6 +1297,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.Tokens(childComplexity), true
+	case "ContextManifest.window":
+		if e.ComplexityRoot.ContextManifest.Window == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Window(childComplexity), true
 
 	case "Conversation.absoluteExpiresAt":
 		if e.ComplexityRoot.Conversation.AbsoluteExpiresAt == nil {
@@ -1161,6 +1339,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.ExpiresAt(childComplexity), true
+	case "Conversation.historyStrategy":
+		if e.ComplexityRoot.Conversation.HistoryStrategy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.HistoryStrategy(childComplexity), true
 	case "Conversation.id":
 		if e.ComplexityRoot.Conversation.ID == nil {
 			break
@@ -1686,6 +1870,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KnowledgeBaseEdge.Node(childComplexity), true
 
+	case "ManifestRound.answer":
+		if e.ComplexityRoot.ManifestRound.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ManifestRound.Answer(childComplexity), true
+	case "ManifestRound.assistantSeq":
+		if e.ComplexityRoot.ManifestRound.AssistantSeq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ManifestRound.AssistantSeq(childComplexity), true
+	case "ManifestRound.score":
+		if e.ComplexityRoot.ManifestRound.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ManifestRound.Score(childComplexity), true
+	case "ManifestRound.userSeq":
+		if e.ComplexityRoot.ManifestRound.UserSeq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ManifestRound.UserSeq(childComplexity), true
+
 	case "Message.attempt":
 		if e.ComplexityRoot.Message.Attempt == nil {
 			break
@@ -1815,6 +2024,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
 
+	case "ModelContextWindow.contextWindow":
+		if e.ComplexityRoot.ModelContextWindow.ContextWindow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelContextWindow.ContextWindow(childComplexity), true
+	case "ModelContextWindow.model":
+		if e.ComplexityRoot.ModelContextWindow.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelContextWindow.Model(childComplexity), true
+
 	case "Mutation.approveSupportAccess":
 		if e.ComplexityRoot.Mutation.ApproveSupportAccess == nil {
 			break
@@ -1836,7 +2058,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ArchiveConversation(childComplexity, args["id"].(uuid.UUID)), true
+		return e.ComplexityRoot.Mutation.ArchiveConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
 	case "Mutation.ask":
 		if e.ComplexityRoot.Mutation.Ask == nil {
 			break
@@ -1891,7 +2113,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteConversation(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
+		return e.ComplexityRoot.Mutation.DeleteConversation(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string), args["expectedVersion"].(*int)), true
 	case "Mutation.deleteDocument":
 		if e.ComplexityRoot.Mutation.DeleteDocument == nil {
 			break
@@ -1935,7 +2157,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RenameConversation(childComplexity, args["id"].(uuid.UUID), args["title"].(string)), true
+		return e.ComplexityRoot.Mutation.RenameConversation(childComplexity, args["id"].(uuid.UUID), args["title"].(string), args["expectedVersion"].(*int)), true
 	case "Mutation.requestSupportAccess":
 		if e.ComplexityRoot.Mutation.RequestSupportAccess == nil {
 			break
@@ -1957,7 +2179,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RestoreConversation(childComplexity, args["id"].(uuid.UUID)), true
+		return e.ComplexityRoot.Mutation.RestoreConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
 	case "Mutation.retryAttempt":
 		if e.ComplexityRoot.Mutation.RetryAttempt == nil {
 			break
@@ -1980,6 +2202,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeSupportAccess(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.setConversationHistoryStrategy":
+		if e.ComplexityRoot.Mutation.SetConversationHistoryStrategy == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setConversationHistoryStrategy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetConversationHistoryStrategy(childComplexity, args["id"].(uuid.UUID), args["historyStrategy"].(*string), args["expectedVersion"].(*int)), true
 	case "Mutation.setDocumentAcl":
 		if e.ComplexityRoot.Mutation.SetDocumentACL == nil {
 			break
@@ -2002,6 +2235,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SubmitFeedback(childComplexity, args["input"].(model.SubmitFeedbackInput)), true
+	case "Mutation.unarchiveConversation":
+		if e.ComplexityRoot.Mutation.UnarchiveConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unarchiveConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnarchiveConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
+	case "Mutation.updateTenantSettings":
+		if e.ComplexityRoot.Mutation.UpdateTenantSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTenantSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTenantSettings(childComplexity, args["input"].(model.UpdateTenantSettingsInput), args["expectedVersion"].(*int)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2209,6 +2464,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SupportGrants(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.SupportGrantOrder), args["where"].(*ent.SupportGrantWhereInput)), true
+	case "Query.tenantSettings":
+		if e.ComplexityRoot.Query.TenantSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.TenantSettings(childComplexity), true
 	case "Query.usageSummary":
 		if e.ComplexityRoot.Query.UsageSummary == nil {
 			break
@@ -2226,6 +2487,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+
+	case "RoundScore.chosen":
+		if e.ComplexityRoot.RoundScore.Chosen == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoundScore.Chosen(childComplexity), true
+	case "RoundScore.cited":
+		if e.ComplexityRoot.RoundScore.Cited == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoundScore.Cited(childComplexity), true
+	case "RoundScore.previous":
+		if e.ComplexityRoot.RoundScore.Previous == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoundScore.Previous(childComplexity), true
+	case "RoundScore.score":
+		if e.ComplexityRoot.RoundScore.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoundScore.Score(childComplexity), true
+	case "RoundScore.sharedTerms":
+		if e.ComplexityRoot.RoundScore.SharedTerms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoundScore.SharedTerms(childComplexity), true
+	case "RoundScore.similarity":
+		if e.ComplexityRoot.RoundScore.Similarity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoundScore.Similarity(childComplexity), true
+	case "RoundScore.userSeq":
+		if e.ComplexityRoot.RoundScore.UserSeq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoundScore.UserSeq(childComplexity), true
 
 	case "Source.attempt":
 		if e.ComplexityRoot.Source.Attempt == nil {
@@ -2458,6 +2762,175 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SupportGrantEdge.Node(childComplexity), true
 
+	case "TenantSettings.allowedModels":
+		if e.ComplexityRoot.TenantSettings.AllowedModels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.AllowedModels(childComplexity), true
+	case "TenantSettings.askBurst":
+		if e.ComplexityRoot.TenantSettings.AskBurst == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.AskBurst(childComplexity), true
+	case "TenantSettings.askRatePerMinute":
+		if e.ComplexityRoot.TenantSettings.AskRatePerMinute == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.AskRatePerMinute(childComplexity), true
+	case "TenantSettings.auditRetentionDays":
+		if e.ComplexityRoot.TenantSettings.AuditRetentionDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.AuditRetentionDays(childComplexity), true
+	case "TenantSettings.budgetRatios":
+		if e.ComplexityRoot.TenantSettings.BudgetRatios == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.BudgetRatios(childComplexity), true
+	case "TenantSettings.conversationIdleTTL":
+		if e.ComplexityRoot.TenantSettings.ConversationIdleTTL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.ConversationIdleTTL(childComplexity), true
+	case "TenantSettings.conversationMaxAge":
+		if e.ComplexityRoot.TenantSettings.ConversationMaxAge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.ConversationMaxAge(childComplexity), true
+	case "TenantSettings.defaultModel":
+		if e.ComplexityRoot.TenantSettings.DefaultModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.DefaultModel(childComplexity), true
+	case "TenantSettings.feedbackRetentionDays":
+		if e.ComplexityRoot.TenantSettings.FeedbackRetentionDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.FeedbackRetentionDays(childComplexity), true
+	case "TenantSettings.historyRounds":
+		if e.ComplexityRoot.TenantSettings.HistoryRounds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.HistoryRounds(childComplexity), true
+	case "TenantSettings.historyStrategy":
+		if e.ComplexityRoot.TenantSettings.HistoryStrategy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.HistoryStrategy(childComplexity), true
+	case "TenantSettings.maxAnswerTokens":
+		if e.ComplexityRoot.TenantSettings.MaxAnswerTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.MaxAnswerTokens(childComplexity), true
+	case "TenantSettings.minEvidenceScore":
+		if e.ComplexityRoot.TenantSettings.MinEvidenceScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.MinEvidenceScore(childComplexity), true
+	case "TenantSettings.modelContextWindows":
+		if e.ComplexityRoot.TenantSettings.ModelContextWindows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.ModelContextWindows(childComplexity), true
+	case "TenantSettings.prioritizedCandidates":
+		if e.ComplexityRoot.TenantSettings.PrioritizedCandidates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.PrioritizedCandidates(childComplexity), true
+	case "TenantSettings.promptTokenBudget":
+		if e.ComplexityRoot.TenantSettings.PromptTokenBudget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.PromptTokenBudget(childComplexity), true
+	case "TenantSettings.retentionDays":
+		if e.ComplexityRoot.TenantSettings.RetentionDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.RetentionDays(childComplexity), true
+	case "TenantSettings.retrievalTopK":
+		if e.ComplexityRoot.TenantSettings.RetrievalTopK == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.RetrievalTopK(childComplexity), true
+	case "TenantSettings.summarizer":
+		if e.ComplexityRoot.TenantSettings.Summarizer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.Summarizer(childComplexity), true
+	case "TenantSettings.summaryChunkTokens":
+		if e.ComplexityRoot.TenantSettings.SummaryChunkTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.SummaryChunkTokens(childComplexity), true
+	case "TenantSettings.summaryMaxChars":
+		if e.ComplexityRoot.TenantSettings.SummaryMaxChars == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.SummaryMaxChars(childComplexity), true
+	case "TenantSettings.summaryMaxRegenerations":
+		if e.ComplexityRoot.TenantSettings.SummaryMaxRegenerations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.SummaryMaxRegenerations(childComplexity), true
+	case "TenantSettings.summaryTriggerRounds":
+		if e.ComplexityRoot.TenantSettings.SummaryTriggerRounds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.SummaryTriggerRounds(childComplexity), true
+	case "TenantSettings.supportApproval":
+		if e.ComplexityRoot.TenantSettings.SupportApproval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.SupportApproval(childComplexity), true
+	case "TenantSettings.supportGrantDefault":
+		if e.ComplexityRoot.TenantSettings.SupportGrantDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.SupportGrantDefault(childComplexity), true
+	case "TenantSettings.supportGrantMax":
+		if e.ComplexityRoot.TenantSettings.SupportGrantMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.SupportGrantMax(childComplexity), true
+	case "TenantSettings.updatedAt":
+		if e.ComplexityRoot.TenantSettings.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.UpdatedAt(childComplexity), true
+	case "TenantSettings.version":
+		if e.ComplexityRoot.TenantSettings.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.Version(childComplexity), true
+
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
 			break
@@ -2591,6 +3064,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AttemptWhereInput", ec.unmarshalInputAttemptWhereInput),
 			graphql.NewInputUnmarshaler("AuditEventOrder", ec.unmarshalInputAuditEventOrder),
 			graphql.NewInputUnmarshaler("AuditEventWhereInput", ec.unmarshalInputAuditEventWhereInput),
+			graphql.NewInputUnmarshaler("BudgetRatiosInput", ec.unmarshalInputBudgetRatiosInput),
 			graphql.NewInputUnmarshaler("ConversationOrder", ec.unmarshalInputConversationOrder),
 			graphql.NewInputUnmarshaler("ConversationWhereInput", ec.unmarshalInputConversationWhereInput),
 			graphql.NewInputUnmarshaler("CreateConversationInput", ec.unmarshalInputCreateConversationInput),
@@ -2605,11 +3079,13 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("KnowledgeBaseWhereInput", ec.unmarshalInputKnowledgeBaseWhereInput),
 			graphql.NewInputUnmarshaler("MessageOrder", ec.unmarshalInputMessageOrder),
 			graphql.NewInputUnmarshaler("MessageWhereInput", ec.unmarshalInputMessageWhereInput),
+			graphql.NewInputUnmarshaler("ModelContextWindowInput", ec.unmarshalInputModelContextWindowInput),
 			graphql.NewInputUnmarshaler("RetryAttemptInput", ec.unmarshalInputRetryAttemptInput),
 			graphql.NewInputUnmarshaler("SourceWhereInput", ec.unmarshalInputSourceWhereInput),
 			graphql.NewInputUnmarshaler("SubmitFeedbackInput", ec.unmarshalInputSubmitFeedbackInput),
 			graphql.NewInputUnmarshaler("SupportGrantOrder", ec.unmarshalInputSupportGrantOrder),
 			graphql.NewInputUnmarshaler("SupportGrantWhereInput", ec.unmarshalInputSupportGrantWhereInput),
+			graphql.NewInputUnmarshaler("UpdateTenantSettingsInput", ec.unmarshalInputUpdateTenantSettingsInput),
 		)
 	}
 	first := true
@@ -2817,6 +3293,14 @@ extend type Source {
 
 extend type Conversation {
   """
+  ACTIVE, ARCHIVED or DELETED, or EXPIRED once the conversation is past its
+  sliding expiry (expiresAt) or its absolute cap (absoluteExpiresAt), unless
+  it is DELETED. EXPIRED is computed when read, never stored, so it and the
+  status filters are exact at any instant (docs/API.md, "Conversation
+  status").
+  """
+  status: ConversationStatus!
+  """
   The conversation's messages, keyset-paged by sequence number: last: 50
   gives the latest page, and before: pageInfo.startCursor scrolls back.
   Without first or last, the first 20 (the oldest).
@@ -2871,7 +3355,69 @@ type ContextManifest {
   droppedChunks: Int!
   tokens: PromptSectionTokens!
   tokenizer: String!
+  """
+  The usable prompt window the assembly worked under: min(window − answerReserve − framing, the tenant's promptTokenBudget).
+  """
   budget: Int!
+  """
+  The history strategy the prompt was built with (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED; empty for attempts made before strategies existed).
+  """
+  strategy: String!
+  """
+  The rounds the prompt carried, oldest first, with how much of each old answer was kept and (PRIORITIZED) their score.
+  """
+  rounds: [ManifestRound!]!
+  """
+  Included rounds whose old assistant answer was shortened or left out for budget (old answers go before user turns).
+  """
+  shortenedAnswers: Int!
+  omittedAnswers: Int!
+  """
+  The rounds PRIORITIZED scored, newest first, chosen or not, with the parts of their score.
+  """
+  candidates: [RoundScore!]!
+  """
+  The chat model, its context window and the tokens reserved for its answer.
+  """
+  model: String!
+  window: Int!
+  answerReserve: Int!
+  """
+  Section limits after unused shares flowed (docs/ENGINE.md, "The budget split").
+  """
+  limits: PromptSectionTokens!
+}
+
+"""
+One history round an answer prompt carried.
+"""
+type ManifestRound {
+  userSeq: Int!
+  assistantSeq: Int!
+  """
+  How the old assistant answer reached the prompt: full, shortened or omitted.
+  """
+  answer: String!
+  """
+  The round's PRIORITIZED score; null under other strategies.
+  """
+  score: Float
+}
+
+"""
+Why the PRIORITIZED strategy chose a round or not: score = 0.6 × similarity + 0.3 × min(sharedTerms, 3)/3 + 0.1 × cited.
+"""
+type RoundScore {
+  userSeq: Int!
+  score: Float!
+  similarity: Float!
+  sharedTerms: Int!
+  cited: Boolean!
+  """
+  The immediately previous round, always chosen.
+  """
+  previous: Boolean!
+  chosen: Boolean!
 }
 
 """
@@ -2996,6 +3542,193 @@ type UsageRow {
   totalTokens: Int!
 }
 
+"""
+Shares of a model's usable window (its context window minus the answer
+reserve, capped by promptTokenBudget) by prompt section, each in 0..1; the
+four section shares sum to at most 1 (docs/ENGINE.md, "The budget split").
+"""
+type BudgetRatios {
+  """
+  The rules (system prompt and instructions).
+  """
+  system: Float!
+  """
+  The authorised evidence.
+  """
+  evidence: Float!
+  """
+  The summary and the recent rounds.
+  """
+  history: Float!
+  """
+  The current question.
+  """
+  input: Float!
+  """
+  The least share evidence keeps while evidence is available.
+  """
+  evidenceFloor: Float!
+  """
+  The most share evidence may take after unused shares flowed to it.
+  """
+  evidenceCap: Float!
+}
+
+"""
+A partial change of BudgetRatios: only the fields given change; the
+result is validated as a whole.
+"""
+input BudgetRatiosInput {
+  system: Float
+  evidence: Float
+  history: Float
+  input: Float
+  evidenceFloor: Float
+  evidenceCap: Float
+}
+
+"""
+The context window of one model, overriding the model registry.
+"""
+type ModelContextWindow {
+  model: String!
+  """
+  Tokens; at least 256.
+  """
+  contextWindow: Int!
+}
+
+input ModelContextWindowInput {
+  model: String!
+  contextWindow: Int!
+}
+
+"""
+A tenant's settings, defaults filled in (docs/API.md, "Tenant settings").
+Durations are Go duration strings ("24h0m0s"; input also accepts "24h",
+"90m", "1h30m"). Enumerated settings are strings so that an unknown value
+is BAD_USER_INPUT naming the setting.
+"""
+type TenantSettings {
+  """
+  Bumped by every change; pass it as updateTenantSettings' expectedVersion.
+  """
+  version: Int!
+  updatedAt: Time!
+  """
+  The sliding expiry: each question extends a conversation's expiresAt to now + this.
+  """
+  conversationIdleTTL: String!
+  """
+  The cap on a conversation's whole life (absoluteExpiresAt = createdAt + this).
+  """
+  conversationMaxAge: String!
+  """
+  Days a DELETED conversation stays restorable before it is purged.
+  """
+  retentionDays: Int!
+  auditRetentionDays: Int!
+  feedbackRetentionDays: Int!
+  """
+  The default history strategy: SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED.
+  """
+  historyStrategy: String!
+  """
+  N of SLIDING_WINDOW and K of HYBRID: how many whole recent rounds a prompt may carry (at most 50).
+  """
+  historyRounds: Int!
+  """
+  How many recent rounds PRIORITIZED scores (at most 200).
+  """
+  prioritizedCandidates: Int!
+  """
+  Caps the usable window below the model's, in tokens.
+  """
+  promptTokenBudget: Int!
+  """
+  Tokens reserved for the answer.
+  """
+  maxAnswerTokens: Int!
+  budgetRatios: BudgetRatios!
+  """
+  Per-model context window overrides, by model name.
+  """
+  modelContextWindows: [ModelContextWindow!]!
+  retrievalTopK: Int!
+  """
+  The least cosine similarity of evidence, 0..1; 0 means the engine's default for its embedding model.
+  """
+  minEvidenceScore: Float!
+  """
+  What writes the rolling summary: DETERMINISTIC or LLM.
+  """
+  summarizer: String!
+  summaryTriggerRounds: Int!
+  summaryMaxChars: Int!
+  """
+  History longer than this many tokens is summarised in chunks.
+  """
+  summaryChunkTokens: Int!
+  """
+  Re-summarisations after which older material is dropped.
+  """
+  summaryMaxRegenerations: Int!
+  """
+  The chat model; "" means the server's.
+  """
+  defaultModel: String!
+  """
+  When not empty, the only models the tenant may use; the chat model must be one of them.
+  """
+  allowedModels: [String!]!
+  """
+  Each user's ask rate and burst.
+  """
+  askRatePerMinute: Float!
+  askBurst: Int!
+  """
+  Who approves support access requests: OWNER, OWNER_OR_ADMIN or AUTO.
+  """
+  supportApproval: String!
+  supportGrantDefault: String!
+  supportGrantMax: String!
+}
+
+"""
+A partial change of TenantSettings: only the fields given change. Counts
+must be at least 1 and durations positive; a given list replaces the
+stored one (an empty list clears it); defaultModel "" returns to the
+server's model.
+"""
+input UpdateTenantSettingsInput {
+  conversationIdleTTL: String
+  conversationMaxAge: String
+  retentionDays: Int
+  auditRetentionDays: Int
+  feedbackRetentionDays: Int
+  historyStrategy: String
+  historyRounds: Int
+  prioritizedCandidates: Int
+  promptTokenBudget: Int
+  maxAnswerTokens: Int
+  budgetRatios: BudgetRatiosInput
+  modelContextWindows: [ModelContextWindowInput!]
+  retrievalTopK: Int
+  minEvidenceScore: Float
+  summarizer: String
+  summaryTriggerRounds: Int
+  summaryMaxChars: Int
+  summaryChunkTokens: Int
+  summaryMaxRegenerations: Int
+  defaultModel: String
+  allowedModels: [String!]
+  askRatePerMinute: Float
+  askBurst: Int
+  supportApproval: String
+  supportGrantDefault: String
+  supportGrantMax: String
+}
+
 extend type Query {
   """
   The authenticated user.
@@ -3052,6 +3785,11 @@ extend type Query {
   Admins only: tokens by model and UTC day in [from, to).
   """
   usageSummary(from: Time!, to: Time!): [UsageRow!]!
+  """
+  Admins only (FORBIDDEN otherwise): the tenant's settings, defaults
+  filled in.
+  """
+  tenantSettings: TenantSettings!
 }
 
 input CreateConversationInput {
@@ -3063,6 +3801,13 @@ input CreateConversationInput {
   A title; empty means "from the first question".
   """
   title: String
+  """
+  The conversation's own history strategy: SLIDING_WINDOW,
+  SEMANTIC_SUMMARY, HYBRID or PRIORITIZED (docs/ENGINE.md). Null inherits
+  the tenant's (TenantSettings.historyStrategy). Any other value is
+  BAD_USER_INPUT with extensions.field "historyStrategy".
+  """
+  historyStrategy: String
 }
 
 input AskInput {
@@ -3141,16 +3886,50 @@ type DeleteDocumentPayload {
 
 type Mutation {
   createConversation(input: CreateConversationInput): Conversation!
-  renameConversation(id: ID!, title: String!): Conversation!
   """
-  Makes a conversation read-only.
+  Sets a user-chosen title.
+
+  expectedVersion, on this and every conversation mutation below: when
+  given, the change applies only if the conversation is still at that
+  version (Conversation.version); otherwise it is CONFLICT with the current
+  version in extensions.currentVersion, and nothing changes. Every change
+  bumps the version (docs/API.md, "Optimistic version checks").
   """
-  archiveConversation(id: ID!): Conversation!
+  renameConversation(id: ID!, title: String!, expectedVersion: Int): Conversation!
+  """
+  Makes a conversation read-only (ARCHIVED). A no-op when it already is.
+  """
+  archiveConversation(id: ID!, expectedVersion: Int): Conversation!
+  """
+  Makes an ARCHIVED conversation ACTIVE again; a no-op when it is not
+  archived. An expired conversation is never revived: CONVERSATION_EXPIRED.
+  """
+  unarchiveConversation(id: ID!, expectedVersion: Int): Conversation!
+  """
+  Sets the conversation's own history strategy (see
+  CreateConversationInput.historyStrategy); null returns it to the
+  tenant's. Owner only.
+  """
+  setConversationHistoryStrategy(id: ID!, historyStrategy: String, expectedVersion: Int): Conversation!
   """
   Soft-deletes a conversation; restorable within the tenant's retention.
   """
-  deleteConversation(id: ID!, reason: String): Conversation!
-  restoreConversation(id: ID!): Conversation!
+  deleteConversation(id: ID!, reason: String, expectedVersion: Int): Conversation!
+  """
+  Undoes a soft delete within the tenant's retention. The expiry is
+  unchanged: an expired conversation comes back EXPIRED.
+  """
+  restoreConversation(id: ID!, expectedVersion: Int): Conversation!
+  """
+  Admins only (FORBIDDEN otherwise): changes the tenant's settings. Only
+  the fields given change. The result, defaults filled in, is validated as
+  a whole: an invalid value is BAD_USER_INPUT naming the setting in
+  extensions.field, and nothing changes. With expectedVersion, settings at
+  another version are CONFLICT with extensions.currentVersion. Every change
+  writes an audit event (tenant.settings.updated) with the changed fields
+  and their old and new values.
+  """
+  updateTenantSettings(input: UpdateTenantSettingsInput!, expectedVersion: Int): TenantSettings!
   """
   Stores the question and starts answering it; returns at once.
   """
@@ -3654,6 +4433,24 @@ func (ec *executionContext) childFields_AuditMetadataEntry(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type AuditMetadataEntry", field.Name)
 }
 
+func (ec *executionContext) childFields_BudgetRatios(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "system":
+		return ec.fieldContext_BudgetRatios_system(ctx, field)
+	case "evidence":
+		return ec.fieldContext_BudgetRatios_evidence(ctx, field)
+	case "history":
+		return ec.fieldContext_BudgetRatios_history(ctx, field)
+	case "input":
+		return ec.fieldContext_BudgetRatios_input(ctx, field)
+	case "evidenceFloor":
+		return ec.fieldContext_BudgetRatios_evidenceFloor(ctx, field)
+	case "evidenceCap":
+		return ec.fieldContext_BudgetRatios_evidenceCap(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BudgetRatios", field.Name)
+}
+
 func (ec *executionContext) childFields_ContextManifest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "historyFromSeq":
@@ -3680,6 +4477,24 @@ func (ec *executionContext) childFields_ContextManifest(ctx context.Context, fie
 		return ec.fieldContext_ContextManifest_tokenizer(ctx, field)
 	case "budget":
 		return ec.fieldContext_ContextManifest_budget(ctx, field)
+	case "strategy":
+		return ec.fieldContext_ContextManifest_strategy(ctx, field)
+	case "rounds":
+		return ec.fieldContext_ContextManifest_rounds(ctx, field)
+	case "shortenedAnswers":
+		return ec.fieldContext_ContextManifest_shortenedAnswers(ctx, field)
+	case "omittedAnswers":
+		return ec.fieldContext_ContextManifest_omittedAnswers(ctx, field)
+	case "candidates":
+		return ec.fieldContext_ContextManifest_candidates(ctx, field)
+	case "model":
+		return ec.fieldContext_ContextManifest_model(ctx, field)
+	case "window":
+		return ec.fieldContext_ContextManifest_window(ctx, field)
+	case "answerReserve":
+		return ec.fieldContext_ContextManifest_answerReserve(ctx, field)
+	case "limits":
+		return ec.fieldContext_ContextManifest_limits(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContextManifest", field.Name)
 }
@@ -3706,8 +4521,6 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_summaryMessageSequence(ctx, field)
 	case "summaryVersion":
 		return ec.fieldContext_Conversation_summaryVersion(ctx, field)
-	case "status":
-		return ec.fieldContext_Conversation_status(ctx, field)
 	case "version":
 		return ec.fieldContext_Conversation_version(ctx, field)
 	case "lastSequenceNo":
@@ -3718,10 +4531,14 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_absoluteExpiresAt(ctx, field)
 	case "deletedAt":
 		return ec.fieldContext_Conversation_deletedAt(ctx, field)
+	case "historyStrategy":
+		return ec.fieldContext_Conversation_historyStrategy(ctx, field)
 	case "knowledgeBase":
 		return ec.fieldContext_Conversation_knowledgeBase(ctx, field)
 	case "attempts":
 		return ec.fieldContext_Conversation_attempts(ctx, field)
+	case "status":
+		return ec.fieldContext_Conversation_status(ctx, field)
 	case "messages":
 		return ec.fieldContext_Conversation_messages(ctx, field)
 	case "supportGrants":
@@ -3962,6 +4779,20 @@ func (ec *executionContext) childFields_KnowledgeBaseEdge(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type KnowledgeBaseEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ManifestRound(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userSeq":
+		return ec.fieldContext_ManifestRound_userSeq(ctx, field)
+	case "assistantSeq":
+		return ec.fieldContext_ManifestRound_assistantSeq(ctx, field)
+	case "answer":
+		return ec.fieldContext_ManifestRound_answer(ctx, field)
+	case "score":
+		return ec.fieldContext_ManifestRound_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ManifestRound", field.Name)
+}
+
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4022,6 +4853,16 @@ func (ec *executionContext) childFields_MessageEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type MessageEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ModelContextWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "model":
+		return ec.fieldContext_ModelContextWindow_model(ctx, field)
+	case "contextWindow":
+		return ec.fieldContext_ModelContextWindow_contextWindow(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelContextWindow", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -4052,6 +4893,26 @@ func (ec *executionContext) childFields_PromptSectionTokens(ctx context.Context,
 		return ec.fieldContext_PromptSectionTokens_total(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PromptSectionTokens", field.Name)
+}
+
+func (ec *executionContext) childFields_RoundScore(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userSeq":
+		return ec.fieldContext_RoundScore_userSeq(ctx, field)
+	case "score":
+		return ec.fieldContext_RoundScore_score(ctx, field)
+	case "similarity":
+		return ec.fieldContext_RoundScore_similarity(ctx, field)
+	case "sharedTerms":
+		return ec.fieldContext_RoundScore_sharedTerms(ctx, field)
+	case "cited":
+		return ec.fieldContext_RoundScore_cited(ctx, field)
+	case "previous":
+		return ec.fieldContext_RoundScore_previous(ctx, field)
+	case "chosen":
+		return ec.fieldContext_RoundScore_chosen(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RoundScore", field.Name)
 }
 
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4142,6 +5003,68 @@ func (ec *executionContext) childFields_SupportGrantEdge(ctx context.Context, fi
 		return ec.fieldContext_SupportGrantEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SupportGrantEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TenantSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_TenantSettings_version(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_TenantSettings_updatedAt(ctx, field)
+	case "conversationIdleTTL":
+		return ec.fieldContext_TenantSettings_conversationIdleTTL(ctx, field)
+	case "conversationMaxAge":
+		return ec.fieldContext_TenantSettings_conversationMaxAge(ctx, field)
+	case "retentionDays":
+		return ec.fieldContext_TenantSettings_retentionDays(ctx, field)
+	case "auditRetentionDays":
+		return ec.fieldContext_TenantSettings_auditRetentionDays(ctx, field)
+	case "feedbackRetentionDays":
+		return ec.fieldContext_TenantSettings_feedbackRetentionDays(ctx, field)
+	case "historyStrategy":
+		return ec.fieldContext_TenantSettings_historyStrategy(ctx, field)
+	case "historyRounds":
+		return ec.fieldContext_TenantSettings_historyRounds(ctx, field)
+	case "prioritizedCandidates":
+		return ec.fieldContext_TenantSettings_prioritizedCandidates(ctx, field)
+	case "promptTokenBudget":
+		return ec.fieldContext_TenantSettings_promptTokenBudget(ctx, field)
+	case "maxAnswerTokens":
+		return ec.fieldContext_TenantSettings_maxAnswerTokens(ctx, field)
+	case "budgetRatios":
+		return ec.fieldContext_TenantSettings_budgetRatios(ctx, field)
+	case "modelContextWindows":
+		return ec.fieldContext_TenantSettings_modelContextWindows(ctx, field)
+	case "retrievalTopK":
+		return ec.fieldContext_TenantSettings_retrievalTopK(ctx, field)
+	case "minEvidenceScore":
+		return ec.fieldContext_TenantSettings_minEvidenceScore(ctx, field)
+	case "summarizer":
+		return ec.fieldContext_TenantSettings_summarizer(ctx, field)
+	case "summaryTriggerRounds":
+		return ec.fieldContext_TenantSettings_summaryTriggerRounds(ctx, field)
+	case "summaryMaxChars":
+		return ec.fieldContext_TenantSettings_summaryMaxChars(ctx, field)
+	case "summaryChunkTokens":
+		return ec.fieldContext_TenantSettings_summaryChunkTokens(ctx, field)
+	case "summaryMaxRegenerations":
+		return ec.fieldContext_TenantSettings_summaryMaxRegenerations(ctx, field)
+	case "defaultModel":
+		return ec.fieldContext_TenantSettings_defaultModel(ctx, field)
+	case "allowedModels":
+		return ec.fieldContext_TenantSettings_allowedModels(ctx, field)
+	case "askRatePerMinute":
+		return ec.fieldContext_TenantSettings_askRatePerMinute(ctx, field)
+	case "askBurst":
+		return ec.fieldContext_TenantSettings_askBurst(ctx, field)
+	case "supportApproval":
+		return ec.fieldContext_TenantSettings_supportApproval(ctx, field)
+	case "supportGrantDefault":
+		return ec.fieldContext_TenantSettings_supportGrantDefault(ctx, field)
+	case "supportGrantMax":
+		return ec.fieldContext_TenantSettings_supportGrantMax(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4503,6 +5426,14 @@ func (ec *executionContext) field_Mutation_archiveConversation_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg1
 	return args, nil
 }
 
@@ -4581,6 +5512,14 @@ func (ec *executionContext) field_Mutation_deleteConversation_args(ctx context.C
 		return nil, err
 	}
 	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg2
 	return args, nil
 }
 
@@ -4661,6 +5600,14 @@ func (ec *executionContext) field_Mutation_renameConversation_args(ctx context.C
 		return nil, err
 	}
 	args["title"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg2
 	return args, nil
 }
 
@@ -4705,6 +5652,14 @@ func (ec *executionContext) field_Mutation_restoreConversation_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg1
 	return args, nil
 }
 
@@ -4733,6 +5688,36 @@ func (ec *executionContext) field_Mutation_revokeSupportAccess_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setConversationHistoryStrategy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "historyStrategy",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["historyStrategy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg2
 	return args, nil
 }
 
@@ -4769,6 +5754,50 @@ func (ec *executionContext) field_Mutation_submitFeedback_args(ctx context.Conte
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_unarchiveConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTenantSettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateTenantSettingsInput, error) {
+			return ec.unmarshalNUpdateTenantSettingsInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTenantSettingsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg1
 	return args, nil
 }
 
@@ -7322,6 +8351,144 @@ func (ec *executionContext) fieldContext_AuditMetadataEntry_value(_ context.Cont
 	return graphql.NewScalarFieldContext("AuditMetadataEntry", field, false, false, "String")
 }
 
+func (ec *executionContext) _BudgetRatios_system(ctx context.Context, field graphql.CollectedField, obj *model.BudgetRatios) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BudgetRatios_system(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.System, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BudgetRatios_system(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BudgetRatios", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BudgetRatios_evidence(ctx context.Context, field graphql.CollectedField, obj *model.BudgetRatios) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BudgetRatios_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BudgetRatios_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BudgetRatios", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BudgetRatios_history(ctx context.Context, field graphql.CollectedField, obj *model.BudgetRatios) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BudgetRatios_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BudgetRatios_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BudgetRatios", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BudgetRatios_input(ctx context.Context, field graphql.CollectedField, obj *model.BudgetRatios) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BudgetRatios_input(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Input, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BudgetRatios_input(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BudgetRatios", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BudgetRatios_evidenceFloor(ctx context.Context, field graphql.CollectedField, obj *model.BudgetRatios) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BudgetRatios_evidenceFloor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EvidenceFloor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BudgetRatios_evidenceFloor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BudgetRatios", field, false, false, "Float")
+}
+
+func (ec *executionContext) _BudgetRatios_evidenceCap(ctx context.Context, field graphql.CollectedField, obj *model.BudgetRatios) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BudgetRatios_evidenceCap(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EvidenceCap, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BudgetRatios_evidenceCap(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BudgetRatios", field, false, false, "Float")
+}
+
 func (ec *executionContext) _ContextManifest_historyFromSeq(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7607,6 +8774,240 @@ func (ec *executionContext) fieldContext_ContextManifest_budget(_ context.Contex
 	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ContextManifest_strategy(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_strategy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ContextManifest().Strategy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_strategy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, true, true, "String")
+}
+
+func (ec *executionContext) _ContextManifest_rounds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_rounds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rounds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.ManifestRound) graphql.Marshaler {
+			return ec.marshalNManifestRound2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐManifestRoundᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_rounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContextManifest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ManifestRound(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContextManifest_shortenedAnswers(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_shortenedAnswers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShortenedAnswers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_shortenedAnswers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_omittedAnswers(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_omittedAnswers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OmittedAnswers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_omittedAnswers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_candidates(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_candidates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Candidates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.RoundScore) graphql.Marshaler {
+			return ec.marshalNRoundScore2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐRoundScoreᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_candidates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContextManifest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoundScore(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContextManifest_model(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
+}
+
+func (ec *executionContext) _ContextManifest_window(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_window(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Window, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_window(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_answerReserve(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_answerReserve(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnswerReserve, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_answerReserve(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_limits(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_limits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v domain.SectionTokens) graphql.Marshaler {
+			return ec.marshalNPromptSectionTokens2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐSectionTokens(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_limits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContextManifest",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PromptSectionTokens(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Conversation_id(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7837,29 +9238,6 @@ func (ec *executionContext) fieldContext_Conversation_summaryVersion(_ context.C
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Conversation_status(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v conversation.Status) graphql.Marshaler {
-			return ec.marshalNConversationStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋconversationᚐStatus(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Conversation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Conversation", field, false, false, "ConversationStatus")
-}
-
 func (ec *executionContext) _Conversation_version(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7975,6 +9353,29 @@ func (ec *executionContext) fieldContext_Conversation_deletedAt(_ context.Contex
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "Time")
 }
 
+func (ec *executionContext) _Conversation_historyStrategy(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_historyStrategy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().HistoryStrategy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_historyStrategy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Conversation", field, true, true, "String")
+}
+
 func (ec *executionContext) _Conversation_knowledgeBase(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8049,6 +9450,29 @@ func (ec *executionContext) fieldContext_Conversation_attempts(ctx context.Conte
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Conversation_status(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Status(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v conversation.Status) graphql.Marshaler {
+			return ec.marshalNConversationStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋconversationᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Conversation", field, true, true, "ConversationStatus")
 }
 
 func (ec *executionContext) _Conversation_messages(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
@@ -9874,6 +11298,98 @@ func (ec *executionContext) fieldContext_KnowledgeBaseEdge_cursor(_ context.Cont
 	return graphql.NewScalarFieldContext("KnowledgeBaseEdge", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _ManifestRound_userSeq(ctx context.Context, field graphql.CollectedField, obj *domain.ManifestRound) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ManifestRound_userSeq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserSeq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ManifestRound_userSeq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ManifestRound", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ManifestRound_assistantSeq(ctx context.Context, field graphql.CollectedField, obj *domain.ManifestRound) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ManifestRound_assistantSeq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssistantSeq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ManifestRound_assistantSeq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ManifestRound", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ManifestRound_answer(ctx context.Context, field graphql.CollectedField, obj *domain.ManifestRound) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ManifestRound_answer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ManifestRound_answer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ManifestRound", field, false, false, "String")
+}
+
+func (ec *executionContext) _ManifestRound_score(ctx context.Context, field graphql.CollectedField, obj *domain.ManifestRound) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ManifestRound_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ManifestRound_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ManifestRound", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10411,6 +11927,52 @@ func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _ModelContextWindow_model(ctx context.Context, field graphql.CollectedField, obj *model.ModelContextWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelContextWindow_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelContextWindow_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelContextWindow", field, false, false, "String")
+}
+
+func (ec *executionContext) _ModelContextWindow_contextWindow(ctx context.Context, field graphql.CollectedField, obj *model.ModelContextWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelContextWindow_contextWindow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContextWindow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelContextWindow_contextWindow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelContextWindow", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Mutation_createConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10465,7 +12027,7 @@ func (ec *executionContext) _Mutation_renameConversation(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RenameConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["title"].(string))
+			return ec.Resolvers.Mutation().RenameConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["title"].(string), fc.Args["expectedVersion"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
@@ -10509,7 +12071,7 @@ func (ec *executionContext) _Mutation_archiveConversation(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ArchiveConversation(ctx, fc.Args["id"].(uuid.UUID))
+			return ec.Resolvers.Mutation().ArchiveConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
@@ -10543,6 +12105,94 @@ func (ec *executionContext) fieldContext_Mutation_archiveConversation(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_unarchiveConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unarchiveConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnarchiveConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unarchiveConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unarchiveConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setConversationHistoryStrategy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setConversationHistoryStrategy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetConversationHistoryStrategy(ctx, fc.Args["id"].(uuid.UUID), fc.Args["historyStrategy"].(*string), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setConversationHistoryStrategy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setConversationHistoryStrategy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_deleteConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10553,7 +12203,7 @@ func (ec *executionContext) _Mutation_deleteConversation(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string))
+			return ec.Resolvers.Mutation().DeleteConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string), fc.Args["expectedVersion"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
@@ -10597,7 +12247,7 @@ func (ec *executionContext) _Mutation_restoreConversation(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RestoreConversation(ctx, fc.Args["id"].(uuid.UUID))
+			return ec.Resolvers.Mutation().RestoreConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
@@ -10625,6 +12275,50 @@ func (ec *executionContext) fieldContext_Mutation_restoreConversation(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_restoreConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTenantSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTenantSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTenantSettings(ctx, fc.Args["input"].(model.UpdateTenantSettingsInput), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantSettings) graphql.Marshaler {
+			return ec.marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTenantSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTenantSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenantSettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTenantSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -12037,6 +13731,38 @@ func (ec *executionContext) fieldContext_Query_usageSummary(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_tenantSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tenantSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().TenantSettings(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantSettings) graphql.Marshaler {
+			return ec.marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTenantSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tenantSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenantSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12111,6 +13837,167 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RoundScore_userSeq(ctx context.Context, field graphql.CollectedField, obj *domain.RoundScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoundScore_userSeq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserSeq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoundScore_userSeq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RoundScore_score(ctx context.Context, field graphql.CollectedField, obj *domain.RoundScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoundScore_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoundScore_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RoundScore_similarity(ctx context.Context, field graphql.CollectedField, obj *domain.RoundScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoundScore_similarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Similarity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoundScore_similarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RoundScore_sharedTerms(ctx context.Context, field graphql.CollectedField, obj *domain.RoundScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoundScore_sharedTerms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SharedTerms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoundScore_sharedTerms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RoundScore_cited(ctx context.Context, field graphql.CollectedField, obj *domain.RoundScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoundScore_cited(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cited, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoundScore_cited(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RoundScore_previous(ctx context.Context, field graphql.CollectedField, obj *domain.RoundScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoundScore_previous(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Previous, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoundScore_previous(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RoundScore_chosen(ctx context.Context, field graphql.CollectedField, obj *domain.RoundScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoundScore_chosen(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Chosen, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoundScore_chosen(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Source_id(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
@@ -13026,6 +14913,668 @@ func (ec *executionContext) _SupportGrantEdge_cursor(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_SupportGrantEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SupportGrantEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _TenantSettings_version(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Time")
+}
+
+func (ec *executionContext) _TenantSettings_conversationIdleTTL(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_conversationIdleTTL(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationIdleTTL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_conversationIdleTTL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_conversationMaxAge(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_conversationMaxAge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationMaxAge, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_conversationMaxAge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_retentionDays(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_retentionDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetentionDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_retentionDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_auditRetentionDays(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_auditRetentionDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuditRetentionDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_auditRetentionDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_feedbackRetentionDays(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_feedbackRetentionDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FeedbackRetentionDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_feedbackRetentionDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_historyStrategy(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_historyStrategy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HistoryStrategy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_historyStrategy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_historyRounds(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_historyRounds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HistoryRounds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_historyRounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_prioritizedCandidates(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_prioritizedCandidates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrioritizedCandidates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_prioritizedCandidates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_promptTokenBudget(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_promptTokenBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromptTokenBudget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_promptTokenBudget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_maxAnswerTokens(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_maxAnswerTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxAnswerTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_maxAnswerTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_budgetRatios(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_budgetRatios(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetRatios, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BudgetRatios) graphql.Marshaler {
+			return ec.marshalNBudgetRatios2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐBudgetRatios(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_budgetRatios(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TenantSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BudgetRatios(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TenantSettings_modelContextWindows(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_modelContextWindows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelContextWindows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ModelContextWindow) graphql.Marshaler {
+			return ec.marshalNModelContextWindow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_modelContextWindows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TenantSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelContextWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TenantSettings_retrievalTopK(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_retrievalTopK(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetrievalTopK, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_retrievalTopK(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_minEvidenceScore(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_minEvidenceScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinEvidenceScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_minEvidenceScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TenantSettings_summarizer(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_summarizer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summarizer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_summarizer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_summaryTriggerRounds(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_summaryTriggerRounds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SummaryTriggerRounds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_summaryTriggerRounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_summaryMaxChars(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_summaryMaxChars(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SummaryMaxChars, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_summaryMaxChars(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_summaryChunkTokens(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_summaryChunkTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SummaryChunkTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_summaryChunkTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_summaryMaxRegenerations(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_summaryMaxRegenerations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SummaryMaxRegenerations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_summaryMaxRegenerations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_defaultModel(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_defaultModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_defaultModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_allowedModels(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_allowedModels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllowedModels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_allowedModels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_askRatePerMinute(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_askRatePerMinute(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AskRatePerMinute, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_askRatePerMinute(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TenantSettings_askBurst(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_askBurst(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AskBurst, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_askBurst(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_supportApproval(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_supportApproval(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupportApproval, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_supportApproval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_supportGrantDefault(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_supportGrantDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupportGrantDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_supportGrantDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_supportGrantMax(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_supportGrantMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SupportGrantMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_supportGrantMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
@@ -17427,6 +19976,83 @@ func UnmarshalAuditEventWhereInput(ctx context.Context, raw any) (ent.AuditEvent
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputBudgetRatiosInput(ctx context.Context, obj any) (model.BudgetRatiosInput, error) {
+	var it model.BudgetRatiosInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"system", "evidence", "history", "input", "evidenceFloor", "evidenceCap"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "system":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("system"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.System = data
+		case "evidence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidence"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Evidence = data
+		case "history":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("history"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.History = data
+		case "input":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("input"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Input = data
+		case "evidenceFloor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceFloor"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceFloor = data
+		case "evidenceCap":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceCap"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceCap = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBudgetRatiosInput unmarshals raw into the BudgetRatiosInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBudgetRatiosInput(ctx context.Context, raw any) (model.BudgetRatiosInput, error) {
+	var out model.BudgetRatiosInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BudgetRatiosInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputConversationOrder(ctx context.Context, obj any) (ent.ConversationOrder, error) {
 	var it ent.ConversationOrder
 	if obj == nil {
@@ -18429,7 +21055,7 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"knowledgeBaseId", "title"}
+	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18450,6 +21076,13 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 				return it, err
 			}
 			it.Title = data
+		case "historyStrategy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("historyStrategy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HistoryStrategy = data
 		}
 	}
 	return it, nil
@@ -21577,6 +24210,55 @@ func UnmarshalMessageWhereInput(ctx context.Context, raw any) (ent.MessageWhereI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputModelContextWindowInput(ctx context.Context, obj any) (model.ModelContextWindowInput, error) {
+	var it model.ModelContextWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"model", "contextWindow"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "contextWindow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contextWindow"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContextWindow = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalModelContextWindowInput unmarshals raw into the ModelContextWindowInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalModelContextWindowInput(ctx context.Context, raw any) (model.ModelContextWindowInput, error) {
+	var out model.ModelContextWindowInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ModelContextWindowInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRetryAttemptInput(ctx context.Context, obj any) (model.RetryAttemptInput, error) {
 	var it model.RetryAttemptInput
 	if obj == nil {
@@ -23289,6 +25971,223 @@ func UnmarshalSupportGrantWhereInput(ctx context.Context, raw any) (ent.SupportG
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.Context, obj any) (model.UpdateTenantSettingsInput, error) {
+	var it model.UpdateTenantSettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "conversationIdleTTL":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdleTTL"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationIdleTTL = data
+		case "conversationMaxAge":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationMaxAge"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationMaxAge = data
+		case "retentionDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retentionDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetentionDays = data
+		case "auditRetentionDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("auditRetentionDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuditRetentionDays = data
+		case "feedbackRetentionDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("feedbackRetentionDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FeedbackRetentionDays = data
+		case "historyStrategy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("historyStrategy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HistoryStrategy = data
+		case "historyRounds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("historyRounds"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HistoryRounds = data
+		case "prioritizedCandidates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prioritizedCandidates"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrioritizedCandidates = data
+		case "promptTokenBudget":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("promptTokenBudget"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PromptTokenBudget = data
+		case "maxAnswerTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAnswerTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAnswerTokens = data
+		case "budgetRatios":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("budgetRatios"))
+			data, err := ec.unmarshalOBudgetRatiosInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐBudgetRatiosInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BudgetRatios = data
+		case "modelContextWindows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelContextWindows"))
+			data, err := ec.unmarshalOModelContextWindowInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelContextWindows = data
+		case "retrievalTopK":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retrievalTopK"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RetrievalTopK = data
+		case "minEvidenceScore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minEvidenceScore"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinEvidenceScore = data
+		case "summarizer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("summarizer"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Summarizer = data
+		case "summaryTriggerRounds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("summaryTriggerRounds"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SummaryTriggerRounds = data
+		case "summaryMaxChars":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("summaryMaxChars"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SummaryMaxChars = data
+		case "summaryChunkTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("summaryChunkTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SummaryChunkTokens = data
+		case "summaryMaxRegenerations":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("summaryMaxRegenerations"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SummaryMaxRegenerations = data
+		case "defaultModel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultModel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultModel = data
+		case "allowedModels":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowedModels"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowedModels = data
+		case "askRatePerMinute":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("askRatePerMinute"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AskRatePerMinute = data
+		case "askBurst":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("askBurst"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AskBurst = data
+		case "supportApproval":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supportApproval"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupportApproval = data
+		case "supportGrantDefault":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supportGrantDefault"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupportGrantDefault = data
+		case "supportGrantMax":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("supportGrantMax"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SupportGrantMax = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateTenantSettingsInput unmarshals raw into the UpdateTenantSettingsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateTenantSettingsInput(ctx context.Context, raw any) (model.UpdateTenantSettingsInput, error) {
+	var out model.UpdateTenantSettingsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateTenantSettingsInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -24061,6 +26960,64 @@ func (ec *executionContext) _AuditMetadataEntry(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var budgetRatiosImplementors = []string{"BudgetRatios"}
+
+func (ec *executionContext) _BudgetRatios(ctx context.Context, sel ast.SelectionSet, obj *model.BudgetRatios) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, budgetRatiosImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BudgetRatios")
+		case "system":
+			out.Values[i] = ec._BudgetRatios_system(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidence":
+			out.Values[i] = ec._BudgetRatios_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "history":
+			out.Values[i] = ec._BudgetRatios_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "input":
+			out.Values[i] = ec._BudgetRatios_input(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidenceFloor":
+			out.Values[i] = ec._BudgetRatios_evidenceFloor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidenceCap":
+			out.Values[i] = ec._BudgetRatios_evidenceCap(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var contextManifestImplementors = []string{"ContextManifest"}
 
 func (ec *executionContext) _ContextManifest(ctx context.Context, sel ast.SelectionSet, obj *domain.ContextManifest) graphql.Marshaler {
@@ -24075,62 +27032,108 @@ func (ec *executionContext) _ContextManifest(ctx context.Context, sel ast.Select
 		case "historyFromSeq":
 			out.Values[i] = ec._ContextManifest_historyFromSeq(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "historyToSeq":
 			out.Values[i] = ec._ContextManifest_historyToSeq(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "historyRounds":
 			out.Values[i] = ec._ContextManifest_historyRounds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "droppedRounds":
 			out.Values[i] = ec._ContextManifest_droppedRounds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revokedRounds":
 			out.Values[i] = ec._ContextManifest_revokedRounds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "summaryVersion":
 			out.Values[i] = ec._ContextManifest_summaryVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "summaryIncluded":
 			out.Values[i] = ec._ContextManifest_summaryIncluded(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "chunkIds":
 			out.Values[i] = ec._ContextManifest_chunkIds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "droppedChunks":
 			out.Values[i] = ec._ContextManifest_droppedChunks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tokens":
 			out.Values[i] = ec._ContextManifest_tokens(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tokenizer":
 			out.Values[i] = ec._ContextManifest_tokenizer(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "budget":
 			out.Values[i] = ec._ContextManifest_budget(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "strategy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ContextManifest_strategy(ctx, field, obj)
+				})
+		case "rounds":
+			out.Values[i] = ec._ContextManifest_rounds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "shortenedAnswers":
+			out.Values[i] = ec._ContextManifest_shortenedAnswers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "omittedAnswers":
+			out.Values[i] = ec._ContextManifest_omittedAnswers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "candidates":
+			out.Values[i] = ec._ContextManifest_candidates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "model":
+			out.Values[i] = ec._ContextManifest_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "window":
+			out.Values[i] = ec._ContextManifest_window(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "answerReserve":
+			out.Values[i] = ec._ContextManifest_answerReserve(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "limits":
+			out.Values[i] = ec._ContextManifest_limits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -24210,11 +27213,6 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "status":
-			out.Values[i] = ec._Conversation_status(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "version":
 			out.Values[i] = ec._Conversation_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24240,6 +27238,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "historyStrategy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_historyStrategy(ctx, field, obj)
+				})
 		case "knowledgeBase":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -24251,6 +27255,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_attempts(ctx, field, obj)
+				})
+		case "status":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_status(ctx, field, obj)
 				})
 		case "messages":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -25075,6 +28085,54 @@ func (ec *executionContext) _KnowledgeBaseEdge(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var manifestRoundImplementors = []string{"ManifestRound"}
+
+func (ec *executionContext) _ManifestRound(ctx context.Context, sel ast.SelectionSet, obj *domain.ManifestRound) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, manifestRoundImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ManifestRound")
+		case "userSeq":
+			out.Values[i] = ec._ManifestRound_userSeq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assistantSeq":
+			out.Values[i] = ec._ManifestRound_assistantSeq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "answer":
+			out.Values[i] = ec._ManifestRound_answer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._ManifestRound_score(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var messageImplementors = []string{"Message", "Node"}
 
 func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, obj *ent.Message) graphql.Marshaler {
@@ -25267,6 +28325,44 @@ func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var modelContextWindowImplementors = []string{"ModelContextWindow"}
+
+func (ec *executionContext) _ModelContextWindow(ctx context.Context, sel ast.SelectionSet, obj *model.ModelContextWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, modelContextWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModelContextWindow")
+		case "model":
+			out.Values[i] = ec._ModelContextWindow_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contextWindow":
+			out.Values[i] = ec._ModelContextWindow_contextWindow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -25307,6 +28403,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "unarchiveConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unarchiveConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setConversationHistoryStrategy":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setConversationHistoryStrategy(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "deleteConversation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteConversation(ctx, field)
@@ -25317,6 +28427,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "restoreConversation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_restoreConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTenantSettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTenantSettings(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -25637,6 +28754,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_usageSummary(ctx, field)
 				})
+		case "tenantSettings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tenantSettings(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -25650,6 +28773,69 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var roundScoreImplementors = []string{"RoundScore"}
+
+func (ec *executionContext) _RoundScore(ctx context.Context, sel ast.SelectionSet, obj *domain.RoundScore) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, roundScoreImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RoundScore")
+		case "userSeq":
+			out.Values[i] = ec._RoundScore_userSeq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._RoundScore_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "similarity":
+			out.Values[i] = ec._RoundScore_similarity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sharedTerms":
+			out.Values[i] = ec._RoundScore_sharedTerms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cited":
+			out.Values[i] = ec._RoundScore_cited(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "previous":
+			out.Values[i] = ec._RoundScore_previous(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "chosen":
+			out.Values[i] = ec._RoundScore_chosen(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25955,6 +29141,174 @@ func (ec *executionContext) _SupportGrantEdge(ctx context.Context, sel ast.Selec
 			}
 		case "cursor":
 			out.Values[i] = ec._SupportGrantEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var tenantSettingsImplementors = []string{"TenantSettings"}
+
+func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.SelectionSet, obj *model.TenantSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tenantSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TenantSettings")
+		case "version":
+			out.Values[i] = ec._TenantSettings_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._TenantSettings_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conversationIdleTTL":
+			out.Values[i] = ec._TenantSettings_conversationIdleTTL(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conversationMaxAge":
+			out.Values[i] = ec._TenantSettings_conversationMaxAge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retentionDays":
+			out.Values[i] = ec._TenantSettings_retentionDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "auditRetentionDays":
+			out.Values[i] = ec._TenantSettings_auditRetentionDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "feedbackRetentionDays":
+			out.Values[i] = ec._TenantSettings_feedbackRetentionDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "historyStrategy":
+			out.Values[i] = ec._TenantSettings_historyStrategy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "historyRounds":
+			out.Values[i] = ec._TenantSettings_historyRounds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "prioritizedCandidates":
+			out.Values[i] = ec._TenantSettings_prioritizedCandidates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "promptTokenBudget":
+			out.Values[i] = ec._TenantSettings_promptTokenBudget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxAnswerTokens":
+			out.Values[i] = ec._TenantSettings_maxAnswerTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "budgetRatios":
+			out.Values[i] = ec._TenantSettings_budgetRatios(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modelContextWindows":
+			out.Values[i] = ec._TenantSettings_modelContextWindows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retrievalTopK":
+			out.Values[i] = ec._TenantSettings_retrievalTopK(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minEvidenceScore":
+			out.Values[i] = ec._TenantSettings_minEvidenceScore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summarizer":
+			out.Values[i] = ec._TenantSettings_summarizer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summaryTriggerRounds":
+			out.Values[i] = ec._TenantSettings_summaryTriggerRounds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summaryMaxChars":
+			out.Values[i] = ec._TenantSettings_summaryMaxChars(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summaryChunkTokens":
+			out.Values[i] = ec._TenantSettings_summaryChunkTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summaryMaxRegenerations":
+			out.Values[i] = ec._TenantSettings_summaryMaxRegenerations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defaultModel":
+			out.Values[i] = ec._TenantSettings_defaultModel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "allowedModels":
+			out.Values[i] = ec._TenantSettings_allowedModels(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "askRatePerMinute":
+			out.Values[i] = ec._TenantSettings_askRatePerMinute(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "askBurst":
+			out.Values[i] = ec._TenantSettings_askBurst(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supportApproval":
+			out.Values[i] = ec._TenantSettings_supportApproval(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supportGrantDefault":
+			out.Values[i] = ec._TenantSettings_supportGrantDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "supportGrantMax":
+			out.Values[i] = ec._TenantSettings_supportGrantMax(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -26675,6 +30029,14 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBudgetRatios2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐBudgetRatios(ctx context.Context, sel ast.SelectionSet, v *model.BudgetRatios) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BudgetRatios!")
+		return graphql.Null
+	}
+	return ec._BudgetRatios(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx context.Context, sel ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Conversation!")
@@ -27079,6 +30441,26 @@ func (ec *executionContext) unmarshalNKnowledgeBaseWhereInput2ᚖgithubᚗcomᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNManifestRound2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐManifestRound(ctx context.Context, sel ast.SelectionSet, v domain.ManifestRound) graphql.Marshaler {
+	return ec._ManifestRound(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNManifestRound2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐManifestRoundᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.ManifestRound) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNManifestRound2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐManifestRound(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessage(ctx context.Context, sel ast.SelectionSet, v *ent.Message) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Message!")
@@ -27121,6 +30503,35 @@ func (ec *executionContext) marshalNMessageRole2githubᚗcomᚋragchatᚋragchat
 
 func (ec *executionContext) unmarshalNMessageWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessageWhereInput(ctx context.Context, v any) (*ent.MessageWhereInput, error) {
 	res, err := ec.unmarshalInputMessageWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNModelContextWindow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ModelContextWindow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNModelContextWindow2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNModelContextWindow2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindow(ctx context.Context, sel ast.SelectionSet, v *model.ModelContextWindow) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ModelContextWindow!")
+		return graphql.Null
+	}
+	return ec._ModelContextWindow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNModelContextWindowInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowInput(ctx context.Context, v any) (*model.ModelContextWindowInput, error) {
+	res, err := ec.unmarshalInputModelContextWindowInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -27186,6 +30597,26 @@ func (ec *executionContext) marshalNRole2ᚕgithubᚗcomᚋragchatᚋragchatᚋg
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRole2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRole(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRoundScore2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐRoundScore(ctx context.Context, sel ast.SelectionSet, v domain.RoundScore) graphql.Marshaler {
+	return ec._RoundScore(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRoundScore2ᚕgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐRoundScoreᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.RoundScore) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRoundScore2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐRoundScore(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -27329,6 +30760,14 @@ func (ec *executionContext) unmarshalNSupportGrantWhereInput2ᚖgithubᚗcomᚋr
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTenantSettings(ctx context.Context, sel ast.SelectionSet, v *model.TenantSettings) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TenantSettings!")
+		return graphql.Null
+	}
+	return ec._TenantSettings(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := graphql.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27341,6 +30780,11 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNUpdateTenantSettingsInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTenantSettingsInput(ctx context.Context, v any) (model.UpdateTenantSettingsInput, error) {
+	res, err := ec.unmarshalInputUpdateTenantSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {
@@ -27770,6 +31214,14 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOBudgetRatiosInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐBudgetRatiosInput(ctx context.Context, v any) (*model.BudgetRatiosInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBudgetRatiosInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOContextManifest2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐContextManifest(ctx context.Context, sel ast.SelectionSet, v *domain.ContextManifest) graphql.Marshaler {
@@ -28729,6 +32181,23 @@ func (ec *executionContext) unmarshalOMessageWhereInput2ᚖgithubᚗcomᚋragcha
 	}
 	res, err := ec.unmarshalInputMessageWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOModelContextWindowInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowInputᚄ(ctx context.Context, v any) ([]*model.ModelContextWindowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ModelContextWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNModelContextWindowInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋragchatᚋragchatᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v ent.Noder) graphql.Marshaler {

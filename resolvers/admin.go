@@ -36,18 +36,19 @@ func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first 
 		ctx = authz.IncludeDeleted(ctx)
 	}
 	return r.client.Conversation.Query().
-		Where(adminConversationPredicates(where)...).
+		Where(r.adminConversationPredicates(where)...).
 		Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
 }
 
-// adminConversationPredicates translates the admin filter.
-func adminConversationPredicates(w *model.AdminConversationWhereInput) []predicate.Conversation {
+// adminConversationPredicates translates the admin filter. The status is
+// the one clients read (EXPIRED computed, statusFilter).
+func (r *Resolver) adminConversationPredicates(w *model.AdminConversationWhereInput) []predicate.Conversation {
 	if w == nil {
 		w = &model.AdminConversationWhereInput{}
 	}
 	var ps []predicate.Conversation
 	if w.Status != nil {
-		ps = append(ps, conversation.StatusEQ(*w.Status))
+		ps = append(ps, r.engine.ConversationStatusIs(*w.Status))
 	} else {
 		ps = append(ps, conversation.StatusNEQ(conversation.StatusDELETED))
 	}

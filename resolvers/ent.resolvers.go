@@ -14,6 +14,11 @@ import (
 	"github.com/ragchat/ragchat/graph"
 )
 
+// HistoryStrategy is the resolver for the historyStrategy field.
+func (r *conversationResolver) HistoryStrategy(ctx context.Context, obj *ent.Conversation) (*string, error) {
+	return conversationHistoryStrategy(obj), nil
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 	return r.node(ctx, id)

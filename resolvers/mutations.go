@@ -27,6 +27,7 @@ func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConve
 		if in.Title != nil {
 			cin.Title = *in.Title
 		}
+		cin.HistoryStrategy = in.HistoryStrategy
 	}
 	c, err := r.engine.CreateConversation(ctx, cin)
 	return c, notFound(err, "knowledge base")
@@ -42,20 +43,49 @@ func (r *Resolver) conversationOp(ctx context.Context, id uuid.UUID, op func(con
 }
 
 // renameConversation sets a user-chosen title.
-func (r *Resolver) renameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error) {
+func (r *Resolver) renameConversation(ctx context.Context, id uuid.UUID, title string, expectedVersion *int) (*ent.Conversation, error) {
 	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.RenameConversation(ctx, id, title)
+		return r.engine.RenameConversation(ctx, id, title, chat.ExpectVersionIf(expectedVersion))
+	})
+}
+
+// archiveConversation makes a conversation read-only.
+func (r *Resolver) archiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+		return r.engine.ArchiveConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
+	})
+}
+
+// unarchiveConversation makes an archived conversation active again.
+func (r *Resolver) unarchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+		return r.engine.UnarchiveConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
+	})
+}
+
+// setConversationHistoryStrategy sets or clears a conversation's own
+// history strategy.
+func (r *Resolver) setConversationHistoryStrategy(ctx context.Context, id uuid.UUID, strategy *string, expectedVersion *int) (*ent.Conversation, error) {
+	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+		return r.engine.SetConversationHistoryStrategy(ctx, id, strategy, chat.ExpectVersionIf(expectedVersion))
+	})
+}
+
+// restoreConversation undoes a soft delete.
+func (r *Resolver) restoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+		return r.engine.RestoreConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
 	})
 }
 
 // deleteConversation soft-deletes a conversation.
-func (r *Resolver) deleteConversation(ctx context.Context, id uuid.UUID, reason *string) (*ent.Conversation, error) {
+func (r *Resolver) deleteConversation(ctx context.Context, id uuid.UUID, reason *string, expectedVersion *int) (*ent.Conversation, error) {
 	why := ""
 	if reason != nil {
 		why = *reason
 	}
 	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.DeleteConversation(ctx, id, why)
+		return r.engine.DeleteConversation(ctx, id, why, chat.ExpectVersionIf(expectedVersion))
 	})
 }
 

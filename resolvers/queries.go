@@ -65,7 +65,7 @@ func (r *Resolver) ownConversations(ctx context.Context, after *Cursor, first *i
 	return r.client.Conversation.Query().
 		Where(conversation.UserID(v.UserID), conversation.StatusNEQ(conversation.StatusDELETED)).
 		Paginate(ctx, after, first, before, last,
-			ent.WithConversationOrder(orderBy), ent.WithConversationFilter(where.Filter))
+			ent.WithConversationOrder(orderBy), ent.WithConversationFilter(r.statusFilter(where).Filter))
 }
 
 // conversationMessages pages a conversation's messages, by sequence number

@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/chat"
 )
 
@@ -23,10 +25,17 @@ type Engine interface {
 	SupportEngine
 	CreateConversation(ctx context.Context, in chat.CreateConversationInput) (*ent.Conversation, error)
 	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
-	RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error)
-	ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
-	DeleteConversation(ctx context.Context, id uuid.UUID, reason string) (*ent.Conversation, error)
-	RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
+	RenameConversation(ctx context.Context, id uuid.UUID, title string, opts ...chat.UpdateOption) (*ent.Conversation, error)
+	ArchiveConversation(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error)
+	UnarchiveConversation(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error)
+	SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, strategy *string, opts ...chat.UpdateOption) (*ent.Conversation, error)
+	DeleteConversation(ctx context.Context, id uuid.UUID, reason string, opts ...chat.UpdateOption) (*ent.Conversation, error)
+	RestoreConversation(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error)
+	ConversationStatus(conv *ent.Conversation) conversation.Status
+	ConversationStatusIs(s conversation.Status) predicate.Conversation
+	ConversationStatusIn(ss ...conversation.Status) predicate.Conversation
+	TenantSettings(ctx context.Context) (chat.TenantSettingsState, error)
+	UpdateTenantSettings(ctx context.Context, patch chat.TenantSettingsPatch, expectedVersion *int) (chat.TenantSettingsState, error)
 	Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
 	Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)

@@ -7,18 +7,31 @@ package resolvers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Metadata is the resolver for the metadata field.
 func (r *auditEventResolver) Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error) {
 	return auditMetadata(obj), nil
+}
+
+// Strategy is the resolver for the strategy field.
+func (r *contextManifestResolver) Strategy(ctx context.Context, obj *domain.ContextManifest) (string, error) {
+	panic(fmt.Errorf("not implemented: Strategy - strategy"))
+}
+
+// Status is the resolver for the status field.
+func (r *conversationResolver) Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error) {
+	return r.engine.ConversationStatus(obj), nil
 }
 
 // Messages is the resolver for the messages field.
@@ -52,23 +65,38 @@ func (r *mutationResolver) CreateConversation(ctx context.Context, input *model.
 }
 
 // RenameConversation is the resolver for the renameConversation field.
-func (r *mutationResolver) RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error) {
-	return r.renameConversation(ctx, id, title)
+func (r *mutationResolver) RenameConversation(ctx context.Context, id uuid.UUID, title string, expectedVersion *int) (*ent.Conversation, error) {
+	return r.renameConversation(ctx, id, title, expectedVersion)
 }
 
 // ArchiveConversation is the resolver for the archiveConversation field.
-func (r *mutationResolver) ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, r.engine.ArchiveConversation)
+func (r *mutationResolver) ArchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.archiveConversation(ctx, id, expectedVersion)
+}
+
+// UnarchiveConversation is the resolver for the unarchiveConversation field.
+func (r *mutationResolver) UnarchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.unarchiveConversation(ctx, id, expectedVersion)
+}
+
+// SetConversationHistoryStrategy is the resolver for the setConversationHistoryStrategy field.
+func (r *mutationResolver) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, historyStrategy *string, expectedVersion *int) (*ent.Conversation, error) {
+	return r.setConversationHistoryStrategy(ctx, id, historyStrategy, expectedVersion)
 }
 
 // DeleteConversation is the resolver for the deleteConversation field.
-func (r *mutationResolver) DeleteConversation(ctx context.Context, id uuid.UUID, reason *string) (*ent.Conversation, error) {
-	return r.deleteConversation(ctx, id, reason)
+func (r *mutationResolver) DeleteConversation(ctx context.Context, id uuid.UUID, reason *string, expectedVersion *int) (*ent.Conversation, error) {
+	return r.deleteConversation(ctx, id, reason, expectedVersion)
 }
 
 // RestoreConversation is the resolver for the restoreConversation field.
-func (r *mutationResolver) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, r.engine.RestoreConversation)
+func (r *mutationResolver) RestoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.restoreConversation(ctx, id, expectedVersion)
+}
+
+// UpdateTenantSettings is the resolver for the updateTenantSettings field.
+func (r *mutationResolver) UpdateTenantSettings(ctx context.Context, input model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error) {
+	return r.updateTenantSettings(ctx, input, expectedVersion)
 }
 
 // Ask is the resolver for the ask field.
@@ -176,6 +204,11 @@ func (r *queryResolver) UsageSummary(ctx context.Context, from time.Time, to tim
 	return r.usageSummary(ctx, from, to)
 }
 
+// TenantSettings is the resolver for the tenantSettings field.
+func (r *queryResolver) TenantSettings(ctx context.Context) (*model.TenantSettings, error) {
+	return r.tenantSettings(ctx)
+}
+
 // Available is the resolver for the available field.
 func (r *sourceResolver) Available(ctx context.Context, obj *ent.Source) (bool, error) {
 	return r.sourceAvailable(ctx, obj)
@@ -226,6 +259,11 @@ func (r *viewerEventResolver) Attempt(ctx context.Context, obj *model.ViewerEven
 	return r.viewerEventAttempt(ctx, obj)
 }
 
+// ContextManifest returns graph.ContextManifestResolver implementation.
+func (r *Resolver) ContextManifest() graph.ContextManifestResolver {
+	return &contextManifestResolver{r}
+}
+
 // ConversationEvent returns graph.ConversationEventResolver implementation.
 func (r *Resolver) ConversationEvent() graph.ConversationEventResolver {
 	return &conversationEventResolver{r}
@@ -241,6 +279,7 @@ func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscript
 func (r *Resolver) ViewerEvent() graph.ViewerEventResolver { return &viewerEventResolver{r} }
 
 type (
+	contextManifestResolver   struct{ *Resolver }
 	conversationEventResolver struct{ *Resolver }
 	mutationResolver          struct{ *Resolver }
 	subscriptionResolver      struct{ *Resolver }

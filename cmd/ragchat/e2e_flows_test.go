@@ -279,13 +279,18 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("summaries %+v", sums)
 		}
 
-		manifest := `query($a: ID!) { attemptDiagnostics(id: $a) { attemptId status contextManifest { chunkIds tokens { total } budget } timings { startedAt timeToFirstTokenMs durationMs } } }`
+		manifest := `query($a: ID!) { attemptDiagnostics(id: $a) { attemptId status contextManifest { chunkIds tokens { total } budget strategy model window answerReserve limits { evidence history } rounds { userSeq assistantSeq answer score } candidates { userSeq score chosen } shortenedAnswers omittedAnswers } timings { startedAt timeToFirstTokenMs durationMs } } }`
 		var m struct {
 			AttemptDiagnostics struct {
 				AttemptID       string
 				ContextManifest struct {
 					ChunkIds []string
 					Tokens   struct{ Total int }
+					Budget   int
+					Strategy string
+					Model    string
+					Window   int
+					Limits   struct{ Evidence, History int }
 				}
 				Timings struct{ DurationMs *int }
 			}
@@ -293,6 +298,9 @@ func TestEndToEnd(t *testing.T) {
 		mustDo(t, admin, manifest, map[string]any{"a": a}, &m)
 		if d := m.AttemptDiagnostics; d.AttemptID != a || len(d.ContextManifest.ChunkIds) == 0 || d.ContextManifest.Tokens.Total == 0 || d.Timings.DurationMs == nil {
 			t.Fatalf("admin attempt diagnostics %+v", m)
+		}
+		if cm := m.AttemptDiagnostics.ContextManifest; cm.Strategy != "HYBRID" || cm.Model == "" || cm.Window < cm.Budget || cm.Limits.Evidence == 0 {
+			t.Fatalf("the manifest names the default strategy, the model, its window and the section limits: %+v", cm)
 		}
 		if code, _ := errorCode(t, alice, manifest, map[string]any{"a": a}); code != "FORBIDDEN" {
 			t.Fatalf("member reading the manifest: %s", code)

@@ -51,6 +51,8 @@ const (
 	FieldAbsoluteExpiresAt = "absolute_expires_at"
 	// FieldDeletedAt holds the string denoting the deleted_at field in the database.
 	FieldDeletedAt = "deleted_at"
+	// FieldHistoryStrategy holds the string denoting the history_strategy field in the database.
+	FieldHistoryStrategy = "history_strategy"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeKnowledgeBase holds the string denoting the knowledge_base edge name in mutations.
@@ -110,6 +112,7 @@ var Columns = []string{
 	FieldExpiresAt,
 	FieldAbsoluteExpiresAt,
 	FieldDeletedAt,
+	FieldHistoryStrategy,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -204,6 +207,7 @@ const (
 	StatusACTIVE   Status = "ACTIVE"
 	StatusARCHIVED Status = "ARCHIVED"
 	StatusDELETED  Status = "DELETED"
+	StatusEXPIRED  Status = "EXPIRED"
 )
 
 func (s Status) String() string {
@@ -213,7 +217,7 @@ func (s Status) String() string {
 // StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
 func StatusValidator(s Status) error {
 	switch s {
-	case StatusACTIVE, StatusARCHIVED, StatusDELETED:
+	case StatusACTIVE, StatusARCHIVED, StatusDELETED, StatusEXPIRED:
 		return nil
 	default:
 		return fmt.Errorf("conversation: invalid enum value for status field: %q", s)
@@ -306,6 +310,11 @@ func ByAbsoluteExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDeletedAt orders the results by the deleted_at field.
 func ByDeletedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDeletedAt, opts...).ToFunc()
+}
+
+// ByHistoryStrategy orders the results by the history_strategy field.
+func ByHistoryStrategy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHistoryStrategy, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/edgefilter"
 )
 
@@ -125,6 +126,12 @@ func AbsoluteExpiresAt(v time.Time) predicate.Conversation {
 // DeletedAt applies equality check predicate on the "deleted_at" field. It's identical to DeletedAtEQ.
 func DeletedAt(v time.Time) predicate.Conversation {
 	return predicate.Conversation(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// HistoryStrategy applies equality check predicate on the "history_strategy" field. It's identical to HistoryStrategyEQ.
+func HistoryStrategy(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldEQ(FieldHistoryStrategy, vc))
 }
 
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
@@ -815,6 +822,100 @@ func DeletedAtIsNil() predicate.Conversation {
 // DeletedAtNotNil applies the NotNil predicate on the "deleted_at" field.
 func DeletedAtNotNil() predicate.Conversation {
 	return predicate.Conversation(sql.FieldNotNull(FieldDeletedAt))
+}
+
+// HistoryStrategyEQ applies the EQ predicate on the "history_strategy" field.
+func HistoryStrategyEQ(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldEQ(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyNEQ applies the NEQ predicate on the "history_strategy" field.
+func HistoryStrategyNEQ(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldNEQ(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyIn applies the In predicate on the "history_strategy" field.
+func HistoryStrategyIn(vs ...domain.HistoryStrategy) predicate.Conversation {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = string(vs[i])
+	}
+	return predicate.Conversation(sql.FieldIn(FieldHistoryStrategy, v...))
+}
+
+// HistoryStrategyNotIn applies the NotIn predicate on the "history_strategy" field.
+func HistoryStrategyNotIn(vs ...domain.HistoryStrategy) predicate.Conversation {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = string(vs[i])
+	}
+	return predicate.Conversation(sql.FieldNotIn(FieldHistoryStrategy, v...))
+}
+
+// HistoryStrategyGT applies the GT predicate on the "history_strategy" field.
+func HistoryStrategyGT(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldGT(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyGTE applies the GTE predicate on the "history_strategy" field.
+func HistoryStrategyGTE(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldGTE(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyLT applies the LT predicate on the "history_strategy" field.
+func HistoryStrategyLT(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldLT(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyLTE applies the LTE predicate on the "history_strategy" field.
+func HistoryStrategyLTE(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldLTE(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyContains applies the Contains predicate on the "history_strategy" field.
+func HistoryStrategyContains(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldContains(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyHasPrefix applies the HasPrefix predicate on the "history_strategy" field.
+func HistoryStrategyHasPrefix(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldHasPrefix(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyHasSuffix applies the HasSuffix predicate on the "history_strategy" field.
+func HistoryStrategyHasSuffix(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldHasSuffix(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyIsNil applies the IsNil predicate on the "history_strategy" field.
+func HistoryStrategyIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldHistoryStrategy))
+}
+
+// HistoryStrategyNotNil applies the NotNil predicate on the "history_strategy" field.
+func HistoryStrategyNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldHistoryStrategy))
+}
+
+// HistoryStrategyEqualFold applies the EqualFold predicate on the "history_strategy" field.
+func HistoryStrategyEqualFold(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldEqualFold(FieldHistoryStrategy, vc))
+}
+
+// HistoryStrategyContainsFold applies the ContainsFold predicate on the "history_strategy" field.
+func HistoryStrategyContainsFold(v domain.HistoryStrategy) predicate.Conversation {
+	vc := string(v)
+	return predicate.Conversation(sql.FieldContainsFold(FieldHistoryStrategy, vc))
 }
 
 // HasTenant applies the HasEdge predicate on the "tenant" edge.

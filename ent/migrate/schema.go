@@ -245,12 +245,13 @@ var (
 		{Name: "summary", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "summary_message_sequence", Type: field.TypeInt64, Default: 0},
 		{Name: "summary_version", Type: field.TypeInt, Default: 0},
-		{Name: "status", Type: field.TypeEnum, Enums: []string{"ACTIVE", "ARCHIVED", "DELETED"}, Default: "ACTIVE"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"ACTIVE", "ARCHIVED", "DELETED", "EXPIRED"}, Default: "ACTIVE"},
 		{Name: "version", Type: field.TypeInt, Default: 0},
 		{Name: "last_sequence_no", Type: field.TypeInt64, Default: 0},
 		{Name: "expires_at", Type: field.TypeTime},
 		{Name: "absolute_expires_at", Type: field.TypeTime},
 		{Name: "deleted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "history_strategy", Type: field.TypeString, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "knowledge_base_id", Type: field.TypeUUID},
 	}
@@ -262,13 +263,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "conversations_tenants_tenant",
-				Columns:    []*schema.Column{ConversationsColumns[15]},
+				Columns:    []*schema.Column{ConversationsColumns[16]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "conversations_knowledge_bases_conversations",
-				Columns:    []*schema.Column{ConversationsColumns[16]},
+				Columns:    []*schema.Column{ConversationsColumns[17]},
 				RefColumns: []*schema.Column{KnowledgeBasesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -277,12 +278,12 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_status_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[15], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
+				Columns: []*schema.Column{ConversationsColumns[16], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
 			},
 			{
 				Name:    "conversation_tenant_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[15], ConversationsColumns[1]},
+				Columns: []*schema.Column{ConversationsColumns[16], ConversationsColumns[1]},
 			},
 			{
 				Name:    "conversation_status_deleted_at",
@@ -651,6 +652,7 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 64},
 		{Name: "name", Type: field.TypeString, Size: 200},
 		{Name: "settings", Type: field.TypeJSON, Nullable: true},
+		{Name: "settings_version", Type: field.TypeInt, Default: 0},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 	}

@@ -1093,6 +1093,9 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	tenantHooks := schema.Tenant{}.Hooks()
+
+	tenant.Hooks[1] = tenantHooks[0]
 	tenantFields := schema.Tenant{}.Fields()
 	_ = tenantFields
 	// tenantDescName is the schema descriptor for name field.
@@ -1113,12 +1116,18 @@ func init() {
 			return nil
 		}
 	}()
+	// tenantDescSettingsVersion is the schema descriptor for settings_version field.
+	tenantDescSettingsVersion := tenantFields[3].Descriptor()
+	// tenant.DefaultSettingsVersion holds the default value on creation for the settings_version field.
+	tenant.DefaultSettingsVersion = tenantDescSettingsVersion.Default.(int)
+	// tenant.SettingsVersionValidator is a validator for the "settings_version" field. It is called by the builders before save.
+	tenant.SettingsVersionValidator = tenantDescSettingsVersion.Validators[0].(func(int) error)
 	// tenantDescCreatedAt is the schema descriptor for created_at field.
-	tenantDescCreatedAt := tenantFields[3].Descriptor()
+	tenantDescCreatedAt := tenantFields[4].Descriptor()
 	// tenant.DefaultCreatedAt holds the default value on creation for the created_at field.
 	tenant.DefaultCreatedAt = tenantDescCreatedAt.Default.(func() time.Time)
 	// tenantDescUpdatedAt is the schema descriptor for updated_at field.
-	tenantDescUpdatedAt := tenantFields[4].Descriptor()
+	tenantDescUpdatedAt := tenantFields[5].Descriptor()
 	// tenant.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	tenant.DefaultUpdatedAt = tenantDescUpdatedAt.Default.(func() time.Time)
 	// tenant.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.

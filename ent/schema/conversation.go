@@ -13,6 +13,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Conversation is the aggregate root of a chat: it belongs to one user of
@@ -40,7 +41,14 @@ func (Conversation) Fields() []ent.Field {
 		field.Int64("summary_message_sequence").Default(0).NonNegative().
 			Comment("The last message sequence_no the summary covers."),
 		field.Int("summary_version").Default(0).NonNegative(),
-		field.Enum("status").Values("ACTIVE", "ARCHIVED", "DELETED").Default("ACTIVE"),
+		// Conversation.status is declared in schema.graphqls instead of
+		// generated: it is computed (EXPIRED once the expiry has passed,
+		// internal/chat/convstatus.go) from columns field collection must
+		// then load too; the where-input predicates stay generated and
+		// are rewritten onto the computed status (resolvers/conversationstatus.go).
+		field.Enum("status").Values("ACTIVE", "ARCHIVED", "DELETED", "EXPIRED").Default("ACTIVE").
+			Comment("ACTIVE, ARCHIVED or DELETED as stored; EXPIRED is computed on read, never stored.").
+			Annotations(entgql.Skip(entgql.SkipType)),
 		field.Int("version").Default(0).NonNegative().
 			Comment("Optimistic concurrency version, bumped on every change."),
 		field.Int64("last_sequence_no").Default(0).NonNegative(),
@@ -50,6 +58,11 @@ func (Conversation) Fields() []ent.Field {
 		field.Time("absolute_expires_at").Immutable().
 			Comment("Hard cap on the conversation's life."),
 		field.Time("deleted_at").Optional().Nillable(),
+		field.String("history_strategy").GoType(domain.HistoryStrategy("")).
+			Optional().Nillable().
+			Comment("The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); " +
+				"null follows the tenant's (TenantSettings.historyStrategy).").
+			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
 	}
 }
 

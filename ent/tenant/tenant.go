@@ -18,6 +18,8 @@ const (
 	FieldName = "name"
 	// FieldSettings holds the string denoting the settings field in the database.
 	FieldSettings = "settings"
+	// FieldSettingsVersion holds the string denoting the settings_version field in the database.
+	FieldSettingsVersion = "settings_version"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
@@ -31,6 +33,7 @@ var Columns = []string{
 	FieldID,
 	FieldName,
 	FieldSettings,
+	FieldSettingsVersion,
 	FieldCreatedAt,
 	FieldUpdatedAt,
 }
@@ -51,10 +54,14 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/ragchat/ragchat/ent/runtime"
 var (
-	Hooks  [1]ent.Hook
+	Hooks  [2]ent.Hook
 	Policy ent.Policy
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultSettingsVersion holds the default value on creation for the "settings_version" field.
+	DefaultSettingsVersion int
+	// SettingsVersionValidator is a validator for the "settings_version" field. It is called by the builders before save.
+	SettingsVersionValidator func(int) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -76,6 +83,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByName orders the results by the name field.
 func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
+}
+
+// BySettingsVersion orders the results by the settings_version field.
+func BySettingsVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSettingsVersion, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

@@ -69,6 +69,11 @@ func Name(v string) predicate.Tenant {
 	return predicate.Tenant(sql.FieldEQ(FieldName, v))
 }
 
+// SettingsVersion applies equality check predicate on the "settings_version" field. It's identical to SettingsVersionEQ.
+func SettingsVersion(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldSettingsVersion, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.Tenant {
 	return predicate.Tenant(sql.FieldEQ(FieldCreatedAt, v))
@@ -152,6 +157,46 @@ func SettingsIsNil() predicate.Tenant {
 // SettingsNotNil applies the NotNil predicate on the "settings" field.
 func SettingsNotNil() predicate.Tenant {
 	return predicate.Tenant(sql.FieldNotNull(FieldSettings))
+}
+
+// SettingsVersionEQ applies the EQ predicate on the "settings_version" field.
+func SettingsVersionEQ(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldSettingsVersion, v))
+}
+
+// SettingsVersionNEQ applies the NEQ predicate on the "settings_version" field.
+func SettingsVersionNEQ(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNEQ(FieldSettingsVersion, v))
+}
+
+// SettingsVersionIn applies the In predicate on the "settings_version" field.
+func SettingsVersionIn(vs ...int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldIn(FieldSettingsVersion, vs...))
+}
+
+// SettingsVersionNotIn applies the NotIn predicate on the "settings_version" field.
+func SettingsVersionNotIn(vs ...int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNotIn(FieldSettingsVersion, vs...))
+}
+
+// SettingsVersionGT applies the GT predicate on the "settings_version" field.
+func SettingsVersionGT(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGT(FieldSettingsVersion, v))
+}
+
+// SettingsVersionGTE applies the GTE predicate on the "settings_version" field.
+func SettingsVersionGTE(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGTE(FieldSettingsVersion, v))
+}
+
+// SettingsVersionLT applies the LT predicate on the "settings_version" field.
+func SettingsVersionLT(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLT(FieldSettingsVersion, v))
+}
+
+// SettingsVersionLTE applies the LTE predicate on the "settings_version" field.
+func SettingsVersionLTE(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLTE(FieldSettingsVersion, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

@@ -118,6 +118,35 @@ type AuditMetadataEntry struct {
 	Value string `json:"value"`
 }
 
+// Shares of a model's usable window (its context window minus the answer
+// reserve, capped by promptTokenBudget) by prompt section, each in 0..1; the
+// four section shares sum to at most 1 (docs/ENGINE.md, "The budget split").
+type BudgetRatios struct {
+	// The rules (system prompt and instructions).
+	System float64 `json:"system"`
+	// The authorised evidence.
+	Evidence float64 `json:"evidence"`
+	// The summary and the recent rounds.
+	History float64 `json:"history"`
+	// The current question.
+	Input float64 `json:"input"`
+	// The least share evidence keeps while evidence is available.
+	EvidenceFloor float64 `json:"evidenceFloor"`
+	// The most share evidence may take after unused shares flowed to it.
+	EvidenceCap float64 `json:"evidenceCap"`
+}
+
+// A partial change of BudgetRatios: only the fields given change; the
+// result is validated as a whole.
+type BudgetRatiosInput struct {
+	System        *float64 `json:"system,omitempty"`
+	Evidence      *float64 `json:"evidence,omitempty"`
+	History       *float64 `json:"history,omitempty"`
+	Input         *float64 `json:"input,omitempty"`
+	EvidenceFloor *float64 `json:"evidenceFloor,omitempty"`
+	EvidenceCap   *float64 `json:"evidenceCap,omitempty"`
+}
+
 // A change of a conversation, so that a second tab stays in sync.
 type ConversationEvent struct {
 	Kind           ConversationEventKind `json:"kind"`
@@ -139,6 +168,11 @@ type CreateConversationInput struct {
 	KnowledgeBaseID *uuid.UUID `json:"knowledgeBaseId,omitempty"`
 	// A title; empty means "from the first question".
 	Title *string `json:"title,omitempty"`
+	// The conversation's own history strategy: SLIDING_WINDOW,
+	// SEMANTIC_SUMMARY, HYBRID or PRIORITIZED (docs/ENGINE.md). Null inherits
+	// the tenant's (TenantSettings.historyStrategy). Any other value is
+	// BAD_USER_INPUT with extensions.field "historyStrategy".
+	HistoryStrategy *string `json:"historyStrategy,omitempty"`
 }
 
 type CreateKnowledgeBaseInput struct {
@@ -189,6 +223,18 @@ type IngestDocumentInput struct {
 	ACL *DocumentACLInput `json:"acl,omitempty"`
 }
 
+// The context window of one model, overriding the model registry.
+type ModelContextWindow struct {
+	Model string `json:"model"`
+	// Tokens; at least 256.
+	ContextWindow int `json:"contextWindow"`
+}
+
+type ModelContextWindowInput struct {
+	Model         string `json:"model"`
+	ContextWindow int    `json:"contextWindow"`
+}
+
 type RetryAttemptInput struct {
 	// The attempt to retry; the new attempt answers the same user message.
 	AttemptID uuid.UUID `json:"attemptId"`
@@ -205,6 +251,92 @@ type SubmitFeedbackInput struct {
 }
 
 type Subscription struct {
+}
+
+// A tenant's settings, defaults filled in (docs/API.md, "Tenant settings").
+// Durations are Go duration strings ("24h0m0s"; input also accepts "24h",
+// "90m", "1h30m"). Enumerated settings are strings so that an unknown value
+// is BAD_USER_INPUT naming the setting.
+type TenantSettings struct {
+	// Bumped by every change; pass it as updateTenantSettings' expectedVersion.
+	Version   int       `json:"version"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The sliding expiry: each question extends a conversation's expiresAt to now + this.
+	ConversationIdleTTL string `json:"conversationIdleTTL"`
+	// The cap on a conversation's whole life (absoluteExpiresAt = createdAt + this).
+	ConversationMaxAge string `json:"conversationMaxAge"`
+	// Days a DELETED conversation stays restorable before it is purged.
+	RetentionDays         int `json:"retentionDays"`
+	AuditRetentionDays    int `json:"auditRetentionDays"`
+	FeedbackRetentionDays int `json:"feedbackRetentionDays"`
+	// The default history strategy: SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED.
+	HistoryStrategy string `json:"historyStrategy"`
+	// N of SLIDING_WINDOW and K of HYBRID: how many whole recent rounds a prompt may carry (at most 50).
+	HistoryRounds int `json:"historyRounds"`
+	// How many recent rounds PRIORITIZED scores (at most 200).
+	PrioritizedCandidates int `json:"prioritizedCandidates"`
+	// Caps the usable window below the model's, in tokens.
+	PromptTokenBudget int `json:"promptTokenBudget"`
+	// Tokens reserved for the answer.
+	MaxAnswerTokens int           `json:"maxAnswerTokens"`
+	BudgetRatios    *BudgetRatios `json:"budgetRatios"`
+	// Per-model context window overrides, by model name.
+	ModelContextWindows []*ModelContextWindow `json:"modelContextWindows"`
+	RetrievalTopK       int                   `json:"retrievalTopK"`
+	// The least cosine similarity of evidence, 0..1; 0 means the engine's default for its embedding model.
+	MinEvidenceScore float64 `json:"minEvidenceScore"`
+	// What writes the rolling summary: DETERMINISTIC or LLM.
+	Summarizer           string `json:"summarizer"`
+	SummaryTriggerRounds int    `json:"summaryTriggerRounds"`
+	SummaryMaxChars      int    `json:"summaryMaxChars"`
+	// History longer than this many tokens is summarised in chunks.
+	SummaryChunkTokens int `json:"summaryChunkTokens"`
+	// Re-summarisations after which older material is dropped.
+	SummaryMaxRegenerations int `json:"summaryMaxRegenerations"`
+	// The chat model; "" means the server's.
+	DefaultModel string `json:"defaultModel"`
+	// When not empty, the only models the tenant may use; the chat model must be one of them.
+	AllowedModels []string `json:"allowedModels"`
+	// Each user's ask rate and burst.
+	AskRatePerMinute float64 `json:"askRatePerMinute"`
+	AskBurst         int     `json:"askBurst"`
+	// Who approves support access requests: OWNER, OWNER_OR_ADMIN or AUTO.
+	SupportApproval     string `json:"supportApproval"`
+	SupportGrantDefault string `json:"supportGrantDefault"`
+	SupportGrantMax     string `json:"supportGrantMax"`
+}
+
+// A partial change of TenantSettings: only the fields given change. Counts
+// must be at least 1 and durations positive; a given list replaces the
+// stored one (an empty list clears it); defaultModel "" returns to the
+// server's model.
+type UpdateTenantSettingsInput struct {
+	ConversationIdleTTL     *string                    `json:"conversationIdleTTL,omitempty"`
+	ConversationMaxAge      *string                    `json:"conversationMaxAge,omitempty"`
+	RetentionDays           *int                       `json:"retentionDays,omitempty"`
+	AuditRetentionDays      *int                       `json:"auditRetentionDays,omitempty"`
+	FeedbackRetentionDays   *int                       `json:"feedbackRetentionDays,omitempty"`
+	HistoryStrategy         *string                    `json:"historyStrategy,omitempty"`
+	HistoryRounds           *int                       `json:"historyRounds,omitempty"`
+	PrioritizedCandidates   *int                       `json:"prioritizedCandidates,omitempty"`
+	PromptTokenBudget       *int                       `json:"promptTokenBudget,omitempty"`
+	MaxAnswerTokens         *int                       `json:"maxAnswerTokens,omitempty"`
+	BudgetRatios            *BudgetRatiosInput         `json:"budgetRatios,omitempty"`
+	ModelContextWindows     []*ModelContextWindowInput `json:"modelContextWindows,omitempty"`
+	RetrievalTopK           *int                       `json:"retrievalTopK,omitempty"`
+	MinEvidenceScore        *float64                   `json:"minEvidenceScore,omitempty"`
+	Summarizer              *string                    `json:"summarizer,omitempty"`
+	SummaryTriggerRounds    *int                       `json:"summaryTriggerRounds,omitempty"`
+	SummaryMaxChars         *int                       `json:"summaryMaxChars,omitempty"`
+	SummaryChunkTokens      *int                       `json:"summaryChunkTokens,omitempty"`
+	SummaryMaxRegenerations *int                       `json:"summaryMaxRegenerations,omitempty"`
+	DefaultModel            *string                    `json:"defaultModel,omitempty"`
+	AllowedModels           []string                   `json:"allowedModels,omitempty"`
+	AskRatePerMinute        *float64                   `json:"askRatePerMinute,omitempty"`
+	AskBurst                *int                       `json:"askBurst,omitempty"`
+	SupportApproval         *string                    `json:"supportApproval,omitempty"`
+	SupportGrantDefault     *string                    `json:"supportGrantDefault,omitempty"`
+	SupportGrantMax         *string                    `json:"supportGrantMax,omitempty"`
 }
 
 // The token usage of one model on one UTC day.

@@ -29,10 +29,12 @@ type AskResult struct {
 
 // CreateConversationInput creates a conversation. KnowledgeBaseID nil picks
 // the tenant's first knowledge base. Title "" means "from the first
-// question".
+// question". HistoryStrategy nil (or "") inherits the tenant's strategy;
+// otherwise it must name one of domain.HistoryStrategies.
 type CreateConversationInput struct {
 	KnowledgeBaseID *uuid.UUID
 	Title           string
+	HistoryStrategy *string
 }
 
 // FeedbackInput rates one COMPLETED attempt.

@@ -30,6 +30,10 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		}
 		source = conversation.TitleSourceUSER
 	}
+	strategy, err := parseHistoryStrategy(in.HistoryStrategy)
+	if err != nil {
+		return nil, err
+	}
 	kbID, err := e.knowledgeBaseFor(ctx, in.KnowledgeBaseID)
 	if err != nil {
 		return nil, err
@@ -47,6 +51,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		SetTitleSource(source).
 		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), abs)).
 		SetAbsoluteExpiresAt(abs).
+		SetNillableHistoryStrategy(strategy).
 		Save(ctx)
 	if err != nil {
 		return nil, storageError(err, "conversation")
@@ -127,20 +132,20 @@ func (e *Engine) checkOpen(conv *ent.Conversation) error {
 	return nil
 }
 
-// RenameConversation sets a user-chosen title.
-func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title string) (*ent.Conversation, error) {
+// RenameConversation sets a user-chosen title. With ExpectVersion, a
+// conversation at another version is CONFLICT (updateConversation).
+func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title string, opts ...UpdateOption) (*ent.Conversation, error) {
 	title, err := e.checkTitle(title)
 	if err != nil {
 		return nil, err
 	}
-	conv, err := e.loadOwnConversation(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	conv, err = e.client.Conversation.UpdateOne(conv).
-		SetTitle(title).SetTitleSource(conversation.TitleSourceUSER).AddVersion(1).Save(ctx)
-	if err != nil {
-		return nil, storageError(err, "conversation")
+	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+		func(_ *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
+			u.SetTitle(title).SetTitleSource(conversation.TitleSourceUSER)
+			return true, nil
+		})
+	if err != nil || !changed {
+		return conv, err
 	}
 	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	return conv, nil
@@ -148,27 +153,79 @@ func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title str
 
 // ArchiveConversation makes a conversation read-only. Archiving an archived
 // conversation is a no-op.
-func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	conv, err := e.loadOwnConversation(ctx, id)
+func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
+	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
+			if c.Status == conversation.StatusARCHIVED {
+				return false, nil
+			}
+			u.SetStatus(conversation.StatusARCHIVED)
+			return true, nil
+		})
+	if err != nil || !changed {
+		return conv, err
+	}
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationArchived)
+	return conv, nil
+}
+
+// UnarchiveConversation makes an archived conversation accept questions
+// again. Unarchiving an active conversation is a no-op. An expired
+// conversation is never revived (checkOpen): unarchiving one is
+// CONVERSATION_EXPIRED, and it stays archived.
+func (e *Engine) UnarchiveConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
+	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
+			if expiredAt(c, e.now()) {
+				return false, e.checkOpen(c)
+			}
+			if c.Status != conversation.StatusARCHIVED {
+				return false, nil
+			}
+			u.SetStatus(conversation.StatusACTIVE)
+			return true, nil
+		})
+	if err != nil || !changed {
+		return conv, err
+	}
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+	return conv, nil
+}
+
+// SetConversationHistoryStrategy sets the conversation's own history
+// strategy; nil returns it to the tenant's (TenantSettings.HistoryStrategy).
+// An unknown strategy is BAD_USER_INPUT naming the field historyStrategy.
+// Only the owner may change it.
+func (e *Engine) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, strategy *string, opts ...UpdateOption) (*ent.Conversation, error) {
+	s, err := parseHistoryStrategy(strategy)
 	if err != nil {
 		return nil, err
 	}
-	if conv.Status == conversation.StatusARCHIVED {
-		return conv, nil
+	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
+			switch {
+			case sameStrategy(c.HistoryStrategy, s):
+				return false, nil
+			case s == nil:
+				u.ClearHistoryStrategy()
+			default:
+				u.SetHistoryStrategy(*s)
+			}
+			return true, nil
+		})
+	if err != nil || !changed {
+		return conv, err
 	}
-	conv, err = e.client.Conversation.UpdateOne(conv).SetStatus(conversation.StatusARCHIVED).AddVersion(1).Save(ctx)
-	if err != nil {
-		return nil, storageError(err, "conversation")
-	}
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationArchived)
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	return conv, nil
 }
 
 // DeleteConversation soft-deletes a conversation: it disappears from every
 // query at once, can be restored within the tenant's retention, and is
 // purged after it. The owner or a tenant admin may delete; an audit event
-// records who and why. A running answer is cancelled.
-func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason string) (*ent.Conversation, error) {
+// records who and why. A running answer is cancelled. With ExpectVersion, a
+// conversation at another version is CONFLICT.
+func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason string, opts ...UpdateOption) (*ent.Conversation, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -178,22 +235,30 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 	}
 	// The deletion writes its own audit event; its read is not a view.
 	ctx = withoutReadAudit(ctx)
-	conv, err := e.loadConversation(ctx, id)
+	load := func(ctx context.Context) (*ent.Conversation, error) {
+		conv, err := e.loadConversation(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if conv.UserID != v.UserID && !v.IsAdmin() {
+			return nil, domain.NotFound("conversation")
+		}
+		return conv, nil
+	}
+	var pending []*ent.Attempt
+	conv, _, err := e.updateConversation(ctx, load, expectedVersion(opts),
+		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
+			var err error
+			pending, err = e.client.Attempt.Query().
+				Where(attempt.ConversationID(c.ID), attempt.StatusEQ(attempt.StatusPENDING)).All(ctx)
+			if err != nil {
+				return false, storageError(err, "attempt")
+			}
+			u.SetStatus(conversation.StatusDELETED).SetDeletedAt(e.now())
+			return true, nil
+		})
 	if err != nil {
 		return nil, err
-	}
-	if conv.UserID != v.UserID && !v.IsAdmin() {
-		return nil, domain.NotFound("conversation")
-	}
-	pending, err := e.client.Attempt.Query().
-		Where(attempt.ConversationID(conv.ID), attempt.StatusEQ(attempt.StatusPENDING)).All(ctx)
-	if err != nil {
-		return nil, storageError(err, "attempt")
-	}
-	conv, err = e.client.Conversation.UpdateOne(conv).
-		SetStatus(conversation.StatusDELETED).SetDeletedAt(e.now()).AddVersion(1).Save(ctx)
-	if err != nil {
-		return nil, storageError(err, "conversation")
 	}
 	e.cancelConversationAttempts(authz.IncludeDeleted(ctx), conv.ID, pending)
 	e.audit(ctx, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
@@ -203,8 +268,9 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 
 // RestoreConversation undoes a soft delete within the tenant's retention.
 // The conversation comes back ACTIVE; its expiry is unchanged, so an
-// expired conversation stays expired.
-func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+// expired conversation stays expired (it reads as EXPIRED). With ExpectVersion,
+// a conversation at another version is CONFLICT.
+func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -212,31 +278,43 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 	// Restoring reads and updates a DELETED conversation on purpose; it
 	// writes its own audit event.
 	ctx = withoutReadAudit(authz.IncludeDeleted(ctx))
-	conv, err := e.client.Conversation.Get(ctx, id)
-	if err != nil {
-		return nil, storageError(err, "conversation")
-	}
-	if conv.UserID != v.UserID && !v.IsAdmin() {
-		return nil, domain.NotFound("conversation")
-	}
-	if conv.Status != conversation.StatusDELETED {
-		return conv, nil
-	}
 	st, err := e.settings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if conv.DeletedAt != nil && e.now().After(conv.DeletedAt.Add(time.Duration(st.RetentionDays)*24*time.Hour)) {
-		return nil, domain.NotFound("conversation")
+	load := func(ctx context.Context) (*ent.Conversation, error) {
+		conv, err := e.client.Conversation.Get(ctx, id)
+		if err != nil {
+			return nil, storageError(err, "conversation")
+		}
+		if conv.UserID != v.UserID && !v.IsAdmin() {
+			return nil, domain.NotFound("conversation")
+		}
+		return conv, nil
 	}
-	conv, err = e.client.Conversation.UpdateOne(conv).
-		SetStatus(conversation.StatusACTIVE).ClearDeletedAt().AddVersion(1).Save(ctx)
-	if err != nil {
-		return nil, storageError(err, "conversation")
+	conv, changed, err := e.updateConversation(ctx, load, expectedVersion(opts),
+		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
+			if c.Status != conversation.StatusDELETED {
+				return false, nil
+			}
+			if c.DeletedAt != nil && e.now().After(c.DeletedAt.Add(time.Duration(st.RetentionDays)*24*time.Hour)) {
+				return false, domain.NotFound("conversation")
+			}
+			u.SetStatus(conversation.StatusACTIVE).ClearDeletedAt()
+			return true, nil
+		})
+	if err != nil || !changed {
+		return conv, err
 	}
 	e.audit(ctx, "conversation.restored", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
 	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationRestored)
 	return conv, nil
+}
+
+// ownConversationLoader returns a loader of a conversation the viewer owns
+// (loadOwnConversation), for updateConversation.
+func (e *Engine) ownConversationLoader(id uuid.UUID) func(context.Context) (*ent.Conversation, error) {
+	return func(ctx context.Context) (*ent.Conversation, error) { return e.loadOwnConversation(ctx, id) }
 }
 
 // audit appends an audit event as the viewer. Failing to audit is logged,

@@ -11,7 +11,9 @@ import (
 // are stored; a value that is somehow unknown falls back to the default
 // rather than to another strategy.
 func strategyFor(conv *ent.Conversation, st domain.TenantSettings) domain.HistoryStrategy {
-	_ = conv // the per-conversation choice is wired here
+	if conv != nil && conv.HistoryStrategy != nil && conv.HistoryStrategy.Valid() {
+		return *conv.HistoryStrategy
+	}
 	if st.HistoryStrategy.Valid() {
 		return st.HistoryStrategy
 	}

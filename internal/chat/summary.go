@@ -29,8 +29,12 @@ func (e *Engine) afterCompletion(ctx context.Context, j job) {
 		defer e.wg.Done()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		if err := e.maybeSummarize(ctx, j.conv.ID, j.settings); err != nil {
-			e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
+		// A SLIDING_WINDOW conversation takes no summary lock; foldOnce
+		// checks again on the fresh row.
+		if strategyFor(j.conv, j.settings).UsesSummary() {
+			if err := e.maybeSummarize(ctx, j.conv.ID, j.settings); err != nil {
+				e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
+			}
 		}
 		if j.first && e.cfg.GenerateTitles {
 			e.generateTitle(ctx, j.conv, j.msg.Content)
@@ -60,9 +64,6 @@ const summaryTurnRunes = 1000
 // lost with its connection), the fold is recomputed from the new state.
 // Asks never touch the summary, so they cannot invalidate it.
 func (e *Engine) maybeSummarize(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings) error {
-	if !st.HistoryStrategy.UsesSummary() {
-		return nil
-	}
 	release, err := e.lockSummary(ctx, conversationID)
 	if err != nil {
 		return err
@@ -84,6 +85,9 @@ func (e *Engine) foldOnce(ctx context.Context, conversationID uuid.UUID, st doma
 	conv, err := e.client.Conversation.Get(ctx, conversationID)
 	if err != nil {
 		return false, err
+	}
+	if !strategyFor(conv, st).UsesSummary() {
+		return true, nil // SLIDING_WINDOW carries no summary
 	}
 	pending, err := e.client.Message.Query().
 		Where(message.ConversationID(conv.ID), message.RoleEQ(message.RoleUSER),

@@ -303,10 +303,14 @@ func (s TenantSettings) WithDefaults() TenantSettings {
 	return s
 }
 
-// Validate checks s after WithDefaults: known enum values, ratios in range
-// and summing to at most 1, positive bounds. The error is a *Error with
-// code BAD_USER_INPUT and the field in its details.
+// Validate checks s with its defaults filled in (WithDefaults, so that
+// zero fields, which mean "the default", pass): known enum values, ratios
+// in range and summing to at most 1, positive bounds. The error is a
+// *Error with code BAD_USER_INPUT and the field in its details. Ent calls
+// it on every write of the tenant's settings column, so stored settings
+// are always valid.
 func (s TenantSettings) Validate() error {
+	s = s.WithDefaults()
 	bad := func(field, format string, args ...any) error {
 		return Errorf(CodeBadUserInput, "invalid tenant setting %s: %s", field, fmt.Sprintf(format, args...)).With("field", field)
 	}

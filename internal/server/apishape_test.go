@@ -33,6 +33,7 @@ var restrictedRoots = map[string]string{
 	"feedbackSummary":    "admin",
 	"usageSummary":       "admin",
 	"attemptDiagnostics": "admin",
+	"tenantSettings":     "admin",
 	"documentAcl":        "curator",
 	"auditEvents":        "admin",
 }
@@ -316,7 +317,7 @@ type mutationCase struct {
 
 // payloadState carries ids between the cases.
 type payloadState struct {
-	alice, curator, support                    *gqlclient.Client
+	alice, curator, support, admin               *gqlclient.Client
 	conversation, attempt, retry, kb, document string
 	grant, deniedGrant                         string
 }
@@ -376,6 +377,18 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(id: $id)", map[string]any{"id": st.conversation}
 		}},
+	{name: "unarchiveConversation",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, expectedVersion: null)", map[string]any{"id": st.conversation}
+		}},
+	{name: "setConversationHistoryStrategy",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, historyStrategy: \"PRIORITIZED\")", map[string]any{"id": st.conversation}
+		}},
+	{name: "updateTenantSettings", as: tenantAdmin,
+		args: func(*payloadState) (string, map[string]any) {
+			return "(input: {historyRounds: 6, budgetRatios: {history: 0.3}, modelContextWindows: [{model: \"m\", contextWindow: 4096}]})", nil
+		}},
 	{name: "deleteConversation",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(id: $id, reason: \"test\")", map[string]any{"id": st.conversation}
@@ -409,6 +422,8 @@ func curator(st *payloadState) *gqlclient.Client { return st.curator }
 
 func supportAgent(st *payloadState) *gqlclient.Client { return st.support }
 
+func tenantAdmin(st *payloadState) *gqlclient.Client { return st.admin }
+
 // TestMutationPayloadsSelectEveryField runs every mutation of the schema
 // with valid input as the role that may run it, selecting every field of
 // its payload (generated from the introspected schema, recursively), on
@@ -420,7 +435,7 @@ func TestMutationPayloadsSelectEveryField(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			h := servertest.Start(t, b, servertest.Options{Config: roomyLimits})
-			st := &payloadState{alice: h.Client(t, "alice"), curator: h.Client(t, "carol", "agent"), support: h.Client(t, "sam", "support")}
+			st := &payloadState{alice: h.Client(t, "alice"), curator: h.Client(t, "carol", "agent"), support: h.Client(t, "sam", "support"), admin: h.Client(t, "root", "admin")}
 			s := introspect(t, st.alice)
 
 			known := map[string]bool{}

@@ -1,0 +1,165 @@
+package chat
+
+import (
+	"context"
+	"time"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// tenantSettingsRetries bounds how often an update without an expected
+// version starts over after a concurrent settings change.
+const tenantSettingsRetries = 5
+
+// TenantSettingsState is a tenant's effective settings (defaults filled in)
+// and their version, for the admin API.
+type TenantSettingsState struct {
+	Settings  domain.TenantSettings
+	Version   int
+	UpdatedAt time.Time
+}
+
+// TenantSettings returns the viewer's tenant settings. Admins only
+// (FORBIDDEN otherwise); the Ent privacy policy keeps it to the viewer's
+// own tenant.
+func (e *Engine) TenantSettings(ctx context.Context) (TenantSettingsState, error) {
+	v, err := viewer.RequireAdmin(ctx)
+	if err != nil {
+		return TenantSettingsState{}, err
+	}
+	t, err := e.client.Tenant.Get(ctx, v.TenantID)
+	if err != nil {
+		return TenantSettingsState{}, storageError(err, "tenant")
+	}
+	return stateOf(t), nil
+}
+
+func stateOf(t *ent.Tenant) TenantSettingsState {
+	return TenantSettingsState{Settings: t.Settings.WithDefaults(), Version: t.SettingsVersion, UpdatedAt: t.UpdatedAt}
+}
+
+// UpdateTenantSettings applies patch to the viewer's tenant settings: only
+// the fields the patch sets change. Admins only. The result, defaults
+// filled in, must pass domain.TenantSettings.Validate and the model
+// allow-list (checkModels), else BAD_USER_INPUT with extensions.field and
+// nothing is written. With expected set, settings at another version are
+// CONFLICT with extensions.currentVersion. The update is one conditional
+// UPDATE ... WHERE settings_version = ?, in the same transaction as the
+// audit event (tenant.settings.updated) that lists every changed field
+// with its old and new value. A patch that changes nothing writes nothing.
+// The settings stored afterwards are explicit (defaults filled in).
+func (e *Engine) UpdateTenantSettings(ctx context.Context, patch TenantSettingsPatch, expected *int) (TenantSettingsState, error) {
+	v, err := viewer.RequireAdmin(ctx)
+	if err != nil {
+		return TenantSettingsState{}, err
+	}
+	if err := patch.check(); err != nil {
+		return TenantSettingsState{}, err
+	}
+	for try := 0; ; try++ {
+		t, err := e.client.Tenant.Get(ctx, v.TenantID)
+		if err != nil {
+			return TenantSettingsState{}, storageError(err, "tenant")
+		}
+		if expected != nil && t.SettingsVersion != *expected {
+			return TenantSettingsState{}, settingsConflict(t.SettingsVersion, *expected)
+		}
+		old := t.Settings.WithDefaults()
+		next := patch.apply(old).WithDefaults()
+		if err := next.Validate(); err != nil {
+			return TenantSettingsState{}, err
+		}
+		if err := e.checkModels(next, patch); err != nil {
+			return TenantSettingsState{}, err
+		}
+		changes := settingsChanges(old, next)
+		if len(changes) == 0 {
+			return stateOf(t), nil
+		}
+		done, err := e.saveTenantSettings(ctx, t, next, changes)
+		switch {
+		case err != nil:
+			return TenantSettingsState{}, err
+		case done:
+			t, err = e.client.Tenant.Get(ctx, v.TenantID)
+			if err != nil {
+				return TenantSettingsState{}, storageError(err, "tenant")
+			}
+			return stateOf(t), nil
+		case try >= tenantSettingsRetries:
+			return TenantSettingsState{}, domain.Errorf(domain.CodeConflict, "the tenant settings keep changing; try again").
+				With("currentVersion", t.SettingsVersion)
+		}
+		// Another update got there first: read again and decide again;
+		// with an expected version, the next read reports the conflict.
+	}
+}
+
+// saveTenantSettings writes next over t's settings if they are still at
+// t's version, with the audit event, in one transaction. It returns false
+// when the version moved.
+func (e *Engine) saveTenantSettings(ctx context.Context, t *ent.Tenant, next domain.TenantSettings, changes []settingChange) (bool, error) {
+	tx, err := e.client.Tx(ctx)
+	if err != nil {
+		return false, storageError(err, "tenant")
+	}
+	n, err := tx.Tenant.Update().
+		Where(tenant.ID(t.ID), tenant.SettingsVersion(t.SettingsVersion)).
+		SetSettings(next).AddSettingsVersion(1).
+		Save(ctx)
+	if err != nil {
+		return false, rollback(tx, storageError(err, "tenant"))
+	}
+	if n == 0 {
+		return false, rollback(tx, nil)
+	}
+	actor := "system"
+	if v := viewer.FromContext(ctx); v != nil {
+		actor = v.UserID
+	}
+	err = tx.AuditEvent.Create().SetActor(actor).SetAction("tenant.settings.updated").
+		SetTargetType("Tenant").SetTargetID(t.ID).
+		SetMetadata(changeMetadata(changes, t.SettingsVersion+1)).
+		Exec(ctx)
+	if err != nil {
+		return false, rollback(tx, storageError(err, "audit event"))
+	}
+	if err := tx.Commit(); err != nil {
+		return false, storageError(err, "tenant")
+	}
+	return true, nil
+}
+
+// checkModels enforces the model allow-list where the tenant chooses a
+// model: the chat model answers would use (the tenant's defaultModel, or
+// the server's when it is empty) must be on a non-empty allowedModels. The
+// API offers no per-request model choice, so this is the one place a model
+// is chosen. The error names defaultModel when the patch set it, else
+// allowedModels.
+func (e *Engine) checkModels(s domain.TenantSettings, patch TenantSettingsPatch) error {
+	if len(s.AllowedModels) == 0 {
+		return nil
+	}
+	m := e.chatModel(s)
+	for _, a := range s.AllowedModels {
+		if a == m {
+			return nil
+		}
+	}
+	field := "allowedModels"
+	if patch.DefaultModel != nil {
+		field = "defaultModel"
+	}
+	return domain.Errorf(domain.CodeBadUserInput, "invalid tenant setting %s: the chat model %q is not in allowedModels %v", field, m, s.AllowedModels).
+		With("field", field)
+}
+
+// settingsConflict is the CONFLICT of a stale expectedVersion.
+func settingsConflict(current, expected int) error {
+	return domain.Errorf(domain.CodeConflict,
+		"the tenant settings changed since version %d (they are at version %d); reload them and try again", expected, current).
+		With("currentVersion", current).With("expectedVersion", expected)
+}

@@ -1,0 +1,54 @@
+package resolvers
+
+import (
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/predicate"
+)
+
+// Conversation status filters (docs/API.md, "Conversation status"): the
+// status a client reads is computed (EXPIRED once the expiry has passed,
+// internal/chat/convstatus.go), so a status filter must compare that, not
+// the stored column. statusFilter moves the status predicates of a
+// generated where-input, and of its not/and/or, onto the engine's computed
+// predicates.
+
+// statusFilter rewrites w in place and returns it.
+func (r *Resolver) statusFilter(w *ent.ConversationWhereInput) *ent.ConversationWhereInput {
+	if w == nil {
+		return nil
+	}
+	var ps []predicate.Conversation
+	if w.Status != nil {
+		ps = append(ps, r.engine.ConversationStatusIs(*w.Status))
+	}
+	if w.StatusNEQ != nil {
+		ps = append(ps, conversation.Not(r.engine.ConversationStatusIs(*w.StatusNEQ)))
+	}
+	if w.StatusIn != nil {
+		ps = append(ps, r.engine.ConversationStatusIn(w.StatusIn...))
+	}
+	if w.StatusNotIn != nil {
+		ps = append(ps, conversation.Not(r.engine.ConversationStatusIn(w.StatusNotIn...)))
+	}
+	w.Status, w.StatusNEQ, w.StatusIn, w.StatusNotIn = nil, nil, nil, nil
+	w.AddPredicates(ps...)
+	r.statusFilter(w.Not)
+	for _, o := range w.Or {
+		r.statusFilter(o)
+	}
+	for _, a := range w.And {
+		r.statusFilter(a)
+	}
+	return w
+}
+
+// conversationHistoryStrategy is Conversation.historyStrategy: the
+// conversation's own strategy, or null when it follows the tenant's.
+func conversationHistoryStrategy(c *ent.Conversation) *string {
+	if c.HistoryStrategy == nil {
+		return nil
+	}
+	s := string(*c.HistoryStrategy)
+	return &s
+}
