@@ -348,6 +348,12 @@ func (s TenantSettings) Validate() error {
 	if s.PrioritizedCandidates > 200 {
 		return bad("prioritizedCandidates", "%d is more than 200", s.PrioritizedCandidates)
 	}
+	if s.SummaryChunkTokens < 100 || s.SummaryChunkTokens > 100_000 {
+		return bad("summaryChunkTokens", "%d is outside 100..100000", s.SummaryChunkTokens)
+	}
+	if s.SummaryMaxRegenerations > 1000 {
+		return bad("summaryMaxRegenerations", "%d is more than 1000", s.SummaryMaxRegenerations)
+	}
 	if s.MinEvidenceScore < 0 || s.MinEvidenceScore > 1 {
 		return bad("minEvidenceScore", "%v is outside 0..1", s.MinEvidenceScore)
 	}
