@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -180,7 +181,7 @@ func lockPostgres(ctx context.Context, pool *sql.DB, id string, log *slog.Logger
 			select {
 			case <-wctx.Done():
 				if conn != nil {
-					_ = conn.Close() // ends the session, which releases the lock
+					discardConn(conn) // ends the session, which releases the lock
 				}
 				return
 			case <-t.C:
@@ -189,7 +190,7 @@ func lockPostgres(ctx context.Context, pool *sql.DB, id string, log *slog.Logger
 				continue
 			}
 			if conn != nil {
-				_ = conn.Close()
+				discardConn(conn)
 				conn = nil
 			}
 			next, err := tryAdvisoryLock(wctx, pool, id)
@@ -222,4 +223,12 @@ func tryAdvisoryLock(ctx context.Context, pool *sql.DB, id string) (*sql.Conn, e
 		return nil, errIdentityInUse
 	}
 	return conn, nil
+}
+
+// discardConn closes conn's database session instead of returning it to
+// the pool, so that the session's advisory lock is released now, not when
+// the pool happens to close the connection.
+func discardConn(conn *sql.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	_ = conn.Close()
 }

@@ -59,6 +59,18 @@ func TestInstanceIdentity(t *testing.T) {
 				t.Fatalf("after a restart: %+v %v, want %q", again, err, first.id)
 			}
 			again.release()
+			if b.Name != "sqlite" {
+				// Released means the session ended: no connection of
+				// the pool may still hold the lock (a pooled session would
+				// keep it from every other process).
+				var held int
+				if err := db.SQL.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&held); err != nil {
+					t.Fatal(err)
+				}
+				if held != 0 {
+					t.Fatalf("%d advisory locks still held after release", held)
+				}
+			}
 		})
 	}
 }
