@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -26,7 +25,7 @@ func (r *auditEventResolver) Metadata(ctx context.Context, obj *ent.AuditEvent) 
 
 // Strategy is the resolver for the strategy field.
 func (r *contextManifestResolver) Strategy(ctx context.Context, obj *domain.ContextManifest) (string, error) {
-	panic(fmt.Errorf("not implemented: Strategy - strategy"))
+	return string(obj.Strategy), nil
 }
 
 // Status is the resolver for the status field.
