@@ -85,10 +85,29 @@ func (t *websocketTransport) Do(w http.ResponseWriter, r *http.Request, exec gra
 		conn:    gc,
 		exec:    exec,
 		headers: r.Header,
-		ctx:     r.Context(),
-		ops:     map[string]*twsOp{},
+		// The connection outlives this handler (see below): net/http
+		// cancels the request's context when the handler returns, so the
+		// connection keeps its values but not its cancellation. It ends
+		// with the socket, the token's expiry or the server's shutdown
+		// (closeAll).
+		ctx: context.WithoutCancel(r.Context()),
+		ops: map[string]*twsOp{},
 	}
-	c.serve()
+	if c.t.readLimit > 0 {
+		c.conn.SetReadLimit(c.t.readLimit)
+	}
+	if !c.awaitInit() {
+		c.drainUntilClosed()
+		_ = c.conn.Close()
+		return
+	}
+	// The acknowledged connection is served by a fresh goroutine and this
+	// handler returns, so that net/http releases the upgrade request, its
+	// connection state and buffers (about 10 KiB), and the deep stack that
+	// authentication grew: an idle connection then holds one goroutine
+	// with a shallow stack, blocked in its read (docs/BENCHMARKS.md,
+	// "Memory per idle WebSocket connection").
+	go c.serve()
 }
 
 // upgraded hands a connection that is already upgraded to gqlgen's
@@ -100,7 +119,7 @@ func (u upgraded) Accept(http.ResponseWriter, *http.Request, transport.Websocket
 }
 
 // twsConn is one graphql-transport-ws connection. One goroutine (serve)
-// reads; operations and the pinger write under wmu.
+// reads; operations and the keep-alive timer write under wmu.
 type twsConn struct {
 	t       *websocketTransport
 	conn    *gorillaConn
@@ -113,7 +132,11 @@ type twsConn struct {
 	mu      sync.Mutex
 	ops     map[string]*twsOp // active operations by id
 	closing bool              // a close frame was sent
-	wg      sync.WaitGroup    // operation and pinger goroutines
+	// pinger sends the keep-alive pings: a timer rather than a goroutine,
+	// so that an idle connection costs one goroutine. While it is armed
+	// or running it counts one in wg.
+	pinger *time.Timer
+	wg     sync.WaitGroup // operation goroutines and the armed pinger
 }
 
 // twsOp is one running operation.
@@ -124,17 +147,10 @@ type twsOp struct {
 	stopped bool
 }
 
-// serve runs the connection: the init phase, then the message loop. It
-// returns when the connection has ended and every operation has stopped.
+// serve runs the acknowledged connection's message loop. It returns when
+// the connection has ended and every operation has stopped.
 func (c *twsConn) serve() {
 	defer c.conn.Close()
-	if c.t.readLimit > 0 {
-		c.conn.SetReadLimit(c.t.readLimit)
-	}
-	if !c.awaitInit() {
-		c.drainUntilClosed()
-		return
-	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer func() {
 		// Stop the operations and the pinger; closing the connection first
@@ -143,6 +159,9 @@ func (c *twsConn) serve() {
 		c.stopAll()
 		c.mu.Lock()
 		c.closing = true
+		if c.pinger != nil && c.pinger.Stop() {
+			c.wg.Done() // disarmed before it fired
+		}
 		c.mu.Unlock()
 		_ = c.conn.Close()
 		c.wg.Wait()
@@ -159,7 +178,9 @@ func (c *twsConn) serve() {
 	defer stopExpiry()
 	if c.t.keepAlive > 0 {
 		c.wg.Add(1)
-		go c.ping(ctx)
+		c.mu.Lock()
+		c.pinger = time.AfterFunc(c.t.keepAlive, c.ping)
+		c.mu.Unlock()
 	}
 	c.loop()
 	c.drainUntilClosed()
@@ -283,7 +304,10 @@ func (c *twsConn) read(initPhase bool) (twsMessage, bool) {
 }
 
 // start begins the operation of a subscribe message; it reports false
-// when the id is in use (the connection is closed with 4409).
+// when the id is in use (the connection is closed with 4409). The id is
+// registered here, in message order; parsing, validation and execution run
+// on the operation's own goroutine, so that the reader's stack stays
+// shallow on an idle connection.
 func (c *twsConn) start(m twsMessage) bool {
 	c.mu.Lock()
 	if c.ops[m.ID] != nil {
@@ -295,14 +319,24 @@ func (c *twsConn) start(m twsMessage) bool {
 	op := &twsOp{cancel: cancel}
 	c.ops[m.ID] = op
 	c.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.operate(ctx, m, op)
+	}()
+	return true
+}
 
+// operate parses and validates a subscribe message's operation and runs
+// it.
+func (c *twsConn) operate(ctx context.Context, m twsMessage, op *twsOp) {
 	start := graphql.Now()
 	params := &graphql.RawParams{}
 	dec := json.NewDecoder(bytes.NewReader(m.Payload))
 	dec.UseNumber()
 	if err := dec.Decode(params); err != nil {
 		c.finish(m.ID, op, errorMessage(m.ID, &gqlerror.Error{Message: "invalid subscribe payload"}))
-		return true
+		return
 	}
 	params.Headers = c.headers
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
@@ -317,16 +351,11 @@ func (c *twsConn) start(m twsMessage) bool {
 			c.send(m.ID, op, resp)
 			c.finish(m.ID, op, twsMessage{ID: m.ID, Type: msgComplete})
 		}
-		return true
+		return
 	}
 	ctx = graphql.WithOperationContext(ctx, rc)
 	subscription := rc.Operation != nil && rc.Operation.Operation == ast.Subscription
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.run(ctx, m.ID, op, rc, subscription)
-	}()
-	return true
+	c.run(ctx, m.ID, op, rc, subscription)
 }
 
 // run executes an operation and sends its results, then complete. A
@@ -419,21 +448,18 @@ func (c *twsConn) stopAll() {
 	}
 }
 
-// ping sends a ping every keep-alive interval until ctx ends.
-func (c *twsConn) ping(ctx context.Context) {
-	defer c.wg.Done()
-	tick := time.NewTicker(c.t.keepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if c.write(twsMessage{Type: msgPing}) != nil {
-				return
-			}
-		}
+// ping runs on the pinger timer: it sends one ping and re-arms the timer
+// for the next keep-alive interval, or, once the connection is closing or
+// a write failed, releases the pinger's count in wg.
+func (c *twsConn) ping() {
+	err := c.write(twsMessage{Type: msgPing})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil || c.closing {
+		c.wg.Done()
+		return
 	}
+	c.pinger.Reset(c.t.keepAlive)
 }
 
 // pong answers a ping, echoing its payload.
