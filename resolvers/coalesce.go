@@ -8,25 +8,103 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 )
 
-// DefaultDeltaWindow is the default coalescing window of answer deltas.
+// DefaultDeltaWindow is the default shortest gap between two coalesced
+// DELTA events (RAGCHAT_DELTA_WINDOW).
 const DefaultDeltaWindow = 40 * time.Millisecond
 
+// DefaultDeltaBudget is the default latency budget of coalesced deltas
+// (RAGCHAT_DELTA_BUDGET): no answer text is held back longer than this.
+const DefaultDeltaBudget = 300 * time.Millisecond
+
+// DefaultDeltaBatch is the text, in bytes, that a coalesced DELTA waits
+// for before it goes out ahead of the latency budget.
+const DefaultDeltaBatch = 128
+
+// deltaPolicy is the adaptive coalescing window of answer deltas
+// (docs/API.md, "Attempt streams"). Each DELTA event costs about 100
+// bytes of framing and keys on top of its text, so the window adapts to
+// the model's pace: a DELTA carries at least batch bytes when the model
+// is fast enough to fill them within the budget, and otherwise whatever
+// arrived within the budget.
+//   - The first DELTA, and one after budget without any, goes out at once
+//     (the first token is never delayed).
+//   - Text that follows is held, merged into one pending DELTA (texts
+//     concatenated, the seq of the last).
+//   - The pending DELTA goes out once it holds batch bytes and window has
+//     passed since the previous event, or when its oldest text has waited
+//     budget, or before any other event, whichever comes first.
+//
+// So a fast model sends one event per window with batch bytes or more, a
+// model at a chat pace (about 65 tokens/s) one per budget, and no text
+// reaches the subscriber more than budget after the engine published it.
+// A zero window forwards every event as it comes.
+type deltaPolicy struct {
+	window time.Duration
+	budget time.Duration
+	batch  int
+}
+
+// coalescer applies a deltaPolicy to one stream. It is driven with
+// explicit times, so that tests can replay a model's pace without a clock.
+type coalescer struct {
+	p        deltaPolicy
+	pending  *chat.AttemptEvent
+	since    time.Time // when the oldest pending text arrived
+	lastSent time.Time // when the last event went out; zero before the first
+}
+
+// offer takes a DELTA arriving at now. It reports true when the DELTA is
+// to be sent at once (it is then recorded as sent); otherwise it is pending.
+func (c *coalescer) offer(ev chat.AttemptEvent, now time.Time) bool {
+	if c.pending != nil {
+		c.pending.Text += ev.Text
+		c.pending.Seq = ev.Seq
+		return false
+	}
+	if c.lastSent.IsZero() || now.Sub(c.lastSent) >= c.p.budget {
+		c.lastSent = now
+		return true
+	}
+	p := ev
+	c.pending, c.since = &p, now
+	return false
+}
+
+// due is when the pending DELTA must go out; zero when none is pending.
+func (c *coalescer) due() time.Time {
+	if c.pending == nil {
+		return time.Time{}
+	}
+	d := c.since.Add(c.p.budget)
+	if len(c.pending.Text) >= c.p.batch {
+		if early := c.lastSent.Add(c.p.window); early.Before(d) {
+			d = early
+		}
+	}
+	return d
+}
+
+// take returns the pending DELTA, if any, recorded as sent at now.
+func (c *coalescer) take(now time.Time) (chat.AttemptEvent, bool) {
+	if c.pending == nil {
+		return chat.AttemptEvent{}, false
+	}
+	ev := *c.pending
+	c.pending = nil
+	c.lastSent = now
+	return ev, true
+}
+
 // streamAttempt forwards an attempt's events from src to out until src
-// closes or ctx ends, coalescing DELTAs: a DELTA goes out at once when no
-// DELTA went out during the last window; the DELTAs that follow within the
-// window are merged (texts concatenated, the seq of the last) and sent when
-// it ends, or before any other event. The first token is therefore never
-// delayed, later text at most by window, and a fast model or a replay of a
-// finished answer sends a few messages instead of one per token. Merging
-// keeps the protocol's meaning: seq is still the answer's length after the
-// delta, so resuming with afterSeq works unchanged. A window of 0 forwards
-// every event as it comes.
-func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<- *model.AttemptEvent, window time.Duration) {
+// closes or ctx ends, coalescing DELTAs by policy (see deltaPolicy).
+// Merging keeps the protocol's meaning: seq is still the answer's length
+// after the delta, so resuming with afterSeq works unchanged.
+func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<- *model.AttemptEvent, policy deltaPolicy) {
 	var (
-		pending  *chat.AttemptEvent
-		timer    *time.Timer
-		timerC   <-chan time.Time
-		lastSent time.Time
+		co     = coalescer{p: policy}
+		timer  *time.Timer
+		timerC <-chan time.Time
+		armed  time.Time
 	)
 	defer func() {
 		if timer != nil {
@@ -41,14 +119,26 @@ func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<-
 			return false
 		}
 	}
-	flush := func() bool {
-		if pending == nil {
-			return true
+	// arm points the timer at the pending DELTA's due time.
+	arm := func() {
+		due := co.due()
+		switch {
+		case due.IsZero():
+			timerC, armed = nil, time.Time{}
+		case !due.Equal(armed):
+			wait := time.Until(due)
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			timerC, armed = timer.C, due
 		}
-		ev := *pending
-		pending, timerC = nil, nil
-		lastSent = time.Now()
-		return send(ev)
+	}
+	flush := func() bool {
+		ev, ok := co.take(time.Now())
+		arm()
+		return !ok || send(ev)
 	}
 	for {
 		select {
@@ -57,28 +147,14 @@ func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<-
 				flush()
 				return
 			}
-			if ev.Kind == chat.EventDelta && window > 0 {
-				if pending != nil {
-					pending.Text += ev.Text
-					pending.Seq = ev.Seq
-					continue
-				}
-				if wait := window - time.Since(lastSent); wait > 0 {
-					p := ev
-					pending = &p
-					if timer == nil {
-						timer = time.NewTimer(wait)
-					} else {
-						timer.Reset(wait)
+			if ev.Kind == chat.EventDelta && policy.window > 0 {
+				if co.offer(ev, time.Now()) {
+					if !send(ev) {
+						drain(src)
+						return
 					}
-					timerC = timer.C
-					continue
 				}
-				lastSent = time.Now()
-				if !send(ev) {
-					drain(src)
-					return
-				}
+				arm()
 				continue
 			}
 			if !flush() || !send(ev) {
@@ -86,7 +162,7 @@ func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<-
 				return
 			}
 		case <-timerC:
-			timerC = nil
+			armed = time.Time{}
 			if !flush() {
 				drain(src)
 				return

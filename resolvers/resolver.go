@@ -91,9 +91,12 @@ type Deps struct {
 	// Limits bounds inputs; zero fields take defaults.
 	Limits Limits
 	// DeltaWindow coalesces the answer deltas of attempt streams (see
-	// streamAttempt): 0 means DefaultDeltaWindow, a negative value sends
-	// every delta as it comes.
+	// deltaPolicy): the shortest gap between two DELTA events; 0 means
+	// DefaultDeltaWindow, a negative value sends every delta as it comes.
 	DeltaWindow time.Duration
+	// DeltaBudget is the coalescing's latency budget: no text is held
+	// longer (0 means DefaultDeltaBudget; never below DeltaWindow).
+	DeltaBudget time.Duration
 	// Now returns the current time (nil: time.Now).
 	Now func() time.Time
 }
@@ -106,7 +109,7 @@ type Resolver struct {
 	knowledge   Knowledge
 	subs        SubscriptionGate
 	limits      Limits
-	deltaWindow time.Duration
+	deltaPolicy deltaPolicy
 	now         func() time.Time
 }
 
@@ -123,6 +126,9 @@ func New(d Deps) *Resolver {
 	case d.DeltaWindow < 0:
 		d.DeltaWindow = 0
 	}
+	if d.DeltaBudget <= 0 {
+		d.DeltaBudget = DefaultDeltaBudget
+	}
 	return &Resolver{
 		client:      d.Client,
 		nodeType:    d.NodeType,
@@ -130,7 +136,7 @@ func New(d Deps) *Resolver {
 		knowledge:   d.Knowledge,
 		subs:        d.Subscriptions,
 		limits:      d.Limits.withDefaults(),
-		deltaWindow: d.DeltaWindow,
+		deltaPolicy: deltaPolicy{window: d.DeltaWindow, budget: max(d.DeltaBudget, d.DeltaWindow), batch: DefaultDeltaBatch},
 		now:         d.Now,
 	}
 }

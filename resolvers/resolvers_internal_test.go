@@ -26,7 +26,7 @@ func runStream(t *testing.T, window time.Duration, events []chat.AttemptEvent) [
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		streamAttempt(context.Background(), src, out, window)
+		streamAttempt(context.Background(), src, out, deltaPolicy{window: window, budget: window, batch: DefaultDeltaBatch})
 	}()
 	for _, ev := range events {
 		src <- ev
@@ -90,7 +90,7 @@ func TestStreamAttemptTimerFlush(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		streamAttempt(ctx, src, out, 20*time.Millisecond)
+		streamAttempt(ctx, src, out, deltaPolicy{window: 20 * time.Millisecond, budget: 20 * time.Millisecond, batch: DefaultDeltaBatch})
 	}()
 	src <- delta(1, "a")
 	src <- delta(2, "b")
@@ -114,7 +114,7 @@ func TestStreamAttemptDrainsOnCancel(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		streamAttempt(ctx, src, out, 0)
+		streamAttempt(ctx, src, out, deltaPolicy{})
 	}()
 	cancel()
 	for i := range 5 { // the engine keeps sending until it sees ctx done

@@ -48,7 +48,7 @@ func (r *Resolver) attemptEvents(ctx context.Context, id uuid.UUID, afterSeq *in
 	go func() {
 		defer release()
 		defer close(out)
-		streamAttempt(ctx, src, out, r.deltaWindow)
+		streamAttempt(ctx, src, out, r.deltaPolicy)
 	}()
 	return out, nil
 }

@@ -136,9 +136,13 @@ type HTTP struct {
 	// SSEKeepAlive is the comment-ping interval of SSE streams.
 	SSEKeepAlive time.Duration
 	// DeltaWindow coalesces answer deltas sent to subscribers: the first
-	// goes out at once, the following ones are merged for up to this long
-	// (0 sends every delta as it comes).
+	// goes out at once, the following ones are merged, and two DELTA
+	// events are at least this far apart (0 sends every delta as it
+	// comes). See DeltaBudget.
 	DeltaWindow time.Duration
+	// DeltaBudget is the latency budget of coalesced deltas: merged text
+	// waits for a batch of 128 bytes, but never longer than this.
+	DeltaBudget time.Duration
 	// ShutdownTimeout bounds graceful shutdown.
 	ShutdownTimeout time.Duration
 	// ReadHeaderTimeout bounds reading request headers.
@@ -271,6 +275,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		WSKeepAlive:       e.duration("RAGCHAT_WS_KEEPALIVE", 15*time.Second, false),
 		SSEKeepAlive:      e.duration("RAGCHAT_SSE_KEEPALIVE", 15*time.Second, false),
 		DeltaWindow:       e.duration("RAGCHAT_DELTA_WINDOW", 40*time.Millisecond, false),
+		DeltaBudget:       e.duration("RAGCHAT_DELTA_BUDGET", 300*time.Millisecond, false),
 		ShutdownTimeout:   e.duration("RAGCHAT_SHUTDOWN_TIMEOUT", 30*time.Second, false),
 		ReadHeaderTimeout: e.duration("RAGCHAT_READ_HEADER_TIMEOUT", 10*time.Second, false),
 	}

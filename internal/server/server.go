@@ -89,6 +89,7 @@ func New(o Options) (*Server, error) {
 		Knowledge:     o.Knowledge,
 		Subscriptions: s.subs,
 		DeltaWindow:   deltaWindow(o.Config.HTTP.DeltaWindow),
+		DeltaBudget:   o.Config.HTTP.DeltaBudget,
 		Limits: resolvers.Limits{
 			MaxNodes: o.Config.Limits.MaxPageSize,
 		},
