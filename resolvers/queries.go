@@ -71,11 +71,19 @@ func (r *Resolver) ownConversations(ctx context.Context, after *Cursor, first *i
 // conversationMessages pages a conversation's messages, by sequence number
 // unless orderBy says otherwise. Field collection loads the fields asked
 // for beneath the page (attempts, sources, feedback) in one query each.
+//
+// The query is not DISTINCT: Ent makes every query reached through an
+// edge SELECT DISTINCT, which on PostgreSQL reads and de-duplicates every
+// message of the conversation (content included) before the LIMIT, about
+// 30 ms for 10,000 messages, where the index on (conversation_id,
+// sequence_no) serves the page in a fraction of a millisecond. A
+// conversation's messages are rows of one table keyed by id, so there is
+// nothing to de-duplicate.
 func (r *Resolver) conversationMessages(ctx context.Context, c *ent.Conversation, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error) {
 	if orderBy == nil {
 		orderBy = &ent.MessageOrder{Direction: entgql.OrderDirectionAsc, Field: ent.MessageOrderFieldSequenceNo}
 	}
-	return c.QueryMessages().Paginate(withoutUncountedPageInfo(ctx), after, first, before, last,
+	return c.QueryMessages().Unique(false).Paginate(withoutUncountedPageInfo(ctx), after, first, before, last,
 		ent.WithMessageOrder(orderBy), ent.WithMessageFilter(where.Filter))
 }
 
