@@ -14,7 +14,7 @@ const DefaultDeltaWindow = 40 * time.Millisecond
 
 // DefaultDeltaBudget is the default latency budget of coalesced deltas
 // (RAGCHAT_DELTA_BUDGET): no answer text is held back longer than this.
-const DefaultDeltaBudget = 300 * time.Millisecond
+const DefaultDeltaBudget = 400 * time.Millisecond
 
 // DefaultDeltaBatch is the text, in bytes, that a coalesced DELTA waits
 // for before it goes out ahead of the latency budget.

@@ -40,8 +40,13 @@ func replay(p deltaPolicy, n int, chunk string, pace time.Duration) (texts []str
 			emit(chunk, now)
 		}
 	}
+	// COMPLETED comes a pace after the last chunk and flushes what is
+	// pending, unless the timer did first.
 	end := t0.Add(time.Duration(n) * pace)
-	if ev, ok := co.take(end); ok { // COMPLETED flushes what is pending
+	if due := co.due(); !due.IsZero() && due.Before(end) {
+		end = due
+	}
+	if ev, ok := co.take(end); ok {
 		emit(ev.Text, end)
 	}
 	return texts, maxHeld

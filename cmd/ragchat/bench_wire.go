@@ -17,7 +17,7 @@ import (
 func benchWire(ctx context.Context, env *benchEnv, _ benchOptions, w io.Writer) error {
 	fmt.Fprintln(w, "### Bytes on the wire per answer")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "One live answer followed at once over graphql-transport-ws and graphql-sse with the minimal selection `{ kind seq text }`; bytes read by the client from subscribe to completion (SSE includes its HTTP response headers). The model streams 4 runes per chunk, either as fast as possible (1 ms per chunk) or at a chat model's pace (15 ms per chunk, about 65 tokens/s); deltas are coalesced by the adaptive window (RAGCHAT_DELTA_WINDOW 40 ms between events, a 128-byte batch, RAGCHAT_DELTA_BUDGET 300 ms latency budget).")
+	fmt.Fprintln(w, "One live answer followed at once over graphql-transport-ws and graphql-sse with the minimal selection `{ kind seq text }`; bytes read by the client from subscribe to completion (SSE includes its HTTP response headers). The model streams 4 runes per chunk, either as fast as possible (1 ms per chunk) or at a chat model's pace (15 ms per chunk, about 65 tokens/s); deltas are coalesced by the adaptive window (RAGCHAT_DELTA_WINDOW 40 ms between events, a 128-byte batch, RAGCHAT_DELTA_BUDGET 400 ms latency budget).")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| model pace | answer bytes | DELTA events | WebSocket bytes | × answer | SSE bytes | × answer |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")

@@ -275,7 +275,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		WSKeepAlive:       e.duration("RAGCHAT_WS_KEEPALIVE", 15*time.Second, false),
 		SSEKeepAlive:      e.duration("RAGCHAT_SSE_KEEPALIVE", 15*time.Second, false),
 		DeltaWindow:       e.duration("RAGCHAT_DELTA_WINDOW", 40*time.Millisecond, false),
-		DeltaBudget:       e.duration("RAGCHAT_DELTA_BUDGET", 300*time.Millisecond, false),
+		DeltaBudget:       e.duration("RAGCHAT_DELTA_BUDGET", 400*time.Millisecond, false),
 		ShutdownTimeout:   e.duration("RAGCHAT_SHUTDOWN_TIMEOUT", 30*time.Second, false),
 		ReadHeaderTimeout: e.duration("RAGCHAT_READ_HEADER_TIMEOUT", 10*time.Second, false),
 	}

@@ -85,8 +85,22 @@ func wsInit(verifier TokenVerifier) transport.WebsocketInitFunc {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, v.ExpiresAt)
 			context.AfterFunc(ctx, cancel)
+			// releaseConn stops the deadline's timer when the connection
+			// ends before the token expires; otherwise the timer kept the
+			// connection's context (viewer and all) until the expiry.
+			ctx = context.WithValue(ctx, wsReleaseKey{}, cancel)
 		}
 		return withConnSubs(ctx), nil, nil
+	}
+}
+
+type wsReleaseKey struct{}
+
+// releaseConn releases what wsInit attached to a connection's context (its
+// token-expiry timer); call it once the connection has ended.
+func releaseConn(ctx context.Context) {
+	if release, ok := ctx.Value(wsReleaseKey{}).(context.CancelFunc); ok {
+		release()
 	}
 }
 

@@ -35,12 +35,16 @@ type gorillaWebsocket struct {
 var _ transport.WebsocketImplementation = (*gorillaWebsocket)(nil)
 
 // newGorillaWebsocket returns the adapter. Write buffers come from a shared
-// pool, so an idle connection holds no write buffer.
+// pool, so an idle connection holds no write buffer, and its read buffer
+// is small.
 func newGorillaWebsocket(origins *originPolicy, metrics *Metrics) *gorillaWebsocket {
 	return &gorillaWebsocket{
 		upgrader: websocket.Upgrader{
 			HandshakeTimeout: 10 * time.Second,
-			ReadBufferSize:   1024,
+			// Client messages are small (a subscribe is a few hundred
+			// bytes); a longer one is read through in several calls. Each
+			// idle connection holds this buffer.
+			ReadBufferSize:   256,
 			WriteBufferSize:  4096,
 			WriteBufferPool:  &sync.Pool{},
 			CheckOrigin:      origins.checkWebSocket,

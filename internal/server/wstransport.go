@@ -84,7 +84,6 @@ func (t *websocketTransport) Do(w http.ResponseWriter, r *http.Request, exec gra
 		t:       t,
 		conn:    gc,
 		exec:    exec,
-		headers: r.Header,
 		// The connection outlives this handler (see below): net/http
 		// cancels the request's context when the handler returns, so the
 		// connection keeps its values but not its cancellation. It ends
@@ -124,7 +123,6 @@ type twsConn struct {
 	t       *websocketTransport
 	conn    *gorillaConn
 	exec    graphql.GraphExecutor
-	headers http.Header
 	ctx     context.Context // the connection's; after connection_init it carries the viewer
 
 	wmu sync.Mutex // serialises writes
@@ -165,6 +163,7 @@ func (c *twsConn) serve() {
 		c.mu.Unlock()
 		_ = c.conn.Close()
 		c.wg.Wait()
+		releaseConn(c.ctx)
 	}()
 	// The connection ends with its context: when the token expires (the
 	// client reconnects with a fresh one) or the server stops.
@@ -338,7 +337,10 @@ func (c *twsConn) operate(ctx context.Context, m twsMessage, op *twsOp) {
 		c.finish(m.ID, op, errorMessage(m.ID, &gqlerror.Error{Message: "invalid subscribe payload"}))
 		return
 	}
-	params.Headers = c.headers
+	// params.Headers stays empty: an operation over the socket has no
+	// headers of its own, and keeping the upgrade request's (its
+	// Authorization included) would cost every idle connection their
+	// memory; nothing reads them.
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 	rc, errs := c.exec.CreateOperationContext(ctx, params)
 	if errs != nil {
