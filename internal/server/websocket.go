@@ -44,10 +44,10 @@ func newGorillaWebsocket(origins *originPolicy, metrics *Metrics) *gorillaWebsoc
 			// Client messages are small (a subscribe is a few hundred
 			// bytes); a longer one is read through in several calls. Each
 			// idle connection holds this buffer.
-			ReadBufferSize:   256,
-			WriteBufferSize:  4096,
-			WriteBufferPool:  &sync.Pool{},
-			CheckOrigin:      origins.checkWebSocket,
+			ReadBufferSize:  256,
+			WriteBufferSize: 4096,
+			WriteBufferPool: &sync.Pool{},
+			CheckOrigin:     origins.checkWebSocket,
 		},
 		metrics: metrics,
 		conns:   make(map[*gorillaConn]struct{}),

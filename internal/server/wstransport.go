@@ -81,9 +81,9 @@ func (t *websocketTransport) Do(w http.ResponseWriter, r *http.Request, exec gra
 		return
 	}
 	c := &twsConn{
-		t:       t,
-		conn:    gc,
-		exec:    exec,
+		t:    t,
+		conn: gc,
+		exec: exec,
 		// The connection outlives this handler (see below): net/http
 		// cancels the request's context when the handler returns, so the
 		// connection keeps its values but not its cancellation. It ends
@@ -120,10 +120,10 @@ func (u upgraded) Accept(http.ResponseWriter, *http.Request, transport.Websocket
 // twsConn is one graphql-transport-ws connection. One goroutine (serve)
 // reads; operations and the keep-alive timer write under wmu.
 type twsConn struct {
-	t       *websocketTransport
-	conn    *gorillaConn
-	exec    graphql.GraphExecutor
-	ctx     context.Context // the connection's; after connection_init it carries the viewer
+	t    *websocketTransport
+	conn *gorillaConn
+	exec graphql.GraphExecutor
+	ctx  context.Context // the connection's; after connection_init it carries the viewer
 
 	wmu sync.Mutex // serialises writes
 
