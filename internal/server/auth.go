@@ -84,7 +84,6 @@ func wsInit(verifier TokenVerifier) transport.WebsocketInitFunc {
 			// with a fresh token (an expired one is refused with 4403).
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, v.ExpiresAt)
-			context.AfterFunc(ctx, cancel)
 			// releaseConn stops the deadline's timer when the connection
 			// ends before the token expires; otherwise the timer kept the
 			// connection's context (viewer and all) until the expiry.

@@ -149,11 +149,9 @@ type twsOp struct {
 // the connection has ended and every operation has stopped.
 func (c *twsConn) serve() {
 	defer c.conn.Close()
-	ctx, cancel := context.WithCancel(c.ctx)
 	defer func() {
 		// Stop the operations and the pinger; closing the connection first
 		// keeps a write to a vanished peer from holding them up.
-		cancel()
 		c.stopAll()
 		c.mu.Lock()
 		c.closing = true
@@ -165,9 +163,11 @@ func (c *twsConn) serve() {
 		c.wg.Wait()
 		releaseConn(c.ctx)
 	}()
-	// The connection ends with its context: when the token expires (the
-	// client reconnects with a fresh one) or the server stops.
-	stopExpiry := context.AfterFunc(ctx, func() {
+	// The connection ends with its context, when the token expires (the
+	// client reconnects with a fresh one); the server's shutdown closes
+	// the socket (closeAll). Registered on the connection's context itself,
+	// not on a derived one, to keep an idle connection's contexts few.
+	stopExpiry := context.AfterFunc(c.ctx, func() {
 		if errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
 			c.close(CloseForbidden, "Forbidden: token expired")
 			return
