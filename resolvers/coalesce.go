@@ -21,7 +21,7 @@ const DefaultDeltaBudget = 400 * time.Millisecond
 const DefaultDeltaBatch = 128
 
 // deltaPolicy is the adaptive coalescing window of answer deltas
-// (docs/API.md, "Attempt streams"). Each DELTA event costs about 100
+// (docs/API.md, "Streaming an answer"). Each DELTA event costs about 100
 // bytes of framing and keys on top of its text, so the window adapts to
 // the model's pace: a DELTA carries at least batch bytes when the model
 // is fast enough to fill them within the budget, and otherwise whatever
