@@ -45,6 +45,15 @@ func TestIdleWebSocketHoldsOneShallowGoroutine(t *testing.T) {
 	const n = 20
 	h := start(t, servertest.Options{})
 	c := h.Client(t, "idle")
+	// Connections of earlier tests in this process finish their close
+	// handshakes first (a hang guard, not a timing assertion).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if conn, _ := serverConnGoroutines(t); conn == 0 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("%d server connection goroutines left by earlier tests", conn)
+		}
+	}
 	baseline := settledGoroutines(c, 0)
 	var conns []*gqlclient.WS
 	for range n {
@@ -54,12 +63,13 @@ func TestIdleWebSocketHoldsOneShallowGoroutine(t *testing.T) {
 		}
 		conns = append(conns, ws)
 	}
-	// The reader starts right after connection_ack; wait for all of them
-	// (a hang guard, not a timing assertion).
+	// Each handler starts the reader and returns right after writing
+	// connection_ack, so a client may see the ack first; wait for every
+	// handler to return (a hang guard, not a timing assertion).
 	var conn, inHandler int
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		conn, inHandler = serverConnGoroutines(t)
-		if conn >= n || time.Now().After(deadline) {
+		if (conn == n && inHandler == 0) || time.Now().After(deadline) {
 			break
 		}
 	}
