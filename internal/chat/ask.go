@@ -39,8 +39,19 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 		return nil, err
 	}
 	replay := func() (*AskResult, error) { return e.replayAsk(ctx, conv.ID, clientMessageID, question) }
-	if res, err := replay(); res != nil || err != nil {
-		return res, err
+	// One read answers both "is this key a replay?" and "is an answer
+	// running?" (docs/ENGINE.md, "Statements per ask").
+	keyed, pending, err := e.askGate(ctx, conv.ID, clientMessageID)
+	if err != nil {
+		return nil, err
+	}
+	if keyed {
+		// The key names an attempt of this conversation: the original ask
+		// (a replay), or a retry (then the key is not this ask's, and
+		// inserting the message will say IDEMPOTENCY_MISMATCH or succeed).
+		if res, err := replay(); res != nil || err != nil {
+			return res, err
+		}
 	}
 	if err := e.checkOpen(conv); err != nil {
 		return nil, err
@@ -48,12 +59,8 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	if err := e.admit(); err != nil {
 		return nil, err
 	}
-	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
-		// The PENDING attempt may be this very request's twin.
-		if res, rerr := replay(); res != nil || rerr != nil {
-			return res, rerr
-		}
-		return nil, err
+	if pending != nil {
+		return nil, busyError(pending)
 	}
 	raw, err := e.tenantSettings(ctx)
 	if err != nil {
@@ -116,6 +123,35 @@ func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, client
 	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
 }
 
+// askGate reads, in one statement, the attempts of a conversation that
+// matter to a new ask: the one created with key (keyed reports whether
+// there is one) and the PENDING one (nil if none).
+func (e *Engine) askGate(ctx context.Context, conversationID uuid.UUID, key string) (keyed bool, pending *ent.Attempt, err error) {
+	atts, err := e.client.Attempt.Query().
+		Where(attempt.ConversationID(conversationID),
+			attempt.Or(attempt.StatusEQ(attempt.StatusPENDING), attempt.ClientRequestID(key))).
+		Limit(2).
+		All(ctx)
+	if err != nil {
+		return false, nil, storageError(err, "attempt")
+	}
+	for _, a := range atts {
+		if a.ClientRequestID != nil && *a.ClientRequestID == key {
+			keyed = true
+		}
+		if a.Status == attempt.StatusPENDING {
+			pending = a
+		}
+	}
+	return keyed, pending, nil
+}
+
+// busyError is CONVERSATION_BUSY naming the running attempt.
+func busyError(pending *ent.Attempt) error {
+	return domain.Errorf(domain.CodeConversationBusy, "another answer is still being generated in this conversation").
+		With("attemptId", pending.ID.String())
+}
+
 // checkNotBusy returns CONVERSATION_BUSY (with the attempt id) when the
 // conversation already has a PENDING attempt: answers are serialised per
 // conversation so that history stays in order (docs/ENGINE.md, Ask, step 4).
@@ -129,8 +165,7 @@ func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) err
 	if err != nil {
 		return storageError(err, "attempt")
 	}
-	return domain.Errorf(domain.CodeConversationBusy, "another answer is still being generated in this conversation").
-		With("attemptId", pending.ID.String())
+	return busyError(pending)
 }
 
 // createAsk is the ask's one short transaction.
@@ -140,20 +175,19 @@ func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMe
 		return nil, nil, err
 	}
 	now := e.now()
-	upd := tx.Conversation.UpdateOneID(conv.ID).
-		Where(conversation.StatusEQ(conversation.StatusACTIVE)).
-		AddLastSequenceNo(1).AddVersion(1).
-		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt))
+	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
+	b := seqBump{id: conv.ID, tenantID: conv.TenantID, userID: conv.UserID, now: now, activeOnly: true, expiresAt: &expires}
 	if conv.Title == "" && conv.TitleSource == conversation.TitleSourceQUESTION {
-		upd.SetTitle(llm.ShortTitle(question))
+		title := llm.ShortTitle(question)
+		b.title = &title
 	}
-	c, err := upd.Save(ctx)
+	seq, err := e.bumpSequence(ctx, tx, b)
 	if err != nil {
 		return nil, nil, rollback(tx, err)
 	}
 	msg, err := tx.Message.Create().
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
-		SetSequenceNo(c.LastSequenceNo).SetRole(message.RoleUSER).
+		SetSequenceNo(seq).SetRole(message.RoleUSER).
 		SetContent(question).SetClientMessageID(clientMessageID).
 		SetTraceID(traceID(ctx)).
 		Save(ctx)
