@@ -26,17 +26,19 @@ func (m *Model) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream
 		ctx:    ctx,
 		pieces: p,
 		delay:  m.delay,
-		prompt: llm.EstimateMessageTokens(req.Messages),
+		prompt: req.Messages,
 		closed: make(chan struct{}),
 	}, nil
 }
 
 // stream is a paced, pull-based answer stream. It starts no goroutine.
 type stream struct {
-	ctx       context.Context
-	pieces    []string
-	delay     time.Duration
-	prompt    int
+	ctx    context.Context
+	pieces []string
+	delay  time.Duration
+	// prompt is counted (with tiktoken) only at the end of the stream, so
+	// that counting never delays the first token.
+	prompt    []llm.Message
 	closed    chan struct{}
 	closeOnce sync.Once
 
@@ -61,7 +63,10 @@ func (s *stream) Recv() (string, error) {
 	i := s.next
 	if i >= len(s.pieces) {
 		n := len(s.pieces)
-		s.usage = llm.Usage{PromptTokens: s.prompt, CompletionTokens: n, TotalTokens: s.prompt + n, Estimated: true}
+		if !s.usage.Estimated {
+			p := llm.EstimateMessageTokens(s.prompt)
+			s.usage = llm.Usage{PromptTokens: p, CompletionTokens: n, TotalTokens: p + n, Estimated: true}
+		}
 		s.mu.Unlock()
 		return "", io.EOF
 	}
