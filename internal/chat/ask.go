@@ -34,7 +34,7 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	if clientMessageID, err = checkClientID("clientMessageId", clientMessageID); err != nil {
 		return nil, err
 	}
-	conv, err := e.loadOwnConversation(ctx, conversationID)
+	conv, raw, err := e.loadAskTarget(ctx, conversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -61,10 +61,6 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	}
 	if pending != nil {
 		return nil, busyError(pending)
-	}
-	raw, err := e.tenantSettings(ctx)
-	if err != nil {
-		return nil, err
 	}
 	st := raw.WithDefaults()
 	if err := e.chargeAsk(ctx, v, raw); err != nil {

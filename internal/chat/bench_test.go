@@ -122,8 +122,8 @@ func TestContextCostIsFlat(t *testing.T) {
 // on PostgreSQL (35 on SQLite).
 func TestStatementsPerAsk(t *testing.T) {
 	want := map[string]struct{ ask, whole int64 }{
-		dialect.Postgres: {ask: 9, whole: 31},
-		dialect.SQLite:   {ask: 9, whole: 29},
+		dialect.Postgres: {ask: 8, whole: 30},
+		dialect.SQLite:   {ask: 8, whole: 28},
 	}
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, n := countedDB(raw)
