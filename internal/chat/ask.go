@@ -63,7 +63,14 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 		return nil, busyError(pending)
 	}
 	st := raw.WithDefaults()
-	if err := e.chargeAsk(ctx, v, raw); err != nil {
+	// The database limiter charges the rate inside the ask's transaction,
+	// so an ask that creates nothing costs nothing without a refund; an
+	// in-process limiter charges first and refunds (docs/ENGINE.md,
+	// "Statements per ask").
+	var charge func(context.Context) error
+	if e.chargesInTx() {
+		charge = func(ctx context.Context) error { return e.chargeAsk(ctx, v, raw) }
+	} else if err := e.chargeAsk(ctx, v, raw); err != nil {
 		// A concurrent twin may have been charged first: its replay is free.
 		if res, rerr := replay(); res != nil || rerr != nil {
 			return res, rerr
@@ -71,14 +78,19 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 		return nil, err
 	}
 
-	msg, att, err := e.createAsk(ctx, conv, clientMessageID, question, st)
+	msg, att, err := e.createAsk(ctx, conv, clientMessageID, question, st, charge)
 	if err != nil {
 		// Nothing was created, so the ask costs nothing. A concurrent twin
 		// may have won the race for the same key or the conversation's one
 		// PENDING slot: answer as if it came first.
-		e.refundAsk(ctx, v, raw)
+		if charge == nil {
+			e.refundAsk(ctx, v, raw)
+		}
 		if res, rerr := replay(); res != nil || rerr != nil {
 			return res, rerr
+		}
+		if domain.ErrorCode(err) == domain.CodeRateLimited {
+			return nil, err
 		}
 		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
 			return nil, berr
@@ -164,11 +176,17 @@ func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) err
 	return busyError(pending)
 }
 
-// createAsk is the ask's one short transaction.
-func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMessageID, question string, st domain.TenantSettings) (*ent.Message, *ent.Attempt, error) {
+// createAsk is the ask's one short transaction. charge, when not nil,
+// charges the ask rate first, inside the transaction.
+func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMessageID, question string, st domain.TenantSettings, charge func(context.Context) error) (*ent.Message, *ent.Attempt, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
 		return nil, nil, err
+	}
+	if charge != nil {
+		if err := charge(ent.NewTxContext(ctx, tx)); err != nil {
+			return nil, nil, rollback(tx, err)
+		}
 	}
 	now := e.now()
 	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
