@@ -26,7 +26,7 @@ func (m *Model) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream
 		ctx:    ctx,
 		pieces: p,
 		delay:  m.delay,
-		prompt: req.Messages,
+		prompt: req,
 		closed: make(chan struct{}),
 	}, nil
 }
@@ -37,8 +37,9 @@ type stream struct {
 	pieces []string
 	delay  time.Duration
 	// prompt is counted (with tiktoken) only at the end of the stream, so
-	// that counting never delays the first token.
-	prompt    []llm.Message
+	// that counting never delays the first token, and only when the
+	// caller did not count it already (PromptTokens).
+	prompt    llm.ChatRequest
 	closed    chan struct{}
 	closeOnce sync.Once
 
@@ -64,7 +65,10 @@ func (s *stream) Recv() (string, error) {
 	if i >= len(s.pieces) {
 		n := len(s.pieces)
 		if !s.usage.Estimated {
-			p := llm.EstimateMessageTokens(s.prompt)
+			p := s.prompt.PromptTokens
+			if p <= 0 {
+				p = llm.EstimateMessageTokens(s.prompt.Messages)
+			}
 			s.usage = llm.Usage{PromptTokens: p, CompletionTokens: n, TotalTokens: p + n, Estimated: true}
 		}
 		s.mu.Unlock()
