@@ -3,6 +3,8 @@ package chat_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -189,10 +191,18 @@ func BenchmarkContextAssembly(b *testing.B) {
 
 // BenchmarkAskOffline measures whole asks (stored, answered by the offline
 // model at zero delay, completed) on PostgreSQL, one conversation per
-// parallel worker.
+// parallel worker. It also reports the engine's time from calling Ask to
+// the first DELTA at the subscriber (first-delta-p50/p99-ms): the backend
+// overhead to the first token, since the offline model adds no delay.
 func BenchmarkAskOffline(b *testing.B) {
 	raw := storetest.Open(b, testdb.Backend{Name: "postgres", DSN: testdb.PostgresURL(b)})
 	e := newEnv(b, raw)
+	var (
+		mu    sync.Mutex
+		first []time.Duration
+	)
+	b.ReportAllocs()
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		conv, err := e.eng.CreateConversation(as(alice), chat.CreateConversationInput{})
 		if err != nil {
@@ -200,6 +210,7 @@ func BenchmarkAskOffline(b *testing.B) {
 			return
 		}
 		for pb.Next() {
+			t0 := time.Now()
 			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
 			if err != nil {
 				b.Error(err)
@@ -210,8 +221,24 @@ func BenchmarkAskOffline(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			for range ch {
+			seen := false
+			for ev := range ch {
+				if !seen && ev.Kind == chat.EventDelta {
+					seen = true
+					mu.Lock()
+					first = append(first, time.Since(t0))
+					mu.Unlock()
+				}
 			}
 		}
 	})
+	b.StopTimer()
+	if len(first) > 0 {
+		slices.Sort(first)
+		ms := func(q float64) float64 {
+			return float64(first[int(q*float64(len(first)-1))]) / float64(time.Millisecond)
+		}
+		b.ReportMetric(ms(0.5), "first-delta-p50-ms")
+		b.ReportMetric(ms(0.99), "first-delta-p99-ms")
+	}
 }
