@@ -104,6 +104,7 @@ func (t hookTx) Query(ctx context.Context, q string, args, v any) error {
 }
 
 func (t hookTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	logStmt("  tx raw: " + q)
 	if err := t.before(); err != nil {
 		return nil, err
 	}
@@ -111,6 +112,7 @@ func (t hookTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Res
 }
 
 func (t hookTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	logStmt("  tx raw: " + q)
 	if err := t.before(); err != nil {
 		return nil, err
 	}
@@ -126,7 +128,8 @@ func (t hookTx) Commit() error {
 	return t.Tx.Commit()
 }
 
-// logStmt prints q when RAGCHAT_LOG_STATEMENTS is set (a debugging aid).
+// logStmt prints q (its first 160 bytes) to stderr when the environment
+// sets RAGCHAT_LOG_STATEMENTS, to see which statements a count is made of.
 func logStmt(q string) {
 	if os.Getenv("RAGCHAT_LOG_STATEMENTS") != "" {
 		if len(q) > 160 {
