@@ -34,13 +34,24 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	if clientMessageID, err = checkClientID("clientMessageId", clientMessageID); err != nil {
 		return nil, err
 	}
-	conv, err := e.loadOwnConversation(ctx, conversationID)
+	conv, raw, err := e.loadAskTarget(ctx, conversationID)
 	if err != nil {
 		return nil, err
 	}
 	replay := func() (*AskResult, error) { return e.replayAsk(ctx, conv.ID, clientMessageID, question) }
-	if res, err := replay(); res != nil || err != nil {
-		return res, err
+	// One read answers both "is this key a replay?" and "is an answer
+	// running?" (docs/ENGINE.md, "Statements per ask").
+	keyed, pending, err := e.askGate(ctx, conv.ID, clientMessageID)
+	if err != nil {
+		return nil, err
+	}
+	if keyed {
+		// The key names an attempt of this conversation: the original ask
+		// (a replay), or a retry (then the key is not this ask's, and
+		// inserting the message will say IDEMPOTENCY_MISMATCH or succeed).
+		if res, err := replay(); res != nil || err != nil {
+			return res, err
+		}
 	}
 	if err := e.checkOpen(conv); err != nil {
 		return nil, err
@@ -48,19 +59,18 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	if err := e.admit(); err != nil {
 		return nil, err
 	}
-	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
-		// The PENDING attempt may be this very request's twin.
-		if res, rerr := replay(); res != nil || rerr != nil {
-			return res, rerr
-		}
-		return nil, err
-	}
-	raw, err := e.tenantSettings(ctx)
-	if err != nil {
-		return nil, err
+	if pending != nil {
+		return nil, busyError(pending)
 	}
 	st := raw.WithDefaults()
-	if err := e.chargeAsk(ctx, v, raw); err != nil {
+	// The database limiter charges the rate inside the ask's transaction,
+	// so an ask that creates nothing costs nothing without a refund; an
+	// in-process limiter charges first and refunds (docs/ENGINE.md,
+	// "Statements per ask").
+	var charge func(context.Context) error
+	if e.chargesInTx() {
+		charge = func(ctx context.Context) error { return e.chargeAsk(ctx, v, raw) }
+	} else if err := e.chargeAsk(ctx, v, raw); err != nil {
 		// A concurrent twin may have been charged first: its replay is free.
 		if res, rerr := replay(); res != nil || rerr != nil {
 			return res, rerr
@@ -68,14 +78,19 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 		return nil, err
 	}
 
-	msg, att, err := e.createAsk(ctx, conv, clientMessageID, question, st)
+	msg, att, err := e.createAsk(ctx, conv, clientMessageID, question, st, charge)
 	if err != nil {
 		// Nothing was created, so the ask costs nothing. A concurrent twin
 		// may have won the race for the same key or the conversation's one
 		// PENDING slot: answer as if it came first.
-		e.refundAsk(ctx, v, raw)
+		if charge == nil {
+			e.refundAsk(ctx, v, raw)
+		}
 		if res, rerr := replay(); res != nil || rerr != nil {
 			return res, rerr
+		}
+		if domain.ErrorCode(err) == domain.CodeRateLimited {
+			return nil, err
 		}
 		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
 			return nil, berr
@@ -116,6 +131,35 @@ func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, client
 	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
 }
 
+// askGate reads, in one statement, the attempts of a conversation that
+// matter to a new ask: the one created with key (keyed reports whether
+// there is one) and the PENDING one (nil if none).
+func (e *Engine) askGate(ctx context.Context, conversationID uuid.UUID, key string) (keyed bool, pending *ent.Attempt, err error) {
+	atts, err := e.client.Attempt.Query().
+		Where(attempt.ConversationID(conversationID),
+			attempt.Or(attempt.StatusEQ(attempt.StatusPENDING), attempt.ClientRequestID(key))).
+		Limit(2).
+		All(ctx)
+	if err != nil {
+		return false, nil, storageError(err, "attempt")
+	}
+	for _, a := range atts {
+		if a.ClientRequestID != nil && *a.ClientRequestID == key {
+			keyed = true
+		}
+		if a.Status == attempt.StatusPENDING {
+			pending = a
+		}
+	}
+	return keyed, pending, nil
+}
+
+// busyError is CONVERSATION_BUSY naming the running attempt.
+func busyError(pending *ent.Attempt) error {
+	return domain.Errorf(domain.CodeConversationBusy, "another answer is still being generated in this conversation").
+		With("attemptId", pending.ID.String())
+}
+
 // checkNotBusy returns CONVERSATION_BUSY (with the attempt id) when the
 // conversation already has a PENDING attempt: answers are serialised per
 // conversation so that history stays in order (docs/ENGINE.md, Ask, step 4).
@@ -129,31 +173,35 @@ func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) err
 	if err != nil {
 		return storageError(err, "attempt")
 	}
-	return domain.Errorf(domain.CodeConversationBusy, "another answer is still being generated in this conversation").
-		With("attemptId", pending.ID.String())
+	return busyError(pending)
 }
 
-// createAsk is the ask's one short transaction.
-func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMessageID, question string, st domain.TenantSettings) (*ent.Message, *ent.Attempt, error) {
+// createAsk is the ask's one short transaction. charge, when not nil,
+// charges the ask rate first, inside the transaction.
+func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMessageID, question string, st domain.TenantSettings, charge func(context.Context) error) (*ent.Message, *ent.Attempt, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	now := e.now()
-	upd := tx.Conversation.UpdateOneID(conv.ID).
-		Where(conversation.StatusEQ(conversation.StatusACTIVE)).
-		AddLastSequenceNo(1).AddVersion(1).
-		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt))
-	if conv.Title == "" && conv.TitleSource == conversation.TitleSourceQUESTION {
-		upd.SetTitle(llm.ShortTitle(question))
+	if charge != nil {
+		if err := charge(ent.NewTxContext(ctx, tx)); err != nil {
+			return nil, nil, rollback(tx, err)
+		}
 	}
-	c, err := upd.Save(ctx)
+	now := e.now()
+	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
+	b := seqBump{id: conv.ID, tenantID: conv.TenantID, userID: conv.UserID, now: now, activeOnly: true, expiresAt: &expires}
+	if conv.Title == "" && conv.TitleSource == conversation.TitleSourceQUESTION {
+		title := llm.ShortTitle(question)
+		b.title = &title
+	}
+	seq, err := e.bumpSequence(ctx, tx, b)
 	if err != nil {
 		return nil, nil, rollback(tx, err)
 	}
 	msg, err := tx.Message.Create().
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
-		SetSequenceNo(c.LastSequenceNo).SetRole(message.RoleUSER).
+		SetSequenceNo(seq).SetRole(message.RoleUSER).
 		SetContent(question).SetClientMessageID(clientMessageID).
 		SetTraceID(traceID(ctx)).
 		Save(ctx)

@@ -72,11 +72,11 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 	if err != nil {
 		return nil, err
 	}
-	conv, err := tx.Conversation.UpdateOneID(j.conv.ID).AddLastSequenceNo(1).AddVersion(1).Save(ctx)
+	now := e.now()
+	seq, err := e.bumpSequence(ctx, tx, seqBump{id: j.conv.ID, tenantID: j.conv.TenantID, userID: j.conv.UserID, now: now})
 	if err != nil {
 		return nil, rollback(tx, err)
 	}
-	now := e.now()
 	manifest := c.assembled.Manifest
 	upd := tx.Attempt.Update().
 		Where(attempt.ID(j.att.ID), attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseOwner(e.cfg.InstanceID)).
@@ -87,7 +87,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 		SetPromptTokens(c.usage.PromptTokens).SetCompletionTokens(c.usage.CompletionTokens).
 		SetTotalTokens(c.usage.TotalTokens).
 		SetContextManifest(&manifest).SetSummaryVersion(c.window.summaryVersion).
-		SetCompletedAt(now).
+		SetCompletedAt(now).SetCheckpointAt(now).SetUpdatedAt(now).
 		ClearLeaseOwner().ClearLeaseExpiresAt()
 	if c.refused {
 		upd.SetRefusalReason(c.refusal)
@@ -106,7 +106,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 	}
 	mc := tx.Message.Create().
 		SetConversationID(j.conv.ID).SetOwnerID(j.conv.UserID).
-		SetSequenceNo(conv.LastSequenceNo).SetRole(message.RoleASSISTANT).
+		SetSequenceNo(seq).SetRole(message.RoleASSISTANT).
 		SetContent(c.answer).SetAttemptID(j.att.ID).SetTraceID(j.att.TraceID).
 		SetStandaloneQuestion(c.standalone)
 	if !c.refused {
@@ -133,15 +133,43 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 			return nil, rollback(tx, err)
 		}
 	}
-	att, err := tx.Attempt.Get(ctx, j.att.ID)
-	if err != nil {
-		return nil, rollback(tx, err)
-	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	e.messageCreated(ctx, msg)
-	return att.Unwrap(), nil
+	return completedAttempt(j.att, c, manifest, now, first), nil
+}
+
+// completedAttempt is the row saveCompletion wrote, built from the
+// PENDING attempt and the values the conditional update set, instead of
+// reading it back (docs/ENGINE.md, "Statements per ask"): while the
+// attempt was PENDING and leased to this instance, nothing else changed
+// the columns the update does not set.
+func completedAttempt(pending *ent.Attempt, c completion, manifest domain.ContextManifest, now, first time.Time) *ent.Attempt {
+	a := *pending
+	a.Status = attempt.StatusCOMPLETED
+	standalone := c.standalone
+	a.StandaloneQuestion = &standalone
+	a.RequiresHistory = c.requires
+	a.Answer = c.answer
+	a.CheckpointSeq = utf8.RuneCountInString(c.answer)
+	a.Refused = c.refused
+	a.PromptTokens, a.CompletionTokens, a.TotalTokens = c.usage.PromptTokens, c.usage.CompletionTokens, c.usage.TotalTokens
+	a.ContextManifest = &manifest
+	a.SummaryVersion = c.window.summaryVersion
+	a.CompletedAt, a.CheckpointAt, a.UpdatedAt = &now, &now, now
+	a.LeaseOwner, a.LeaseExpiresAt = nil, nil
+	if c.refused {
+		reason := c.refusal
+		a.RefusalReason = &reason
+	} else {
+		model := c.model
+		a.Model = &model
+	}
+	if !first.IsZero() {
+		a.FirstTokenAt = &first
+	}
+	return &a
 }
 
 // refusalText is the answer when no authorised evidence passes the

@@ -3,6 +3,8 @@ package chat_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -31,6 +33,7 @@ type execQuerier interface {
 }
 
 func (d hookDriver) Exec(ctx context.Context, q string, args, v any) error {
+	logStmt(q)
 	if err := d.before(); err != nil {
 		return err
 	}
@@ -38,6 +41,7 @@ func (d hookDriver) Exec(ctx context.Context, q string, args, v any) error {
 }
 
 func (d hookDriver) Query(ctx context.Context, q string, args, v any) error {
+	logStmt(q)
 	if err := d.before(); err != nil {
 		return err
 	}
@@ -45,6 +49,7 @@ func (d hookDriver) Query(ctx context.Context, q string, args, v any) error {
 }
 
 func (d hookDriver) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	logStmt("raw: " + q)
 	if err := d.before(); err != nil {
 		return nil, err
 	}
@@ -52,6 +57,7 @@ func (d hookDriver) ExecContext(ctx context.Context, q string, args ...any) (sql
 }
 
 func (d hookDriver) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	logStmt("raw: " + q)
 	if err := d.before(); err != nil {
 		return nil, err
 	}
@@ -63,6 +69,7 @@ func (d hookDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 }
 
 func (d hookDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
+	logStmt("BEGIN")
 	if err := d.before(); err != nil {
 		return nil, err
 	}
@@ -81,6 +88,7 @@ type hookTx struct {
 }
 
 func (t hookTx) Exec(ctx context.Context, q string, args, v any) error {
+	logStmt("  tx: " + q)
 	if err := t.before(); err != nil {
 		return err
 	}
@@ -88,6 +96,7 @@ func (t hookTx) Exec(ctx context.Context, q string, args, v any) error {
 }
 
 func (t hookTx) Query(ctx context.Context, q string, args, v any) error {
+	logStmt("  tx: " + q)
 	if err := t.before(); err != nil {
 		return err
 	}
@@ -95,6 +104,7 @@ func (t hookTx) Query(ctx context.Context, q string, args, v any) error {
 }
 
 func (t hookTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	logStmt("  tx raw: " + q)
 	if err := t.before(); err != nil {
 		return nil, err
 	}
@@ -102,6 +112,7 @@ func (t hookTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Res
 }
 
 func (t hookTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	logStmt("  tx raw: " + q)
 	if err := t.before(); err != nil {
 		return nil, err
 	}
@@ -109,9 +120,21 @@ func (t hookTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.R
 }
 
 func (t hookTx) Commit() error {
+	logStmt("COMMIT")
 	if err := t.before(); err != nil {
 		_ = t.Tx.Rollback()
 		return err
 	}
 	return t.Tx.Commit()
+}
+
+// logStmt prints q (its first 160 bytes) to stderr when the environment
+// sets RAGCHAT_LOG_STATEMENTS, to see which statements a count is made of.
+func logStmt(q string) {
+	if os.Getenv("RAGCHAT_LOG_STATEMENTS") != "" {
+		if len(q) > 160 {
+			q = q[:160]
+		}
+		fmt.Fprintln(os.Stderr, "STMT", q)
+	}
 }

@@ -178,6 +178,10 @@ type Engine struct {
 
 	// control follows this instance's control topic (control.go).
 	control control
+
+	// beforeRun, when set (by tests, under mu), runs at the start of each
+	// answer's goroutine.
+	beforeRun func()
 }
 
 // New returns an engine. Deps.DB, Model, Broker and Retriever are required.

@@ -82,6 +82,9 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 			{Role: llm.RoleUser, Content: bc.assembled.User},
 		},
 		MaxTokens: bc.maxAnswer,
+		// The assembler counted the prompt already: a model without usage
+		// reports need not tokenise it again.
+		PromptTokens: bc.assembled.Manifest.Tokens.Total + llm.MessageFraming(2),
 	})
 	if err != nil {
 		return c, err

@@ -72,6 +72,13 @@ func (e *Engine) chargeAsk(ctx context.Context, v *viewer.Viewer, raw domain.Ten
 		With("retryAfterSeconds", secs).With("limit", LimitAskRate)
 }
 
+// chargesInTx reports whether the ask limiter takes part in the ask's
+// transaction (the database limiter does).
+func (e *Engine) chargesInTx() bool {
+	_, ok := e.limiter.(*DBAskLimiter)
+	return ok
+}
+
 // refundAsk gives back an ask charged for a request that turned out to be
 // a replay.
 func (e *Engine) refundAsk(ctx context.Context, v *viewer.Viewer, raw domain.TenantSettings) {

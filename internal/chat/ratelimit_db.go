@@ -39,6 +39,10 @@ import (
 // The Ent client cannot read or write the table (its privacy policy denies
 // everything); the statements here go through the Ent driver, so they run
 // on the same connections and are counted and traced like the others.
+// When ctx carries an Ent transaction (ent.NewTxContext), Take runs in it:
+// Ask charges the rate in its own transaction, so that an ask which
+// creates nothing is not charged. Within a transaction PostgreSQL's now()
+// is the transaction's start, a moment earlier.
 type DBAskLimiter struct {
 	client   *ent.Client
 	postgres bool
@@ -122,6 +126,19 @@ func (l *DBAskLimiter) Take(ctx context.Context, key string, r Rate) (time.Durat
 	}
 }
 
+// rowQuerier is what the limiter needs of an Ent client or transaction.
+type rowQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// querier is ctx's Ent transaction, if any, else the limiter's client.
+func (l *DBAskLimiter) querier(ctx context.Context) rowQuerier {
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		return tx
+	}
+	return l.client
+}
+
 // take runs the conditional upsert and reports whether it admitted.
 func (l *DBAskLimiter) take(ctx context.Context, tenant, user string, g gcra) (bool, error) {
 	id := uuid.Must(uuid.NewV7())
@@ -130,9 +147,9 @@ func (l *DBAskLimiter) take(ctx context.Context, tenant, user string, g gcra) (b
 		err  error
 	)
 	if l.postgres {
-		rows, err = l.client.QueryContext(ctx, pgTake, id, tenant, user, g.interval, g.window)
+		rows, err = l.querier(ctx).QueryContext(ctx, pgTake, id, tenant, user, g.interval, g.window)
 	} else {
-		rows, err = l.client.QueryContext(ctx, liteTake, id, tenant, user, l.micros(), g.interval, g.window)
+		rows, err = l.querier(ctx).QueryContext(ctx, liteTake, id, tenant, user, l.micros(), g.interval, g.window)
 	}
 	if err != nil {
 		return false, fmt.Errorf("ask rate: %w", err)
@@ -150,9 +167,9 @@ func (l *DBAskLimiter) wait(ctx context.Context, tenant, user string, g gcra) (t
 		err  error
 	)
 	if l.postgres {
-		rows, err = l.client.QueryContext(ctx, pgRead, tenant, user)
+		rows, err = l.querier(ctx).QueryContext(ctx, pgRead, tenant, user)
 	} else {
-		rows, err = l.client.QueryContext(ctx, liteRead, tenant, user, l.micros())
+		rows, err = l.querier(ctx).QueryContext(ctx, liteRead, tenant, user, l.micros())
 	}
 	if err != nil {
 		return 0, fmt.Errorf("ask rate: %w", err)

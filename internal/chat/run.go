@@ -57,8 +57,12 @@ func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Mes
 	}
 	e.runs[att.ID] = r
 	e.wg.Add(1)
+	before := e.beforeRun
 	e.mu.Unlock()
 	go func() {
+		if before != nil {
+			before()
+		}
 		defer func() {
 			e.mu.Lock()
 			delete(e.runs, att.ID)

@@ -30,6 +30,10 @@ type ChatRequest struct {
 	Messages    []Message
 	MaxTokens   int
 	Temperature float32
+	// PromptTokens is the caller's own count of Messages' tokens, framing
+	// included (0: unknown). A model whose provider reports no usage
+	// estimates the prompt with it instead of tokenising the prompt again.
+	PromptTokens int
 }
 
 // Usage counts the tokens of one model call. Estimated is true when the

@@ -241,3 +241,34 @@ func TestChatPacesTokens(t *testing.T) {
 		t.Errorf("paced %q != unpaced %q", a, b)
 	}
 }
+
+// TestChatStreamTakesCallersPromptCount: the offline model reports the
+// caller's prompt count (PromptTokens) rather than tokenising the prompt,
+// and counts the prompt itself only when none was given.
+func TestChatStreamTakesCallersPromptCount(t *testing.T) {
+	msgs := answerPrompt("上传文件超过限制返回什么错误码？", corpus["upload"])
+	for _, tc := range []struct {
+		name  string
+		given int
+		want  int
+	}{
+		{"given", 4321, 4321},
+		{"counted", 0, llm.EstimateMessageTokens(msgs)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := fastModel().ChatStream(context.Background(), llm.ChatRequest{Messages: msgs, PromptTokens: tc.given})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for {
+				if _, err := s.Recv(); err != nil {
+					break
+				}
+			}
+			if u := s.Usage(); u.PromptTokens != tc.want || !u.Estimated {
+				t.Errorf("usage = %+v, want prompt %d", u, tc.want)
+			}
+		})
+	}
+}

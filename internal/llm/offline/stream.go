@@ -26,17 +26,20 @@ func (m *Model) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream
 		ctx:    ctx,
 		pieces: p,
 		delay:  m.delay,
-		prompt: llm.EstimateMessageTokens(req.Messages),
+		prompt: req,
 		closed: make(chan struct{}),
 	}, nil
 }
 
 // stream is a paced, pull-based answer stream. It starts no goroutine.
 type stream struct {
-	ctx       context.Context
-	pieces    []string
-	delay     time.Duration
-	prompt    int
+	ctx    context.Context
+	pieces []string
+	delay  time.Duration
+	// prompt is counted (with tiktoken) only at the end of the stream, so
+	// that counting never delays the first token, and only when the
+	// caller did not count it already (PromptTokens).
+	prompt    llm.ChatRequest
 	closed    chan struct{}
 	closeOnce sync.Once
 
@@ -61,7 +64,13 @@ func (s *stream) Recv() (string, error) {
 	i := s.next
 	if i >= len(s.pieces) {
 		n := len(s.pieces)
-		s.usage = llm.Usage{PromptTokens: s.prompt, CompletionTokens: n, TotalTokens: s.prompt + n, Estimated: true}
+		if !s.usage.Estimated {
+			p := s.prompt.PromptTokens
+			if p <= 0 {
+				p = llm.EstimateMessageTokens(s.prompt.Messages)
+			}
+			s.usage = llm.Usage{PromptTokens: p, CompletionTokens: n, TotalTokens: p + n, Estimated: true}
+		}
 		s.mu.Unlock()
 		return "", io.EOF
 	}

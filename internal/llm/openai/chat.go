@@ -29,7 +29,7 @@ func (m *Model) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream
 	var st *stream
 	err := m.withRetry(ctx, reqCtx, func() error {
 		var err error
-		st, err = m.openStream(ctx, reqCtx, creq, req.Messages)
+		st, err = m.openStream(ctx, reqCtx, creq, req)
 		return err
 	})
 	if err != nil {
@@ -42,7 +42,7 @@ func (m *Model) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream
 
 // openStream makes one streaming attempt and reads up to the first answer
 // token.
-func (m *Model) openStream(caller, reqCtx context.Context, creq goopenai.ChatCompletionRequest, prompt []llm.Message) (*stream, error) {
+func (m *Model) openStream(caller, reqCtx context.Context, creq goopenai.ChatCompletionRequest, prompt llm.ChatRequest) (*stream, error) {
 	ctx, cancel := context.WithCancel(reqCtx)
 	ctx, att := withAttempt(ctx)
 	var firstTokenExpired atomic.Bool

@@ -71,6 +71,30 @@ func TestChatStreamEstimatesMissingUsage(t *testing.T) {
 	}
 }
 
+// TestChatStreamUsesCallersPromptCount: when the provider reports no
+// usage, a prompt the caller counted (PromptTokens) is not tokenised
+// again; only the completion is.
+func TestChatStreamUsesCallersPromptCount(t *testing.T) {
+	srv, m, _ := setup(t, nil)
+	srv.SetOmitUsage(true)
+	srv.SetReply("Hello there, world.")
+	req := userPrompt("hi")
+	req.PromptTokens = 1234
+	s, err := m.ChatStream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := readAll(s); err != nil {
+		t.Fatal(err)
+	}
+	want := llm.Usage{PromptTokens: 1234, CompletionTokens: llm.EstimateTokens("Hello there, world."), Estimated: true}
+	want.TotalTokens = want.PromptTokens + want.CompletionTokens
+	if u := s.Usage(); u != want {
+		t.Errorf("usage = %+v, want %+v", u, want)
+	}
+}
+
 func TestChatStreamEmptyAnswer(t *testing.T) {
 	srv, m, _ := setup(t, nil)
 	srv.SetReply("")

@@ -23,7 +23,7 @@ type stream struct {
 	attempt       *attempt
 	cancelAttempt context.CancelFunc
 	cancelRequest context.CancelFunc
-	prompt        []llm.Message
+	prompt        llm.ChatRequest
 	// idle bounds the wait for each answer token after the first; idled
 	// records that it expired.
 	idle  time.Duration
@@ -133,8 +133,10 @@ func (s *stream) finish() {
 	if s.apiUsage != nil && s.apiUsage.TotalTokens > 0 {
 		u = fromUsage(*s.apiUsage)
 	} else {
-		// Tokenising is costly; only when the provider reported nothing.
-		u = llm.EstimateUsage(s.prompt, s.text.String())
+		// Tokenising is costly: only when the provider reported nothing
+		// (stream_options.include_usage is asked for), and then only the
+		// completion when the caller counted the prompt.
+		u = llm.EstimateUsageFor(s.prompt, s.text.String())
 	}
 	s.mu.Lock()
 	s.usage = u

@@ -1,0 +1,72 @@
+package chat
+
+import (
+	"context"
+	"time"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
+)
+
+// seqBump is how a transaction advances a conversation: the next sequence
+// number, one more version, and optionally a new idle expiry and title.
+type seqBump struct {
+	id       uuid.UUID
+	tenantID string
+	userID   string
+	now      time.Time
+	// activeOnly refuses a conversation that is no longer ACTIVE.
+	activeOnly bool
+	expiresAt  *time.Time
+	title      *string
+}
+
+// bumpSequence allocates the conversation's next sequence number inside
+// tx with one UPDATE … RETURNING, where Ent's UpdateOne would send an
+// UPDATE and then a SELECT of the whole row (docs/ENGINE.md, "Statements
+// per ask"). It locks the conversation row like UpdateOne, so Ask and the
+// completion transaction keep their lock order. The caller has already
+// authorised the conversation through the privacy rules; the statement
+// still names the tenant and the owner. No such row is ent.NotFoundError.
+func (e *Engine) bumpSequence(ctx context.Context, tx *ent.Tx, b seqBump) (int64, error) {
+	u := entsql.Dialect(e.db.Dialect).Update(conversation.Table).
+		Set(conversation.FieldUpdatedAt, b.now).
+		Add(conversation.FieldLastSequenceNo, 1).
+		Add(conversation.FieldVersion, 1)
+	if b.expiresAt != nil {
+		u.Set(conversation.FieldExpiresAt, *b.expiresAt)
+	}
+	if b.title != nil {
+		u.Set(conversation.FieldTitle, *b.title)
+	}
+	preds := []*entsql.Predicate{
+		entsql.EQ(conversation.FieldID, b.id),
+		entsql.EQ(conversation.FieldTenantID, b.tenantID),
+		entsql.EQ(conversation.FieldUserID, b.userID),
+	}
+	if b.activeOnly {
+		preds = append(preds, entsql.EQ(conversation.FieldStatus, conversation.StatusACTIVE.String()))
+	} else {
+		preds = append(preds, entsql.NEQ(conversation.FieldStatus, conversation.StatusDELETED.String()))
+	}
+	q, args := u.Where(entsql.And(preds...)).Returning(conversation.FieldLastSequenceNo).Query()
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		return 0, &ent.NotFoundError{}
+	}
+	var seq int64
+	if err := rows.Scan(&seq); err != nil {
+		return 0, err
+	}
+	return seq, rows.Close()
+}
