@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -102,6 +103,37 @@ func TestContextCostIsFlat(t *testing.T) {
 			})
 		})
 	}
+}
+
+// maxContextStatements bounds the statements of one context assembly
+// (PreviewContext) per backend (docs/BENCHMARKS.md, "Context assembly"):
+// the conversation, the tenant's settings, the window with its answers'
+// attempts (joined on PostgreSQL, a second statement on SQLite), the
+// sources and their chunks' re-authorisation, and the search (BEGIN, SET
+// LOCAL, the nearest chunks, their documents, COMMIT on PostgreSQL).
+var maxContextStatements = map[string]int64{dialect.Postgres: 10, dialect.SQLite: 9}
+
+// TestContextAssemblyStatements: a context assembly sends at most
+// maxContextStatements statements (12 on PostgreSQL and 10 on SQLite
+// before the window stopped re-reading the conversation and loading its
+// attempts apart).
+func TestContextAssemblyStatements(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		e := newEnv(t, db)
+		conv := e.conversation(t, alice)
+		seedRounds(t, e, conv, 20, 8)
+		_, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？") // warm-up
+		require.NoError(t, err)
+		n.Store(0)
+		m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+		require.NoError(t, err)
+		require.NotEmpty(t, m.ChunkIDs)
+		require.Positive(t, m.HistoryRounds)
+		limit, ok := maxContextStatements[string(raw.Dialect)]
+		require.True(t, ok, raw.Dialect)
+		require.LessOrEqual(t, n.Load(), limit, "statements per context assembly")
+	})
 }
 
 // TestStatementsPerAsk counts the database statements of one whole ask
