@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,6 +107,37 @@ func TestContextCostIsFlat(t *testing.T) {
 	}
 }
 
+// maxContextStatements bounds the statements of one context assembly
+// (PreviewContext) per backend (docs/BENCHMARKS.md, "Context assembly"):
+// the conversation, the tenant's settings, the window with its answers'
+// attempts (joined on PostgreSQL, a second statement on SQLite), the
+// sources and their chunks' re-authorisation, and the search (BEGIN, SET
+// LOCAL, the nearest chunks, their documents, COMMIT on PostgreSQL).
+var maxContextStatements = map[string]int64{dialect.Postgres: 10, dialect.SQLite: 9}
+
+// TestContextAssemblyStatements: a context assembly sends at most
+// maxContextStatements statements (12 on PostgreSQL and 10 on SQLite
+// before the window stopped re-reading the conversation and loading its
+// attempts apart).
+func TestContextAssemblyStatements(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		e := newEnv(t, db)
+		conv := e.conversation(t, alice)
+		seedRounds(t, e, conv, 20, 8)
+		_, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？") // warm-up
+		require.NoError(t, err)
+		n.Store(0)
+		m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+		require.NoError(t, err)
+		require.NotEmpty(t, m.ChunkIDs)
+		require.Positive(t, m.HistoryRounds)
+		limit, ok := maxContextStatements[string(raw.Dialect)]
+		require.True(t, ok, raw.Dialect)
+		require.LessOrEqual(t, n.Load(), limit, "statements per context assembly")
+	})
+}
+
 // TestStatementsPerAsk counts the database statements of one whole ask
 // (the ask call, the background answer, the completion and the work after
 // it), excluding the model. The number is documented in
@@ -164,10 +196,15 @@ func TestStatementsPerAsk(t *testing.T) {
 
 // BenchmarkContextAssembly measures PreviewContext (window, rewrite,
 // retrieval, assembly) on PostgreSQL for conversations of 10 to 10,000
-// rounds; the cost must stay flat.
+// rounds; the cost must stay flat. Besides time and allocations it reports
+// the statements sent per assembly (stmts/op, deterministic) and the
+// benchmark process's own CPU time per assembly (cpu-ns/op: user and
+// system, the database's share excluded), which a busy machine disturbs
+// far less than wall-clock time.
 func BenchmarkContextAssembly(b *testing.B) {
 	raw := storetest.Open(b, testdb.Backend{Name: "postgres", DSN: testdb.PostgresURL(b)})
-	e := newEnv(b, raw)
+	db, n := countedDB(raw)
+	e := newEnv(b, db)
 	for _, rounds := range []int{10, 100, 1000, 10000} {
 		conv, err := e.eng.CreateConversation(as(alice), chat.CreateConversationInput{})
 		require.NoError(b, err)
@@ -177,6 +214,8 @@ func BenchmarkContextAssembly(b *testing.B) {
 		require.NoError(b, err)
 		b.Run(fmt.Sprintf("rounds=%d", rounds), func(b *testing.B) {
 			var tokens int
+			n.Store(0)
+			cpu := processCPU()
 			for b.Loop() {
 				m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
 				if err != nil {
@@ -185,8 +224,20 @@ func BenchmarkContextAssembly(b *testing.B) {
 				tokens = m.Tokens.Total
 			}
 			b.ReportMetric(float64(tokens), "prompt-tokens")
+			b.ReportMetric(float64(n.Load())/float64(b.N), "stmts/op")
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// processCPU returns the user and system CPU time this process has used,
+// in nanoseconds.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkAskOffline measures whole asks (stored, answered by the offline

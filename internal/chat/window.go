@@ -3,9 +3,11 @@ package chat
 import (
 	"context"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -54,7 +56,7 @@ func (w window) llmRounds() []llm.Round {
 // D13, D17).
 func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 	st := j.settings
-	conv, err := e.client.Conversation.Get(ctx, j.conv.ID)
+	conv, err := e.windowConversation(ctx, j)
 	if err != nil {
 		return window{}, err
 	}
@@ -69,7 +71,8 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 	}
 	// Up to three messages per round (a question, a failed try, an answer)
 	// plus slack: a bounded read whatever the conversation's length.
-	msgs, err := e.client.Message.Query().
+	var msgs []*ent.Message
+	q := e.client.Message.Query().
 		Where(
 			message.ConversationID(conv.ID),
 			message.SequenceNoLT(j.msg.SequenceNo),
@@ -78,8 +81,19 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 		).
 		Order(ent.Desc(message.FieldSequenceNo)).
 		Limit(plan.read*3 + 4).
-		WithAttempt().
-		All(ctx)
+		Select(windowMessageFields...)
+	if e.db != nil && e.db.Dialect == dialect.Postgres {
+		msgs, err = q.Modify(joinWindowAttempts).All(ctx)
+		if err == nil {
+			err = attachWindowAttempts(msgs)
+		}
+	} else {
+		// SQLite's driver reports no scan type for joined columns, and
+		// its statements cost no round trip: load the attempts apart.
+		msgs, err = q.WithAttempt(func(q *ent.AttemptQuery) {
+			q.Select(attempt.FieldUserMessageID, attempt.FieldStatus, attempt.FieldRefused)
+		}).All(ctx)
+	}
 	if err != nil {
 		return window{}, err
 	}
@@ -118,6 +132,24 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 		w.summary = withPendingRounds(w.summary, kept[n:], st.SummaryMaxChars)
 	}
 	return w, nil
+}
+
+// windowMessageFields are the message columns the window uses
+// (pairRounds); joinWindowAttempts adds the three attempt columns it uses
+// (pairRounds, outcomeOf). The rest, such as an attempt's questions,
+// answer and usage, stay in the database.
+var windowMessageFields = []string{message.FieldSequenceNo, message.FieldRole, message.FieldContent, message.FieldAttemptID}
+
+// windowConversation returns the conversation whose window j reads. A
+// preview (no attempt) has just read it in the same call; an answer run
+// reads it again, since the run may have waited in the queue while the
+// summariser moved the summary on (the summary and its coverage always
+// come from one read).
+func (e *Engine) windowConversation(ctx context.Context, j job) (*ent.Conversation, error) {
+	if j.att == nil {
+		return j.conv, nil
+	}
+	return e.client.Conversation.Get(ctx, j.conv.ID)
 }
 
 // oldestFirst returns the rounds of rs (newest first) oldest first.
@@ -210,6 +242,7 @@ func (e *Engine) readableAnswers(ctx context.Context, attempts []uuid.UUID) (rea
 		return nil, nil, err
 	}
 	var chunkIDs []uuid.UUID
+	seen := make(map[uuid.UUID]bool, len(srcs))
 	for _, s := range srcs {
 		if s.Cited {
 			cited[s.AttemptID] = true
@@ -218,7 +251,10 @@ func (e *Engine) readableAnswers(ctx context.Context, attempts []uuid.UUID) (rea
 			out[s.AttemptID] = false
 			continue
 		}
-		chunkIDs = append(chunkIDs, *s.ChunkID)
+		if !seen[*s.ChunkID] { // rounds often cite the same chunk
+			seen[*s.ChunkID] = true
+			chunkIDs = append(chunkIDs, *s.ChunkID)
+		}
 	}
 	ok, err := e.readableChunks(ctx, chunkIDs)
 	if err != nil {

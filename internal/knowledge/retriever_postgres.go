@@ -42,8 +42,9 @@ type pgCaps struct {
 //     chunks exactly and returns k rows whenever k exist, whatever the
 //     planner settings.
 //
-// Relaxed order may return rows slightly out of order, so the hits are
-// sorted by their exact cosine similarity.
+// The query reads only what a hit needs (see hitColumns): the distance
+// PostgreSQL computed, never the stored vectors. Relaxed order may return rows
+// slightly out of order, so the hits are sorted by their similarity.
 func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []float32, k int) ([]chat.Hit, error) {
 	caps, err := r.pgCapabilities(ctx)
 	if err != nil {
@@ -61,7 +62,7 @@ func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []
 		return nil, fmt.Errorf("%s: %w", settings, err)
 	}
 	vec := pgvector.NewVector(query)
-	chunks, err := nearestChunks(ctx, tx.Client(), kbID, vec, k)
+	chunks, err := nearestChunks(ctx, tx.Client(), kbID, vec, k, indexDistance)
 	if err != nil {
 		return nil, err
 	}
@@ -69,15 +70,26 @@ func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []
 		if r.onFallback != nil {
 			r.onFallback()
 		}
-		if chunks, err = exactNearestChunks(ctx, tx.Client(), kbID, vec, k); err != nil {
+		if chunks, err = nearestChunks(ctx, tx.Client(), kbID, vec, k, exactDistance); err != nil {
 			return nil, err
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	detachChunks(chunks)
-	return toHits(chunks, query), nil
+	hits := make([]chat.Hit, 0, len(chunks))
+	detached := make(map[*ent.Document]bool, len(chunks))
+	for _, c := range chunks {
+		h, err := hitOf(c, detached)
+		if err != nil {
+			return nil, err
+		}
+		if h.Document != nil {
+			hits = append(hits, h)
+		}
+	}
+	sortHits(hits)
+	return hits, nil
 }
 
 // sessionSettings are the SET LOCAL statements of a search for k rows.
@@ -92,48 +104,84 @@ func (r *Retriever) sessionSettings(caps pgCaps, k int) []string {
 	return append(stmts, r.plannerHints...)
 }
 
+// colDistance is the alias of the distance that nearestChunks selects.
+const colDistance = "hit_distance"
+
+// hitColumns are the chunk columns a hit carries: everything but the
+// embedding, which would cost a 1,024-float text decode per row.
+var hitColumns = []string{
+	chunk.FieldTenantID, chunk.FieldDocumentID, chunk.FieldKnowledgeBaseID,
+	chunk.FieldOrdinal, chunk.FieldContent, chunk.FieldTokenCount,
+}
+
+// distanceExpr renders the cosine distance between a chunk's embedding
+// and vec: "embedding <=> vec", which the vector_cosine_ops HNSW index
+// serves, or its function form, which no index can serve.
+type distanceExpr func(b *sql.Builder, column string, vec pgvector.Vector)
+
+// indexDistance is the operator form that chunks_embedding_hnsw serves
+// (the same expression as pgvector-go/ent's CosineDistance).
+func indexDistance(b *sql.Builder, column string, vec pgvector.Vector) {
+	b.WriteString(column).WriteString(" <=> ").Arg(vec)
+}
+
+// exactDistance is pgvector's function for the <=> operator, which no
+// index matches: an exact scan of the readable chunks.
+func exactDistance(b *sql.Builder, column string, vec pgvector.Vector) {
+	b.WriteString("cosine_distance(").WriteString(column).WriteString(", ").Arg(vec).WriteString(")")
+}
+
 // nearestChunks returns up to k readable chunks of the knowledge base in
-// order of cosine distance to vec, with their documents.
-func nearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int) ([]*ent.Chunk, error) {
+// order of cosine distance to vec, with their documents: the chunk columns
+// of hitColumns and the distance, selected once and ordered by its alias
+// (so the vector goes out once and no stored vector comes back). The
+// vector is a bind argument that sql.ExprFunc numbers in place; neither a
+// hand-written "$1" nor Selector.OrderExprFunc (which renders its
+// expression on its own, numbering from 1 and dropping the argument) would
+// survive the privacy predicates.
+func nearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int, distance distanceExpr) ([]*ent.Chunk, error) {
 	return readableChunks(client, kbID).
 		WithDocument().
-		Order(byCosineDistance(vec)).
 		Limit(k).
+		Select(hitColumns...).
+		Modify(func(s *sql.Selector) {
+			column := s.C(chunk.FieldEmbedding)
+			s.AppendSelectExprAs(sql.ExprFunc(func(b *sql.Builder) { distance(b, column, vec) }), colDistance)
+			s.OrderBy(colDistance)
+		}).
 		All(ctx)
 }
 
-// exactNearestChunks is nearestChunks without the index: an exact scan.
-func exactNearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int) ([]*ent.Chunk, error) {
-	return readableChunks(client, kbID).
-		WithDocument().
-		Order(byExactCosineDistance(vec)).
-		Limit(k).
-		All(ctx)
-}
-
-// byExactCosineDistance orders chunks by cosine_distance(embedding, vec):
-// pgvector's function for the <=> operator, which no index matches.
-func byExactCosineDistance(vec pgvector.Vector) chunk.OrderOption {
-	return func(s *sql.Selector) {
-		s.OrderExpr(sql.ExprFunc(func(b *sql.Builder) {
-			b.WriteString("cosine_distance(").WriteString(s.C(chunk.FieldEmbedding)).WriteString(", ").Arg(vec).WriteString(")")
-		}))
+// hitOf returns the hit of a chunk read by nearestChunks, detached from
+// the finished transaction (no Document when its document was not
+// loaded). Chunks of one document share its entity, which is detached
+// once: detached records those done.
+func hitOf(c *ent.Chunk, detached map[*ent.Document]bool) (chat.Hit, error) {
+	v, err := c.Value(colDistance)
+	if err != nil {
+		return chat.Hit{}, err
 	}
-}
-
-// byCosineDistance orders chunks by "embedding <=> vec", the pgvector
-// cosine distance that the vector_cosine_ops HNSW index serves (the same
-// expression as pgvector-go/ent's CosineDistance). The vector is a bind
-// argument that sql.ExprFunc numbers in place, after the WHERE clause's
-// arguments. Neither a hand-written "$1" nor Selector.OrderExprFunc (which
-// renders its expression on its own, numbering from 1 and dropping the
-// argument) would survive the privacy predicates.
-func byCosineDistance(vec pgvector.Vector) chunk.OrderOption {
-	return func(s *sql.Selector) {
-		s.OrderExpr(sql.ExprFunc(func(b *sql.Builder) {
-			b.WriteString(s.C(chunk.FieldEmbedding)).WriteString(" <=> ").Arg(vec)
-		}))
+	var dist float64
+	switch x := v.(type) {
+	case float64:
+		dist = x
+	case []byte:
+		if dist, err = strconv.ParseFloat(string(x), 64); err != nil {
+			return chat.Hit{}, err
+		}
+	default:
+		return chat.Hit{}, fmt.Errorf("knowledge: distance is %T, not a number", v)
 	}
+	c = c.Unwrap()
+	d := c.Edges.Document
+	if d == nil {
+		return chat.Hit{Chunk: c}, nil
+	}
+	if !detached[d] {
+		detached[d] = true
+		d.Unwrap()
+	}
+	return chat.Hit{Chunk: c, Document: d, Score: 1 - dist}, nil
 }
 
 // pgCapabilities detects the pgvector version once.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -251,4 +252,73 @@ func TestSearchArguments(t *testing.T) {
 		_, err = e.ret.Search(ctx, kb.ID, query, 3)
 		assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	})
+}
+
+// TestSearchReadsNoVectorsBack: a PostgreSQL search, index scan and exact
+// fallback alike, selects the distance that PostgreSQL computed and never
+// the stored 1,024-float vectors (decoding them dominated the retriever's
+// CPU time), sends the query vector once per statement, and still scores
+// every hit with its cosine similarity.
+func TestSearchReadsNoVectorsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		fallback bool
+	}{{"index scan", false}, {"exact fallback", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := postgresDB(t)
+			e := newEnv(t, db, knowledge.Options{})
+			rng := rand.New(rand.NewPCG(5, 6))
+			kb := e.kb(t, "Vectors")
+			doc := rawDocument(t, db.Client, kb.ID, "Vectors", document.VisibilityTENANT, document.StatusREADY)
+			vecs := make([][]float32, 20)
+			for i := range vecs {
+				vecs[i] = randomUnit(rng)
+			}
+			rawChunks(t, db.Client, doc, vecs)
+			rec := &recorder{}
+			r := knowledge.NewRetriever(recordingDB(db, rec), knowledge.RetrieverOptions{})
+			k := 5
+			if tc.fallback {
+				k = len(vecs) + 1 // fewer readable chunks than k: the exact scan runs too
+			}
+			query := randomUnit(rng)
+			hits, err := r.Search(as(alice), kb.ID, query, k)
+			require.NoError(t, err)
+			require.Equal(t, min(k, len(vecs)), len(hits))
+			for _, h := range hits {
+				assert.InDelta(t, llm.Cosine(query, vecs[h.Chunk.Ordinal]), h.Score, 1e-6, "score is the cosine similarity")
+				assert.Equal(t, doc.ID, h.Document.ID)
+				assert.Equal(t, doc.Title, h.Document.Title)
+				assert.Zero(t, len(h.Chunk.Embedding.Slice()), "no vector read back")
+			}
+			searches := 0
+			for _, q := range rec.all() {
+				if !strings.Contains(q.Query, "<=>") && !strings.Contains(q.Query, "cosine_distance(") {
+					continue
+				}
+				searches++
+				selectList, _, ok := strings.Cut(q.Query, ` FROM "chunks"`)
+				require.True(t, ok, q.Query)
+				// The distance expression comes last; no column before it
+				// is the stored vector.
+				columns := selectList
+				if i := strings.LastIndex(selectList, ", ("); i >= 0 {
+					columns = selectList[:i]
+				}
+				assert.NotContains(t, columns, "embedding", "stored vectors are not selected")
+				vectors := 0
+				for _, a := range q.Args {
+					if _, ok := a.(pgvector.Vector); ok {
+						vectors++
+					}
+				}
+				assert.Equal(t, 1, vectors, "the query vector is sent once")
+			}
+			want := 1
+			if tc.fallback {
+				want = 2
+			}
+			assert.Equal(t, want, searches)
+		})
+	}
 }

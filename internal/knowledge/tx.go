@@ -19,17 +19,3 @@ func detachDocument(doc *ent.Document) *ent.Document {
 	}
 	return doc.Unwrap()
 }
-
-// detachChunks detaches chunks and their loaded documents from the
-// finished transaction they were read in. Chunks of one document share
-// the document's entity, which is detached once.
-func detachChunks(chunks []*ent.Chunk) {
-	seen := make(map[*ent.Document]bool)
-	for _, c := range chunks {
-		c.Unwrap()
-		if d := c.Edges.Document; d != nil && !seen[d] {
-			seen[d] = true
-			d.Unwrap()
-		}
-	}
-}

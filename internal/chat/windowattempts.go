@@ -1,0 +1,111 @@
+package chat
+
+import (
+	"fmt"
+	"strconv"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/message"
+)
+
+// Aliases of the attempt columns that joinWindowAttempts selects.
+const (
+	windowAttempts         = "window_attempts"
+	colWindowUserMessageID = "window_user_message_id"
+	colWindowStatus        = "window_attempt_status"
+	colWindowRefused       = "window_attempt_refused"
+)
+
+// joinWindowAttempts joins each answer's attempt into the window read, so
+// that the window costs one statement, not a second one to load the
+// attempts. It reads only attempts that an answer the viewer may read
+// (privacy-filtered in the same statement) points to: attempts of the same
+// conversation, with the same owner.
+func joinWindowAttempts(s *sql.Selector) {
+	a := sql.Table(attempt.Table).As(windowAttempts)
+	s.LeftJoin(a).On(s.C(message.FieldAttemptID), a.C(attempt.FieldID))
+	s.AppendSelectAs(a.C(attempt.FieldUserMessageID), colWindowUserMessageID)
+	s.AppendSelectAs(a.C(attempt.FieldStatus), colWindowStatus)
+	s.AppendSelectAs(a.C(attempt.FieldRefused), colWindowRefused)
+}
+
+// attachWindowAttempts sets, on every message of msgs that has an
+// attempt, the attempt's user message, status and refusal, as
+// joinWindowAttempts read them.
+func attachWindowAttempts(msgs []*ent.Message) error {
+	for _, m := range msgs {
+		if m.AttemptID == nil {
+			continue
+		}
+		uid, err := m.Value(colWindowUserMessageID)
+		if err != nil {
+			return err
+		}
+		if uid == nil {
+			continue // no such attempt: the answer pairs with no question
+		}
+		a := &ent.Attempt{ID: *m.AttemptID}
+		if a.UserMessageID, err = uuidOf(uid); err != nil {
+			return fmt.Errorf("window: attempt %s: user message: %w", a.ID, err)
+		}
+		status, err := m.Value(colWindowStatus)
+		if err != nil {
+			return err
+		}
+		a.Status = attempt.Status(textOf(status))
+		refused, err := m.Value(colWindowRefused)
+		if err != nil {
+			return err
+		}
+		a.Refused = truthOf(refused)
+		m.Edges.Attempt = a
+	}
+	return nil
+}
+
+// uuidOf converts a uuid column as a driver returns it.
+func uuidOf(v any) (uuid.UUID, error) {
+	switch x := v.(type) {
+	case []byte:
+		if len(x) == 16 {
+			return uuid.FromBytes(x)
+		}
+		return uuid.ParseBytes(x)
+	case string:
+		return uuid.Parse(x)
+	}
+	return uuid.Nil, fmt.Errorf("unexpected %T", v)
+}
+
+// textOf converts a text column as a driver returns it.
+func textOf(v any) string {
+	switch x := v.(type) {
+	case []byte:
+		return string(x)
+	case string:
+		return x
+	}
+	return ""
+}
+
+// truthOf converts a boolean column as a driver returns it (SQLite stores
+// integers).
+func truthOf(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case int64:
+		return x != 0
+	case []byte:
+		b, _ := strconv.ParseBool(string(x))
+		return b
+	case string:
+		b, _ := strconv.ParseBool(x)
+		return b
+	}
+	return false
+}
