@@ -317,7 +317,7 @@ type mutationCase struct {
 
 // payloadState carries ids between the cases.
 type payloadState struct {
-	alice, curator, support, admin               *gqlclient.Client
+	alice, curator, support, admin             *gqlclient.Client
 	conversation, attempt, retry, kb, document string
 	grant, deniedGrant                         string
 }
