@@ -156,7 +156,7 @@ func TestContextAssemblyStatements(t *testing.T) {
 // on PostgreSQL (35 on SQLite).
 func TestStatementsPerAsk(t *testing.T) {
 	want := map[string]struct{ ask, whole int64 }{
-		dialect.Postgres: {ask: 8, whole: 30},
+		dialect.Postgres: {ask: 8, whole: 29},
 		dialect.SQLite:   {ask: 8, whole: 28},
 	}
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
