@@ -29,6 +29,7 @@ type benchOptions struct {
 	cancels     int
 	answerBytes int
 	deltaWindow time.Duration // RAGCHAT_DELTA_WINDOW of the children; negative: the server's default
+	deltaBudget time.Duration // RAGCHAT_DELTA_BUDGET of the children; negative: the server's default
 	args        []string      // the command line, to print how to reproduce
 }
 
@@ -80,13 +81,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cancels := fs.Int("cancels", 50, "cancels per target instance for cancel")
 	answerBytes := fs.Int("answer-bytes", 600, "the fake model's answer for lag, in bytes (4 per chunk, one chunk per 15 ms)")
 	deltaWindow := fs.Duration("delta-window", -1, "RAGCHAT_DELTA_WINDOW for the child servers (default: the server's, 40ms; 0 sends every delta at once)")
+	deltaBudget := fs.Duration("delta-budget", -1, "RAGCHAT_DELTA_BUDGET for the child servers (default: the server's, 400ms; the longest any text is held by delta coalescing)")
 	out := fs.String("out", "", "also write the report to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	o := benchOptions{only: map[string]bool{}, databaseURL: *dbURL, rounds: *rounds, conns: *conns,
 		messages: *messages, pageRuns: *pageRuns, ttft: *ttft, out: *out,
-		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, args: args}
+		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, deltaBudget: *deltaBudget, args: args}
 	for _, name := range strings.Split(*only, ",") {
 		o.only[strings.TrimSpace(name)] = true
 	}

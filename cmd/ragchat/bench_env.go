@@ -42,6 +42,7 @@ type benchFixture struct {
 	issuer *auth.Issuer
 	stderr io.Writer
 	window time.Duration // RAGCHAT_DELTA_WINDOW; negative: the default
+	budget time.Duration // RAGCHAT_DELTA_BUDGET; negative: the default
 }
 
 // newBenchFixture starts the fake model and provisions the bench tenant
@@ -65,7 +66,7 @@ func newBenchFixture(ctx context.Context, o benchOptions, stderr io.Writer) (*be
 	fake.SetChunkDelay(time.Millisecond)
 	fake.SetReply(benchAnswer(600))
 	fx := &benchFixture{self: self, dir: dir, key: key, dbURL: o.databaseURL, dbKind: "SQLite", fake: fake,
-		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr, window: o.deltaWindow}
+		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr, window: o.deltaWindow, budget: o.deltaBudget}
 	if o.databaseURL != "" {
 		fx.dbKind = "PostgreSQL"
 	}
@@ -107,6 +108,9 @@ func (f *benchFixture) vars(dataDir string, extra ...string) []string {
 	}
 	if f.dbURL != "" {
 		vars = append(vars, "DATABASE_URL="+f.dbURL)
+	}
+	if f.budget >= 0 {
+		vars = append(vars, "RAGCHAT_DELTA_BUDGET="+f.budget.String())
 	}
 	if f.window >= 0 {
 		vars = append(vars, "RAGCHAT_DELTA_WINDOW="+f.window.String())

@@ -196,6 +196,11 @@ func writeLagTable(w io.Writer, rs []lagResult, o benchOptions) {
 	if o.deltaWindow >= 0 {
 		window = "RAGCHAT_DELTA_WINDOW=" + o.deltaWindow.String()
 	}
+	if o.deltaBudget >= 0 {
+		window += ", RAGCHAT_DELTA_BUDGET=" + o.deltaBudget.String()
+	} else {
+		window += ", RAGCHAT_DELTA_BUDGET at its default, 400 ms: text may wait up to that long"
+	}
 	fmt.Fprintf(w, "Each stream is one user asking %d question(s) in turn on instance A (which runs the answers) and following every answer over graphql-transport-ws on A and, with several instances, on B at once. The fake model streams a %d-byte answer, 4 runes per chunk every 15 ms (about 65 tokens/s), and prefixes each chunk with its send time; a subscriber notes when each token arrives. Tokens sent before a subscriber's first event are left out (they come from the backlog, not live). Emission → A is the single-instance figure; A → B is the same token's arrival on B minus its arrival on A: what crossing instances adds. Both include each subscriber's own delta coalescing (%s): the two subscribers' windows run independently, so with a window A → B spreads by up to its length either way. The memory row is one instance with the in-process broker, the floor.\n\n", o.rounds, o.answerBytes, window)
 	fmt.Fprintln(w, "| broker | instances | concurrent streams | answers | tokens | emit → A p50 | emit → A p99 | emit → B p50 | emit → B p99 | A → B p50 | A → B p99 | failed |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
