@@ -76,7 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
-		Verifier: verifier, Logger: log, Metrics: metrics,
+		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 	})
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/webui"
 	"github.com/ragchat/ragchat/resolvers"
 )
 
@@ -44,6 +45,8 @@ type Options struct {
 	Logger    *slog.Logger
 	// Metrics nil creates a fresh set.
 	Metrics *Metrics
+	// Console configures the web console served at / (internal/webui).
+	Console webui.Options
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -118,8 +121,8 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Config.HTTP.GraphiQL {
 		mux.Handle("GET /graphiql", playground.Handler("ragchat GraphiQL", "/graphql"))
-		mux.Handle("GET /{$}", http.RedirectHandler("/graphiql", http.StatusFound))
 	}
+	mux.Handle("/", webui.New(o.Console))
 	s.handler = accessLog(o.Logger, mux)
 	s.http = &http.Server{
 		Handler:           s.handler,

@@ -1,0 +1,1 @@
+async function e(e){throw Error(`OpenID Connect sign-in is not implemented yet`)}export{e as startSignIn};

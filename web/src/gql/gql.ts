@@ -1,0 +1,148 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query AdminProbe {\n    viewer {\n      userId\n      isAdmin\n    }\n    feedbacks(first: 1) {\n      totalCount\n    }\n  }\n": typeof types.AdminProbeDocument,
+    "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": typeof types.ViewerDocument,
+    "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": typeof types.ConversationFieldsFragmentDoc,
+    "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.ConversationsDocument,
+    "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": typeof types.SourceFieldsFragmentDoc,
+    "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": typeof types.AttemptFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n": typeof types.MessageFieldsFragmentDoc,
+    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": typeof types.ConversationDocument,
+    "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n": typeof types.CreateConversationDocument,
+    "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n": typeof types.RenameConversationDocument,
+    "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.ArchiveConversationDocument,
+    "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.DeleteConversationDocument,
+    "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.RestoreConversationDocument,
+    "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.AskDocument,
+    "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.RetryDocument,
+    "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": typeof types.CancelDocument,
+    "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": typeof types.SubmitFeedbackDocument,
+    "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": typeof types.AttemptEventsDocument,
+};
+const documents: Documents = {
+    "\n  query AdminProbe {\n    viewer {\n      userId\n      isAdmin\n    }\n    feedbacks(first: 1) {\n      totalCount\n    }\n  }\n": types.AdminProbeDocument,
+    "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": types.ViewerDocument,
+    "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": types.ConversationFieldsFragmentDoc,
+    "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.ConversationsDocument,
+    "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": types.SourceFieldsFragmentDoc,
+    "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": types.AttemptFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n": types.MessageFieldsFragmentDoc,
+    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": types.ConversationDocument,
+    "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n": types.CreateConversationDocument,
+    "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n": types.RenameConversationDocument,
+    "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.ArchiveConversationDocument,
+    "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.DeleteConversationDocument,
+    "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.RestoreConversationDocument,
+    "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.AskDocument,
+    "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.RetryDocument,
+    "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": types.CancelDocument,
+    "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": types.SubmitFeedbackDocument,
+    "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": types.AttemptEventsDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminProbe {\n    viewer {\n      userId\n      isAdmin\n    }\n    feedbacks(first: 1) {\n      totalCount\n    }\n  }\n"): (typeof documents)["\n  query AdminProbe {\n    viewer {\n      userId\n      isAdmin\n    }\n    feedbacks(first: 1) {\n      totalCount\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n"): (typeof documents)["\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n"): (typeof documents)["\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n"): (typeof documents)["\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"): (typeof documents)["\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n"): (typeof documents)["\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n"): (typeof documents)["\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"): (typeof documents)["\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n"): (typeof documents)["\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

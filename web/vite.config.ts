@@ -1,0 +1,30 @@
+// Vite builds the console into internal/webui/dist, which the Go binary
+// embeds (go:embed): `ragchat serve` needs no Node. The build is
+// reproducible (no timestamps, content-hashed names), so `make web` and the
+// check in scripts/check-web.sh compare it byte for byte.
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  plugins: [react()],
+  base: '/',
+  build: {
+    outDir: '../internal/webui/dist',
+    emptyOutDir: true,
+    sourcemap: false,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 1500,
+  },
+  server: {
+    // `npm run dev` proxies the API to a running `ragchat serve`.
+    proxy: {
+      '/graphql': { target: 'http://127.0.0.1:8080', ws: true },
+      '/console-config.json': 'http://127.0.0.1:8080',
+      '/dev': 'http://127.0.0.1:8080',
+    },
+  },
+  test: {
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+  },
+});
