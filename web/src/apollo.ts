@@ -41,8 +41,10 @@ export function makeClient(onAuthFailure: () => void): ApolloClient {
     on: {
       connected: () => listeners.forEach((l) => l(true)),
       closed: (e) => {
-        listeners.forEach((l) => l(false));
-        if ((e as CloseEvent | undefined)?.code === 4403) onAuthFailure();
+        const code = (e as CloseEvent | undefined)?.code;
+        // 1000 is the lazy close once no subscription is left: not a loss.
+        if (code !== 1000) listeners.forEach((l) => l(false));
+        if (code === 4403) onAuthFailure();
       },
     },
   });

@@ -13,7 +13,9 @@ import { Composer } from './Composer';
 import { Turn } from './Turn';
 import { nodes } from '../relay';
 
-const pageSize = 20;
+// Ten questions a page: each brings its attempts with their sources and
+// feedback, which the query complexity limit counts as lists of ten.
+const pageSize = 10;
 
 export function ConversationView({ id }: { id: string }) {
   const t = useT();
