@@ -86,7 +86,7 @@ export async function watchStreaming(page) {
     let last = '';
     const tick = () => {
       const el = document.querySelector('[data-testid=streaming-answer]');
-      const text = el ? el.textContent : '';
+      const text = el?.firstElementChild ? el.firstElementChild.textContent : '';
       if (el && text !== last && text.length > 0) {
         window.__paints++;
         window.__streamed = text;

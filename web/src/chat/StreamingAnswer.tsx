@@ -15,6 +15,8 @@ import { AttemptEventsSubscription } from '../operations';
 import { applyAttemptEvent, initialAttemptState, SeqGapError, type AttemptState } from '../stream/attemptStream';
 import { useT } from '../i18n';
 import type { SourceFieldsFragment } from '../gql/graphql';
+import { toUiError, type UiError } from '../errors';
+import { ErrorNote } from './ErrorNote';
 
 type Event = AttemptEventsResult['attemptEvents'];
 
@@ -31,6 +33,7 @@ export function StreamingAnswer({ attemptId, checkpoint, onStarted, onSources }:
   const t = useT();
   const textRef = useRef<HTMLSpanElement>(null);
   const [reconnecting, setReconnecting] = useState(false);
+  const [fatal, setFatal] = useState<UiError | null>(null);
   const cbs = useRef({ onStarted, onSources });
   cbs.current = { onStarted, onSources };
 
@@ -43,21 +46,38 @@ export function StreamingAnswer({ attemptId, checkpoint, onStarted, onSources }:
     let stopped = false;
     let retry: ReturnType<typeof setTimeout> | undefined;
 
+    // again resubscribes from the text we have (afterSeq), after a pause.
+    const again = () => {
+      if (stopped) return;
+      setReconnecting(true);
+      clearTimeout(retry);
+      retry = setTimeout(subscribe, 1_000);
+    };
     const subscribe = () => {
       if (stopped) return;
+      sub?.unsubscribe();
       sub = client
         .subscribe({ query: AttemptEventsSubscription, variables: { attemptId, afterSeq: state.seq } })
         .subscribe({
           next: (res) => {
-            setReconnecting(false);
+            if (res.error) {
+              // Apollo Client 4 reports a failed subscription here, then
+              // completes it: give up on errors that a retry cannot fix.
+              const e = toUiError(res.error);
+              if (e.kind === 'notFound' || e.kind === 'forbidden' || e.kind === 'signIn') {
+                stopped = true;
+                setFatal(e);
+              }
+              return;
+            }
             const ev = res.data?.attemptEvents;
             if (!ev) return;
+            setReconnecting(false);
             try {
               state = applyAttemptEvent(state, ev);
             } catch (err) {
               if (err instanceof SeqGapError) {
-                sub?.unsubscribe();
-                subscribe();
+                again();
                 return;
               }
               throw err;
@@ -67,12 +87,12 @@ export function StreamingAnswer({ attemptId, checkpoint, onStarted, onSources }:
             if (ev.kind === 'STARTED') cbs.current.onStarted(state.standaloneQuestion);
             if (ev.kind === 'SOURCES') cbs.current.onSources(state.sources);
           },
-          error: () => {
-            // graphql-ws gave up (or the server refused): try again from
-            // what we have, slowly.
-            setReconnecting(true);
-            retry = setTimeout(subscribe, 2_000);
+          // The stream ended before COMPLETED or FAILED (graphql-ws gave
+          // up on the socket, or an error): resume.
+          complete: () => {
+            if (state.status === 'PENDING') again();
           },
+          error: () => again(),
         });
     };
     subscribe();
@@ -91,7 +111,7 @@ export function StreamingAnswer({ attemptId, checkpoint, onStarted, onSources }:
         <span ref={textRef} />
         <span className="cursor" aria-hidden="true">▍</span>
       </div>
-      <div className="muted">{reconnecting ? t.reconnecting : t.generating}</div>
+      {fatal ? <ErrorNote error={fatal} /> : <div className="muted">{reconnecting ? t.reconnecting : t.generating}</div>}
     </div>
   );
 }

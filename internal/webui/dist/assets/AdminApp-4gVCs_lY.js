@@ -1,4 +1,4 @@
-import{a as e,i as t,n,r,t as i}from"./index-DXIxc7SD.js";var a=n(),o=t(`
+import{a as e,i as t,n,r,t as i}from"./index-DWciCHaP.js";var a=n(),o=t(`
   query AdminProbe {
     viewer {
       userId
