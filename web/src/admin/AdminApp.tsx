@@ -1,34 +1,46 @@
 // The admin console, loaded on demand (a separate chunk): the tenant's
-// conversations, attempts, feedback, usage and knowledge. Every view reads
-// admin-only fields; a member gets FORBIDDEN from the API and the console
-// says so.
-import { useQuery } from '@apollo/client/react';
-import { graphql } from '../gql';
-import { toUiError } from '../errors';
-import { ErrorNote } from '../chat/ErrorNote';
+// conversations, feedback, usage and knowledge, and the attempt inspector.
+// Every view reads admin-only fields; for a member the API answers
+// FORBIDDEN and the console says so.
+import { useState } from 'react';
+import { AdminConversations } from './Conversations';
+import { FeedbackPage } from './FeedbackPage';
+import { UsagePage } from './UsagePage';
+import { KnowledgePage } from './KnowledgePage';
+import { AttemptInspector } from './AttemptInspector';
 
-const AdminProbe = graphql(`
-  query AdminProbe {
-    viewer {
-      userId
-      isAdmin
-    }
-    feedbacks(first: 1) {
-      totalCount
-    }
-  }
-`);
+const tabs = ['conversations', 'feedback', 'usage', 'knowledge'] as const;
+type Tab = (typeof tabs)[number];
+
+const labels: Record<Tab, string> = { conversations: 'Conversations', feedback: 'Feedback', usage: 'Usage', knowledge: 'Knowledge' };
+
+function tabFromPath(): Tab {
+  const t = location.pathname.split('/')[2] as Tab;
+  return tabs.includes(t) ? t : 'conversations';
+}
 
 export default function AdminApp() {
-  const { data, error, loading } = useQuery(AdminProbe);
-  if (loading) return <p className="muted">…</p>;
-  if (error) return <ErrorNote error={toUiError(error)} />;
+  const [tab, setTab] = useState<Tab>(tabFromPath);
+  const [attemptId, setAttemptId] = useState<string | null>(null);
+  const go = (t: Tab) => {
+    history.pushState(null, '', `/admin/${t}`);
+    setTab(t);
+    setAttemptId(null);
+  };
   return (
     <main className="admin">
-      <h2>Admin</h2>
-      <p>
-        {data?.viewer.userId} · feedback: {data?.feedbacks.totalCount}
-      </p>
+      <nav className="admin-tabs" aria-label="Admin">
+        {tabs.map((t) => (
+          <button key={t} type="button" aria-pressed={t === tab} onClick={() => go(t)} data-testid={`admin-tab-${t}`}>
+            {labels[t]}
+          </button>
+        ))}
+      </nav>
+      {attemptId && <AttemptInspector id={attemptId} onClose={() => setAttemptId(null)} />}
+      {tab === 'conversations' && <AdminConversations onInspect={setAttemptId} />}
+      {tab === 'feedback' && <FeedbackPage onInspect={setAttemptId} />}
+      {tab === 'usage' && <UsagePage />}
+      {tab === 'knowledge' && <KnowledgePage />}
     </main>
   );
 }
