@@ -163,13 +163,13 @@ export const AttemptInspectorQuery = graphql(`
 
 export const KnowledgeQuery = graphql(`
   query Knowledge {
-    knowledgeBases(first: 20) {
+    knowledgeBases(first: 10) {
       edges {
         node {
           id
           name
           description
-          documents(first: 100) {
+          documents(first: 50) {
             totalCount
             edges {
               node {

@@ -1,4 +1,4 @@
-import{a as e,c as t,d as n,f as r,i,l as a,n as o,o as s,p as c,r as l,s as u,t as d,u as f}from"./index-CFKuouKJ.js";var p=c(f(),1),m=e(`
+import{a as e,c as t,d as n,f as r,i,l as a,n as o,o as s,p as c,r as l,s as u,t as d,u as f}from"./index-B6tHF0LG.js";var p=c(f(),1),m=e(`
   query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {
     adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {
       totalCount
@@ -148,13 +148,13 @@ import{a as e,c as t,d as n,f as r,i,l as a,n as o,o as s,p as c,r as l,s as u,t
   }
 `),b=e(`
   query Knowledge {
-    knowledgeBases(first: 20) {
+    knowledgeBases(first: 10) {
       edges {
         node {
           id
           name
           description
-          documents(first: 100) {
+          documents(first: 50) {
             totalCount
             edges {
               node {
