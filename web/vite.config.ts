@@ -1,7 +1,7 @@
 // Vite builds the console into internal/webui/dist, which the Go binary
 // embeds (go:embed): `ragchat serve` needs no Node. The build is
 // reproducible (no timestamps, content-hashed names), so `make web` and the
-// check in scripts/check-web.sh compare it byte for byte.
+// check in scripts/web.sh check compare it byte for byte.
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
