@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/rs/cors"
 
 	"github.com/ragchat/ragchat/internal/config"
@@ -119,10 +118,9 @@ func New(o Options) (*Server, error) {
 	if o.Config.HTTP.Metrics {
 		mux.Handle("GET /metrics", o.Metrics.Handler())
 	}
-	if o.Config.HTTP.GraphiQL {
-		mux.Handle("GET /graphiql", playground.Handler("ragchat GraphiQL", "/graphql"))
-	}
-	mux.Handle("/", webui.New(o.Console))
+	console := o.Console
+	console.GraphiQL = o.Config.HTTP.GraphiQL
+	mux.Handle("/", webui.New(console))
 	s.handler = accessLog(o.Logger, mux)
 	s.http = &http.Server{
 		Handler:           s.handler,

@@ -1,6 +1,7 @@
 // Package webui serves ragchat's reference web console (web/, built into
 // dist and embedded in the binary): the chat at / and /c/<id>, the admin
-// console at /admin, the sign-in page at /signin, their assets under
+// console at /admin, the sign-in page at /signin, GraphiQL at /graphiql
+// (when enabled; no CDN), their assets under
 // /assets/, the console's configuration at /console-config.json and, in
 // development only, the demo users' sign-in endpoints under /dev/.
 package webui
@@ -20,6 +21,9 @@ type Options struct {
 	// tenant's users (/dev/users) and a short-lived token for any of them
 	// (/dev/token). Set it only when RAGCHAT_ENV=development.
 	DevSignIn *DevSignIn
+	// GraphiQL serves GraphiQL at /graphiql, from the binary like the
+	// console (RAGCHAT_GRAPHIQL; off in production by default).
+	GraphiQL bool
 	// OIDC, when its Issuer is set, makes the sign-in page offer OpenID
 	// Connect (authorization code with PKCE) against that issuer.
 	OIDC OIDC
@@ -35,10 +39,11 @@ type OIDC struct {
 
 // Handler serves the console. Build it with New.
 type Handler struct {
-	opts   Options
-	assets http.Handler
-	index  []byte
-	config []byte
+	opts     Options
+	assets   http.Handler
+	index    []byte
+	graphiql []byte
+	config   []byte
 }
 
 // New builds the console's handler.
@@ -51,6 +56,7 @@ func New(o Options) *Handler {
 	if err != nil {
 		index = []byte("<!doctype html><title>ragchat</title><p>The console was not built: run make web.</p>")
 	}
+	graphiql, _ := fs.ReadFile(sub, "graphiql.html")
 	cfg := struct {
 		DevSignIn bool  `json:"devSignIn"`
 		OIDC      *OIDC `json:"oidc"`
@@ -59,7 +65,7 @@ func New(o Options) *Handler {
 		cfg.OIDC = &o.OIDC
 	}
 	config, _ := json.Marshal(cfg)
-	return &Handler{opts: o, assets: http.FileServerFS(sub), index: index, config: config}
+	return &Handler{opts: o, assets: http.FileServerFS(sub), index: index, graphiql: graphiql, config: config}
 }
 
 // ServeHTTP routes a request to the console's pages, assets and endpoints;
@@ -85,8 +91,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = w.Write(h.config)
+	case p == "/graphiql" && h.opts.GraphiQL && h.graphiql != nil:
+		h.servePage(w, r, h.graphiql)
 	case isPage(p):
-		h.servePage(w, r)
+		h.servePage(w, r, h.index)
 	default:
 		http.NotFound(w, r)
 	}
@@ -98,21 +106,22 @@ func isPage(p string) bool {
 		(strings.HasPrefix(p, "/c/") && len(p) > 3 && !strings.Contains(p[3:], "/"))
 }
 
-// servePage serves index.html, never cached (it names the current assets),
+// servePage serves a page (index.html or graphiql.html), never cached (it
+// names the current assets),
 // with a strict Content-Security-Policy: scripts and styles from this
 // origin only, and network access to this origin (GraphQL over HTTP and
 // WebSocket) and the OpenID Connect issuer.
-func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, page []byte) {
 	connect := "'self'"
 	if h.opts.OIDC.Issuer != "" {
 		connect += " " + originOf(h.opts.OIDC.Issuer)
 	}
 	hdr := w.Header()
-	hdr.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src "+connect+" ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	hdr.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src "+connect+" ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Referrer-Policy", "no-referrer")
-	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(h.index))
+	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page))
 }
 
 // originOf is the scheme://host of a URL, or "" when it has none.

@@ -36,6 +36,7 @@ func TestRoutes(t *testing.T) {
 		{"missing asset", "GET", "/assets/missing.js", 404, "", ""},
 		{"post to a page", "POST", "/", 405, "", ""},
 		{"dev endpoints off", "GET", "/dev/users", 404, "", ""},
+		{"GraphiQL off", "GET", "/graphiql", 404, "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,5 +166,25 @@ func TestDevSignIn(t *testing.T) {
 	}
 	if len(got) != 2 || got[0].user != "demo-admin" || got[0].roles[0] != "admin" || got[0].groups[0] != "ops" || got[0].ttl != webui.DevTokenTTL {
 		t.Errorf("minted %+v", got)
+	}
+}
+
+// TestGraphiQL checks that GraphiQL is served from the binary when enabled:
+// its page loads only this origin's assets, never a CDN.
+func TestGraphiQL(t *testing.T) {
+	h := webui.New(webui.Options{GraphiQL: true})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/graphiql", nil))
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	body := rec.Body.String()
+	if !strings.Contains(body, `src="/assets/graphiql-`) {
+		t.Fatalf("GraphiQL page without its bundled script:\n%s", body)
+	}
+	for _, remote := range []string{"http://", "https://", "//"} {
+		if strings.Contains(body, `src="`+remote) || strings.Contains(body, `href="`+remote) {
+			t.Errorf("GraphiQL page loads a remote asset:\n%s", body)
+		}
 	}
 }

@@ -1,0 +1,1 @@
+import{t as e}from"./graphiql-BLyxA1uh.js";e();

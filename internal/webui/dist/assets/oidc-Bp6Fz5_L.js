@@ -1,1 +1,0 @@
-async function e(e){throw Error(`OpenID Connect sign-in is not implemented yet`)}export{e as startSignIn};
