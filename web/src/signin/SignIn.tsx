@@ -1,6 +1,7 @@
 // The sign-in page. The server says which methods it offers
 // (/console-config.json): in development, its demo users, each minted a
-// short-lived token by /dev/token; in production, OpenID Connect.
+// short-lived token by /dev/token; in production, OpenID Connect
+// (authorization code with PKCE, src/auth/oidc.ts).
 import { useEffect, useState } from 'react';
 import { setToken, takeReturnPath } from '../auth/token';
 import { useT } from '../i18n';
@@ -26,6 +27,14 @@ export function SignIn() {
     void (async () => {
       try {
         const c: ConsoleConfig = await (await fetch('/console-config.json')).json();
+        if (c.oidc && /[?&](code|error)=/.test(location.search)) {
+          // The issuer sent the browser back: finish the PKCE exchange.
+          const { finishSignIn } = await import('../auth/oidc');
+          if (await finishSignIn(c.oidc)) {
+            location.assign(takeReturnPath());
+            return;
+          }
+        }
         setCfg(c);
         if (c.devSignIn) setUsers(await (await fetch('/dev/users')).json());
       } catch (err) {

@@ -1,1 +1,0 @@
-import{t as e}from"./web-ETUB-V7d.js";e();

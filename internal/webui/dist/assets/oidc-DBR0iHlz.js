@@ -1,1 +1,0 @@
-import{n as e}from"./rolldown-runtime-6EMuh_P4.js";async function t(e){throw Error(`OpenID Connect sign-in is not implemented yet`)}function n(){return(n=e((()=>{})))()}n();export{t as startSignIn};
