@@ -220,3 +220,12 @@ export const AttemptEventsSubscription = graphql(`
     }
   }
 `);
+
+export const ViewerEventsSubscription = graphql(`
+  subscription ViewerEvents {
+    viewerEvents {
+      kind
+      conversationId
+    }
+  }
+`);

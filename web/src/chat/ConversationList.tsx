@@ -1,9 +1,9 @@
 // The viewer's conversations, newest first, with infinite scroll over the
 // Relay connection (first/after), rename, archive, and delete with undo
-// (restoreConversation).
-import { useMutation, useQuery } from '@apollo/client/react';
+// (restoreConversation), kept current by viewerEvents.
+import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useEffect, useRef, useState } from 'react';
-import { ArchiveConversationMutation, ConversationsQuery, CreateConversationMutation, DeleteConversationMutation, RenameConversationMutation, RestoreConversationMutation } from '../operations';
+import { ViewerEventsSubscription, ArchiveConversationMutation, ConversationsQuery, CreateConversationMutation, DeleteConversationMutation, RenameConversationMutation, RestoreConversationMutation } from '../operations';
 import { useT } from '../i18n';
 import { toUiError, type UiError } from '../errors';
 import { ErrorNote } from './ErrorNote';
@@ -23,6 +23,10 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
   const [opError, setOpError] = useState<UiError | null>(null);
   const sentinel = useRef<HTMLLIElement>(null);
   const conn = data?.conversations;
+  // Other tabs and devices, the engine titling a conversation after its
+  // first answer, an admin deleting one: viewerEvents says the list
+  // changed, and the list is read again.
+  useSubscription(ViewerEventsSubscription, { onData: () => void refetch() });
 
   const more = () => {
     if (!conn?.pageInfo.hasNextPage) return;

@@ -42,6 +42,7 @@ type Documents = {
     "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": typeof types.CancelDocument,
     "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": typeof types.SubmitFeedbackDocument,
     "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": typeof types.AttemptEventsDocument,
+    "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": typeof types.ViewerEventsDocument,
 };
 const documents: Documents = {
     "\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AdminConversationsDocument,
@@ -72,6 +73,7 @@ const documents: Documents = {
     "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": types.CancelDocument,
     "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": types.SubmitFeedbackDocument,
     "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": types.AttemptEventsDocument,
+    "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": types.ViewerEventsDocument,
 };
 
 /**
@@ -200,6 +202,10 @@ export function graphql(source: "\n  mutation SubmitFeedback($input: SubmitFeedb
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n"): (typeof documents)["\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"): (typeof documents)["\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

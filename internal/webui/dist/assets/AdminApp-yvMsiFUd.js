@@ -1,4 +1,4 @@
-import{i as e,n as t,r as n,t as r}from"./rolldown-runtime-6EMuh_P4.js";import{_ as i,g as a,r as o}from"./jsx-runtime-BZKoKv0c.js";import{a as s,c,d as l,f as u,g as d,h as f,i as p,l as m,m as h,o as g,p as _,r as v,s as y}from"./web-CUbK7DCN.js";import{t as b}from"./with-selector-DxnrkSdA.js";var x,S,C,w,T,E,D,O,k,A,j;function M(){return(M=t((()=>{c(),x=m(`
+import{i as e,n as t,r as n,t as r}from"./rolldown-runtime-6EMuh_P4.js";import{_ as i,g as a,r as o}from"./jsx-runtime-BZKoKv0c.js";import{a as s,c,d as l,f as u,g as d,h as f,i as p,l as m,m as h,o as g,p as _,r as v,s as y}from"./web-BOUvrKOQ.js";import{t as b}from"./with-selector-DxnrkSdA.js";var x,S,C,w,T,E,D,O,k,A,j;function M(){return(M=t((()=>{c(),x=m(`
   query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {
     adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {
       totalCount
