@@ -6,7 +6,7 @@ GOTESTFLAGS ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run build generate check-generate migration test test-go bench lint
+.PHONY: help run build generate check-generate migration test test-go bench lint web
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-15s %s\n", $$1, $$2 }'
@@ -22,6 +22,9 @@ generate: ## Regenerate code (Ent, entgql, gqlgen): go generate ./...
 
 check-generate: ## Fail if go generate changes generated code.
 	scripts/check-generate.sh
+
+web: ## Build the web console (npm ci, codegen, vite) into internal/webui/dist; commit the result.
+	scripts/web.sh build
 
 migration: ## New PostgreSQL migration from the Ent schema, diffed on a throwaway cluster: make migration NAME=add_x
 	@test -n "$(NAME)" || { echo "usage: make migration NAME=snake_case_name" >&2; exit 2; }

@@ -15,6 +15,10 @@
 #      internal/tools/testsummary, which also fails the run when no test ran
 #      on the postgres or sqlite backend
 #   5. clients/node: npm ci && npm test, when clients/node/package.json exists
+#   6. the web console: vitest unit tests, then the browser tests with
+#      Debian's chromium against real `ragchat serve` processes
+#      (scripts/web.sh unit, e2e); the static checks already checked that
+#      `make web` reproduces the committed assets (scripts/web.sh check)
 #
 # The static checks run first so that they fail fast, before any install.
 # Environment:
@@ -33,6 +37,7 @@ static_checks() {
 	scripts/check-refs.sh
 	scripts/pgtest-selftest.sh
 	scripts/check-generate.sh
+	scripts/web.sh check
 	say "go vet ./..."
 	go vet ./...
 }
@@ -89,6 +94,13 @@ node_tests() {
 	(cd clients/node && npm ci --no-audit --no-fund && npm test)
 }
 
+# web_tests runs the console's unit tests and its browser tests; they get
+# RAGCHAT_TEST_DATABASE_URL, so the servers they start use PostgreSQL.
+web_tests() {
+	say "web: vitest, then the browser tests"
+	scripts/web.sh unit && scripts/web.sh e2e
+}
+
 # migration_check runs `make migration`'s tool with an unchanged schema: it
 # must work and write nothing (TestMigrationsMatchSchema checks the reverse:
 # that migrations/ reaches the Ent schema).
@@ -116,6 +128,7 @@ db_tests() {
 	migration_check || rc=1
 	go_tests || rc=1
 	node_tests || rc=1
+	web_tests || rc=1
 	if ((rc != 0)); then
 		say "FAILED"
 	else

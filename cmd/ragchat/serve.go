@@ -76,7 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
-		Verifier: verifier, Logger: log, Metrics: metrics,
+		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 	})
 	if err != nil {
 		return err
@@ -149,6 +149,7 @@ func printDevBanner(w io.Writer, cfg config.Config, addr string, log *slog.Logge
 	}
 	fmt.Fprintf(w, `
 ragchat is running (development) on http://%[1]s
+  Console:  http://%[1]s/          (chat; /admin; sign in as a demo user)
   GraphQL:  http://%[1]s/graphql   (WebSocket, SSE, POST, GET)
   GraphiQL: http://%[1]s/graphiql  (add the header {"Authorization": "Bearer <token>"})
   Health:   http://%[1]s/healthz  http://%[1]s/readyz   Metrics: http://%[1]s/metrics

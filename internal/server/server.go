@@ -17,12 +17,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/rs/cors"
 
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/webui"
 	"github.com/ragchat/ragchat/resolvers"
 )
 
@@ -44,6 +44,8 @@ type Options struct {
 	Logger    *slog.Logger
 	// Metrics nil creates a fresh set.
 	Metrics *Metrics
+	// Console configures the web console served at / (internal/webui).
+	Console webui.Options
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -117,10 +119,9 @@ func New(o Options) (*Server, error) {
 	if o.Config.HTTP.Metrics {
 		mux.Handle("GET /metrics", o.Metrics.Handler())
 	}
-	if o.Config.HTTP.GraphiQL {
-		mux.Handle("GET /graphiql", playground.Handler("ragchat GraphiQL", "/graphql"))
-		mux.Handle("GET /{$}", http.RedirectHandler("/graphiql", http.StatusFound))
-	}
+	console := o.Console
+	console.GraphiQL = o.Config.HTTP.GraphiQL
+	mux.Handle("/", webui.New(console))
 	s.handler = accessLog(o.Logger, mux)
 	s.http = &http.Server{
 		Handler:           s.handler,

@@ -1,0 +1,69 @@
+// The usageSummary chart: tokens by model and UTC day.
+import { useQuery } from '@apollo/client/react';
+import { useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
+import { UsageSummaryQuery } from './operations';
+import { toUiError } from '../errors';
+import { ErrorNote } from '../chat/ErrorNote';
+import { lastDays } from './period';
+
+const palette = ['#2457d6', '#d97706', '#059669', '#be123c', '#7c3aed'];
+
+export function UsagePage() {
+  const [days, setDays] = useState(30);
+  const { data, error } = useQuery(UsageSummaryQuery, { variables: lastDays(days), fetchPolicy: 'network-only' });
+  const rows = data?.usageSummary ?? [];
+  const models = [...new Set(rows.map((r) => r.model))].sort();
+  const byDay = new Map<string, Record<string, number | string>>();
+  for (const r of rows) {
+    const d = byDay.get(r.day) ?? { day: r.day };
+    d[r.model] = ((d[r.model] as number) ?? 0) + r.totalTokens;
+    byDay.set(r.day, d);
+  }
+  const chart = [...byDay.values()].sort((a, b) => String(a.day).localeCompare(String(b.day)));
+  return (
+    <section>
+      <h3>Tokens by model and day</h3>
+      <select value={days} onChange={(e) => setDays(Number(e.target.value))} aria-label="period">
+        <option value={7}>7 days</option>
+        <option value={30}>30 days</option>
+        <option value={90}>90 days</option>
+      </select>
+      {error && <ErrorNote error={toUiError(error)} />}
+      <BarChart width={720} height={260} data={chart} accessibilityLayer>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="day" fontSize={11} />
+        <YAxis />
+        <Tooltip />
+        <Legend />
+        {models.map((m, i) => (
+          <Bar key={m} dataKey={m} stackId="t" fill={palette[i % palette.length]} isAnimationActive={false} />
+        ))}
+      </BarChart>
+      <table className="grid">
+        <thead>
+          <tr>
+            <th>day</th>
+            <th>model</th>
+            <th>attempts</th>
+            <th>prompt</th>
+            <th>completion</th>
+            <th>total</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={`${r.day}-${r.model}`}>
+              <td>{r.day}</td>
+              <td>{r.model}</td>
+              <td>{r.attempts}</td>
+              <td>{r.promptTokens}</td>
+              <td>{r.completionTokens}</td>
+              <td>{r.totalTokens}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

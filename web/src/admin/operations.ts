@@ -1,0 +1,226 @@
+// The admin console's GraphQL operations (typed by graphql-codegen).
+import { graphql } from '../gql';
+
+export const AdminConversationsQuery = graphql(`
+  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {
+    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {
+      totalCount
+      edges {
+        node {
+          id
+          title
+          userId
+          status
+          createdAt
+          updatedAt
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+export const AdminConversationQuery = graphql(`
+  query AdminConversation($id: ID!) {
+    conversation(id: $id) {
+      id
+      title
+      userId
+      status
+      messages(last: 10, where: { role: USER }) {
+        edges {
+          node {
+            id
+            content
+            attempts {
+              id
+              status
+              answer
+              createdAt
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const FeedbacksQuery = graphql(`
+  query Feedbacks($where: AdminFeedbackWhereInput, $first: Int!) {
+    feedbacks(where: $where, first: $first) {
+      totalCount
+      edges {
+        node {
+          id
+          rating
+          reasonCodes
+          comment
+          userId
+          createdAt
+          attemptId
+        }
+      }
+    }
+  }
+`);
+
+export const FeedbackSummaryQuery = graphql(`
+  query FeedbackSummary($from: Time!, $to: Time!) {
+    feedbackSummary(from: $from, to: $to) {
+      up
+      down
+      byReason {
+        reason
+        count
+      }
+    }
+  }
+`);
+
+export const UsageSummaryQuery = graphql(`
+  query UsageSummary($from: Time!, $to: Time!) {
+    usageSummary(from: $from, to: $to) {
+      day
+      model
+      attempts
+      promptTokens
+      completionTokens
+      totalTokens
+    }
+  }
+`);
+
+export const AttemptInspectorQuery = graphql(`
+  query AttemptInspector($id: ID!) {
+    attempt(id: $id) {
+      id
+      status
+      originalQuestion
+      standaloneQuestion
+      answer
+      model
+      promptTokens
+      completionTokens
+      totalTokens
+      failureCode
+      sources {
+        label
+        score
+        cited
+        available
+        documentTitle
+        snippet
+      }
+    }
+    attemptDiagnostics(id: $id) {
+      timings {
+        startedAt
+        firstTokenAt
+        completedAt
+        timeToFirstTokenMs
+        durationMs
+      }
+      contextManifest {
+        budget
+        window
+        answerReserve
+        model
+        strategy
+        historyRounds
+        droppedRounds
+        revokedRounds
+        summaryIncluded
+        droppedChunks
+        chunkIds
+        tokens {
+          system
+          question
+          evidence
+          history
+          summary
+          total
+        }
+        limits {
+          system
+          question
+          evidence
+          history
+          summary
+          total
+        }
+        candidates {
+          userSeq
+          score
+          chosen
+        }
+      }
+    }
+  }
+`);
+
+export const KnowledgeQuery = graphql(`
+  query Knowledge {
+    knowledgeBases(first: 10) {
+      edges {
+        node {
+          id
+          name
+          description
+          documents(first: 50) {
+            totalCount
+            edges {
+              node {
+                id
+                title
+                sourceUri
+                version
+                status
+                visibility
+                updatedAt
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const DocumentAclQuery = graphql(`
+  query DocumentAcl($id: ID!) {
+    documentAcl(documentId: $id) {
+      visibility
+      groups
+      users
+    }
+  }
+`);
+
+export const SetDocumentAclMutation = graphql(`
+  mutation SetDocumentAcl($id: ID!, $acl: DocumentAclInput!) {
+    setDocumentAcl(documentId: $id, acl: $acl) {
+      id
+      visibility
+    }
+  }
+`);
+
+export const DeleteDocumentMutation = graphql(`
+  mutation DeleteDocument($id: ID!) {
+    deleteDocument(documentId: $id) {
+      deletedDocumentId
+    }
+  }
+`);
+
+export const IngestDocumentMutation = graphql(`
+  mutation IngestDocument($input: IngestDocumentInput!) {
+    ingestDocument(input: $input) {
+      id
+      title
+    }
+  }
+`);

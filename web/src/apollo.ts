@@ -1,0 +1,69 @@
+// Apollo Client over one graphql-ws WebSocket for subscriptions and HTTP for
+// queries and mutations, both with the bearer token. The socket reconnects
+// by itself (graphql-ws resubscribes with the original variables; the
+// attempt stream merges the replay by seq) and calls connectionParams again,
+// so a fresh token is used after a sign-in.
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { SetContextLink } from '@apollo/client/link/context';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { createClient, type Client } from 'graphql-ws';
+import { getToken } from './auth/token';
+
+/** Connection state listeners, for the "reconnecting" banner. */
+type ConnListener = (connected: boolean) => void;
+const listeners = new Set<ConnListener>();
+
+/** Subscribes to the socket's connected/closed changes. */
+export function onConnectionChange(l: ConnListener): () => void {
+  listeners.add(l);
+  return () => listeners.delete(l);
+}
+
+/** The WebSocket client, exposed for tests and for closing on sign-out. */
+export let wsClient: Client;
+
+/** Builds the client for this page's origin. */
+export function makeClient(onAuthFailure: () => void): ApolloClient {
+  const wsURL = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
+  wsClient = createClient({
+    url: wsURL,
+    lazy: true,
+    keepAlive: 10_000,
+    retryAttempts: 30,
+    retryWait: async (n) => {
+      await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** n, 5_000)));
+    },
+    shouldRetry: () => true,
+    connectionParams: () => {
+      const t = getToken();
+      return t ? { Authorization: `Bearer ${t}` } : {};
+    },
+    on: {
+      connected: () => listeners.forEach((l) => l(true)),
+      closed: (e) => {
+        const code = (e as CloseEvent | undefined)?.code;
+        // 1000 is the lazy close once no subscription is left: not a loss.
+        if (code !== 1000) listeners.forEach((l) => l(false));
+        if (code === 4403) onAuthFailure();
+      },
+    },
+  });
+  const auth = new SetContextLink((prev) => {
+    const t = getToken();
+    return { headers: { ...prev.headers, ...(t ? { authorization: `Bearer ${t}` } : {}) } };
+  });
+  const http = new HttpLink({ uri: '/graphql' });
+  const link = ApolloLink.split(
+    (op) => op.operationType === 'subscription',
+    new GraphQLWsLink(wsClient),
+    ApolloLink.from([auth, http]),
+  );
+  return new ApolloClient({
+    link,
+    cache: new InMemoryCache({
+      typePolicies: {
+        Query: { fields: { conversations: { keyArgs: ['orderBy', 'where'] } } },
+      },
+    }),
+  });
+}

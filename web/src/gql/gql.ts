@@ -1,0 +1,214 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.AdminConversationsDocument,
+    "\n  query AdminConversation($id: ID!) {\n    conversation(id: $id) {\n      id\n      title\n      userId\n      status\n      messages(last: 10, where: { role: USER }) {\n        edges {\n          node {\n            id\n            content\n            attempts {\n              id\n              status\n              answer\n              createdAt\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.AdminConversationDocument,
+    "\n  query Feedbacks($where: AdminFeedbackWhereInput, $first: Int!) {\n    feedbacks(where: $where, first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          rating\n          reasonCodes\n          comment\n          userId\n          createdAt\n          attemptId\n        }\n      }\n    }\n  }\n": typeof types.FeedbacksDocument,
+    "\n  query FeedbackSummary($from: Time!, $to: Time!) {\n    feedbackSummary(from: $from, to: $to) {\n      up\n      down\n      byReason {\n        reason\n        count\n      }\n    }\n  }\n": typeof types.FeedbackSummaryDocument,
+    "\n  query UsageSummary($from: Time!, $to: Time!) {\n    usageSummary(from: $from, to: $to) {\n      day\n      model\n      attempts\n      promptTokens\n      completionTokens\n      totalTokens\n    }\n  }\n": typeof types.UsageSummaryDocument,
+    "\n  query AttemptInspector($id: ID!) {\n    attempt(id: $id) {\n      id\n      status\n      originalQuestion\n      standaloneQuestion\n      answer\n      model\n      promptTokens\n      completionTokens\n      totalTokens\n      failureCode\n      sources {\n        label\n        score\n        cited\n        available\n        documentTitle\n        snippet\n      }\n    }\n    attemptDiagnostics(id: $id) {\n      timings {\n        startedAt\n        firstTokenAt\n        completedAt\n        timeToFirstTokenMs\n        durationMs\n      }\n      contextManifest {\n        budget\n        window\n        answerReserve\n        model\n        strategy\n        historyRounds\n        droppedRounds\n        revokedRounds\n        summaryIncluded\n        droppedChunks\n        chunkIds\n        tokens {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        limits {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        candidates {\n          userSeq\n          score\n          chosen\n        }\n      }\n    }\n  }\n": typeof types.AttemptInspectorDocument,
+    "\n  query Knowledge {\n    knowledgeBases(first: 10) {\n      edges {\n        node {\n          id\n          name\n          description\n          documents(first: 50) {\n            totalCount\n            edges {\n              node {\n                id\n                title\n                sourceUri\n                version\n                status\n                visibility\n                updatedAt\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": typeof types.KnowledgeDocument,
+    "\n  query DocumentAcl($id: ID!) {\n    documentAcl(documentId: $id) {\n      visibility\n      groups\n      users\n    }\n  }\n": typeof types.DocumentAclDocument,
+    "\n  mutation SetDocumentAcl($id: ID!, $acl: DocumentAclInput!) {\n    setDocumentAcl(documentId: $id, acl: $acl) {\n      id\n      visibility\n    }\n  }\n": typeof types.SetDocumentAclDocument,
+    "\n  mutation DeleteDocument($id: ID!) {\n    deleteDocument(documentId: $id) {\n      deletedDocumentId\n    }\n  }\n": typeof types.DeleteDocumentDocument,
+    "\n  mutation IngestDocument($input: IngestDocumentInput!) {\n    ingestDocument(input: $input) {\n      id\n      title\n    }\n  }\n": typeof types.IngestDocumentDocument,
+    "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": typeof types.ViewerDocument,
+    "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": typeof types.ConversationFieldsFragmentDoc,
+    "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.ConversationsDocument,
+    "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": typeof types.SourceFieldsFragmentDoc,
+    "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": typeof types.AttemptFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n": typeof types.MessageFieldsFragmentDoc,
+    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": typeof types.ConversationDocument,
+    "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n": typeof types.CreateConversationDocument,
+    "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n": typeof types.RenameConversationDocument,
+    "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.ArchiveConversationDocument,
+    "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.DeleteConversationDocument,
+    "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.RestoreConversationDocument,
+    "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.AskDocument,
+    "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.RetryDocument,
+    "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": typeof types.CancelDocument,
+    "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": typeof types.SubmitFeedbackDocument,
+    "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": typeof types.AttemptEventsDocument,
+    "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": typeof types.ViewerEventsDocument,
+};
+const documents: Documents = {
+    "\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AdminConversationsDocument,
+    "\n  query AdminConversation($id: ID!) {\n    conversation(id: $id) {\n      id\n      title\n      userId\n      status\n      messages(last: 10, where: { role: USER }) {\n        edges {\n          node {\n            id\n            content\n            attempts {\n              id\n              status\n              answer\n              createdAt\n            }\n          }\n        }\n      }\n    }\n  }\n": types.AdminConversationDocument,
+    "\n  query Feedbacks($where: AdminFeedbackWhereInput, $first: Int!) {\n    feedbacks(where: $where, first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          rating\n          reasonCodes\n          comment\n          userId\n          createdAt\n          attemptId\n        }\n      }\n    }\n  }\n": types.FeedbacksDocument,
+    "\n  query FeedbackSummary($from: Time!, $to: Time!) {\n    feedbackSummary(from: $from, to: $to) {\n      up\n      down\n      byReason {\n        reason\n        count\n      }\n    }\n  }\n": types.FeedbackSummaryDocument,
+    "\n  query UsageSummary($from: Time!, $to: Time!) {\n    usageSummary(from: $from, to: $to) {\n      day\n      model\n      attempts\n      promptTokens\n      completionTokens\n      totalTokens\n    }\n  }\n": types.UsageSummaryDocument,
+    "\n  query AttemptInspector($id: ID!) {\n    attempt(id: $id) {\n      id\n      status\n      originalQuestion\n      standaloneQuestion\n      answer\n      model\n      promptTokens\n      completionTokens\n      totalTokens\n      failureCode\n      sources {\n        label\n        score\n        cited\n        available\n        documentTitle\n        snippet\n      }\n    }\n    attemptDiagnostics(id: $id) {\n      timings {\n        startedAt\n        firstTokenAt\n        completedAt\n        timeToFirstTokenMs\n        durationMs\n      }\n      contextManifest {\n        budget\n        window\n        answerReserve\n        model\n        strategy\n        historyRounds\n        droppedRounds\n        revokedRounds\n        summaryIncluded\n        droppedChunks\n        chunkIds\n        tokens {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        limits {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        candidates {\n          userSeq\n          score\n          chosen\n        }\n      }\n    }\n  }\n": types.AttemptInspectorDocument,
+    "\n  query Knowledge {\n    knowledgeBases(first: 10) {\n      edges {\n        node {\n          id\n          name\n          description\n          documents(first: 50) {\n            totalCount\n            edges {\n              node {\n                id\n                title\n                sourceUri\n                version\n                status\n                visibility\n                updatedAt\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n": types.KnowledgeDocument,
+    "\n  query DocumentAcl($id: ID!) {\n    documentAcl(documentId: $id) {\n      visibility\n      groups\n      users\n    }\n  }\n": types.DocumentAclDocument,
+    "\n  mutation SetDocumentAcl($id: ID!, $acl: DocumentAclInput!) {\n    setDocumentAcl(documentId: $id, acl: $acl) {\n      id\n      visibility\n    }\n  }\n": types.SetDocumentAclDocument,
+    "\n  mutation DeleteDocument($id: ID!) {\n    deleteDocument(documentId: $id) {\n      deletedDocumentId\n    }\n  }\n": types.DeleteDocumentDocument,
+    "\n  mutation IngestDocument($input: IngestDocumentInput!) {\n    ingestDocument(input: $input) {\n      id\n      title\n    }\n  }\n": types.IngestDocumentDocument,
+    "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": types.ViewerDocument,
+    "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": types.ConversationFieldsFragmentDoc,
+    "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.ConversationsDocument,
+    "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": types.SourceFieldsFragmentDoc,
+    "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": types.AttemptFieldsFragmentDoc,
+    "\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n": types.MessageFieldsFragmentDoc,
+    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": types.ConversationDocument,
+    "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n": types.CreateConversationDocument,
+    "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n": types.RenameConversationDocument,
+    "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.ArchiveConversationDocument,
+    "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.DeleteConversationDocument,
+    "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.RestoreConversationDocument,
+    "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.AskDocument,
+    "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.RetryDocument,
+    "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": types.CancelDocument,
+    "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": types.SubmitFeedbackDocument,
+    "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": types.AttemptEventsDocument,
+    "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": types.ViewerEventsDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AdminConversation($id: ID!) {\n    conversation(id: $id) {\n      id\n      title\n      userId\n      status\n      messages(last: 10, where: { role: USER }) {\n        edges {\n          node {\n            id\n            content\n            attempts {\n              id\n              status\n              answer\n              createdAt\n            }\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query AdminConversation($id: ID!) {\n    conversation(id: $id) {\n      id\n      title\n      userId\n      status\n      messages(last: 10, where: { role: USER }) {\n        edges {\n          node {\n            id\n            content\n            attempts {\n              id\n              status\n              answer\n              createdAt\n            }\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Feedbacks($where: AdminFeedbackWhereInput, $first: Int!) {\n    feedbacks(where: $where, first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          rating\n          reasonCodes\n          comment\n          userId\n          createdAt\n          attemptId\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Feedbacks($where: AdminFeedbackWhereInput, $first: Int!) {\n    feedbacks(where: $where, first: $first) {\n      totalCount\n      edges {\n        node {\n          id\n          rating\n          reasonCodes\n          comment\n          userId\n          createdAt\n          attemptId\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FeedbackSummary($from: Time!, $to: Time!) {\n    feedbackSummary(from: $from, to: $to) {\n      up\n      down\n      byReason {\n        reason\n        count\n      }\n    }\n  }\n"): (typeof documents)["\n  query FeedbackSummary($from: Time!, $to: Time!) {\n    feedbackSummary(from: $from, to: $to) {\n      up\n      down\n      byReason {\n        reason\n        count\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageSummary($from: Time!, $to: Time!) {\n    usageSummary(from: $from, to: $to) {\n      day\n      model\n      attempts\n      promptTokens\n      completionTokens\n      totalTokens\n    }\n  }\n"): (typeof documents)["\n  query UsageSummary($from: Time!, $to: Time!) {\n    usageSummary(from: $from, to: $to) {\n      day\n      model\n      attempts\n      promptTokens\n      completionTokens\n      totalTokens\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AttemptInspector($id: ID!) {\n    attempt(id: $id) {\n      id\n      status\n      originalQuestion\n      standaloneQuestion\n      answer\n      model\n      promptTokens\n      completionTokens\n      totalTokens\n      failureCode\n      sources {\n        label\n        score\n        cited\n        available\n        documentTitle\n        snippet\n      }\n    }\n    attemptDiagnostics(id: $id) {\n      timings {\n        startedAt\n        firstTokenAt\n        completedAt\n        timeToFirstTokenMs\n        durationMs\n      }\n      contextManifest {\n        budget\n        window\n        answerReserve\n        model\n        strategy\n        historyRounds\n        droppedRounds\n        revokedRounds\n        summaryIncluded\n        droppedChunks\n        chunkIds\n        tokens {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        limits {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        candidates {\n          userSeq\n          score\n          chosen\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query AttemptInspector($id: ID!) {\n    attempt(id: $id) {\n      id\n      status\n      originalQuestion\n      standaloneQuestion\n      answer\n      model\n      promptTokens\n      completionTokens\n      totalTokens\n      failureCode\n      sources {\n        label\n        score\n        cited\n        available\n        documentTitle\n        snippet\n      }\n    }\n    attemptDiagnostics(id: $id) {\n      timings {\n        startedAt\n        firstTokenAt\n        completedAt\n        timeToFirstTokenMs\n        durationMs\n      }\n      contextManifest {\n        budget\n        window\n        answerReserve\n        model\n        strategy\n        historyRounds\n        droppedRounds\n        revokedRounds\n        summaryIncluded\n        droppedChunks\n        chunkIds\n        tokens {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        limits {\n          system\n          question\n          evidence\n          history\n          summary\n          total\n        }\n        candidates {\n          userSeq\n          score\n          chosen\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Knowledge {\n    knowledgeBases(first: 10) {\n      edges {\n        node {\n          id\n          name\n          description\n          documents(first: 50) {\n            totalCount\n            edges {\n              node {\n                id\n                title\n                sourceUri\n                version\n                status\n                visibility\n                updatedAt\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Knowledge {\n    knowledgeBases(first: 10) {\n      edges {\n        node {\n          id\n          name\n          description\n          documents(first: 50) {\n            totalCount\n            edges {\n              node {\n                id\n                title\n                sourceUri\n                version\n                status\n                visibility\n                updatedAt\n              }\n            }\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DocumentAcl($id: ID!) {\n    documentAcl(documentId: $id) {\n      visibility\n      groups\n      users\n    }\n  }\n"): (typeof documents)["\n  query DocumentAcl($id: ID!) {\n    documentAcl(documentId: $id) {\n      visibility\n      groups\n      users\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetDocumentAcl($id: ID!, $acl: DocumentAclInput!) {\n    setDocumentAcl(documentId: $id, acl: $acl) {\n      id\n      visibility\n    }\n  }\n"): (typeof documents)["\n  mutation SetDocumentAcl($id: ID!, $acl: DocumentAclInput!) {\n    setDocumentAcl(documentId: $id, acl: $acl) {\n      id\n      visibility\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteDocument($id: ID!) {\n    deleteDocument(documentId: $id) {\n      deletedDocumentId\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteDocument($id: ID!) {\n    deleteDocument(documentId: $id) {\n      deletedDocumentId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation IngestDocument($input: IngestDocumentInput!) {\n    ingestDocument(input: $input) {\n      id\n      title\n    }\n  }\n"): (typeof documents)["\n  mutation IngestDocument($input: IngestDocumentInput!) {\n    ingestDocument(input: $input) {\n      id\n      title\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n"): (typeof documents)["\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n"): (typeof documents)["\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n"): (typeof documents)["\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"): (typeof documents)["\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n"): (typeof documents)["\n  fragment MessageFields on Message {\n    id\n    sequenceNo\n    role\n    content\n    createdAt\n    clientMessageId\n    attempts {\n      ...AttemptFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      messages(last: $last, before: $before, where: { role: USER }) {\n        edges {\n          cursor\n          node {\n            ...MessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...MessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n"): (typeof documents)["\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"): (typeof documents)["\n  mutation SubmitFeedback($input: SubmitFeedbackInput!) {\n    submitFeedback(input: $input) {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n"): (typeof documents)["\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"): (typeof documents)["\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

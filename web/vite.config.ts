@@ -1,0 +1,50 @@
+// Vite builds the console into internal/webui/dist, which the Go binary
+// embeds (go:embed): `ragchat serve` needs no Node. The build is
+// reproducible (no timestamps, content-hashed names), so `make web` and the
+// check in scripts/web.sh check compare it byte for byte.
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  plugins: [react()],
+  base: '/',
+  build: {
+    outDir: '../internal/webui/dist',
+    emptyOutDir: true,
+    sourcemap: false,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 1500,
+    rollupOptions: {
+      // The console, and GraphiQL served from the binary (no CDN).
+      input: { index: 'index.html', graphiql: 'graphiql.html' },
+      // GraphiQL's packages carry React Compiler directives that a bundle
+      // cannot keep; they only opt modules out of an optimisation.
+      onwarn(warning, warn) {
+        if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
+      },
+      output: {
+        // Monaco (GraphiQL's editor) is one 2.8 MB module graph; split it
+        // so that no committed file reaches the 2 MiB limit of
+        // scripts/check-tracked.sh.
+        // Keep module execution order across the split chunks (Monaco's
+        // modules depend on being initialised in import order).
+        strictExecutionOrder: true,
+        advancedChunks: {
+          groups: [{ name: 'monaco', test: /node_modules[\\/]monaco-editor/, maxSize: 1_900_000 }],
+        },
+      },
+    },
+  },
+  server: {
+    // `npm run dev` proxies the API to a running `ragchat serve`.
+    proxy: {
+      '/graphql': { target: 'http://127.0.0.1:8080', ws: true },
+      '/console-config.json': 'http://127.0.0.1:8080',
+      '/dev': 'http://127.0.0.1:8080',
+    },
+  },
+  test: {
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+  },
+});
