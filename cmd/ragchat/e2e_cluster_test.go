@@ -355,6 +355,10 @@ func TestClusterSurvivesDatabaseRestart(t *testing.T) {
 	id := ask(t, onA, conv, "上传文件最大是多少？")
 	_, subA := subscribeWS(t, onA, id, 0)
 	_, subB := subscribeWS(t, b.client(t, "acme", "restart"), id, 0)
+	// Both subscriptions are live (their first read done) before the
+	// outage: a subscribe that arrives during one is refused UNAVAILABLE,
+	// which is not what this test is about.
+	readA := waitForDelta(t, subA)
 	readB := waitForDelta(t, subB)
 
 	cluster.Stop()
@@ -365,6 +369,8 @@ func TestClusterSurvivesDatabaseRestart(t *testing.T) {
 		events := collectEvents(t, sub)
 		if name == "B" {
 			events = append(readB, events...)
+		} else {
+			events = append(readA, events...)
 		}
 		answer := checkStreamAfterRestart(t, name, events)
 		t.Logf("%s: %d events, %d characters", name, len(events), len([]rune(answer)))
