@@ -54,6 +54,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if d, ok := c.broker.(*broker.Distributed); ok {
 		metrics.WatchBroker(d.Stats)
 	}
+	metrics.WatchStatements(db.Statements)
 	// What this instance was generating when it last stopped (kill -9
 	// included) ends now, not when its leases expire.
 	if n, err := c.engine.ReclaimOwn(ctx); err != nil {

@@ -40,6 +40,7 @@ func (e *contextError) Unwrap() error { return e.err }
 // publishes STARTED there); its error stops the build.
 func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(standalone string, requires bool) error) (builtContext, error) {
 	var bc builtContext
+	timer := e.timeContext(&afterRewrite)
 	win, err := e.loadWindow(ctx, j)
 	if err != nil {
 		return bc, &contextError{kind: "conversation", err: err}
@@ -79,6 +80,7 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		},
 		Counter: info.Counter,
 	})
+	timer.done()
 	m := &bc.assembled.Manifest
 	m.Strategy = win.plan.strategy
 	m.Model, m.Window, m.AnswerReserve = info.Name, info.Window, b.reserve

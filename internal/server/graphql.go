@@ -18,6 +18,7 @@ import (
 
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 	"github.com/ragchat/ragchat/resolvers"
 )
@@ -108,6 +109,7 @@ func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHand
 		// operation on it gets its own.
 		ctx = withTrace(ctx, NewTraceID())
 	}
+	ctx, tally := store.WithStatementTally(ctx)
 	start := time.Now()
 	handle := next(ctx)
 	var first atomic.Bool
@@ -120,6 +122,7 @@ func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHand
 			}
 			s.metrics.operations.WithLabelValues(kind, outcome).Inc()
 			s.metrics.operationSeconds.WithLabelValues(kind).Observe(time.Since(start).Seconds())
+			s.metrics.operationStatements.WithLabelValues(kind).Observe(float64(tally.Count()))
 		}
 		return resp
 	}

@@ -31,6 +31,7 @@ type Metrics struct {
 	wsConnections     prometheus.Gauge
 	rateLimited       prometheus.Counter
 	subscriptionsDeny *prometheus.CounterVec
+	dbMetrics
 }
 
 // NewMetrics registers the metrics (and the Go and process collectors) in
@@ -91,6 +92,7 @@ func NewMetrics() *Metrics {
 		m.operations, m.operationSeconds, m.errors, m.asks, m.attempts, m.ttft, m.tokens,
 		m.subscriptions, m.wsConnections, m.rateLimited, m.subscriptionsDeny,
 	)
+	m.dbMetrics = newDBMetrics(m.registry)
 	return m
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -24,6 +25,8 @@ type DB struct {
 	Client  *ent.Client
 	SQL     *sql.DB
 	Dialect string
+	// stmts counts the statements the client sends (Statements).
+	stmts *atomic.Uint64
 }
 
 // Close closes the client and the pool.
@@ -72,8 +75,9 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	drv := entsql.OpenDB(dialect.Postgres, pool)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres}, nil
+	n := &atomic.Uint64{}
+	drv := newCountingDriver(entsql.OpenDB(dialect.Postgres, pool), n)
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres, stmts: n}, nil
 }
 
 func openSQLite(ctx context.Context, cfg Config) (*DB, error) {
@@ -100,8 +104,9 @@ func OpenSQLiteDSN(ctx context.Context, dsn string, migrate bool) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: open SQLite: %w", err)
 	}
-	drv := entsql.OpenDB(dialect.SQLite, pool)
-	db := &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.SQLite}
+	n := &atomic.Uint64{}
+	drv := newCountingDriver(entsql.OpenDB(dialect.SQLite, pool), n)
+	db := &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.SQLite, stmts: n}
 	if migrate {
 		if err := MigrateSQLite(ctx, db.Client); err != nil {
 			pool.Close()
