@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // benchOptions are the flags of `ragchat bench`.
@@ -30,20 +32,38 @@ type benchOptions struct {
 	answerBytes int
 	deltaWindow time.Duration // RAGCHAT_DELTA_WINDOW of the children; negative: the server's default
 	deltaBudget time.Duration // RAGCHAT_DELTA_BUDGET of the children; negative: the server's default
-	args        []string      // the command line, to print how to reproduce
+	// The offline parts (throughput, stmts, context).
+	workers       int
+	asks          int
+	duration      time.Duration
+	stmtAsks      int
+	contextRounds []int
+	contextAsks   int
+	args          []string // the command line, to print how to reproduce
 }
 
-// singleParts run against one child server; crossParts start their own
-// clusters of child servers on one PostgreSQL database.
+// singleParts run against one child server, in this order (floor first);
+// crossParts start their own clusters of child servers on one PostgreSQL
+// database.
 var (
-	singleParts = []benchPart{{"floor", benchFloor}, {"ttft", benchTTFT}, {"wire", benchWire}, {"page", benchPage}, {"ws", benchIdleWS}}
-	crossParts  = []string{"lag", "cancel"}
+	singleParts = []benchPart{
+		{"floor", false, benchFloor}, {"ttft", false, benchTTFT}, {"wire", false, benchWire}, {"page", false, benchPage}, {"ws", false, benchIdleWS},
+		{"throughput", true, benchThroughput}, {"stmts", true, benchStmts}, {"context", true, benchContext},
+	}
+	crossParts = []string{"lag", "cancel"}
+	// timedParts have rows read as multiples of the floor: whenever one of
+	// them runs, floor runs first.
+	timedParts = []string{"ttft", "page", "throughput", "stmts", "context"}
 )
 
 // benchPart is one part that runs against a single child server.
 type benchPart struct {
 	name string
-	run  func(context.Context, *benchEnv, benchOptions, io.Writer) error
+	// offline parts run against a child answering with the offline model
+	// at zero delay (bench_offline.go); the others against the fake model.
+	// floor needs no model and runs on whichever child comes first.
+	offline bool
+	run     func(context.Context, *benchEnv, benchOptions, io.Writer) error
 }
 
 // runBench measures the API against child `ragchat serve` processes and a
@@ -60,14 +80,23 @@ type benchPart struct {
 //   - page: a page of 50 messages from a 10,000-message conversation over
 //     GraphQL against the same raw SQL;
 //   - ws: memory per idle WebSocket connection;
+//   - throughput: completed asks per second with the offline model at zero
+//     delay, and the CPU per ask that bounds it (bench_throughput.go);
+//   - stmts: SQL statements per whole ask and in the ask call, from the
+//     server's /metrics (bench_stmts.go);
+//   - context: the server's context assembly time by conversation length
+//     (bench_context.go);
 //   - lag: across instances, the delay from the model emitting a token to
 //     subscribers on the asking instance and on another one receiving it,
 //     per broker (bench_lag.go);
 //   - cancel: across instances, cancelAttempt sent to another instance →
 //     the model request on the owning instance closed (bench_cancel.go).
+//
+// The report ends with the Targets table (bench_targets.go): issue 11's
+// targets, what this run measured and the floor multiples.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
-	only := fs.String("only", "floor,ttft,wire,page,ws", "benchmarks to run (comma-separated: floor, ttft, wire, page, ws; across instances, with --database-url: lag, cancel)")
+	only := fs.String("only", "floor,ttft,wire,page,ws,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ttft, wire, page, ws, throughput, stmts, context; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
 	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child servers (default: a temporary SQLite file; lag and cancel need PostgreSQL)")
 	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
 	rounds := fs.Int("rounds", 5, "questions per stream for ttft and lag")
@@ -82,15 +111,39 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	answerBytes := fs.Int("answer-bytes", 600, "the fake model's answer for lag, in bytes (4 per chunk, one chunk per 15 ms)")
 	deltaWindow := fs.Duration("delta-window", -1, "RAGCHAT_DELTA_WINDOW for the child servers (default: the server's, 40ms; 0 sends every delta at once)")
 	deltaBudget := fs.Duration("delta-budget", -1, "RAGCHAT_DELTA_BUDGET for the child servers (default: the server's, 400ms; the longest any text is held by delta coalescing)")
+	workers := fs.Int("workers", 2, "concurrent askers for throughput")
+	asks := fs.Int("asks", 400, "completed asks in all for throughput")
+	duration := fs.Duration("duration", 0, "run throughput for this long instead of --asks")
+	stmtAsks := fs.Int("stmt-asks", 5, "asks counted for stmts (the least count is the figure)")
+	ctxRounds := fs.String("context-rounds", "10,10000", "conversation lengths in rounds for context (the Targets table compares the shortest and the longest)")
+	ctxAsks := fs.Int("context-asks", 20, "asks per conversation length for context")
 	out := fs.String("out", "", "also write the report to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	o := benchOptions{only: map[string]bool{}, databaseURL: *dbURL, rounds: *rounds, conns: *conns,
 		messages: *messages, pageRuns: *pageRuns, ttft: *ttft, out: *out,
-		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, deltaBudget: *deltaBudget, args: args}
+		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, deltaBudget: *deltaBudget,
+		workers: *workers, asks: *asks, duration: *duration, stmtAsks: *stmtAsks, contextAsks: *ctxAsks, args: args}
 	for _, name := range strings.Split(*only, ",") {
-		o.only[strings.TrimSpace(name)] = true
+		name = strings.TrimSpace(name)
+		if !slices.ContainsFunc(singleParts, func(p benchPart) bool { return p.name == name }) && !slices.Contains(crossParts, name) {
+			return usagef("unknown part %q in --only", name)
+		}
+		o.only[name] = true
+	}
+	if slices.ContainsFunc(timedParts, func(p string) bool { return o.only[p] }) {
+		o.only["floor"] = true
+	}
+	for _, s := range strings.Split(*ctxRounds, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return usagef("bad --context-rounds %q", *ctxRounds)
+		}
+		o.contextRounds = append(o.contextRounds, n)
+	}
+	if o.workers < 1 || o.asks < 1 || o.stmtAsks < 1 || o.contextAsks < 1 {
+		return usagef("--workers, --asks, --stmt-asks and --context-asks must be at least 1")
 	}
 	for _, s := range strings.Split(*conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -138,6 +191,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	fx.results.writeTargets(&report)
 	fmt.Fprint(stdout, report.String())
 	if o.out != "" {
 		return os.WriteFile(o.out, []byte(report.String()), 0o644)
@@ -145,17 +199,37 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// runSingleParts runs the selected single-instance parts against one child
-// server, which it stops afterwards.
+// runSingleParts runs the selected single-instance parts in order: those
+// with the fake model against one child server, then those with the offline
+// model against another (each stopped before the next starts, so that they
+// never share the machine).
 func runSingleParts(ctx context.Context, fx *benchFixture, o benchOptions, report, stderr io.Writer) error {
-	env, err := startBenchEnv(ctx, fx)
-	if err != nil {
-		return err
-	}
-	defer env.close()
+	var selected []benchPart
 	for _, p := range singleParts {
-		if !o.only[p.name] {
-			continue
+		if o.only[p.name] {
+			selected = append(selected, p)
+		}
+	}
+	var env *benchEnv
+	defer func() {
+		if env != nil {
+			env.close()
+		}
+	}()
+	for i, p := range selected {
+		offline := p.offline
+		if p.name == "floor" && i+1 < len(selected) {
+			offline = selected[i+1].offline // floor needs no model: no extra child
+		}
+		if env == nil || (env.kb != uuid.Nil) != offline {
+			if env != nil {
+				env.close()
+				env = nil
+			}
+			var err error
+			if env, err = startBenchEnv(ctx, fx, offline); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(stderr, "bench: %s …\n", p.name)
 		if err := p.run(ctx, env, o, report); err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/internal/auth"
 	"github.com/ragchat/ragchat/internal/llm/llmfake"
@@ -43,6 +44,10 @@ type benchFixture struct {
 	stderr io.Writer
 	window time.Duration // RAGCHAT_DELTA_WINDOW; negative: the default
 	budget time.Duration // RAGCHAT_DELTA_BUDGET; negative: the default
+	// offlineKB is the knowledge base ingested with the offline model's
+	// embeddings (uuid.Nil until an offline part needs it).
+	offlineKB uuid.UUID
+	results   *benchResults // what the Targets table reads
 }
 
 // newBenchFixture starts the fake model and provisions the bench tenant
@@ -66,7 +71,8 @@ func newBenchFixture(ctx context.Context, o benchOptions, stderr io.Writer) (*be
 	fake.SetChunkDelay(time.Millisecond)
 	fake.SetReply(benchAnswer(600))
 	fx := &benchFixture{self: self, dir: dir, key: key, dbURL: o.databaseURL, dbKind: "SQLite", fake: fake,
-		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr, window: o.deltaWindow, budget: o.deltaBudget}
+		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr, window: o.deltaWindow, budget: o.deltaBudget,
+		results: newBenchResults()}
 	if o.databaseURL != "" {
 		fx.dbKind = "PostgreSQL"
 	}
@@ -151,13 +157,19 @@ type benchServer struct {
 // startServer starts `ragchat serve` named name (for its data directory
 // and log lines) with extra environment, and waits until it listens.
 func (f *benchFixture) startServer(ctx context.Context, name string, extra ...string) (*benchServer, error) {
+	return f.launch(ctx, name, f.vars(f.dataDir(name), extra...))
+}
+
+// launch starts `ragchat serve` named name with environment vars and waits
+// until it listens.
+func (f *benchFixture) launch(ctx context.Context, name string, vars []string) (*benchServer, error) {
 	dir := f.dataDir(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	s := &benchServer{fx: f, name: name, done: make(chan error, 1)}
 	s.child = exec.Command(f.self, "serve")
-	s.child.Env = f.vars(dir, extra...)
+	s.child.Env = vars
 	pipe, err := s.child.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -228,16 +240,33 @@ type benchEnv struct {
 	*benchFixture
 	*benchServer
 	db *store.DB
+	// kb is the knowledge base the parts' conversations search: uuid.Nil
+	// (the tenant's first, embedded by the fake model) or, with the
+	// offline model, the fixture's offlineKB.
+	kb uuid.UUID
 }
 
 // startBenchEnv starts one `ragchat serve` on the fixture's database (with
-// the broker serve picks by default) and opens the database directly.
-func startBenchEnv(ctx context.Context, fx *benchFixture) (*benchEnv, error) {
-	srv, err := fx.startServer(ctx, "A")
+// the broker serve picks by default) and opens the database directly. With
+// offline set the child answers with the offline model at zero delay
+// (bench_offline.go) instead of the fake.
+func startBenchEnv(ctx context.Context, fx *benchFixture, offline bool) (*benchEnv, error) {
+	var (
+		srv *benchServer
+		err error
+	)
+	if offline {
+		srv, err = fx.startOfflineServer(ctx, "O")
+	} else {
+		srv, err = fx.startServer(ctx, "A")
+	}
 	if err != nil {
 		return nil, err
 	}
 	env := &benchEnv{benchFixture: fx, benchServer: srv}
+	if offline {
+		env.kb = fx.offlineKB
+	}
 	env.db, err = store.Open(ctx, store.Config{DatabaseURL: fx.dbURL, SQLitePath: filepath.Join(fx.dir, "ragchat.db"), MaxOpenConns: 4})
 	if err != nil {
 		env.close()

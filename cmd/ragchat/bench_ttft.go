@@ -47,6 +47,7 @@ func benchTTFT(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer) 
 		for i, s := range samples {
 			over[i] = s - model
 		}
+		env.results.ttft[n] = ttftFigures{p50: pct(over, 50), p99: pct(over, 99)}
 		fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %d |\n", n, len(samples), ms(pct(over, 50)), ms(pct(over, 99)), ms(pct(samples, 50)), failed)
 	}
 	fmt.Fprintln(w)

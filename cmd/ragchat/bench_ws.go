@@ -67,6 +67,7 @@ func benchIdleWS(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer
 	}
 	n := float64(o.conns)
 	per := func(name string) float64 { return (after[name] - before[name]) / n }
+	env.results.wsOK, env.results.wsRSSBytes = true, per("process_resident_memory_bytes")
 	fmt.Fprintf(w, "### Memory per idle WebSocket connection\n\n")
 	fmt.Fprintf(w, "%d authenticated graphql-transport-ws connections (connection_init acknowledged, no subscription), held open by the benchmark process; growth of the server process's own metrics divided by the number of connections, 3 s after connecting.\n\n", o.conns)
 	fmt.Fprintln(w, "| measure | total growth | per connection |")
@@ -83,7 +84,8 @@ func benchIdleWS(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer
 	return nil
 }
 
-// scrapeMetrics reads the unlabelled samples of a Prometheus text page.
+// scrapeMetrics reads the samples of a Prometheus text page, keyed by the
+// series as printed: `name` or `name{label="value",…}`.
 func scrapeMetrics(ctx context.Context, url string) (map[string]float64, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	res, err := http.DefaultClient.Do(req)
@@ -96,13 +98,14 @@ func scrapeMetrics(ctx context.Context, url string) (map[string]float64, error) 
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.Contains(line, "{") {
+		if strings.HasPrefix(line, "#") {
 			continue
 		}
-		name, value, ok := strings.Cut(line, " ")
-		if !ok {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
 			continue
 		}
+		name, value := line[:i], line[i+1:]
 		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
 			out[name] = v
 		}

@@ -35,8 +35,10 @@ func (e *Engine) loadAskTarget(ctx context.Context, id uuid.UUID) (*ent.Conversa
 		Where(conversation.ID(id), conversation.UserID(v.UserID)).
 		Modify(func(s *entsql.Selector) {
 			t := entsql.Table(tenant.Table)
+			// COALESCE: a tenant without stored settings has a NULL column,
+			// for which SQLite's driver reports no scan type.
 			s.Join(t).On(s.C(conversation.FieldTenantID), t.C(tenant.FieldID)).
-				AppendSelect(entsql.As(t.C(tenant.FieldSettings), askTenantSettings))
+				AppendSelect(entsql.As("COALESCE("+t.C(tenant.FieldSettings)+", '{}')", askTenantSettings))
 		}).
 		All(ctx)
 	if err != nil {
