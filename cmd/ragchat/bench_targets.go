@@ -18,7 +18,7 @@ type benchResults struct {
 	ttft map[int]ttftFigures
 	// stmts: statements of the whole ask and of the ask call (the least
 	// of the samples).
-	stmtsOK          bool
+	stmtsOK           bool
 	wholeAsk, askCall int
 	// throughput: completed asks per second.
 	throughputOK bool
@@ -105,7 +105,7 @@ func (r *benchResults) writeTargets(w io.Writer) {
 	} {
 		f, ok := r.ttft[t.conc]
 		if !ok {
-			rows = append(rows, notRun(t.what, t.tgt, fmt.Sprintf(" (ttft with %d streams)", t.conc)))
+			rows = append(rows, notRun(t.what, t.tgt, fmt.Sprintf(" (no ttft run with %d streams)", t.conc)))
 			continue
 		}
 		d := f.p50
