@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +121,92 @@ func TestBenchFloorSmoke(t *testing.T) {
 			t.Errorf("floor row %q: want a mean in ms and a positive rate", row)
 		}
 	}
+}
+
+// TestBenchOfflinePartsSmoke runs `ragchat bench --only
+// throughput,stmts,context` with tiny sizes on SQLite and on PostgreSQL, so
+// that the parts and the Targets table cannot rot: floor runs first by
+// itself, every ask completes, the server's statement counters and context
+// assembly histogram are exported and move, and the Targets table has one
+// row per target, those of parts not run saying so. It asserts counts and
+// structure, never a duration.
+func TestBenchOfflinePartsSmoke(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			args := []string{"bench", "--only", "throughput,stmts,context", "--workers", "2", "--asks", "4",
+				"--stmt-asks", "1", "--context-rounds", "3,12", "--context-asks", "2"}
+			dbURL := ""
+			if backend == "postgres" {
+				dbURL = testdb.PostgresURL(t)
+				args = append(args, "--database-url", dbURL)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, args...)
+			cmd.Env = baseEnv(t, dbURL)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+			}
+			report := out.String()
+			if floor := benchTableRows(report, "| statement | mean |"); len(floor) != 3 {
+				t.Errorf("floor did not run first by itself (want its 3 rows):\n%s", report)
+			}
+			if i, j := strings.Index(report, "### The floor"), strings.Index(report, "### Completed asks"); i < 0 || j < i {
+				t.Errorf("floor is not the first part:\n%s", report)
+			}
+
+			// workers, completed, refused, failed, asks/s, 2 latencies, 3 CPU figures, ceiling
+			tp := benchTableRows(report, "| workers | completed |")
+			if len(tp) != 1 || len(tp[0]) != 11 || tp[0][0] != "2" || tp[0][1] != "4" || tp[0][3] != "0" || positive(tp[0][4]) <= 0 {
+				t.Errorf("throughput: want one row of 2 workers, 4 completed asks, none failed, a positive rate: %q\n%s", tp, report)
+			}
+			st := benchTableRows(report, "| | least | most |")
+			if len(st) != 3 || positive(st[0][1]) <= 0 || positive(st[1][1]) <= 0 || positive(st[0][1]) <= positive(st[1][1]) {
+				t.Errorf("stmts: want whole-ask, ask-call and subscription rows, the whole ask counting more than the ask call, both positive: %q\n%s", st, report)
+			}
+			cx := benchTableRows(report, "| rounds | asks | mean |")
+			if len(cx) != 2 || cx[0][0] != "3" || cx[1][0] != "12" || cx[0][1] != "2" || positive(cx[1][2]) <= 0 {
+				t.Errorf("context: want rows for 3 and 12 rounds of 2 asks each with a mean: %q\n%s", cx, report)
+			}
+
+			targets := benchTableRows(report, "| what | measured | target | met? |")
+			if len(targets) != 11 {
+				t.Fatalf("want 11 target rows:\n%s", report)
+			}
+			notRun := 0
+			for _, row := range targets {
+				if strings.HasPrefix(row[1], "not run") {
+					notRun++
+					continue
+				}
+				if row[3] != "yes" && row[3] != "**no**" {
+					t.Errorf("target row %q: want met? yes or no", row)
+				}
+			}
+			// Not run: the two ttft rows, the page, the WebSocket memory
+			// and the wire bytes.
+			if notRun != 5 {
+				t.Errorf("want 5 rows not run, got %d:\n%s", notRun, report)
+			}
+			if !strings.Contains(report, "× `SELECT 1`") {
+				t.Errorf("no floor multiple in the Targets table:\n%s", report)
+			}
+		})
+	}
+}
+
+// positive parses the leading number of a table cell ("12.5 ms", "30.4"),
+// or returns -1.
+func positive(cell string) float64 {
+	f := strings.Fields(cell)
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
 }
