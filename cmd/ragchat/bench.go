@@ -47,7 +47,9 @@ type benchOptions struct {
 // database.
 var (
 	singleParts = []benchPart{
-		{"floor", false, benchFloor}, {"ttft", false, benchTTFT}, {"wire", false, benchWire}, {"page", false, benchPage}, {"ws", false, benchIdleWS},
+		// ws right after floor: it reads the server's memory growth, which
+		// the other parts' garbage would blur.
+		{"floor", false, benchFloor}, {"ws", false, benchIdleWS}, {"ttft", false, benchTTFT}, {"wire", false, benchWire}, {"page", false, benchPage},
 		{"throughput", true, benchThroughput}, {"stmts", true, benchStmts}, {"context", true, benchContext},
 	}
 	crossParts = []string{"lag", "cancel"}
@@ -96,7 +98,7 @@ type benchPart struct {
 // targets, what this run measured and the floor multiples.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
-	only := fs.String("only", "floor,ttft,wire,page,ws,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ttft, wire, page, ws, throughput, stmts, context; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
+	only := fs.String("only", "floor,ws,ttft,wire,page,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ws, ttft, wire, page, throughput, stmts, context; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
 	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child servers (default: a temporary SQLite file; lag and cancel need PostgreSQL)")
 	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
 	rounds := fs.Int("rounds", 5, "questions per stream for ttft and lag")
