@@ -105,7 +105,7 @@ func (r *benchResults) writeTargets(w io.Writer) {
 	} {
 		f, ok := r.ttft[t.conc]
 		if !ok {
-			rows = append(rows, notRun(t.what, t.tgt, fmt.Sprintf(" (no ttft run with %d streams)", t.conc)))
+			rows = append(rows, notRun(t.what, t.tgt, fmt.Sprintf(" (ttft did not run at concurrency %d)", t.conc)))
 			continue
 		}
 		d := f.p50
