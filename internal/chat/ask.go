@@ -2,6 +2,9 @@ package chat
 
 import (
 	"context"
+	"errors"
+
+	"entgo.io/ent/dialect"
 
 	"github.com/google/uuid"
 
@@ -18,9 +21,11 @@ import (
 // (docs/ENGINE.md, Ask, step by step; D1, D12): it validates the input against the
 // engine's limits, authorises the conversation, honours the idempotency
 // key, refuses a second concurrent answer, charges the viewer's ask rate,
-// and in one short transaction allocates the next sequence number, saves
-// the USER message and creates the PENDING attempt. A replayed key is
-// answered before the rate is charged, so it never costs rate. No
+// allocates the next sequence number, saves the USER message and creates
+// the PENDING attempt, all in one short transaction that begins with the
+// one read deciding the ask (docs/ENGINE.md, "Statements per ask"). A
+// replayed key, a busy, expired or archived conversation are answered
+// from that read, before the rate is charged and without writing. No
 // transaction or lock is held while the model streams.
 func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
 	v, err := viewer.Require(ctx)
@@ -34,56 +39,62 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	if clientMessageID, err = checkClientID("clientMessageId", clientMessageID); err != nil {
 		return nil, err
 	}
-	conv, raw, err := e.loadAskTarget(ctx, conversationID)
+	tx, err := e.client.Tx(ctx)
 	if err != nil {
-		return nil, err
+		return nil, storageError(err, "conversation")
 	}
-	replay := func() (*AskResult, error) { return e.replayAsk(ctx, conv.ID, clientMessageID, question) }
-	// One read answers both "is this key a replay?" and "is an answer
-	// running?" (docs/ENGINE.md, "Statements per ask").
-	keyed, pending, err := e.askGate(ctx, conv.ID, clientMessageID)
+	t, err := e.loadAskTarget(ctx, tx.Conversation, conversationID, clientMessageID)
 	if err != nil {
-		return nil, err
+		return nil, rollback(tx, err)
 	}
-	if keyed {
+	conv, raw := t.conv, t.settings
+	replay := func() (*AskResult, error) { return e.replayAsk(ctx, e.client, conv.ID, clientMessageID, question) }
+	if t.keyed {
 		// The key names an attempt of this conversation: the original ask
-		// (a replay), or a retry (then the key is not this ask's, and
-		// inserting the message will say IDEMPOTENCY_MISMATCH or succeed).
-		if res, err := replay(); res != nil || err != nil {
+		// (a replay, read in the transaction), or a retry (then the key is
+		// not this ask's, and inserting the message will say
+		// IDEMPOTENCY_MISMATCH or succeed).
+		res, err := e.replayAsk(ctx, tx.Client(), conv.ID, clientMessageID, question)
+		if res != nil || err != nil {
+			_ = tx.Rollback()
+			if res != nil {
+				res.UserMessage, res.Attempt = res.UserMessage.Unwrap(), res.Attempt.Unwrap()
+			}
 			return res, err
 		}
 	}
 	if err := e.checkOpen(conv); err != nil {
-		return nil, err
+		return nil, rollback(tx, err)
 	}
 	if err := e.admit(); err != nil {
-		return nil, err
+		return nil, rollback(tx, err)
 	}
-	if pending != nil {
-		return nil, busyError(pending)
+	if t.pending != "" {
+		return nil, rollback(tx, busyError(t.pending))
 	}
 	st := raw.WithDefaults()
 	// The database limiter charges the rate inside the ask's transaction,
 	// so an ask that creates nothing costs nothing without a refund; an
 	// in-process limiter charges first and refunds (docs/ENGINE.md,
 	// "Statements per ask").
-	var charge func(context.Context) error
-	if e.chargesInTx() {
-		charge = func(ctx context.Context) error { return e.chargeAsk(ctx, v, raw) }
-	} else if err := e.chargeAsk(ctx, v, raw); err != nil {
-		// A concurrent twin may have been charged first: its replay is free.
-		if res, rerr := replay(); res != nil || rerr != nil {
-			return res, rerr
+	charge := e.chargesInTx()
+	if !charge {
+		if err := e.chargeAsk(ctx, v, raw); err != nil {
+			_ = tx.Rollback()
+			// A concurrent twin may have been charged first: its replay is free.
+			if res, rerr := replay(); res != nil || rerr != nil {
+				return res, rerr
+			}
+			return nil, err
 		}
-		return nil, err
 	}
 
-	msg, att, err := e.createAsk(ctx, conv, clientMessageID, question, st, charge)
+	msg, att, err := e.createAsk(ctx, tx, v, conv, clientMessageID, question, st, raw, charge)
 	if err != nil {
 		// Nothing was created, so the ask costs nothing. A concurrent twin
 		// may have won the race for the same key or the conversation's one
 		// PENDING slot: answer as if it came first.
-		if charge == nil {
+		if !charge {
 			e.refundAsk(ctx, v, raw)
 		}
 		if res, rerr := replay(); res != nil || rerr != nil {
@@ -107,9 +118,10 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 // replayAsk answers a repeated idempotency key with the original message
 // and its first attempt, in whatever state it is, without a model call. A
 // key reused for a different question is IDEMPOTENCY_MISMATCH. It returns
-// nil, nil when the key is new.
-func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
-	msg, err := e.client.Message.Query().
+// nil, nil when the key is new. It reads through c (the engine's client
+// or the ask's transaction's).
+func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
+	msg, err := c.Message.Query().
 		Where(message.ConversationID(conversationID), message.ClientMessageID(clientMessageID)).
 		Only(ctx)
 	if ent.IsNotFound(err) {
@@ -122,7 +134,7 @@ func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, client
 		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
 			"clientMessageId %q was already used for a different question", clientMessageID)
 	}
-	att, err := e.client.Attempt.Query().
+	att, err := c.Attempt.Query().
 		Where(attempt.UserMessageID(msg.ID), attempt.ClientRequestID(clientMessageID)).
 		Only(ctx)
 	if err != nil {
@@ -131,33 +143,10 @@ func (e *Engine) replayAsk(ctx context.Context, conversationID uuid.UUID, client
 	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
 }
 
-// askGate reads, in one statement, the attempts of a conversation that
-// matter to a new ask: the one created with key (keyed reports whether
-// there is one) and the PENDING one (nil if none).
-func (e *Engine) askGate(ctx context.Context, conversationID uuid.UUID, key string) (keyed bool, pending *ent.Attempt, err error) {
-	atts, err := e.client.Attempt.Query().
-		Where(attempt.ConversationID(conversationID),
-			attempt.Or(attempt.StatusEQ(attempt.StatusPENDING), attempt.ClientRequestID(key))).
-		Limit(2).
-		All(ctx)
-	if err != nil {
-		return false, nil, storageError(err, "attempt")
-	}
-	for _, a := range atts {
-		if a.ClientRequestID != nil && *a.ClientRequestID == key {
-			keyed = true
-		}
-		if a.Status == attempt.StatusPENDING {
-			pending = a
-		}
-	}
-	return keyed, pending, nil
-}
-
 // busyError is CONVERSATION_BUSY naming the running attempt.
-func busyError(pending *ent.Attempt) error {
+func busyError(pendingID string) error {
 	return domain.Errorf(domain.CodeConversationBusy, "another answer is still being generated in this conversation").
-		With("attemptId", pending.ID.String())
+		With("attemptId", pendingID)
 }
 
 // checkNotBusy returns CONVERSATION_BUSY (with the attempt id) when the
@@ -173,21 +162,16 @@ func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) err
 	if err != nil {
 		return storageError(err, "attempt")
 	}
-	return busyError(pending)
+	return busyError(pending.ID.String())
 }
 
-// createAsk is the ask's one short transaction. charge, when not nil,
-// charges the ask rate first, inside the transaction.
-func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMessageID, question string, st domain.TenantSettings, charge func(context.Context) error) (*ent.Message, *ent.Attempt, error) {
-	tx, err := e.client.Tx(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if charge != nil {
-		if err := charge(ent.NewTxContext(ctx, tx)); err != nil {
-			return nil, nil, rollback(tx, err)
-		}
-	}
+// createAsk writes the ask in tx and ends tx (docs/ENGINE.md, Ask, step
+// 6): with charge, it first charges the ask rate; then it bumps the
+// conversation's sequence, inserts the USER message and the PENDING
+// attempt. On PostgreSQL that is one statement (insertAskPG) once the
+// engine's client has prototypes; otherwise, and after a refused rate
+// (whose wait the limiter then reads), Ent sends one statement per step.
+func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
 	now := e.now()
 	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
 	b := seqBump{id: conv.ID, tenantID: conv.TenantID, userID: conv.UserID, now: now, activeOnly: true, expiresAt: &expires}
@@ -195,27 +179,56 @@ func (e *Engine) createAsk(ctx context.Context, conv *ent.Conversation, clientMe
 		title := llm.ShortTitle(question)
 		b.title = &title
 	}
+	newAttempt := func(msg *ent.Message) *ent.AttemptCreate {
+		return e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil)
+	}
+	if p := e.askPrototypeOf(); p != nil && e.db.Dialect == dialect.Postgres {
+		if rate, ok := e.statementRate(v, e.askRate(raw), charge); ok {
+			msg, att, err := e.insertAskPG(ctx, tx, p, rate, b, e.userMessage(ctx, tx, conv, clientMessageID, question), newAttempt)
+			if err == nil {
+				err = tx.Commit()
+			}
+			if !errors.Is(err, errRateRefused) {
+				if err != nil {
+					return nil, nil, rollback(tx, err)
+				}
+				return msg, att, nil
+			}
+		}
+	}
+	if charge {
+		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, raw); err != nil {
+			return nil, nil, rollback(tx, err)
+		}
+	}
 	seq, err := e.bumpSequence(ctx, tx, b)
 	if err != nil {
 		return nil, nil, rollback(tx, err)
 	}
-	msg, err := tx.Message.Create().
-		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
-		SetSequenceNo(seq).SetRole(message.RoleUSER).
-		SetContent(question).SetClientMessageID(clientMessageID).
-		SetTraceID(traceID(ctx)).
-		Save(ctx)
+	msg, err := e.userMessage(ctx, tx, conv, clientMessageID, question).SetSequenceNo(seq).Save(ctx)
 	if err != nil {
 		return nil, nil, rollback(tx, err)
 	}
-	att, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil).Save(ctx)
+	att, err := newAttempt(msg).Save(ctx)
 	if err != nil {
 		return nil, nil, rollback(tx, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, nil, err
 	}
-	return msg.Unwrap(), att.Unwrap(), nil
+	msg, att = msg.Unwrap(), att.Unwrap()
+	e.rememberAskPrototype(msg, att)
+	return msg, att, nil
+}
+
+// userMessage builds the ask's USER message (its sequence number is set
+// by the caller, or by the PostgreSQL statement).
+func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, clientMessageID, question string) *ent.MessageCreate {
+	return tx.Message.Create().
+		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
+		SetRole(message.RoleUSER).
+		SetContent(question).SetClientMessageID(clientMessageID).
+		SetTraceID(traceID(ctx))
 }
 
 // newAttempt builds a PENDING attempt leased to this instance.

@@ -9,66 +9,150 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// askTenantSettings names the tenant settings column that loadAskTarget
-// adds to the conversation's row.
-const askTenantSettings = "ask_tenant_settings"
+// The columns that loadAskTarget adds to the conversation's row: the
+// tenant's stored settings, the id of the conversation's PENDING attempt
+// and the id of its attempt created with the ask's key.
+const (
+	askTenantSettings = "ask_tenant_settings"
+	askPendingID      = "ask_pending_id"
+	askKeyedID        = "ask_keyed_id"
+)
 
-// loadAskTarget is loadOwnConversation and tenantSettings in one
-// statement: the conversation the viewer owns, joined with its tenant's
-// stored settings (zero fields meaning "the default"). The privacy rules
-// still filter the conversation; its tenant is the viewer's, so the join
-// reads nothing the viewer could not (docs/ENGINE.md, "Statements per
-// ask").
-func (e *Engine) loadAskTarget(ctx context.Context, id uuid.UUID) (*ent.Conversation, domain.TenantSettings, error) {
-	var st domain.TenantSettings
+// askTarget is what an ask learns from its one read.
+type askTarget struct {
+	conv *ent.Conversation
+	// settings are the tenant's stored settings (zero fields meaning "the
+	// default").
+	settings domain.TenantSettings
+	// keyed reports whether an attempt of the conversation carries the
+	// ask's key (a replay, or the key of a retry).
+	keyed bool
+	// pending is the id of the conversation's PENDING attempt, or "".
+	pending string
+}
+
+// loadAskTarget reads, in one statement through q (the ask's transaction),
+// the conversation the viewer owns, its tenant's stored settings, and the
+// two attempts that decide the ask: the PENDING one and the one created
+// with key (docs/ENGINE.md, "Statements per ask"). The privacy rules still
+// filter the conversation (tenant, owner, not DELETED); the settings are
+// its tenant's, which is the viewer's; the attempts are read through the
+// same visibility predicate the privacy rules put on attempts
+// (authz.VisibleRows), so the read shows nothing the viewer could not read
+// with three queries. Unknown, hidden or DELETED is NOT_FOUND.
+func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, id uuid.UUID, key string) (askTarget, error) {
+	var t askTarget
 	v, err := viewer.Require(ctx)
 	if err != nil {
-		return nil, st, err
+		return t, err
 	}
-	convs, err := e.client.Conversation.Query().
+	convs, err := q.Query().
 		Where(conversation.ID(id), conversation.UserID(v.UserID)).
 		Modify(func(s *entsql.Selector) {
-			t := entsql.Table(tenant.Table)
+			tt := entsql.Table(tenant.Table)
 			// COALESCE: a tenant without stored settings has a NULL column,
 			// for which SQLite's driver reports no scan type.
-			s.Join(t).On(s.C(conversation.FieldTenantID), t.C(tenant.FieldID)).
-				AppendSelect(entsql.As("COALESCE("+t.C(tenant.FieldSettings)+", '{}')", askTenantSettings))
+			s.Join(tt).On(s.C(conversation.FieldTenantID), tt.C(tenant.FieldID)).
+				AppendSelect(entsql.As("COALESCE("+tt.C(tenant.FieldSettings)+", '{}')", askTenantSettings))
+			s.AppendSelectExprAs(askAttempt(ctx, s, func(a *entsql.SelectTable) *entsql.Predicate {
+				return entsql.EQ(a.C(attempt.FieldStatus), attempt.StatusPENDING.String())
+			}), askPendingID)
+			s.AppendSelectExprAs(askAttempt(ctx, s, func(a *entsql.SelectTable) *entsql.Predicate {
+				return entsql.EQ(a.C(attempt.FieldClientRequestID), key)
+			}), askKeyedID)
 		}).
 		All(ctx)
 	if err != nil {
-		return nil, st, storageError(err, "conversation")
+		return t, storageError(err, "conversation")
 	}
-	if len(convs) != 1 {
-		return nil, st, domain.NotFound("conversation")
+	if len(convs) != 1 || convs[0].Status == conversation.StatusDELETED {
+		return t, domain.NotFound("conversation")
 	}
-	conv := convs[0]
-	if conv.Status == conversation.StatusDELETED {
-		return nil, st, domain.NotFound("conversation")
+	t.conv = convs[0]
+	if t.settings, err = storedSettings(t.conv); err != nil {
+		return t, err
 	}
-	raw, err := conv.Value(askTenantSettings)
+	if t.pending, err = askAttemptID(t.conv, askPendingID); err != nil {
+		return t, err
+	}
+	keyed, err := askAttemptID(t.conv, askKeyedID)
+	t.keyed = keyed != ""
+	return t, err
+}
+
+// askAttempt is the column of loadAskTarget that names, as text, the id of
+// the attempt of s's conversation matching where, or "" (both gate
+// predicates match at most one row: a partial unique index and a unique
+// key). Text and never NULL, so that both drivers name a type to scan it
+// into.
+func askAttempt(ctx context.Context, s *entsql.Selector, where func(*entsql.SelectTable) *entsql.Predicate) entsql.Querier {
+	b := entsql.Dialect(s.Dialect())
+	a := b.Table(attempt.Table).As("ask_attempt")
+	q := b.SelectExpr(entsql.Expr("CAST(" + a.C(attempt.FieldID) + " AS TEXT)")).From(a).
+		Where(entsql.And(entsql.ColumnsEQ(a.C(attempt.FieldConversationID), s.C(conversation.FieldID)), where(a))).
+		Limit(1)
+	if visible := authz.VisibleRows(ctx, attempt.Table); visible != nil {
+		visible(q)
+	}
+	return entsql.ExprFunc(func(b *entsql.Builder) {
+		b.WriteString("COALESCE(").Wrap(func(b *entsql.Builder) { b.Join(q) }).WriteString(", '')")
+	})
+}
+
+// storedSettings decodes the tenant settings column of conv's row.
+func storedSettings(conv *ent.Conversation) (domain.TenantSettings, error) {
+	var st domain.TenantSettings
+	b, err := textValue(conv, askTenantSettings)
+	if err != nil || len(b) == 0 {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, storageError(fmt.Errorf("tenant settings: %w", err), "tenant")
+	}
+	return st, nil
+}
+
+// askAttemptID returns the attempt id of column name of conv's row, or ""
+// when it is NULL.
+func askAttemptID(conv *ent.Conversation, name string) (string, error) {
+	b, err := textValue(conv, name)
+	if err != nil || len(b) == 0 {
+		return "", err
+	}
+	id, err := uuid.ParseBytes(b)
 	if err != nil {
-		return nil, st, storageError(err, "tenant")
-	}
-	var b []byte
-	switch x := raw.(type) {
-	case nil:
-	case []byte:
-		b = x
-	case string:
-		b = []byte(x)
-	default:
-		return nil, st, storageError(fmt.Errorf("tenant settings of type %T", raw), "tenant")
-	}
-	if len(b) > 0 {
-		if err := json.Unmarshal(b, &st); err != nil {
-			return nil, st, storageError(fmt.Errorf("tenant settings: %w", err), "tenant")
+		if len(b) == 16 { // a UUID stored as its 16 bytes
+			id, err = uuid.FromBytes(b)
+		}
+		if err != nil {
+			return "", storageError(fmt.Errorf("attempt id: %w", err), "attempt")
 		}
 	}
-	return conv, st, nil
+	return id.String(), nil
+}
+
+// textValue returns column name of conv's row as bytes (nil for NULL).
+func textValue(conv *ent.Conversation, name string) ([]byte, error) {
+	raw, err := conv.Value(name)
+	if err != nil {
+		return nil, storageError(err, "conversation")
+	}
+	switch x := raw.(type) {
+	case nil:
+		return nil, nil
+	case []byte:
+		return x, nil
+	case string:
+		return []byte(x), nil
+	default:
+		return nil, storageError(fmt.Errorf("column %s of type %T", name, raw), "conversation")
+	}
 }

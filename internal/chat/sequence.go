@@ -70,3 +70,31 @@ func (e *Engine) bumpSequence(ctx context.Context, tx *ent.Tx, b seqBump) (int64
 	}
 	return seq, rows.Close()
 }
+
+// sequenceUpdate is the UPDATE of bumpSequence as a builder, without its
+// RETURNING, for a statement that embeds it (the PostgreSQL ask writes it
+// as one step of a data-modifying WITH; docs/ENGINE.md, "Statements per
+// ask"). extra narrows the WHERE clause further.
+func sequenceUpdate(dialect string, b seqBump, extra ...*entsql.Predicate) *entsql.UpdateBuilder {
+	u := entsql.Dialect(dialect).Update(conversation.Table).
+		Set(conversation.FieldUpdatedAt, b.now).
+		Add(conversation.FieldLastSequenceNo, 1).
+		Add(conversation.FieldVersion, 1)
+	if b.expiresAt != nil {
+		u.Set(conversation.FieldExpiresAt, *b.expiresAt)
+	}
+	if b.title != nil {
+		u.Set(conversation.FieldTitle, *b.title)
+	}
+	preds := []*entsql.Predicate{
+		entsql.EQ(conversation.FieldID, b.id),
+		entsql.EQ(conversation.FieldTenantID, b.tenantID),
+		entsql.EQ(conversation.FieldUserID, b.userID),
+	}
+	if b.activeOnly {
+		preds = append(preds, entsql.EQ(conversation.FieldStatus, conversation.StatusACTIVE.String()))
+	} else {
+		preds = append(preds, entsql.NEQ(conversation.FieldStatus, conversation.StatusDELETED.String()))
+	}
+	return u.Where(entsql.And(append(preds, extra...)...))
+}
