@@ -95,7 +95,7 @@ func pickSentences(question string, evidence []promptfmt.Evidence, limit int) []
 			if len([]rune(text.TrimQuestion(s))) < 2 {
 				continue
 			}
-			all = append(all, candidate{chunk: ci, pos: si, label: e.Label, sentence: s, score: dotSparse(q, sparseHash(features(s))) + bonus})
+			all = append(all, candidate{chunk: ci, pos: si, label: e.Label, sentence: s, score: dotSparse(q, sentenceVector(s)) + bonus})
 		}
 	}
 	if len(all) == 0 {

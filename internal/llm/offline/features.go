@@ -1,8 +1,10 @@
 package offline
 
 import (
+	"cmp"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,7 +100,39 @@ func hanRuns(s string) [][]rune {
 // frequency, 1 + ln(count). Keys are visited in
 // sorted order so that the floating-point sums are reproducible.
 func hashVector(counts map[string]int) []float32 {
-	return sparseHash(counts).dense()
+	v := make([]float64, domain.EmbeddingDimensions)
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(k))
+		sum := h.Sum64()
+		bucket := sum % uint64(domain.EmbeddingDimensions)
+		sign := 1.0
+		if sum>>63 == 1 {
+			sign = -1
+		}
+		v[bucket] += sign * kindWeight(k) * (1 + math.Log(float64(counts[k])))
+	}
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	out := make([]float32, len(v))
+	if norm == 0 {
+		// Text without any feature still gets a unit vector, so that cosine
+		// distances stay defined; it is close to nothing in particular.
+		out[0] = 1
+		return out
+	}
+	inv := 1 / math.Sqrt(norm)
+	for i, x := range v {
+		out[i] = float32(x * inv)
+	}
+	return out
 }
 
 // sparseVector is a hashed embedding stored as its non-zero entries in
@@ -142,7 +176,7 @@ func sparseHash(counts map[string]int) sparseVector {
 		})
 	}
 	// Stable: the terms of one bucket keep their key order.
-	sort.SliceStable(terms, func(i, j int) bool { return terms[i].bucket < terms[j].bucket })
+	slices.SortStableFunc(terms, func(a, b sparseTerm) int { return cmp.Compare(a.bucket, b.bucket) })
 	idx := make([]int32, 0, len(terms))
 	acc := make([]float64, 0, len(terms))
 	for _, t := range terms {

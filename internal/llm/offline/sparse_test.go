@@ -1,8 +1,10 @@
 package offline
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"testing"
 
@@ -69,8 +71,11 @@ func TestSparseHashMatchesDense(t *testing.T) {
 				t.Fatalf("%q: bucket %d = %v, dense reference %v", a, i, got[i], da[i])
 			}
 		}
-		if hv := hashVector(features(a)); len(hv) != len(da) {
-			t.Fatalf("hashVector length %d", len(hv))
+		hv := hashVector(features(a))
+		for i := range da {
+			if math.Float32bits(hv[i]) != math.Float32bits(got[i]) {
+				t.Fatalf("%q: bucket %d: hashVector %v, sparse %v", a, i, hv[i], got[i])
+			}
 		}
 		for i := 1; i < len(sa.idx); i++ {
 			if sa.idx[i-1] >= sa.idx[i] {
@@ -84,5 +89,27 @@ func TestSparseHashMatchesDense(t *testing.T) {
 				t.Fatalf("dot(%q, %q) = %v, dense %v", a, b, got, want)
 			}
 		}
+	}
+}
+
+// TestSentenceVectorCache checks that cached sentence vectors equal freshly
+// computed ones, and that the cache stays within its size.
+func TestSentenceVectorCache(t *testing.T) {
+	s := "Uploads are limited to 20 MB per file; larger files get HTTP 413."
+	first := sentenceVector(s)
+	again := sentenceVector(s)
+	fresh := sparseHash(features(s))
+	if !slices.Equal(first.idx, fresh.idx) || !slices.Equal(first.val, fresh.val) ||
+		!slices.Equal(again.idx, fresh.idx) || !slices.Equal(again.val, fresh.val) {
+		t.Fatalf("cached vector differs from a fresh one")
+	}
+	for i := range sentenceCacheSize + 100 {
+		sentenceVector(fmt.Sprintf("sentence number %d about uploads", i))
+		if n := sentenceVectors.Len(); n > sentenceCacheSize {
+			t.Fatalf("cache holds %d vectors, more than %d", n, sentenceCacheSize)
+		}
+	}
+	if _, ok := sentenceVectors.Peek(s); ok {
+		t.Fatalf("the least recently used sentence was not evicted")
 	}
 }
