@@ -56,6 +56,11 @@ type Config struct {
 	// Logger receives warnings about failed background JWKS refreshes (the
 	// previous keys stay in use). Nil means slog.Default().
 	Logger *slog.Logger
+	// TokenCacheSize is how many accepted tokens Verify remembers, so that
+	// a token sent again is not verified again while it is unexpired (see
+	// tokenCache). Zero means DefaultTokenCacheSize; negative turns the
+	// cache off.
+	TokenCacheSize int
 }
 
 // withDefaults validates c and returns a copy with defaults filled in.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -18,6 +20,9 @@ const maxTokenLen = 16 << 10
 type Verifier struct {
 	parser  *jwt.Parser
 	keyfunc func(ctx context.Context) jwt.Keyfunc
+	cache   *tokenCache
+	// parses counts the tokens verified in full (for tests).
+	parses atomic.Int64
 }
 
 // NewVerifier returns a Verifier for cfg. It fails when cfg does not name
@@ -30,6 +35,7 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	}
 	v := &Verifier{}
 	var methods []string
+	var cacheMaxAge time.Duration
 	switch {
 	case len(cfg.HS256Secret) > 0:
 		methods = []string{jwt.SigningMethodHS256.Alg()}
@@ -44,7 +50,10 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	default:
 		methods = []string{jwt.SigningMethodRS256.Alg(), jwt.SigningMethodES256.Alg()}
 		v.keyfunc = newJWKSCache(cfg).keyfunc
+		// A cached token must not outlive the key set that verified it.
+		cacheMaxAge = cfg.JWKSRefresh
 	}
+	v.cache = newTokenCache(cfg.TokenCacheSize, cacheMaxAge, cfg.Now)
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(methods),
 		jwt.WithExpirationRequired(),
@@ -63,7 +72,9 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 }
 
 // Verify checks token's signature, algorithm, validity period, issuer and
-// audience, and returns the viewer its claims describe. Every failure is a
+// audience, and returns the viewer its claims describe. A token accepted
+// before is answered from a bounded cache while it is unexpired (see
+// tokenCache); every caller gets its own copy of the viewer. Every failure is a
 // *domain.Error with code UNAUTHENTICATED.
 func (v *Verifier) Verify(ctx context.Context, token string) (*viewer.Viewer, error) {
 	if token == "" {
@@ -72,6 +83,10 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*viewer.Viewer, er
 	if len(token) > maxTokenLen {
 		return nil, unauthenticated(fmt.Errorf("token longer than %d bytes", maxTokenLen), msgMalformedToken)
 	}
+	if vw, ok := v.cache.get(token); ok {
+		return vw, nil
+	}
+	v.parses.Add(1)
 	var claims tokenClaims
 	if _, err := v.parser.ParseWithClaims(token, &claims, v.keyfunc(ctx)); err != nil {
 		return nil, classify(err)
@@ -80,6 +95,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*viewer.Viewer, er
 	if err != nil {
 		return nil, unauthenticated(err, msgBadClaims)
 	}
+	v.cache.put(token, vw)
 	return vw, nil
 }
 

@@ -2,8 +2,8 @@
 package gqlid
 
 import (
+	"encoding/hex"
 	"io"
-	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -11,11 +11,30 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
-// MarshalUUID writes u as a quoted GraphQL string.
+// MarshalUUID writes u as a quoted GraphQL string. A page of results
+// writes one per node, so it renders the 38 bytes in place instead of
+// building and quoting an intermediate string.
 func MarshalUUID(u uuid.UUID) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		_, _ = io.WriteString(w, strconv.Quote(u.String()))
+		var b [38]byte
+		b[0], b[37] = '"', '"'
+		encodeHex(b[1:37], u)
+		_, _ = w.Write(b[:])
 	})
+}
+
+// encodeHex writes u in its canonical 36-byte form (8-4-4-4-12 lower-case
+// hex digits), as uuid.UUID.String does.
+func encodeHex(dst []byte, u uuid.UUID) {
+	hex.Encode(dst, u[:4])
+	dst[8] = '-'
+	hex.Encode(dst[9:13], u[4:6])
+	dst[13] = '-'
+	hex.Encode(dst[14:18], u[6:8])
+	dst[18] = '-'
+	hex.Encode(dst[19:23], u[8:10])
+	dst[23] = '-'
+	hex.Encode(dst[24:], u[10:])
 }
 
 // UnmarshalUUID parses a GraphQL ID or UUID input. A malformed id is a

@@ -101,6 +101,10 @@ func benchmarkCount(b *testing.B, c tokens.Counter) {
 
 func BenchmarkCountEstimator(b *testing.B) { benchmarkCount(b, tokens.Estimator{}) }
 
-func BenchmarkCountCL100K(b *testing.B) { benchmarkCount(b, tokens.Default()) }
+func BenchmarkCountCL100K(b *testing.B) { benchmarkCount(b, tokens.Uncached(tokens.Default())) }
 
-func BenchmarkCountO200K(b *testing.B) { benchmarkCount(b, tokens.ForModel("gpt-4o")) }
+func BenchmarkCountO200K(b *testing.B) { benchmarkCount(b, tokens.Uncached(tokens.ForModel("gpt-4o"))) }
+
+// BenchmarkCountCL100KRepeated counts the same text again, as prompt
+// assembly does with a conversation's earlier rounds: served by the cache.
+func BenchmarkCountCL100KRepeated(b *testing.B) { benchmarkCount(b, tokens.Default()) }

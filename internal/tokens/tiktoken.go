@@ -3,6 +3,7 @@ package tokens
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -40,22 +41,32 @@ func load(name string) (Counter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokens: load %s: %w", name, err)
 	}
-	return &bpeCounter{enc: enc, name: "tiktoken/" + name}, nil
+	return &bpeCounter{enc: enc, name: "tiktoken/" + name, cache: newCountCache(countCacheSize)}, nil
 }
 
 // bpeCounter counts tokens exactly with a tiktoken encoding.
 type bpeCounter struct {
-	enc  *tiktoken.Tiktoken
-	name string
+	enc   *tiktoken.Tiktoken
+	name  string
+	cache *countCache
+	// encodes counts the texts actually tokenised (for tests).
+	encodes atomic.Int64
 }
 
-// Count returns the number of tokens of s. Special-token text such as
+// Count returns the number of tokens of s. Counts of long texts are
+// remembered (countCache). Special-token text such as
 // "<|endoftext|>" is counted as ordinary text, which is how untrusted input
 // reaches the model.
 func (c *bpeCounter) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	return c.cache.count(s, c.encode)
+}
+
+// encode tokenises s and returns its length.
+func (c *bpeCounter) encode(s string) int {
+	c.encodes.Add(1)
 	return len(c.enc.EncodeOrdinary(s))
 }
 

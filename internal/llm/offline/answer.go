@@ -87,7 +87,7 @@ func lastUserMessage(msgs []llm.Message) string {
 // ranked higher, get a small bonus, so the first sentence of C1 answers
 // when nothing overlaps.
 func pickSentences(question string, evidence []promptfmt.Evidence, limit int) []candidate {
-	q := embed(question)
+	q := sparseHash(features(question))
 	var all []candidate
 	for ci, e := range evidence {
 		bonus := 0.03 * float64(len(evidence)-ci) / float64(len(evidence))
@@ -95,7 +95,7 @@ func pickSentences(question string, evidence []promptfmt.Evidence, limit int) []
 			if len([]rune(text.TrimQuestion(s))) < 2 {
 				continue
 			}
-			all = append(all, candidate{chunk: ci, pos: si, label: e.Label, sentence: s, score: dot(q, embed(s)) + bonus})
+			all = append(all, candidate{chunk: ci, pos: si, label: e.Label, sentence: s, score: dotSparse(q, sentenceVector(s)) + bonus})
 		}
 	}
 	if len(all) == 0 {

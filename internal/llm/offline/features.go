@@ -1,8 +1,10 @@
 package offline
 
 import (
+	"cmp"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,6 +133,104 @@ func hashVector(counts map[string]int) []float32 {
 		out[i] = float32(x * inv)
 	}
 	return out
+}
+
+// sparseVector is a hashed embedding stored as its non-zero entries in
+// ascending bucket order. The answer composer scores dozens of evidence
+// sentences per answer; a sentence has a few dozen features, so its dense
+// vector (1,024 floats, built in float64 and normalised) cost far more than
+// the features themselves.
+type sparseVector struct {
+	idx []int32
+	val []float32
+}
+
+// sparseTerm is one feature's contribution to a bucket.
+type sparseTerm struct {
+	bucket int32
+	w      float64
+}
+
+// sparseHash computes hashVector's vector as a sparseVector. It adds the
+// same terms in the same order (keys sorted; per bucket in key order) and
+// sums the norm over buckets in ascending order, so dense() is bit for bit
+// what the dense computation gives (zeros add nothing to a sum).
+func sparseHash(counts map[string]int) sparseVector {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	terms := make([]sparseTerm, 0, len(keys))
+	for _, k := range keys {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(k))
+		sum := h.Sum64()
+		sign := 1.0
+		if sum>>63 == 1 {
+			sign = -1
+		}
+		terms = append(terms, sparseTerm{
+			bucket: int32(sum % uint64(domain.EmbeddingDimensions)),
+			w:      sign * kindWeight(k) * (1 + math.Log(float64(counts[k]))),
+		})
+	}
+	// Stable: the terms of one bucket keep their key order.
+	slices.SortStableFunc(terms, func(a, b sparseTerm) int { return cmp.Compare(a.bucket, b.bucket) })
+	idx := make([]int32, 0, len(terms))
+	acc := make([]float64, 0, len(terms))
+	for _, t := range terms {
+		if n := len(idx); n > 0 && idx[n-1] == t.bucket {
+			acc[n-1] += t.w
+			continue
+		}
+		idx = append(idx, t.bucket)
+		acc = append(acc, t.w)
+	}
+	var norm float64
+	for _, x := range acc {
+		norm += x * x
+	}
+	if norm == 0 {
+		// Text without any feature still gets a unit vector, so that cosine
+		// distances stay defined; it is close to nothing in particular.
+		return sparseVector{idx: []int32{0}, val: []float32{1}}
+	}
+	inv := 1 / math.Sqrt(norm)
+	val := make([]float32, len(acc))
+	for i, x := range acc {
+		val[i] = float32(x * inv)
+	}
+	return sparseVector{idx: idx, val: val}
+}
+
+// dense returns v as domain.EmbeddingDimensions floats.
+func (v sparseVector) dense() []float32 {
+	out := make([]float32, domain.EmbeddingDimensions)
+	for i, b := range v.idx {
+		out[b] = v.val[i]
+	}
+	return out
+}
+
+// dotSparse is dot for sparse vectors: the products of the buckets both
+// hold, summed in ascending bucket order, which is what dot sums (the
+// other products are zero).
+func dotSparse(a, b sparseVector) float64 {
+	var s float64
+	for i, j := 0, 0; i < len(a.idx) && j < len(b.idx); {
+		switch {
+		case a.idx[i] < b.idx[j]:
+			i++
+		case a.idx[i] > b.idx[j]:
+			j++
+		default:
+			s += float64(a.val[i]) * float64(b.val[j])
+			i++
+			j++
+		}
+	}
+	return s
 }
 
 func kindWeight(key string) float64 {

@@ -92,12 +92,23 @@ type doneDetector struct {
 func (d *doneDetector) Read(p []byte) (int, error) {
 	n, err := d.ReadCloser.Read(p)
 	if n > 0 && !d.done.Load() {
-		buf := append(d.tail, p[:n]...)
-		if bytes.Contains(buf, doneMarker) {
+		data := p[:n]
+		// The marker may straddle the previous read and this one: look at
+		// the kept tail followed by this read's first bytes, then at this
+		// read, without copying it (a read is one small chunk of the
+		// answer, and this runs for every one).
+		var edgeBuf [16]byte
+		edge := append(edgeBuf[:0], d.tail...)
+		edge = append(edge, data[:min(n, len(doneMarker)-1)]...)
+		if bytes.Contains(edge, doneMarker) || bytes.Contains(data, doneMarker) {
 			d.done.Store(true)
 		}
-		keep := min(len(buf), len(doneMarker)-1)
-		d.tail = append(d.tail[:0], buf[len(buf)-keep:]...)
+		keep := len(doneMarker) - 1
+		if n >= keep {
+			d.tail = append(d.tail[:0], data[n-keep:]...)
+		} else {
+			d.tail = append(d.tail[:0], edge[max(0, len(edge)-keep):]...)
+		}
 	}
 	return n, err
 }
