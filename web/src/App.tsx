@@ -65,7 +65,7 @@ export function App() {
 
 function Shell({ admin }: { admin: boolean }) {
   const t = useT();
-  const { data, error } = useQuery(ViewerQuery);
+  const { data, error, refetch } = useQuery(ViewerQuery);
   const [online, setOnline] = useState(true);
   useEffect(() => onConnectionChange(setOnline), []);
   const uiError = error ? toUiError(error) : null;
@@ -102,7 +102,7 @@ function Shell({ admin }: { admin: boolean }) {
           {t.signOut}
         </button>
       </header>
-      {uiError && uiError.kind !== 'signIn' && <ErrorNote error={uiError} />}
+      {uiError && uiError.kind !== 'signIn' && <ErrorNote error={uiError} onRetry={() => void refetch()} />}
       {admin ? (
         <Suspense fallback={<p className="muted">…</p>}>
           <AdminApp />

@@ -90,16 +90,14 @@ export function Composer({ conversationId, disabled, reason, onAsk, sendRef }: C
           void send();
         }}
       />
-      <div className="composer-send">
-        <button type="submit" disabled={disabled || sending || !text.trim()} data-testid="send" aria-describedby={reason ? `send-reason-${conversationId}` : undefined}>
-          {t.ask}
-        </button>
-        {reason && (
-          <span className="send-reason muted" id={`send-reason-${conversationId}`} data-testid="send-reason" role="status">
-            {reason}
-          </span>
-        )}
-      </div>
+      <button type="submit" disabled={disabled || sending || !text.trim()} data-testid="send" aria-describedby={`send-reason-${conversationId}`}>
+        {t.ask}
+      </button>
+      {/* Always there, one line high, so that a reason appearing does not
+          move the conversation above. */}
+      <span className="send-reason muted" id={`send-reason-${conversationId}`} role="status" data-testid={reason ? 'send-reason' : undefined}>
+        {reason}
+      </span>
     </form>
   );
 }

@@ -85,7 +85,7 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
       >
         + {t.newConversation}
       </button>
-      {error && <ErrorNote error={toUiError(error)} />}
+      {error && <ErrorNote error={toUiError(error)} onRetry={() => void refetch()} />}
       {opError && <ErrorNote error={opError} />}
       {undo && (
         <div className="toast" role="status">
