@@ -102,7 +102,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // isPage reports whether p is one of the console's client-side routes.
 func isPage(p string) bool {
-	return p == "/" || p == "/signin" || p == "/admin" || strings.HasPrefix(p, "/admin/") ||
+	return p == "/" || p == "/signin" || p == "/signin/silent" || p == "/admin" || strings.HasPrefix(p, "/admin/") ||
 		(strings.HasPrefix(p, "/c/") && len(p) > 3 && !strings.Contains(p[3:], "/"))
 }
 
@@ -110,14 +110,21 @@ func isPage(p string) bool {
 // names the current assets),
 // with a strict Content-Security-Policy: scripts and styles from this
 // origin only, and network access to this origin (GraphQL over HTTP and
-// WebSocket) and the OpenID Connect issuer.
+// WebSocket) and the OpenID Connect issuer. Pages may not be framed,
+// except /signin/silent by this origin: the hidden iframe of an OIDC
+// silent renew, which frames the issuer and then that page.
 func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, page []byte) {
-	connect := "'self'"
+	connect, frames := "'self'", "'self'"
 	if h.opts.OIDC.Issuer != "" {
 		connect += " " + originOf(h.opts.OIDC.Issuer)
+		frames += " " + originOf(h.opts.OIDC.Issuer)
+	}
+	ancestors := "'none'"
+	if r.URL.Path == "/signin/silent" {
+		ancestors = "'self'"
 	}
 	hdr := w.Header()
-	hdr.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src "+connect+" ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	hdr.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src "+connect+" ws: wss:; frame-src "+frames+"; frame-ancestors "+ancestors+"; base-uri 'none'; form-action 'self'")
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Referrer-Policy", "no-referrer")

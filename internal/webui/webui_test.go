@@ -28,6 +28,8 @@ func TestRoutes(t *testing.T) {
 		{"conversation", "GET", "/c/0192f1a4-0000-7000-8000-000000000001", 200, "text/html", "no-cache"},
 		{"admin", "GET", "/admin", 200, "text/html", "no-cache"},
 		{"admin page", "GET", "/admin/feedback", 200, "text/html", "no-cache"},
+		{"admin tenant settings", "GET", "/admin/settings", 200, "text/html", "no-cache"},
+		{"admin audit events", "GET", "/admin/audit", 200, "text/html", "no-cache"},
 		{"sign-in", "GET", "/signin", 200, "text/html", "no-cache"},
 		{"asset", "GET", asset, 200, "text/javascript", "immutable"},
 		{"config", "GET", "/console-config.json", 200, "application/json", "no-cache"},
@@ -185,6 +187,33 @@ func TestGraphiQL(t *testing.T) {
 	for _, remote := range []string{"http://", "https://", "//"} {
 		if strings.Contains(body, `src="`+remote) || strings.Contains(body, `href="`+remote) {
 			t.Errorf("GraphiQL page loads a remote asset:\n%s", body)
+		}
+	}
+}
+
+// TestSilentRenewPage checks the page of an OpenID Connect silent renew:
+// /signin/silent is served like the other pages, but this origin (only)
+// may frame it, since oidc-client-ts loads it in a hidden iframe; every
+// other page refuses to be framed, and pages may frame the issuer.
+func TestSilentRenewPage(t *testing.T) {
+	h := webui.New(webui.Options{OIDC: webui.OIDC{Issuer: "https://login.example.com/realms/acme", ClientID: "ragchat", Scope: "openid"}})
+	cases := []struct{ path, ancestors string }{
+		{"/signin/silent", "frame-ancestors 'self';"},
+		{"/signin", "frame-ancestors 'none';"},
+		{"/", "frame-ancestors 'none';"},
+	}
+	for _, c := range cases {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", c.path, nil))
+		if rec.Code != 200 {
+			t.Fatalf("%s: status %d", c.path, rec.Code)
+		}
+		csp := rec.Header().Get("Content-Security-Policy")
+		if !strings.Contains(csp, c.ancestors) {
+			t.Errorf("%s: CSP %q lacks %q", c.path, csp, c.ancestors)
+		}
+		if !strings.Contains(csp, "frame-src 'self' https://login.example.com;") {
+			t.Errorf("%s: CSP %q does not let the silent renew frame the issuer", c.path, csp)
 		}
 	}
 }

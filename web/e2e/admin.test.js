@@ -43,7 +43,7 @@ test('feedback given in the chat shows up in the admin feedback browser and summ
   await app.shot(admin, 'admin-feedback');
   await row.getByTestId('inspect-attempt').click();
   const inspector = admin.getByTestId('attempt-inspector');
-  await inspector.getByText('Attempt COMPLETED').waitFor();
+  await inspector.locator('[data-testid=inspector-status][data-status=COMPLETED]').waitFor();
   assert.ok(await inspector.getByTestId('inspector-source').count(), 'the inspector lists the sources');
   await app.shot(admin, 'attempt-inspector');
   await member.context().close();
@@ -67,8 +67,8 @@ test("the admin revokes a document's ACL; the member's old answer shows the sour
   const row = admin.locator('[data-testid=document-row][data-title="文件上传限制"]');
   await row.getByTestId('edit-acl').click();
   const editor = row.getByTestId('acl-editor');
-  await editor.getByLabel('visibility').selectOption('RESTRICTED');
-  await editor.getByLabel('groups').fill('ops');
+  await editor.getByLabel('可见范围').selectOption('RESTRICTED');
+  await editor.getByLabel('用户组').fill('ops');
   await app.shot(admin, 'acl-editor');
   await editor.getByTestId('save-acl').click();
   await row.filter({ hasText: 'RESTRICTED' }).waitFor();

@@ -5,6 +5,7 @@ import { ApolloProvider, useQuery } from '@apollo/client/react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { makeClient, onConnectionChange } from './apollo';
 import { clearToken, getToken, signInAgain } from './auth/token';
+import { reauthenticate, scheduleRenewal } from './auth/session';
 import { I18n, initialLang, strings, useT, type Lang } from './i18n';
 import { ViewerQuery } from './operations';
 import { ChatApp } from './chat/ChatApp';
@@ -13,6 +14,7 @@ import { toUiError } from './errors';
 import { ErrorNote } from './chat/ErrorNote';
 
 const AdminApp = lazy(() => import('./admin/AdminApp'));
+const SilentRenew = lazy(() => import('./signin/SilentRenew'));
 
 export function App() {
   const [lang, setLangState] = useState<Lang>(initialLang);
@@ -33,9 +35,17 @@ export function App() {
   const path = location.pathname;
   const signedIn = !!getToken();
   useEffect(() => {
-    if (path !== '/signin' && !signedIn) signInAgain();
+    if (path !== '/signin' && path !== '/signin/silent' && !signedIn) signInAgain();
   }, [path, signedIn]);
-  const client = useMemo(() => makeClient(signInAgain), []);
+  useEffect(() => (signedIn ? scheduleRenewal() : undefined), [signedIn]);
+  const client = useMemo(() => makeClient(() => void reauthenticate(), reauthenticate), []);
+  if (path === '/signin/silent') {
+    return (
+      <Suspense fallback={null}>
+        <SilentRenew />
+      </Suspense>
+    );
+  }
   if (path === '/signin') {
     return (
       <I18n.Provider value={i18n}>
@@ -55,7 +65,7 @@ export function App() {
 
 function Shell({ admin }: { admin: boolean }) {
   const t = useT();
-  const { data, error } = useQuery(ViewerQuery);
+  const { data, error, refetch } = useQuery(ViewerQuery);
   const [online, setOnline] = useState(true);
   useEffect(() => onConnectionChange(setOnline), []);
   const uiError = error ? toUiError(error) : null;
@@ -92,7 +102,7 @@ function Shell({ admin }: { admin: boolean }) {
           {t.signOut}
         </button>
       </header>
-      {uiError && uiError.kind !== 'signIn' && <ErrorNote error={uiError} />}
+      {uiError && uiError.kind !== 'signIn' && <ErrorNote error={uiError} onRetry={() => void refetch()} />}
       {admin ? (
         <Suspense fallback={<p className="muted">…</p>}>
           <AdminApp />

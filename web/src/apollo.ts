@@ -2,12 +2,17 @@
 // queries and mutations, both with the bearer token. The socket reconnects
 // by itself (graphql-ws resubscribes with the original variables; the
 // attempt stream merges the replay by seq) and calls connectionParams again,
-// so a fresh token is used after a sign-in.
+// so a fresh token is used after a sign-in. A refused token (HTTP 401 or
+// UNAUTHENTICATED) is renewed silently when it can be and the operation
+// sent again; otherwise the user is sent to sign in (src/auth/session.ts).
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
 import { SetContextLink } from '@apollo/client/link/context';
+import { ErrorLink } from '@apollo/client/link/error';
+import { from as fromPromise, switchMap, throwError } from 'rxjs';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { createClient, type Client } from 'graphql-ws';
-import { getToken } from './auth/token';
+import { getToken, signInAgain } from './auth/token';
+import { toUiError } from './errors';
 
 /** Connection state listeners, for the "reconnecting" banner. */
 type ConnListener = (connected: boolean) => void;
@@ -23,7 +28,7 @@ export function onConnectionChange(l: ConnListener): () => void {
 export let wsClient: Client;
 
 /** Builds the client for this page's origin. */
-export function makeClient(onAuthFailure: () => void): ApolloClient {
+export function makeClient(onAuthFailure: () => void, reauthenticate: () => Promise<boolean>): ApolloClient {
   const wsURL = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   wsClient = createClient({
     url: wsURL,
@@ -53,10 +58,28 @@ export function makeClient(onAuthFailure: () => void): ApolloClient {
     return { headers: { ...prev.headers, ...(t ? { authorization: `Bearer ${t}` } : {}) } };
   });
   const http = new HttpLink({ uri: '/graphql' });
+  // An expired token: renew it and send the operation once more, or go
+  // to sign in (the error still reaches the caller, which keeps its
+  // draft).
+  const renew = new ErrorLink(({ error, operation, forward }) => {
+    if (toUiError(error).kind !== 'signIn') return;
+    const ctx = operation.getContext() as { renewed?: boolean };
+    if (ctx.renewed) {
+      signInAgain();
+      return;
+    }
+    return fromPromise(reauthenticate()).pipe(
+      switchMap((ok) => {
+        if (!ok) return throwError(() => error);
+        operation.setContext({ renewed: true });
+        return forward(operation);
+      }),
+    );
+  });
   const link = ApolloLink.split(
     (op) => op.operationType === 'subscription',
     new GraphQLWsLink(wsClient),
-    ApolloLink.from([auth, http]),
+    ApolloLink.from([renew, auth, http]),
   );
   return new ApolloClient({
     link,

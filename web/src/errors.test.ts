@@ -28,6 +28,23 @@ const cases: [string, unknown, Partial<ReturnType<typeof toUiError>>][] = [
     { kind: 'internal', traceId: 't1' },
   ],
   ['bad input names the field', [{ message: 'long', extensions: { code: 'BAD_USER_INPUT', field: 'question' } }], { kind: 'badInput', field: 'question' }],
+  [
+    'rate limited names the limit',
+    { errors: [{ message: 'slow down', extensions: { code: 'RATE_LIMITED', limit: 'askRate', retryAfterSeconds: 2 } }] },
+    { kind: 'rateLimited', limit: 'askRate', retryAfterSeconds: 2 },
+  ],
+  [
+    'settings conflict with the current version',
+    { errors: [{ message: 'changed', extensions: { code: 'CONFLICT', currentVersion: 5, expectedVersion: 4 } }] },
+    { kind: 'conflict', currentVersion: 5 },
+  ],
+  [
+    'a nested settings field',
+    { errors: [{ message: 'bad ratio', extensions: { code: 'BAD_USER_INPUT', field: 'budgetRatios.history' } }] },
+    { kind: 'badInput', field: 'budgetRatios.history' },
+  ],
+  ['a proxy without a backend', { statusCode: 502, message: 'Bad Gateway' }, { kind: 'unavailable' }],
+  ['a draining server over HTTP', { statusCode: 503, message: 'Service Unavailable' }, { kind: 'unavailable' }],
   ['unknown code', { errors: [{ message: '?', extensions: { code: 'SOMETHING_NEW' } }] }, { kind: 'internal', code: 'SOMETHING_NEW' }],
 ];
 

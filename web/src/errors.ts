@@ -29,6 +29,10 @@ export interface UiError {
   traceId?: string;
   /** BAD_USER_INPUT: the input field at fault. */
   field?: string;
+  /** CONFLICT: the version the object is at now. */
+  currentVersion?: number;
+  /** RATE_LIMITED: which limit (askRate, subscriptionsPerConnection). */
+  limit?: string;
 }
 
 interface GraphQLErrorLike {
@@ -63,6 +67,8 @@ export function fromGraphQLError(e: GraphQLErrorLike): UiError {
   if (typeof ext.attemptId === 'string') out.attemptId = ext.attemptId;
   if (typeof ext.traceId === 'string') out.traceId = ext.traceId;
   if (typeof ext.field === 'string') out.field = ext.field;
+  if (typeof ext.currentVersion === 'number') out.currentVersion = ext.currentVersion;
+  if (typeof ext.limit === 'string') out.limit = ext.limit;
   return out;
 }
 
@@ -79,7 +85,7 @@ export function toUiError(err: unknown): UiError {
     if (Array.isArray(err) && err.length > 0) return fromGraphQLError(err[0] as GraphQLErrorLike);
     if (typeof o.statusCode === 'number') {
       if (o.statusCode === 401) return { kind: 'signIn', code: 'UNAUTHENTICATED', message: String(o.message ?? 'unauthenticated') };
-      if (o.statusCode === 503) return { kind: 'unavailable', code: 'UNAVAILABLE', message: String(o.message ?? 'unavailable') };
+      if (o.statusCode >= 502 && o.statusCode <= 504) return { kind: 'unavailable', code: 'UNAVAILABLE', message: String(o.message ?? 'unavailable') };
     }
     // A CloseEvent from graphql-ws.
     if (typeof o.code === 'number' && typeof o.reason === 'string') {

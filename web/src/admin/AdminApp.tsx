@@ -1,18 +1,21 @@
 // The admin console, loaded on demand (a separate chunk): the tenant's
-// conversations, feedback, usage and knowledge, and the attempt inspector.
-// Every view reads admin-only fields; for a member the API answers
-// FORBIDDEN and the console says so.
-import { useState } from 'react';
+// conversations, feedback, usage, knowledge, tenant settings and audit
+// events, and the attempt inspector, in English or Chinese
+// (src/admin/i18n.ts). Every view reads admin-only fields; for a member
+// the API answers FORBIDDEN and the console says so.
+import { useEffect, useState } from 'react';
 import { AdminConversations } from './Conversations';
 import { FeedbackPage } from './FeedbackPage';
 import { UsagePage } from './UsagePage';
 import { KnowledgePage } from './KnowledgePage';
 import { AttemptInspector } from './AttemptInspector';
+import { SettingsPage } from './SettingsPage';
+import { AuditPage } from './AuditPage';
+import { useAdminT } from './i18n';
 
-const tabs = ['conversations', 'feedback', 'usage', 'knowledge'] as const;
+/** The admin pages, each at /admin/<tab>. */
+export const tabs = ['conversations', 'feedback', 'usage', 'knowledge', 'settings', 'audit'] as const;
 type Tab = (typeof tabs)[number];
-
-const labels: Record<Tab, string> = { conversations: 'Conversations', feedback: 'Feedback', usage: 'Usage', knowledge: 'Knowledge' };
 
 function tabFromPath(): Tab {
   const t = location.pathname.split('/')[2] as Tab;
@@ -20,19 +23,25 @@ function tabFromPath(): Tab {
 }
 
 export default function AdminApp() {
+  const t = useAdminT();
   const [tab, setTab] = useState<Tab>(tabFromPath);
   const [attemptId, setAttemptId] = useState<string | null>(null);
-  const go = (t: Tab) => {
-    history.pushState(null, '', `/admin/${t}`);
-    setTab(t);
+  useEffect(() => {
+    const onPop = () => setTab(tabFromPath());
+    addEventListener('popstate', onPop);
+    return () => removeEventListener('popstate', onPop);
+  }, []);
+  const go = (next: Tab) => {
+    history.pushState(null, '', `/admin/${next}`);
+    setTab(next);
     setAttemptId(null);
   };
   return (
     <main className="admin">
-      <nav className="admin-tabs" aria-label="Admin">
-        {tabs.map((t) => (
-          <button key={t} type="button" aria-pressed={t === tab} onClick={() => go(t)} data-testid={`admin-tab-${t}`}>
-            {labels[t]}
+      <nav className="admin-tabs" aria-label={t.nav}>
+        {tabs.map((k) => (
+          <button key={k} type="button" aria-pressed={k === tab} onClick={() => go(k)} data-testid={`admin-tab-${k}`}>
+            {t.tabs[k]}
           </button>
         ))}
       </nav>
@@ -41,6 +50,8 @@ export default function AdminApp() {
       {tab === 'feedback' && <FeedbackPage onInspect={setAttemptId} />}
       {tab === 'usage' && <UsagePage />}
       {tab === 'knowledge' && <KnowledgePage />}
+      {tab === 'settings' && <SettingsPage />}
+      {tab === 'audit' && <AuditPage />}
     </main>
   );
 }

@@ -7,43 +7,45 @@ import { AttemptInspectorQuery } from './operations';
 import { toUiError } from '../errors';
 import { ErrorNote } from '../chat/ErrorNote';
 import { budgetPicture } from './budget';
+import { useAdminT } from './i18n';
 
 export function AttemptInspector({ id, onClose }: { id: string; onClose: () => void }) {
+  const t = useAdminT();
   const { data, error } = useQuery(AttemptInspectorQuery, { variables: { id }, fetchPolicy: 'network-only' });
   const a = data?.attempt;
   const d = data?.attemptDiagnostics;
   const m = d?.contextManifest;
   return (
-    <section className="panel inspector" aria-label="Attempt inspector" data-testid="attempt-inspector">
-      <button type="button" onClick={onClose} className="close" aria-label="close">
+    <section className="panel inspector" aria-label={t.inspector} data-testid="attempt-inspector">
+      <button type="button" onClick={onClose} className="close" aria-label={t.close}>
         ×
       </button>
       {error && <ErrorNote error={toUiError(error)} />}
       {a && (
         <>
-          <h3>Attempt {a.status}</h3>
+          <h3 data-testid="inspector-status" data-status={a.status}>{t.attemptStatus(a.status)}</h3>
           <p>
-            <strong>Q:</strong> {a.originalQuestion}
-            {a.standaloneQuestion && a.standaloneQuestion !== a.originalQuestion && <span className="muted"> (searched as: {a.standaloneQuestion})</span>}
+            <strong>{t.question}</strong> {a.originalQuestion}
+            {a.standaloneQuestion && a.standaloneQuestion !== a.originalQuestion && <span className="muted"> {t.searchedAs(a.standaloneQuestion)}</span>}
           </p>
           <p>
-            model {a.model ?? '—'} · tokens {a.promptTokens} prompt + {a.completionTokens} completion = {a.totalTokens}
+            {t.tokensLine(a.model ?? '—', a.promptTokens, a.completionTokens, a.totalTokens)}
             {d && (
               <>
                 {' '}
-                · TTFT {d.timings.timeToFirstTokenMs ?? '—'} ms · duration {d.timings.durationMs ?? '—'} ms
+                · {t.timings(String(d.timings.timeToFirstTokenMs ?? '—'), String(d.timings.durationMs ?? '—'))}
               </>
             )}
-            {a.failureCode && <> · failed {a.failureCode}</>}
+            {a.failureCode && <> · {t.failedWith(a.failureCode)}</>}
           </p>
         </>
       )}
       {m && (
         <>
           <h4>
-            Context: {m.strategy}, budget {m.budget} of window {m.window} (answer reserve {m.answerReserve})
+            {t.contextLine(m.strategy, m.budget, m.window, m.answerReserve)}
           </h4>
-          <div className="budget" role="img" aria-label="tokens per prompt section against the budget">
+          <div className="budget" role="img" aria-label={t.budgetAria}>
             {budgetPicture(m.tokens, m.limits, m.budget).map((b) => (
               <div key={b.section} className="budget-row">
                 <span className="budget-label">{b.section}</span>
@@ -58,7 +60,7 @@ export function AttemptInspector({ id, onClose }: { id: string; onClose: () => v
             ))}
           </div>
           <p>
-            history rounds used {m.historyRounds}, dropped {m.droppedRounds}, revoked {m.revokedRounds}; summary {m.summaryIncluded ? 'included' : 'not included'}; chunks {m.chunkIds.length} (dropped {m.droppedChunks})
+            {t.roundsLine(m.historyRounds, m.droppedRounds, m.revokedRounds, m.summaryIncluded, m.chunkIds.length, m.droppedChunks)}
           </p>
         </>
       )}
@@ -66,10 +68,10 @@ export function AttemptInspector({ id, onClose }: { id: string; onClose: () => v
         <table className="grid">
           <thead>
             <tr>
-              <th>label</th>
-              <th>score</th>
-              <th>cited</th>
-              <th>document</th>
+              <th>{t.label}</th>
+              <th>{t.score}</th>
+              <th>{t.cited}</th>
+              <th>{t.document}</th>
             </tr>
           </thead>
           <tbody>
@@ -77,8 +79,8 @@ export function AttemptInspector({ id, onClose }: { id: string; onClose: () => v
               <tr key={s.label} data-testid="inspector-source">
                 <td>{s.label}</td>
                 <td>{s.score.toFixed(3)}</td>
-                <td>{s.cited ? 'yes' : ''}</td>
-                <td>{s.available ? s.documentTitle : <em>no longer available</em>}</td>
+                <td>{s.cited ? t.yes : ''}</td>
+                <td>{s.available ? s.documentTitle : <em>{t.noLongerAvailable}</em>}</td>
               </tr>
             ))}
           </tbody>

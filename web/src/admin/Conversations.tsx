@@ -9,8 +9,10 @@ import { nodes } from '../relay';
 import { toUiError } from '../errors';
 import { ErrorNote } from '../chat/ErrorNote';
 import { dayStart } from './period';
+import { useAdminT } from './i18n';
 
 export function AdminConversations({ onInspect }: { onInspect: (attemptId: string) => void }) {
+  const t = useAdminT();
   const [where, setWhere] = useState<AdminConversationWhereInput>({});
   const [open, setOpen] = useState<string | null>(null);
   const { data, error } = useQuery(AdminConversationsQuery, { variables: { where, first: 50 }, fetchPolicy: 'network-only' });
@@ -18,33 +20,33 @@ export function AdminConversations({ onInspect }: { onInspect: (attemptId: strin
   return (
     <section>
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
-        <input placeholder="user" aria-label="user" onChange={(e) => set({ userId: e.target.value || null })} />
-        <input placeholder="title contains" aria-label="title contains" onChange={(e) => set({ titleContains: e.target.value || null })} />
-        <select aria-label="status" onChange={(e) => set({ status: (e.target.value || null) as ConversationStatus | null })}>
-          <option value="">any status</option>
+        <input placeholder={t.user} aria-label={t.user} onChange={(e) => set({ userId: e.target.value || null })} />
+        <input placeholder={t.titleContains} aria-label={t.titleContains} onChange={(e) => set({ titleContains: e.target.value || null })} />
+        <select aria-label={t.status} onChange={(e) => set({ status: (e.target.value || null) as ConversationStatus | null })}>
+          <option value="">{t.anyStatus}</option>
           {['ACTIVE', 'ARCHIVED', 'EXPIRED', 'DELETED'].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
         <label>
-          from <input type="date" onChange={(e) => set({ createdAfter: dayStart(e.target.value) })} />
+          {t.from} <input type="date" onChange={(e) => set({ createdAfter: dayStart(e.target.value) })} />
         </label>
         <label>
-          to <input type="date" onChange={(e) => set({ createdBefore: dayStart(e.target.value) })} />
+          {t.to} <input type="date" onChange={(e) => set({ createdBefore: dayStart(e.target.value) })} />
         </label>
         <label>
-          <input type="checkbox" onChange={(e) => set({ hasNegativeFeedback: e.target.checked || null })} /> negative feedback
+          <input type="checkbox" onChange={(e) => set({ hasNegativeFeedback: e.target.checked || null })} /> {t.negativeFeedback}
         </label>
       </form>
       {error && <ErrorNote error={toUiError(error)} />}
-      <p className="muted">{data?.adminConversations.totalCount ?? 0} conversations. Opening one is recorded in the audit log.</p>
+      <p className="muted">{t.conversationsAudited(data?.adminConversations.totalCount ?? 0)}</p>
       <table className="grid">
         <thead>
           <tr>
-            <th>title</th>
-            <th>user</th>
-            <th>status</th>
-            <th>updated</th>
+            <th>{t.title}</th>
+            <th>{t.user}</th>
+            <th>{t.status}</th>
+            <th>{t.updated}</th>
           </tr>
         </thead>
         <tbody>
@@ -68,6 +70,7 @@ export function AdminConversations({ onInspect }: { onInspect: (attemptId: strin
 }
 
 function AdminConversationView({ id, onInspect }: { id: string; onInspect: (attemptId: string) => void }) {
+  const t = useAdminT();
   const { data, error } = useQuery(AdminConversationQuery, { variables: { id }, fetchPolicy: 'network-only' });
   if (error) return <ErrorNote error={toUiError(error)} />;
   const c = data?.conversation;
@@ -75,7 +78,7 @@ function AdminConversationView({ id, onInspect }: { id: string; onInspect: (atte
   return (
     <section className="panel" aria-label={c.title}>
       <p className="audit-note" role="note">
-        Audited: your reading of {c.userId}’s conversation has been recorded (conversation.admin_read).
+        {t.auditedRead(c.userId)}
       </p>
       <h3>{c.title}</h3>
       {nodes(c.messages.edges).map((m) => (
@@ -84,7 +87,7 @@ function AdminConversationView({ id, onInspect }: { id: string; onInspect: (atte
           {(m.attempts ?? []).map((a) => (
             <div key={a.id} className="answer">
               <button type="button" className="link" onClick={() => onInspect(a.id)}>
-                inspect {a.status}
+                {t.inspectAttempt(a.status)}
               </button>{' '}
               {a.answer.slice(0, 200)}
             </div>

@@ -9,10 +9,12 @@ import { nodes } from '../relay';
 import { toUiError } from '../errors';
 import { ErrorNote } from '../chat/ErrorNote';
 import { dayStart, lastDays } from './period';
+import { useAdminT } from './i18n';
 
 const reasons: FeedbackReason[] = ['INACCURATE', 'INCOMPLETE', 'IRRELEVANT', 'OUTDATED', 'UNSAFE', 'CITATION_WRONG', 'HELPFUL', 'OTHER'];
 
 export function FeedbackPage({ onInspect }: { onInspect: (attemptId: string) => void }) {
+  const t = useAdminT();
   const [where, setWhere] = useState<AdminFeedbackWhereInput>({});
   const [days, setDays] = useState(7);
   const period = lastDays(days);
@@ -22,14 +24,14 @@ export function FeedbackPage({ onInspect }: { onInspect: (attemptId: string) => 
   const s = summary.data?.feedbackSummary;
   return (
     <section>
-      <h3>Summary</h3>
+      <h3>{t.summary}</h3>
       <label>
-        period{' '}
-        <select value={days} onChange={(e) => setDays(Number(e.target.value))} aria-label="period">
-          <option value={1}>today</option>
-          <option value={7}>7 days</option>
-          <option value={30}>30 days</option>
-          <option value={90}>90 days</option>
+        {t.period}{' '}
+        <select value={days} onChange={(e) => setDays(Number(e.target.value))} aria-label={t.period}>
+          <option value={1}>{t.today}</option>
+          <option value={7}>{t.days(7)}</option>
+          <option value={30}>{t.days(30)}</option>
+          <option value={90}>{t.days(90)}</option>
         </select>
       </label>
       {summary.error && <ErrorNote error={toUiError(summary.error)} />}
@@ -45,7 +47,7 @@ export function FeedbackPage({ onInspect }: { onInspect: (attemptId: string) => 
             <Tooltip />
             <Bar dataKey="count" fill="#2457d6" isAnimationActive={false} />
           </BarChart>
-          <ul className="sr-only" aria-label="feedback by reason">
+          <ul className="sr-only" aria-label={t.feedbackByReason}>
             {s.byReason.map((r) => (
               <li key={r.reason} data-testid="reason-count" data-reason={r.reason} data-count={r.count}>
                 {r.reason}: {r.count}
@@ -54,38 +56,38 @@ export function FeedbackPage({ onInspect }: { onInspect: (attemptId: string) => 
           </ul>
         </div>
       )}
-      <h3>Feedback</h3>
+      <h3>{t.feedback}</h3>
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
-        <select aria-label="rating" onChange={(e) => set({ rating: (e.target.value || null) as FeedbackRating | null })}>
-          <option value="">any rating</option>
+        <select aria-label={t.rating} onChange={(e) => set({ rating: (e.target.value || null) as FeedbackRating | null })}>
+          <option value="">{t.anyRating}</option>
           <option value="UP">UP</option>
           <option value="DOWN">DOWN</option>
         </select>
-        <select aria-label="reason" onChange={(e) => set({ reasonCode: (e.target.value || null) as FeedbackReason | null })}>
-          <option value="">any reason</option>
+        <select aria-label={t.reason} onChange={(e) => set({ reasonCode: (e.target.value || null) as FeedbackReason | null })}>
+          <option value="">{t.anyReason}</option>
           {reasons.map((r) => (
             <option key={r}>{r}</option>
           ))}
         </select>
-        <input placeholder="user" aria-label="user" onChange={(e) => set({ userId: e.target.value || null })} />
-        <input placeholder="model" aria-label="model" onChange={(e) => set({ model: e.target.value || null })} />
+        <input placeholder={t.user} aria-label={t.user} onChange={(e) => set({ userId: e.target.value || null })} />
+        <input placeholder={t.model} aria-label={t.model} onChange={(e) => set({ model: e.target.value || null })} />
         <label>
-          from <input type="date" onChange={(e) => set({ createdAfter: dayStart(e.target.value) })} />
+          {t.from} <input type="date" onChange={(e) => set({ createdAfter: dayStart(e.target.value) })} />
         </label>
         <label>
-          to <input type="date" onChange={(e) => set({ createdBefore: dayStart(e.target.value) })} />
+          {t.to} <input type="date" onChange={(e) => set({ createdBefore: dayStart(e.target.value) })} />
         </label>
       </form>
       {list.error && <ErrorNote error={toUiError(list.error)} />}
       <table className="grid" data-testid="feedback-list">
         <thead>
           <tr>
-            <th>rating</th>
-            <th>reasons</th>
-            <th>comment</th>
-            <th>user</th>
-            <th>when</th>
-            <th>attempt</th>
+            <th>{t.rating}</th>
+            <th>{t.reasons}</th>
+            <th>{t.comment}</th>
+            <th>{t.user}</th>
+            <th>{t.when}</th>
+            <th>{t.attempt}</th>
           </tr>
         </thead>
         <tbody>
@@ -98,7 +100,7 @@ export function FeedbackPage({ onInspect }: { onInspect: (attemptId: string) => 
               <td>{new Date(f.createdAt).toLocaleString()}</td>
               <td>
                 <button type="button" className="link" onClick={() => onInspect(f.attemptId)} data-testid="inspect-attempt">
-                  inspect
+                  {t.inspect}
                 </button>
               </td>
             </tr>

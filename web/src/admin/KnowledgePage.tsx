@@ -8,8 +8,10 @@ import { DeleteDocumentMutation, DocumentAclQuery, IngestDocumentMutation, Knowl
 import { nodes } from '../relay';
 import { toUiError, type UiError } from '../errors';
 import { ErrorNote } from '../chat/ErrorNote';
+import { useAdminT } from './i18n';
 
 export function KnowledgePage() {
+  const t = useAdminT();
   const { data, error, refetch } = useQuery(KnowledgeQuery, { fetchPolicy: 'network-only' });
   const [editing, setEditing] = useState<string | null>(null);
   const [opError, setOpError] = useState<UiError | null>(null);
@@ -33,7 +35,7 @@ export function KnowledgePage() {
           <h3>{kb.name}</h3>
           <p className="muted">{kb.description}</p>
           <label>
-            Ingest a Markdown or text file{' '}
+            {t.ingest}{' '}
             <input
               type="file"
               accept=".md,.markdown,.txt,text/markdown,text/plain"
@@ -51,9 +53,9 @@ export function KnowledgePage() {
           <table className="grid">
             <thead>
               <tr>
-                <th>title</th>
-                <th>visibility</th>
-                <th>version</th>
+                <th>{t.title}</th>
+                <th>{t.visibility}</th>
+                <th>{t.version}</th>
                 <th />
               </tr>
             </thead>
@@ -65,15 +67,15 @@ export function KnowledgePage() {
                   <td>{d.version}</td>
                   <td>
                     <button type="button" onClick={() => setEditing(editing === d.id ? null : d.id)} data-testid="edit-acl">
-                      ACL
+                      {t.acl}
                     </button>{' '}
                     <button
                       type="button"
                       onClick={() => {
-                        if (window.confirm(`Delete “${d.title}”?`)) void run(() => del({ variables: { id: d.id } }));
+                        if (window.confirm(t.confirmDelete(d.title))) void run(() => del({ variables: { id: d.id } }));
                       }}
                     >
-                      Delete
+                      {t.delete}
                     </button>
                     {editing === d.id && <AclEditor documentId={d.id} onSaved={() => void run(async () => setEditing(null))} />}
                   </td>
@@ -94,6 +96,7 @@ const list = (s: string) =>
     .filter(Boolean);
 
 function AclEditor({ documentId, onSaved }: { documentId: string; onSaved: () => void }) {
+  const t = useAdminT();
   const client = useApolloClient();
   const { data, error } = useQuery(DocumentAclQuery, { variables: { id: documentId }, fetchPolicy: 'network-only' });
   const [save, { error: saveError, loading }] = useMutation(SetDocumentAclMutation);
@@ -114,20 +117,20 @@ function AclEditor({ documentId, onSaved }: { documentId: string; onSaved: () =>
       }}
     >
       <label>
-        visibility{' '}
-        <select aria-label="visibility" value={f.visibility} onChange={(e) => setForm({ ...f, visibility: e.target.value as DocumentVisibility })}>
+        {t.visibility}{' '}
+        <select aria-label={t.visibility} value={f.visibility} onChange={(e) => setForm({ ...f, visibility: e.target.value as DocumentVisibility })}>
           <option value="TENANT">TENANT</option>
           <option value="RESTRICTED">RESTRICTED</option>
         </select>
       </label>
       <label>
-        groups <input aria-label="groups" value={f.groups} onChange={(e) => setForm({ ...f, groups: e.target.value })} />
+        {t.groups} <input aria-label={t.groups} value={f.groups} onChange={(e) => setForm({ ...f, groups: e.target.value })} />
       </label>
       <label>
-        users <input aria-label="users" value={f.users} onChange={(e) => setForm({ ...f, users: e.target.value })} />
+        {t.users} <input aria-label={t.users} value={f.users} onChange={(e) => setForm({ ...f, users: e.target.value })} />
       </label>
       <button type="submit" disabled={loading} data-testid="save-acl">
-        Save
+        {t.save}
       </button>
       {saveError && <ErrorNote error={toUiError(saveError)} />}
     </form>

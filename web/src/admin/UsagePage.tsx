@@ -6,10 +6,12 @@ import { UsageSummaryQuery } from './operations';
 import { toUiError } from '../errors';
 import { ErrorNote } from '../chat/ErrorNote';
 import { lastDays } from './period';
+import { useAdminT } from './i18n';
 
 const palette = ['#2457d6', '#d97706', '#059669', '#be123c', '#7c3aed'];
 
 export function UsagePage() {
+  const t = useAdminT();
   const [days, setDays] = useState(30);
   const { data, error } = useQuery(UsageSummaryQuery, { variables: lastDays(days), fetchPolicy: 'network-only' });
   const rows = data?.usageSummary ?? [];
@@ -23,11 +25,11 @@ export function UsagePage() {
   const chart = [...byDay.values()].sort((a, b) => String(a.day).localeCompare(String(b.day)));
   return (
     <section>
-      <h3>Tokens by model and day</h3>
-      <select value={days} onChange={(e) => setDays(Number(e.target.value))} aria-label="period">
-        <option value={7}>7 days</option>
-        <option value={30}>30 days</option>
-        <option value={90}>90 days</option>
+      <h3>{t.tokensByModelDay}</h3>
+      <select value={days} onChange={(e) => setDays(Number(e.target.value))} aria-label={t.period}>
+        <option value={7}>{t.days(7)}</option>
+        <option value={30}>{t.days(30)}</option>
+        <option value={90}>{t.days(90)}</option>
       </select>
       {error && <ErrorNote error={toUiError(error)} />}
       <BarChart width={720} height={260} data={chart} accessibilityLayer>
@@ -43,12 +45,12 @@ export function UsagePage() {
       <table className="grid">
         <thead>
           <tr>
-            <th>day</th>
-            <th>model</th>
-            <th>attempts</th>
-            <th>prompt</th>
-            <th>completion</th>
-            <th>total</th>
+            <th>{t.day}</th>
+            <th>{t.model}</th>
+            <th>{t.attempts}</th>
+            <th>{t.prompt}</th>
+            <th>{t.completion}</th>
+            <th>{t.total}</th>
           </tr>
         </thead>
         <tbody>

@@ -224,3 +224,90 @@ export const IngestDocumentMutation = graphql(`
     }
   }
 `);
+
+export const TenantSettingsFields = graphql(`
+  fragment TenantSettingsFields on TenantSettings {
+    version
+    updatedAt
+    conversationIdleTTL
+    conversationMaxAge
+    retentionDays
+    auditRetentionDays
+    feedbackRetentionDays
+    historyStrategy
+    historyRounds
+    prioritizedCandidates
+    promptTokenBudget
+    maxAnswerTokens
+    budgetRatios {
+      system
+      evidence
+      history
+      input
+      evidenceFloor
+      evidenceCap
+    }
+    modelContextWindows {
+      model
+      contextWindow
+    }
+    retrievalTopK
+    minEvidenceScore
+    summarizer
+    summaryTriggerRounds
+    summaryMaxChars
+    summaryChunkTokens
+    summaryMaxRegenerations
+    defaultModel
+    allowedModels
+    askRatePerMinute
+    askBurst
+    supportApproval
+    supportGrantDefault
+    supportGrantMax
+  }
+`);
+
+export const TenantSettingsQuery = graphql(`
+  query TenantSettings {
+    tenantSettings {
+      ...TenantSettingsFields
+    }
+  }
+`);
+
+export const UpdateTenantSettingsMutation = graphql(`
+  mutation UpdateTenantSettings($input: UpdateTenantSettingsInput!, $expectedVersion: Int) {
+    updateTenantSettings(input: $input, expectedVersion: $expectedVersion) {
+      ...TenantSettingsFields
+    }
+  }
+`);
+
+export const AuditEventsQuery = graphql(`
+  query AuditEvents($first: Int!, $after: Cursor, $where: AuditEventWhereInput, $orderBy: AuditEventOrder) {
+    auditEvents(first: $first, after: $after, where: $where, orderBy: $orderBy) {
+      totalCount
+      edges {
+        cursor
+        node {
+          id
+          actor
+          action
+          targetType
+          targetId
+          reason
+          at
+          metadata {
+            key
+            value
+          }
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);

@@ -4,7 +4,11 @@
 // to, and drafts stay in localStorage meanwhile.
 
 const key = 'ragchat.token';
+const sourceKey = 'ragchat.token.source';
 const returnKey = 'ragchat.return';
+
+/** Where a token came from: OIDC tokens can be renewed silently. */
+export type TokenSource = 'dev' | 'oidc';
 
 /** The current token, or null. */
 export function getToken(): string | null {
@@ -12,13 +16,20 @@ export function getToken(): string | null {
 }
 
 /** Stores a token from a sign-in. */
-export function setToken(token: string): void {
+export function setToken(token: string, source: TokenSource = 'dev'): void {
   sessionStorage.setItem(key, token);
+  sessionStorage.setItem(sourceKey, source);
+}
+
+/** Where the current token came from. */
+export function getTokenSource(): TokenSource {
+  return sessionStorage.getItem(sourceKey) === 'oidc' ? 'oidc' : 'dev';
 }
 
 /** Forgets the token. */
 export function clearToken(): void {
   sessionStorage.removeItem(key);
+  sessionStorage.removeItem(sourceKey);
 }
 
 /** Seconds until the token's exp claim (negative when expired), or null. */

@@ -4,7 +4,7 @@
 // localStorage, so it survives a sign-in after an expired token. A question
 // keeps its clientMessageId until it is accepted, so resending after a
 // network error cannot ask twice.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { useT } from '../i18n';
 import { newId } from '../ids';
 
@@ -17,11 +17,16 @@ export function isComposingEnter(e: { isComposing?: boolean; keyCode?: number },
 
 export interface ComposerProps {
   conversationId: string;
+  /** Send is disabled (the draft stays editable), for the reason shown. */
   disabled: boolean;
+  /** Why Send is disabled: an answer running, a rate-limit countdown. */
+  reason?: ReactNode;
   onAsk: (question: string, clientMessageId: string) => Promise<boolean>;
+  /** Set to the composer's send, for a Retry banner to resend the draft. */
+  sendRef?: RefObject<(() => void) | null>;
 }
 
-export function Composer({ conversationId, disabled, onAsk }: ComposerProps) {
+export function Composer({ conversationId, disabled, reason, onAsk, sendRef }: ComposerProps) {
   const t = useT();
   const draftKey = `ragchat.draft.${conversationId}`;
   const [text, setText] = useState(() => localStorage.getItem(draftKey) ?? '');
@@ -51,6 +56,7 @@ export function Composer({ conversationId, disabled, onAsk }: ComposerProps) {
       update('');
     }
   };
+  if (sendRef) sendRef.current = () => void send();
 
   return (
     <form
@@ -84,9 +90,14 @@ export function Composer({ conversationId, disabled, onAsk }: ComposerProps) {
           void send();
         }}
       />
-      <button type="submit" disabled={disabled || sending || !text.trim()} data-testid="send">
+      <button type="submit" disabled={disabled || sending || !text.trim()} data-testid="send" aria-describedby={`send-reason-${conversationId}`}>
         {t.ask}
       </button>
+      {/* Always there, one line high, so that a reason appearing does not
+          move the conversation above. */}
+      <span className="send-reason muted" id={`send-reason-${conversationId}`} role="status" data-testid={reason ? 'send-reason' : undefined}>
+        {reason}
+      </span>
     </form>
   );
 }

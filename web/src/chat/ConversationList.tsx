@@ -26,7 +26,16 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
   // Other tabs and devices, the engine titling a conversation after its
   // first answer, an admin deleting one: viewerEvents says the list
   // changed, and the list is read again.
-  useSubscription(ViewerEventsSubscription, { onData: () => void refetch() });
+  // A conversation open here and deleted elsewhere is closed.
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
+  useSubscription(ViewerEventsSubscription, {
+    onData: ({ data: ev }) => {
+      const e = ev.data?.viewerEvents;
+      if (e?.kind === 'CONVERSATION_DELETED' && e.conversationId === selectedRef.current) onSelect(null);
+      void refetch();
+    },
+  });
 
   const more = () => {
     if (!conn?.pageInfo.hasNextPage) return;
@@ -76,7 +85,7 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
       >
         + {t.newConversation}
       </button>
-      {error && <ErrorNote error={toUiError(error)} />}
+      {error && <ErrorNote error={toUiError(error)} onRetry={() => void refetch()} />}
       {opError && <ErrorNote error={opError} />}
       {undo && (
         <div className="toast" role="status">

@@ -15,6 +15,11 @@ import { StreamingAnswer } from './StreamingAnswer';
 import { FeedbackBox } from './Feedback';
 import { newId } from '../ids';
 
+/** The id of an attempt's element, the target of "show the running answer". */
+export function attemptAnchor(attemptId: string): string {
+  return `attempt-${attemptId}`;
+}
+
 export function Turn({ message, readOnly }: { message: MessageFieldsFragment; readOnly: boolean }) {
   const t = useT();
   const attempts = [...(message.attempts ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -84,7 +89,7 @@ function AttemptView({ attempt, isLatest, readOnly, retrying, onRetry, onCancel 
   const standalone = attempt.standaloneQuestion ?? liveQuestion;
   const rewritten = standalone && standalone.trim() !== attempt.originalQuestion.trim();
   return (
-    <div className="attempt" data-testid="attempt" data-status={attempt.status} data-attempt-id={attempt.id}>
+    <div className="attempt" id={attemptAnchor(attempt.id)} data-testid="attempt" data-status={attempt.status} data-attempt-id={attempt.id}>
       {rewritten && (
         <p className="standalone muted" data-testid="standalone">
           {t.rewritten}: {standalone}
@@ -115,7 +120,7 @@ function AttemptView({ attempt, isLatest, readOnly, retrying, onRetry, onCancel 
           {!readOnly && attempt.status === 'COMPLETED' && <FeedbackBox attempt={attempt} />}
         </div>
       )}
-      <SourcesPanel attemptId={attempt.id} sources={sources} />
+      <SourcesPanel attemptId={attempt.id} sources={sources} answer={pending ? '' : attempt.answer} final={!pending} />
     </div>
   );
 }
