@@ -156,8 +156,8 @@ func TestContextAssemblyStatements(t *testing.T) {
 // on PostgreSQL (35 on SQLite).
 func TestStatementsPerAsk(t *testing.T) {
 	want := map[string]struct{ ask, whole int64 }{
-		dialect.Postgres: {ask: 8, whole: 29},
-		dialect.SQLite:   {ask: 8, whole: 28},
+		dialect.Postgres: {ask: 8, whole: 19},
+		dialect.SQLite:   {ask: 8, whole: 20},
 	}
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, n := countedDB(raw)

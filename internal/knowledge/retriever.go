@@ -96,19 +96,20 @@ func readableChunks(client *ent.Client, kbID uuid.UUID) *ent.ChunkQuery {
 	)
 }
 
-// toHits scores chunks against query and returns them best first (ties by
-// chunk id). Chunks whose document was not loaded (hidden in the meantime)
-// are dropped.
-func toHits(chunks []*ent.Chunk, query []float32) []chat.Hit {
+// toHits scores chunks, read with their documents joined
+// (joinHitDocuments), against query and returns them best first (ties by
+// chunk id).
+func toHits(chunks []*ent.Chunk, query []float32) ([]chat.Hit, error) {
 	hits := make([]chat.Hit, 0, len(chunks))
 	for _, c := range chunks {
-		if c.Edges.Document == nil {
-			continue
+		d, err := hitDocumentOf(c)
+		if err != nil {
+			return nil, err
 		}
-		hits = append(hits, chat.Hit{Chunk: c, Document: c.Edges.Document, Score: cosine(query, c.Embedding.Slice())})
+		hits = append(hits, chat.Hit{Chunk: c, Document: d, Score: cosine(query, c.Embedding.Slice())})
 	}
 	sortHits(hits)
-	return hits
+	return hits, nil
 }
 
 // sortHits orders hits by score, best first, then by chunk id.

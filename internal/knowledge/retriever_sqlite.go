@@ -19,7 +19,7 @@ import (
 //  2. it loads, parses and caches the embeddings it has not seen yet, in
 //     pages of SQLiteBatch (again through privacy);
 //  3. it keeps the k most similar in a heap and loads those chunks with
-//     their documents.
+//     their documents joined (joinHitDocuments).
 //
 // Parsing the text-encoded vectors dominates a cold search, so parsed
 // vectors are cached by chunk id (see vectorCache). The cost stays linear
@@ -57,12 +57,12 @@ func (r *Retriever) searchSQLite(ctx context.Context, kbID uuid.UUID, query []fl
 	}
 	chunks, err := readableChunks(r.db.Client, kbID).
 		Where(chunk.IDIn(best.ids()...)).
-		WithDocument().
+		Modify(joinHitDocuments(ctx)).
 		All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return toHits(chunks, query), nil
+	return toHits(chunks, query)
 }
 
 // vectorCache keeps parsed chunk embeddings by chunk id for the SQLite
