@@ -128,11 +128,12 @@ func (t hookTx) Commit() error {
 	return t.Tx.Commit()
 }
 
-// logStmt prints q (its first 160 bytes) to stderr when the environment
-// sets RAGCHAT_LOG_STATEMENTS, to see which statements a count is made of.
+// logStmt prints q (its first 160 bytes, or all of it when the value is
+// "full") to stderr when the environment sets RAGCHAT_LOG_STATEMENTS, to
+// see which statements a count is made of.
 func logStmt(q string) {
-	if os.Getenv("RAGCHAT_LOG_STATEMENTS") != "" {
-		if len(q) > 160 {
+	if v := os.Getenv("RAGCHAT_LOG_STATEMENTS"); v != "" {
+		if len(q) > 160 && v != "full" {
 			q = q[:160]
 		}
 		fmt.Fprintln(os.Stderr, "STMT", q)
