@@ -96,22 +96,6 @@ func readableChunks(client *ent.Client, kbID uuid.UUID) *ent.ChunkQuery {
 	)
 }
 
-// toHits scores chunks, read with their documents joined
-// (joinHitDocuments), against query and returns them best first (ties by
-// chunk id).
-func toHits(chunks []*ent.Chunk, query []float32) ([]chat.Hit, error) {
-	hits := make([]chat.Hit, 0, len(chunks))
-	for _, c := range chunks {
-		d, err := hitDocumentOf(c)
-		if err != nil {
-			return nil, err
-		}
-		hits = append(hits, chat.Hit{Chunk: c, Document: d, Score: cosine(query, c.Embedding.Slice())})
-	}
-	sortHits(hits)
-	return hits, nil
-}
-
 // sortHits orders hits by score, best first, then by chunk id.
 func sortHits(hits []chat.Hit) {
 	slices.SortFunc(hits, func(a, b chat.Hit) int {
