@@ -268,11 +268,14 @@ func (e *Engine) publishEnded(ctx context.Context, id uuid.UUID) {
 
 // publishTerminal publishes a finished attempt's terminal event (COMPLETED,
 // or FAILED with its code), retires its topic and notifies its
-// conversation. The row is kept first for this instance's subscribers
-// (recentOutcomes), who then need not read it again.
+// conversation. A COMPLETED row is kept first for this instance's
+// subscribers (recentOutcomes), who then need not read it again. A FAILED
+// one is not: a run fails when its conversation is deleted, and then its
+// subscribers must get the terminal event without the row, which nobody
+// may read any more.
 func (e *Engine) publishTerminal(ctx context.Context, a *ent.Attempt) {
-	e.outcomes.put(a, time.Now())
 	if a.Status == attempt.StatusCOMPLETED {
+		e.outcomes.put(a, time.Now())
 		e.publishAttempt(ctx, a.ID, EventCompleted, utf8.RuneCountInString(a.Answer), attemptPayload{})
 	} else {
 		var p attemptPayload

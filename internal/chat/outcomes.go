@@ -16,10 +16,10 @@ const (
 )
 
 // recentOutcomes keeps the rows of the attempts this instance has just
-// finished, as it wrote or read them before publishing their terminal
-// event (publishTerminal), for a short while. This instance's subscribers
-// take the finished row from here instead of reading it again when the
-// terminal event arrives (docs/ENGINE.md, "Statements per ask"): each of
+// completed, as it wrote or read them before publishing COMPLETED
+// (publishTerminal), for a short while. This instance's subscribers take
+// the finished row from here instead of reading it again when COMPLETED
+// arrives (docs/ENGINE.md, "Statements per ask"): each of
 // them was authorised for the attempt by its privacy-filtered read on
 // subscribe, and the row is the same. A subscriber on another instance,
 // or one whose event comes after the row has been dropped, reads the row
