@@ -48,7 +48,7 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 		}
 		c.answer, _ = promptfmt.StripUnknownCitations(text, known)
 	}
-	att, err := e.saveDurably(ctx, j, c, first)
+	att, pending, err := e.saveDurably(ctx, j, c, first)
 	if err != nil {
 		return err
 	}
@@ -60,22 +60,26 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 		outcome = "refused"
 	}
 	e.obs.AttemptFinished(outcome, "", c.model, ttft(j.att.StartedAt, first), c.usage.PromptTokens, c.usage.CompletionTokens)
-	e.afterCompletion(context.WithoutCancel(ctx), j)
+	e.afterCompletion(context.WithoutCancel(ctx), j, pending)
 	return nil
 }
 
 // saveCompletion is the completion transaction. It locks the conversation
-// first (the order Ask uses, so the two never deadlock), claims the attempt
-// with a conditional update, then writes the message and sources.
-func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first time.Time) (*ent.Attempt, error) {
+// first (the order Ask uses, so the two never deadlock), counting in the
+// same statement the USER messages the summary does not cover yet (the
+// returned pending, see foldDue), claims the attempt with a conditional
+// update that also stores the standalone question, stores that question on
+// the user message the first time, then writes the answer's message and
+// sources.
+func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first time.Time) (*ent.Attempt, int, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	now := e.now()
-	seq, err := e.bumpSequence(ctx, tx, seqBump{id: j.conv.ID, tenantID: j.conv.TenantID, userID: j.conv.UserID, now: now})
+	seq, pending, err := e.bumpCounting(ctx, tx, seqBump{id: j.conv.ID, tenantID: j.conv.TenantID, userID: j.conv.UserID, now: now})
 	if err != nil {
-		return nil, rollback(tx, err)
+		return nil, 0, rollback(tx, err)
 	}
 	manifest := c.assembled.Manifest
 	upd := tx.Attempt.Update().
@@ -99,10 +103,19 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 	}
 	n, err := upd.Save(ctx)
 	if err != nil {
-		return nil, rollback(tx, err)
+		return nil, 0, rollback(tx, err)
 	}
 	if n == 0 {
-		return nil, rollback(tx, errLeaseLost)
+		return nil, 0, rollback(tx, errLeaseLost)
+	}
+	// The user message keeps the first rewrite of its question (a retry's
+	// rewrite does not replace it).
+	err = tx.Message.Update().
+		Where(message.ID(j.msg.ID), message.StandaloneQuestionIsNil()).
+		SetStandaloneQuestion(c.standalone).
+		Exec(ctx)
+	if err != nil {
+		return nil, 0, rollback(tx, err)
 	}
 	mc := tx.Message.Create().
 		SetConversationID(j.conv.ID).SetOwnerID(j.conv.UserID).
@@ -114,7 +127,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 	}
 	msg, err := mc.Save(ctx)
 	if err != nil {
-		return nil, rollback(tx, err)
+		return nil, 0, rollback(tx, err)
 	}
 	if len(c.sources) > 0 {
 		cited := map[string]bool{}
@@ -130,14 +143,14 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 				SetDocumentTitle(s.Title).SetDocumentVersion(s.Version).SetCited(cited[s.Label])
 		}
 		if err := tx.Source.CreateBulk(bulk...).Exec(ctx); err != nil {
-			return nil, rollback(tx, err)
+			return nil, 0, rollback(tx, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	e.messageCreated(ctx, msg)
-	return completedAttempt(j.att, c, manifest, now, first), nil
+	return completedAttempt(j.att, c, manifest, now, first), pending, nil
 }
 
 // completedAttempt is the row saveCompletion wrote, built from the
@@ -255,9 +268,14 @@ func (e *Engine) publishEnded(ctx context.Context, id uuid.UUID) {
 
 // publishTerminal publishes a finished attempt's terminal event (COMPLETED,
 // or FAILED with its code), retires its topic and notifies its
-// conversation.
+// conversation. A COMPLETED row is kept first for this instance's
+// subscribers (recentOutcomes), who then need not read it again. A FAILED
+// one is not: a run fails when its conversation is deleted, and then its
+// subscribers must get the terminal event without the row, which nobody
+// may read any more.
 func (e *Engine) publishTerminal(ctx context.Context, a *ent.Attempt) {
 	if a.Status == attempt.StatusCOMPLETED {
+		e.outcomes.put(a, time.Now())
 		e.publishAttempt(ctx, a.ID, EventCompleted, utf8.RuneCountInString(a.Answer), attemptPayload{})
 	} else {
 		var p attemptPayload

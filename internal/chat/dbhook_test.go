@@ -24,7 +24,7 @@ type hookDriver struct {
 // hookedDB returns raw with every Ent statement going through before.
 func hookedDB(raw *store.DB, before func() error) *store.DB {
 	drv := hookDriver{Driver: entsql.OpenDB(raw.Dialect, raw.SQL), before: before}
-	return &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: raw.SQL, Dialect: raw.Dialect}
+	return &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: raw.SQL, Dialect: raw.Dialect, Session: raw.Session}
 }
 
 type execQuerier interface {
@@ -128,11 +128,12 @@ func (t hookTx) Commit() error {
 	return t.Tx.Commit()
 }
 
-// logStmt prints q (its first 160 bytes) to stderr when the environment
-// sets RAGCHAT_LOG_STATEMENTS, to see which statements a count is made of.
+// logStmt prints q (its first 160 bytes, or all of it when the value is
+// "full") to stderr when the environment sets RAGCHAT_LOG_STATEMENTS, to
+// see which statements a count is made of.
 func logStmt(q string) {
-	if os.Getenv("RAGCHAT_LOG_STATEMENTS") != "" {
-		if len(q) > 160 {
+	if v := os.Getenv("RAGCHAT_LOG_STATEMENTS"); v != "" {
+		if len(q) > 160 && v != "full" {
 			q = q[:160]
 		}
 		fmt.Fprintln(os.Stderr, "STMT", q)

@@ -23,14 +23,15 @@ const (
 	saveWriteTimeout = 15 * time.Second
 )
 
-// saveDurably saves a finished answer, retrying while the database is
+// saveDurably saves a finished answer (saveCompletion, whose pending count
+// it returns), retrying while the database is
 // unavailable (docs/ENGINE.md, "Failure and recovery"). The completion is
 // kept in memory meanwhile, the checkpointer keeps renewing the lease
 // whenever the database answers, and nothing is published until the
 // commit. It gives up with errNotSaved once CompletionRetryTimeout has
 // passed, at once on an error that is not transient, and when the run is
 // cancelled by the user, a deletion or shutdown, or loses its lease.
-func (e *Engine) saveDurably(ctx context.Context, j job, c completion, first time.Time) (*ent.Attempt, error) {
+func (e *Engine) saveDurably(ctx context.Context, j job, c completion, first time.Time) (*ent.Attempt, int, error) {
 	bound := time.NewTimer(e.cfg.CompletionRetryTimeout)
 	defer bound.Stop()
 	deadline := time.Now().Add(e.cfg.CompletionRetryTimeout)
@@ -38,10 +39,10 @@ func (e *Engine) saveDurably(ctx context.Context, j job, c completion, first tim
 	delay := saveFirstDelay
 	for try := 1; ; try++ {
 		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), minTime(time.Now().Add(saveWriteTimeout), deadline))
-		att, err := e.saveCompletion(wctx, j, c, first)
+		att, pending, err := e.saveCompletion(wctx, j, c, first)
 		cancel()
 		if err == nil || errors.Is(err, errLeaseLost) || !isTransient(err) {
-			return att, err
+			return att, pending, err
 		}
 		e.log.WarnContext(ctx, "answer not saved yet; retrying while the database is unavailable",
 			"attempt", j.att.ID, "try", try, "err", err)
@@ -52,11 +53,11 @@ func (e *Engine) saveDurably(ctx context.Context, j job, c completion, first tim
 				waiting = false
 			case <-bound.C:
 				wait.Stop()
-				return nil, errors.Join(errNotSaved, err)
+				return nil, 0, errors.Join(errNotSaved, err)
 			case <-stopped:
 				if stopsSaving(context.Cause(ctx)) {
 					wait.Stop()
-					return nil, context.Cause(ctx)
+					return nil, 0, context.Cause(ctx)
 				}
 				stopped = nil // an answer timeout does not discard a finished answer
 			}

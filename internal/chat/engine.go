@@ -173,6 +173,10 @@ type Engine struct {
 	closing bool
 	wg      sync.WaitGroup
 
+	// outcomes keeps the rows of attempts this instance just finished,
+	// for its subscribers' terminal events (outcomes.go).
+	outcomes recentOutcomes
+
 	// summary serialises this engine's summarisers (summary_lock.go).
 	summary summarySerial
 

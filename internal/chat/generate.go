@@ -51,9 +51,11 @@ func (e *Engine) generate(ctx context.Context, j job) {
 // text. The returned completion is ready to be saved.
 func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, error) {
 	bc, err := e.buildContext(ctx, j, func(standalone string, requires bool) error {
-		if err := e.saveRewrite(ctx, j, standalone, requires); err != nil {
-			return err
-		}
+		// The questions are saved with the outcome (the completion
+		// transaction, or fail), and by the first checkpoint of a long
+		// answer, not by statements of their own (docs/ENGINE.md,
+		// "Statements per ask").
+		p.setRewrite(standalone, requires)
 		e.publishAttempt(ctx, j.att.ID, EventStarted, 0, attemptPayload{Question: standalone, RequiresHistory: requires})
 		return nil
 	})
@@ -133,7 +135,8 @@ func (e *Engine) rewrite(ctx context.Context, j job, win window) (string, bool) 
 }
 
 // saveRewrite stores both questions: the attempt's standalone question and,
-// the first time, the user message's.
+// the first time, the user message's. A failing run uses it (fail); an
+// answer saves them in its completion transaction.
 func (e *Engine) saveRewrite(ctx context.Context, j job, standalone string, requires bool) error {
 	n, err := e.client.Attempt.Update().
 		Where(attempt.ID(j.att.ID), attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseOwner(e.cfg.InstanceID)).
@@ -221,6 +224,14 @@ func (e *Engine) fail(ctx context.Context, j job, p *progress, err error) {
 	}
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
+	if standalone, requires, ok := p.rewrite(); ok {
+		// Both questions are kept, as an answer keeps them; when the
+		// attempt is no longer this instance's, markFailed publishes how
+		// it ended.
+		if err := e.saveRewrite(fctx, j, standalone, requires); err != nil && !errors.Is(err, errLeaseLost) {
+			e.log.WarnContext(fctx, "questions of a failed attempt not saved", "attempt", j.att.ID, "err", err)
+		}
+	}
 	text, seq, first := p.snapshot()
 	e.markFailed(fctx, j.att.ID, code, msg, text, seq, first, true)
 	e.obs.AttemptFinished("failed", code, e.chatModel(j.settings), ttft(j.att.StartedAt, first), 0, 0)

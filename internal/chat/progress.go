@@ -20,6 +20,31 @@ type progress struct {
 	seq        int
 	firstToken time.Time
 	saved      int
+
+	// The rewrite (setRewrite): the standalone question, whether it
+	// depends on history, and whether a checkpoint has saved them.
+	standalone   *string
+	requires     bool
+	rewriteSaved bool
+}
+
+// setRewrite records the attempt's standalone question, which the next
+// checkpoint saves (so that a subscriber catching up from the row gets
+// STARTED) and the outcome's write saves in any case.
+func (p *progress) setRewrite(standalone string, requires bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.standalone, p.requires = &standalone, requires
+}
+
+// rewrite returns the recorded rewrite, if any.
+func (p *progress) rewrite() (string, bool, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.standalone == nil {
+		return "", false, false
+	}
+	return *p.standalone, p.requires, true
 }
 
 // add appends a delta and returns the new sequence offset.
@@ -47,6 +72,13 @@ func (p *progress) snapshot() (string, int, time.Time) {
 // lease): the run must stop.
 func (e *Engine) checkpoint(ctx context.Context, id uuid.UUID, p *progress) (bool, error) {
 	text, seq, first := p.snapshot()
+	p.mu.Lock()
+	var standalone *string
+	if !p.rewriteSaved {
+		standalone = p.standalone
+	}
+	requires := p.requires
+	p.mu.Unlock()
 	now := e.now()
 	upd := e.client.Attempt.Update().
 		Where(attempt.ID(id), attempt.StatusEQ(attempt.StatusPENDING), attempt.LeaseOwner(e.cfg.InstanceID)).
@@ -57,12 +89,18 @@ func (e *Engine) checkpoint(ctx context.Context, id uuid.UUID, p *progress) (boo
 	if !first.IsZero() {
 		upd.SetFirstTokenAt(first)
 	}
+	if standalone != nil {
+		upd.SetStandaloneQuestion(*standalone).SetRequiresHistory(requires)
+	}
 	n, err := upd.Save(ctx)
 	if err != nil {
 		return true, err
 	}
 	p.mu.Lock()
 	p.saved = seq
+	if standalone != nil {
+		p.rewriteSaved = true
+	}
 	p.mu.Unlock()
 	return n == 1, nil
 }

@@ -12,8 +12,18 @@ import (
 // (1 = identical direction).
 type Hit struct {
 	Chunk    *ent.Chunk
-	Document *ent.Document
+	Document *HitDocument
 	Score    float64
+}
+
+// HitDocument is what a hit carries of its chunk's document: what a
+// citation names. The retriever reads it in the search's own statement
+// (a join limited to the documents the viewer may read), so it is a plain
+// value, not an Ent entity with edges to load.
+type HitDocument struct {
+	ID      uuid.UUID
+	Title   string
+	Version int
 }
 
 // Retriever finds the chunks of a knowledge base nearest to a query

@@ -32,6 +32,28 @@ type seqBump struct {
 // authorised the conversation through the privacy rules; the statement
 // still names the tenant and the owner. No such row is ent.NotFoundError.
 func (e *Engine) bumpSequence(ctx context.Context, tx *ent.Tx, b seqBump) (int64, error) {
+	seq, _, err := e.bump(ctx, tx, b, false)
+	return seq, err
+}
+
+// pendingUserMessages is the number of USER messages after the summary's
+// coverage, as a RETURNING expression of the conversation's UPDATE: what
+// the summariser counts to decide whether a fold is due (foldDue). The
+// messages are the conversation's own, which the statement has just
+// locked and authorised.
+const pendingUserMessages = `(SELECT COUNT(*) FROM "messages" WHERE "messages"."conversation_id" = "conversations"."id"` +
+	` AND "messages"."role" = 'USER' AND "messages"."sequence_no" > "conversations"."summary_message_sequence")`
+
+// bumpCounting is bumpSequence for the completion transaction: it also
+// returns the conversation's USER messages after the summary's coverage,
+// counted in the same statement, so that the work after the answer knows
+// without a statement of its own whether a summary fold is due.
+func (e *Engine) bumpCounting(ctx context.Context, tx *ent.Tx, b seqBump) (seq int64, pending int, err error) {
+	return e.bump(ctx, tx, b, true)
+}
+
+// bump is the UPDATE … RETURNING of bumpSequence and bumpCounting.
+func (e *Engine) bump(ctx context.Context, tx *ent.Tx, b seqBump, counting bool) (int64, int, error) {
 	u := entsql.Dialect(e.db.Dialect).Update(conversation.Table).
 		Set(conversation.FieldUpdatedAt, b.now).
 		Add(conversation.FieldLastSequenceNo, 1).
@@ -53,22 +75,33 @@ func (e *Engine) bumpSequence(ctx context.Context, tx *ent.Tx, b seqBump) (int64
 		preds = append(preds, entsql.NEQ(conversation.FieldStatus, conversation.StatusDELETED.String()))
 	}
 	q, args := u.Where(entsql.And(preds...)).Returning(conversation.FieldLastSequenceNo).Query()
+	if counting {
+		// RETURNING is the statement's last clause.
+		q += ", " + pendingUserMessages
+	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		return 0, &ent.NotFoundError{}
+		return 0, 0, &ent.NotFoundError{}
 	}
-	var seq int64
-	if err := rows.Scan(&seq); err != nil {
-		return 0, err
+	var (
+		seq     int64
+		pending int
+	)
+	dest := []any{&seq}
+	if counting {
+		dest = append(dest, &pending)
 	}
-	return seq, rows.Close()
+	if err := rows.Scan(dest...); err != nil {
+		return 0, 0, err
+	}
+	return seq, pending, rows.Close()
 }
 
 // sequenceUpdate is the UPDATE of bumpSequence as a builder, without its

@@ -353,6 +353,13 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		}
 		return false, s.releaseHeld()
 	case EventCompleted, EventFailed:
+		if ev.Kind == string(EventCompleted) {
+			if att, ok := s.e.outcomes.get(s.id, time.Now()); ok {
+				// This instance completed the attempt: the row it
+				// wrote, for a subscriber authorised on subscribe.
+				return true, s.replayFinished(att)
+			}
+		}
 		att, err := s.e.client.Attempt.Get(s.ctx, s.id)
 		switch {
 		case err == nil && att.Status != attempt.StatusPENDING:

@@ -17,7 +17,17 @@ import (
 
 // afterCompletion runs the work that must not delay an answer: folding old
 // rounds into the summary and, after the first answer, a better title.
-func (e *Engine) afterCompletion(ctx context.Context, j job) {
+// pending is the conversation's USER messages after the summary's
+// coverage, counted by the completion transaction: when no fold is due
+// (foldDue), the summariser is not started at all, which spares its lock
+// and its reads (docs/ENGINE.md, "Statements per ask"). A fold that is due
+// is still decided again on the fresh row, under the lock.
+func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
+	summarize := strategyFor(j.conv, j.settings).UsesSummary() && foldDue(pending, j.settings)
+	title := j.first && e.cfg.GenerateTitles
+	if !summarize && !title {
+		return
+	}
 	e.mu.Lock()
 	if e.closing {
 		e.mu.Unlock()
@@ -31,12 +41,12 @@ func (e *Engine) afterCompletion(ctx context.Context, j job) {
 		defer cancel()
 		// A SLIDING_WINDOW conversation takes no summary lock; foldOnce
 		// checks again on the fresh row.
-		if strategyFor(j.conv, j.settings).UsesSummary() {
+		if summarize {
 			if err := e.maybeSummarize(ctx, j.conv.ID, j.settings); err != nil {
 				e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
 			}
 		}
-		if j.first && e.cfg.GenerateTitles {
+		if title {
 			e.generateTitle(ctx, j.conv, j.msg.Content)
 		}
 	}()
@@ -96,10 +106,10 @@ func (e *Engine) foldOnce(ctx context.Context, conversationID uuid.UUID, st doma
 	if err != nil {
 		return false, err
 	}
-	fold := pending - st.HistoryRounds
-	if fold <= st.SummaryTriggerRounds {
+	if !foldDue(pending, st) {
 		return true, nil
 	}
+	fold := pending - st.HistoryRounds
 	// The oldest fold questions, plus the next one, whose sequence number
 	// bounds the new coverage.
 	users, err := e.client.Message.Query().
@@ -133,6 +143,13 @@ func (e *Engine) foldOnce(ctx context.Context, conversationID uuid.UUID, st doma
 	}
 	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	return true, nil
+}
+
+// foldDue reports whether a conversation with pending USER messages after
+// its summary's coverage has more than SummaryTriggerRounds rounds beyond
+// the HistoryRounds kept verbatim, i.e. whether maybeSummarize would fold.
+func foldDue(pending int, st domain.TenantSettings) bool {
+	return pending-st.HistoryRounds > st.SummaryTriggerRounds
 }
 
 // summarize applies the tenant's summariser. The deterministic one copies

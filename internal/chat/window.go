@@ -3,13 +3,10 @@ package chat
 import (
 	"context"
 
-	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
-	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
@@ -53,7 +50,7 @@ func (w window) llmRounds() []llm.Round {
 // paired into whole rounds (a USER message with its latest COMPLETED
 // answer; failed attempts and system events left out), minus rounds whose
 // answer relied on a source the viewer can no longer read (docs/ENGINE.md
-// D13, D17).
+// D13, D17), which the same statement tells (selectWindowSources).
 func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 	st := j.settings
 	conv, err := e.windowConversation(ctx, j)
@@ -82,23 +79,15 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 		Order(ent.Desc(message.FieldSequenceNo)).
 		Limit(plan.read*3 + 4).
 		Select(windowMessageFields...)
-	if e.db != nil && e.db.Dialect == dialect.Postgres {
-		msgs, err = q.Modify(joinWindowAttempts).All(ctx)
-		if err == nil {
-			err = attachWindowAttempts(msgs)
-		}
-	} else {
-		// SQLite's driver reports no scan type for joined columns, and
-		// its statements cost no round trip: load the attempts apart.
-		msgs, err = q.WithAttempt(func(q *ent.AttemptQuery) {
-			q.Select(attempt.FieldUserMessageID, attempt.FieldStatus, attempt.FieldRefused)
-		}).All(ctx)
+	msgs, err = q.Modify(joinWindowAttempts, selectWindowSources(ctx)).All(ctx)
+	if err == nil {
+		err = attachWindowAttempts(msgs)
 	}
 	if err != nil {
 		return window{}, err
 	}
-	rounds, answers := pairRounds(msgs, plan.read)
-	readable, cited, err := e.readableAnswers(ctx, answers)
+	rounds := pairRounds(msgs, plan.read)
+	readable, cited, err := windowSourceFlags(msgs)
 	if err != nil {
 		return window{}, err
 	}
@@ -186,7 +175,7 @@ type pairedRound struct {
 // pairRounds pairs messages (newest first) into at most max whole rounds,
 // newest first. Each USER message takes its latest ASSISTANT answer; a USER
 // message with no answer (failed or still pending) is left out.
-func pairRounds(msgs []*ent.Message, max int) ([]pairedRound, []uuid.UUID) {
+func pairRounds(msgs []*ent.Message, max int) []pairedRound {
 	latest := map[uuid.UUID]*ent.Message{} // user message id → newest answer
 	for _, m := range msgs {
 		if m.Role != message.RoleASSISTANT || m.Edges.Attempt == nil {
@@ -198,7 +187,6 @@ func pairRounds(msgs []*ent.Message, max int) ([]pairedRound, []uuid.UUID) {
 		}
 	}
 	var rounds []pairedRound
-	var attempts []uuid.UUID
 	for _, m := range msgs {
 		if m.Role != message.RoleUSER {
 			continue
@@ -212,58 +200,9 @@ func pairRounds(msgs []*ent.Message, max int) ([]pairedRound, []uuid.UUID) {
 			attemptID: *a.AttemptID,
 			attempt:   a.Edges.Attempt,
 		})
-		attempts = append(attempts, *a.AttemptID)
 		if len(rounds) == max {
 			break
 		}
 	}
-	return rounds, attempts
-}
-
-// readableAnswers reports, per attempt, whether every source its answer was
-// given is still readable by the viewer, and whether the answer cited any
-// of them. Two queries whatever the count: the attempts' sources, then
-// which of their chunks the viewer may read (privacy-filtered). A source
-// whose chunk was deleted is unreadable.
-func (e *Engine) readableAnswers(ctx context.Context, attempts []uuid.UUID) (readable, cited map[uuid.UUID]bool, err error) {
-	out := make(map[uuid.UUID]bool, len(attempts))
-	cited = make(map[uuid.UUID]bool, len(attempts))
-	for _, id := range attempts {
-		out[id] = true
-	}
-	if len(attempts) == 0 {
-		return out, cited, nil
-	}
-	srcs, err := e.client.Source.Query().
-		Where(source.AttemptIDIn(attempts...)).
-		Select(source.FieldAttemptID, source.FieldChunkID, source.FieldCited).
-		All(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	var chunkIDs []uuid.UUID
-	seen := make(map[uuid.UUID]bool, len(srcs))
-	for _, s := range srcs {
-		if s.Cited {
-			cited[s.AttemptID] = true
-		}
-		if s.ChunkID == nil {
-			out[s.AttemptID] = false
-			continue
-		}
-		if !seen[*s.ChunkID] { // rounds often cite the same chunk
-			seen[*s.ChunkID] = true
-			chunkIDs = append(chunkIDs, *s.ChunkID)
-		}
-	}
-	ok, err := e.readableChunks(ctx, chunkIDs)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, s := range srcs {
-		if s.ChunkID != nil && !ok[*s.ChunkID] {
-			out[s.AttemptID] = false
-		}
-	}
-	return out, cited, nil
+	return rounds
 }

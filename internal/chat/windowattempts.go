@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -25,9 +26,19 @@ const (
 // attempts. It reads only attempts that an answer the viewer may read
 // (privacy-filtered in the same statement) points to: attempts of the same
 // conversation, with the same owner.
+//
+// On SQLite the columns are never NULL (COALESCE to an empty value, which
+// attachWindowAttempts reads as "no attempt"): its driver tells a
+// column's type from the first row's value, and has none for a NULL.
 func joinWindowAttempts(s *sql.Selector) {
 	a := sql.Table(attempt.Table).As(windowAttempts)
 	s.LeftJoin(a).On(s.C(message.FieldAttemptID), a.C(attempt.FieldID))
+	if s.Dialect() == dialect.SQLite {
+		s.AppendSelectExprAs(sql.Expr("COALESCE("+a.C(attempt.FieldUserMessageID)+", '')"), colWindowUserMessageID)
+		s.AppendSelectExprAs(sql.Expr("COALESCE("+a.C(attempt.FieldStatus)+", '')"), colWindowStatus)
+		s.AppendSelectExprAs(sql.Expr("COALESCE("+a.C(attempt.FieldRefused)+", 0)"), colWindowRefused)
+		return
+	}
 	s.AppendSelectAs(a.C(attempt.FieldUserMessageID), colWindowUserMessageID)
 	s.AppendSelectAs(a.C(attempt.FieldStatus), colWindowStatus)
 	s.AppendSelectAs(a.C(attempt.FieldRefused), colWindowRefused)
@@ -45,7 +56,7 @@ func attachWindowAttempts(msgs []*ent.Message) error {
 		if err != nil {
 			return err
 		}
-		if uid == nil {
+		if uid == nil || textOf(uid) == "" {
 			continue // no such attempt: the answer pairs with no question
 		}
 		a := &ent.Attempt{ID: *m.AttemptID}

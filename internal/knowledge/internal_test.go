@@ -54,7 +54,7 @@ func TestVectorCacheIsBounded(t *testing.T) {
 	found, missing := c.lookup([]uuid.UUID{first[0].ID, first[1].ID, uuid.New()})
 	assert.Len(t, found, 2)
 	assert.Len(t, missing, 1)
-	assert.Equal(t, []float32{2}, found[first[1].ID])
+	assert.Equal(t, []float32{2}, found[first[1].ID].vec)
 
 	c.store(mk(2)) // 4 > 3: starts over
 	assert.LessOrEqual(t, len(c.vecs), 3)

@@ -96,21 +96,6 @@ func readableChunks(client *ent.Client, kbID uuid.UUID) *ent.ChunkQuery {
 	)
 }
 
-// toHits scores chunks against query and returns them best first (ties by
-// chunk id). Chunks whose document was not loaded (hidden in the meantime)
-// are dropped.
-func toHits(chunks []*ent.Chunk, query []float32) []chat.Hit {
-	hits := make([]chat.Hit, 0, len(chunks))
-	for _, c := range chunks {
-		if c.Edges.Document == nil {
-			continue
-		}
-		hits = append(hits, chat.Hit{Chunk: c, Document: c.Edges.Document, Score: cosine(query, c.Embedding.Slice())})
-	}
-	sortHits(hits)
-	return hits
-}
-
 // sortHits orders hits by score, best first, then by chunk id.
 func sortHits(hits []chat.Hit) {
 	slices.SortFunc(hits, func(a, b chat.Hit) int {

@@ -27,14 +27,18 @@ type pgCaps struct {
 }
 
 // searchPostgres runs the nearest-neighbour query through Ent (so the
-// privacy predicates apply) in a read-only repeatable-read transaction:
+// privacy predicates apply):
 //
-//  1. SET LOCAL hnsw.ef_search = max(MinEfSearch, 4k) and, on pgvector
-//     0.8+, hnsw.iterative_scan = relaxed_order, so that the HNSW scan
-//     keeps going while the tenant, knowledge base and ACL filters reject
-//     its candidates;
+//  1. with hnsw.ef_search = max(MinEfSearch, 4k) and, on pgvector 0.8+,
+//     hnsw.iterative_scan = relaxed_order, so that the HNSW scan keeps
+//     going while the tenant, knowledge base and ACL filters reject its
+//     candidates. Every pooled connection starts with the usual values
+//     (store.Session), so the common search is one statement; other
+//     values (a larger k, MaxScanTuples) are set with SET LOCAL in a
+//     read-only repeatable-read transaction around the search;
 //  2. ORDER BY embedding <=> query LIMIT k, which the planner serves from
-//     chunks_embedding_hnsw;
+//     chunks_embedding_hnsw, each chunk joined with its document
+//     (joinHitDocuments);
 //  3. if that returns fewer than k rows (the filters were more selective
 //     than the scan could make up for), the same query ordered by
 //     cosine_distance(embedding, query) instead: the same distance, but a
@@ -50,6 +54,32 @@ func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []
 	if err != nil {
 		return nil, err
 	}
+	vec := pgvector.NewVector(query)
+	var chunks []*ent.Chunk
+	if r.sessionServes(caps, k) {
+		chunks, err = r.nearestWithFallback(ctx, r.db.Client, kbID, vec, k)
+	} else {
+		chunks, err = r.searchInTx(ctx, caps, kbID, vec, k)
+	}
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]chat.Hit, 0, len(chunks))
+	for _, c := range chunks {
+		h, err := hitOf(c)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	sortHits(hits)
+	return hits, nil
+}
+
+// searchInTx runs the search in a read-only repeatable-read transaction
+// that first sets the search's settings with SET LOCAL, for when the
+// connections' own settings (store.Session) are not the ones it needs.
+func (r *Retriever) searchInTx(ctx context.Context, caps pgCaps, kbID uuid.UUID, vec pgvector.Vector, k int) ([]*ent.Chunk, error) {
 	tx, err := r.db.Client.BeginTx(ctx, &stdsql.TxOptions{ReadOnly: true, Isolation: stdsql.LevelRepeatableRead})
 	if err != nil {
 		return nil, err
@@ -61,8 +91,24 @@ func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []
 	if _, err := tx.ExecContext(ctx, settings); err != nil {
 		return nil, fmt.Errorf("%s: %w", settings, err)
 	}
-	vec := pgvector.NewVector(query)
-	chunks, err := nearestChunks(ctx, tx.Client(), kbID, vec, k, indexDistance)
+	chunks, err := r.nearestWithFallback(ctx, tx.Client(), kbID, vec, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	for _, c := range chunks {
+		c.Unwrap() // detached from the finished transaction
+	}
+	return chunks, nil
+}
+
+// nearestWithFallback returns the k nearest readable chunks through
+// client: the index query, then the exact one when the index returned
+// fewer than k.
+func (r *Retriever) nearestWithFallback(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int) ([]*ent.Chunk, error) {
+	chunks, err := nearestChunks(ctx, client, kbID, vec, k, indexDistance)
 	if err != nil {
 		return nil, err
 	}
@@ -70,33 +116,34 @@ func (r *Retriever) searchPostgres(ctx context.Context, kbID uuid.UUID, query []
 		if r.onFallback != nil {
 			r.onFallback()
 		}
-		if chunks, err = nearestChunks(ctx, tx.Client(), kbID, vec, k, exactDistance); err != nil {
-			return nil, err
-		}
+		return nearestChunks(ctx, client, kbID, vec, k, exactDistance)
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	hits := make([]chat.Hit, 0, len(chunks))
-	detached := make(map[*ent.Document]bool, len(chunks))
-	for _, c := range chunks {
-		h, err := hitOf(c, detached)
-		if err != nil {
-			return nil, err
-		}
-		if h.Document != nil {
-			hits = append(hits, h)
-		}
-	}
-	sortHits(hits)
-	return hits, nil
+	return chunks, nil
 }
+
+// efSearch is the hnsw.ef_search of a search for k rows.
+func (r *Retriever) efSearch(k int) int {
+	return min(max(r.opts.MinEfSearch, 4*k), maxEfSearch)
+}
+
+// sessionServes reports whether every pooled connection already has the
+// settings a search for k rows needs (store.Session), so that it needs no
+// transaction to set them.
+func (r *Retriever) sessionServes(caps pgCaps, k int) bool {
+	s := r.db.Session
+	return len(r.plannerHints) == 0 && r.opts.MaxScanTuples <= 0 &&
+		s.EfSearch == r.efSearch(k) &&
+		(!caps.iterativeScan || s.IterativeScan == iterativeScan)
+}
+
+// iterativeScan is the hnsw.iterative_scan mode of a search.
+const iterativeScan = "relaxed_order"
 
 // sessionSettings are the SET LOCAL statements of a search for k rows.
 func (r *Retriever) sessionSettings(caps pgCaps, k int) []string {
-	stmts := []string{fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", min(max(r.opts.MinEfSearch, 4*k), maxEfSearch))}
+	stmts := []string{fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", r.efSearch(k))}
 	if caps.iterativeScan {
-		stmts = append(stmts, "SET LOCAL hnsw.iterative_scan = relaxed_order")
+		stmts = append(stmts, "SET LOCAL hnsw.iterative_scan = "+iterativeScan)
 		if r.opts.MaxScanTuples > 0 {
 			stmts = append(stmts, fmt.Sprintf("SET LOCAL hnsw.max_scan_tuples = %d", r.opts.MaxScanTuples))
 		}
@@ -132,7 +179,8 @@ func exactDistance(b *sql.Builder, column string, vec pgvector.Vector) {
 }
 
 // nearestChunks returns up to k readable chunks of the knowledge base in
-// order of cosine distance to vec, with their documents: the chunk columns
+// order of cosine distance to vec, with their documents joined
+// (joinHitDocuments): the chunk columns
 // of hitColumns and the distance, selected once and ordered by its alias
 // (so the vector goes out once and no stored vector comes back). The
 // vector is a bind argument that sql.ExprFunc numbers in place; neither a
@@ -141,10 +189,9 @@ func exactDistance(b *sql.Builder, column string, vec pgvector.Vector) {
 // survive the privacy predicates.
 func nearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int, distance distanceExpr) ([]*ent.Chunk, error) {
 	return readableChunks(client, kbID).
-		WithDocument().
 		Limit(k).
 		Select(hitColumns...).
-		Modify(func(s *sql.Selector) {
+		Modify(joinHitDocuments(ctx), func(s *sql.Selector) {
 			column := s.C(chunk.FieldEmbedding)
 			s.AppendSelectExprAs(sql.ExprFunc(func(b *sql.Builder) { distance(b, column, vec) }), colDistance)
 			s.OrderBy(colDistance)
@@ -152,11 +199,10 @@ func nearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec 
 		All(ctx)
 }
 
-// hitOf returns the hit of a chunk read by nearestChunks, detached from
-// the finished transaction (no Document when its document was not
-// loaded). Chunks of one document share its entity, which is detached
-// once: detached records those done.
-func hitOf(c *ent.Chunk, detached map[*ent.Document]bool) (chat.Hit, error) {
+// hitOf returns the hit of a chunk read by nearestChunks: the chunk, its
+// joined document, and the similarity from the distance PostgreSQL
+// computed.
+func hitOf(c *ent.Chunk) (chat.Hit, error) {
 	v, err := c.Value(colDistance)
 	if err != nil {
 		return chat.Hit{}, err
@@ -172,14 +218,9 @@ func hitOf(c *ent.Chunk, detached map[*ent.Document]bool) (chat.Hit, error) {
 	default:
 		return chat.Hit{}, fmt.Errorf("knowledge: distance is %T, not a number", v)
 	}
-	c = c.Unwrap()
-	d := c.Edges.Document
-	if d == nil {
-		return chat.Hit{Chunk: c}, nil
-	}
-	if !detached[d] {
-		detached[d] = true
-		d.Unwrap()
+	d, err := hitDocumentOf(c)
+	if err != nil {
+		return chat.Hit{}, err
 	}
 	return chat.Hit{Chunk: c, Document: d, Score: 1 - dist}, nil
 }

@@ -15,72 +15,91 @@ import (
 
 // searchSQLite scores the readable chunks of the knowledge base in Go:
 //
-//  1. it reads the ids of the chunks the viewer may read (privacy applies);
-//  2. it loads, parses and caches the embeddings it has not seen yet, in
-//     pages of SQLiteBatch (again through privacy);
-//  3. it keeps the k most similar in a heap and loads those chunks with
-//     their documents.
+//  1. it reads the chunks the viewer may read (privacy applies), with
+//     their documents joined (joinHitDocuments) but without their
+//     embeddings and texts;
+//  2. it loads, parses and caches the embeddings and texts it has not seen
+//     yet, in pages of SQLiteBatch (again through privacy);
+//  3. it keeps the k most similar in a heap.
 //
-// Parsing the text-encoded vectors dominates a cold search, so parsed
-// vectors are cached by chunk id (see vectorCache). The cost stays linear
-// in the knowledge base's size: fine for the embedded demo and a few
-// thousand chunks (see the benchmarks), not for large corpora, which
-// belong on PostgreSQL.
+// A warm search is one statement. Parsing the text-encoded vectors
+// dominates a cold search, so parsed vectors are cached by chunk id, with
+// the chunk's text (see vectorCache). The cost stays linear in the
+// knowledge base's size: fine for the embedded demo and a few thousand
+// chunks (see the benchmarks), not for large corpora, which belong on
+// PostgreSQL.
 func (r *Retriever) searchSQLite(ctx context.Context, kbID uuid.UUID, query []float32, k int) ([]chat.Hit, error) {
-	ids, err := readableChunks(r.db.Client, kbID).IDs(ctx)
-	if err != nil || len(ids) == 0 {
+	readable, err := readableChunks(r.db.Client, kbID).
+		Select(chunk.FieldTenantID, chunk.FieldDocumentID, chunk.FieldKnowledgeBaseID, chunk.FieldOrdinal, chunk.FieldTokenCount).
+		Modify(joinHitDocuments(ctx)).
+		All(ctx)
+	if err != nil || len(readable) == 0 {
 		return nil, err
 	}
-	vectors, missing := r.vectors.lookup(ids)
+	ids := make([]uuid.UUID, len(readable))
+	byID := make(map[uuid.UUID]*ent.Chunk, len(readable))
+	for i, c := range readable {
+		ids[i] = c.ID
+		byID[c.ID] = c
+	}
+	known, missing := r.vectors.lookup(ids)
 	for start := 0; start < len(missing); start += r.opts.SQLiteBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		page, err := readableChunks(r.db.Client, kbID).
 			Where(chunk.IDIn(missing[start:min(start+r.opts.SQLiteBatch, len(missing))]...)).
-			Select(chunk.FieldID, chunk.FieldEmbedding).
+			Select(chunk.FieldID, chunk.FieldEmbedding, chunk.FieldContent).
 			All(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range page {
-			vectors[c.ID] = c.Embedding.Slice()
+			known[c.ID] = cachedChunk{vec: c.Embedding.Slice(), content: c.Content}
 		}
 		r.vectors.store(page)
 	}
 	best := &topK{k: k}
-	for id, v := range vectors {
-		best.offer(scored{id: id, score: cosine(query, v)})
+	for id, c := range known {
+		best.offer(scored{id: id, score: cosine(query, c.vec)})
 	}
-	if best.Len() == 0 {
-		return nil, nil
+	hits := make([]chat.Hit, 0, best.Len())
+	for _, s := range best.items {
+		c := byID[s.id]
+		c.Content = known[s.id].content
+		d, err := hitDocumentOf(c)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, chat.Hit{Chunk: c, Document: d, Score: s.score})
 	}
-	chunks, err := readableChunks(r.db.Client, kbID).
-		Where(chunk.IDIn(best.ids()...)).
-		WithDocument().
-		All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return toHits(chunks, query), nil
+	sortHits(hits)
+	return hits, nil
 }
 
-// vectorCache keeps parsed chunk embeddings by chunk id for the SQLite
-// search. An id's embedding never changes: ingestion creates chunks and
-// deletes them, and re-ingesting a document creates new chunks with new
-// ids. A cached vector is only ever used for an id that the viewer's
-// privacy-filtered query has just returned, so the cache cannot widen what
-// anyone sees. It holds at most max vectors and starts over when full
-// (vectors of deleted chunks are dropped then too).
+// cachedChunk is what the SQLite search keeps of a chunk: its parsed
+// embedding and its text.
+type cachedChunk struct {
+	vec     []float32
+	content string
+}
+
+// vectorCache keeps parsed chunk embeddings, with the chunks' texts, by
+// chunk id for the SQLite search. An id's embedding and text never change:
+// ingestion creates chunks and deletes them, and re-ingesting a document
+// creates new chunks with new ids. A cached entry is only ever used for an
+// id that the viewer's privacy-filtered query has just returned, so the
+// cache cannot widen what anyone sees. It holds at most max entries and
+// starts over when full (entries of deleted chunks are dropped then too).
 type vectorCache struct {
 	mu   sync.Mutex
 	max  int
-	vecs map[uuid.UUID][]float32
+	vecs map[uuid.UUID]cachedChunk
 }
 
-// lookup returns the cached vectors of ids and the ids it does not have.
-func (c *vectorCache) lookup(ids []uuid.UUID) (map[uuid.UUID][]float32, []uuid.UUID) {
-	found := make(map[uuid.UUID][]float32, len(ids))
+// lookup returns the cached entries of ids and the ids it does not have.
+func (c *vectorCache) lookup(ids []uuid.UUID) (map[uuid.UUID]cachedChunk, []uuid.UUID) {
+	found := make(map[uuid.UUID]cachedChunk, len(ids))
 	var missing []uuid.UUID
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -94,7 +113,7 @@ func (c *vectorCache) lookup(ids []uuid.UUID) (map[uuid.UUID][]float32, []uuid.U
 	return found, missing
 }
 
-// store caches the embeddings of chunks.
+// store caches the embeddings and texts of chunks.
 func (c *vectorCache) store(chunks []*ent.Chunk) {
 	if c.max <= 0 {
 		return
@@ -102,13 +121,13 @@ func (c *vectorCache) store(chunks []*ent.Chunk) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.vecs == nil || len(c.vecs)+len(chunks) > c.max {
-		c.vecs = make(map[uuid.UUID][]float32, min(c.max, 1024))
+		c.vecs = make(map[uuid.UUID]cachedChunk, min(c.max, 1024))
 	}
 	for _, ch := range chunks {
 		if len(c.vecs) >= c.max {
 			return
 		}
-		c.vecs[ch.ID] = ch.Embedding.Slice()
+		c.vecs[ch.ID] = cachedChunk{vec: ch.Embedding.Slice(), content: ch.Content}
 	}
 }
 

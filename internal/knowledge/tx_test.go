@@ -65,8 +65,8 @@ func TestReturnedEntitiesOutliveTheirTransaction(t *testing.T) {
 		for _, h := range hits {
 			_, err := h.Chunk.QueryDocument().Only(ctx)
 			require.NoError(t, err, "search: Chunk.document")
-			_, err = h.Document.QueryKnowledgeBase().Only(ctx)
-			require.NoError(t, err, "search: Document.knowledgeBase")
+			_, err = h.Chunk.QueryKnowledgeBase().Only(ctx)
+			require.NoError(t, err, "search: Chunk.knowledgeBase")
 		}
 	})
 }

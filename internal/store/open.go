@@ -13,7 +13,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	_ "github.com/lib/pq"  // PostgreSQL driver.
+	"github.com/lib/pq"    // PostgreSQL driver.
 	_ "modernc.org/sqlite" // Pure-Go SQLite driver ("sqlite").
 
 	"github.com/ragchat/ragchat/ent"
@@ -27,6 +27,9 @@ type DB struct {
 	Dialect string
 	// stmts counts the statements the client sends (Statements).
 	stmts *atomic.Uint64
+	// Session is what every pooled connection starts with (PostgreSQL;
+	// see session.go). Wrappers of a DB copy it along with the pool.
+	Session Session
 }
 
 // Close closes the client and the pool.
@@ -53,10 +56,16 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 }
 
 func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
-	pool, err := sql.Open("postgres", cfg.DatabaseURL)
+	pqcfg, err := pq.NewConfig(cfg.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("store: invalid DATABASE_URL %s: %w", RedactedURL(cfg.DatabaseURL), err)
 	}
+	session := withSession(&pqcfg)
+	connector, err := pq.NewConnectorConfig(pqcfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: invalid DATABASE_URL %s: %w", RedactedURL(cfg.DatabaseURL), err)
+	}
+	pool := sql.OpenDB(connector)
 	pool.SetMaxOpenConns(cfg.MaxOpenConns)
 	pool.SetMaxIdleConns(cfg.MaxIdleConns)
 	pool.SetConnMaxLifetime(cfg.ConnMaxLifetime)
@@ -77,7 +86,7 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	n := &atomic.Uint64{}
 	drv := newCountingDriver(entsql.OpenDB(dialect.Postgres, pool), n)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres, stmts: n}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres, stmts: n, Session: session}, nil
 }
 
 func openSQLite(ctx context.Context, cfg Config) (*DB, error) {

@@ -81,7 +81,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	db := storetest.Open(t, b)
 	if o.Driver != nil {
 		drv := o.Driver(entsql.OpenDB(db.Dialect, db.SQL))
-		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect}
+		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
 	}
 	return start(t, o, db, broker.NewMemory(broker.MemoryOptions{}), true)
 }

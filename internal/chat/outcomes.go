@@ -1,0 +1,83 @@
+package chat
+
+import (
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+)
+
+// Bounds of the recent outcomes an engine keeps (recentOutcomes).
+const (
+	outcomeTTL  = time.Minute
+	maxOutcomes = 4096
+)
+
+// recentOutcomes keeps the rows of the attempts this instance has just
+// completed, as it wrote or read them before publishing COMPLETED
+// (publishTerminal), for a short while. This instance's subscribers take
+// the finished row from here instead of reading it again when COMPLETED
+// arrives (docs/ENGINE.md, "Statements per ask"): each of
+// them was authorised for the attempt by its privacy-filtered read on
+// subscribe, and the row is the same. A subscriber on another instance,
+// or one whose event comes after the row has been dropped, reads the row
+// from the database as before.
+type recentOutcomes struct {
+	mu    sync.Mutex
+	rows  map[uuid.UUID]*ent.Attempt
+	order []outcomeEntry // oldest first
+}
+
+type outcomeEntry struct {
+	id uuid.UUID
+	at time.Time
+}
+
+// put keeps a finished attempt's row.
+func (o *recentOutcomes) put(a *ent.Attempt, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rows == nil {
+		o.rows = map[uuid.UUID]*ent.Attempt{}
+	}
+	o.dropOld(now)
+	for len(o.order) >= maxOutcomes {
+		o.drop()
+	}
+	if _, ok := o.rows[a.ID]; !ok {
+		o.order = append(o.order, outcomeEntry{id: a.ID, at: now})
+	}
+	o.rows[a.ID] = a
+}
+
+// get returns a copy of the kept row of attempt id, if any.
+func (o *recentOutcomes) get(id uuid.UUID, now time.Time) (*ent.Attempt, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.dropOld(now)
+	a, ok := o.rows[id]
+	if !ok {
+		return nil, false
+	}
+	c := *a
+	return &c, true
+}
+
+// dropOld forgets the rows kept longer than outcomeTTL.
+func (o *recentOutcomes) dropOld(now time.Time) {
+	for len(o.order) > 0 && now.Sub(o.order[0].at) > outcomeTTL {
+		o.drop()
+	}
+}
+
+// drop forgets the oldest row.
+func (o *recentOutcomes) drop() {
+	delete(o.rows, o.order[0].id)
+	o.order[0] = outcomeEntry{}
+	o.order = o.order[1:]
+	if len(o.order) == 0 {
+		o.order = nil // let the backing array go
+	}
+}
