@@ -8,6 +8,11 @@
 #                            internal/webui/dist differ from what is
 #                            committed: the committed assets must be what
 #                            the committed sources build, byte for byte
+#   scripts/web.sh size      the gzipped sizes of the chat, admin and
+#                            GraphiQL parts of the committed build, from
+#                            Vite's manifest; fails when the chat exceeds
+#                            its budget of 250 KB gzipped or loads the
+#                            admin part statically (web/scripts/bundle-size.js)
 #   scripts/web.sh unit      the vitest unit tests
 #   scripts/web.sh e2e       the browser tests (web/e2e) with Debian's
 #                            chromium, installed with apt when missing,
@@ -92,6 +97,15 @@ chromium_path() {
 	return 1
 }
 
+size() {
+	command -v node >/dev/null || {
+		say "ERROR: node is not installed (apt-get install nodejs npm)"
+		exit 1
+	}
+	say "bundle sizes (gzipped) of internal/webui/dist"
+	node web/scripts/bundle-size.js "$@"
+}
+
 unit() {
 	[[ -d web/node_modules ]] || deps
 	(cd web && npx vitest run)
@@ -110,10 +124,14 @@ e2e() {
 case ${1:-} in
 build) build ;;
 check) check ;;
+size)
+	shift
+	size "$@"
+	;;
 unit) unit ;;
 e2e) e2e ;;
 *)
-	echo "usage: scripts/web.sh build|check|unit|e2e" >&2
+	echo "usage: scripts/web.sh build|check|size|unit|e2e" >&2
 	exit 2
 	;;
 esac
