@@ -14,7 +14,8 @@
 #                            its budget of 250 KB gzipped or loads the
 #                            admin part statically (web/scripts/bundle-size.js)
 #   scripts/web.sh unit      the vitest unit tests
-#   scripts/web.sh e2e       the browser tests (web/e2e) with Debian's
+#   scripts/web.sh e2e [FILE…]  the browser tests (web/e2e, or only the
+#                            given files, relative to web/) with Debian's
 #                            chromium, installed with apt when missing,
 #                            against real `ragchat serve` processes
 #
@@ -117,7 +118,12 @@ e2e() {
 	chromium=$(chromium_path)
 	shots=${RAGCHAT_WEB_SCREENSHOTS:-$(mktemp -d "${TMPDIR:-/tmp}/ragchat-web-shots.XXXXXX")}
 	say "browser tests with $chromium; screenshots in $shots"
-	(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots npm run --silent test:browser)
+	if (($#)); then
+		# Only the given files (relative to web/, e.g. e2e/budgets.test.js).
+		(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots node --test --test-concurrency=1 --test-reporter=spec "$@")
+	else
+		(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots npm run --silent test:browser)
+	fi
 	say "screenshots of each step: $shots"
 }
 
@@ -129,7 +135,10 @@ size)
 	size "$@"
 	;;
 unit) unit ;;
-e2e) e2e ;;
+e2e)
+	shift
+	e2e "$@"
+	;;
 *)
 	echo "usage: scripts/web.sh build|check|size|unit|e2e" >&2
 	exit 2
