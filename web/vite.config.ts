@@ -13,7 +13,7 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     // dist/.vite/manifest.json: which chunks and CSS each entry loads,
-    // statically or on demand. scripts/bundle-size.js reads it to check the
+    // statically or on demand. web/scripts/bundle-size.js reads it to check the
     // chat's budget (scripts/web.sh size); it is deterministic like the
     // rest of the build, and the server never serves it.
     manifest: true,

@@ -19,7 +19,7 @@
 // 1,000 bytes. It also fails when the admin chunk is loaded statically by
 // the chat (it must stay on demand).
 //
-//   node scripts/bundle-size.js [--json FILE] [--limit-kb 250]
+//   node web/scripts/bundle-size.js [--json FILE] [--limit-kb 250]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

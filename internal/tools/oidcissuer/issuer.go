@@ -166,7 +166,7 @@ func (i *Issuer) authorize(w http.ResponseWriter, r *http.Request) {
 	back(url.Values{"code": {code}})
 }
 
-// token exchanges a code for tokens (RFC 6749 §4.1.3): once, before it
+// token exchanges a code for tokens (RFC 6749, section 4.1.3): once, before it
 // expires, by the same client and redirect URI, with the code_verifier
 // whose S256 hash is the code's challenge.
 func (i *Issuer) token(w http.ResponseWriter, r *http.Request) {
@@ -241,7 +241,7 @@ func (i *Issuer) sign(c jwt.MapClaims) (string, error) {
 	return t.SignedString(i.key)
 }
 
-// tokenError answers the token endpoint's errors (RFC 6749 §5.2).
+// tokenError answers the token endpoint's errors (RFC 6749, section 5.2).
 func tokenError(w http.ResponseWriter, code, description string) {
 	writeJSON(w, http.StatusBadRequest, map[string]string{"error": code, "error_description": description})
 }

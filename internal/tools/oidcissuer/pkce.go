@@ -12,8 +12,8 @@ import (
 var errPKCE = errors.New("code_verifier does not match the code_challenge")
 
 // checkVerifier reports whether verifier proves possession of the S256
-// challenge (RFC 7636 §4.6): BASE64URL(SHA256(verifier)) == challenge. The
-// verifier must be 43 to 128 characters of [A-Za-z0-9-._~] (§4.1).
+// challenge (RFC 7636, section 4.6): BASE64URL(SHA256(verifier)) == challenge. The
+// verifier must be 43 to 128 characters of [A-Za-z0-9-._~] (section 4.1).
 func checkVerifier(challenge, verifier string) error {
 	if len(verifier) < 43 || len(verifier) > 128 {
 		return errors.New("code_verifier must be 43 to 128 characters")
