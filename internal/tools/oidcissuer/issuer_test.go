@@ -158,15 +158,16 @@ func TestAuthorizeRequiresS256(t *testing.T) {
 // the fixed user of the demo tenant.
 func TestAccessTokenPassesRagchatVerifier(t *testing.T) {
 	before := runtime.NumGoroutine()
-	srv := httptest.NewServer(nil)
+	srv := httptest.NewUnstartedServer(nil)
 	i, err := NewIssuer(Settings{
-		URL: srv.URL, ClientID: testClient, Audience: "ragchat",
+		URL: "http://" + srv.Listener.Addr().String(), ClientID: testClient, Audience: "ragchat",
 		User: User{Subject: "oidc-user", Tenant: "demo", Roles: []string{"member"}, Groups: []string{"eng"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.Config.Handler = i
+	srv.Start()
 	code := authorizeCode(t, i, challengeOf(testVerifier))
 	status, body := exchange(i, url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "client_id": {testClient},
