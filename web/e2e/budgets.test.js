@@ -33,8 +33,12 @@ before(async () => {
   // The budgets test writes rows itself, so its server gets a database it
   // created (dropped at the end).
   db = adminURL ? createDatabase(adminURL) : null;
-  // Many asks in a row: lift the per-user ask rate.
-  app = await startConsole({ RAGCHAT_OFFLINE_TOKEN_DELAY: '5ms', RAGCHAT_ASK_RATE_PER_MINUTE: '6000' }, db ? { databaseURL: db.url } : {});
+  app = await startConsole({ RAGCHAT_OFFLINE_TOKEN_DELAY: '5ms' }, db ? { databaseURL: db.url } : {});
+  // Many asks in a row: the demo tenant's admin lifts its per-user ask
+  // rate (the tenant's settings, which override the server's default).
+  const admin = await fetch(`${app.base}/dev/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'demo-admin' }) });
+  const { token } = await admin.json();
+  await gql(app.server.http, token, 'mutation { updateTenantSettings(input: { askRatePerMinute: 6000, askBurst: 100 }) { askBurst } }');
 });
 after(async () => {
   await app?.stop();
