@@ -6,6 +6,8 @@
 #      scripts/check-refs.sh       no dead path, make target or article citation
 #      scripts/pgtest-selftest.sh  pgtest.sh finds the machine's own apt source
 #      scripts/check-generate.sh   generated code (ent, gqlgen) is up to date
+#      scripts/web.sh check        `make web` reproduces the committed console
+#      scripts/web.sh size         the chat's JavaScript is within its budget
 #   2. go vet ./...
 #   3. a PostgreSQL 15 + pgvector server: RAGCHAT_TEST_DATABASE_URL when set,
 #      otherwise a throwaway cluster (scripts/pgtest.sh ensure + start) that
@@ -38,6 +40,7 @@ static_checks() {
 	scripts/pgtest-selftest.sh
 	scripts/check-generate.sh
 	scripts/web.sh check
+	scripts/web.sh size
 	say "go vet ./..."
 	go vet ./...
 }

@@ -8,8 +8,14 @@
 #                            internal/webui/dist differ from what is
 #                            committed: the committed assets must be what
 #                            the committed sources build, byte for byte
+#   scripts/web.sh size      the gzipped sizes of the chat, admin and
+#                            GraphiQL parts of the committed build, from
+#                            Vite's manifest; fails when the chat exceeds
+#                            its budget of 250 KB gzipped or loads the
+#                            admin part statically (web/scripts/bundle-size.js)
 #   scripts/web.sh unit      the vitest unit tests
-#   scripts/web.sh e2e       the browser tests (web/e2e) with Debian's
+#   scripts/web.sh e2e [FILE…]  the browser tests (web/e2e, or only the
+#                            given files, relative to web/) with Debian's
 #                            chromium, installed with apt when missing,
 #                            against real `ragchat serve` processes
 #
@@ -92,6 +98,15 @@ chromium_path() {
 	return 1
 }
 
+size() {
+	command -v node >/dev/null || {
+		say "ERROR: node is not installed (apt-get install nodejs npm)"
+		exit 1
+	}
+	say "bundle sizes (gzipped) of internal/webui/dist"
+	node web/scripts/bundle-size.js "$@"
+}
+
 unit() {
 	[[ -d web/node_modules ]] || deps
 	(cd web && npx vitest run)
@@ -103,17 +118,29 @@ e2e() {
 	chromium=$(chromium_path)
 	shots=${RAGCHAT_WEB_SCREENSHOTS:-$(mktemp -d "${TMPDIR:-/tmp}/ragchat-web-shots.XXXXXX")}
 	say "browser tests with $chromium; screenshots in $shots"
-	(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots npm run --silent test:browser)
+	if (($#)); then
+		# Only the given files (relative to web/, e.g. e2e/budgets.test.js).
+		(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots node --test --test-concurrency=1 --test-reporter=spec "$@")
+	else
+		(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots npm run --silent test:browser)
+	fi
 	say "screenshots of each step: $shots"
 }
 
 case ${1:-} in
 build) build ;;
 check) check ;;
+size)
+	shift
+	size "$@"
+	;;
 unit) unit ;;
-e2e) e2e ;;
+e2e)
+	shift
+	e2e "$@"
+	;;
 *)
-	echo "usage: scripts/web.sh build|check|unit|e2e" >&2
+	echo "usage: scripts/web.sh build|check|size|unit|e2e" >&2
 	exit 2
 	;;
 esac

@@ -12,6 +12,11 @@ export default defineConfig({
     outDir: '../internal/webui/dist',
     emptyOutDir: true,
     sourcemap: false,
+    // dist/.vite/manifest.json: which chunks and CSS each entry loads,
+    // statically or on demand. web/scripts/bundle-size.js reads it to check the
+    // chat's budget (scripts/web.sh size); it is deterministic like the
+    // rest of the build, and the server never serves it.
+    manifest: true,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 1500,
     rollupOptions: {

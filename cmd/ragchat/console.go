@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"time"
 
 	"github.com/ragchat/ragchat/internal/config"
@@ -11,8 +10,8 @@ import (
 
 // consoleOptions configures the web console: the development sign-in
 // (demo users, short-lived tokens) only when RAGCHAT_ENV=development, and
-// OpenID Connect sign-in when RAGCHAT_OIDC_ISSUER is set
-// (RAGCHAT_OIDC_CLIENT_ID, RAGCHAT_OIDC_SCOPE; see web/README.md).
+// OpenID Connect sign-in when RAGCHAT_OIDC_ISSUER is set (config.OIDC;
+// see docs/DEPLOYMENT.md).
 func consoleOptions(cfg config.Config) webui.Options {
 	var o webui.Options
 	if cfg.IsDevelopment() {
@@ -20,13 +19,6 @@ func consoleOptions(cfg config.Config) webui.Options {
 			return mintToken(cfg, demo.TenantID, user, roles, groups, ttl)
 		}}
 	}
-	o.OIDC = webui.OIDC{
-		Issuer:   os.Getenv("RAGCHAT_OIDC_ISSUER"),
-		ClientID: os.Getenv("RAGCHAT_OIDC_CLIENT_ID"),
-		Scope:    os.Getenv("RAGCHAT_OIDC_SCOPE"),
-	}
-	if o.OIDC.Scope == "" {
-		o.OIDC.Scope = "openid profile"
-	}
+	o.OIDC = webui.OIDC{Issuer: cfg.OIDC.Issuer, ClientID: cfg.OIDC.ClientID, Scope: cfg.OIDC.Scope}
 	return o
 }

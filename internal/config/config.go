@@ -44,6 +44,7 @@ type Config struct {
 	Model    Model
 	Engine   Engine
 	Auth     Auth
+	OIDC     OIDC
 	HTTP     HTTP
 	Limits   Limits
 	Log      Log
@@ -261,6 +262,8 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		}
 		c.Auth.PublicKeyPEM = string(pem)
 	}
+
+	c.OIDC = loadOIDC(e)
 
 	defaultOrigins := []string(nil)
 	if dev {

@@ -18,11 +18,12 @@ if (shotsDir) mkdirSync(shotsDir, { recursive: true });
 
 /**
  * Starts a server (the offline model paced so that answers stream over
- * many frames) and a browser. Returns { base, server, browser, page(),
- * shot(), stop() }.
+ * many frames) and a browser. serverOptions go to startServer (e.g.
+ * { databaseURL } for a database the test seeds itself). Returns { base,
+ * server, browser, page(), shot(), stop() }.
  */
-export async function startConsole(extraEnv = {}) {
-  const server = await startServer({ RAGCHAT_OFFLINE_TOKEN_DELAY: '50ms', ...extraEnv });
+export async function startConsole(extraEnv = {}, serverOptions = {}) {
+  const server = await startServer({ RAGCHAT_OFFLINE_TOKEN_DELAY: '50ms', ...extraEnv }, serverOptions);
   const base = server.http.replace(/\/graphql$/, '');
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',

@@ -5,13 +5,19 @@
 // answer on every delta would cost its square). When the stream ends the
 // final attempt lands in Apollo's cache and the turn renders it as Markdown.
 //
+// The events themselves bypass the cache (fetchPolicy no-cache): writing
+// each one would broadcast to every watched query and fragment of the page
+// (a cost that grows with the conversation on the screen) before the next
+// frame can paint; only the final attempt of COMPLETED and FAILED is
+// written, once (web/e2e/budgets.test.js measures arrival to paint).
+//
 // Resilience: graphql-ws reconnects and resubscribes by itself (the replay
 // is merged away); if the subscription fails for good, or a gap is seen, it
 // subscribes again with afterSeq = the text it has.
 import { useApolloClient } from '@apollo/client/react';
 import { useEffect, useRef, useState } from 'react';
 import type { AttemptEventsSubscription as AttemptEventsResult } from '../gql/graphql';
-import { AttemptEventsSubscription } from '../operations';
+import { AttemptEventsSubscription, AttemptFields } from '../operations';
 import { applyAttemptEvent, initialAttemptState, SeqGapError, type AttemptState } from '../stream/attemptStream';
 import { useT } from '../i18n';
 import type { SourceFieldsFragment } from '../gql/graphql';
@@ -57,7 +63,7 @@ export function StreamingAnswer({ attemptId, checkpoint, onStarted, onSources }:
       if (stopped) return;
       sub?.unsubscribe();
       sub = client
-        .subscribe({ query: AttemptEventsSubscription, variables: { attemptId, afterSeq: state.seq } })
+        .subscribe({ query: AttemptEventsSubscription, variables: { attemptId, afterSeq: state.seq }, fetchPolicy: 'no-cache' })
         .subscribe({
           next: (res) => {
             if (res.error) {
@@ -86,6 +92,15 @@ export function StreamingAnswer({ attemptId, checkpoint, onStarted, onSources }:
             else if (state.appended) node.appendData(state.appended);
             if (ev.kind === 'STARTED') cbs.current.onStarted(state.standaloneQuestion);
             if (ev.kind === 'SOURCES') cbs.current.onSources(state.sources);
+            // The final attempt: the turn re-renders from the cache.
+            if (ev.attempt) {
+              client.cache.writeFragment({
+                id: client.cache.identify({ __typename: 'Attempt', id: ev.attempt.id }),
+                fragment: AttemptFields,
+                fragmentName: 'AttemptFields',
+                data: ev.attempt,
+              });
+            }
           },
           // The stream ended before COMPLETED or FAILED (graphql-ws gave
           // up on the socket, or an error): resume.
