@@ -1,0 +1,1 @@
+import{t as e}from"./graphiql-U-EcSaGC.js";e();
