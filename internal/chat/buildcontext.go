@@ -41,6 +41,8 @@ func (e *contextError) Unwrap() error { return e.err }
 func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(standalone string, requires bool) error) (builtContext, error) {
 	var bc builtContext
 	timer := e.timeContext(&afterRewrite)
+	early := e.retrieveEarly(ctx, j)
+	defer early.drain()
 	win, err := e.loadWindow(ctx, j)
 	if err != nil {
 		return bc, &contextError{kind: "conversation", err: err}
@@ -52,7 +54,10 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 			return bc, err
 		}
 	}
-	evidence, err := e.retrieve(ctx, j, bc.standalone)
+	evidence, err := early.wait()
+	if early == nil {
+		evidence, err = e.retrieve(ctx, j, bc.standalone)
+	}
 	if err != nil {
 		return bc, &contextError{kind: "knowledge base", err: err}
 	}
