@@ -85,7 +85,7 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, err
 	}
 	n := &atomic.Uint64{}
-	drv := newCountingDriver(entsql.OpenDB(dialect.Postgres, pool), n)
+	drv := newPreparingDriver(dialect.Postgres, pool, n)
 	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres, stmts: n, Session: session}, nil
 }
 

@@ -21,11 +21,32 @@ import (
 type countingDriver struct {
 	*entsql.Driver
 	n *atomic.Uint64
+	// tx begins transactions (on the pool itself: Driver's connection may
+	// be a cachedPool, which entsql cannot begin on).
+	tx *entsql.Driver
+	// cache is the prepared-statement cache of Driver's connection, or nil.
+	cache *stmtCache
 }
 
 // newCountingDriver wraps drv, counting into n.
 func newCountingDriver(drv *entsql.Driver, n *atomic.Uint64) dialect.Driver {
-	return countingDriver{Driver: drv, n: n}
+	return countingDriver{Driver: drv, n: n, tx: drv}
+}
+
+// newPreparingDriver is newCountingDriver over pool whose often-sent
+// statements outside transactions are prepared (stmtCache).
+func newPreparingDriver(name string, pool *sql.DB, n *atomic.Uint64) dialect.Driver {
+	cache := newStmtCache(pool)
+	drv := entsql.NewDriver(name, entsql.Conn{ExecQuerier: cachedPool{DB: pool, cache: cache}})
+	return countingDriver{Driver: drv, n: n, tx: entsql.OpenDB(name, pool), cache: cache}
+}
+
+// Close closes the prepared statements and the pool.
+func (d countingDriver) Close() error {
+	if d.cache != nil {
+		d.cache.close()
+	}
+	return d.tx.Close()
 }
 
 // count records one statement sent with ctx.
@@ -67,7 +88,7 @@ func (d countingDriver) Tx(ctx context.Context) (dialect.Tx, error) { return d.B
 // counted; BEGIN counts as one statement.
 func (d countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
 	d.count(ctx)
-	tx, err := d.Driver.BeginTx(ctx, opts)
+	tx, err := d.tx.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
