@@ -54,27 +54,7 @@ func (e *Engine) bumpCounting(ctx context.Context, tx *ent.Tx, b seqBump) (seq i
 
 // bump is the UPDATE … RETURNING of bumpSequence and bumpCounting.
 func (e *Engine) bump(ctx context.Context, tx *ent.Tx, b seqBump, counting bool) (int64, int, error) {
-	u := entsql.Dialect(e.db.Dialect).Update(conversation.Table).
-		Set(conversation.FieldUpdatedAt, b.now).
-		Add(conversation.FieldLastSequenceNo, 1).
-		Add(conversation.FieldVersion, 1)
-	if b.expiresAt != nil {
-		u.Set(conversation.FieldExpiresAt, *b.expiresAt)
-	}
-	if b.title != nil {
-		u.Set(conversation.FieldTitle, *b.title)
-	}
-	preds := []*entsql.Predicate{
-		entsql.EQ(conversation.FieldID, b.id),
-		entsql.EQ(conversation.FieldTenantID, b.tenantID),
-		entsql.EQ(conversation.FieldUserID, b.userID),
-	}
-	if b.activeOnly {
-		preds = append(preds, entsql.EQ(conversation.FieldStatus, conversation.StatusACTIVE.String()))
-	} else {
-		preds = append(preds, entsql.NEQ(conversation.FieldStatus, conversation.StatusDELETED.String()))
-	}
-	q, args := u.Where(entsql.And(preds...)).Returning(conversation.FieldLastSequenceNo).Query()
+	q, args := sequenceUpdate(e.db.Dialect, b).Returning(conversation.FieldLastSequenceNo).Query()
 	if counting {
 		// RETURNING is the statement's last clause.
 		q += ", " + pendingUserMessages

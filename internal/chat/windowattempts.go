@@ -2,15 +2,14 @@ package chat
 
 import (
 	"fmt"
-	"strconv"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
-	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/sqlvalue"
 )
 
 // Aliases of the attempt columns that joinWindowAttempts selects.
@@ -56,67 +55,24 @@ func attachWindowAttempts(msgs []*ent.Message) error {
 		if err != nil {
 			return err
 		}
-		if uid == nil || textOf(uid) == "" {
+		if uid == nil || sqlvalue.Text(uid) == "" {
 			continue // no such attempt: the answer pairs with no question
 		}
 		a := &ent.Attempt{ID: *m.AttemptID}
-		if a.UserMessageID, err = uuidOf(uid); err != nil {
+		if a.UserMessageID, err = sqlvalue.UUID(uid); err != nil {
 			return fmt.Errorf("window: attempt %s: user message: %w", a.ID, err)
 		}
 		status, err := m.Value(colWindowStatus)
 		if err != nil {
 			return err
 		}
-		a.Status = attempt.Status(textOf(status))
+		a.Status = attempt.Status(sqlvalue.Text(status))
 		refused, err := m.Value(colWindowRefused)
 		if err != nil {
 			return err
 		}
-		a.Refused = truthOf(refused)
+		a.Refused = sqlvalue.Bool(refused)
 		m.Edges.Attempt = a
 	}
 	return nil
-}
-
-// uuidOf converts a uuid column as a driver returns it.
-func uuidOf(v any) (uuid.UUID, error) {
-	switch x := v.(type) {
-	case []byte:
-		if len(x) == 16 {
-			return uuid.FromBytes(x)
-		}
-		return uuid.ParseBytes(x)
-	case string:
-		return uuid.Parse(x)
-	}
-	return uuid.Nil, fmt.Errorf("unexpected %T", v)
-}
-
-// textOf converts a text column as a driver returns it.
-func textOf(v any) string {
-	switch x := v.(type) {
-	case []byte:
-		return string(x)
-	case string:
-		return x
-	}
-	return ""
-}
-
-// truthOf converts a boolean column as a driver returns it (SQLite stores
-// integers).
-func truthOf(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case []byte:
-		b, _ := strconv.ParseBool(string(x))
-		return b
-	case string:
-		b, _ := strconv.ParseBool(x)
-		return b
-	}
-	return false
 }

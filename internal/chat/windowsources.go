@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/edgefilter"
+	"github.com/ragchat/ragchat/internal/sqlvalue"
 )
 
 // Aliases of the source flags that selectWindowSources adds.
@@ -63,8 +64,8 @@ func windowSourceFlags(msgs []*ent.Message) (readable, cited map[uuid.UUID]bool,
 		if err != nil {
 			return nil, nil, fmt.Errorf("window: answer %s: %w", m.ID, err)
 		}
-		readable[*m.AttemptID] = !truthOf(unreadable)
-		cited[*m.AttemptID] = truthOf(c)
+		readable[*m.AttemptID] = !sqlvalue.Bool(unreadable)
+		cited[*m.AttemptID] = sqlvalue.Bool(c)
 	}
 	return readable, cited, nil
 }

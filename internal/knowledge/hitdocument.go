@@ -3,16 +3,15 @@ package knowledge
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"entgo.io/ent/dialect/sql"
-	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/edgefilter"
+	"github.com/ragchat/ragchat/internal/sqlvalue"
 )
 
 // Aliases of the document columns that joinHitDocuments selects.
@@ -64,57 +63,15 @@ func hitDocumentOf(c *ent.Chunk) (*chat.HitDocument, error) {
 		return nil, err
 	}
 	d := &chat.HitDocument{}
-	if d.ID, err = uuidValue(id); err != nil {
+	if d.ID, err = sqlvalue.UUID(id); err != nil {
 		return nil, fmt.Errorf("knowledge: %s id: %w", hitDocumentsQuery, err)
 	}
 	if d.ID != c.DocumentID {
 		return nil, fmt.Errorf("knowledge: chunk %s joined document %s, not its own %s", c.ID, d.ID, c.DocumentID)
 	}
-	d.Title = textValue(title)
-	if d.Version, err = intValue(version); err != nil {
+	d.Title = sqlvalue.Text(title)
+	if d.Version, err = sqlvalue.Int(version); err != nil {
 		return nil, fmt.Errorf("knowledge: %s version: %w", hitDocumentsQuery, err)
 	}
 	return d, nil
-}
-
-// uuidValue converts a uuid column as a driver returns it.
-func uuidValue(v any) (uuid.UUID, error) {
-	switch x := v.(type) {
-	case []byte:
-		if len(x) == 16 {
-			return uuid.FromBytes(x)
-		}
-		return uuid.ParseBytes(x)
-	case string:
-		return uuid.Parse(x)
-	}
-	return uuid.Nil, fmt.Errorf("unexpected %T", v)
-}
-
-// textValue converts a text column as a driver returns it.
-func textValue(v any) string {
-	switch x := v.(type) {
-	case []byte:
-		return string(x)
-	case string:
-		return x
-	}
-	return ""
-}
-
-// intValue converts an integer column as a driver returns it.
-func intValue(v any) (int, error) {
-	switch x := v.(type) {
-	case int64:
-		return int(x), nil
-	case int32:
-		return int(x), nil
-	case int:
-		return x, nil
-	case []byte:
-		return strconv.Atoi(string(x))
-	case string:
-		return strconv.Atoi(x)
-	}
-	return 0, fmt.Errorf("unexpected %T", v)
 }
