@@ -23,15 +23,22 @@ const (
 // joinWindowAttempts joins each answer's attempt into the window read, so
 // that the window costs one statement, not a second one to load the
 // attempts. It reads only attempts that an answer the viewer may read
-// (privacy-filtered in the same statement) points to: attempts of the same
-// conversation, with the same owner.
+// (privacy-filtered in the same statement) points to, and only those of
+// the answer's own tenant and conversation: the join does not trust
+// messages.attempt_id alone, so a wrong link can never pair rows of two
+// tenants, or of two conversations (an answer whose attempt is not found
+// pairs with no question).
 //
 // On SQLite the columns are never NULL (COALESCE to an empty value, which
 // attachWindowAttempts reads as "no attempt"): its driver tells a
 // column's type from the first row's value, and has none for a NULL.
 func joinWindowAttempts(s *sql.Selector) {
 	a := sql.Table(attempt.Table).As(windowAttempts)
-	s.LeftJoin(a).On(s.C(message.FieldAttemptID), a.C(attempt.FieldID))
+	s.LeftJoin(a).OnP(sql.And(
+		sql.ColumnsEQ(s.C(message.FieldAttemptID), a.C(attempt.FieldID)),
+		sql.ColumnsEQ(s.C(message.FieldTenantID), a.C(attempt.FieldTenantID)),
+		sql.ColumnsEQ(s.C(message.FieldConversationID), a.C(attempt.FieldConversationID)),
+	))
 	if s.Dialect() == dialect.SQLite {
 		s.AppendSelectExprAs(sql.Expr("COALESCE("+a.C(attempt.FieldUserMessageID)+", '')"), colWindowUserMessageID)
 		s.AppendSelectExprAs(sql.Expr("COALESCE("+a.C(attempt.FieldStatus)+", '')"), colWindowStatus)
