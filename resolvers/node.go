@@ -13,13 +13,14 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// node resolves one global id. The table lookup ignores privacy; the load
-// that follows is privacy-filtered (tenant, owner, document ACL, admin-only
-// tables, and rows of DELETED conversations; internal/authz), so an id the
-// viewer may not see is simply not found. Every such id, of every type,
-// answers exactly like a random one: the same NOT_FOUND error, byte for
-// byte (errNodeNotFound). An admin reading another user's row is audited
-// by the engine's read audit.
+// node resolves one global id. The table lookup is privacy-filtered
+// (tenant, owner, document ACL, admin-only tables, and rows of DELETED
+// conversations; internal/authz), so an id the viewer may not see is not
+// found by the same one statement as a random one, and only a visible id
+// costs the load that follows: every hidden id, of every type, answers
+// exactly like a random one, with the same statements and the same
+// NOT_FOUND error, byte for byte (errNodeNotFound). An admin reading
+// another user's row is audited by the engine's read audit.
 func (r *Resolver) node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err

@@ -79,7 +79,8 @@ func (l Limits) withDefaults() Limits {
 type Deps struct {
 	// Client is the Ent client (privacy-enforcing).
 	Client *ent.Client
-	// NodeType finds the table of a node id (store.NodeTypeResolver).
+	// NodeType finds the table of a node id the viewer may see
+	// (store.DB.NodeType), or fails with store.ErrUnknownNode.
 	NodeType func(context.Context, uuid.UUID) (string, error)
 	// Engine runs conversations.
 	Engine Engine

@@ -86,7 +86,7 @@ func New(o Options) (*Server, error) {
 	}
 	res := resolvers.New(resolvers.Deps{
 		Client:        o.DB.Client,
-		NodeType:      store.NodeTypeResolver(o.DB.SQL, o.DB.Dialect),
+		NodeType:      o.DB.NodeType,
 		Engine:        o.Engine,
 		Knowledge:     o.Knowledge,
 		Subscriptions: s.subs,

@@ -2,10 +2,9 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strings"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent/attempt"
@@ -17,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/internal/authz"
 )
 
 // nodeTables are the tables whose rows are GraphQL nodes.
@@ -26,41 +26,57 @@ var nodeTables = []string{
 	supportgrant.Table,
 }
 
-// ErrUnknownNode is returned when no node table holds an id.
+// ErrUnknownNode is returned when no node table holds an id that the actor
+// may see.
 var ErrUnknownNode = fmt.Errorf("node not found")
 
-// NodeTypeResolver returns a function that finds which table holds a UUID,
-// for ent.WithNodeType. It asks every node table in one UNION ALL round trip
-// of primary-key lookups. It deliberately ignores privacy: it only picks the
-// table, and the privacy-filtered load that follows decides visibility, so
-// an id of another tenant still ends as "not found".
-func NodeTypeResolver(db *sql.DB, dialect string) func(context.Context, uuid.UUID) (string, error) {
-	parts := make([]string, len(nodeTables))
-	for i, t := range nodeTables {
-		parts[i] = fmt.Sprintf("SELECT '%s' AS t FROM %s WHERE id = %s", t, t, placeholder(dialect))
+// NodeType finds which table holds id among the rows the actor in ctx may
+// see, for ent.WithNodeType: one statement, a UNION ALL of primary-key
+// lookups, each limited by the visibility predicate the privacy policies
+// apply to that table (authz.VisibleRows: tenant, owner, document ACL,
+// admin-only tables, support grants, rows of DELETED conversations). An id
+// the actor may not see is therefore ErrUnknownNode exactly like one that
+// exists nowhere, after the same statement, whose text does not depend on
+// the id; only a visible id costs the load that follows (docs/API.md,
+// "Privacy and audit"). The statement goes through the Ent client, so the
+// statement counters see it.
+func (db *DB) NodeType(ctx context.Context, id uuid.UUID) (string, error) {
+	query, args := nodeTypeQuery(ctx, db.Dialect, id)
+	rows, err := db.Client.QueryContext(ctx, query, args...)
+	if err != nil {
+		return "", err
 	}
-	query := strings.Join(parts, " UNION ALL ") + " LIMIT 1"
-	return func(ctx context.Context, id uuid.UUID) (string, error) {
-		args := make([]any, 0, len(nodeTables))
-		if dialect == "postgres" {
-			args = append(args, id)
-		} else {
-			for range nodeTables {
-				args = append(args, id)
-			}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return "", err
 		}
-		var table string
-		err := db.QueryRowContext(ctx, query, args...).Scan(&table)
-		if err == sql.ErrNoRows {
-			return "", ErrUnknownNode
-		}
-		return table, err
+		return "", ErrUnknownNode
 	}
+	var table string
+	if err := rows.Scan(&table); err != nil {
+		return "", err
+	}
+	return table, rows.Close()
 }
 
-func placeholder(dialect string) string {
-	if dialect == "postgres" {
-		return "$1"
+// nodeTypeQuery builds NodeType's statement for the actor in ctx.
+func nodeTypeQuery(ctx context.Context, dialect string, id uuid.UUID) (string, []any) {
+	b := entsql.Dialect(dialect)
+	var union *entsql.Selector
+	for _, table := range nodeTables {
+		t := b.Table(table)
+		s := b.Select().From(t).WithContext(ctx)
+		s.AppendSelectExprAs(entsql.Expr(fmt.Sprintf("'%s'", table)), "t")
+		s.Where(entsql.EQ(t.C("id"), id))
+		if visible := authz.VisibleRows(ctx, table); visible != nil {
+			visible(s)
+		}
+		if union == nil {
+			union = s
+			continue
+		}
+		union.UnionAll(s)
 	}
-	return "?"
+	return union.Limit(1).Query()
 }

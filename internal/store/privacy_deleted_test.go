@@ -35,7 +35,7 @@ func TestPrivacyHidesDeletedConversations(t *testing.T) {
 		c := db.Client
 		f := seed(t, c)
 		sys := viewer.SystemJobContext(context.Background(), viewer.JobPurge)
-		nodeType := ent.WithNodeType(store.NodeTypeResolver(db.SQL, db.Dialect))
+		nodeType := ent.WithNodeType(db.NodeType)
 		require.NoError(t, c.Conversation.UpdateOneID(f.ConvAlice).SetStatus(conversation.StatusDELETED).Exec(sys))
 
 		for _, v := range []*viewer.Viewer{alice, carol} {
@@ -54,8 +54,11 @@ func TestPrivacyHidesDeletedConversations(t *testing.T) {
 						has, err := p.listHas(ctx, c, id)
 						require.NoError(t, err)
 						assert.False(t, has, "list")
-						_, err = c.Noder(ctx, id, nodeType)
-						assert.True(t, ent.IsNotFound(err), "node: %v", err)
+						stmts, err := nodeLookup(ctx, c, id, nodeType)
+						assert.ErrorIs(t, err, store.ErrUnknownNode, "node")
+						stmtsMissing, errMissing := nodeLookup(ctx, c, missing, nodeType)
+						sameOutcome(t, "node", err, errMissing)
+						assert.Equal(t, stmtsMissing, stmts, "node: statements of a hidden id and of a missing one")
 
 						sameOutcome(t, "updateOne", p.updateOne(ctx, c, id), p.updateOne(ctx, c, missing))
 						un, err := p.updateMany(ctx, c, id)

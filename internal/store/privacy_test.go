@@ -76,7 +76,7 @@ func TestPrivacyMatrix(t *testing.T) {
 		c := db.Client
 		f := seed(t, c)
 		sys := viewer.SystemJobContext(context.Background(), viewer.JobPurge)
-		nodeType := ent.WithNodeType(store.NodeTypeResolver(db.SQL, db.Dialect))
+		nodeType := ent.WithNodeType(db.NodeType)
 
 		for _, h := range hidden {
 			t.Run(h.who, func(t *testing.T) {
@@ -100,10 +100,12 @@ func TestPrivacyMatrix(t *testing.T) {
 						assert.False(t, has, "list")
 
 						if p.node {
-							_, err := c.Noder(ctx, id, nodeType)
-							assert.True(t, ent.IsNotFound(err), "node: %v", err)
-							_, errMissing := c.Noder(ctx, missing, nodeType)
-							assert.Error(t, errMissing)
+							stmts, err := nodeLookup(ctx, c, id, nodeType)
+							assert.ErrorIs(t, err, store.ErrUnknownNode, "node")
+							stmtsMissing, errMissing := nodeLookup(ctx, c, missing, nodeType)
+							assert.ErrorIs(t, errMissing, store.ErrUnknownNode, "node of a missing id")
+							sameOutcome(t, "node", err, errMissing)
+							assert.Equal(t, stmtsMissing, stmts, "node: statements of a hidden id and of a missing one")
 						}
 
 						sameOutcome(t, "updateOne", p.updateOne(ctx, c, id), p.updateOne(ctx, c, missing))
@@ -129,6 +131,14 @@ func TestPrivacyMatrix(t *testing.T) {
 		assertUntouched(t, sys, c, f)
 		assertPositiveControls(t, c, f, nodeType)
 	})
+}
+
+// nodeLookup resolves id as a node and returns how many statements it
+// sent (store.WithStatementTally) and its error.
+func nodeLookup(ctx context.Context, c *ent.Client, id uuid.UUID, nodeType ent.NodeOption) (uint64, error) {
+	ctx, tally := store.WithStatementTally(ctx)
+	_, err := c.Noder(ctx, id, nodeType)
+	return tally.Count(), err
 }
 
 // assertUntouched checks that no probe's update landed.
