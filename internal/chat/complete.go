@@ -31,7 +31,8 @@ type completion struct {
 	answer     string
 }
 
-// complete validates the answer's citations and saves it (saveDurably):
+// complete saves the answer (saveDurably), whose citation labels the
+// stream has already checked (citationFilter):
 // in one transaction the ASSISTANT message, the source snapshots (marking
 // the cited ones) and the COMPLETED attempt with its model, usage,
 // manifest and timings. Only once that is durable do subscribers get
@@ -42,11 +43,7 @@ type completion struct {
 func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion) error {
 	text, _, first := p.snapshot()
 	if !c.refused {
-		known := make(map[string]bool, len(c.sources))
-		for _, s := range c.sources {
-			known[s.Label] = true
-		}
-		c.answer, _ = promptfmt.StripUnknownCitations(text, known)
+		c.answer = text
 	}
 	att, pending, err := e.saveDurably(ctx, j, c, first)
 	if err != nil {

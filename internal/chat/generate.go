@@ -92,6 +92,9 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 		return c, err
 	}
 	defer st.Close()
+	// Labels naming no source are removed before the text is streamed,
+	// so the streamed text is the saved answer (citations.go).
+	cite := citationFilter(c.sources)
 	for {
 		delta, err := st.Recv()
 		if errors.Is(err, io.EOF) {
@@ -100,7 +103,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 		if err != nil {
 			return c, err
 		}
-		if delta == "" {
+		if delta = cite.Push(delta); delta == "" {
 			continue
 		}
 		seq := p.add(delta, e.now())
@@ -108,6 +111,10 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 	}
 	if err := ctx.Err(); err != nil {
 		return c, err
+	}
+	if rest := cite.Flush(); rest != "" {
+		seq := p.add(rest, e.now())
+		e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: rest})
 	}
 	c.usage, c.model = st.Usage(), st.Model()
 	return c, nil

@@ -134,15 +134,10 @@ func Citations(answer string) []string {
 }
 
 // StripUnknownCitations removes every "[Cn]" whose label is not in known
-// and reports how many it removed.
+// and reports how many it removed: in one pass from the left, as
+// CitationFilter does for an answer that arrives in pieces.
 func StripUnknownCitations(answer string, known map[string]bool) (string, int) {
-	n := 0
-	out := citation.ReplaceAllStringFunc(answer, func(m string) string {
-		if known[m[1:len(m)-1]] {
-			return m
-		}
-		n++
-		return ""
-	})
-	return out, n
+	f := NewCitationFilter(known)
+	out := f.Push(answer) + f.Flush()
+	return out, f.Removed()
 }
