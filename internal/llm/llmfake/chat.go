@@ -17,6 +17,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := s.snapshot()
+	if cfg.failFunc != nil {
+		if f := cfg.failFunc(req); f != nil {
+			writeFailure(w, *f)
+			return
+		}
+	}
 	if cfg.stall {
 		select {
 		case <-r.Context().Done():

@@ -55,6 +55,7 @@ type Server struct {
 	firstChunkDelay time.Duration
 	chunkText       func(i int, text string) string
 	failures        []Failure
+	failFunc        func(ChatRequest) *Failure
 	dropAfter       int
 	stallAfter      int
 	stall           bool
@@ -186,6 +187,15 @@ func (s *Server) FailNext(n int, f Failure) {
 	}
 }
 
+// SetFailFunc makes a chat request fail when f returns a failure for it
+// (nil: answered as usual), e.g. to fail only the title requests; f nil
+// turns it off. Retries of a failed request are asked again.
+func (s *Server) SetFailFunc(f func(ChatRequest) *Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failFunc = f
+}
+
 // SetDropAfter makes streaming requests drop the connection, without an
 // end-of-stream marker, after k content chunks; a negative k turns it off.
 func (s *Server) SetDropAfter(k int) {
@@ -275,7 +285,7 @@ func (s *Server) snapshot() settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return settings{
-		reply: s.reply, chunkRunes: s.chunkRunes, chunkDelay: s.chunkDelay,
+		reply: s.reply, failFunc: s.failFunc, chunkRunes: s.chunkRunes, chunkDelay: s.chunkDelay,
 		firstChunkDelay: s.firstChunkDelay, chunkText: s.chunkText, dropAfter: s.dropAfter, stallAfter: s.stallAfter, stall: s.stall,
 		omitUsage: s.omitUsage, embeddingDims: s.embeddingDims, reverseEmbed: s.reverseEmbed,
 	}
@@ -283,6 +293,7 @@ func (s *Server) snapshot() settings {
 
 type settings struct {
 	reply           func(ChatRequest) string
+	failFunc        func(ChatRequest) *Failure
 	chunkRunes      int
 	chunkDelay      time.Duration
 	firstChunkDelay time.Duration

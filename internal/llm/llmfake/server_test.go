@@ -116,6 +116,38 @@ func TestCompletionAndFailures(t *testing.T) {
 	}
 }
 
+// TestFailFunc: only the chat requests the function picks fail, with the
+// failure it returns; the others are answered.
+func TestFailFunc(t *testing.T) {
+	srv := llmfake.New()
+	defer srv.Close()
+	c := client(t)
+	srv.SetFailFunc(func(r llmfake.ChatRequest) *llmfake.Failure {
+		if r.LastUser() == "fail me" {
+			return &llmfake.Failure{Status: 503}
+		}
+		return nil
+	})
+	for _, tc := range []struct {
+		content string
+		status  int
+	}{{"fail me", 503}, {"answer me", 200}, {"fail me", 503}} {
+		resp := post(t, context.Background(), c, srv.URL+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":"`+tc.content+`"}]}`)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%q: status %d, want %d", tc.content, resp.StatusCode, tc.status)
+		}
+	}
+	srv.SetFailFunc(nil)
+	resp := post(t, context.Background(), c, srv.URL+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":"fail me"}]}`)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("after SetFailFunc(nil): status %d", resp.StatusCode)
+	}
+}
+
 func TestEmbeddingsAcceptAStringInput(t *testing.T) {
 	srv := llmfake.New()
 	defer srv.Close()
