@@ -96,7 +96,7 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 	if over := m.Tokens.Total + minAnswerTokens - info.Window; over > 0 {
 		// Only the never-cut rules and question can get here: a window
 		// too small for them fails the attempt rather than overflow.
-		return bc, llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens) plus an answer", info.Name, info.Window, m.Tokens.Total)
+		return bc, llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens with the framing) plus an answer", info.Name, info.Window, m.Tokens.Total)
 	}
 	return bc, nil
 }
