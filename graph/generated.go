@@ -192,12 +192,14 @@ type ComplexityRoot struct {
 		OmittedAnswers   func(childComplexity int) int
 		RevokedRounds    func(childComplexity int) int
 		Rounds           func(childComplexity int) int
+		Rules            func(childComplexity int) int
 		ShortenedAnswers func(childComplexity int) int
 		Strategy         func(childComplexity int) int
 		SummaryIncluded  func(childComplexity int) int
 		SummaryVersion   func(childComplexity int) int
 		Tokenizer        func(childComplexity int) int
 		Tokens           func(childComplexity int) int
+		TrimmedChunkIDs  func(childComplexity int) int
 		Window           func(childComplexity int) int
 	}
 
@@ -415,6 +417,7 @@ type ComplexityRoot struct {
 
 	PromptSectionTokens struct {
 		Evidence func(childComplexity int) int
+		Framing  func(childComplexity int) int
 		History  func(childComplexity int) int
 		Question func(childComplexity int) int
 		Summary  func(childComplexity int) int
@@ -1261,6 +1264,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.Rounds(childComplexity), true
+	case "ContextManifest.rules":
+		if e.ComplexityRoot.ContextManifest.Rules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Rules(childComplexity), true
 	case "ContextManifest.shortenedAnswers":
 		if e.ComplexityRoot.ContextManifest.ShortenedAnswers == nil {
 			break
@@ -1297,6 +1306,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.Tokens(childComplexity), true
+	case "ContextManifest.trimmedChunkIds":
+		if e.ComplexityRoot.ContextManifest.TrimmedChunkIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.TrimmedChunkIDs(childComplexity), true
 	case "ContextManifest.window":
 		if e.ComplexityRoot.ContextManifest.Window == nil {
 			break
@@ -2289,6 +2304,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PromptSectionTokens.Evidence(childComplexity), true
+	case "PromptSectionTokens.framing":
+		if e.ComplexityRoot.PromptSectionTokens.Framing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptSectionTokens.Framing(childComplexity), true
 	case "PromptSectionTokens.history":
 		if e.ComplexityRoot.PromptSectionTokens.History == nil {
 			break
@@ -3324,6 +3345,16 @@ type PromptSectionTokens {
   evidence: Int!
   history: Int!
   summary: Int!
+  """
+  What the chat template adds around the system and the user message (0 in
+  limits, and for attempts made before it was counted).
+  """
+  framing: Int!
+  """
+  In tokens: the sum of the sections, framing included — the whole request,
+  which is the attempt's promptTokens unless the model reported its own count.
+  In limits: the usable window.
+  """
   total: Int!
 }
 
@@ -3352,11 +3383,25 @@ type ContextManifest {
   The evidence chunks, in label order (C1 first).
   """
   chunkIds: [String!]!
+  """
+  The chunks of chunkIds that were trimmed to fit: the prompt carried only
+  their beginning. Only the top chunk is ever trimmed, when it does not fit whole.
+  """
+  trimmedChunkIds: [String!]!
   droppedChunks: Int!
+  """
+  The form of the system rules the prompt carried: full, or compact when the
+  full rules would take more than their share of a small window (empty for
+  attempts made before the compact form existed).
+  """
+  rules: String!
   tokens: PromptSectionTokens!
   tokenizer: String!
   """
-  The usable prompt window the assembly worked under: min(window − answerReserve − framing, the tenant's promptTokenBudget).
+  The usable prompt window the assembly worked under, the chat template's
+  framing included: min(window − answerReserve, the tenant's promptTokenBudget).
+  tokens.total stays within it unless the never-cut rules and question alone
+  exceed it.
   """
   budget: Int!
   """
@@ -4469,8 +4514,12 @@ func (ec *executionContext) childFields_ContextManifest(ctx context.Context, fie
 		return ec.fieldContext_ContextManifest_summaryIncluded(ctx, field)
 	case "chunkIds":
 		return ec.fieldContext_ContextManifest_chunkIds(ctx, field)
+	case "trimmedChunkIds":
+		return ec.fieldContext_ContextManifest_trimmedChunkIds(ctx, field)
 	case "droppedChunks":
 		return ec.fieldContext_ContextManifest_droppedChunks(ctx, field)
+	case "rules":
+		return ec.fieldContext_ContextManifest_rules(ctx, field)
 	case "tokens":
 		return ec.fieldContext_ContextManifest_tokens(ctx, field)
 	case "tokenizer":
@@ -4889,6 +4938,8 @@ func (ec *executionContext) childFields_PromptSectionTokens(ctx context.Context,
 		return ec.fieldContext_PromptSectionTokens_history(ctx, field)
 	case "summary":
 		return ec.fieldContext_PromptSectionTokens_summary(ctx, field)
+	case "framing":
+		return ec.fieldContext_PromptSectionTokens_framing(ctx, field)
 	case "total":
 		return ec.fieldContext_PromptSectionTokens_total(ctx, field)
 	}
@@ -8673,6 +8724,29 @@ func (ec *executionContext) fieldContext_ContextManifest_chunkIds(_ context.Cont
 	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
 }
 
+func (ec *executionContext) _ContextManifest_trimmedChunkIds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_trimmedChunkIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrimmedChunkIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_trimmedChunkIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
+}
+
 func (ec *executionContext) _ContextManifest_droppedChunks(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8694,6 +8768,29 @@ func (ec *executionContext) _ContextManifest_droppedChunks(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ContextManifest_droppedChunks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_rules(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_rules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_rules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
 }
 
 func (ec *executionContext) _ContextManifest_tokens(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
@@ -13057,6 +13154,29 @@ func (ec *executionContext) _PromptSectionTokens_summary(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_PromptSectionTokens_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PromptSectionTokens_framing(ctx context.Context, field graphql.CollectedField, obj *domain.SectionTokens) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptSectionTokens_framing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Framing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptSectionTokens_framing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PromptSectionTokens", field, false, false, "Int")
 }
 
@@ -27069,8 +27189,18 @@ func (ec *executionContext) _ContextManifest(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "trimmedChunkIds":
+			out.Values[i] = ec._ContextManifest_trimmedChunkIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "droppedChunks":
 			out.Values[i] = ec._ContextManifest_droppedChunks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rules":
+			out.Values[i] = ec._ContextManifest_rules(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -28620,6 +28750,11 @@ func (ec *executionContext) _PromptSectionTokens(ctx context.Context, sel ast.Se
 			}
 		case "summary":
 			out.Values[i] = ec._PromptSectionTokens_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "framing":
+			out.Values[i] = ec._PromptSectionTokens_framing(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -16,8 +16,8 @@ type builtContext struct {
 	standalone string
 	requires   bool
 	model      string
-	// maxAnswer is the answer's token limit: the tenant's reserve, or less
-	// when the model's window is smaller than prompt plus reserve.
+	// maxAnswer is the answer's token limit: what the model's window leaves
+	// after the prompt, up to the tenant's maxAnswerTokens.
 	maxAnswer int
 	assembled prompt.Result
 }
@@ -80,6 +80,7 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		RevokedRounds:  win.revoked,
 		Budget: prompt.Budget{
 			Total:     b.usable,
+			Framing:   chatFraming,
 			Ratios:    st.BudgetRatios,
 			MaxRounds: max(1, maxRounds),
 		},
@@ -92,10 +93,10 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 	m.Candidates = candidates
 	scoreRounds(m, candidates)
 	bc.maxAnswer = b.answerLimit(m.Tokens.Total)
-	if over := m.Tokens.Total + chatFraming + minAnswerTokens - info.Window; over > 0 {
+	if over := m.Tokens.Total + minAnswerTokens - info.Window; over > 0 {
 		// Only the never-cut rules and question can get here: a window
 		// too small for them fails the attempt rather than overflow.
-		return bc, llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens) plus an answer", info.Name, info.Window, m.Tokens.Total)
+		return bc, llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens with the framing) plus an answer", info.Name, info.Window, m.Tokens.Total)
 	}
 	return bc, nil
 }

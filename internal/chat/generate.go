@@ -84,9 +84,10 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 			{Role: llm.RoleUser, Content: bc.assembled.User},
 		},
 		MaxTokens: bc.maxAnswer,
-		// The assembler counted the prompt already: a model without usage
-		// reports need not tokenise it again.
-		PromptTokens: bc.assembled.Manifest.Tokens.Total + llm.MessageFraming(2),
+		// The assembler counted the prompt already, framing included: a
+		// model without usage reports need not tokenise it again, and the
+		// attempt's promptTokens is then the manifest's total.
+		PromptTokens: bc.assembled.Manifest.Tokens.Total,
 	})
 	if err != nil {
 		return c, err

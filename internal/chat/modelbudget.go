@@ -12,40 +12,49 @@ func (e *Engine) modelInfo(model string, st domain.TenantSettings) tokens.ModelI
 	return tokens.LookupModel(model, e.cfg.ModelWindows, st.ModelContextWindows)
 }
 
-// chatFraming is reserved out of the window for the chat template's
-// per-message framing, which the prompt's count does not include
-// (llm.EstimateMessageTokens counts 3 + 4 per message; two messages).
+// chatFraming is what the chat template adds around the system and the
+// user message, in tokens. It is counted into the prompt (the manifest's
+// tokens.framing), so that the tenant's budget and the model's window
+// both hold it. OpenAI's format adds 3 + 4 per message
+// (llm.MessageFraming(2) = 11); other templates (Llama 3's headers and
+// end-of-turn markers) add a few more, so 16 covers them.
 const chatFraming = 16
 
 // minAnswerTokens is the least an answer is given when a small window
 // forces its reserve down.
 const minAnswerTokens = 64
 
+// answerWindowShare is the most of a model's window the answer reserve
+// takes: the reserve scales with a small window, so that the prompt keeps
+// three quarters of it.
+const answerWindowShare = 4
+
 // promptBudget is one prompt's budget against its model's window.
 type promptBudget struct {
-	window  int // the model's context window
-	reserve int // tokens reserved for the answer
-	usable  int // what the prompt may use
+	window    int // the model's context window
+	reserve   int // tokens reserved for the answer
+	maxAnswer int // the tenant's maxAnswerTokens
+	usable    int // what the prompt may use, framing included
 }
 
 // budgetFor returns the usable window (docs/ENGINE.md, "The budget
-// split"): min(window − answer reserve − framing, PromptTokenBudget). The
-// reserve is MaxAnswerTokens, but never more than half of a small window,
-// so that a prompt always has room.
+// split"): min(window − answer reserve, PromptTokenBudget), framing
+// included. The reserve is MaxAnswerTokens, but never more than a quarter
+// of the window (and never less than minAnswerTokens), so that a small
+// window keeps room for the rules, the question and evidence.
 func budgetFor(info tokens.ModelInfo, st domain.TenantSettings) promptBudget {
-	b := promptBudget{window: info.Window, reserve: st.MaxAnswerTokens}
-	if half := (info.Window - chatFraming) / 2; b.reserve > half {
-		b.reserve = max(minAnswerTokens, half)
-	}
-	b.usable = max(0, min(info.Window-b.reserve-chatFraming, st.PromptTokenBudget))
+	b := promptBudget{window: info.Window, maxAnswer: st.MaxAnswerTokens}
+	b.reserve = min(st.MaxAnswerTokens, max(minAnswerTokens, info.Window/answerWindowShare))
+	b.usable = max(0, min(info.Window-b.reserve, st.PromptTokenBudget))
 	return b
 }
 
 // answerLimit returns the answer's token limit for a prompt of
-// promptTokens: the reserve, or whatever the window has left when the
-// never-cut rules and question alone overran the usable window (at least
-// minAnswerTokens is left, or buildContext fails the attempt).
+// promptTokens (framing included): whatever the window has left, up to
+// MaxAnswerTokens. That is at least the reserve when the prompt kept to
+// the usable window; less only when the never-cut rules and question
+// alone overran it (at least minAnswerTokens is left, or buildContext
+// fails the attempt).
 func (b promptBudget) answerLimit(promptTokens int) int {
-	left := b.window - chatFraming - promptTokens
-	return max(1, min(b.reserve, left))
+	return max(1, min(b.maxAnswer, b.window-promptTokens))
 }

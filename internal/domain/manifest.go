@@ -34,13 +34,25 @@ type ContextManifest struct {
 	SummaryIncluded bool `json:"summaryIncluded"`
 	// ChunkIDs are the evidence chunks, in label order (C1 first).
 	ChunkIDs []string `json:"chunkIds"`
+	// TrimmedChunkIDs are the chunks of ChunkIDs that were trimmed to fit:
+	// the prompt carried their beginning only. Only the top chunk is ever
+	// trimmed, when it does not fit whole.
+	TrimmedChunkIDs []string `json:"trimmedChunkIds,omitempty"`
 	// DroppedChunks counts retrieved chunks left out for budget.
 	DroppedChunks int `json:"droppedChunks"`
-	// Tokens per prompt section, counted with Tokenizer.
+	// Rules is the form of the system rules the prompt carried: "full", or
+	// "compact" when the full rules would take more than their share of a
+	// small window ("" in manifests written before the compact form).
+	Rules string `json:"rules,omitempty"`
+	// Tokens per prompt section, counted with Tokenizer. Tokens.Total is
+	// the whole request, the chat template's framing included: the
+	// attempt's promptTokens, unless the model reported its own count.
 	Tokens    SectionTokens `json:"tokens"`
 	Tokenizer string        `json:"tokenizer"`
-	// Budget is the usable prompt window the assembly worked under:
-	// min(Window − AnswerReserve − framing, the tenant's prompt budget).
+	// Budget is the usable prompt window the assembly worked under, framing
+	// included: min(Window − AnswerReserve, the tenant's prompt budget).
+	// Tokens.Total stays within it unless the never-cut rules and question
+	// alone exceed it.
 	Budget int `json:"budget"`
 	// Model, Window and AnswerReserve are the chat model, its context
 	// window and the tokens reserved for its answer.
@@ -85,12 +97,16 @@ type RoundScore struct {
 	Chosen      bool    `json:"chosen"`
 }
 
-// SectionTokens counts prompt tokens by section.
+// SectionTokens counts prompt tokens by section. Framing is what the chat
+// template adds around the two messages (0 in limits, and in manifests
+// written before it was counted). In a manifest's Tokens, Total is the sum
+// of the others; in its Limits, the usable window.
 type SectionTokens struct {
 	System   int `json:"system"`
 	Question int `json:"question"`
 	Evidence int `json:"evidence"`
 	History  int `json:"history"`
 	Summary  int `json:"summary"`
+	Framing  int `json:"framing"`
 	Total    int `json:"total"`
 }

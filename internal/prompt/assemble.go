@@ -10,14 +10,19 @@ import (
 
 // Assemble builds the answer prompt of in within in.Budget.
 //
-// The system rules and the question are always kept, even when they alone
-// exceed the budget (everything else is then dropped, as the manifest
-// shows). The rest of the usable window is split by in.Budget.Ratios
-// (splitBudget) and spent on:
+// The system rules, the question and the request's framing
+// (in.Budget.Framing) are always kept, even when they alone exceed the
+// budget (everything else is then dropped, as the manifest shows). The
+// rules come in their full form, or in their compact form when the full
+// rules would take more than their share of the window (chooseRules). The
+// rest of the usable window is split by in.Budget.Ratios (splitBudget) and
+// spent on:
 //
-//  1. evidence, in rank order, as whole chunks within the evidence limit: a
-//     chunk that does not fit is dropped and smaller later ones are still
-//     tried;
+//  1. evidence, in rank order, as whole chunks within the evidence limit:
+//     the top chunk, when it does not fit whole, is trimmed to fit (and
+//     listed in Manifest.TrimmedChunkIDs) unless not even MinTrimmedTokens
+//     of it would; any other chunk that does not fit is dropped and
+//     smaller later ones are still tried;
 //  2. the conversation, within everything evidence left: at most MaxRounds
 //     rounds (those of highest priority) and the summary. When they do not
 //     fit, cuts follow the fact priority (docs/ENGINE.md D10): old
@@ -33,8 +38,10 @@ import (
 // punctuation with the following newline), counting System and User whole
 // can come out lower than Manifest.Tokens.Total by at most one token per
 // piece boundary, and in practice never higher: the budget check is
-// conservative. Chat-template framing that an API adds per message (a few
-// tokens) is not included; the caller reserves it.
+// conservative. The chat template's framing around the two messages is
+// not text Assemble emits: it is in.Budget.Framing, counted as given
+// (Manifest.Tokens.Framing), so that Manifest.Tokens.Total is the whole
+// request and stays within in.Budget.Total like the rest.
 //
 // The cost of Assemble depends only on the evidence and on at most
 // MaxRounds rounds, never on how long the conversation is.
@@ -45,35 +52,38 @@ func Assemble(in Input) Result {
 	}
 	ov := overheadsFor(c)
 	lang := ResolveLanguage(in.Language, in.Question)
+	form := chooseRules(in.Budget, ov, lang)
 
 	a := assembly{in: &in, c: c, ov: ov}
 	a.manifest.Tokenizer = c.Name()
 	a.manifest.Budget = in.Budget.Total
 	a.manifest.RevokedRounds = in.RevokedRounds
+	a.manifest.Rules = form
 
 	// Always kept: the rules, the question and the knowledge section's
 	// frame (present even when empty, so the model sees there is none).
 	a.question = neutralize(strings.TrimSpace(in.Question))
 	t := &a.manifest.Tokens
-	t.System = ov.system[lang]
+	t.System = ov.rules[rulesKey{lang, form}]
+	t.Framing = max(0, in.Budget.Framing)
 	t.Question = ov.questionOpen + c.Count(a.question) + ov.questionClose
 	t.Evidence = ov.knowledgeOpen + ov.knowledgeClose
-	fixed := t.System + t.Question + t.Evidence
+	fixed := t.System + t.Framing + t.Question + t.Evidence
 	rest := max(0, in.Budget.Total-fixed)
 
 	h := a.prepareHistory()
-	sp := splitBudget(in.Budget, t.System, t.Question+t.Evidence, h.demand())
+	sp := splitBudget(in.Budget, t.System+t.Framing, t.Question+t.Evidence, h.demand())
 	a.remaining = sp.evidence
 	a.addEvidence()
 	histLimit := historyAfter(in.Budget, rest, t.Evidence-ov.knowledgeOpen-ov.knowledgeClose)
 	a.addHistory(h, histLimit)
-	t.Total = t.System + t.Question + t.Evidence + t.History + t.Summary
+	t.Total = t.System + t.Framing + t.Question + t.Evidence + t.History + t.Summary
 	a.manifest.Limits = domain.SectionTokens{
 		System: sp.system, Question: sp.input, Evidence: sp.evidence, History: histLimit, Total: in.Budget.Total,
 	}
 
 	return Result{
-		System:          SystemRules(lang),
+		System:          Rules(lang, form),
 		User:            a.render(),
 		Language:        lang,
 		Evidence:        a.evidence,
@@ -99,7 +109,20 @@ type assembly struct {
 	manifest domain.ContextManifest
 }
 
-// addEvidence includes whole evidence chunks in rank order while they fit.
+// chooseRules returns the form of the rules in lang for budget b: the full
+// rules when they fit the rules' share of the usable window
+// (b.Ratios.System), the compact rules when they do not and are cheaper.
+// Without ratios there are no shares, and the full rules are used.
+func chooseRules(b Budget, ov *overheads, lang string) string {
+	full, compact := ov.rules[rulesKey{lang, RulesFull}], ov.rules[rulesKey{lang, RulesCompact}]
+	if b.Ratios == (domain.BudgetRatios{}) || full <= int(float64(max(0, b.Total))*b.Ratios.System) || compact >= full {
+		return RulesFull
+	}
+	return RulesCompact
+}
+
+// addEvidence includes whole evidence chunks in rank order while they fit;
+// the top chunk is trimmed to fit when it does not fit whole.
 func (a *assembly) addEvidence() {
 	t := &a.manifest.Tokens
 	n := len(a.in.Evidence)
@@ -117,14 +140,25 @@ func (a *assembly) addEvidence() {
 		if len(a.blocks) > 0 {
 			cost += a.ov.block
 		}
+		trimmed := false
 		if cost > a.remaining {
-			a.manifest.DroppedChunks++
-			continue
+			if i > 0 {
+				a.manifest.DroppedChunks++
+				continue
+			}
+			b, content, c, ok := a.trimBlock(ev, label, a.remaining)
+			if !ok {
+				a.manifest.DroppedChunks++
+				continue
+			}
+			block, cost, trimmed = b, c, true
+			ev.Content = content
+			a.manifest.TrimmedChunkIDs = append(a.manifest.TrimmedChunkIDs, ev.ChunkID.String())
 		}
 		a.remaining -= cost
 		t.Evidence += cost
 		a.blocks = append(a.blocks, block)
-		a.evidence = append(a.evidence, Labeled{Evidence: ev, Label: label})
+		a.evidence = append(a.evidence, Labeled{Evidence: ev, Label: label, Trimmed: trimmed})
 		a.manifest.ChunkIDs = append(a.manifest.ChunkIDs, ev.ChunkID.String())
 	}
 }

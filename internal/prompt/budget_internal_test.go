@@ -22,22 +22,37 @@ func TestSplitBudget(t *testing.T) {
 		wantInput                int
 	}{
 		{
-			// The first worked example: rules 395 and question 44 leave
-			// 505 and 1,156 of their shares, history needs 1,500 of its
-			// 2,100: 1,800 + 1,661 + 600 = 4,061, capped at 3,600.
-			name: "worked example: unused shares flow to evidence, up to its cap", total: 6000, rules: 395, q: 44, demand: 1500,
+			// The first worked example: rules 395 with the framing's 16
+			// and question 44 leave 489 and 1,156 of their shares,
+			// history needs 1,500 of its 2,100: 1,800 + 1,645 + 600 =
+			// 4,045, capped at 3,600.
+			name: "worked example: unused shares flow to evidence, up to its cap", total: 6000, rules: 395 + 16, q: 44, demand: 1500,
 			ratios: ratios, wantEvidence: 3600, wantSystem: 900, wantInput: 1200,
 		},
 		{
-			name: "a long history keeps its share", total: 6000, rules: 395, q: 44, demand: 5000,
-			ratios: ratios, wantEvidence: 1800 + 1661, wantSystem: 900, wantInput: 1200,
+			name: "a long history keeps its share", total: 6000, rules: 395 + 16, q: 44, demand: 5000,
+			ratios: ratios, wantEvidence: 1800 + 1645, wantSystem: 900, wantInput: 1200,
 		},
 		{
 			// The second worked example, a 3,000-token window: usable
-			// 2,184; (327 − 883) + (436 − 77) + 2 unassigned = −195 is
-			// taken from evidence's 655.
-			name: "worked example: small window, rules beyond their share", total: 2184, rules: 883, q: 77, demand: 1500,
-			ratios: ratios, wantEvidence: 460, wantSystem: 327, wantInput: 436,
+			// 2,250; the compact rules 262 with the framing's 16 and the
+			// question 77 leave (337 − 278) + (450 − 77) + 1 unassigned
+			// = 433 to evidence's 675.
+			name: "worked example: small window, compact rules", total: 2250, rules: 262 + 16, q: 77, demand: 1500,
+			ratios: ratios, wantEvidence: 1108, wantSystem: 337, wantInput: 450,
+		},
+		{
+			// The third worked example, Ollama's 2,048: usable 1,536;
+			// (230 − 278) + (307 − 77) + 2 unassigned = 184 flow to
+			// evidence's 460.
+			name: "worked example: a 2,048-token window", total: 1536, rules: 262 + 16, q: 77, demand: 1500,
+			ratios: ratios, wantEvidence: 644, wantSystem: 230, wantInput: 307,
+		},
+		{
+			// The full Chinese rules (883) on the same window would take
+			// (230 − 899) + 232 = −437 from evidence: held at its floor.
+			name: "rules far beyond their share leave evidence its floor", total: 1536, rules: 883 + 16, q: 77, demand: 1500,
+			ratios: ratios, wantEvidence: 230, wantSystem: 230, wantInput: 307,
 		},
 		{
 			// Rules 1,500 and question 1,100 overrun their shares:

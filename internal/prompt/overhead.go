@@ -29,7 +29,7 @@ const (
 // BPE encoders merge punctuation with following newlines (">\n" can be one
 // token).
 type overheads struct {
-	system map[string]int // language → rules
+	rules map[rulesKey]int // the rules of each language and form
 
 	// Conversation section: "<TAG>\n" before the lines (each line is
 	// counted with its own trailing newline) and "</TAG>\n\n" after.
@@ -44,6 +44,9 @@ type overheads struct {
 	omitted int // an omitted assistant answer's line with its newline
 }
 
+// rulesKey names one text of the rules: its language and form.
+type rulesKey struct{ lang, form string }
+
 // overheadCache maps Counter.Name() to *overheads.
 var overheadCache sync.Map
 
@@ -55,10 +58,7 @@ func overheadsFor(c tokens.Counter) *overheads {
 	}
 	conv, question, knowledge := promptfmt.ConversationSection, promptfmt.UserInputSection, promptfmt.KnowledgeSection
 	o := &overheads{
-		system: map[string]int{
-			Chinese: c.Count(SystemRules(Chinese)),
-			English: c.Count(SystemRules(English)),
-		},
+		rules:          make(map[rulesKey]int, 4),
 		convOpen:       c.Count(promptfmt.Open(conv) + "\n"),
 		convClose:      c.Count(promptfmt.Close(conv) + sectionSep),
 		questionOpen:   c.Count(promptfmt.Open(question) + "\n"),
@@ -68,6 +68,11 @@ func overheadsFor(c tokens.Counter) *overheads {
 		line:           c.Count(lineSep),
 		block:          c.Count(blockSep),
 		omitted:        c.Count(assistantPrefix+omittedAnswer) + c.Count(lineSep),
+	}
+	for _, lang := range []string{Chinese, English} {
+		for _, form := range []string{RulesFull, RulesCompact} {
+			o.rules[rulesKey{lang, form}] = c.Count(Rules(lang, form))
+		}
 	}
 	actual, _ := overheadCache.LoadOrStore(c.Name(), o)
 	return actual.(*overheads)

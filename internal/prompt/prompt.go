@@ -66,9 +66,14 @@ type Round struct {
 
 // Budget limits the prompt, in tokens of the input's Counter.
 type Budget struct {
-	// Total is the usable window: the model's context window minus the
-	// answer reserve, capped by the tenant's prompt budget.
+	// Total is the usable window, what the whole request may use: the
+	// model's context window minus the answer reserve, capped by the
+	// tenant's prompt budget.
 	Total int
+	// Framing is what the chat template adds around the system and the
+	// user message, in tokens. It is part of the request, so it is
+	// counted into the prompt (Manifest.Tokens.Framing) and within Total.
+	Framing int
 	// Ratios split Total between the sections (docs/ENGINE.md, "The
 	// budget split"). The zero value means no split: evidence first, the
 	// conversation gets what is left.
@@ -103,15 +108,19 @@ type Input struct {
 	Language string
 }
 
-// Labeled is an included evidence chunk with its citation label.
+// Labeled is an included evidence chunk with its citation label. Its
+// Content is what the prompt carried: when Trimmed, the beginning of the
+// chunk that fitted (only the top chunk is ever trimmed).
 type Labeled struct {
 	Evidence
-	Label string
+	Label   string
+	Trimmed bool
 }
 
 // Result is the assembled prompt.
 type Result struct {
-	// System is the system message: the rules, never cut.
+	// System is the system message: the rules (in Manifest.Rules form),
+	// never cut.
 	System string
 	// User is the user message: the labelled sections.
 	User string

@@ -1,6 +1,7 @@
 package prompt_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,6 +21,7 @@ func TestAssembleBudgetRatios(t *testing.T) {
 		name           string
 		rounds, chunks int
 		total          int
+		question       string // "" keeps mixedInput's
 		check          func(t *testing.T, total int, r prompt.Result)
 	}{
 		{
@@ -41,21 +43,47 @@ func TestAssembleBudgetRatios(t *testing.T) {
 			},
 		},
 		{
-			name: "rules beyond their share cost evidence, down to its floor", rounds: 5, chunks: 40, total: 1500,
+			name: "a small window carries the compact rules, and evidence gets what they save", rounds: 5, chunks: 40, total: 1500,
 			check: func(t *testing.T, total int, r prompt.Result) {
 				m := r.Manifest
-				// The Chinese rules (883 estimated tokens) overrun the
-				// system share of 225 so far that evidence's own 450 would
-				// shrink to a few dozen; the floor keeps 225, one chunk.
+				// The full Chinese rules (883 estimated tokens) would
+				// overrun the system share of 225 so far that evidence
+				// would be held at its floor; the compact ones (262) leave
+				// evidence well above it.
+				assert.Equal(t, prompt.RulesCompact, m.Rules)
+				assert.Equal(t, prompt.Rules(prompt.Chinese, prompt.RulesCompact), r.System)
+				assert.Equal(t, tokens.Estimator{}.Count(r.System), m.Tokens.System)
+				assert.Greater(t, m.Limits.Evidence, int(float64(total)*ratios.EvidenceFloor))
+				assert.GreaterOrEqual(t, len(r.Evidence), 2)
+				assert.Positive(t, m.HistoryRounds)
+			},
+		},
+		{
+			name: "a question beyond its share costs evidence, down to its floor", rounds: 5, chunks: 40, total: 1500,
+			question: strings.Repeat("退款多久到账？银行卡和信用卡有什么区别？", 30),
+			check: func(t *testing.T, total int, r prompt.Result) {
+				m := r.Manifest
+				// A question of about 900 tokens overruns the input share
+				// of 300 so far that evidence's own 450 would shrink to
+				// nothing; the floor keeps 225, one chunk.
 				assert.Equal(t, int(float64(total)*ratios.EvidenceFloor), m.Limits.Evidence)
 				assert.Len(t, r.Evidence, 1, "history cannot starve evidence")
-				assert.Positive(t, m.HistoryRounds, "nor evidence history")
+			},
+		},
+		{
+			name: "a large window carries the full rules", rounds: 5, chunks: 40, total: 6000,
+			check: func(t *testing.T, total int, r prompt.Result) {
+				assert.Equal(t, prompt.RulesFull, r.Manifest.Rules)
+				assert.Equal(t, prompt.SystemRules(prompt.Chinese), r.System)
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := mixedInput(tt.rounds, tt.chunks)
+			if tt.question != "" {
+				in.Question = tt.question
+			}
 			in.Counter = tokens.Estimator{}
 			in.Budget = prompt.Budget{Total: tt.total, Ratios: ratios, MaxRounds: 5}
 			r := prompt.Assemble(in)
