@@ -1,0 +1,170 @@
+package chat_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/knowledge"
+)
+
+// The knowledge of the past-the-window conversation: a VPN device limit
+// with its error code, and the expense rules the rounds in between ask
+// about.
+const (
+	vpnTitle = "VPN 设备注册说明"
+	vpnDoc   = `# VPN 设备注册说明
+
+本文说明每个 VPN 账号可以注册的设备数量，以及超出数量限制时客户端的报错。
+
+## 设备数量限制
+
+每个 VPN 账号最多可以注册 3 台设备。注册第 4 台设备时，客户端会报错误码 VPN_DEVICE_LIMIT_EXCEEDED，并提示设备数量已达上限。
+
+## 移除旧设备
+
+在自助门户的“我的设备”页面移除一台不再使用的设备以后，就可以注册新设备。
+`
+	expenseTitle = "差旅报销规定"
+	expenseDoc   = `# 差旅报销规定
+
+本文说明出差期间住宿、餐补、交通费用的报销标准，以及报销单的提交期限和发票要求。
+
+## 住宿标准
+
+出差住酒店，一线城市每晚报销上限为 600 元，其他城市每晚报销上限为 400 元，超出部分由员工自行承担。
+
+## 餐费补助
+
+出差期间的餐补为每天 100 元，按出差天数计算，无需提供发票。
+
+## 交通费用
+
+出差期间的市内打车费可以凭行程单报销，每天不超过 150 元。
+
+## 提交期限
+
+报销单需要在出差结束后 30 天之内提交。逾期提交报销单时，报销系统会返回错误码 EXP_SUBMISSION_OVERDUE，需要部门负责人审批以后才能继续报销。
+
+## 发票要求
+
+发票丢失时，需要填写发票遗失说明，并由部门负责人签字确认后报销。
+`
+)
+
+// The conversation of issue 16, item 2: one VPN round, six expense
+// rounds, then a follow-up about the VPN round.
+var (
+	vpnQuestion      = "一个VPN账号最多可以注册几台设备？"
+	expenseQuestions = []string{
+		"出差住酒店每晚可以报销多少钱？", "出差的餐补每天多少钱？", "市内打车费可以报销吗？",
+		"报销单需要在多久之内提交？", "发票丢失了应该怎么报销？", "逾期提交报销单会返回什么错误码？",
+	}
+	vpnFollowUp = "那第四台设备会报什么错？"
+)
+
+// ingestVPNAndExpenses adds the VPN and expense documents to e's
+// knowledge base.
+func ingestVPNAndExpenses(t *testing.T, e *env) {
+	t.Helper()
+	for _, d := range []knowledge.DocumentInput{
+		{Title: vpnTitle, SourceURI: "https://help.example.com/zh/vpn-devices", Content: vpnDoc},
+		{Title: expenseTitle, SourceURI: "https://help.example.com/zh/travel-expenses", Content: expenseDoc},
+	} {
+		_, err := e.svc.Ingest(as(admin), e.kb, d)
+		require.NoError(t, err)
+	}
+}
+
+// withSummaryTrigger sets the tenant's summary trigger.
+func withSummaryTrigger(n int) envOption {
+	return func(_ *chat.Config, st *domain.TenantSettings) { st.SummaryTriggerRounds = n }
+}
+
+// withStrategy sets the tenant's history strategy, leaving K and the
+// trigger at their defaults (or at what an earlier option set).
+func withStrategy(s domain.HistoryStrategy) envOption {
+	return func(_ *chat.Config, st *domain.TenantSettings) { st.HistoryStrategy = s }
+}
+
+// sourceTitles returns the titles of an attempt's sources, in label order.
+func sourceTitles(t *testing.T, e *env, o outcome) []string {
+	t.Helper()
+	views, err := e.eng.Sources(as(alice), o.attempt.ID)
+	require.NoError(t, err)
+	var out []string
+	for _, v := range views {
+		out = append(out, v.Source.DocumentTitle)
+	}
+	return out
+}
+
+// TestFollowUpPastTheWindowResolvesToItsRound is issue 16, item 2, end to
+// end with the offline model on both backends: round 1 asks about the VPN
+// device limit, six expense rounds follow (more than the K = 5 newest
+// rounds), and then "那第四台设备会报什么错？". Under PRIORITIZED the rewrite
+// looks at the older candidates ranked by the strategy's score, under
+// HYBRID and SEMANTIC_SUMMARY at the summary (its pending line, or the
+// folded summary), so the standalone question carries the VPN topic, the
+// VPN document is retrieved and the answer gives its error code rather
+// than the expense rules. SLIDING_WINDOW keeps only its N rounds, for the
+// rewrite too: nothing past the window reaches any model call.
+func TestFollowUpPastTheWindowResolvesToItsRound(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    []envOption
+		resolve bool // the follow-up resolves to the VPN round
+	}{
+		{"PRIORITIZED ranks the round past the window", []envOption{withStrategy(domain.StrategyPrioritized)}, true},
+		{"HYBRID finds it in the summary's pending lines", []envOption{withStrategy(domain.StrategyHybrid)}, true},
+		{"HYBRID finds it in the folded summary", []envOption{withStrategy(domain.StrategyHybrid), withSummaryTrigger(1)}, true},
+		{"SEMANTIC_SUMMARY finds it in the summary", []envOption{withStrategy(domain.StrategySemanticSummary)}, true},
+		{"SLIDING_WINDOW forgets what is past its window", []envOption{withStrategy(domain.StrategySlidingWindow)}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			forEach(t, func(t *testing.T, e *env) {
+				ingestVPNAndExpenses(t, e)
+				conv := e.conversation(t, alice)
+				first := e.ask(t, alice, conv.ID, vpnQuestion)
+				require.Equal(t, attempt.StatusCOMPLETED, first.attempt.Status)
+				require.False(t, first.attempt.Refused)
+				require.Contains(t, first.attempt.Answer, "3 台")
+				for _, q := range expenseQuestions {
+					o := e.ask(t, alice, conv.ID, q)
+					require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
+					require.False(t, o.attempt.Refused, q)
+					require.NotContains(t, o.attempt.Answer, "设备", "no expense answer mentions devices")
+					chat.WaitIdle(e.eng) // the summariser has run
+				}
+
+				o := e.ask(t, alice, conv.ID, vpnFollowUp)
+				a := o.attempt
+				require.Equal(t, attempt.StatusCOMPLETED, a.Status)
+				require.NotNil(t, a.StandaloneQuestion)
+				standalone := *a.StandaloneQuestion
+				t.Logf("standalone question: %s\nanswer: %s", standalone, a.Answer)
+				assert.True(t, a.RequiresHistory)
+				if !tc.resolve {
+					assert.NotContains(t, standalone, "VPN", "a round past the sliding window reaches no model call")
+					assert.NotContains(t, e.model.lastPrompt().Messages[1].Content, vpnQuestion)
+					return
+				}
+				assert.Contains(t, standalone, "VPN", "the rewrite resolves to the VPN round")
+				assert.Contains(t, standalone, "第四台设备")
+				assert.NotContains(t, standalone, "报销", "no expense context")
+				titles := sourceTitles(t, e, o)
+				require.NotEmpty(t, titles)
+				assert.Equal(t, vpnTitle, titles[0], "the VPN document is retrieved first")
+				assert.NotContains(t, titles, expenseTitle, "the expense policy is not retrieved")
+				assert.Contains(t, a.Answer, "VPN_DEVICE_LIMIT_EXCEEDED")
+				assert.NotContains(t, a.Answer, "酒店")
+				assert.NotContains(t, a.Answer, "报销")
+			}, tc.opts...)
+		})
+	}
+}
