@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,16 +115,24 @@ func sourceTitles(t *testing.T, e *env, o outcome) []string {
 // than the expense rules. SLIDING_WINDOW keeps only its N rounds, for the
 // rewrite too: nothing past the window reaches any model call.
 func TestFollowUpPastTheWindowResolvesToItsRound(t *testing.T) {
+	// through says how the VPN round reaches the answer prompt.
+	type through int
+	const (
+		nothing   through = iota // it does not (SLIDING_WINDOW)
+		ranking                  // PRIORITIZED chooses round 1 verbatim
+		pending                  // a summary line of a round not folded yet
+		folded                   // the stored summary, folded by the summariser
+	)
 	tests := []struct {
-		name    string
-		opts    []envOption
-		resolve bool // the follow-up resolves to the VPN round
+		name string
+		opts []envOption
+		via  through
 	}{
-		{"PRIORITIZED ranks the round past the window", []envOption{withStrategy(domain.StrategyPrioritized)}, true},
-		{"HYBRID finds it in the summary's pending lines", []envOption{withStrategy(domain.StrategyHybrid)}, true},
-		{"HYBRID finds it in the folded summary", []envOption{withStrategy(domain.StrategyHybrid), withSummaryTrigger(1)}, true},
-		{"SEMANTIC_SUMMARY finds it in the summary", []envOption{withStrategy(domain.StrategySemanticSummary)}, true},
-		{"SLIDING_WINDOW forgets what is past its window", []envOption{withStrategy(domain.StrategySlidingWindow)}, false},
+		{"PRIORITIZED ranks the round past the window", []envOption{withStrategy(domain.StrategyPrioritized)}, ranking},
+		{"HYBRID finds it in the summary's pending lines", []envOption{withStrategy(domain.StrategyHybrid)}, pending},
+		{"HYBRID finds it in the folded summary", []envOption{withStrategy(domain.StrategyHybrid), withSummaryTrigger(1)}, folded},
+		{"SEMANTIC_SUMMARY finds it in the summary", []envOption{withStrategy(domain.StrategySemanticSummary)}, pending},
+		{"SLIDING_WINDOW forgets what is past its window", []envOption{withStrategy(domain.StrategySlidingWindow)}, nothing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,10 +158,27 @@ func TestFollowUpPastTheWindowResolvesToItsRound(t *testing.T) {
 				standalone := *a.StandaloneQuestion
 				t.Logf("standalone question: %s\nanswer: %s", standalone, a.Answer)
 				assert.True(t, a.RequiresHistory)
-				if !tc.resolve {
+				m := a.ContextManifest
+				require.NotNil(t, m)
+				summary, users, _ := promptLines(t, e)
+				switch tc.via {
+				case nothing:
 					assert.NotContains(t, standalone, "VPN", "a round past the sliding window reaches no model call")
-					assert.NotContains(t, e.model.lastPrompt().Messages[1].Content, vpnQuestion)
+					assert.NotContains(t, users, vpnQuestion)
+					assert.Empty(t, summary)
 					return
+				case ranking:
+					assert.Contains(t, roundSeqs(m), int64(1), "PRIORITIZED carries round 1 verbatim")
+					assert.Contains(t, users, vpnQuestion)
+					assert.Zero(t, m.SummaryVersion, "nothing was folded: the rewrite found round 1 by its ranking")
+				case pending, folded:
+					assert.NotContains(t, users, vpnQuestion, "round 1 is not verbatim")
+					assert.Contains(t, strings.Join(summary, "\n"), vpnQuestion, "round 1 is in the summary")
+					if tc.via == folded {
+						assert.Positive(t, m.SummaryVersion, "the summariser folded round 1")
+					} else {
+						assert.Zero(t, m.SummaryVersion, "round 1 is a line of a round not folded yet")
+					}
 				}
 				assert.Contains(t, standalone, "VPN", "the rewrite resolves to the VPN round")
 				assert.Contains(t, standalone, "第四台设备")
