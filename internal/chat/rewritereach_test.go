@@ -1,7 +1,10 @@
 package chat_test
 
 import (
+	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +14,9 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge"
+	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/store/storetest"
 )
 
 // The knowledge of the past-the-window conversation: a VPN device limit
@@ -193,4 +199,77 @@ func TestFollowUpPastTheWindowResolvesToItsRound(t *testing.T) {
 			}, tc.opts...)
 		})
 	}
+}
+
+// embedLog records every embedding call's texts.
+type embedLog struct {
+	llm.Model
+	mu    *sync.Mutex
+	calls *[][]string
+}
+
+func (m embedLog) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	m.mu.Lock()
+	*m.calls = append(*m.calls, slices.Clone(texts))
+	m.mu.Unlock()
+	return m.Model.Embed(ctx, texts)
+}
+
+// TestPrioritizedRewriteRanksFromTheWindowsRead: PRIORITIZED's ranking for
+// the rewrite reuses the rounds the window already read (the context
+// assembly sends no more statements than maxContextStatements) and embeds
+// them once: the follow-up with the candidates before the rewrite, then
+// the standalone question alone for the retrieval and for the prompt's
+// choice. A question retrieved early (it cannot need history) is not
+// ranked for the rewrite: one batch of the question with the candidates,
+// for the prompt.
+func TestPrioritizedRewriteRanksFromTheWindowsRead(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		var (
+			mu    sync.Mutex
+			calls [][]string
+		)
+		e := newEnvDeps(t, db, nil, func(d *chat.Deps) { d.Model = embedLog{Model: d.Model, mu: &mu, calls: &calls} },
+			withStrategy(domain.StrategyPrioritized))
+		ingestVPNAndExpenses(t, e)
+		conv := e.conversation(t, alice)
+		for _, q := range append([]string{vpnQuestion}, expenseQuestions...) {
+			require.Equal(t, attempt.StatusCOMPLETED, e.ask(t, alice, conv.ID, q).attempt.Status)
+		}
+		chat.WaitIdle(e.eng)
+		const rounds = 7
+		standalone := "上传文件的大小上限是多少？超过上限时服务端返回哪个错误码？"
+		require.False(t, llm.NeedsHistory(standalone, true))
+		for _, tc := range []struct {
+			question string
+			batches  []int // texts per embedding call, in order
+		}{
+			{vpnFollowUp, []int{1 + rounds, 1, 1}},
+			{standalone, []int{1, 1 + rounds}},
+		} {
+			_, err := e.eng.PreviewContext(as(alice), conv.ID, tc.question) // warm-up (the SQLite retriever's cache)
+			require.NoError(t, err)
+			mu.Lock()
+			calls = nil
+			mu.Unlock()
+			n.Store(0)
+			m, err := e.eng.PreviewContext(as(alice), conv.ID, tc.question)
+			require.NoError(t, err)
+			if tc.question == vpnFollowUp {
+				require.Contains(t, roundSeqs(m), int64(1), "the follow-up's prompt carries round 1")
+			}
+			require.LessOrEqual(t, n.Load(), maxContextStatements[string(raw.Dialect)], "statements per context assembly")
+			mu.Lock()
+			var sizes []int
+			for _, c := range calls {
+				sizes = append(sizes, len(c))
+			}
+			mu.Unlock()
+			slices.Sort(sizes)
+			want := slices.Clone(tc.batches)
+			slices.Sort(want)
+			require.Equal(t, want, sizes, "embedding calls of %q", tc.question)
+		}
+	})
 }
