@@ -61,10 +61,14 @@ func (e *Engine) newRoundScorer(w window) *roundScorer {
 }
 
 // embed returns question's embedding, embedding the rounds with it the
-// first time; nil when embedding failed.
+// first time; nil when embedding failed (once the rounds' embedding has
+// failed, no question is embedded: it would have nothing to compare to).
 func (s *roundScorer) embed(ctx context.Context, question string) []float32 {
 	if v, ok := s.questions[question]; ok {
 		return v
+	}
+	if s.embedded && s.vecs == nil {
+		return nil
 	}
 	texts := []string{question}
 	if !s.embedded {
