@@ -124,10 +124,10 @@ func TestFollowUpPastTheWindowResolvesToItsRound(t *testing.T) {
 	// through says how the VPN round reaches the answer prompt.
 	type through int
 	const (
-		nothing   through = iota // it does not (SLIDING_WINDOW)
-		ranking                  // PRIORITIZED chooses round 1 verbatim
-		pending                  // a summary line of a round not folded yet
-		folded                   // the stored summary, folded by the summariser
+		nothing through = iota // it does not (SLIDING_WINDOW)
+		ranking                // PRIORITIZED chooses round 1 verbatim
+		pending                // a summary line of a round not folded yet
+		folded                 // the stored summary, folded by the summariser
 	)
 	tests := []struct {
 		name string
