@@ -48,7 +48,8 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		return bc, &contextError{kind: "conversation", err: err}
 	}
 	bc.win = win
-	bc.standalone, bc.requires = e.rewrite(ctx, j, win)
+	sc := e.newRoundScorer(win)
+	bc.standalone, bc.requires = e.rewrite(ctx, j, win, sc)
 	if afterRewrite != nil {
 		if err := afterRewrite(bc.standalone, bc.requires); err != nil {
 			return bc, err
@@ -65,7 +66,7 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 	rounds, maxRounds, summary := win.rounds, win.plan.verbatim, win.summary
 	var candidates []domain.RoundScore
 	if win.plan.strategy == domain.StrategyPrioritized {
-		rounds, candidates = e.prioritize(ctx, win, bc.standalone, win.plan.verbatim)
+		rounds, candidates = sc.prioritize(ctx, bc.standalone, win.plan.verbatim)
 		summary = withPendingRounds(summary, notChosen(win.unfolded, candidates), st.SummaryMaxChars)
 	}
 	bc.model = e.chatModel(st)

@@ -123,12 +123,12 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 
 // rewrite turns a follow-up into a standalone retrieval question (docs/ENGINE.md
 // D5). A cheap rule gate skips the model for questions that do not
-// depend on history; the model sees only the authorised window. A failed
-// rewrite degrades to the original question rather than failing the
-// answer.
-func (e *Engine) rewrite(ctx context.Context, j job, win window) (string, bool) {
-	req := llm.RewriteRequest{Question: j.msg.Content, History: win.llmRounds(), Model: e.chatModel(j.settings)}
-	if !llm.NeedsHistory(j.msg.Content, len(req.History) > 0) {
+// depend on history; the model sees only the authorised window, as the
+// history strategy shows it (rewriteRequest). A failed rewrite degrades
+// to the original question rather than failing the answer.
+func (e *Engine) rewrite(ctx context.Context, j job, win window, sc *roundScorer) (string, bool) {
+	req := e.rewriteRequest(ctx, j, win, sc)
+	if !llm.NeedsHistory(j.msg.Content, req.HasHistory()) {
 		return j.msg.Content, false
 	}
 	res, err := e.model.Rewrite(ctx, req)

@@ -33,44 +33,133 @@ const (
 // is cut last, since follow-ups refer to it.
 const previousPriority = math.MaxFloat64
 
-// prioritize scores the candidate rounds of w (oldest first) against the
-// standalone question and returns the rounds to offer the prompt, oldest
-// first, each with its score as its priority, and every candidate's score
-// for the manifest (newest first). The previous round is always chosen;
-// the others by score (the newer among equals), at most limit in all, none
-// below minRoundScore. One embedding call covers the question and every
-// candidate. If embedding fails, similarity counts as zero and the other
-// parts still rank the rounds.
-func (e *Engine) prioritize(ctx context.Context, w window, standalone string, limit int) ([]prompt.Round, []domain.RoundScore) {
-	n := len(w.rounds)
+// roundScorer scores the candidate rounds of a PRIORITIZED window
+// (oldest first) against questions: the rewrite's ranking of the older
+// rounds against the follow-up (rankEarlier) and the prompt's choice
+// against the standalone question (prioritize) use the same score. The
+// rounds are embedded once, with the first question scored; a later
+// question costs one more embedding of that question only. If embedding
+// fails, similarity counts as zero and the other parts still rank.
+type roundScorer struct {
+	e      *Engine
+	rounds []prompt.Round
+	cited  map[int64]bool
+	// vecs are the rounds' embeddings once embedded (nil after a failure);
+	// questions are the questions' embeddings, by question.
+	embedded  bool
+	vecs      [][]float32
+	questions map[string][]float32
+}
+
+// newRoundScorer returns the scorer of w's candidate rounds, or nil when
+// w's strategy is not PRIORITIZED.
+func (e *Engine) newRoundScorer(w window) *roundScorer {
+	if w.plan.strategy != domain.StrategyPrioritized {
+		return nil
+	}
+	return &roundScorer{e: e, rounds: w.rounds, cited: w.cited, questions: map[string][]float32{}}
+}
+
+// embed returns question's embedding, embedding the rounds with it the
+// first time; nil when embedding failed (once the rounds' embedding has
+// failed, no question is embedded: it would have nothing to compare to).
+func (s *roundScorer) embed(ctx context.Context, question string) []float32 {
+	if v, ok := s.questions[question]; ok {
+		return v
+	}
+	if s.embedded && s.vecs == nil {
+		return nil
+	}
+	texts := []string{question}
+	if !s.embedded {
+		for _, r := range s.rounds {
+			texts = append(texts, roundText(r))
+		}
+	}
+	vecs, err := s.e.model.Embed(ctx, texts)
+	if err != nil || len(vecs) != len(texts) {
+		s.e.log.WarnContext(ctx, "round embeddings unavailable; scoring without similarity", "err", err)
+		vecs = nil
+	}
+	if !s.embedded {
+		s.embedded = true
+		if vecs != nil {
+			s.vecs = vecs[1:]
+		}
+	}
+	var q []float32
+	if vecs != nil {
+		q = vecs[0]
+	}
+	s.questions[question] = q
+	return q
+}
+
+// scores returns every round's score against question, oldest first
+// (docs/ENGINE.md, "History strategies": 0.6 × similarity + 0.3 × shared
+// terms + 0.1 × cited).
+func (s *roundScorer) scores(ctx context.Context, question string) []domain.RoundScore {
+	n := len(s.rounds)
+	if n == 0 {
+		return nil
+	}
+	q := s.embed(ctx, question)
+	qTerms := terms(question)
+	scores := make([]domain.RoundScore, n)
+	for i, r := range s.rounds {
+		sc := domain.RoundScore{UserSeq: r.UserSeq, Cited: s.cited[r.UserSeq], Previous: i == n-1}
+		if q != nil && s.vecs != nil {
+			sc.Similarity = round3(math.Max(0, cosine(q, s.vecs[i])))
+		}
+		sc.SharedTerms = sharedTerms(qTerms, terms(r.User+"\n"+r.Assistant))
+		score := weightSimilarity*sc.Similarity + weightShared*float64(min(sc.SharedTerms, sharedSaturation))/sharedSaturation
+		if sc.Cited {
+			score += weightCited
+		}
+		sc.Score = round3(score)
+		scores[i] = sc
+	}
+	return scores
+}
+
+// rankEarlier returns the rounds older than the newest recent ones, the
+// best first by their score against the follow-up question (the newer
+// among equals), at most limit and none below minRoundScore: the older
+// rounds the rewrite looks at when the newest do not resolve the
+// follow-up's reference.
+func (s *roundScorer) rankEarlier(ctx context.Context, question string, recent, limit int) []prompt.Round {
+	if s == nil || limit <= 0 || len(s.rounds) <= recent {
+		return nil
+	}
+	older := len(s.rounds) - recent
+	scores := s.scores(ctx, question)
+	order := make([]int, 0, older)
+	for i := older - 1; i >= 0; i-- {
+		order = append(order, i)
+	}
+	sort.SliceStable(order, func(x, y int) bool { return scores[order[x]].Score > scores[order[y]].Score })
+	var out []prompt.Round
+	for _, i := range order {
+		if len(out) == limit || scores[i].Score < minRoundScore {
+			break
+		}
+		out = append(out, s.rounds[i])
+	}
+	return out
+}
+
+// prioritize scores the candidate rounds against the standalone question
+// and returns the rounds to offer the prompt, oldest first, each with its
+// score as its priority, and every candidate's score for the manifest
+// (newest first). The previous round is always chosen; the others by
+// score (the newer among equals), at most limit in all, none below
+// minRoundScore.
+func (s *roundScorer) prioritize(ctx context.Context, standalone string, limit int) ([]prompt.Round, []domain.RoundScore) {
+	n := len(s.rounds)
 	if n == 0 || limit <= 0 {
 		return nil, nil
 	}
-	texts := make([]string, 0, n+1)
-	texts = append(texts, standalone)
-	for _, r := range w.rounds {
-		texts = append(texts, roundText(r))
-	}
-	vecs, err := e.model.Embed(ctx, texts)
-	if err != nil || len(vecs) != len(texts) {
-		e.log.WarnContext(ctx, "round embeddings unavailable; scoring without similarity", "err", err)
-		vecs = nil
-	}
-	qTerms := terms(standalone)
-	scores := make([]domain.RoundScore, n) // oldest first here
-	for i, r := range w.rounds {
-		s := domain.RoundScore{UserSeq: r.UserSeq, Cited: w.cited[r.UserSeq], Previous: i == n-1}
-		if vecs != nil {
-			s.Similarity = round3(math.Max(0, cosine(vecs[0], vecs[i+1])))
-		}
-		s.SharedTerms = sharedTerms(qTerms, terms(r.User+"\n"+r.Assistant))
-		score := weightSimilarity*s.Similarity + weightShared*float64(min(s.SharedTerms, sharedSaturation))/sharedSaturation
-		if s.Cited {
-			score += weightCited
-		}
-		s.Score = round3(score)
-		scores[i] = s
-	}
+	scores := s.scores(ctx, standalone)
 	// The previous round, then the best of the others.
 	order := make([]int, 0, n-1)
 	for i := n - 2; i >= 0; i-- {
@@ -87,7 +176,7 @@ func (e *Engine) prioritize(ctx context.Context, w window, standalone string, li
 		chosen++
 	}
 	rounds := make([]prompt.Round, 0, chosen)
-	for i, r := range w.rounds {
+	for i, r := range s.rounds {
 		if !scores[i].Chosen {
 			continue
 		}
@@ -98,8 +187,8 @@ func (e *Engine) prioritize(ctx context.Context, w window, standalone string, li
 		rounds = append(rounds, r)
 	}
 	newestFirst := make([]domain.RoundScore, n)
-	for i, s := range scores {
-		newestFirst[n-1-i] = s
+	for i, sc := range scores {
+		newestFirst[n-1-i] = sc
 	}
 	return rounds, newestFirst
 }

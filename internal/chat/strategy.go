@@ -52,8 +52,10 @@ type windowPlan struct {
 //     at most HistoryRounds of them reach the prompt, with the summary; the
 //     others not folded yet join the summary as lines.
 //
-// The rewrite of a follow-up always sees the newest rounds read (at most
-// HistoryRounds), whatever reaches the answer prompt.
+// The strategy also decides what the rewrite of a follow-up sees
+// (rewriteRequest): the newest rounds read (at most HistoryRounds), and
+// what it keeps of older rounds (the summary; PRIORITIZED's ranked
+// candidates).
 func planFor(s domain.HistoryStrategy, st domain.TenantSettings) windowPlan {
 	pending := st.HistoryRounds + st.SummaryTriggerRounds + 2
 	switch s {

@@ -21,7 +21,8 @@ type window struct {
 	// (PRIORITIZED: every candidate, before the choice).
 	rounds []prompt.Round
 	// recent are the newest rounds read (at most HistoryRounds), oldest
-	// first: what the rewrite of a follow-up sees.
+	// first: what the rewrite of a follow-up looks at first
+	// (rewriteRequest).
 	recent []prompt.Round
 	// cited marks, by the round's user sequence number, the rounds whose
 	// answer cited evidence.

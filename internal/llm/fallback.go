@@ -8,7 +8,7 @@ import "strings"
 func FallbackRewrite(req RewriteRequest) RewriteResult {
 	q := strings.TrimSpace(req.Question)
 	return RewriteResult{
-		RequiresHistory:    NeedsHistory(q, len(req.History) > 0),
+		RequiresHistory:    NeedsHistory(q, req.HasHistory()),
 		StandaloneQuestion: q,
 	}
 }

@@ -5,7 +5,10 @@
 // Package llmfake is an in-process OpenAI-compatible server for tests.
 package llm
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Role is the author of a chat message.
 type Role string
@@ -88,10 +91,29 @@ type Round struct {
 }
 
 // RewriteRequest asks to turn a follow-up question into a standalone one.
+// The history strategy decides what of the conversation it carries
+// (docs/ENGINE.md, "History strategies"): History always, Earlier and
+// Summary when the strategy keeps older rounds that way. A rewriter
+// resolves a reference against History first and looks at Earlier and
+// Summary only when the newest rounds do not resolve it.
 type RewriteRequest struct {
 	Question string
-	History  []Round
-	Model    string
+	// History are the newest rounds, oldest first: the previous round is
+	// the last.
+	History []Round
+	// Earlier are older rounds the strategy may carry into the answer
+	// prompt, most relevant first (PRIORITIZED: its candidates beyond
+	// History, ranked by its score against Question).
+	Earlier []Round
+	// Summary is the summary of older rounds that the answer prompt
+	// carries, one item per line (llm.SummaryLine), "" when none.
+	Summary string
+	Model   string
+}
+
+// HasHistory reports whether req carries any history at all.
+func (req RewriteRequest) HasHistory() bool {
+	return len(req.History) > 0 || len(req.Earlier) > 0 || strings.TrimSpace(req.Summary) != ""
 }
 
 // RewriteResult is the standalone question to retrieve with.

@@ -11,8 +11,10 @@ import (
 // Rewrite turns a follow-up into a standalone question with rules. A
 // question that passes the llm.NeedsHistory gate as standalone is returned
 // unchanged, so a topic switch is never polluted. Otherwise the topic of
-// the latest history question (itself resolved against the rounds before
-// it) is carried into the follow-up:
+// the question it refers to (referent: the latest history question,
+// itself resolved against the rounds before it, unless the follow-up's
+// subject is only in an older round or in the summary) is carried into
+// the follow-up:
 //
 //   - "那X呢？" / "What about X?" puts X into the previous question's frame
 //     (退款多久到账 + 那银行卡呢 → 银行卡退款多久到账？);
@@ -27,11 +29,11 @@ func (m *Model) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.Rewrit
 	}
 	q := strings.TrimSpace(req.Question)
 	res := llm.RewriteResult{StandaloneQuestion: q, Usage: llm.Usage{Estimated: true}}
-	if !llm.NeedsHistory(q, len(req.History) > 0) {
+	if !llm.NeedsHistory(q, req.HasHistory()) {
 		return res, nil
 	}
 	res.RequiresHistory = true
-	if prev := resolveHistory(req.History); prev != "" {
+	if prev := referent(req, q); prev != "" {
 		res.StandaloneQuestion = combine(prev, q)
 	}
 	return res, nil

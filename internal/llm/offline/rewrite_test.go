@@ -90,3 +90,65 @@ func TestRewriteIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteLooksPastTheNewestRounds covers the referent of a follow-up
+// (docs/ENGINE.md D5, "History strategies"): the newest rounds first, then
+// the older rounds the history strategy ranked (Earlier, best first) and
+// the summary, when the follow-up's subject is only there; a frame
+// follow-up (那X呢) and one whose subject nothing shares stay with the
+// previous round.
+func TestRewriteLooksPastTheNewestRounds(t *testing.T) {
+	const (
+		vpn      = "一个VPN账号最多可以注册几台设备？"
+		printer  = "打印机设备怎么连接？"
+		hotel    = "出差住酒店每晚可以报销多少钱？"
+		overdue  = "逾期提交报销单会返回什么错误码？"
+		followUp = "那第四台设备会报什么错？"
+		toVPN    = "关于一个VPN账号最多可以注册几台设备：第四台设备会报什么错？"
+	)
+	summaryOf := func(questions ...string) string {
+		var lines []string
+		for _, q := range questions {
+			lines = append(lines, llm.SummaryLine(llm.SummaryItem{Question: q, Outcome: "answered"}))
+		}
+		return strings.Join(lines, "\n")
+	}
+	tests := []struct {
+		name     string
+		req      llm.RewriteRequest
+		question string
+		want     string
+	}{
+		{"an earlier round shares the subject", llm.RewriteRequest{History: rounds(hotel, overdue), Earlier: rounds(vpn)}, followUp, toVPN},
+		{"the best-ranked earlier round wins", llm.RewriteRequest{History: rounds(hotel, overdue), Earlier: rounds(vpn, printer)}, followUp, toVPN},
+		{"earlier rounds that do not share are skipped", llm.RewriteRequest{History: rounds(overdue), Earlier: rounds(hotel, vpn)}, followUp, toVPN},
+		{"a summary line shares the subject", llm.RewriteRequest{History: rounds(hotel, overdue), Summary: summaryOf(vpn, "退款多久到账？")}, followUp, toVPN},
+		{"the summary alone", llm.RewriteRequest{Summary: summaryOf(vpn)}, followUp, toVPN},
+		{"an older recent round shares the subject", llm.RewriteRequest{History: rounds(vpn, hotel, overdue)}, followUp, toVPN},
+		{"a recent round wins over an earlier one", llm.RewriteRequest{History: rounds(printer, overdue), Earlier: rounds(vpn)}, followUp,
+			"关于打印机设备连接：第四台设备会报什么错？"},
+		{"a frame follow-up stays with the previous round", llm.RewriteRequest{History: rounds("退款多久到账？"), Earlier: rounds("银行卡怎么绑定？")}, "那银行卡呢？",
+			"银行卡退款多久到账？"},
+		{"nothing shares the subject: the previous round", llm.RewriteRequest{History: rounds("上传文件最大是多少？"), Earlier: rounds(vpn), Summary: summaryOf(hotel)},
+			"那超过以后返回什么错误码？", "关于上传文件最大：超过以后返回什么错误码？"},
+		{"nothing shares the subject and no recent round: the newest summarised question", llm.RewriteRequest{Summary: summaryOf(hotel, overdue)},
+			"那超过以后怎么办？", "关于逾期提交报销单会返回错误码：超过以后怎么办？"},
+		{"english earlier round", llm.RewriteRequest{History: rounds("How long do refunds take?"), Earlier: rounds("How many devices can one VPN account register?")},
+			"And what error does the fourth device get?", "Regarding devices VPN account register: what error does the fourth device get?"},
+		{"english summary line", llm.RewriteRequest{History: rounds("How long do refunds take?"), Summary: summaryOf("How many devices can one VPN account register?")},
+			"And what error does the fourth device get?", "Regarding devices VPN account register: what error does the fourth device get?"},
+	}
+	m := offline.New(offline.Options{})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.req.Question = tc.question
+			got, err := m.Rewrite(context.Background(), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.RequiresHistory || got.StandaloneQuestion != tc.want {
+				t.Errorf("Rewrite(%q) = %v %q, want true %q", tc.question, got.RequiresHistory, got.StandaloneQuestion, tc.want)
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@ const maxStandaloneRunes = 500
 // normally fall back the same way). Without history the question is
 // returned unchanged with no call.
 func (m *Model) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.RewriteResult, error) {
-	if len(req.History) == 0 || strings.TrimSpace(req.Question) == "" {
+	if !req.HasHistory() || strings.TrimSpace(req.Question) == "" {
 		return llm.FallbackRewrite(req), nil
 	}
 	creq := goopenai.ChatCompletionRequest{

@@ -143,3 +143,60 @@ func TestRewriteTransportErrorIsReturned(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestRewritePromptCarriesWhatTheStrategyKept: the summary and the earlier
+// rounds the history strategy ranked reach the rewrite prompt, inside the
+// one untrusted conversation section, before the recent rounds; a request
+// with only a summary is still rewritten (docs/ENGINE.md, "History
+// strategies").
+func TestRewritePromptCarriesWhatTheStrategyKept(t *testing.T) {
+	tests := []struct {
+		name string
+		req  llm.RewriteRequest
+		want []string // in this order in the conversation section
+	}{
+		{"summary, earlier and recent rounds", llm.RewriteRequest{
+			Summary: "用户问：一个VPN账号最多可以注册几台设备？；助手回答结果：已回答",
+			Earlier: []llm.Round{{User: "e1", Assistant: "ea1"}, {User: "e2", Assistant: "ea2"}, {User: "e3", Assistant: "ea3"}, {User: "e4", Assistant: "ea4"}},
+			History: []llm.Round{{User: "逾期提交报销单会返回什么错误码？", Assistant: "EXP_SUBMISSION_OVERDUE"}},
+		}, []string{"SUMMARY: 用户问：一个VPN账号", "EARLIER USER: e1\nEARLIER ASSISTANT: ea1", "EARLIER USER: e3", "USER: 逾期提交报销单"}},
+		{"only a summary", llm.RewriteRequest{Summary: "用户问：一个VPN账号最多可以注册几台设备？；助手回答结果：已回答"},
+			[]string{"SUMMARY: 用户问：一个VPN账号"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, m, _ := setup(t, nil)
+			srv.SetReply(`{"requiresHistory": true, "standaloneQuestion": "第四台VPN设备会报什么错？"}`)
+			tc.req.Question = "那第四台设备会报什么错？"
+			got, err := m.Rewrite(context.Background(), tc.req)
+			if err != nil || got.StandaloneQuestion != "第四台VPN设备会报什么错？" {
+				t.Fatalf("Rewrite = %+v, %v", got, err)
+			}
+			var body struct {
+				llmfake.ChatRequest
+			}
+			if err := json.Unmarshal(srv.LastRequest().Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(body.Messages[0].Content, "EARLIER") || !strings.Contains(body.Messages[0].Content, "SUMMARY") {
+				t.Errorf("the system prompt does not say where to look past the recent rounds")
+			}
+			user := body.LastUser()
+			ctx, ok := promptfmt.SectionBody(user, promptfmt.ConversationSection)
+			if !ok || strings.Count(user, promptfmt.Close(promptfmt.ConversationSection)) != 1 {
+				t.Fatalf("want one conversation section in %q", user)
+			}
+			at := 0
+			for _, w := range tc.want {
+				i := strings.Index(ctx[at:], w)
+				if i < 0 {
+					t.Fatalf("conversation section lacks %q after offset %d: %q", w, at, ctx)
+				}
+				at += i + len(w)
+			}
+			if strings.Contains(ctx, "e4") {
+				t.Errorf("more than %d earlier rounds: %q", 3, ctx)
+			}
+		})
+	}
+}
