@@ -84,6 +84,9 @@ func openPostgresBus(t testing.TB, restartable bool) *testBus {
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		opts.Logger = testLogger
+		if opts.Secret == nil {
+			opts.Secret = testSecret
+		}
 		d, err := broker.NewPostgres(ctx, dsn, broker.PostgresOptions{
 			Options: opts, MinReconnect: 20 * time.Millisecond, MaxReconnect: 200 * time.Millisecond,
 		})
@@ -129,6 +132,9 @@ func openNATSBus(t testing.TB, _ bool) *testBus {
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		opts.Logger = testLogger
+		if opts.Secret == nil {
+			opts.Secret = testSecret
+		}
 		d, err := broker.NewNATS(ctx, url, broker.NATSOptions{Options: opts, ReconnectWait: 20 * time.Millisecond})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = d.Close() })
@@ -158,6 +164,9 @@ func startNATSServer(t testing.TB, port int) *natsserver.Server {
 	})
 	return s
 }
+
+// testSecret is the secret the tests' brokers share (Options.Secret).
+var testSecret = []byte("the broker secret of the tests, 32+ bytes")
 
 // testLogger receives the brokers' logs: discarded, unless
 // RAGCHAT_TEST_BROKER_LOG=1 asks for them on stderr.
