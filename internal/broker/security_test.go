@@ -51,8 +51,8 @@ func TestForgedFramesNeverReachSubscribers(t *testing.T) {
 		require.NotEmpty(t, tampered)
 		tampered[len(tampered)-20] ^= 1
 		forgeries := [][]byte{
-			forgedBatch(topic),            // the unsealed format, as it is
-			bus.wire(forgedBatch(topic)),  // the same, encoded as the bus carries sealed frames
+			forgedBatch(topic),           // the unsealed format, as it is
+			bus.wire(forgedBatch(topic)), // the same, encoded as the bus carries sealed frames
 			bus.wire(append([]byte("rcb2"), random...)),
 			bus.wire(tampered),
 		}
