@@ -166,3 +166,53 @@ func TestSealedFramesFitTheBus(t *testing.T) {
 	_, err = newSealer(testSecret, [][]byte{[]byte("short")}, "test", "ch")
 	assert.Error(t, err, "a short previous secret")
 }
+
+// BenchmarkSeal measures what sealing costs per frame: seal on the sender,
+// open on each receiver, and for PostgreSQL the base64 both ways, for a
+// small batch (a few DELTAs), a medium one and the largest frame a
+// PostgreSQL bus cuts.
+//
+//	go test ./internal/broker -run '^$' -bench Seal -benchmem
+func BenchmarkSeal(b *testing.B) {
+	s := testSealer(b)
+	for _, size := range []int{200, 1000, (&postgresBus{payload: DefaultNotifyPayload}).maxFrame() - sealOverhead} {
+		inner := []byte(strings.Repeat("x", size))
+		sealed := s.seal(inner, time.Now())
+		b.Run(fmt.Sprintf("seal/bytes=%d", size), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				s.seal(inner, time.Now())
+			}
+		})
+		b.Run(fmt.Sprintf("open/bytes=%d", size), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := s.open(sealed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("postgres-roundtrip/bytes=%d", size), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				payload := base64.StdEncoding.EncodeToString(s.seal(inner, time.Now()))
+				f, _ := base64.StdEncoding.DecodeString(payload)
+				if _, _, err := s.open(f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("rejected-forgery", func(b *testing.B) {
+		forged := append([]byte(sealMagic), make([]byte, 1000)...)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := s.open(forged); err == nil {
+				b.Fatal("accepted")
+			}
+		}
+	})
+}
