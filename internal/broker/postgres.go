@@ -19,6 +19,7 @@ const (
 	// PostgreSQL's limit of 8000 bytes.
 	DefaultNotifyPayload = 7000
 	maxNotifyPayload     = 7999
+	minNotifyPayload     = 512
 	defaultMinReconnect  = 100 * time.Millisecond
 	defaultMaxReconnect  = 5 * time.Second
 	defaultPingInterval  = 30 * time.Second
@@ -31,8 +32,8 @@ type PostgresOptions struct {
 	// exchange events only with instances on the same database and
 	// channel, so two deployments sharing a database use two channels.
 	Channel string
-	// MaxPayload bounds one NOTIFY payload (default 7000 bytes; at most
-	// 7999). Larger batches and events are split into numbered parts.
+	// MaxPayload bounds one NOTIFY payload (default 7000 bytes; from 512
+	// to 7999). Larger batches and events are split into numbered parts.
 	MaxPayload int
 	// MinReconnect and MaxReconnect bound the listener's reconnect backoff
 	// (default 100 ms doubling to 5 s).
@@ -64,6 +65,9 @@ func NewPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Distri
 	}
 	if opts.MaxPayload > maxNotifyPayload {
 		return nil, fmt.Errorf("broker: NOTIFY payload of %d bytes exceeds PostgreSQL's limit", opts.MaxPayload)
+	}
+	if opts.MaxPayload < minNotifyPayload {
+		return nil, fmt.Errorf("broker: NOTIFY payload of %d bytes leaves no room for a sealed frame (at least %d)", opts.MaxPayload, minNotifyPayload)
 	}
 	if opts.MinReconnect <= 0 {
 		opts.MinReconnect = defaultMinReconnect

@@ -76,8 +76,9 @@ func (r *receiver) frame(b []byte) {
 	if err != nil {
 		n := r.stats.rejected.Add(1)
 		r.rejectLog.Do(func() {
-			r.log.Warn("broker: dropped a frame from the bus: every instance must share one RAGCHAT_BROKER_SECRET, "+
-				"and anything else writing to the bus is ignored", "reason", err.Error(), "rejected_total", n)
+			r.log.Warn("broker: dropped a frame that is not this deployment's (every replica must share one "+
+				"RAGCHAT_BROKER_SECRET and keep its clock in sync; anything else written to the bus is ignored)",
+				"reason", err.Error(), "rejected_total", n)
 		})
 		return
 	}
