@@ -18,9 +18,10 @@ import (
 // devSecretBytes is the size of a generated development secret.
 const devSecretBytes = 32
 
-// loadOrCreateDevSecret returns the development HS256 secret kept in path,
-// generating one (64 hex characters, mode 0600) on first use, so that
-// tokens from `ragchat token` keep working across restarts.
+// loadOrCreateDevSecret returns the development secret kept in path (the
+// HS256 secret, the broker secret), generating one (64 hex characters, mode
+// 0600) on first use, so that tokens from `ragchat token` keep working
+// across restarts, and restarted replicas keep reading each other's frames.
 func loadOrCreateDevSecret(path string) ([]byte, bool, error) {
 	b, err := os.ReadFile(path)
 	if err == nil {

@@ -105,6 +105,7 @@ func (f *benchFixture) vars(dataDir string, extra ...string) []string {
 	vars := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + f.dir,
 		"RAGCHAT_DATA_DIR=" + dataDir, "RAGCHAT_ADDR=127.0.0.1:0", "RAGCHAT_JWT_HS256_SECRET=" + f.key,
+		"RAGCHAT_BROKER_SECRET=broker-" + f.key, // shared by the cluster's servers, which have data directories of their own
 		"OPENAI_BASE_URL=" + f.fake.URL, "OPENAI_API_KEY=bench", "OPENAI_CHAT_MODEL=bench-model",
 		"RAGCHAT_LOAD_DEMO=false", "RAGCHAT_ASK_BURST=1000000", "RAGCHAT_ASK_RATE_PER_MINUTE=1000000",
 		"RAGCHAT_MAX_SUBSCRIPTIONS_PER_CONNECTION=10", "RAGCHAT_DB_MAX_OPEN_CONNS=40",

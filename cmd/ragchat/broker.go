@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -15,7 +16,14 @@ import (
 // in-process broker for SQLite and single-process use. instance names this
 // process on the wire.
 func newBroker(ctx context.Context, cfg config.Config, instance string, log *slog.Logger) (broker.Broker, error) {
-	opts := broker.Options{Instance: instance, Logger: log}
+	if !cfg.Broker.CrossReplica() {
+		return broker.NewMemory(broker.MemoryOptions{}), nil
+	}
+	secret, previous, err := brokerSecrets(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	opts := broker.Options{Instance: instance, Logger: log, Secret: secret, PreviousSecrets: previous}
 	switch cfg.Broker.Kind {
 	case config.BrokerPostgres:
 		b, err := broker.NewPostgres(ctx, cfg.Database.URL, broker.PostgresOptions{Options: opts, Channel: cfg.Broker.Channel})
@@ -23,13 +31,36 @@ func newBroker(ctx context.Context, cfg config.Config, instance string, log *slo
 			return nil, fmt.Errorf("postgres broker: %w", err)
 		}
 		return b, nil
-	case config.BrokerNATS:
+	default:
 		b, err := broker.NewNATS(ctx, cfg.Broker.NATSURL, broker.NATSOptions{Options: opts, Subject: cfg.Broker.Channel})
 		if err != nil {
 			return nil, fmt.Errorf("nats broker: %w", err)
 		}
 		return b, nil
-	default:
-		return broker.NewMemory(broker.MemoryOptions{}), nil
 	}
+}
+
+// brokerSecrets returns the secret that seals the broker's frames, and the
+// previous one of a rotation: RAGCHAT_BROKER_SECRET, or in development the
+// secret generated in the data directory (config.Broker.DevSecretFile),
+// which only replicas sharing that directory share.
+func brokerSecrets(cfg config.Config, log *slog.Logger) (secret []byte, previous [][]byte, err error) {
+	if cfg.Broker.PreviousSecret != "" {
+		previous = [][]byte{[]byte(cfg.Broker.PreviousSecret)}
+	}
+	switch {
+	case cfg.Broker.Secret != "":
+		return []byte(cfg.Broker.Secret), previous, nil
+	case !cfg.IsDevelopment():
+		return nil, nil, errors.New("RAGCHAT_BROKER_SECRET is not set") // config.Load refuses this already
+	}
+	secret, created, err := loadOrCreateDevSecret(cfg.Broker.DevSecretFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("broker secret: %w", err)
+	}
+	if created {
+		log.Info("generated a development broker secret; replicas that do not share this data directory need one RAGCHAT_BROKER_SECRET",
+			slog.String("file", cfg.Broker.DevSecretFile))
+	}
+	return secret, previous, nil
 }

@@ -82,6 +82,37 @@ func (c *clusterEnv) start(t *testing.T, n int) []*process {
 	return ps
 }
 
+// usesPostgresBroker reports whether the cluster's broker is NOTIFY.
+func (c *clusterEnv) usesPostgresBroker() bool {
+	for _, v := range c.broker {
+		if v == "RAGCHAT_BROKER=postgres" {
+			return true
+		}
+	}
+	return false
+}
+
+// brokerMetric returns the value of ragchat_broker_<name> in p's metrics.
+func brokerMetric(t *testing.T, p *process, name string) string {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(p.url, "/graphql") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "ragchat_broker_"+name+" "); ok {
+			return v
+		}
+	}
+	t.Fatalf("no ragchat_broker_%s in the metrics", name)
+	return ""
+}
+
 // startNATS runs a NATS server in this process on a free port.
 func startNATS(t *testing.T) string {
 	t.Helper()
@@ -158,25 +189,28 @@ func runClusterSuite(t *testing.T, c *clusterEnv) {
 	})
 
 	t.Run("B's metrics count what the broker relayed", func(t *testing.T) {
-		resp, err := http.Get(strings.TrimSuffix(b.url, "/graphql") + "/metrics")
-		if err != nil {
-			t.Fatal(err)
+		if n := brokerMetric(t, b, "received_events_total"); n == "0" {
+			t.Fatal("B received nothing from A")
 		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(body), "\n") {
-			if strings.HasPrefix(line, "ragchat_broker_received_events_total ") {
-				if strings.TrimPrefix(line, "ragchat_broker_received_events_total ") == "0" {
-					t.Fatal("B received nothing from A")
-				}
-				return
-			}
-		}
-		t.Fatalf("no ragchat_broker_received_events_total in B's metrics")
 	})
+
+	if c.usesPostgresBroker() {
+		t.Run("a NOTIFY forged on the database is dropped and counted by every replica", func(t *testing.T) {
+			forged := `rcb1 forger-1 1 1 1` + "\n" + `[{"t":"attempt:x","k":"COMPLETED","f":1}]`
+			if _, err := c.db.ExecContext(ctxT(t), `SELECT pg_notify('ragchat_broker', $1)`, forged); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for _, p := range ps {
+				for brokerMetric(t, p, "rejected_frames_total") == "0" {
+					if time.Now().After(deadline) {
+						t.Fatal("a replica did not count the forged frame")
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		})
+	}
 
 	t.Run("a cancel sent to B closes A's model request", func(t *testing.T) {
 		onA := a.client(t, "acme", "canceller")

@@ -32,6 +32,9 @@ var binary string
 // secret is the HS256 secret the test servers verify tokens with.
 const secret = "e2e-secret-0123456789abcdef0123456789abcdef"
 
+// brokerSecret is the broker secret the test servers share.
+const brokerSecret = "e2e-broker-secret-0123456789abcdef0123456789"
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ragchat-e2e-")
 	if err != nil {
@@ -93,6 +96,7 @@ func baseEnv(t testing.TB, dbURL string, extra ...string) []string {
 		"DATABASE_URL=" + dbURL,
 		"RAGCHAT_DATA_DIR=" + t.TempDir(),
 		"RAGCHAT_JWT_HS256_SECRET=" + secret,
+		"RAGCHAT_BROKER_SECRET=" + brokerSecret, // replicas have data directories of their own
 		"RAGCHAT_ADDR=127.0.0.1:0",
 		"RAGCHAT_OFFLINE_TOKEN_DELAY=4ms",
 		"RAGCHAT_LOG_LEVEL=info",

@@ -2,17 +2,25 @@ package broker_test
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
 	"log/slog"
 	"math"
 	"net"
+	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/lib/pq"
 	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ragchat/ragchat/internal/broker"
@@ -36,6 +44,46 @@ type testBus struct {
 	// conns counts the bus's client connections (PostgreSQL sessions on
 	// the test database, NATS clients).
 	conns func() int
+	// intrude connects an intruder to the bus: on PostgreSQL a separate
+	// database role that can log in (and do nothing else), on NATS a plain
+	// client. It is closed when the test ends.
+	intrude func(t testing.TB) intruder
+	// wire encodes a sealed frame as the bus carries it (base64 text in a
+	// NOTIFY payload, as it is in a NATS message); unwire decodes it.
+	wire, unwire func([]byte) []byte
+}
+
+// intruder is someone else with access to the bus: it sees every payload
+// on the brokers' channel, and can put its own there.
+type intruder interface {
+	// send puts payload on the brokers' channel, as it is.
+	send(t testing.TB, payload []byte)
+	// captured waits until at least n payloads were seen and returns them.
+	captured(t testing.TB, n int) [][]byte
+}
+
+// capture collects the payloads an intruder sees.
+type capture struct {
+	mu       sync.Mutex
+	payloads [][]byte
+}
+
+func (c *capture) add(p []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.payloads = append(c.payloads, p)
+}
+
+func (c *capture) captured(t testing.TB, n int) [][]byte {
+	t.Helper()
+	var out [][]byte
+	eventually(t, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		out = slices.Clone(c.payloads)
+		return len(out) >= n
+	}, "the intruder sees %d payloads", n)
+	return out
 }
 
 // busKinds lists the buses every cross-instance suite runs on. restartable
@@ -84,6 +132,9 @@ func openPostgresBus(t testing.TB, restartable bool) *testBus {
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		opts.Logger = testLogger
+		if opts.Secret == nil {
+			opts.Secret = testSecret
+		}
 		d, err := broker.NewPostgres(ctx, dsn, broker.PostgresOptions{
 			Options: opts, MinReconnect: 20 * time.Millisecond, MaxReconnect: 200 * time.Millisecond,
 		})
@@ -104,7 +155,106 @@ func openPostgresBus(t testing.TB, restartable bool) *testBus {
 		}
 		return n
 	}
+	b.intrude = func(t testing.TB) intruder { return newPGIntruder(t, dsn) }
+	b.wire = func(f []byte) []byte { return []byte(base64.StdEncoding.EncodeToString(f)) }
+	b.unwire = func(p []byte) []byte {
+		f, err := base64.StdEncoding.DecodeString(string(p))
+		if err != nil {
+			return nil
+		}
+		return f
+	}
 	return b
+}
+
+// pgIntruder is a separate login role on the test database, with no
+// privilege beyond what PostgreSQL grants every role: it may LISTEN and
+// NOTIFY.
+type pgIntruder struct {
+	capture
+	db *sql.DB
+}
+
+func newPGIntruder(t testing.TB, dsn string) *pgIntruder {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	admin, err := sql.Open("postgres", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = admin.Close() })
+	var suffix [6]byte
+	_, _ = rand.Read(suffix[:])
+	role, password := "intruder_"+hex.EncodeToString(suffix[:]), hex.EncodeToString(suffix[:])+"-pw"
+	_, err = admin.ExecContext(ctx, `CREATE ROLE `+pq.QuoteIdentifier(role)+
+		` LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD `+pq.QuoteLiteral(password))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+		defer cancel()
+		_, _ = admin.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, role)
+		_, err := admin.ExecContext(ctx, `DROP ROLE `+pq.QuoteIdentifier(role))
+		assert.NoError(t, err, "drop the intruder's role")
+	})
+	u, err := url.Parse(dsn)
+	require.NoError(t, err, "the test database URL is a postgres:// URL")
+	u.User = url.UserPassword(role, password)
+	idsn := u.String()
+
+	in := &pgIntruder{}
+	in.db, err = sql.Open("postgres", idsn)
+	require.NoError(t, err)
+	in.db.SetMaxOpenConns(1)
+	t.Cleanup(func() { _ = in.db.Close() })
+	var super bool
+	require.NoError(t, in.db.QueryRowContext(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super))
+	require.False(t, super, "the intruder is an ordinary role")
+
+	l := pq.NewListener(idsn, 10*time.Millisecond, time.Second, nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for n := range l.Notify {
+			if n != nil && n.Channel == broker.DefaultPostgresChannel {
+				in.add([]byte(n.Extra))
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-done
+	})
+	require.NoError(t, l.Listen(broker.DefaultPostgresChannel))
+	return in
+}
+
+func (in *pgIntruder) send(t testing.TB, payload []byte) {
+	t.Helper()
+	_, err := in.db.Exec(`SELECT pg_notify($1, $2)`, broker.DefaultPostgresChannel, string(payload))
+	require.NoError(t, err)
+}
+
+// natsIntruder is another client of the NATS server.
+type natsIntruder struct {
+	capture
+	nc *nats.Conn
+}
+
+func newNATSIntruder(t testing.TB, url string) *natsIntruder {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	in := &natsIntruder{nc: nc}
+	_, err = nc.Subscribe(broker.DefaultNATSSubject, func(m *nats.Msg) { in.add(slices.Clone(m.Data)) })
+	require.NoError(t, err)
+	require.NoError(t, nc.Flush())
+	return in
+}
+
+func (in *natsIntruder) send(t testing.TB, payload []byte) {
+	t.Helper()
+	require.NoError(t, in.nc.Publish(broker.DefaultNATSSubject, payload))
+	require.NoError(t, in.nc.Flush())
 }
 
 func openNATSBus(t testing.TB, _ bool) *testBus {
@@ -129,6 +279,9 @@ func openNATSBus(t testing.TB, _ bool) *testBus {
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		opts.Logger = testLogger
+		if opts.Secret == nil {
+			opts.Secret = testSecret
+		}
 		d, err := broker.NewNATS(ctx, url, broker.NATSOptions{Options: opts, ReconnectWait: 20 * time.Millisecond})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = d.Close() })
@@ -139,6 +292,9 @@ func openNATSBus(t testing.TB, _ bool) *testBus {
 		defer mu.Unlock()
 		return s.NumClients()
 	}
+	b.intrude = func(t testing.TB) intruder { return newNATSIntruder(t, url) }
+	b.wire = func(f []byte) []byte { return f }
+	b.unwire = b.wire
 	return b
 }
 
@@ -158,6 +314,9 @@ func startNATSServer(t testing.TB, port int) *natsserver.Server {
 	})
 	return s
 }
+
+// testSecret is the secret the tests' brokers share (Options.Secret).
+var testSecret = []byte("the broker secret of the tests, 32+ bytes")
 
 // testLogger receives the brokers' logs: discarded, unless
 // RAGCHAT_TEST_BROKER_LOG=1 asks for them on stderr.

@@ -62,6 +62,19 @@ type Options struct {
 	CloseTimeout time.Duration
 	// Logger receives connection and loss reports (default slog.Default).
 	Logger *slog.Logger
+	// Secret is the key material that every instance on the bus shares
+	// (RAGCHAT_BROKER_SECRET; at least MinSecretLen bytes, required). The
+	// frames are sealed with a key derived from it, so that nothing else
+	// that can reach the bus reads or injects them (seal.go).
+	Secret []byte
+	// PreviousSecrets are secrets being rotated out: frames sealed with
+	// them are still accepted, while every frame sent is sealed with
+	// Secret.
+	PreviousSecrets [][]byte
+	// MaxFrameAge is the replay window: a frame sent longer ago than this
+	// (by the sender's clock), or as far in the future, is dropped
+	// (default 1 minute). Instances' clocks must agree well within it.
+	MaxFrameAge time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -98,6 +111,9 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.MaxFrameAge <= 0 {
+		o.MaxFrameAge = DefaultMaxFrameAge
+	}
 	return o
 }
 
@@ -105,12 +121,13 @@ func (o Options) withDefaults() Options {
 // NATS. It hands received frames to the receiver from one goroutine, and
 // calls receiver.reset when it may have missed some.
 type transport interface {
-	// maxFrame is the largest frame the bus carries.
+	// maxFrame is the largest (sealed) frame the bus carries.
 	maxFrame() int
 	// send sends frames in order, and returns once the bus has them.
 	send(ctx context.Context, frames [][]byte) error
 	// permanent reports whether a send error means the bus will never take
-	// these frames (rather than that it is unreachable now).
+	// these frames (rather than that it is unreachable now). A send that
+	// fails permanently has sent none of its frames.
 	permanent(err error) bool
 	// close disconnects; no frame is received afterwards.
 	close() error
@@ -142,6 +159,7 @@ type Distributed struct {
 	out    *outbox
 	rx     *receiver
 	bus    transport
+	seal   *sealer
 	stats  counters
 	txSeq  uint64 // last frame seq sent; sender goroutine only
 
@@ -165,23 +183,30 @@ var _ Broker = (*Distributed)(nil)
 type counters struct {
 	sent, frames, sendErrors          atomic.Uint64
 	received, gaps, resets, badFrames atomic.Uint64
+	rejected                          atomic.Uint64
 }
 
-// newDistributed builds a Distributed broker without its bus; start
-// attaches one.
-func newDistributed(opts Options) *Distributed {
+// newDistributed builds a Distributed broker without its bus, whose frames
+// are sealed for channel of bus ("postgres", "nats"); start attaches the
+// bus. It fails without a secret.
+func newDistributed(opts Options, bus, channel string) (*Distributed, error) {
 	opts = opts.withDefaults()
+	seal, err := newSealer(opts.Secret, opts.PreviousSecrets, bus, channel)
+	if err != nil {
+		return nil, err
+	}
 	d := &Distributed{
 		opts:       opts,
 		origin:     newOrigin(opts.Instance),
+		seal:       seal,
 		stop:       make(chan struct{}),
 		senderDone: make(chan struct{}),
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.out = newOutbox(opts)
 	d.mem = newMemory(opts.Memory, true, d.out.push)
-	d.rx = newReceiver(d.origin, d.mem, opts.Logger, &d.stats)
-	return d
+	d.rx = newReceiver(d.origin, d.mem, opts.Logger, &d.stats, seal, opts.MaxFrameAge)
+	return d, nil
 }
 
 // start attaches the bus and starts the sender.
@@ -283,8 +308,13 @@ type DistributedStats struct {
 	// reconnected, or frames were missing), each ending the subscriptions
 	// of every remote-fed topic with ErrLagged.
 	Resets uint64
-	// BadFrames counts frames that could not be decoded.
+	// BadFrames counts authenticated frames that could not be decoded.
 	BadFrames uint64
+	// RejectedFrames counts frames dropped unread because they failed
+	// authentication (a forgery, a tampered frame, an instance with
+	// another secret, a frame copied from another channel) or were sent
+	// outside the replay window (Options.MaxFrameAge).
+	RejectedFrames uint64
 }
 
 // Stats returns the broker's load and counters.
@@ -302,5 +332,6 @@ func (d *Distributed) Stats() DistributedStats {
 		Gaps:            d.stats.gaps.Load(),
 		Resets:          d.stats.resets.Load(),
 		BadFrames:       d.stats.badFrames.Load(),
+		RejectedFrames:  d.stats.rejected.Load(),
 	}
 }

@@ -34,9 +34,9 @@ type NATSOptions struct {
 }
 
 // NewNATS returns a Distributed broker whose bus is core NATS (no
-// JetStream) at url. Events travel as JSON batches on one subject, one
-// message per batch (split, like NOTIFY payloads, only beyond the server's
-// max payload). The client reconnects forever; after a reconnect, or when
+// JetStream) at url. Events travel as sealed JSON batches on one subject
+// (seal.go; it fails without Options.Secret), one message per batch (split,
+// like NOTIFY payloads, only beyond the server's max payload). The client reconnects forever; after a reconnect, or when
 // its subscription overflowed, remote-fed subscribers resync (see
 // Distributed). It fails when the server cannot be reached now.
 func NewNATS(ctx context.Context, url string, opts NATSOptions) (*Distributed, error) {
@@ -46,7 +46,10 @@ func NewNATS(ctx context.Context, url string, opts NATSOptions) (*Distributed, e
 	if opts.ReconnectWait <= 0 {
 		opts.ReconnectWait = defaultNATSReconnectWait
 	}
-	d := newDistributed(opts.Options)
+	d, err := newDistributed(opts.Options, "nats", opts.Subject)
+	if err != nil {
+		return nil, err
+	}
 	bus, err := openNATSBus(ctx, url, opts, d)
 	if err != nil {
 		d.abort()
@@ -120,8 +123,15 @@ func (b *natsBus) maxFrame() int {
 
 // send publishes the frames in order, then waits for the server to
 // acknowledge them (a ping round trip), so that a send that returns nil was
-// taken by the server.
+// taken by the server. Frames over the server's limit are refused before
+// any is published, so that a refused batch sent nothing.
 func (b *natsBus) send(ctx context.Context, frames [][]byte) error {
+	limit := b.nc.MaxPayload()
+	for _, f := range frames {
+		if limit > 0 && int64(len(f)) > limit {
+			return nats.ErrMaxPayload
+		}
+	}
 	for _, f := range frames {
 		if err := b.nc.Publish(b.subject, f); err != nil {
 			return err

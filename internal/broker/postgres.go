@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"sync"
@@ -18,6 +19,7 @@ const (
 	// PostgreSQL's limit of 8000 bytes.
 	DefaultNotifyPayload = 7000
 	maxNotifyPayload     = 7999
+	minNotifyPayload     = 512
 	defaultMinReconnect  = 100 * time.Millisecond
 	defaultMaxReconnect  = 5 * time.Second
 	defaultPingInterval  = 30 * time.Second
@@ -30,8 +32,8 @@ type PostgresOptions struct {
 	// exchange events only with instances on the same database and
 	// channel, so two deployments sharing a database use two channels.
 	Channel string
-	// MaxPayload bounds one NOTIFY payload (default 7000 bytes; at most
-	// 7999). Larger batches and events are split into numbered parts.
+	// MaxPayload bounds one NOTIFY payload (default 7000 bytes; from 512
+	// to 7999). Larger batches and events are split into numbered parts.
 	MaxPayload int
 	// MinReconnect and MaxReconnect bound the listener's reconnect backoff
 	// (default 100 ms doubling to 5 s).
@@ -42,7 +44,9 @@ type PostgresOptions struct {
 }
 
 // NewPostgres returns a Distributed broker whose bus is PostgreSQL
-// LISTEN/NOTIFY on the database at dsn. It holds two connections of its
+// LISTEN/NOTIFY on the database at dsn. Its payloads are sealed frames in
+// base64, which no other database role can read or forge (seal.go); it
+// fails without Options.Secret. It holds two connections of its
 // own: a pq.Listener and one connection that sends NOTIFYs, one batch per
 // statement, in order. It waits (until ctx is done) for the listener's
 // first connection, so that it receives every event published after it
@@ -62,6 +66,9 @@ func NewPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Distri
 	if opts.MaxPayload > maxNotifyPayload {
 		return nil, fmt.Errorf("broker: NOTIFY payload of %d bytes exceeds PostgreSQL's limit", opts.MaxPayload)
 	}
+	if opts.MaxPayload < minNotifyPayload {
+		return nil, fmt.Errorf("broker: NOTIFY payload of %d bytes leaves no room for a sealed frame (at least %d)", opts.MaxPayload, minNotifyPayload)
+	}
 	if opts.MinReconnect <= 0 {
 		opts.MinReconnect = defaultMinReconnect
 	}
@@ -71,7 +78,10 @@ func NewPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Distri
 	if opts.PingInterval <= 0 {
 		opts.PingInterval = defaultPingInterval
 	}
-	d := newDistributed(opts.Options)
+	d, err := newDistributed(opts.Options, "postgres", opts.Channel)
+	if err != nil {
+		return nil, err
+	}
 	bus, err := openPostgresBus(ctx, dsn, opts, d)
 	if err != nil {
 		d.abort()
@@ -144,18 +154,21 @@ func openPostgresBus(ctx context.Context, dsn string, opts PostgresOptions, d *D
 	return b, nil
 }
 
-func (b *postgresBus) maxFrame() int { return b.payload }
+// maxFrame is the largest sealed frame whose base64 form fits a payload
+// (5,250 bytes in the default 7,000).
+func (b *postgresBus) maxFrame() int { return base64.StdEncoding.DecodedLen(b.payload) }
 
-// send notifies every frame in one statement, so that they commit, and are
-// delivered, together and in order.
+// send notifies every frame, in base64 (NOTIFY payloads are text), in one
+// statement, so that they commit, and are delivered, together and in
+// order, or not at all.
 func (b *postgresBus) send(ctx context.Context, frames [][]byte) error {
 	if len(frames) == 1 {
-		_, err := b.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, b.channel, string(frames[0]))
+		_, err := b.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, b.channel, base64.StdEncoding.EncodeToString(frames[0]))
 		return err
 	}
 	payloads := make([]string, len(frames))
 	for i, f := range frames {
-		payloads[i] = string(f)
+		payloads[i] = base64.StdEncoding.EncodeToString(f)
 	}
 	_, err := b.db.ExecContext(ctx,
 		`SELECT pg_notify($1, f) FROM unnest($2::text[]) WITH ORDINALITY AS u(f, n) ORDER BY n`,
@@ -187,7 +200,9 @@ func (b *postgresBus) drain() {
 			continue
 		}
 		if n.Channel == b.channel {
-			b.rx.frame([]byte(n.Extra))
+			// A payload that is not base64 is rejected as unsealed.
+			f, _ := base64.StdEncoding.DecodeString(n.Extra)
+			b.rx.frame(f)
 		}
 	}
 }

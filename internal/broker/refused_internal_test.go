@@ -18,12 +18,15 @@ import (
 // batch (its NOTIFY payloads are over the server's 8000-byte limit, which
 // NewPostgres never allows): the sender drops it, counts it and announces
 // the loss, so B's subscriber ends with ErrLagged instead of waiting, and
-// later batches still flow.
+// later batches still flow. The loss is announced once, by the lost marker
+// alone: the refused frames' seqs are taken back, so B sees no gap in the
+// frame seqs, does not reset, and a subscription made after the
+// announcement is not ended by a second one.
 func TestRefusedBatchIsDroppedNotRetriedForever(t *testing.T) {
 	dsn := testdb.PostgresURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	quiet := Options{Logger: slog.New(slog.DiscardHandler)}
+	quiet := Options{Logger: slog.New(slog.DiscardHandler), Secret: testSecret}
 	a, err := NewPostgres(ctx, dsn, PostgresOptions{Options: quiet})
 	require.NoError(t, err)
 	defer a.Close()
@@ -39,7 +42,10 @@ func TestRefusedBatchIsDroppedNotRetriedForever(t *testing.T) {
 
 	pg := a.bus.(*postgresBus)
 	release := HoldSender(a)
-	pg.payload = 9000 // frames up to 9000 bytes: PostgreSQL refuses them
+	// Payloads up to 9000 bytes from now on: PostgreSQL refuses the big
+	// batch, and takes the small ones. Set while the sender is held, so
+	// that it reads it only after release.
+	pg.payload = 9000
 	_, err = a.Publish(ctx, Event{Topic: "attempt:1", Kind: "SOURCES", Data: []byte(`"` + strings.Repeat("x", 8500) + `"`)})
 	require.NoError(t, err)
 	release()
@@ -50,19 +56,21 @@ func TestRefusedBatchIsDroppedNotRetriedForever(t *testing.T) {
 		t.Fatal("the subscriber waits for an event that was dropped")
 	}
 	require.Eventually(t, func() bool { return a.Stats().DroppedPriority == 1 }, 30*time.Second, time.Millisecond)
+	assert.Zero(t, b.Stats().Resets, "the refused batch left no gap in A's frame seqs")
 
-	pg.payload = DefaultNotifyPayload
 	again, err := b.Subscribe(ctx, "attempt:1")
 	require.NoError(t, err)
 	_, err = a.Publish(ctx, Event{Topic: "attempt:1", Kind: "COMPLETED"})
 	require.NoError(t, err)
 	select {
-	case ev := <-again.C():
+	case ev, ok := <-again.C():
+		require.True(t, ok, "the resubscription ended: %v", again.Err())
 		assert.Equal(t, "COMPLETED", ev.Kind)
 	case <-time.After(30 * time.Second):
 		t.Fatal("later events no longer flow")
 	}
 	assert.Positive(t, a.Stats().SendErrors)
+	assert.Zero(t, b.Stats().Resets)
 }
 
 func TestPermanentSendErrors(t *testing.T) {
@@ -70,7 +78,7 @@ func TestPermanentSendErrors(t *testing.T) {
 		dsn := testdb.PostgresURL(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		d, err := NewPostgres(ctx, dsn, PostgresOptions{Options: Options{Logger: slog.New(slog.DiscardHandler)}})
+		d, err := NewPostgres(ctx, dsn, PostgresOptions{Options: Options{Logger: slog.New(slog.DiscardHandler), Secret: testSecret}})
 		require.NoError(t, err)
 		bus := d.bus.(*postgresBus)
 		err = bus.send(ctx, [][]byte{[]byte(strings.Repeat("x", 8001))})
@@ -89,7 +97,7 @@ func TestPermanentSendErrors(t *testing.T) {
 		defer s.Shutdown()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		d, err := NewNATS(ctx, s.ClientURL(), NATSOptions{Options: Options{Logger: slog.New(slog.DiscardHandler)}})
+		d, err := NewNATS(ctx, s.ClientURL(), NATSOptions{Options: Options{Logger: slog.New(slog.DiscardHandler), Secret: testSecret}})
 		require.NoError(t, err)
 		defer d.Close()
 		bus := d.bus.(*natsBus)

@@ -62,7 +62,7 @@ func (d *Distributed) nextBatch() (frames [][]byte, items []*outItem) {
 		}
 		body, err := encodeBatch(batch, lost)
 		if err == nil {
-			frames, err = splitFrames(d.origin, &d.txSeq, body, d.bus.maxFrame())
+			frames, err = splitFrames(d.origin, &d.txSeq, body, d.bus.maxFrame()-sealOverhead)
 		}
 		if err == nil {
 			return frames, batch
@@ -73,15 +73,18 @@ func (d *Distributed) nextBatch() (frames [][]byte, items []*outItem) {
 }
 
 // sendRetrying sends frames, retrying with backoff until the bus takes
-// them, or refuses them for good (the batch is then dropped, counted and
-// announced like a queue overflow, so one bad batch never blocks the
-// bus). It returns false when the broker closes first.
+// them, or refuses them for good. A refused batch is dropped, counted and
+// announced like a queue overflow, so one bad batch never blocks the bus;
+// its frame seqs are taken back, since none of its frames was sent, so
+// that receivers see no gap in the seqs (which would reset every stream
+// they relay, not only the ones the lost markers name). It returns false
+// when the broker closes first.
 func (d *Distributed) sendRetrying(frames [][]byte, items []*outItem) bool {
 	backoff := defaultRetryMin
 	failing := false
 	for {
 		ctx, cancel := context.WithTimeout(d.ctx, d.opts.SendTimeout)
-		err := d.bus.send(ctx, frames)
+		err := d.bus.send(ctx, d.sealAll(frames))
 		cancel()
 		if err == nil {
 			d.stats.sent.Add(uint64(len(items)))
@@ -94,6 +97,7 @@ func (d *Distributed) sendRetrying(frames [][]byte, items []*outItem) bool {
 		d.stats.sendErrors.Add(1)
 		if d.bus.permanent(err) {
 			d.opts.Logger.Error("broker: the bus refused a batch; its events are dropped", "events", len(items), "err", err)
+			d.txSeq -= uint64(len(frames)) // the last seqs numbered (nextBatch)
 			d.out.discard(items)
 			return true
 		}
@@ -124,7 +128,7 @@ func (d *Distributed) flushOnClose(frames [][]byte, batch []*outItem) {
 				return
 			}
 		}
-		if err := d.bus.send(ctx, frames); err != nil {
+		if err := d.bus.send(ctx, d.sealAll(frames)); err != nil {
 			d.opts.Logger.Warn("broker: events still queued at close were not sent", "err", err)
 			return
 		}
@@ -132,6 +136,18 @@ func (d *Distributed) flushOnClose(frames [][]byte, batch []*outItem) {
 		d.stats.frames.Add(uint64(len(frames)))
 		frames = nil
 	}
+}
+
+// sealAll seals frames for one send attempt. Each attempt seals anew, so
+// that a batch retried while the bus was down carries its sending time,
+// not its first attempt's, and is not taken for a replay.
+func (d *Distributed) sealAll(frames [][]byte) [][]byte {
+	now := time.Now()
+	out := make([][]byte, len(frames))
+	for i, f := range frames {
+		out[i] = d.seal.seal(f, now)
+	}
+	return out
 }
 
 // waitGate waits while a test holds the sender. It returns false when the

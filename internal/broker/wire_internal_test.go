@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -59,13 +60,14 @@ func TestEncodeBatchKeepsDataByteForByte(t *testing.T) {
 
 	m := newMemory(MemoryOptions{JanitorInterval: -1}, true, nil)
 	defer m.Close()
-	rx := newReceiver("self", m, slog.New(slog.DiscardHandler), &counters{})
+	seal := testSealer(t)
+	rx := newReceiver("self", m, slog.New(slog.DiscardHandler), &counters{}, seal, DefaultMaxFrameAge)
 	s, err := m.Subscribe(t.Context(), "t")
 	require.NoError(t, err)
 	var seq uint64
 	frames, err := splitFrames("other", &seq, body, 7000)
 	require.NoError(t, err)
-	rx.frame(frames[0])
+	rx.frame(seal.seal(frames[0], time.Now()))
 	var got []Event
 	for range 3 {
 		got = append(got, <-s.C())
@@ -78,12 +80,24 @@ func TestEncodeBatchKeepsDataByteForByte(t *testing.T) {
 	assert.Equal(t, 1, m.Stats().Retired)
 }
 
-// rxHarness is a receiver over a remote-mode Memory, fed with frames of
-// hand-made batches.
+// testSecret is the broker secret of the tests.
+var testSecret = []byte("the broker secret of the tests, 32+ bytes")
+
+// testSealer seals frames with testSecret for a test channel.
+func testSealer(t testing.TB) *sealer {
+	t.Helper()
+	s, err := newSealer(testSecret, nil, "test", "ch")
+	require.NoError(t, err)
+	return s
+}
+
+// rxHarness is a receiver over a remote-mode Memory, fed with sealed
+// frames of hand-made batches.
 type rxHarness struct {
 	t     *testing.T
 	m     *Memory
 	rx    *receiver
+	seal  *sealer
 	stats *counters
 	seq   map[string]uint64
 }
@@ -92,8 +106,13 @@ func newRxHarness(t *testing.T) *rxHarness {
 	m := newMemory(MemoryOptions{JanitorInterval: -1}, true, nil)
 	t.Cleanup(func() { _ = m.Close() })
 	st := &counters{}
-	return &rxHarness{t: t, m: m, rx: newReceiver("self", m, slog.New(slog.DiscardHandler), st), stats: st, seq: map[string]uint64{}}
+	seal := testSealer(t)
+	return &rxHarness{t: t, m: m, rx: newReceiver("self", m, slog.New(slog.DiscardHandler), st, seal, DefaultMaxFrameAge),
+		seal: seal, stats: st, seq: map[string]uint64{}}
 }
+
+// frame delivers one inner frame, sealed now.
+func (h *rxHarness) frame(f []byte) { h.rx.frame(h.seal.seal(f, time.Now())) }
 
 // send delivers a batch of events from origin, as frames of at most
 // maxFrame bytes; skip drops the frames at those indexes.
@@ -107,7 +126,7 @@ func (h *rxHarness) send(origin string, maxFrame int, evs []wireEvent, skip ...i
 	h.seq[origin] = seq
 	for i, f := range frames {
 		if !containsInt(skip, i) {
-			h.rx.frame(f)
+			h.frame(f)
 		}
 	}
 }
@@ -155,8 +174,8 @@ func TestReceiverIgnoresOwnAndRepeatedFramesAndJoinsParts(t *testing.T) {
 	body, _ := marshalNoEscape([]wireEvent{ev("t", "NEXT", 2, 0)})
 	frames, _ := splitFrames("o", &seq, body, 7000)
 	h.seq["o"] = seq
-	h.rx.frame(frames[0])
-	h.rx.frame(frames[0])
+	h.frame(frames[0])
+	h.frame(frames[0])
 	assert.Equal(t, "NEXT", (<-s.C()).Kind)
 	assert.Empty(t, s.C())
 	assert.NoError(t, ended(s))

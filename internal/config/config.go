@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ragchat/ragchat/internal/broker"
 )
 
 // Environments.
@@ -69,7 +71,24 @@ type Broker struct {
 	// (RAGCHAT_BROKER_CHANNEL); empty means the adapter's default. It
 	// keeps two deployments that share a database or NATS apart.
 	Channel string
+	// Secret seals the frames replicas exchange over postgres or nats,
+	// so that nothing else on the database or NATS reads or forges them
+	// (RAGCHAT_BROKER_SECRET, at least broker.MinSecretLen characters; the
+	// same on every replica). Production requires it with postgres or
+	// nats; in development without it, DevSecretFile holds a generated
+	// one.
+	Secret string
+	// PreviousSecret is still accepted on receive while Secret is rotated
+	// (RAGCHAT_BROKER_SECRET_PREVIOUS; docs/DEPLOYMENT.md).
+	PreviousSecret string
+	// DevSecretFile holds the generated development secret
+	// (RAGCHAT_BROKER_DEV_SECRET_FILE, default $RAGCHAT_DATA_DIR/broker-dev-secret).
+	DevSecretFile string
 }
+
+// CrossReplica reports whether events travel between replicas (postgres
+// or nats), so that the broker needs its secret.
+func (b Broker) CrossReplica() bool { return b.Kind == BrokerPostgres || b.Kind == BrokerNATS }
 
 // Database configures storage.
 type Database struct {
@@ -228,9 +247,12 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		defaultBroker = BrokerPostgres
 	}
 	c.Broker = Broker{
-		Kind:    strings.ToLower(e.str("RAGCHAT_BROKER", defaultBroker)),
-		NATSURL: e.str("RAGCHAT_NATS_URL", ""),
-		Channel: e.str("RAGCHAT_BROKER_CHANNEL", ""),
+		Kind:           strings.ToLower(e.str("RAGCHAT_BROKER", defaultBroker)),
+		NATSURL:        e.str("RAGCHAT_NATS_URL", ""),
+		Channel:        e.str("RAGCHAT_BROKER_CHANNEL", ""),
+		Secret:         e.str("RAGCHAT_BROKER_SECRET", ""),
+		PreviousSecret: e.str("RAGCHAT_BROKER_SECRET_PREVIOUS", ""),
+		DevSecretFile:  e.str("RAGCHAT_BROKER_DEV_SECRET_FILE", filepath.Join(c.DataDir, "broker-dev-secret")),
 	}
 	switch c.Broker.Kind {
 	case BrokerMemory:
@@ -245,6 +267,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 	default:
 		e.fail("RAGCHAT_BROKER", c.Broker.Kind, "memory, postgres or nats")
 	}
+	e.errs = append(e.errs, c.checkBrokerSecret()...)
 
 	c.Auth = Auth{
 		HS256Secret:   e.str("RAGCHAT_JWT_HS256_SECRET", ""),
@@ -316,6 +339,27 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	return c, nil
+}
+
+// checkBrokerSecret validates the broker secrets: long enough when set,
+// and set in production whenever events travel between replicas.
+func (c Config) checkBrokerSecret() []error {
+	var errs []error
+	for _, v := range []struct{ name, value string }{
+		{"RAGCHAT_BROKER_SECRET", c.Broker.Secret}, {"RAGCHAT_BROKER_SECRET_PREVIOUS", c.Broker.PreviousSecret},
+	} {
+		if v.value != "" && len(v.value) < broker.MinSecretLen {
+			errs = append(errs, fmt.Errorf("%s: want at least %d characters (e.g. openssl rand -hex 32)", v.name, broker.MinSecretLen))
+		}
+	}
+	if c.Broker.PreviousSecret != "" && c.Broker.Secret == "" {
+		errs = append(errs, errors.New("RAGCHAT_BROKER_SECRET_PREVIOUS needs RAGCHAT_BROKER_SECRET"))
+	}
+	if c.Broker.CrossReplica() && c.Broker.Secret == "" && !c.IsDevelopment() {
+		errs = append(errs, fmt.Errorf("production with RAGCHAT_BROKER=%s needs RAGCHAT_BROKER_SECRET, the same on every replica "+
+			"(docs/DEPLOYMENT.md)", c.Broker.Kind))
+	}
+	return errs
 }
 
 // checkAuth validates the key sources: at most one, and one is required in

@@ -116,6 +116,7 @@ func TestSummaryHasNoSecrets(t *testing.T) {
 		"DATABASE_URL":             "postgres://u:hunter2@db:5432/rc",
 		"OPENAI_API_KEY":           "sk-verysecret",
 		"RAGCHAT_JWT_HS256_SECRET": "jwt-shared-secret-0123456789abcdef0123",
+		"RAGCHAT_BROKER_SECRET":    "broker-shared-secret-0123456789abcdef",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestSummaryHasNoSecrets(t *testing.T) {
 	for _, a := range c.Summary() {
 		all.WriteString(a.String() + " ")
 	}
-	for _, secret := range []string{"hunter2", "sk-verysecret", "jwt-shared-secret"} {
+	for _, secret := range []string{"hunter2", "sk-verysecret", "jwt-shared-secret", "broker-shared-secret"} {
 		if strings.Contains(all.String(), secret) {
 			t.Errorf("summary leaks %q: %s", secret, all.String())
 		}
@@ -165,6 +166,69 @@ func TestBrokerSelection(t *testing.T) {
 				t.Fatal(err)
 			case c.Broker.Kind != tc.want:
 				t.Fatalf("broker %q, want %q", c.Broker.Kind, tc.want)
+			}
+		})
+	}
+}
+
+// TestBrokerSecret: the secret that seals broker frames is required in
+// production whenever events travel between replicas, must be long enough
+// when set, and defaults to a generated file in development.
+func TestBrokerSecret(t *testing.T) {
+	const (
+		db     = "postgres://u@db.example/ragchat"
+		secret = "0123456789abcdef0123456789abcdef"
+	)
+	prod := func(kv ...string) map[string]string {
+		env := map[string]string{"RAGCHAT_ENV": "production", "RAGCHAT_JWT_JWKS_URL": "https://idp.example/jwks", "DATABASE_URL": db}
+		for i := 0; i < len(kv); i += 2 {
+			env[kv[i]] = kv[i+1]
+		}
+		return env
+	}
+	cases := []struct {
+		name    string
+		env     map[string]string
+		wantErr string // a substring of the error, or "" for none
+		want    config.Broker
+	}{
+		{"production, postgres by default, no secret", prod(), "RAGCHAT_BROKER_SECRET", config.Broker{}},
+		{"production, nats, no secret", prod("RAGCHAT_BROKER", "nats", "RAGCHAT_NATS_URL", "nats://n:4222"), "RAGCHAT_BROKER_SECRET", config.Broker{}},
+		{"production, memory, no secret", prod("RAGCHAT_BROKER", "memory"), "", config.Broker{Kind: config.BrokerMemory}},
+		{"production, postgres, secret", prod("RAGCHAT_BROKER_SECRET", secret), "",
+			config.Broker{Kind: config.BrokerPostgres, Secret: secret}},
+		{"production, a rotation", prod("RAGCHAT_BROKER_SECRET", secret, "RAGCHAT_BROKER_SECRET_PREVIOUS", secret+"-old"), "",
+			config.Broker{Kind: config.BrokerPostgres, Secret: secret, PreviousSecret: secret + "-old"}},
+		{"a short secret", prod("RAGCHAT_BROKER_SECRET", "short"), "RAGCHAT_BROKER_SECRET: want at least 32", config.Broker{}},
+		{"a short secret, in development too", map[string]string{"DATABASE_URL": db, "RAGCHAT_BROKER_SECRET": "short"},
+			"RAGCHAT_BROKER_SECRET: want at least 32", config.Broker{}},
+		{"a short previous secret", prod("RAGCHAT_BROKER_SECRET", secret, "RAGCHAT_BROKER_SECRET_PREVIOUS", "old"),
+			"RAGCHAT_BROKER_SECRET_PREVIOUS: want at least 32", config.Broker{}},
+		{"a previous secret alone", map[string]string{"DATABASE_URL": db, "RAGCHAT_BROKER_SECRET_PREVIOUS": secret},
+			"RAGCHAT_BROKER_SECRET_PREVIOUS needs RAGCHAT_BROKER_SECRET", config.Broker{}},
+		{"development, postgres, no secret: the generated file", map[string]string{"DATABASE_URL": db}, "",
+			config.Broker{Kind: config.BrokerPostgres, DevSecretFile: "data/broker-dev-secret"}},
+		{"development, the file moved", map[string]string{"DATABASE_URL": db, "RAGCHAT_DATA_DIR": "/var/lib/rc"}, "",
+			config.Broker{Kind: config.BrokerPostgres, DevSecretFile: "/var/lib/rc/broker-dev-secret"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(tc.env)
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			got := c.Broker
+			if tc.want.DevSecretFile == "" {
+				got.DevSecretFile = ""
+			}
+			if got != tc.want {
+				t.Fatalf("broker %+v, want %+v", got, tc.want)
 			}
 		})
 	}

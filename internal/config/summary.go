@@ -29,6 +29,7 @@ func (c Config) Summary() []slog.Attr {
 		slog.String("database", db),
 		slog.Bool("auto_migrate", c.Database.AutoMigrate),
 		slog.String("broker", c.Broker.Kind),
+		slog.String("broker_secret", c.brokerSecretSource()),
 		slog.String("model", model),
 		slog.String("jwt", c.authSource()),
 		slog.String("allowed_origins", strings.Join(c.HTTP.AllowedOrigins, ",")),
@@ -53,6 +54,21 @@ func (c Config) authSource() string {
 		return "HS256 shared secret"
 	default:
 		return "HS256 development secret in " + c.Auth.DevSecretFile
+	}
+}
+
+// brokerSecretSource says where the broker secret comes from without
+// revealing it.
+func (c Config) brokerSecretSource() string {
+	switch {
+	case !c.Broker.CrossReplica():
+		return "unused"
+	case c.Broker.Secret != "" && c.Broker.PreviousSecret != "":
+		return "RAGCHAT_BROKER_SECRET, and RAGCHAT_BROKER_SECRET_PREVIOUS accepted"
+	case c.Broker.Secret != "":
+		return "RAGCHAT_BROKER_SECRET"
+	default:
+		return "development secret in " + c.Broker.DevSecretFile + " (replicas that do not share it need RAGCHAT_BROKER_SECRET)"
 	}
 }
 

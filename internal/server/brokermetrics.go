@@ -15,6 +15,7 @@ type brokerCollector struct {
 	queued, topics, subscribers                 *prometheus.Desc
 	sent, frames, sendErrors, merged, received  *prometheus.Desc
 	dropped, droppedPriority, gaps, resets, bad *prometheus.Desc
+	rejected                                    *prometheus.Desc
 }
 
 // WatchBroker exports the counters of a distributed broker under
@@ -37,14 +38,16 @@ func (m *Metrics) WatchBroker(stats func() broker.DistributedStats) {
 		droppedPriority: d("dropped_priority_events_total", "Non-delta events dropped past twice the queue size."),
 		gaps:            d("gaps_total", "Topics found to have missed another instance's events (their subscribers resynced)."),
 		resets:          d("resets_total", "Times the bus may have lost events (reconnects); every remote-fed topic resynced."),
-		bad:             d("bad_frames_total", "Frames from the bus that could not be read."),
+		bad:             d("bad_frames_total", "Authenticated frames from the bus that could not be decoded."),
+		rejected: d("rejected_frames_total", "Frames from the bus dropped unread: not sealed with this deployment's "+
+			"RAGCHAT_BROKER_SECRET for this channel (a forgery, a replica with another secret), or outside the replay window."),
 	})
 }
 
 // Describe implements prometheus.Collector.
 func (c *brokerCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.queued, c.topics, c.subscribers, c.sent, c.frames, c.sendErrors,
-		c.merged, c.received, c.dropped, c.droppedPriority, c.gaps, c.resets, c.bad} {
+		c.merged, c.received, c.dropped, c.droppedPriority, c.gaps, c.resets, c.bad, c.rejected} {
 		ch <- d
 	}
 }
@@ -71,4 +74,5 @@ func (c *brokerCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.gaps, s.Gaps)
 	counter(c.resets, s.Resets)
 	counter(c.bad, s.BadFrames)
+	counter(c.rejected, s.RejectedFrames)
 }

@@ -14,6 +14,9 @@ import { fileURLToPath } from 'node:url';
 
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 const secret = 'node-client-test-secret-0123456789abcdef';
+// brokerSecret seals the broker's frames; the servers of a cluster, which
+// have data directories of their own, must share it.
+const brokerSecret = 'node-client-test-broker-secret-0123456789abcdef';
 
 // binary builds ragchat once per test process and returns its path.
 let built;
@@ -41,6 +44,7 @@ export async function startServer(extraEnv = {}, { databaseURL } = {}) {
     RAGCHAT_ADDR: '127.0.0.1:0',
     RAGCHAT_DATA_DIR: dir,
     RAGCHAT_JWT_HS256_SECRET: secret,
+    RAGCHAT_BROKER_SECRET: brokerSecret,
     RAGCHAT_OFFLINE_TOKEN_DELAY: '5ms',
     RAGCHAT_ASK_BURST: '100',
     ...extraEnv,
