@@ -8,7 +8,30 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
+
+// AccessStamp is the access stamp of the viewer's tenant: it moves when
+// what the tenant's viewers may read among its documents may have changed,
+// on any replica (internal/authwatch). Source views computed by SourcesOf
+// after reading a stamp stay what a fresh query would show as long as the
+// stamp has not moved, so a stream may reuse them instead of asking the
+// database again on every event.
+func (e *Engine) AccessStamp(ctx context.Context) uint64 {
+	tenant := ""
+	if v := viewer.FromContext(ctx); v != nil {
+		tenant = v.TenantID
+	}
+	return e.access.Stamp(tenant)
+}
+
+// AccessChanged records that access to the documents of tenantID changed
+// (an access list set, a document deleted or its chunks replaced), once
+// the change is committed: every replica's stamp of that tenant moves. The
+// knowledge service calls it (knowledge.Options.Changes).
+func (e *Engine) AccessChanged(ctx context.Context, tenantID string) {
+	e.access.Changed(ctx, tenantID)
+}
 
 // Sources returns an attempt's citation snapshots, re-authorised now.
 func (e *Engine) Sources(ctx context.Context, attemptID uuid.UUID) ([]SourceView, error) {
