@@ -54,7 +54,10 @@ func TestAccessChangesAreAnnounced(t *testing.T) {
 			do       func(t *testing.T) error
 			announce bool
 		}{
-			{"a new document", func(t *testing.T) error { e.ingest(t, kb.ID, knowledge.DocumentInput{Title: "Other", Content: "# Other\n\nText."}); return nil }, false},
+			{"a new document", func(t *testing.T) error {
+				e.ingest(t, kb.ID, knowledge.DocumentInput{Title: "Other", Content: "# Other\n\nText."})
+				return nil
+			}, false},
 			{"the same content again", func(t *testing.T) error { e.ingest(t, kb.ID, in); return nil }, false},
 			{"a new title only", func(t *testing.T) error {
 				in.Title = "Travel policy"

@@ -94,7 +94,9 @@ func (c *shownConversation) sourcesOf(attempt string) ([]shownSource, bool) {
 // freshSources is what attempt(id) { sources } shows c now.
 func freshSources(t *testing.T, c *gqlclient.Client, attempt string) []shownSource {
 	t.Helper()
-	var out struct{ Attempt struct{ Sources []shownSource } }
+	var out struct {
+		Attempt struct{ Sources []shownSource }
+	}
 	mustDo(t, c, `query($a: ID!) { attempt(id: $a) { sources { `+sourceFields+` } } }`, map[string]any{"a": attempt}, &out)
 	return byLabel(out.Attempt.Sources)
 }

@@ -37,14 +37,19 @@ func (n noticingVerifier) Verify(ctx context.Context, token string) (*viewer.Vie
 // holdSubscription runs a subscription under a context that ends when a
 // newer token of the viewer's user with other roles or groups is seen on
 // any replica (authwatch.Viewers.Hold). The subscription then ends with
-// one last response, the error FORBIDDEN, and completes; on WebSocket the
-// connection stays open (docs/API.md, "Role and group changes").
+// one last response, the error FORBIDDEN, and completes (an event being
+// resolved at that moment is dropped); on WebSocket the connection stays
+// open (docs/API.md, "Role and group changes").
 func (s *Server) holdSubscription(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	v := viewer.FromContext(ctx)
 	if s.viewers == nil || v == nil {
 		return next(ctx)
 	}
 	held, release := s.viewers.Hold(ctx, v)
+	if errors.Is(context.Cause(held), authwatch.ErrSuperseded) {
+		release()
+		return graphql.OneShot(superseded())
+	}
 	handle := next(held)
 	var (
 		mu    sync.Mutex
@@ -57,17 +62,29 @@ func (s *Server) holdSubscription(ctx context.Context, next graphql.OperationHan
 		if done {
 			return nil
 		}
-		if resp := handle(rctx); resp != nil {
-			return resp
+		for {
+			resp := handle(rctx)
+			cut := errors.Is(context.Cause(held), authwatch.ErrSuperseded)
+			switch {
+			case resp != nil && !cut:
+				return resp
+			case resp != nil:
+				continue // an event cut short (or shown to a superseded token): dropped
+			}
+			mu.Lock()
+			ended = true
+			mu.Unlock()
+			release()
+			if !cut {
+				return nil
+			}
+			return superseded()
 		}
-		mu.Lock()
-		ended = true
-		mu.Unlock()
-		superseded := errors.Is(context.Cause(held), authwatch.ErrSuperseded)
-		release()
-		if !superseded {
-			return nil
-		}
-		return &graphql.Response{Errors: gqlerror.List{gqlErr(domain.CodeForbidden, msgSuperseded, nil)}}
 	}
+}
+
+// superseded is the last response of a subscription whose token was
+// superseded.
+func superseded() *graphql.Response {
+	return &graphql.Response{Errors: gqlerror.List{gqlErr(domain.CodeForbidden, msgSuperseded, nil)}}
 }
