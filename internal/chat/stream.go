@@ -329,7 +329,7 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		// The payload says what the asker could read when the evidence was
 		// retrieved; this subscriber gets what it may read now.
 		stamp := s.e.AccessStamp(s.ctx)
-		views, err := s.e.SourcesOf(s.ctx, srcs)
+		views, err := s.e.liveSources(s.ctx, s.id, srcs, stamp)
 		if err != nil {
 			// Not re-authorised, so not sent: a finished attempt's replay
 			// sends the saved sources instead.
