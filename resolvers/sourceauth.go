@@ -163,12 +163,12 @@ func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (chat.SourceVi
 		}
 		return findView(views, s), nil
 	}
-	// The stamp is read before the views are looked up or computed, so a
-	// change committed meanwhile moves it past them.
-	stamp := r.engine.AccessStamp(ctx)
 	sa.mu.Lock()
 	defer sa.mu.Unlock()
-	sa.revalidateLocked(stamp)
+	// The stamp is read before the views are looked up or computed, so a
+	// change committed meanwhile moves it past them; under the lock, so
+	// that the cache's stamp never goes back.
+	sa.revalidateLocked(r.engine.AccessStamp(ctx))
 	if v, ok := sa.views[s.ID]; ok {
 		return v, nil
 	}
