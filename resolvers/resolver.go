@@ -45,6 +45,7 @@ type Engine interface {
 	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
 	FlushReadAudit(ctx context.Context)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
+	AccessStamp(ctx context.Context) uint64
 	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
 }

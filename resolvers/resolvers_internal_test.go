@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -124,12 +125,31 @@ func TestStreamAttemptDrainsOnCancel(t *testing.T) {
 	<-done
 }
 
-// fakeEngine answers SourcesOf, counting calls; other methods are unused.
+// fakeEngine answers SourcesOf, counting calls, and AccessStamp; other
+// methods are unused.
 type fakeEngine struct {
 	Engine
 	mu     sync.Mutex
 	calls  [][]uuid.UUID
 	denied map[uuid.UUID]bool
+	stamp  uint64
+}
+
+func (f *fakeEngine) AccessStamp(context.Context) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stamp
+}
+
+// change denies ids from now on and moves the access stamp, as an access
+// change on any replica does.
+func (f *fakeEngine) change(ids ...uuid.UUID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range ids {
+		f.denied[id] = true
+	}
+	f.stamp++
 }
 
 func (f *fakeEngine) SourcesOf(_ context.Context, rows []*ent.Source) ([]chat.SourceView, error) {
@@ -190,5 +210,55 @@ func TestSourceReauthorisationBatches(t *testing.T) {
 	// Without operation state each source is checked on its own.
 	if ok, _ := r.sourceAvailable(context.Background(), rows[1]); !ok || len(eng.calls) != 2 || len(eng.calls[1]) != 1 {
 		t.Fatalf("uncached check: calls %v", eng.calls)
+	}
+}
+
+// TestSourceViewsFollowTheAccessStamp: a subscription's cached verdicts are
+// reused while the access stamp holds (no engine call for the next event)
+// and checked again, in one call for the event's batch, once it moves;
+// verdicts primed under an older stamp than the cache's are not used.
+func TestSourceViewsFollowTheAccessStamp(t *testing.T) {
+	doc := uuid.New()
+	rows := make([]*ent.Source, 3)
+	for i := range rows {
+		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
+	}
+	eng := &fakeEngine{denied: map[uuid.UUID]bool{}}
+	r := &Resolver{engine: eng}
+	ctx := WithOperationState(context.Background())
+	event := func() []bool { // one event that loads and shows the rows
+		sourceAuthFrom(ctx).collect(rows)
+		out := make([]bool, len(rows))
+		for i, s := range rows {
+			ok, err := r.sourceAvailable(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = ok
+		}
+		return out
+	}
+	steps := []struct {
+		name   string
+		before func()
+		want   []bool
+		calls  int // engine calls so far
+	}{
+		{"first event", func() {}, []bool{true, true, true}, 1},
+		{"nothing changed", func() {}, []bool{true, true, true}, 1},
+		{"access changed", func() { eng.change(rows[1].ID) }, []bool{true, false, true}, 2},
+		{"nothing changed since", func() {}, []bool{true, false, true}, 2},
+		{"primed under an older stamp", func() {
+			sourceAuthFrom(ctx).prime([]chat.SourceView{{Source: rows[1], Available: true}}, 0)
+		}, []bool{true, false, true}, 2},
+	}
+	for _, st := range steps {
+		st.before()
+		if got := event(); !slices.Equal(got, st.want) {
+			t.Errorf("%s: available %v, want %v", st.name, got, st.want)
+		}
+		if len(eng.calls) != st.calls {
+			t.Errorf("%s: %d engine calls, want %d", st.name, len(eng.calls), st.calls)
+		}
 	}
 }

@@ -19,6 +19,18 @@ import (
 // every recorded row in one engine.SourcesOf call. Field collection loads
 // all sources of a page before any of their fields resolve, so a page of
 // messages costs one re-authorisation however many citations it shows.
+//
+// A subscription is one operation that lives as long as the stream, so its
+// verdicts are kept under the access stamp (Engine.AccessStamp) read
+// before they were computed: while the stamp holds, nothing the viewer may
+// read changed on any replica and an event reuses them with no query;
+// once it moves (an access list changed, a document was deleted or
+// replaced, or the broker may have lost such a change), the next source
+// resolved checks its batch again, exactly as a fresh query would.
+
+// maxSourceViews bounds the verdicts one operation keeps: a subscription
+// open for days forgets them all past it and checks again.
+const maxSourceViews = 4096
 
 type sourceAuthKey struct{}
 
@@ -30,6 +42,7 @@ type sourceAuth struct {
 	pending   map[uuid.UUID]*ent.Source
 
 	mu    sync.Mutex
+	stamp uint64 // the access stamp views were computed under
 	views map[uuid.UUID]chat.SourceView
 }
 
@@ -50,10 +63,15 @@ func sourceAuthFrom(ctx context.Context) *sourceAuth {
 	return sa
 }
 
-// collect records loaded rows for the next batch.
+// collect records loaded rows for the next batch. Rows whose verdict was
+// never asked for (a selection without available, snippet, documentTitle
+// or documentId) are dropped past maxSourceViews.
 func (sa *sourceAuth) collect(rows []*ent.Source) {
 	sa.pendingMu.Lock()
 	defer sa.pendingMu.Unlock()
+	if len(sa.pending)+len(rows) > maxSourceViews {
+		clear(sa.pending)
+	}
 	for _, s := range rows {
 		if s != nil {
 			sa.pending[s.ID] = s
@@ -73,15 +91,30 @@ func (sa *sourceAuth) takePending() []*ent.Source {
 	return out
 }
 
-// prime stores views the engine already computed (subscription events).
-func (sa *sourceAuth) prime(views []chat.SourceView) {
+// prime stores views the engine computed under stamp (a SOURCES event).
+// Views of an older stamp than the cache's are dropped.
+func (sa *sourceAuth) prime(views []chat.SourceView, stamp uint64) {
 	sa.mu.Lock()
 	defer sa.mu.Unlock()
+	if stamp < sa.stamp {
+		return
+	}
+	sa.revalidateLocked(stamp)
 	for _, v := range views {
 		if v.Source != nil {
 			sa.views[v.Source.ID] = v
 		}
 	}
+}
+
+// revalidateLocked forgets every view when stamp is not the one they were
+// computed under, or when they are too many, and takes stamp as the
+// cache's.
+func (sa *sourceAuth) revalidateLocked(stamp uint64) {
+	if stamp != sa.stamp || len(sa.views) >= maxSourceViews {
+		clear(sa.views)
+	}
+	sa.stamp = stamp
 }
 
 // installedClients remembers the clients that have the collector, so that
@@ -132,6 +165,10 @@ func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (chat.SourceVi
 	}
 	sa.mu.Lock()
 	defer sa.mu.Unlock()
+	// The stamp is read before the views are looked up or computed, so a
+	// change committed meanwhile moves it past them; under the lock, so
+	// that the cache's stamp never goes back.
+	sa.revalidateLocked(r.engine.AccessStamp(ctx))
 	if v, ok := sa.views[s.ID]; ok {
 		return v, nil
 	}

@@ -105,7 +105,8 @@ func drain[E any](src <-chan E) {
 }
 
 // attemptEventModel converts an engine event. A SOURCES event primes the
-// operation's source re-authorisation cache with the engine's verdicts.
+// operation's source re-authorisation cache with the verdicts the engine
+// reached when it delivered the event, under their access stamp.
 func attemptEventModel(ctx context.Context, ev chat.AttemptEvent) *model.AttemptEvent {
 	m := &model.AttemptEvent{Kind: model.AttemptEventKind(ev.Kind), AttemptID: ev.AttemptID, Seq: ev.Seq}
 	switch ev.Kind {
@@ -114,7 +115,7 @@ func attemptEventModel(ctx context.Context, ev chat.AttemptEvent) *model.Attempt
 		m.StandaloneQuestion, m.RequiresHistory = &q, &h
 	case chat.EventSources:
 		if sa := sourceAuthFrom(ctx); sa != nil {
-			sa.prime(ev.Sources)
+			sa.prime(ev.Sources, ev.SourcesStamp)
 		}
 		m.Sources = make([]*ent.Source, 0, len(ev.Sources))
 		for _, v := range ev.Sources {

@@ -46,8 +46,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	// Ingesting publishes no stream events: no broker connection needed.
-	cfg.Broker.Kind = config.BrokerMemory
+	// The configured broker, so that the running servers learn of the
+	// documents whose chunks a re-ingest replaced (their open streams
+	// re-check the citations; internal/authwatch).
 	c, err := newCore(ctx, cfg, db, log, nil)
 	if err != nil {
 		db.Close()

@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/knowledge"
@@ -75,9 +76,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	viewers := authwatch.StartViewers(c.broker, log, 0)
+	defer viewers.Close() // before the broker closes
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
 		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
+		Viewers: viewers,
 	})
 	if err != nil {
 		return err

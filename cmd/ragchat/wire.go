@@ -92,7 +92,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Observer:   obs,
 		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
 	})
-	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
 	return &core{db: db, model: model, broker: b, engine: engine, knowledge: svc}, nil
 }
 

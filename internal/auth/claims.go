@@ -61,6 +61,9 @@ func (c *tokenClaims) viewer() (*viewer.Viewer, error) {
 	if err == nil && c.ExpiresAt != nil {
 		v.ExpiresAt = c.ExpiresAt.Time
 	}
+	if err == nil && c.IssuedAt != nil {
+		v.IssuedAt = c.IssuedAt.Time
+	}
 	return v, err
 }
 

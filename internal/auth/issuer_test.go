@@ -29,7 +29,8 @@ func TestIssuerRoundTrip(t *testing.T) {
 	got, err := v.Verify(context.Background(), tok)
 	require.NoError(t, err)
 	require.False(t, got.ExpiresAt.IsZero(), "the viewer carries the token's expiry")
-	got.ExpiresAt = time.Time{}
+	require.False(t, got.IssuedAt.IsZero(), "the viewer carries the token's issue time (iat)")
+	got.ExpiresAt, got.IssuedAt = time.Time{}, time.Time{}
 	require.Equal(t, &viewer.Viewer{
 		TenantID: "acme", UserID: "u7",
 		Roles: []viewer.Role{viewer.RoleAgent}, Groups: []string{"eng", "ops"},

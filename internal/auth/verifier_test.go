@@ -55,7 +55,7 @@ func TestVerifyAcceptsEveryKeySource(t *testing.T) {
 			got, err := v.Verify(context.Background(), sign(t, src.method, src.key, src.kid, c))
 			require.NoError(t, err)
 			require.False(t, got.ExpiresAt.IsZero(), "the viewer carries the token's expiry")
-			got.ExpiresAt = time.Time{}
+			got.ExpiresAt, got.IssuedAt = time.Time{}, time.Time{}
 			require.Equal(t, &viewer.Viewer{
 				TenantID: "acme", UserID: "u1",
 				Roles: []viewer.Role{viewer.RoleAdmin}, Groups: []string{"eng"},

@@ -73,8 +73,12 @@ type AttemptEvent struct {
 	StandaloneQuestion string
 	RequiresHistory    bool
 	// Sources (SOURCES) are the evidence given to the model, in label
-	// order.
+	// order, re-authorised for the subscriber when the event is delivered,
+	// as Attempt.sources would be now.
 	Sources []SourceView
+	// SourcesStamp is the access stamp (Engine.AccessStamp) read before
+	// Sources were re-authorised: they may be reused while it holds.
+	SourcesStamp uint64
 	// Attempt (COMPLETED, FAILED) is the final attempt row.
 	Attempt *ent.Attempt
 	// FailureCode and FailureMessage (FAILED).

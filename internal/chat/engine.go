@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -183,6 +184,10 @@ type Engine struct {
 	// control follows this instance's control topic (control.go).
 	control control
 
+	// access stamps document-access changes of every replica, under which
+	// re-authorised sources may be reused (sources.go).
+	access *authwatch.Access
+
 	// beforeRun, when set (by tests, under mu), runs at the start of each
 	// answer's goroutine.
 	beforeRun func()
@@ -205,6 +210,7 @@ func New(cfg Config, deps Deps) *Engine {
 	if e.obs == nil {
 		e.obs = nopObserver{}
 	}
+	e.access = authwatch.NewAccess(e.broker, e.log)
 	e.startControl()
 	return e
 }

@@ -50,6 +50,9 @@ func (e *Engine) generate(ctx context.Context, j job) {
 // authorised evidence passes the threshold, else the model's streamed
 // text. The returned completion is ready to be saved.
 func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, error) {
+	// Read before the search: evidence found under this stamp is what the
+	// asker may read as long as it holds (liveSources).
+	stamp := e.AccessStamp(ctx)
 	bc, err := e.buildContext(ctx, j, func(standalone string, requires bool) error {
 		// The questions are saved with the outcome (the completion
 		// transaction, or fail), and by the first checkpoint of a long
@@ -66,6 +69,7 @@ func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, er
 		standalone: bc.standalone, requires: bc.requires, assembled: bc.assembled, window: bc.win,
 		sources: packSources(bc.assembled.Evidence),
 	}
+	e.noteEvidence(ctx, j.att.ID, stamp)
 	e.publishAttempt(ctx, j.att.ID, EventSources, 0, attemptPayload{Sources: c.sources})
 	if len(c.sources) == 0 {
 		return e.refusal(ctx, j, p, c), nil

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,6 +27,9 @@ type run struct {
 	conversationID uuid.UUID
 	cancel         context.CancelCauseFunc
 	done           chan struct{}
+	// evidence is who retrieved the run's evidence under which access
+	// stamp, once it has (sources.go, liveSources).
+	evidence atomic.Pointer[evidenceGrant]
 }
 
 // job is what a run needs to know about its attempt.

@@ -1,14 +1,90 @@
 package chat
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
+
+// AccessStamp is the access stamp of the viewer's tenant: it moves when
+// what the tenant's viewers may read among its documents may have changed,
+// on any replica (internal/authwatch). Source views computed by SourcesOf
+// after reading a stamp stay what a fresh query would show as long as the
+// stamp has not moved, so a stream may reuse them instead of asking the
+// database again on every event.
+func (e *Engine) AccessStamp(ctx context.Context) uint64 {
+	tenant := ""
+	if v := viewer.FromContext(ctx); v != nil {
+		tenant = v.TenantID
+	}
+	return e.access.Stamp(tenant)
+}
+
+// AccessChanged records that access to the documents of tenantID changed
+// (an access list set, a document deleted or its chunks replaced), once
+// the change is committed: every replica's stamp of that tenant moves. The
+// knowledge service calls it (knowledge.Options.Changes).
+func (e *Engine) AccessChanged(ctx context.Context, tenantID string) {
+	e.access.Changed(ctx, tenantID)
+}
+
+// evidenceGrant records that viewer retrieved a run's evidence under an
+// access stamp: the search returned only chunks viewer could read then.
+type evidenceGrant struct {
+	stamp  uint64
+	viewer *viewer.Viewer
+}
+
+// noteEvidence records that the viewer in ctx retrieved the evidence of
+// this instance's run of attemptID under stamp.
+func (e *Engine) noteEvidence(ctx context.Context, attemptID uuid.UUID, stamp uint64) {
+	if r, ok := e.running(attemptID); ok {
+		r.evidence.Store(&evidenceGrant{stamp: stamp, viewer: viewer.FromContext(ctx)})
+	}
+}
+
+// liveSources re-authorises the sources of a live SOURCES event for the
+// subscriber in ctx; stamp is the access stamp read before. When this
+// instance retrieved them for a viewer with the same identity, roles and
+// groups under the same stamp, they are all still readable and no query
+// is needed: the usual case of an asker following their own answer.
+// Otherwise SourcesOf checks them.
+func (e *Engine) liveSources(ctx context.Context, attemptID uuid.UUID, sources []*ent.Source, stamp uint64) ([]SourceView, error) {
+	if r, ok := e.running(attemptID); ok {
+		if g := r.evidence.Load(); g != nil && g.stamp == stamp && sameAccess(g.viewer, viewer.FromContext(ctx)) {
+			out := make([]SourceView, len(sources))
+			for i, s := range sources {
+				out[i] = SourceView{Source: s, Available: s.ChunkID != nil}
+			}
+			return out, nil
+		}
+	}
+	return e.SourcesOf(ctx, sources)
+}
+
+// sameAccess reports whether a and b read the same documents: the same
+// user of the same tenant with the same roles and groups.
+func sameAccess(a, b *viewer.Viewer) bool {
+	if a == nil || b == nil || a.TenantID != b.TenantID || a.UserID != b.UserID {
+		return false
+	}
+	return sameSet(a.Roles, b.Roles) && sameSet(a.Groups, b.Groups)
+}
+
+// sameSet reports whether a and b hold the same elements.
+func sameSet[T cmp.Ordered](a, b []T) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
+}
 
 // Sources returns an attempt's citation snapshots, re-authorised now.
 func (e *Engine) Sources(ctx context.Context, attemptID uuid.UUID) ([]SourceView, error) {

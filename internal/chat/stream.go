@@ -322,12 +322,21 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		if s.sourcesSent {
 			return false, true
 		}
-		s.sourcesSent = true
-		views := make([]SourceView, len(p.Sources))
+		srcs := make([]*ent.Source, len(p.Sources))
 		for i, sp := range p.Sources {
-			views[i] = SourceView{Source: sp.source(s.id), Available: true}
+			srcs[i] = sp.source(s.id)
 		}
-		return false, s.send(AttemptEvent{Kind: EventSources, Sources: views, Seq: s.sent})
+		// The payload says what the asker could read when the evidence was
+		// retrieved; this subscriber gets what it may read now.
+		stamp := s.e.AccessStamp(s.ctx)
+		views, err := s.e.liveSources(s.ctx, s.id, srcs, stamp)
+		if err != nil {
+			// Not re-authorised, so not sent: a finished attempt's replay
+			// sends the saved sources instead.
+			return false, s.ctx.Err() == nil
+		}
+		s.sourcesSent = true
+		return false, s.send(AttemptEvent{Kind: EventSources, Sources: views, SourcesStamp: stamp, Seq: s.sent})
 	case EventDelta:
 		end := ev.Seq
 		start := end - utf8.RuneCountInString(p.Text)
@@ -414,11 +423,12 @@ func (s *attemptStream) replayFinished(att *ent.Attempt) bool {
 	}
 	if !s.sourcesSent && att.Status == attempt.StatusCOMPLETED {
 		s.sourcesSent = true
+		stamp := s.e.AccessStamp(s.ctx)
 		views, err := s.e.Sources(s.ctx, att.ID)
 		if err != nil {
 			return false
 		}
-		if !s.send(AttemptEvent{Kind: EventSources, Sources: views, Seq: s.sent}) {
+		if !s.send(AttemptEvent{Kind: EventSources, Sources: views, SourcesStamp: stamp, Seq: s.sent}) {
 			return false
 		}
 	}

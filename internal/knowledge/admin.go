@@ -28,7 +28,8 @@ const (
 
 // SetACL replaces a document's visibility and grants in one transaction and
 // records a "document.acl_changed" audit event. The next search already
-// applies the new list. Setting the list it already has changes nothing
+// applies the new list, and open streams re-check their citations
+// (Options.Changes). Setting the list it already has changes nothing
 // and records nothing.
 func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*ent.Document, error) {
 	const action = "change access lists"
@@ -40,6 +41,7 @@ func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*e
 		return nil, err
 	}
 	var doc *ent.Document
+	changed := false
 	err = withTx(ctx, s.client, func(tx *ent.Tx) error {
 		cur, err := lockDocument(ctx, tx, documentID)
 		if err != nil {
@@ -50,6 +52,7 @@ func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*e
 			doc = cur
 			return nil
 		}
+		changed = true
 		if err := replaceGrants(ctx, tx, cur.ID, next); err != nil {
 			return err
 		}
@@ -61,6 +64,9 @@ func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*e
 	})
 	if err != nil {
 		return nil, classify(err, action)
+	}
+	if changed {
+		s.accessChanged(ctx)
 	}
 	return detachDocument(doc), nil
 }
@@ -102,6 +108,9 @@ func (s *Service) DeleteDocument(ctx context.Context, documentID uuid.UUID, reas
 			}).
 			Exec(ctx)
 	})
+	if err == nil {
+		s.accessChanged(ctx)
+	}
 	return classify(err, action)
 }
 

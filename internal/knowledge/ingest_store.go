@@ -21,8 +21,11 @@ const chunkInsertBatch = 500
 
 // store writes the document in one transaction. It reports retry when the
 // stored content changed since prep was (not) computed, so that Ingest
-// embeds after all.
+// embeds after all, and tells Options.Changes once it has committed a
+// change of access: a document's chunks replaced, or its access list
+// changed.
 func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum string, prep *prepared) (doc *ent.Document, retry bool, err error) {
+	changed := false
 	err = withTx(ctx, s.client, func(tx *ent.Tx) error {
 		// Serialise writers of this knowledge base (PostgreSQL), so that two
 		// ingests of the same source cannot both create it.
@@ -40,6 +43,7 @@ func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum s
 		}
 		switch {
 		case unchanged(cur, sum):
+			changed = !aclOf(cur).equal(v.acl)
 			doc, err = s.updateMetadata(ctx, tx, cur, v)
 			return err
 		case prep == nil:
@@ -48,6 +52,7 @@ func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum s
 		case cur == nil:
 			doc, err = createDocument(ctx, tx, kbID, v, sum)
 		default:
+			changed = true // the chunks its citations name are gone
 			doc, err = replaceDocument(ctx, tx, cur, v, sum)
 		}
 		if err != nil {
@@ -63,6 +68,9 @@ func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum s
 	}
 	if err != nil {
 		return nil, false, err
+	}
+	if changed {
+		s.accessChanged(ctx)
 	}
 	return detachDocument(doc), false, nil
 }

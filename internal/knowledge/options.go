@@ -27,6 +27,9 @@ type Options struct {
 	EmbedBatch int
 	// MaxDocumentBytes caps the size of a document's content.
 	MaxDocumentBytes int
+	// Changes is told of every committed change of document access (nil:
+	// nobody is).
+	Changes AccessNotifier
 }
 
 // withDefaults fills the zero fields of o.

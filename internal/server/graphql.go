@@ -88,7 +88,8 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	return srv
 }
 
-// aroundOperation refuses mutations and subscriptions while draining and
+// aroundOperation refuses mutations and subscriptions while draining,
+// ends subscriptions whose token is superseded (holdSubscription) and
 // records the operation's metrics. (The resolvers' OperationScope gives
 // each operation its state.)
 func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
@@ -111,7 +112,12 @@ func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHand
 	}
 	ctx, tally := store.WithStatementTally(ctx)
 	start := time.Now()
-	handle := next(ctx)
+	var handle graphql.ResponseHandler
+	if kind == string(ast.Subscription) {
+		handle = s.holdSubscription(ctx, next)
+	} else {
+		handle = next(ctx)
+	}
 	var first atomic.Bool
 	return func(ctx context.Context) *graphql.Response {
 		resp := handle(ctx)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rs/cors"
 
+	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -46,6 +47,10 @@ type Options struct {
 	Metrics *Metrics
 	// Console configures the web console served at / (internal/webui).
 	Console webui.Options
+	// Viewers, when set, ends the subscriptions opened with a token once
+	// a newer token of the same user with other roles or groups is seen
+	// on any replica (authwatch.StartViewers on the deployment's broker).
+	Viewers *authwatch.Viewers
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -56,6 +61,7 @@ type Server struct {
 	verifier TokenVerifier
 	metrics  *Metrics
 	engine   Engine
+	viewers  *authwatch.Viewers
 	ws       *gorillaWebsocket
 	subs     *subscriptionGate
 	draining atomic.Bool
@@ -74,6 +80,9 @@ func New(o Options) (*Server, error) {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
 	}
+	if o.Viewers != nil {
+		o.Verifier = noticingVerifier{TokenVerifier: o.Verifier, viewers: o.Viewers}
+	}
 	origins := newOriginPolicy(o.Config.HTTP.AllowedOrigins)
 	s := &Server{
 		cfg:      o.Config,
@@ -81,6 +90,7 @@ func New(o Options) (*Server, error) {
 		verifier: o.Verifier,
 		metrics:  o.Metrics,
 		engine:   o.Engine,
+		viewers:  o.Viewers,
 		ws:       newGorillaWebsocket(origins, o.Metrics),
 		subs:     newSubscriptionGate(o.Config.Limits.MaxSubscriptionsConn, o.Metrics),
 	}

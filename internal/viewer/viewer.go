@@ -51,6 +51,11 @@ type Viewer struct {
 	// ExpiresAt is when the credentials the viewer was built from expire
 	// (zero when they do not). Long-lived connections end then.
 	ExpiresAt time.Time
+	// IssuedAt is when those credentials were issued (the token's `iat`;
+	// zero when unknown). A later token of the same user with other roles
+	// or groups supersedes the streams opened with this one
+	// (internal/authwatch).
+	IssuedAt time.Time
 }
 
 // Has reports whether the viewer holds role r.

@@ -7,6 +7,7 @@ package servertest
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/auth"
+	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
@@ -52,6 +54,11 @@ type Options struct {
 	// distributed brokers do between processes) and has its own instance
 	// id. Driver and the backend argument of Start are then ignored.
 	Beside *Harness
+	// PostgresBroker gives the instance a PostgreSQL LISTEN/NOTIFY broker
+	// of its own on the test database, as a separate process has, instead
+	// of the in-process broker; with Beside, Beside must have one too. It
+	// needs the PostgreSQL backend.
+	PostgresBroker bool
 }
 
 // Harness is a running in-process server.
@@ -65,8 +72,10 @@ type Harness struct {
 	Issuer    *auth.Issuer
 
 	httpServer *httptest.Server
-	broker     *broker.Memory
-	ownBroker  bool // close the broker with the server (not when shared)
+	broker     broker.Broker
+	ownBroker  bool   // close the broker with the server (not when shared)
+	dsn        string // the PostgreSQL database, if any (for PostgresBroker)
+	viewers    *authwatch.Viewers
 	bgCancel   context.CancelFunc
 	bgDone     chan struct{}
 }
@@ -76,18 +85,47 @@ type Harness struct {
 func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	t.Helper()
 	if o.Beside != nil {
-		return start(t, o, o.Beside.DB, o.Beside.broker, false)
+		if o.PostgresBroker {
+			return start(t, o, o.Beside.DB, postgresBroker(t, o.Beside.dsn), true, o.Beside.dsn)
+		}
+		return start(t, o, o.Beside.DB, o.Beside.broker, false, o.Beside.dsn)
 	}
 	db := storetest.Open(t, b)
 	if o.Driver != nil {
 		drv := o.Driver(entsql.OpenDB(db.Dialect, db.SQL))
 		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
 	}
-	return start(t, o, db, broker.NewMemory(broker.MemoryOptions{}), true)
+	pg := ""
+	if b.Name == "postgres" {
+		pg = b.DSN
+	}
+	var br broker.Broker = broker.NewMemory(broker.MemoryOptions{})
+	if o.PostgresBroker {
+		br = postgresBroker(t, pg)
+	}
+	return start(t, o, db, br, true, pg)
+}
+
+// postgresBroker opens a LISTEN/NOTIFY broker on the database dsn.
+func postgresBroker(t testing.TB, dsn string) broker.Broker {
+	t.Helper()
+	if dsn == "" {
+		t.Fatal("servertest: PostgresBroker needs the postgres backend")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	br, err := broker.NewPostgres(ctx, dsn, broker.PostgresOptions{
+		Options:      broker.Options{Instance: "servertest", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		MinReconnect: 20 * time.Millisecond, MaxReconnect: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("servertest: postgres broker: %v", err)
+	}
+	return br
 }
 
 // start runs a server on db and br; ownBroker closes br with the server.
-func start(t testing.TB, o Options, db *store.DB, br *broker.Memory, ownBroker bool) *Harness {
+func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bool, dsn string) *Harness {
 	t.Helper()
 	ctx := context.Background()
 	cfg, err := config.LoadFrom(func(string) (string, bool) { return "", false })
@@ -120,7 +158,7 @@ func start(t testing.TB, o Options, db *store.DB, br *broker.Memory, ownBroker b
 		Logger:    log, Now: time.Now, Observer: metrics,
 		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
 	})
-	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
 		t.Fatalf("servertest: load demo: %v", err)
 	}
@@ -128,9 +166,10 @@ func start(t testing.TB, o Options, db *store.DB, br *broker.Memory, ownBroker b
 	if err != nil {
 		t.Fatalf("servertest: verifier: %v", err)
 	}
+	viewers := authwatch.StartViewers(br, log, 0)
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
-		Verifier: verifier, Logger: log, Metrics: metrics,
+		Verifier: verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
@@ -139,7 +178,8 @@ func start(t testing.TB, o Options, db *store.DB, br *broker.Memory, ownBroker b
 	bgCtx, bgCancel := context.WithCancel(context.Background())
 	h := &Harness{
 		URL: hs.URL + "/graphql", DB: db, Engine: engine, Knowledge: svc, Server: srv, Config: cfg,
-		Issuer: auth.NewDevIssuer(Secret, ""), httpServer: hs, broker: br, ownBroker: ownBroker, bgCancel: bgCancel, bgDone: make(chan struct{}),
+		Issuer: auth.NewDevIssuer(Secret, ""), httpServer: hs, broker: br, ownBroker: ownBroker, dsn: dsn, viewers: viewers,
+		bgCancel: bgCancel, bgDone: make(chan struct{}),
 	}
 	go func() {
 		defer close(h.bgDone)
@@ -158,6 +198,7 @@ func (h *Harness) close() {
 	h.httpServer.Close()
 	h.bgCancel()
 	<-h.bgDone
+	h.viewers.Close()
 	if h.ownBroker {
 		_ = h.broker.Close()
 	}
@@ -170,6 +211,20 @@ func (h *Harness) Token(t testing.TB, tenant, user string, roles []string, group
 		RegisteredClaims: jwt.RegisteredClaims{Subject: user}}, time.Hour)
 	if err != nil {
 		t.Fatalf("servertest: mint: %v", err)
+	}
+	return tok
+}
+
+// TokenIssuedAt mints a token for user of tenant with roles and groups
+// that was issued at iat (which must not be in the future), for tests of
+// what a later token supersedes.
+func (h *Harness) TokenIssuedAt(t testing.TB, tenant, user string, iat time.Time, roles []string, groups ...string) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, auth.Claims{Tenant: tenant, Roles: roles, Groups: groups,
+		RegisteredClaims: jwt.RegisteredClaims{Subject: user, IssuedAt: jwt.NewNumericDate(iat), ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))}}).
+		SignedString(Secret)
+	if err != nil {
+		t.Fatalf("servertest: sign: %v", err)
 	}
 	return tok
 }
