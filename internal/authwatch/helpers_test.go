@@ -49,7 +49,7 @@ func eachDeployment(t *testing.T, fn func(t *testing.T, r replicas)) {
 				ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 				defer cancel()
 				d, err := broker.NewPostgres(ctx, dsn, broker.PostgresOptions{
-					Options:      broker.Options{Instance: name, Logger: quiet},
+					Options:      broker.Options{Instance: name, Logger: quiet, Secret: busSecret},
 					MinReconnect: 20 * time.Millisecond, MaxReconnect: 200 * time.Millisecond,
 				})
 				require.NoError(t, err)
@@ -129,3 +129,7 @@ func marker(t *testing.T, from, to broker.Broker) {
 		}
 	}
 }
+
+// busSecret is the secret the tests' replicas share to seal their broker
+// frames (broker.Options.Secret).
+var busSecret = []byte("the authwatch tests' broker secret, 32+ bytes")

@@ -38,6 +38,10 @@ import (
 // Secret is the HS256 secret test servers verify tokens with.
 var Secret = []byte("servertest-secret-0123456789abcdef0123456789")
 
+// BrokerSecret seals the frames of the harnesses' PostgreSQL brokers, so
+// that servers started on one database exchange live events.
+var BrokerSecret = []byte("servertest-broker-secret-0123456789abcdef")
+
 // Options tune Start.
 type Options struct {
 	// Config edits the server configuration (development defaults).
@@ -115,7 +119,7 @@ func postgresBroker(t testing.TB, dsn string) broker.Broker {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	br, err := broker.NewPostgres(ctx, dsn, broker.PostgresOptions{
-		Options:      broker.Options{Instance: "servertest", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Options:      broker.Options{Instance: "servertest", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Secret: BrokerSecret},
 		MinReconnect: 20 * time.Millisecond, MaxReconnect: 200 * time.Millisecond,
 	})
 	if err != nil {
