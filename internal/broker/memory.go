@@ -13,6 +13,7 @@ const (
 	DefaultBacklogSize      = 4096
 	DefaultRetireAfter      = 2 * time.Minute
 	DefaultIdleAfter        = 30 * time.Minute
+	DefaultMaxIdleTopics    = 1024
 )
 
 // MemoryOptions configures NewMemory. Zero fields take the defaults.
@@ -29,6 +30,11 @@ type MemoryOptions struct {
 	// subscriber and no publish for this long, so that topics whose
 	// publisher never calls Retire do not accumulate. Negative disables it.
 	IdleAfter time.Duration
+	// MaxIdleTopics bounds the topics kept without a subscriber (retired
+	// ones in their grace period, and idle ones): beyond it the least
+	// recently active are forgotten early, as if they had expired
+	// (trim.go). Negative: no bound but the times above.
+	MaxIdleTopics int
 	// JanitorInterval is how often a background janitor forgets expired
 	// topics (default RetireAfter/4, at least one second). Negative
 	// disables the janitor; expired topics are then still forgotten lazily
@@ -50,6 +56,9 @@ func (o MemoryOptions) withDefaults() MemoryOptions {
 	}
 	if o.IdleAfter == 0 {
 		o.IdleAfter = DefaultIdleAfter
+	}
+	if o.MaxIdleTopics == 0 {
+		o.MaxIdleTopics = DefaultMaxIdleTopics
 	}
 	if o.JanitorInterval == 0 {
 		o.JanitorInterval = max(o.RetireAfter/4, time.Second)
@@ -83,6 +92,9 @@ type Memory struct {
 
 	stopJanitor chan struct{}
 	janitorDone chan struct{}
+	// trimAt is the number of topics at which lookup next trims the
+	// topics without a subscriber (trim.go); guarded by mu.
+	trimAt int
 
 	// remote is set when a Distributed broker feeds the Memory with events
 	// of other instances (relay.go): a topic this instance has not seen
@@ -309,6 +321,7 @@ func (m *Memory) lookup(name string, now time.Time) (*topic, error) {
 	if t = m.topics[name]; t == nil {
 		t = newTopic(name, m.opts.BacklogSize, now, !m.remote)
 		m.topics[name] = t
+		m.trimLocked(t)
 	}
 	return t, nil
 }

@@ -135,6 +135,7 @@ func start(t testing.TB, o Options, db *store.DB, br *broker.Memory, ownBroker b
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
 	}
+	metrics.WatchCaches(db, verifier, engine, srv)
 	hs := httptest.NewServer(srv.Handler())
 	bgCtx, bgCancel := context.WithCancel(context.Background())
 	h := &Harness{
