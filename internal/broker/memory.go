@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -92,9 +93,9 @@ type Memory struct {
 
 	stopJanitor chan struct{}
 	janitorDone chan struct{}
-	// trimAt is the number of topics at which lookup next trims the
-	// topics without a subscriber (trim.go); guarded by mu.
-	trimAt int
+	// room is how many more topics may be without a subscriber before
+	// lookup trims them (trim.go).
+	room atomic.Int64
 
 	// remote is set when a Distributed broker feeds the Memory with events
 	// of other instances (relay.go): a topic this instance has not seen
@@ -122,6 +123,7 @@ func newMemory(opts MemoryOptions, remote bool, onPublish func(Event, int64)) *M
 		remote:    remote,
 		onPublish: onPublish,
 	}
+	m.room.Store(int64(m.opts.MaxIdleTopics))
 	if m.opts.JanitorInterval > 0 {
 		m.stopJanitor = make(chan struct{})
 		m.janitorDone = make(chan struct{})
@@ -350,6 +352,9 @@ func (m *Memory) detach(t *topic, s *Subscription, err error) {
 	if _, ok := t.subs[s]; ok {
 		delete(t.subs, s)
 		s.finish(err)
+		if len(t.subs) == 0 {
+			m.room.Add(-1)
+		}
 	}
 	t.lastActive = m.opts.Now()
 	unused := !t.dead && t.unusedLocked()

@@ -52,6 +52,9 @@ type Options struct {
 	// distributed brokers do between processes) and has its own instance
 	// id. Driver and the backend argument of Start are then ignored.
 	Beside *Harness
+	// Broker configures the in-process broker (not with Beside, which
+	// shares its broker).
+	Broker broker.MemoryOptions
 }
 
 // Harness is a running in-process server.
@@ -83,7 +86,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 		drv := o.Driver(entsql.OpenDB(db.Dialect, db.SQL))
 		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
 	}
-	return start(t, o, db, broker.NewMemory(broker.MemoryOptions{}), true)
+	return start(t, o, db, broker.NewMemory(o.Broker), true)
 }
 
 // start runs a server on db and br; ownBroker closes br with the server.
