@@ -24,7 +24,7 @@ const (
 	metricGoroutines = "go_goroutines"
 	// metricCacheEntries and metricCacheBound are the entries each of the
 	// server's long-lived caches holds and its bound
-	// (internal/server/cachemetrics.go).
+	// (internal/server/caches.go).
 	metricCacheEntries = "ragchat_cache_entries"
 	metricCacheBound   = "ragchat_cache_bound"
 )
