@@ -39,7 +39,15 @@ type benchOptions struct {
 	stmtAsks      int
 	contextRounds []int
 	contextAsks   int
-	args          []string // the command line, to print how to reproduce
+	// The soak part.
+	soakDuration time.Duration
+	soakRounds   int
+	soakWorkers  int
+	soakUsers    int
+	soakTurns    int
+	soakIdle     time.Duration
+	soakProfiles string
+	args         []string // the command line, to print how to reproduce
 }
 
 // singleParts run against one child server, in this order (floor first);
@@ -51,6 +59,9 @@ var (
 		// the other parts' garbage would blur.
 		{"floor", false, benchFloor}, {"ws", false, benchIdleWS}, {"ttft", false, benchTTFT}, {"wire", false, benchWire}, {"page", false, benchPage},
 		{"throughput", true, benchThroughput}, {"stmts", true, benchStmts}, {"context", true, benchContext},
+		// soak is not in the default list (it takes minutes); it runs
+		// against a child of its own (bench_soak.go).
+		{"soak", true, benchSoak},
 	}
 	crossParts = []string{"lag", "cancel"}
 	// timedParts have rows read as multiples of the floor: whenever one of
@@ -88,6 +99,9 @@ type benchPart struct {
 //     server's /metrics (bench_stmts.go);
 //   - context: the server's context assembly time by conversation length
 //     (bench_context.go);
+//   - soak: the server's heap, resident set and cache entries after a
+//     warm-up and after each of several identical soaks of asks
+//     (bench_soak.go; not run unless named);
 //   - lag: across instances, the delay from the model emitting a token to
 //     subscribers on the asking instance and on another one receiving it,
 //     per broker (bench_lag.go);
@@ -98,7 +112,7 @@ type benchPart struct {
 // targets, what this run measured and the floor multiples.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
-	only := fs.String("only", "floor,ws,ttft,wire,page,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ws, ttft, wire, page, throughput, stmts, context; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
+	only := fs.String("only", "floor,ws,ttft,wire,page,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ws, ttft, wire, page, throughput, stmts, context, soak; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
 	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child servers (default: a temporary SQLite file; lag and cancel need PostgreSQL)")
 	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
 	rounds := fs.Int("rounds", 5, "questions per stream for ttft and lag")
@@ -119,6 +133,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	stmtAsks := fs.Int("stmt-asks", 5, "asks counted for stmts (the least count is the figure)")
 	ctxRounds := fs.String("context-rounds", "10,10000", "conversation lengths in rounds for context (the Targets table compares the shortest and the longest)")
 	ctxAsks := fs.Int("context-asks", 20, "asks per conversation length for context")
+	soakDuration := fs.Duration("soak-duration", 150*time.Second, "how long each soak asks, for soak")
+	soakRounds := fs.Int("soak-rounds", 2, "identical soaks one after the other, for soak")
+	soakWorkers := fs.Int("soak-workers", 4, "concurrent askers in a soak, for soak")
+	soakUsers := fs.Int("soak-users", 40, "distinct users in each soak (new ones in every soak), for soak")
+	soakTurns := fs.Int("soak-turns", 6, "questions per conversation, for soak")
+	soakIdle := fs.Duration("soak-idle", 30*time.Second, "how long after the last soak it is measured once more, for soak (0: not)")
+	soakProfiles := fs.String("soak-profiles", "", "where soak writes its heap profiles (default: a new temporary directory)")
 	out := fs.String("out", "", "also write the report to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -126,7 +147,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	o := benchOptions{only: map[string]bool{}, databaseURL: *dbURL, rounds: *rounds, conns: *conns,
 		messages: *messages, pageRuns: *pageRuns, ttft: *ttft, out: *out,
 		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, deltaBudget: *deltaBudget,
-		workers: *workers, asks: *asks, duration: *duration, stmtAsks: *stmtAsks, contextAsks: *ctxAsks, args: args}
+		workers: *workers, asks: *asks, duration: *duration, stmtAsks: *stmtAsks, contextAsks: *ctxAsks,
+		soakDuration: *soakDuration, soakRounds: *soakRounds, soakWorkers: *soakWorkers, soakUsers: *soakUsers, soakTurns: *soakTurns,
+		soakIdle: *soakIdle, soakProfiles: *soakProfiles, args: args}
 	for _, name := range strings.Split(*only, ",") {
 		name = strings.TrimSpace(name)
 		if !slices.ContainsFunc(singleParts, func(p benchPart) bool { return p.name == name }) && !slices.Contains(crossParts, name) {
@@ -146,6 +169,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if o.workers < 1 || o.asks < 1 || o.stmtAsks < 1 || o.contextAsks < 1 {
 		return usagef("--workers, --asks, --stmt-asks and --context-asks must be at least 1")
+	}
+	if o.soakRounds < 1 || o.soakWorkers < 1 || o.soakUsers < 1 || o.soakTurns < 1 || o.soakDuration <= 0 {
+		return usagef("--soak-rounds, --soak-workers, --soak-users, --soak-turns and --soak-duration must be positive")
 	}
 	for _, s := range strings.Split(*conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -223,13 +249,13 @@ func runSingleParts(ctx context.Context, fx *benchFixture, o benchOptions, repor
 		if p.name == "floor" && i+1 < len(selected) {
 			offline = selected[i+1].offline // floor needs no model: no extra child
 		}
-		if env == nil || (env.kb != uuid.Nil) != offline {
+		if env == nil || (env.kb != uuid.Nil) != offline || p.name == "soak" || env.soak {
 			if env != nil {
 				env.close()
 				env = nil
 			}
 			var err error
-			if env, err = startBenchEnv(ctx, fx, offline); err != nil {
+			if env, err = startBenchEnv(ctx, fx, offline, p.name == "soak"); err != nil {
 				return err
 			}
 		}

@@ -153,6 +153,9 @@ type benchServer struct {
 	base  string // http://host:port
 	child *exec.Cmd
 	done  chan error
+	// debug receives the child's pprof address (RAGCHAT_DEBUG_ADDR) once
+	// it has logged it.
+	debug chan string
 }
 
 // startServer starts `ragchat serve` named name (for its data directory
@@ -168,7 +171,7 @@ func (f *benchFixture) launch(ctx context.Context, name string, vars []string) (
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &benchServer{fx: f, name: name, done: make(chan error, 1)}
+	s := &benchServer{fx: f, name: name, done: make(chan error, 1), debug: make(chan string, 1)}
 	s.child = exec.Command(f.self, "serve")
 	s.child.Env = vars
 	pipe, err := s.child.StderrPipe()
@@ -185,8 +188,14 @@ func (f *benchFixture) launch(ctx context.Context, name string, vars []string) (
 		for sc.Scan() {
 			var rec struct{ Msg, Addr string }
 			if json.Unmarshal(sc.Bytes(), &rec) == nil {
-				if rec.Msg == "listening" {
+				switch rec.Msg {
+				case "listening":
 					addr <- rec.Addr
+				case "serving pprof":
+					select {
+					case s.debug <- rec.Addr:
+					default:
+					}
 				}
 				if strings.Contains(sc.Text(), `"level":"ERROR"`) {
 					fmt.Fprintf(f.stderr, "child %s: %s\n", name, sc.Text())
@@ -245,26 +254,33 @@ type benchEnv struct {
 	// (the tenant's first, embedded by the fake model) or, with the
 	// offline model, the fixture's offlineKB.
 	kb uuid.UUID
+	// soak is set on a child started for the soak part alone (with
+	// pprof on a private port).
+	soak bool
 }
 
 // startBenchEnv starts one `ragchat serve` on the fixture's database (with
 // the broker serve picks by default) and opens the database directly. With
 // offline set the child answers with the offline model at zero delay
-// (bench_offline.go) instead of the fake.
-func startBenchEnv(ctx context.Context, fx *benchFixture, offline bool) (*benchEnv, error) {
+// (bench_offline.go) instead of the fake. With soak set it is the soak's
+// own child (offline), serving pprof on a free loopback port.
+func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak bool) (*benchEnv, error) {
 	var (
 		srv *benchServer
 		err error
 	)
-	if offline {
+	switch {
+	case soak:
+		srv, err = fx.startOfflineServer(ctx, "S", "RAGCHAT_DEBUG_ADDR=127.0.0.1:0")
+	case offline:
 		srv, err = fx.startOfflineServer(ctx, "O")
-	} else {
+	default:
 		srv, err = fx.startServer(ctx, "A")
 	}
 	if err != nil {
 		return nil, err
 	}
-	env := &benchEnv{benchFixture: fx, benchServer: srv}
+	env := &benchEnv{benchFixture: fx, benchServer: srv, soak: soak}
 	if offline {
 		env.kb = fx.offlineKB
 	}

@@ -37,14 +37,15 @@ func offlineVars(vars []string) []string {
 }
 
 // startOfflineServer ingests the offline knowledge base (once) and starts
-// `ragchat serve` named name with the offline model at zero delay.
-func (f *benchFixture) startOfflineServer(ctx context.Context, name string) (*benchServer, error) {
+// `ragchat serve` named name with the offline model at zero delay and
+// extra environment.
+func (f *benchFixture) startOfflineServer(ctx context.Context, name string, extra ...string) (*benchServer, error) {
 	if f.offlineKB == uuid.Nil {
 		if err := f.ingestOffline(ctx); err != nil {
 			return nil, err
 		}
 	}
-	return f.launch(ctx, name, offlineVars(f.vars(f.dataDir(name))))
+	return f.launch(ctx, name, append(offlineVars(f.vars(f.dataDir(name))), extra...))
 }
 
 // ingestOffline ingests the bench document into offlineKBName with the

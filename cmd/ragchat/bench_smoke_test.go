@@ -3,7 +3,9 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,4 +211,49 @@ func positive(cell string) float64 {
 		return -1
 	}
 	return v
+}
+
+// TestBenchSoakSmoke runs `ragchat bench --only soak` with two tiny soaks
+// on SQLite, so that the soak part cannot rot: every ask completes, each
+// step reads the child's memory, the cache table lists the server's
+// caches with their bounds, and a heap profile is written per step. It
+// asserts counts and structure, never a size or a duration.
+func TestBenchSoakSmoke(t *testing.T) {
+	profiles := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "bench", "--only", "soak", "--soak-duration", "1s", "--soak-rounds", "2",
+		"--soak-workers", "1", "--soak-users", "2", "--soak-turns", "2", "--soak-idle", "0", "--soak-profiles", profiles)
+	cmd.Env = baseEnv(t, "")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	report := out.String()
+	// after, asks, failed, asks/s, heap, resident set, goroutines
+	steps := benchTableRows(report, "| after | asks | failed |")
+	want := []string{"warm-up", "soak 1", "soak 2"}
+	if len(steps) != len(want) {
+		t.Fatalf("want %d steps:\n%s", len(want), report)
+	}
+	for i, row := range steps {
+		if len(row) != 7 || row[0] != want[i] || positive(row[1]) <= 0 || row[2] != "0" || !strings.HasSuffix(row[4], " MiB") || positive(row[4]) <= 0 {
+			t.Errorf("step %q: want %s with asks, none failed and a heap size", row, want[i])
+		}
+	}
+	caches := map[string][]string{}
+	for _, row := range benchTableRows(report, "| cache | bound |") {
+		caches[row[0]] = row
+	}
+	for name, bound := range map[string]string{"broker_idle_topics": "1024", "chat_outcomes": "4096", "auth_tokens": "4096", "knowledge_sqlite_vectors": "20000", "chat_runs": "–"} {
+		if row, ok := caches[name]; !ok || row[1] != bound || len(row) != 2+len(want) {
+			t.Errorf("cache %s: want bound %s and one count per step, got %q", name, bound, row)
+		}
+	}
+	for _, f := range []string{"heap-0-warm.pb.gz", "heap-1-soak.pb.gz", "heap-2-soak.pb.gz"} {
+		if st, err := os.Stat(filepath.Join(profiles, f)); err != nil || st.Size() == 0 {
+			t.Errorf("heap profile %s: %v", f, err)
+		}
+	}
 }

@@ -30,6 +30,7 @@ const DefaultTokenCacheSize = 4096
 // Each caller gets its own copy of the viewer.
 type tokenCache struct {
 	entries *lru.Cache[[sha256.Size]byte, cachedToken]
+	size    int // the most entries
 	// maxAge bounds an entry's life besides its token's expiry (0: none).
 	maxAge time.Duration
 	now    func() time.Time
@@ -55,7 +56,7 @@ func newTokenCache(size int, maxAge time.Duration, now func() time.Time) *tokenC
 	if err != nil {
 		return nil
 	}
-	return &tokenCache{entries: entries, maxAge: maxAge, now: now}
+	return &tokenCache{entries: entries, size: size, maxAge: maxAge, now: now}
 }
 
 // get returns a copy of the viewer of an accepted, still unexpired token.

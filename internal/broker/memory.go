@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,6 +14,7 @@ const (
 	DefaultBacklogSize      = 4096
 	DefaultRetireAfter      = 2 * time.Minute
 	DefaultIdleAfter        = 30 * time.Minute
+	DefaultMaxIdleTopics    = 1024
 )
 
 // MemoryOptions configures NewMemory. Zero fields take the defaults.
@@ -29,6 +31,11 @@ type MemoryOptions struct {
 	// subscriber and no publish for this long, so that topics whose
 	// publisher never calls Retire do not accumulate. Negative disables it.
 	IdleAfter time.Duration
+	// MaxIdleTopics bounds the topics kept without a subscriber (retired
+	// ones in their grace period, and idle ones): beyond it the least
+	// recently active are forgotten early, as if they had expired
+	// (trim.go). Negative: no bound but the times above.
+	MaxIdleTopics int
 	// JanitorInterval is how often a background janitor forgets expired
 	// topics (default RetireAfter/4, at least one second). Negative
 	// disables the janitor; expired topics are then still forgotten lazily
@@ -50,6 +57,9 @@ func (o MemoryOptions) withDefaults() MemoryOptions {
 	}
 	if o.IdleAfter == 0 {
 		o.IdleAfter = DefaultIdleAfter
+	}
+	if o.MaxIdleTopics == 0 {
+		o.MaxIdleTopics = DefaultMaxIdleTopics
 	}
 	if o.JanitorInterval == 0 {
 		o.JanitorInterval = max(o.RetireAfter/4, time.Second)
@@ -83,6 +93,9 @@ type Memory struct {
 
 	stopJanitor chan struct{}
 	janitorDone chan struct{}
+	// room is how many more topics may be without a subscriber before
+	// lookup trims them (trim.go).
+	room atomic.Int64
 
 	// remote is set when a Distributed broker feeds the Memory with events
 	// of other instances (relay.go): a topic this instance has not seen
@@ -110,6 +123,7 @@ func newMemory(opts MemoryOptions, remote bool, onPublish func(Event, int64)) *M
 		remote:    remote,
 		onPublish: onPublish,
 	}
+	m.room.Store(int64(m.opts.MaxIdleTopics))
 	if m.opts.JanitorInterval > 0 {
 		m.stopJanitor = make(chan struct{})
 		m.janitorDone = make(chan struct{})
@@ -309,6 +323,7 @@ func (m *Memory) lookup(name string, now time.Time) (*topic, error) {
 	if t = m.topics[name]; t == nil {
 		t = newTopic(name, m.opts.BacklogSize, now, !m.remote)
 		m.topics[name] = t
+		m.trimLocked(t)
 	}
 	return t, nil
 }
@@ -337,6 +352,9 @@ func (m *Memory) detach(t *topic, s *Subscription, err error) {
 	if _, ok := t.subs[s]; ok {
 		delete(t.subs, s)
 		s.finish(err)
+		if len(t.subs) == 0 {
+			m.room.Add(-1)
+		}
 	}
 	t.lastActive = m.opts.Now()
 	unused := !t.dead && t.unusedLocked()

@@ -51,8 +51,10 @@ func newTopic(name string, size int, now time.Time, synced bool) *topic {
 }
 
 // appendLocked numbers ev and stores it in the backlog, evicting the oldest
-// event when the ring is full.
+// event when the ring is full. The stored events share the topic's name
+// rather than each keeping the copy its publisher built.
 func (t *topic) appendLocked(ev Event) Event {
+	ev.Topic = t.name
 	ev.Offset = t.next
 	t.next++
 	if len(t.ring) < t.size {

@@ -15,7 +15,9 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// RunBackground runs the reaper and the purge until ctx is done.
+// RunBackground runs the reaper and the purge until ctx is done. With
+// each reaper pass it also forgets the recent outcomes older than
+// outcomeTTL, so that an idle engine does not keep them.
 func (e *Engine) RunBackground(ctx context.Context) {
 	reap := time.NewTicker(e.cfg.ReaperInterval)
 	defer reap.Stop()
@@ -28,6 +30,7 @@ func (e *Engine) RunBackground(ctx context.Context) {
 			return
 		case <-reap.C:
 			e.runJob(ctx, "reaper", e.ReapOnce)
+			e.outcomes.expire(time.Now())
 		case <-purge.C:
 			e.runJob(ctx, "purge", e.PurgeOnce)
 		}

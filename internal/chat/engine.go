@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/authwatch"
@@ -163,7 +164,9 @@ type Engine struct {
 
 	limiter AskLimiter // nil: asks are not metered
 
-	kbModels sync.Map // knowledge base id → embedding model
+	// kbModels remembers each knowledge base's embedding model
+	// (embedcheck.go), for at most maxKBModels knowledge bases.
+	kbModels *lru.Cache[uuid.UUID, string]
 
 	// reapBlind is set when a reaper pass could not read the database; the
 	// next pass then reaps nothing (see ReapOnce).
@@ -200,6 +203,7 @@ func New(cfg Config, deps Deps) *Engine {
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
 	}
+	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
 	if e.log == nil {
 		e.log = slog.Default()
 	}

@@ -65,6 +65,13 @@ func (o *recentOutcomes) get(id uuid.UUID, now time.Time) (*ent.Attempt, bool) {
 	return &c, true
 }
 
+// expire forgets the rows kept longer than outcomeTTL.
+func (o *recentOutcomes) expire(now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.dropOld(now)
+}
+
 // dropOld forgets the rows kept longer than outcomeTTL.
 func (o *recentOutcomes) dropOld(now time.Time) {
 	for len(o.order) > 0 && now.Sub(o.order[0].at) > outcomeTTL {

@@ -11,12 +11,12 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/ragchat/ragchat/graph"
+	"github.com/ragchat/ragchat/internal/cachesize"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -62,11 +62,18 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(postTransport{})
 
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	queries := newLRUCache[*ast.QueryDocument](queryCacheSize)
+	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(parserTokenLimit)
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.Limits.APQCacheSize)})
+	apq := newLRUCache[string](cfg.Limits.APQCacheSize)
+	srv.Use(extension.AutomaticPersistedQuery{Cache: apq})
 	// After APQ, which may supply the query text; before gqlgen validates.
-	srv.Use(newDocumentPrecheck(defaultDocumentBounds))
+	precheck := newDocumentPrecheck(defaultDocumentBounds)
+	srv.Use(precheck)
+	s.caches = append(s.caches,
+		func() cachesize.Size { return queries.sizeAs("graphql_documents") },
+		func() cachesize.Size { return apq.sizeAs("graphql_persisted_queries") },
+		func() cachesize.Size { return precheck.passed.sizeAs("graphql_prechecked") })
 	if cfg.HTTP.Introspection {
 		srv.Use(extension.Introspection{})
 	} else {

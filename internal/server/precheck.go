@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
@@ -56,7 +55,7 @@ var defaultDocumentBounds = documentBounds{
 // is parsed once, as gqlgen's own query cache does.
 type documentPrecheck struct {
 	bounds documentBounds
-	passed *lru.LRU[bool] // digest of operation name + query → whether it selects data fields
+	passed *lruCache[bool] // digest of operation name + query → whether it selects data fields
 }
 
 var _ interface {
@@ -66,7 +65,7 @@ var _ interface {
 
 // newDocumentPrecheck returns the extension with the given bounds.
 func newDocumentPrecheck(b documentBounds) *documentPrecheck {
-	return &documentPrecheck{bounds: b, passed: lru.New[bool](1000)}
+	return &documentPrecheck{bounds: b, passed: newLRUCache[bool](precheckCacheSize)}
 }
 
 // ExtensionName implements graphql.HandlerExtension.

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/cors"
 
 	"github.com/ragchat/ragchat/internal/authwatch"
+	"github.com/ragchat/ragchat/internal/cachesize"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -67,6 +68,8 @@ type Server struct {
 	draining atomic.Bool
 	handler  http.Handler
 	http     *http.Server
+	// caches report the sizes of the server's own caches (caches.go).
+	caches []func() cachesize.Size
 }
 
 // New builds the server and its handler.

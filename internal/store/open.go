@@ -30,6 +30,9 @@ type DB struct {
 	// Session is what every pooled connection starts with (PostgreSQL;
 	// see session.go). Wrappers of a DB copy it along with the pool.
 	Session Session
+	// cache is the client's prepared-statement cache (PostgreSQL), for
+	// CacheSizes.
+	cache *stmtCache
 }
 
 // Close closes the client and the pool.
@@ -86,7 +89,7 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	n := &atomic.Uint64{}
 	drv := newPreparingDriver(dialect.Postgres, pool, n)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres, stmts: n, Session: session}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres, stmts: n, Session: session, cache: drv.cache}, nil
 }
 
 func openSQLite(ctx context.Context, cfg Config) (*DB, error) {

@@ -35,7 +35,7 @@ func newCountingDriver(drv *entsql.Driver, n *atomic.Uint64) dialect.Driver {
 
 // newPreparingDriver is newCountingDriver over pool whose often-sent
 // statements outside transactions are prepared (stmtCache).
-func newPreparingDriver(name string, pool *sql.DB, n *atomic.Uint64) dialect.Driver {
+func newPreparingDriver(name string, pool *sql.DB, n *atomic.Uint64) countingDriver {
 	cache := newStmtCache(pool)
 	drv := entsql.NewDriver(name, entsql.Conn{ExecQuerier: cachedPool{DB: pool, cache: cache}})
 	return countingDriver{Driver: drv, n: n, tx: entsql.OpenDB(name, pool), cache: cache}

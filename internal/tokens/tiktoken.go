@@ -41,8 +41,14 @@ func load(name string) (Counter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokens: load %s: %w", name, err)
 	}
-	return &bpeCounter{enc: enc, name: "tiktoken/" + name, cache: newCountCache(countCacheSize)}, nil
+	c := &bpeCounter{enc: enc, name: "tiktoken/" + name, cache: newCountCache(countCacheSize)}
+	loaded[name].Store(c)
+	return c, nil
 }
+
+// loaded holds each encoding's counter once it is loaded, so that
+// CacheSizes can report it without loading it.
+var loaded = map[string]*atomic.Pointer[bpeCounter]{O200KBase: {}, CL100KBase: {}}
 
 // bpeCounter counts tokens exactly with a tiktoken encoding.
 type bpeCounter struct {

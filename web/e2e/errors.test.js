@@ -4,9 +4,12 @@
 // kept, an expired token sending the user to sign in again and back to
 // the same conversation with the draft kept, and UNAVAILABLE's retry
 // banner resending the same question. Waits are hang guards
-// only; nothing asserts a duration.
+// only; nothing asserts a duration. The answers that must still be
+// running while the test looks come from the fake model, held at its gate
+// until the test lets them go on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { startFakeModel } from './fakemodel.js';
 import { ask, gql, newConversation, signIn, startConsole } from './harness.js';
 
 const askMutation = 'mutation($input: AskInput!) { ask(input: $input) { attempt { id status } } }';
@@ -22,50 +25,6 @@ describe('with the default ask rate', () => {
   });
   after(async () => {
     await app?.stop();
-  });
-
-  test('Send is disabled while an answer runs; a CONVERSATION_BUSY from elsewhere links to the running answer', async () => {
-    const page = await app.page();
-    await signIn(page, app.base, 'demo-ops');
-    await newConversation(page);
-    await ask(page, '什么是 RAG？');
-    const first = page.getByTestId('turn').nth(0);
-    await first.getByTestId('streaming-answer').waitFor();
-    // Type the next question while the answer streams: Send is disabled
-    // and says why; Enter does not send.
-    const box = page.getByTestId('question');
-    await box.fill('那 embedding 是什么？');
-    await page.getByTestId('send-reason').getByTestId('running-answer').waitFor();
-    assert.equal(await page.getByTestId('send').isDisabled(), true, 'Send is disabled during the answer');
-    await app.shot(page, 'busy-send-disabled');
-    await box.press('Enter');
-    assert.equal(await page.getByTestId('turn').count(), 1, 'Enter sent nothing while the answer runs');
-    await first.getByTestId('answer').waitFor();
-    await page.locator('[data-testid=send]:not([disabled])').waitFor();
-    assert.equal(await page.getByTestId('send-reason').count(), 0, 'the reason is gone with the answer');
-    assert.equal(await box.inputValue(), '那 embedding 是什么？', 'the draft is kept');
-
-    // Another tab starts an answer this page does not know of: the server
-    // answers CONVERSATION_BUSY, and the console links to that answer.
-    const { ask: started } = await gql(app.server.http, await tokenOf(page), askMutation, {
-      input: { conversationId: conversationId(page), clientMessageId: `e2e-${Date.now()}`, question: '什么是 RAG？' },
-    });
-    assert.equal(started.attempt.status, 'PENDING');
-    await page.getByTestId('send').click();
-    const busy = page.locator('[role=alert][data-code=CONVERSATION_BUSY]');
-    const link = busy.getByTestId('running-answer-link');
-    assert.equal(await link.getAttribute('href'), `#attempt-${started.attempt.id}`);
-    // The running answer is loaded into the view (the link's target).
-    await page.locator(`#attempt-${started.attempt.id}`).waitFor();
-    await app.shot(page, 'busy-from-another-tab');
-    // When it ends, Send is back and the note is gone.
-    await page.locator(`#attempt-${started.attempt.id}[data-status=COMPLETED]`).waitFor();
-    await page.locator('[data-testid=send]:not([disabled])').waitFor();
-    assert.equal(await busy.count(), 0, 'the busy note is gone once the answer ended');
-    await page.getByTestId('send').click();
-    await page.getByTestId('turn').nth(2).getByTestId('answer').waitFor();
-    assert.equal(await box.inputValue(), '', 'the kept draft was sent');
-    await page.context().close();
   });
 
   test('an expired token sends the user to sign in again and back to the conversation, the draft kept', async () => {
@@ -127,6 +86,75 @@ describe('with the default ask rate', () => {
     assert.equal(await banner.count(), 0, 'the banner is gone');
     assert.equal(keys.length, 2);
     assert.equal(keys[0], keys[1], 'the retry reuses the clientMessageId');
+    await page.context().close();
+  });
+});
+
+describe('with a model the test holds', () => {
+  let model;
+  let app;
+  before(async () => {
+    model = await startFakeModel();
+    app = await startConsole(model.env);
+  });
+  after(async () => {
+    await app?.stop();
+    await model?.stop();
+  });
+
+  test('Send is disabled while an answer runs; a CONVERSATION_BUSY from elsewhere links to the running answer', async () => {
+    const page = await app.page();
+    await signIn(page, app.base, 'demo-ops');
+    await newConversation(page);
+    // Every answer waits at the gate after two chunks until released.
+    await model.hold(2);
+    try {
+      await ask(page, '什么是 RAG？');
+      const first = page.getByTestId('turn').nth(0);
+      await first.getByTestId('streaming-answer').filter({ hasText: /\S/ }).waitFor();
+      await model.waitHeld(1);
+      // Type the next question while the answer runs: Send is disabled
+      // and says why; Enter does not send.
+      const box = page.getByTestId('question');
+      await box.fill('那 embedding 是什么？');
+      await page.getByTestId('send-reason').getByTestId('running-answer').waitFor();
+      assert.equal(await page.getByTestId('send').isDisabled(), true, 'Send is disabled during the answer');
+      await app.shot(page, 'busy-send-disabled');
+      await box.press('Enter');
+      assert.equal(await page.getByTestId('turn').count(), 1, 'Enter sent nothing while the answer runs');
+      await model.release();
+      await first.getByTestId('answer').waitFor();
+      await page.locator('[data-testid=send]:not([disabled])').waitFor();
+      assert.equal(await page.getByTestId('send-reason').count(), 0, 'the reason is gone with the answer');
+      assert.equal(await box.inputValue(), '那 embedding 是什么？', 'the draft is kept');
+
+      // Another tab starts an answer this page does not know of, held
+      // while the page sends: the server answers CONVERSATION_BUSY, and
+      // the console links to that answer.
+      await model.hold(2);
+      const { ask: started } = await gql(app.server.http, await tokenOf(page), askMutation, {
+        input: { conversationId: conversationId(page), clientMessageId: `e2e-${Date.now()}`, question: '什么是 RAG？' },
+      });
+      assert.equal(started.attempt.status, 'PENDING');
+      await model.waitHeld(1);
+      await page.getByTestId('send').click();
+      const busy = page.locator('[role=alert][data-code=CONVERSATION_BUSY]');
+      const link = busy.getByTestId('running-answer-link');
+      assert.equal(await link.getAttribute('href'), `#attempt-${started.attempt.id}`);
+      // The running answer is loaded into the view (the link's target).
+      await page.locator(`#attempt-${started.attempt.id}`).waitFor();
+      await app.shot(page, 'busy-from-another-tab');
+      // When it ends, Send is back and the note is gone.
+      await model.release();
+      await page.locator(`#attempt-${started.attempt.id}[data-status=COMPLETED]`).waitFor();
+      await page.locator('[data-testid=send]:not([disabled])').waitFor();
+      assert.equal(await busy.count(), 0, 'the busy note is gone once the answer ended');
+      await page.getByTestId('send').click();
+      await page.getByTestId('turn').nth(2).getByTestId('answer').waitFor();
+      assert.equal(await box.inputValue(), '', 'the kept draft was sent');
+    } finally {
+      await model.release();
+    }
     await page.context().close();
   });
 });

@@ -132,6 +132,10 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req ChatReq
 			gone()
 			return
 		}
+		if !s.gate.pass(r.Context(), s.quit, i) {
+			gone()
+			return
+		}
 		if cfg.chunkText != nil {
 			p = cfg.chunkText(i, p)
 		}

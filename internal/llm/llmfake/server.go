@@ -2,8 +2,11 @@
 // speaks the real wire format (SSE chat streams, JSON chat completions,
 // embeddings) and has knobs to script replies and inject failures: error
 // statuses with Retry-After, slow or stalled streams, and connections dropped
-// mid-stream. It records requests and reports when a client abandons a
-// stream, so tests can prove that cancellation reaches the upstream.
+// mid-stream, and a gate that holds streams mid-answer until the test lets
+// them go on (Hold, Release). It records requests and reports when a
+// client abandons a stream, so tests can prove that cancellation reaches
+// the upstream. internal/tools/fakemodel serves it as a process, for the
+// browser tests.
 package llmfake
 
 import (
@@ -67,6 +70,7 @@ type Server struct {
 	count       atomic.Int64
 	abandoned   atomic.Int64
 	disconnects chan struct{}
+	gate        *gate // Hold, Release (gate.go)
 }
 
 // New starts a fake server. Close it when done.
@@ -78,6 +82,7 @@ func New() *Server {
 		stallAfter:    -1,
 		embeddingDims: 16,
 		disconnects:   make(chan struct{}, 1000),
+		gate:          newGate(),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)

@@ -63,6 +63,9 @@ type Options struct {
 	// of the in-process broker; with Beside, Beside must have one too. It
 	// needs the PostgreSQL backend.
 	PostgresBroker bool
+	// Broker configures the in-process broker, or the local broker inside
+	// the PostgreSQL one (not with Beside, which shares its broker).
+	Broker broker.MemoryOptions
 }
 
 // Harness is a running in-process server.
@@ -90,7 +93,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	t.Helper()
 	if o.Beside != nil {
 		if o.PostgresBroker {
-			return start(t, o, o.Beside.DB, postgresBroker(t, o.Beside.dsn), true, o.Beside.dsn)
+			return start(t, o, o.Beside.DB, postgresBroker(t, o.Beside.dsn, o.Broker), true, o.Beside.dsn)
 		}
 		return start(t, o, o.Beside.DB, o.Beside.broker, false, o.Beside.dsn)
 	}
@@ -103,15 +106,15 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	if b.Name == "postgres" {
 		pg = b.DSN
 	}
-	var br broker.Broker = broker.NewMemory(broker.MemoryOptions{})
+	var br broker.Broker = broker.NewMemory(o.Broker)
 	if o.PostgresBroker {
-		br = postgresBroker(t, pg)
+		br = postgresBroker(t, pg, o.Broker)
 	}
 	return start(t, o, db, br, true, pg)
 }
 
 // postgresBroker opens a LISTEN/NOTIFY broker on the database dsn.
-func postgresBroker(t testing.TB, dsn string) broker.Broker {
+func postgresBroker(t testing.TB, dsn string, local broker.MemoryOptions) broker.Broker {
 	t.Helper()
 	if dsn == "" {
 		t.Fatal("servertest: PostgresBroker needs the postgres backend")
@@ -119,7 +122,7 @@ func postgresBroker(t testing.TB, dsn string) broker.Broker {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	br, err := broker.NewPostgres(ctx, dsn, broker.PostgresOptions{
-		Options:      broker.Options{Instance: "servertest", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Secret: BrokerSecret},
+		Options:      broker.Options{Instance: "servertest", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Secret: BrokerSecret, Memory: local},
 		MinReconnect: 20 * time.Millisecond, MaxReconnect: 200 * time.Millisecond,
 	})
 	if err != nil {
@@ -178,6 +181,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
 	}
+	metrics.WatchCaches(db, verifier, engine, srv)
 	hs := httptest.NewServer(srv.Handler())
 	bgCtx, bgCancel := context.WithCancel(context.Background())
 	h := &Harness{
