@@ -84,6 +84,7 @@ type Viewers struct {
 
 	mu     sync.Mutex
 	newest *lru.Cache[userKey, issued]
+	size   int
 	holds  map[userKey]map[*hold]struct{}
 
 	stop context.CancelFunc
@@ -104,7 +105,7 @@ func StartViewers(b broker.Broker, log *slog.Logger, size int) *Viewers {
 	}
 	newest, _ := lru.New[userKey, issued](size)
 	ctx, stop := context.WithCancel(context.Background())
-	w := &Viewers{b: b, log: log, newest: newest, holds: make(map[userKey]map[*hold]struct{}), stop: stop, done: make(chan struct{})}
+	w := &Viewers{b: b, log: log, newest: newest, size: size, holds: make(map[userKey]map[*hold]struct{}), stop: stop, done: make(chan struct{})}
 	sub, err := b.Subscribe(ctx, viewersTopic)
 	if err != nil {
 		log.Warn("viewer changes not followed yet; retrying", "err", err)

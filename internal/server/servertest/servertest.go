@@ -181,7 +181,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
 	}
-	metrics.WatchCaches(db, verifier, engine, srv)
+	metrics.WatchCaches(db, verifier, engine, srv, viewers)
 	hs := httptest.NewServer(srv.Handler())
 	bgCtx, bgCancel := context.WithCancel(context.Background())
 	h := &Harness{
