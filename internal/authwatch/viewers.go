@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -29,12 +28,6 @@ const DefaultViewers = 4096
 // ErrSuperseded is the cause of a held context's end: the user has since
 // presented a token issued later with other roles or groups.
 var ErrSuperseded = errors.New("authwatch: a newer token of this user carries other roles or groups")
-
-// Backoff between attempts to subscribe while the broker refuses.
-const (
-	followFirstDelay = 50 * time.Millisecond
-	followMaxDelay   = 5 * time.Second
-)
 
 // viewerPayload is the JSON body of a viewer event: a user's token issued
 // at IssuedAt (Unix seconds) carries the claims whose digest is Claims.
@@ -219,40 +212,7 @@ func (w *Viewers) noteLocked(k userKey, t issued) bool {
 // too.
 func (w *Viewers) follow(ctx context.Context, sub *broker.Subscription) {
 	defer close(w.done)
-	delay := followFirstDelay
-	for {
-		if sub == nil {
-			var err error
-			if sub, err = w.b.Subscribe(ctx, viewersTopic); err != nil {
-				if errors.Is(err, broker.ErrClosed) || ctx.Err() != nil {
-					return
-				}
-				t := time.NewTimer(delay)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return
-				case <-t.C:
-				}
-				delay = min(2*delay, followMaxDelay)
-				continue
-			}
-		}
-		delay = followFirstDelay
-		backlog, _ := sub.Backlog()
-		for _, ev := range backlog {
-			w.apply(ev)
-		}
-		for ev := range sub.C() {
-			w.apply(ev)
-		}
-		err := sub.Err()
-		sub.Close()
-		sub = nil
-		if ctx.Err() != nil || errors.Is(err, broker.ErrClosed) {
-			return
-		}
-	}
+	broker.Follow(ctx, w.b, viewersTopic, sub, w.apply)
 }
 
 // apply records one replica's viewer event.

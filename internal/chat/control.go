@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -45,13 +43,6 @@ type controlPayload struct {
 	Reason  string    `json:"r"`
 }
 
-// Backoff between attempts to subscribe to the instance topic while the
-// broker refuses.
-const (
-	controlFirstDelay = 50 * time.Millisecond
-	controlMaxDelay   = 5 * time.Second
-)
-
 // control is the engine's follower of its instance topic.
 type control struct {
 	stop context.CancelFunc
@@ -83,41 +74,7 @@ func (e *Engine) stopControl() {
 // expires (a request missed meanwhile is caught by the checkpoint).
 func (e *Engine) followControl(ctx context.Context, sub *broker.Subscription) {
 	defer close(e.control.done)
-	delay := controlFirstDelay
-	for {
-		if sub == nil {
-			var err error
-			sub, err = e.broker.Subscribe(ctx, instanceTopic(e.cfg.InstanceID))
-			if err != nil {
-				if errors.Is(err, broker.ErrClosed) || ctx.Err() != nil {
-					return
-				}
-				t := time.NewTimer(delay)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return
-				case <-t.C:
-				}
-				delay = min(2*delay, controlMaxDelay)
-				continue
-			}
-		}
-		delay = controlFirstDelay
-		backlog, _ := sub.Backlog()
-		for _, ev := range backlog {
-			e.handleControl(ev)
-		}
-		for ev := range sub.C() {
-			e.handleControl(ev)
-		}
-		err := sub.Err()
-		sub.Close()
-		sub = nil
-		if ctx.Err() != nil || errors.Is(err, broker.ErrClosed) {
-			return
-		}
-	}
+	broker.Follow(ctx, e.broker, instanceTopic(e.cfg.InstanceID), sub, e.handleControl)
 }
 
 // handleControl applies one request. A cancel of an attempt this instance
