@@ -264,7 +264,7 @@ type benchEnv struct {
 // startBenchEnv starts one `ragchat serve` on the fixture's database (with
 // the broker serve picks by default) and opens the database directly. With
 // offline set the child answers with the offline model at zero delay
-// (bench_offline.go) instead of the fake. With soak set it is the soak's
+// (offline.go) instead of the fake. With soak set it is the soak's
 // own child (offline), serving pprof on a free loopback port.
 func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak bool) (*benchEnv, error) {
 	var (
