@@ -3,10 +3,11 @@
 GO          ?= go
 PKG         ?= ./...
 GOTESTFLAGS ?=
+BENCHFLAGS  ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run build generate check-generate migration test test-go bench lint web
+.PHONY: help run build build-bench generate check-generate migration test test-go bench bench-go lint web
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-15s %s\n", $$1, $$2 }'
@@ -16,6 +17,9 @@ run: ## Run the server (go run ./cmd/ragchat serve).
 
 build: ## Build bin/ragchat.
 	$(GO) build -o bin/ragchat ./cmd/ragchat
+
+build-bench: build ## Build bin/ragchat and the benchmark harness, bin/ragchat-bench.
+	$(GO) build -o bin/ragchat-bench ./cmd/ragchat-bench
 
 generate: ## Regenerate code (Ent, entgql, gqlgen): go generate ./...
 	$(GO) generate ./...
@@ -36,7 +40,10 @@ test: ## Everything CI runs: generate check, vet, all tests on a throwaway Postg
 test-go: ## go test with the database env already set: make test-go PKG=./internal/store GOTESTFLAGS='-run X'
 	$(GO) test -race -count=1 $(GOTESTFLAGS) $(PKG)
 
-bench: ## Benchmarks (with a throwaway database unless RAGCHAT_TEST_DATABASE_URL is set).
+bench: build-bench ## Measure the API and print the Targets table: make bench BENCHFLAGS='--database-url URL --only ttft' (docs/BENCHMARKS.md)
+	bin/ragchat-bench --server-bin bin/ragchat $(BENCHFLAGS)
+
+bench-go: ## Go benchmarks (go test -bench; a throwaway database unless RAGCHAT_TEST_DATABASE_URL is set).
 	scripts/pgtest.sh run $(GO) test -run '^$$' -bench . -benchmem $(GOTESTFLAGS) $(PKG)
 
 lint: ## gofmt -l and go vet.

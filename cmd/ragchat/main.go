@@ -5,10 +5,11 @@
 //	ragchat token --tenant T --user U  print a development JWT
 //	ragchat ingest --tenant T --kb K FILES…
 //	                                   ingest documents as an admin of T
-//	ragchat bench [--only PARTS] …     measure the API (docs/BENCHMARKS.md)
 //	ragchat version                    print the version
 //
-// Configuration comes from environment variables (docs/API.md).
+// Configuration comes from environment variables (docs/API.md). The
+// benchmark harness is a separate binary, cmd/ragchat-bench, that runs
+// this one (docs/BENCHMARKS.md).
 package main
 
 import (
@@ -35,7 +36,6 @@ func commands() []command {
 		{"migrate", "apply (up) or show (version) database migrations", runMigrate},
 		{"token", "print a development JWT for a tenant and user", runToken},
 		{"ingest", "ingest documents into a knowledge base as an admin of a tenant", runIngest},
-		{"bench", "measure the API (ttft, wire, page, ws; lag, cancel across instances); see docs/BENCHMARKS.md", runBench},
 		{"version", "print the version", runVersion},
 	}
 }

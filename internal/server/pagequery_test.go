@@ -32,7 +32,7 @@ func (d recordingDriver) Query(ctx context.Context, query string, args, v any) e
 }
 
 // TestMessagePageQueryShape loads the chat screen's page of 50 messages
-// (the selection `ragchat bench --only page` measures) and checks the SQL
+// (the selection `ragchat-bench --only page` measures) and checks the SQL
 // it runs: two statements, the conversation and the keyset page, and the
 // page without DISTINCT. Ent makes a query reached through an edge
 // (conversation.QueryMessages) SELECT DISTINCT, which made PostgreSQL read

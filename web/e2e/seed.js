@@ -2,7 +2,7 @@
 // server (so that the test can write rows directly), and a conversation
 // filled with whole rounds (a question, its COMPLETED attempt and the
 // answer message) in bulk, as the provisioning job of
-// cmd/ragchat/bench_page.go does. Only the latest answer carries the
+// internal/bench/page.go does. Only the latest answer carries the
 // marker "LATEST", so the test can tell when the latest page is shown.
 import { execFileSync } from 'node:child_process';
 

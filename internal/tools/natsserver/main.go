@@ -1,5 +1,5 @@
 // Command natsserver runs a real NATS server (github.com/nats-io/nats-server/v2)
-// in-process, for `ragchat bench`'s nats broker and for trying
+// in-process, for `ragchat-bench`'s nats broker and for trying
 // RAGCHAT_BROKER=nats locally. It is a separate command so that the ragchat
 // binary does not carry a NATS server (about 13 MB) that production never
 // runs.
@@ -9,7 +9,7 @@
 // RAGCHAT_NATS_URL set to the server's URL, passes its standard streams
 // through, and exits with its status when it ends:
 //
-//	go run ./internal/tools/natsserver -- bin/ragchat bench --only lag,cancel --database-url "$DATABASE_URL"
+//	go run ./internal/tools/natsserver -- bin/ragchat-bench --only lag,cancel --database-url "$DATABASE_URL"
 //	go run ./internal/tools/natsserver -addr 127.0.0.1:4222
 package main
 

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type lagStream struct {
 // lagRun runs streams concurrent users, each asking o.rounds questions in
 // turn on the owner (A) and following every answer on A and, in a cluster
 // of several, on another instance (B). The fake model stamps every token
-// with its emission time (bench_stamp.go); each subscriber notes when each
+// with its emission time (stamp.go); each subscriber notes when each
 // token arrived.
 func lagRun(ctx context.Context, fx *benchFixture, cl *benchCluster, streams int, o benchOptions) (lagResult, error) {
 	fx.fake.SetChunkDelay(15 * time.Millisecond) // a chat model's pace, about 65 tokens/s

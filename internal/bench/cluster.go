@@ -1,9 +1,10 @@
-package main
+package bench
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -110,23 +111,34 @@ func benchCross(ctx context.Context, fx *benchFixture, o benchOptions, report, s
 	return nil
 }
 
+// placeholderFlags are the flags whose values reproduceCommand leaves out.
+var placeholderFlags = []string{"database-url", "nats-url", "out", "server-bin"}
+
+// placeholderFlag reports whether the argument a is one of
+// placeholderFlags (-flag, --flag, -flag=value or --flag=value).
+func placeholderFlag(a string) bool {
+	name, ok := strings.CutPrefix(a, "-")
+	if !ok {
+		return false
+	}
+	name = strings.TrimPrefix(name, "-")
+	name, _, _ = strings.Cut(name, "=")
+	return slices.Contains(placeholderFlags, name)
+}
+
 // reproduceCommand is the command line of this run, with the URLs left as
-// placeholders.
+// placeholders and without the paths of --out and --server-bin.
 func reproduceCommand(o benchOptions) string {
 	var b strings.Builder
-	b.WriteString("go run ./internal/tools/natsserver -- bin/ragchat bench")
+	b.WriteString("go run ./internal/tools/natsserver -- bin/ragchat-bench")
 	skip := false
 	for _, a := range o.args {
 		switch {
 		case skip:
 			skip = false
 			continue
-		case a == "--database-url" || a == "-database-url" || a == "--nats-url" || a == "-nats-url" || a == "--out" || a == "-out":
-			skip = true
-			continue
-		case strings.HasPrefix(a, "--database-url=") || strings.HasPrefix(a, "-database-url="),
-			strings.HasPrefix(a, "--nats-url=") || strings.HasPrefix(a, "-nats-url="),
-			strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
+		case placeholderFlag(a):
+			skip = !strings.Contains(a, "=") // the value is the next argument
 			continue
 		}
 		b.WriteString(" " + a)

@@ -16,7 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/testdb"
 )
 
-// TestBenchCrossInstanceSmoke runs `ragchat bench --only lag,cancel` with
+// TestBenchCrossInstanceSmoke runs `ragchat-bench --only lag,cancel` with
 // tiny sizes (one stream, one round, two cancels per target) on a fresh
 // PostgreSQL database, for the memory, postgres and nats brokers (NATS
 // in-process here), so that the benchmark code cannot rot. It asserts the
@@ -39,14 +39,14 @@ func TestBenchCrossInstanceSmoke(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "bench", "--only", "lag,cancel", "--brokers", "memory,postgres,nats",
+	cmd := exec.CommandContext(ctx, binary, "--only", "lag,cancel", "--brokers", "memory,postgres,nats",
 		"--database-url", dbURL, "--nats-url", ns.ClientURL(),
 		"--concurrency", "1", "--rounds", "1", "--answer-bytes", "80", "--cancels", "2")
-	cmd.Env = baseEnv(t, dbURL)
+	cmd.Env = harnessEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
 	report := out.String()
 
@@ -72,7 +72,7 @@ func TestBenchCrossInstanceSmoke(t *testing.T) {
 			t.Errorf("cancel row %q: want %s, two cancels, each closing the model request and ending FAILED(CANCELLED)", row, wantCancel[i])
 		}
 	}
-	if !strings.Contains(report, "ragchat bench --only lag,cancel") {
+	if !strings.Contains(report, "ragchat-bench --only lag,cancel") {
 		t.Errorf("the report does not say how to reproduce it:\n%s", report)
 	}
 }
@@ -100,19 +100,20 @@ func benchTableRows(report, header string) [][]string {
 	return rows
 }
 
-// TestBenchFloorSmoke runs `ragchat bench --only floor` on PostgreSQL and
-// asserts that the report has its three statements, each with figures;
-// never a duration.
+// TestBenchFloorSmoke runs `ragchat-bench --only floor` on PostgreSQL, with
+// the server binary named by --server-bin (the other smoke tests find it
+// beside ragchat-bench), and asserts that the report has its three
+// statements, each with figures; never a duration.
 func TestBenchFloorSmoke(t *testing.T) {
 	dbURL := testdb.PostgresURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "bench", "--only", "floor", "--database-url", dbURL)
-	cmd.Env = baseEnv(t, dbURL)
+	cmd := exec.CommandContext(ctx, binary, "--only", "floor", "--database-url", dbURL, "--server-bin", server)
+	cmd.Env = harnessEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
 	rows := benchTableRows(out.String(), "| statement | mean |")
 	if len(rows) != 3 {
@@ -125,7 +126,7 @@ func TestBenchFloorSmoke(t *testing.T) {
 	}
 }
 
-// TestBenchOfflinePartsSmoke runs `ragchat bench --only
+// TestBenchOfflinePartsSmoke runs `ragchat-bench --only
 // throughput,stmts,context` with tiny sizes on SQLite and on PostgreSQL, so
 // that the parts and the Targets table cannot rot: floor runs first by
 // itself, every ask completes, the server's statement counters and context
@@ -135,7 +136,7 @@ func TestBenchFloorSmoke(t *testing.T) {
 func TestBenchOfflinePartsSmoke(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
-			args := []string{"bench", "--only", "throughput,stmts,context", "--workers", "2", "--asks", "4",
+			args := []string{"--only", "throughput,stmts,context", "--workers", "2", "--asks", "4",
 				"--stmt-asks", "1", "--context-rounds", "3,12", "--context-asks", "2"}
 			dbURL := ""
 			if backend == "postgres" {
@@ -145,11 +146,11 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 			defer cancel()
 			cmd := exec.CommandContext(ctx, binary, args...)
-			cmd.Env = baseEnv(t, dbURL)
+			cmd.Env = harnessEnv()
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			if err := cmd.Run(); err != nil {
-				t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+				t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 			}
 			report := out.String()
 			if floor := benchTableRows(report, "| statement | mean |"); len(floor) != 3 {
@@ -213,7 +214,7 @@ func positive(cell string) float64 {
 	return v
 }
 
-// TestBenchSoakSmoke runs `ragchat bench --only soak` with two tiny soaks
+// TestBenchSoakSmoke runs `ragchat-bench --only soak` with two tiny soaks
 // on SQLite, so that the soak part cannot rot: every ask completes, each
 // step reads the child's memory, the cache table lists the server's
 // caches with their bounds, and a heap profile is written per step. It
@@ -222,13 +223,13 @@ func TestBenchSoakSmoke(t *testing.T) {
 	profiles := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "bench", "--only", "soak", "--soak-duration", "1s", "--soak-rounds", "2",
+	cmd := exec.CommandContext(ctx, binary, "--only", "soak", "--soak-duration", "1s", "--soak-rounds", "2",
 		"--soak-workers", "1", "--soak-users", "2", "--soak-turns", "2", "--soak-idle", "0", "--soak-profiles", profiles)
-	cmd.Env = baseEnv(t, "")
+	cmd.Env = harnessEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("ragchat bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
 	report := out.String()
 	// after, asks, failed, asks/s, heap, resident set, goroutines

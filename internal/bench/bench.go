@@ -1,4 +1,14 @@
-package main
+// Package bench is the benchmark harness behind cmd/ragchat-bench. It
+// starts child `ragchat serve` processes of a given server binary (and
+// runs `ragchat ingest` with it to provision them), a fake
+// OpenAI-compatible model in this process, and measures the API through
+// its transports with the test GraphQL client: the time to the first
+// token, bytes on the wire, a page of messages, idle WebSocket memory,
+// throughput, statements per ask, context assembly, a soak, and across
+// instances the delta lag and cancel. Run prints a Markdown report that
+// ends with the Targets table (docs/BENCHMARKS.md). None of this is linked
+// into the server binary.
+package bench
 
 import (
 	"context"
@@ -13,7 +23,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// benchOptions are the flags of `ragchat bench`.
+// benchOptions are the flags of `ragchat-bench`.
 type benchOptions struct {
 	only        map[string]bool
 	databaseURL string
@@ -24,6 +34,7 @@ type benchOptions struct {
 	pageRuns    int
 	ttft        time.Duration
 	out         string
+	serverBin   string // the --server-bin flag: the ragchat binary the children run
 	// The cross-instance parts (lag, cancel).
 	brokers     []string
 	natsURL     string
@@ -60,7 +71,7 @@ var (
 		{"floor", false, benchFloor}, {"ws", false, benchIdleWS}, {"ttft", false, benchTTFT}, {"wire", false, benchWire}, {"page", false, benchPage},
 		{"throughput", true, benchThroughput}, {"stmts", true, benchStmts}, {"context", true, benchContext},
 		// soak is not in the default list (it takes minutes); it runs
-		// against a child of its own (bench_soak.go).
+		// against a child of its own (soak.go).
 		{"soak", true, benchSoak},
 	}
 	crossParts = []string{"lag", "cancel"}
@@ -73,19 +84,21 @@ var (
 type benchPart struct {
 	name string
 	// offline parts run against a child answering with the offline model
-	// at zero delay (bench_offline.go); the others against the fake model.
+	// at zero delay (offline.go); the others against the fake model.
 	// floor needs no model and runs on whichever child comes first.
 	offline bool
 	run     func(context.Context, *benchEnv, benchOptions, io.Writer) error
 }
 
-// runBench measures the API against child `ragchat serve` processes and a
-// fake OpenAI-compatible model, and prints a Markdown report
-// (docs/BENCHMARKS.md):
+// Run is `ragchat-bench`: it parses args, measures the API against child
+// `ragchat serve` processes of the server binary (--server-bin, found as
+// serverBinary says) and a fake OpenAI-compatible model, and prints a
+// Markdown report (docs/BENCHMARKS.md) on stdout. A bad invocation returns
+// a UsageError; -h returns flag.ErrHelp. The parts:
 //
 //   - floor: the database's own cost through the same driver (SELECT 1,
 //     an indexed read, a small write transaction), beside which the other
-//     figures are read (bench_floor.go);
+//     figures are read (floor.go);
 //   - ttft: backend overhead on the first token (ask sent → first DELTA,
 //     minus the fake model's own time to first token) at several
 //     concurrencies;
@@ -94,24 +107,24 @@ type benchPart struct {
 //     GraphQL against the same raw SQL;
 //   - ws: memory per idle WebSocket connection;
 //   - throughput: completed asks per second with the offline model at zero
-//     delay, and the CPU per ask that bounds it (bench_throughput.go);
+//     delay, and the CPU per ask that bounds it (throughput.go);
 //   - stmts: SQL statements per whole ask and in the ask call, from the
-//     server's /metrics (bench_stmts.go);
+//     server's /metrics (stmts.go);
 //   - context: the server's context assembly time by conversation length
-//     (bench_context.go);
+//     (context.go);
 //   - soak: the server's heap, resident set and cache entries after a
 //     warm-up and after each of several identical soaks of asks
-//     (bench_soak.go; not run unless named);
+//     (soak.go; not run unless named);
 //   - lag: across instances, the delay from the model emitting a token to
 //     subscribers on the asking instance and on another one receiving it,
-//     per broker (bench_lag.go);
+//     per broker (lag.go);
 //   - cancel: across instances, cancelAttempt sent to another instance →
-//     the model request on the owning instance closed (bench_cancel.go).
+//     the model request on the owning instance closed (cancel.go).
 //
-// The report ends with the Targets table (bench_targets.go): issue 11's
+// The report ends with the Targets table (targets.go): issue 11's
 // targets, what this run measured and the floor multiples.
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", stderr)
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(stderr)
 	only := fs.String("only", "floor,ws,ttft,wire,page,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ws, ttft, wire, page, throughput, stmts, context, soak; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
 	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child servers (default: a temporary SQLite file; lag and cancel need PostgreSQL)")
 	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
@@ -121,7 +134,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pageRuns := fs.Int("page-runs", 300, "page loads for page")
 	ttft := fs.Duration("model-ttft", 50*time.Millisecond, "the fake model's time to first token")
 	brokers := fs.String("brokers", "memory,postgres,nats", "brokers for lag and cancel (memory: one instance, the floor; postgres and nats: --instances servers)")
-	natsURL := fs.String("nats-url", os.Getenv("RAGCHAT_NATS_URL"), "a NATS server for the nats broker (default $RAGCHAT_NATS_URL; `go run ./internal/tools/natsserver -- ragchat bench …` provides one)")
+	natsURL := fs.String("nats-url", os.Getenv("RAGCHAT_NATS_URL"), "a NATS server for the nats broker (default $RAGCHAT_NATS_URL; `go run ./internal/tools/natsserver -- ragchat-bench …` provides one)")
 	instances := fs.Int("instances", 2, "servers per cluster for lag and cancel (asks go to the first, subscribers and cancels to the others)")
 	cancels := fs.Int("cancels", 50, "cancels per target instance for cancel")
 	answerBytes := fs.Int("answer-bytes", 600, "the fake model's answer for lag, in bytes (4 per chunk, one chunk per 15 ms)")
@@ -141,11 +154,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	soakIdle := fs.Duration("soak-idle", 30*time.Second, "how long after the last soak it is measured once more, for soak (0: not)")
 	soakProfiles := fs.String("soak-profiles", "", "where soak writes its heap profiles (default: a new temporary directory)")
 	out := fs.String("out", "", "also write the report to this file")
+	serverBin := fs.String("server-bin", "", "the ragchat binary the child servers run (default: ragchat beside this executable, as `make bench` builds them into bin/; else one built with go build when run inside the ragchat module)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	o := benchOptions{only: map[string]bool{}, databaseURL: *dbURL, rounds: *rounds, conns: *conns,
-		messages: *messages, pageRuns: *pageRuns, ttft: *ttft, out: *out,
+		messages: *messages, pageRuns: *pageRuns, ttft: *ttft, out: *out, serverBin: *serverBin,
 		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, deltaBudget: *deltaBudget,
 		workers: *workers, asks: *asks, duration: *duration, stmtAsks: *stmtAsks, contextAsks: *ctxAsks,
 		soakDuration: *soakDuration, soakRounds: *soakRounds, soakWorkers: *soakWorkers, soakUsers: *soakUsers, soakTurns: *soakTurns,
@@ -198,7 +212,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		case o.cancels < 1 || o.answerBytes < 8:
 			return usagef("--cancels must be at least 1 and --answer-bytes at least 8")
 		case slices.Contains(o.brokers, "nats") && o.natsURL == "":
-			return usagef("the nats broker needs a NATS server: --nats-url, or run `go run ./internal/tools/natsserver -- ragchat bench …`")
+			return usagef("the nats broker needs a NATS server: --nats-url, or run `go run ./internal/tools/natsserver -- ragchat-bench …`")
 		}
 	}
 

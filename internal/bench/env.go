@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -34,7 +34,7 @@ const benchTenant = "bench"
 // model, the JWT secret, a working directory and the database, provisioned
 // once with the bench tenant.
 type benchFixture struct {
-	self   string // this binary, which the children run
+	server string // the ragchat binary the children run (serverBinary)
 	dir    string
 	key    string
 	dbURL  string // empty for SQLite
@@ -50,15 +50,17 @@ type benchFixture struct {
 	results   *benchResults // what the Targets table reads
 }
 
-// newBenchFixture starts the fake model and provisions the bench tenant
-// with `ragchat ingest`, run as a child process of this binary.
+// newBenchFixture finds (or builds) the server binary, starts the fake
+// model and provisions the bench tenant with `ragchat ingest`, run as a
+// child process of the server binary.
 func newBenchFixture(ctx context.Context, o benchOptions, stderr io.Writer) (*benchFixture, error) {
-	self, err := os.Executable()
+	dir, err := os.MkdirTemp("", "ragchat-bench-")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "ragchat-bench-")
+	server, err := serverBinary(ctx, o.serverBin, dir, stderr)
 	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
 	secret := make([]byte, 24)
@@ -70,7 +72,7 @@ func newBenchFixture(ctx context.Context, o benchOptions, stderr io.Writer) (*be
 	fake.SetChunkRunes(4)
 	fake.SetChunkDelay(time.Millisecond)
 	fake.SetReply(benchAnswer(600))
-	fx := &benchFixture{self: self, dir: dir, key: key, dbURL: o.databaseURL, dbKind: "SQLite", fake: fake,
+	fx := &benchFixture{server: server, dir: dir, key: key, dbURL: o.databaseURL, dbKind: "SQLite", fake: fake,
 		issuer: auth.NewDevIssuer([]byte(key), ""), stderr: stderr, window: o.deltaWindow, budget: o.deltaBudget,
 		results: newBenchResults()}
 	if o.databaseURL != "" {
@@ -81,7 +83,7 @@ func newBenchFixture(ctx context.Context, o benchOptions, stderr io.Writer) (*be
 		fx.close()
 		return nil, err
 	}
-	ingest := exec.CommandContext(ctx, self, "ingest", "--tenant", benchTenant, "--kb", "Bench", doc)
+	ingest := exec.CommandContext(ctx, server, "ingest", "--tenant", benchTenant, "--kb", "Bench", doc)
 	ingest.Env = fx.vars(fx.dataDir(""))
 	if out, err := ingest.CombinedOutput(); err != nil {
 		fx.close()
@@ -172,7 +174,7 @@ func (f *benchFixture) launch(ctx context.Context, name string, vars []string) (
 		return nil, err
 	}
 	s := &benchServer{fx: f, name: name, done: make(chan error, 1), debug: make(chan string, 1)}
-	s.child = exec.Command(f.self, "serve")
+	s.child = exec.Command(f.server, "serve")
 	s.child.Env = vars
 	pipe, err := s.child.StderrPipe()
 	if err != nil {
@@ -262,7 +264,7 @@ type benchEnv struct {
 // startBenchEnv starts one `ragchat serve` on the fixture's database (with
 // the broker serve picks by default) and opens the database directly. With
 // offline set the child answers with the offline model at zero delay
-// (bench_offline.go) instead of the fake. With soak set it is the soak's
+// (offline.go) instead of the fake. With soak set it is the soak's
 // own child (offline), serving pprof on a free loopback port.
 func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak bool) (*benchEnv, error) {
 	var (

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func (f *benchFixture) startOfflineServer(ctx context.Context, name string, extr
 // offline model's embeddings and remembers the knowledge base's id.
 func (f *benchFixture) ingestOffline(ctx context.Context) error {
 	doc := filepath.Join(f.dir, "bench.md")
-	ingest := exec.CommandContext(ctx, f.self, "ingest", "--tenant", benchTenant, "--kb", offlineKBName, doc)
+	ingest := exec.CommandContext(ctx, f.server, "ingest", "--tenant", benchTenant, "--kb", offlineKBName, doc)
 	ingest.Env = offlineVars(f.vars(f.dataDir("")))
 	if out, err := ingest.CombinedOutput(); err != nil {
 		return fmt.Errorf("ingest (offline model): %v\n%s", err, out)
