@@ -53,7 +53,7 @@ func main() {
 			gen.FeatureExecQuery,
 			gen.FeatureModifier,
 		},
-	}, entc.Extensions(ex), entc.TemplateFiles("ent/template/edgeprivacy.tmpl"))
+	}, entc.Extensions(ex), entc.TemplateFiles("ent/template/edgeprivacy.tmpl", "ent/template/prepare.tmpl"))
 	if err != nil {
 		log.Fatalf("ent codegen: %v", err)
 	}

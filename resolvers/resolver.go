@@ -115,13 +115,12 @@ type Resolver struct {
 	now         func() time.Time
 }
 
-// New returns the root resolver. It installs the source collector
-// interceptor on d.Client (see sourceauth.go), once per client.
+// New returns the root resolver. The source collector must be installed
+// on d.Client (InstallSourceCollector), where the client is opened.
 func New(d Deps) *Resolver {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	installSourceCollector(d.Client)
 	switch {
 	case d.DeltaWindow == 0:
 		d.DeltaWindow = DefaultDeltaWindow

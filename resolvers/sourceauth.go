@@ -117,20 +117,12 @@ func (sa *sourceAuth) revalidateLocked(stamp uint64) {
 	sa.stamp = stamp
 }
 
-// installedClients remembers the clients that have the collector, so that
-// building several resolvers on one client installs it once.
-var installedClients sync.Map
-
-// installSourceCollector adds the interceptor that records the Source rows
-// each operation loads into its sourceAuth. It does nothing for queries
-// whose context has no sourceAuth.
-func installSourceCollector(c *ent.Client) {
-	if c == nil {
-		return
-	}
-	if _, loaded := installedClients.LoadOrStore(c, struct{}{}); loaded {
-		return
-	}
+// InstallSourceCollector adds to c the interceptor that records the Source
+// rows each operation loads into its sourceAuth; queries whose context has
+// no sourceAuth are not recorded. The composition root calls it once,
+// where it opens the client (server.InstallInterceptors); without it every
+// source is re-authorised on its own.
+func InstallSourceCollector(c *ent.Client) {
 	c.Source.Intercept(ent.InterceptFunc(func(next ent.Querier) ent.Querier {
 		return ent.QuerierFunc(func(ctx context.Context, q ent.Query) (ent.Value, error) {
 			v, err := next.Query(ctx, q)

@@ -42,7 +42,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	log := server.NewLogger(stderr, cfg.Log.Level)
-	db, err := openDB(ctx, cfg, cfg.Database.AutoMigrate)
+	db, err := openDB(ctx, cfg, log, cfg.Database.AutoMigrate)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/store"
@@ -27,7 +28,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if fs.Arg(0) == "up" {
-		db, err := openDB(ctx, cfg, true)
+		db, err := openDB(ctx, cfg, slog.Default(), true)
 		if err != nil {
 			return err
 		}

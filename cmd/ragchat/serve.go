@@ -32,7 +32,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	slog.SetDefault(log)
 	log.LogAttrs(ctx, slog.LevelInfo, "starting ragchat", append([]slog.Attr{slog.String("version", version())}, cfg.Summary()...)...)
 
-	db, err := openDB(ctx, cfg, cfg.Database.AutoMigrate)
+	db, err := openDB(ctx, cfg, log, cfg.Database.AutoMigrate)
 	if err != nil {
 		return err
 	}

@@ -13,12 +13,16 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
 	"github.com/ragchat/ragchat/internal/llm/openai"
+	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
-// openDB opens the configured database, migrating when configured.
-func openDB(ctx context.Context, cfg config.Config, migrate bool) (*store.DB, error) {
-	return store.Open(ctx, store.Config{
+// openDB opens the configured database, migrating when configured, and
+// installs the interceptors of its client, once, here where the client is
+// opened (server.InstallInterceptors: the read audit and the source
+// collector); log receives their failures.
+func openDB(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) (*store.DB, error) {
+	db, err := store.Open(ctx, store.Config{
 		DatabaseURL:     cfg.Database.URL,
 		SQLitePath:      cfg.Database.SQLitePath,
 		MaxOpenConns:    cfg.Database.MaxOpenConns,
@@ -28,6 +32,11 @@ func openDB(ctx context.Context, cfg config.Config, migrate bool) (*store.DB, er
 		WaitTimeout:     cfg.Database.WaitTimeout,
 		Migrate:         migrate,
 	})
+	if err != nil {
+		return nil, err
+	}
+	server.InstallInterceptors(db.Client, log)
+	return db, nil
 }
 
 // newModel returns the OpenAI-compatible model when any OPENAI_* variable

@@ -105,6 +105,7 @@ func (Attempt) Indexes() []ent.Index {
 func (Attempt) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		entgql.RelayConnection(),
+		PreparedCreate{},
 		entsql.Checks(map[string]string{
 			"attempt_status_check": "status IN ('PENDING', 'COMPLETED', 'FAILED')",
 		}),

@@ -71,6 +71,7 @@ func (Message) Indexes() []ent.Index {
 func (Message) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		entgql.RelayConnection(),
+		PreparedCreate{},
 		entsql.Checks(map[string]string{
 			"message_role_check": "role IN ('USER', 'ASSISTANT', 'SYSTEM')",
 		}),

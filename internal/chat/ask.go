@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"errors"
 
 	"entgo.io/ent/dialect"
 
@@ -168,9 +167,8 @@ func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) err
 // createAsk writes the ask in tx and ends tx (docs/ENGINE.md, Ask, step
 // 6): with charge, it first charges the ask rate; then it bumps the
 // conversation's sequence, inserts the USER message and the PENDING
-// attempt. On PostgreSQL that is one statement (insertAskPG) once the
-// engine's client has prototypes; otherwise, and after a refused rate
-// (whose wait the limiter then reads), Ent sends one statement per step.
+// attempt. On PostgreSQL that is one statement (insertAskPG), for every
+// ask; on SQLite Ent sends one statement per step.
 func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
 	now := e.now()
 	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
@@ -179,50 +177,50 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 		title := llm.ShortTitle(question)
 		b.title = &title
 	}
-	newAttempt := func(msg *ent.Message) *ent.AttemptCreate {
-		return e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil)
+	var (
+		msg *ent.Message
+		att *ent.Attempt
+		err error
+	)
+	if e.db.Dialect == dialect.Postgres {
+		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, clientMessageID, question)
+	} else {
+		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, clientMessageID, question)
 	}
-	if p := e.askPrototypeOf(); p != nil && e.db.Dialect == dialect.Postgres {
-		if rate, ok := e.statementRate(v, e.askRate(raw), charge); ok {
-			msg, att, err := e.insertAskPG(ctx, tx, p, rate, b, e.userMessage(ctx, tx, conv, clientMessageID, question), newAttempt)
-			if err == nil {
-				err = tx.Commit()
-			}
-			if !errors.Is(err, errRateRefused) {
-				if err != nil {
-					return nil, nil, rollback(tx, err)
-				}
-				return msg, att, nil
-			}
-		}
-	}
-	if charge {
-		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, raw); err != nil {
-			return nil, nil, rollback(tx, err)
-		}
-	}
-	seq, err := e.bumpSequence(ctx, tx, b)
-	if err != nil {
-		return nil, nil, rollback(tx, err)
-	}
-	msg, err := e.userMessage(ctx, tx, conv, clientMessageID, question).SetSequenceNo(seq).Save(ctx)
-	if err != nil {
-		return nil, nil, rollback(tx, err)
-	}
-	att, err := newAttempt(msg).Save(ctx)
 	if err != nil {
 		return nil, nil, rollback(tx, err)
 	}
 	if err := tx.Commit(); err != nil {
+		return nil, nil, rollback(tx, err)
+	}
+	return msg.Unwrap(), att.Unwrap(), nil
+}
+
+// insertAskEnt writes the ask in tx with Ent, one statement per step: with
+// charge, the rate (Take in tx), the sequence, the message, the attempt.
+func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, clientMessageID, question string) (*ent.Message, *ent.Attempt, error) {
+	if charge {
+		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, raw); err != nil {
+			return nil, nil, err
+		}
+	}
+	seq, err := e.bumpSequence(ctx, tx, b)
+	if err != nil {
 		return nil, nil, err
 	}
-	msg, att = msg.Unwrap(), att.Unwrap()
-	e.rememberAskPrototype(msg, att)
+	msg, err := e.userMessage(ctx, tx, conv, clientMessageID, question).SetSequenceNo(seq).Save(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	att, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil).Save(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	return msg, att, nil
 }
 
 // userMessage builds the ask's USER message (its sequence number is set
-// by the caller, or by the PostgreSQL statement).
+// by the caller, and replaced by the PostgreSQL statement's).
 func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, clientMessageID, question string) *ent.MessageCreate {
 	return tx.Message.Create().
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).

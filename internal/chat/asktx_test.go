@@ -169,7 +169,7 @@ func TestAskIsOneTransaction(t *testing.T) {
 		limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
 		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		conv := e.conversation(t, alice)
-		e.ask(t, alice, conv.ID, "上传文件最大是多少？") // the engine's first ask (Ent path)
+		e.ask(t, alice, conv.ID, "上传文件最大是多少？") // the first ask also sets the title
 		chat.WaitIdle(e.eng)
 
 		release := chat.HoldRuns(e.eng)
@@ -222,11 +222,13 @@ func normalized(t *testing.T, v any, drop ...string) map[string]any {
 	return m
 }
 
-// TestAskRowsAreEntRows: the message and attempt that an ask writes in one
-// statement on PostgreSQL are the rows Ent's own create writes (every
-// column, defaults and tenant included, alike but for ids, keys, times and
-// trace ids), the entities Ask returns equal the stored rows, and their
-// edges can be followed like those of any entity Ent returns.
+// TestAskRowsAreEntRows: the message and attempt that an ask writes (in
+// one statement on PostgreSQL, from the specs of Ent's Prepare; with Ent's
+// own create on SQLite) are alike for every ask of a client, the first
+// included (every column, defaults and tenant included, alike but for ids,
+// keys, times and trace ids), the entities Ask returns equal the stored
+// rows, and their edges can be followed like those of any entity Ent
+// returns.
 func TestAskRowsAreEntRows(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, _ := countedDB(raw) // a client of its own, which has made no ask yet
@@ -234,7 +236,7 @@ func TestAskRowsAreEntRows(t *testing.T) {
 		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		release := chat.HoldRuns(e.eng)
 		var results []*chat.AskResult
-		for range 2 { // the first through Ent's create, the second in one statement
+		for range 2 { // a client's first ask and its second
 			conv := e.conversation(t, alice)
 			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
 			require.NoError(t, err)

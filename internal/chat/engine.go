@@ -207,7 +207,6 @@ func New(cfg Config, deps Deps) *Engine {
 	if e.log == nil {
 		e.log = slog.Default()
 	}
-	installReadAudit(e.client, e.log)
 	if e.now == nil {
 		e.now = time.Now
 	}

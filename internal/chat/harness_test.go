@@ -161,6 +161,9 @@ func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.De
 	if deps != nil {
 		deps(&d)
 	}
+	// The environment stands for the process that opened the client, so it
+	// installs the client's read audit, once (instances beside it share it).
+	chat.InstallReadAudit(d.DB.Client, d.Logger)
 	e.eng = chat.New(cfg, d)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

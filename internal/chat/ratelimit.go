@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
+
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -27,6 +29,20 @@ type AskLimiter interface {
 	// Give returns an ask taken by Take that created nothing (a concurrent
 	// twin with the same idempotency key won).
 	Give(ctx context.Context, key string, r Rate)
+	// ChargesInTx reports whether Take runs in the Ent transaction its
+	// context carries (ent.NewTxContext). The engine then charges an ask
+	// inside the ask's own transaction, so that an ask which creates
+	// nothing costs nothing; otherwise it charges first and gives the ask
+	// back when nothing was created.
+	ChargesInTx() bool
+	// TakeStep returns Take as the first step of a data-modifying WITH on
+	// dialect, run in the caller's transaction (docs/ENGINE.md,
+	// "Statements per ask"): a statement that numbers its arguments from
+	// $1 and returns a row only when it takes one ask from key's bucket.
+	// ok is false when the limiter cannot make Take such a step (another
+	// dialect, a limiter outside the database, a rate that admits
+	// nothing); the engine then calls Take.
+	TakeStep(dialect, key string, r Rate) (step entsql.Querier, ok bool)
 }
 
 // RateLimitObserver is an optional part of Observer: it counts asks
@@ -75,8 +91,7 @@ func (e *Engine) chargeAsk(ctx context.Context, v *viewer.Viewer, raw domain.Ten
 // chargesInTx reports whether the ask limiter takes part in the ask's
 // transaction (the database limiter does).
 func (e *Engine) chargesInTx() bool {
-	_, ok := e.limiter.(*DBAskLimiter)
-	return ok
+	return e.limiter != nil && e.limiter.ChargesInTx()
 }
 
 // refundAsk gives back an ask charged for a request that turned out to be

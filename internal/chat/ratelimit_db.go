@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
@@ -57,7 +59,7 @@ func NewDBAskLimiter(db *store.DB, now func() time.Time) *DBAskLimiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &DBAskLimiter{client: db.Client, postgres: db.Dialect == "postgres", now: now}
+	return &DBAskLimiter{client: db.Client, postgres: db.Dialect == dialect.Postgres, now: now}
 }
 
 // maxMicros bounds the emission interval and the window, so that a rate
@@ -124,6 +126,23 @@ func (l *DBAskLimiter) Take(ctx context.Context, key string, r Rate) (time.Durat
 			return max(wait, time.Microsecond), err
 		}
 	}
+}
+
+// ChargesInTx implements AskLimiter: Take runs in the transaction its
+// context carries.
+func (l *DBAskLimiter) ChargesInTx() bool { return true }
+
+// TakeStep implements AskLimiter: on PostgreSQL, Take's conditional
+// upsert, which returns the new TAT only when it admits. A refusal is
+// then read by Take. On SQLite, and for a rate that admits nothing, there
+// is no step.
+func (l *DBAskLimiter) TakeStep(d, key string, r Rate) (entsql.Querier, bool) {
+	g, ok := gcraOf(r)
+	if !ok || !l.postgres || d != dialect.Postgres {
+		return nil, false
+	}
+	tenant, user := splitAskKey(key)
+	return entsql.Expr(pgTake, uuid.Must(uuid.NewV7()), tenant, user, g.interval, g.window), true
 }
 
 // rowQuerier is what the limiter needs of an Ent client or transaction.

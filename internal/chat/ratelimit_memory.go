@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"golang.org/x/time/rate"
 )
 
@@ -87,6 +88,14 @@ func (l *MemoryAskLimiter) Give(_ context.Context, key string, r Rate) {
 		lim.ReserveN(now, -1)
 	}
 }
+
+// ChargesInTx implements AskLimiter: the buckets are in memory, outside
+// any transaction.
+func (l *MemoryAskLimiter) ChargesInTx() bool { return false }
+
+// TakeStep implements AskLimiter: an in-memory bucket is no step of a
+// statement.
+func (l *MemoryAskLimiter) TakeStep(string, string, Rate) (entsql.Querier, bool) { return nil, false }
 
 // sweep drops, at most once a minute, the buckets that have refilled
 // completely: a new bucket starts full, so forgetting them changes nothing.

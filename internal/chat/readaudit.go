@@ -83,13 +83,17 @@ func (e *Engine) FlushReadAudit(ctx context.Context) {
 	}
 }
 
-// installedReadAudit remembers the clients that have the interceptor.
-var installedReadAudit sync.Map
-
-// installReadAudit adds the read-audit interceptor to c, once per client.
-func installReadAudit(c *ent.Client, log *slog.Logger) {
-	if _, loaded := installedReadAudit.LoadOrStore(c, struct{}{}); loaded {
-		return
+// InstallReadAudit adds the read-audit interceptor to c (see above): the
+// queries of conversations, messages, attempts, sources and feedback are
+// noted for the audit scope in their context, and audited at once outside
+// one; failures are logged to log (nil: slog.Default()). The composition
+// root calls it once, where it opens the client (cmd/ragchat's openDB,
+// through server.InstallInterceptors, and the test harnesses); reads
+// through a client without it are not audited, and installing it twice
+// audits them twice.
+func InstallReadAudit(c *ent.Client, log *slog.Logger) {
+	if log == nil {
+		log = slog.Default()
 	}
 	inter := ent.InterceptFunc(func(next ent.Querier) ent.Querier {
 		return ent.QuerierFunc(func(ctx context.Context, q ent.Query) (ent.Value, error) {

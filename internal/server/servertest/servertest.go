@@ -102,6 +102,9 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 		drv := o.Driver(entsql.OpenDB(db.Dialect, db.SQL))
 		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
 	}
+	// The harness opened the client: its interceptors are installed here,
+	// once (an instance Beside shares them).
+	server.InstallInterceptors(db.Client, server.NewLogger(logOutput(o), "debug"))
 	pg := ""
 	if b.Name == "postgres" {
 		pg = b.DSN
@@ -111,6 +114,14 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 		br = postgresBroker(t, pg, o.Broker)
 	}
 	return start(t, o, db, br, true, pg)
+}
+
+// logOutput is where o sends the server's and the engine's logs.
+func logOutput(o Options) io.Writer {
+	if o.Log == nil {
+		return io.Discard
+	}
+	return o.Log
 }
 
 // postgresBroker opens a LISTEN/NOTIFY broker on the database dsn.
@@ -149,10 +160,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	if model == nil {
 		model = offline.New(offline.Options{TokenDelay: time.Millisecond})
 	}
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
-	log := server.NewLogger(o.Log, "debug")
+	log := server.NewLogger(logOutput(o), "debug")
 	metrics := server.NewMetrics()
 	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
