@@ -266,13 +266,18 @@ func (e *Engine) publishEnded(ctx context.Context, id uuid.UUID) {
 // publishTerminal publishes a finished attempt's terminal event (COMPLETED,
 // or FAILED with its code), retires its topic and notifies its
 // conversation. A COMPLETED row is kept first for this instance's
-// subscribers (recentOutcomes), who then need not read it again. A FAILED
+// subscribers (recentOutcomes), who then need not read it again, with the
+// run's evidence grant while the run, which calls this, still exists. A FAILED
 // one is not: a run fails when its conversation is deleted, and then its
 // subscribers must get the terminal event without the row, which nobody
 // may read any more.
 func (e *Engine) publishTerminal(ctx context.Context, a *ent.Attempt) {
 	if a.Status == attempt.StatusCOMPLETED {
-		e.outcomes.put(a, time.Now())
+		var g *evidenceGrant
+		if r, ok := e.running(a.ID); ok {
+			g = r.evidence.Load()
+		}
+		e.outcomes.put(a, g, time.Now())
 		e.publishAttempt(ctx, a.ID, EventCompleted, utf8.RuneCountInString(a.Answer), attemptPayload{})
 	} else {
 		var p attemptPayload

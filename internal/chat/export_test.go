@@ -1,5 +1,13 @@
 package chat
 
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+)
+
 // WaitIdle waits until e runs no answer and no work after one (summary,
 // title), so that tests count a deterministic set of statements.
 func WaitIdle(e *Engine) { e.waitIdle() }
@@ -13,4 +21,10 @@ func HoldRuns(e *Engine) (release func()) {
 	e.beforeRun = func() { <-gate }
 	e.mu.Unlock()
 	return func() { gate <- struct{}{} }
+}
+
+// LiveSources is what a stream of attemptID shows the subscriber in ctx of
+// the live SOURCES event carrying srcs, under the current access stamp.
+func LiveSources(ctx context.Context, e *Engine, attemptID uuid.UUID, srcs []*ent.Source) ([]SourceView, error) {
+	return e.liveSources(ctx, attemptID, srcs, e.AccessStamp(ctx))
 }

@@ -24,10 +24,23 @@ const (
 // subscribe, and the row is the same. A subscriber on another instance,
 // or one whose event comes after the row has been dropped, reads the row
 // from the database as before.
+//
+// Beside the row it keeps the run's evidence grant, if any: who retrieved
+// the attempt's evidence under which access stamp (sources.go). A
+// subscriber that handles the SOURCES event after the run has ended finds
+// it here, so whether its sources need a query depends on the stamp and
+// the viewer alone, not on how soon it was scheduled.
 type recentOutcomes struct {
 	mu    sync.Mutex
-	rows  map[uuid.UUID]*ent.Attempt
+	rows  map[uuid.UUID]outcome
 	order []outcomeEntry // oldest first
+}
+
+// outcome is one kept attempt: its finished row and its run's evidence
+// grant (nil when the run retrieved nothing or ran elsewhere).
+type outcome struct {
+	row      *ent.Attempt
+	evidence *evidenceGrant
 }
 
 type outcomeEntry struct {
@@ -35,12 +48,13 @@ type outcomeEntry struct {
 	at time.Time
 }
 
-// put keeps a finished attempt's row.
-func (o *recentOutcomes) put(a *ent.Attempt, now time.Time) {
+// put keeps a finished attempt's row and its run's evidence grant g
+// (which may be nil).
+func (o *recentOutcomes) put(a *ent.Attempt, g *evidenceGrant, now time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.rows == nil {
-		o.rows = map[uuid.UUID]*ent.Attempt{}
+		o.rows = map[uuid.UUID]outcome{}
 	}
 	o.dropOld(now)
 	for len(o.order) >= maxOutcomes {
@@ -49,7 +63,7 @@ func (o *recentOutcomes) put(a *ent.Attempt, now time.Time) {
 	if _, ok := o.rows[a.ID]; !ok {
 		o.order = append(o.order, outcomeEntry{id: a.ID, at: now})
 	}
-	o.rows[a.ID] = a
+	o.rows[a.ID] = outcome{row: a, evidence: g}
 }
 
 // get returns a copy of the kept row of attempt id, if any.
@@ -57,12 +71,20 @@ func (o *recentOutcomes) get(id uuid.UUID, now time.Time) (*ent.Attempt, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.dropOld(now)
-	a, ok := o.rows[id]
+	out, ok := o.rows[id]
 	if !ok {
 		return nil, false
 	}
-	c := *a
+	c := *out.row
 	return &c, true
+}
+
+// evidence returns the evidence grant kept with attempt id, if any.
+func (o *recentOutcomes) evidence(id uuid.UUID, now time.Time) *evidenceGrant {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.dropOld(now)
+	return o.rows[id].evidence
 }
 
 // expire forgets the rows kept longer than outcomeTTL.

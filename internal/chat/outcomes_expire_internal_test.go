@@ -15,8 +15,8 @@ import (
 func TestRecentOutcomesExpireWhenIdle(t *testing.T) {
 	var o recentOutcomes
 	t0 := time.Now()
-	o.put(&ent.Attempt{ID: uuid.New()}, t0)
-	o.put(&ent.Attempt{ID: uuid.New()}, t0.Add(outcomeTTL/2))
+	o.put(&ent.Attempt{ID: uuid.New()}, nil, t0)
+	o.put(&ent.Attempt{ID: uuid.New()}, nil, t0.Add(outcomeTTL/2))
 	o.expire(t0.Add(outcomeTTL))
 	if n := o.len(); n != 2 {
 		t.Fatalf("%d rows kept within the TTL, want 2", n)

@@ -18,7 +18,7 @@ func TestRecentOutcomes(t *testing.T) {
 	var o recentOutcomes
 	t0 := time.Now()
 	a := &ent.Attempt{ID: uuid.New(), Status: attempt.StatusCOMPLETED, Answer: "x"}
-	o.put(a, t0)
+	o.put(a, nil, t0)
 	got, ok := o.get(a.ID, t0.Add(outcomeTTL))
 	if !ok || got.Answer != "x" || got == a {
 		t.Fatalf("get within the TTL = %v, %v; want a copy of the row", got, ok)
@@ -30,9 +30,9 @@ func TestRecentOutcomes(t *testing.T) {
 		t.Fatalf("expired rows kept: %d, %d", len(o.rows), len(o.order))
 	}
 	first := uuid.New()
-	o.put(&ent.Attempt{ID: first}, t0)
+	o.put(&ent.Attempt{ID: first}, nil, t0)
 	for range maxOutcomes {
-		o.put(&ent.Attempt{ID: uuid.New()}, t0)
+		o.put(&ent.Attempt{ID: uuid.New()}, nil, t0)
 	}
 	if len(o.rows) != maxOutcomes || len(o.order) != maxOutcomes {
 		t.Fatalf("kept %d rows (%d in order), want %d", len(o.rows), len(o.order), maxOutcomes)

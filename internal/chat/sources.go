@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -56,17 +57,28 @@ func (e *Engine) noteEvidence(ctx context.Context, attemptID uuid.UUID, stamp ui
 // groups under the same stamp, they are all still readable and no query
 // is needed: the usual case of an asker following their own answer.
 // Otherwise SourcesOf checks them.
+//
+// The grant is the run's while it runs, then the one kept with its
+// finished row (recentOutcomes): publishTerminal keeps it before the run
+// ends, so a subscriber scheduled late finds it all the same.
 func (e *Engine) liveSources(ctx context.Context, attemptID uuid.UUID, sources []*ent.Source, stamp uint64) ([]SourceView, error) {
-	if r, ok := e.running(attemptID); ok {
-		if g := r.evidence.Load(); g != nil && g.stamp == stamp && sameAccess(g.viewer, viewer.FromContext(ctx)) {
-			out := make([]SourceView, len(sources))
-			for i, s := range sources {
-				out[i] = SourceView{Source: s, Available: s.ChunkID != nil}
-			}
-			return out, nil
+	if g := e.evidenceOf(attemptID); g != nil && g.stamp == stamp && sameAccess(g.viewer, viewer.FromContext(ctx)) {
+		out := make([]SourceView, len(sources))
+		for i, s := range sources {
+			out[i] = SourceView{Source: s, Available: s.ChunkID != nil}
 		}
+		return out, nil
 	}
 	return e.SourcesOf(ctx, sources)
+}
+
+// evidenceOf returns the evidence grant of attempt id: its local run's, or
+// the one kept with its finished row; nil when there is neither.
+func (e *Engine) evidenceOf(id uuid.UUID) *evidenceGrant {
+	if r, ok := e.running(id); ok {
+		return r.evidence.Load()
+	}
+	return e.outcomes.evidence(id, time.Now())
 }
 
 // sameAccess reports whether a and b read the same documents: the same

@@ -11,10 +11,13 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/document"
+	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/tokens"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -83,5 +86,43 @@ func TestLiveSourcesAreReauthorisedForEachSubscriber(t *testing.T) {
 		require.NoError(t, err)
 		check("the asker after the runbook's list dropped ops", olga, false)
 		check("a curator after the change", admin, true)
+	})
+}
+
+// TestLiveSourcesAfterTheRunNeedNoQuery: a subscriber that handles an
+// answer's SOURCES event only after the run has ended (it was scheduled
+// late on a busy machine) is treated as one that handled it during the
+// run: the asker's own view needs no statement while the access stamp
+// holds, and anyone else's is checked with one. Before the run's evidence
+// grant was kept with the finished row, the asker's late view cost a
+// statement, and TestStatementsPerAsk counted 16 (PostgreSQL) or 19
+// (SQLite) now and then.
+func TestLiveSourcesAfterTheRunNeedNoQuery(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		e := newEnv(t, db)
+		conv := e.conversation(t, alice)
+		res := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
+		chat.WaitIdle(e.eng)
+		srcs := e.db.Client.Source.Query().Where(source.AttemptID(res.attempt.ID)).AllX(as(alice))
+		require.NotEmpty(t, srcs)
+		aliceElsewhere := &viewer.Viewer{TenantID: alice.TenantID, UserID: alice.UserID, Roles: alice.Roles, Groups: []string{"other"}}
+		for _, tc := range []struct {
+			name  string
+			v     *viewer.Viewer
+			stmts int64
+		}{
+			{"the asker", alice, 0},
+			{"the asker with other groups", aliceElsewhere, 1},
+		} {
+			n.Store(0)
+			views, err := chat.LiveSources(as(tc.v), e.eng, res.attempt.ID, srcs)
+			require.NoError(t, err, tc.name)
+			require.Len(t, views, len(srcs), tc.name)
+			for _, v := range views {
+				assert.True(t, v.Available, "%s: %s is readable", tc.name, v.Source.Label)
+			}
+			assert.Equal(t, tc.stmts, n.Load(), "%s: statements", tc.name)
+		}
 	})
 }
