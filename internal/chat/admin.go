@@ -7,6 +7,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -41,7 +42,7 @@ func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*Feed
 		Select(feedback.FieldRating, feedback.FieldReasonCodes).
 		All(ctx)
 	if err != nil {
-		return nil, storageError(err, "feedback")
+		return nil, store.DomainError(err, "feedback")
 	}
 	out := &FeedbackSummary{From: from, To: to, ByReason: map[domain.FeedbackReason]int{}}
 	for _, f := range rows {
@@ -73,7 +74,7 @@ func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageR
 		Select(attempt.FieldModel, attempt.FieldCompletedAt, attempt.FieldPromptTokens, attempt.FieldCompletionTokens, attempt.FieldTotalTokens).
 		All(ctx)
 	if err != nil {
-		return nil, storageError(err, "attempt")
+		return nil, store.DomainError(err, "attempt")
 	}
 	type key struct {
 		day   time.Time

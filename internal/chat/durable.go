@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // errNotSaved ends an attempt whose finished answer could not be saved
@@ -41,7 +42,7 @@ func (e *Engine) saveDurably(ctx context.Context, j job, c completion, first tim
 		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), minTime(time.Now().Add(saveWriteTimeout), deadline))
 		att, pending, err := e.saveCompletion(wctx, j, c, first)
 		cancel()
-		if err == nil || errors.Is(err, errLeaseLost) || !isTransient(err) {
+		if err == nil || errors.Is(err, errLeaseLost) || !store.IsTransient(err) {
 			return att, pending, err
 		}
 		e.log.WarnContext(ctx, "answer not saved yet; retrying while the database is unavailable",
