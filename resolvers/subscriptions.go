@@ -48,7 +48,14 @@ func (r *Resolver) attemptEvents(ctx context.Context, id uuid.UUID, afterSeq *in
 	go func() {
 		defer release()
 		defer close(out)
-		streamAttempt(ctx, src, out, r.deltaPolicy)
+		r.deliver(ctx, src, func(ev chat.AttemptEvent) bool {
+			select {
+			case out <- attemptEventModel(ctx, ev):
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
 	}()
 	return out, nil
 }
