@@ -46,6 +46,7 @@ type Engine interface {
 	FlushReadAudit(ctx context.Context)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	AccessStamp(ctx context.Context) uint64
+	AdminConversations(ctx context.Context, f chat.AdminConversationFilter) (context.Context, *ent.ConversationQuery, error)
 	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
 }

@@ -4,8 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -24,6 +28,55 @@ func checkPeriod(from, to time.Time) error {
 		return badInput("from", "the period must not exceed 366 days")
 	}
 	return nil
+}
+
+// AdminConversations returns the query of the admin's tenant's
+// conversations that match f (admins only, FORBIDDEN otherwise; Ent
+// privacy keeps it inside the tenant), and the context to run it under.
+// DELETED conversations are listed only when f asks for that status, and
+// then with their content: the returned context, and every context of the
+// deleted-rows scope ctx lies in (authz.WithDeletedScope: the GraphQL
+// field's subtree), sees the rows beneath them too. This is the one place
+// that decides it. Every conversation of another user the query loads is
+// audited by the read audit, as any read.
+func (e *Engine) AdminConversations(ctx context.Context, f AdminConversationFilter) (context.Context, *ent.ConversationQuery, error) {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
+		return ctx, nil, err
+	}
+	var ps []predicate.Conversation
+	switch {
+	case f.Status == nil:
+		ps = append(ps, conversation.StatusNEQ(conversation.StatusDELETED))
+	case *f.Status == conversation.StatusDELETED:
+		ctx = authz.IncludeDeletedInScope(ctx)
+		fallthrough
+	default:
+		ps = append(ps, e.ConversationStatusIs(*f.Status))
+	}
+	if f.UserID != nil {
+		ps = append(ps, conversation.UserID(*f.UserID))
+	}
+	if f.KnowledgeBaseID != nil {
+		ps = append(ps, conversation.KnowledgeBaseID(*f.KnowledgeBaseID))
+	}
+	if f.CreatedAfter != nil {
+		ps = append(ps, conversation.CreatedAtGTE(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		ps = append(ps, conversation.CreatedAtLT(*f.CreatedBefore))
+	}
+	if f.TitleContains != nil && *f.TitleContains != "" {
+		ps = append(ps, conversation.TitleContainsFold(*f.TitleContains))
+	}
+	if f.HasNegativeFeedback != nil {
+		negative := conversation.HasAttemptsWith(attempt.HasFeedbackWith(feedback.RatingEQ(feedback.RatingDOWN)))
+		if *f.HasNegativeFeedback {
+			ps = append(ps, negative)
+		} else {
+			ps = append(ps, conversation.Not(negative))
+		}
+	}
+	return ctx, e.client.Conversation.Query().Where(ps...), nil
 }
 
 // FeedbackSummary counts the tenant's feedback in [from, to) by rating and
