@@ -1,7 +1,10 @@
 // Package resolvers implements ragchat's GraphQL resolvers. They are thin:
-// reads go through Ent (whose privacy policies do every tenant, owner and
-// ACL filter) with entgql field collection, and writes and streams go
-// through the conversation engine (internal/chat) and the knowledge service.
+// they parse the input, call, and map the result. Reads go through Ent
+// (whose privacy policies do every tenant, owner and ACL filter) with
+// entgql field collection; writes, streams and the reads that involve a
+// policy (the admin listing, tenant settings) go through the conversation
+// engine (internal/chat), which decides roles and which rows show, and the
+// knowledge service. Storage errors are classified by store.Classify.
 // Resolvers never filter by tenant or owner themselves, except to narrow a
 // list to the viewer's own conversations.
 package resolvers

@@ -121,8 +121,8 @@ func storedSettings(conv *ent.Conversation) (domain.TenantSettings, error) {
 	return st, nil
 }
 
-// askAttemptID returns the attempt id of column name of conv's row, or ""
-// when it is NULL.
+// askAttemptID returns the attempt id of column name of conv's row (an
+// askAttempt column), or "" when the column names none.
 func askAttemptID(conv *ent.Conversation, name string) (string, error) {
 	b, err := textValue(conv, name)
 	if err != nil || len(b) == 0 {

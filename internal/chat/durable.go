@@ -13,10 +13,11 @@ import (
 // before CompletionRetryTimeout passed.
 var errNotSaved = errors.New("the answer could not be saved: the database was unavailable")
 
-// Backoff between completion writes: it starts short, so that an answer is
-// saved soon after the database returns, and stays below the reaper's
-// interval (see Config.validate), so that the write wins against another
-// instance's reaper once the database is back.
+// Backoff between completion writes: it starts short and stays short, so
+// that an answer is saved within a second of the database's return. The
+// lease does not depend on it: the checkpointer keeps renewing the lease
+// meanwhile (generate), which is what keeps another instance's reaper off
+// the attempt.
 const (
 	saveFirstDelay = 50 * time.Millisecond
 	saveMaxDelay   = time.Second
