@@ -4094,15 +4094,16 @@ type ConversationEvent {
   attemptStatus: AttemptStatus
   at: Time!
   """
-  The conversation as it is now.
+  The conversation as it is now; null after CONVERSATION_DELETED (or when it
+  was deleted since).
   """
   conversation: Conversation
   """
-  MESSAGE_CREATED: the message.
+  MESSAGE_CREATED: the message; null once it is gone.
   """
   message: Message
   """
-  ATTEMPT_UPDATED: the attempt as it is now.
+  ATTEMPT_UPDATED: the attempt as it is now; null once it is gone.
   """
   attempt: Attempt
 }

@@ -1,20 +1,16 @@
 package resolvers
 
 import (
-	"errors"
-
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
-// notFound turns "no such row" errors into the canonical NOT_FOUND of kind;
-// other errors pass through.
+// notFound turns the storage errors of a row that does not exist or is
+// hidden (store.ClassNotFound) into the canonical NOT_FOUND of kind; other
+// errors pass through, to the error presenter, which classifies them with
+// the same store.Classify.
 func notFound(err error, kind string) error {
-	if err == nil {
-		return nil
-	}
-	if ent.IsNotFound(err) || errors.Is(err, store.ErrUnknownNode) {
+	if store.Classify(err) == store.ClassNotFound {
 		return domain.NotFound(kind)
 	}
 	return err

@@ -11,71 +11,43 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
-	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// adminConversations pages every conversation of the admin's tenant (Ent
-// privacy keeps it inside the tenant). DELETED conversations appear only
-// when the filter asks for that status, and then with their content. Every
-// conversation of another user listed is audited once per operation.
+// adminConversations pages the conversations of the admin's tenant that
+// the engine selects for the filter (chat.Engine.AdminConversations, which
+// decides the role and whether DELETED ones and their content show), under
+// the context it returns. Every conversation of another user listed is
+// audited once per operation.
 func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error) {
-	if _, err := viewer.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	if orderBy == nil {
 		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldCreatedAt}
 	}
-	if where != nil && where.Status != nil && *where.Status == conversation.StatusDELETED {
-		// Listing DELETED conversations is the one read that sees them
-		// (OperationScope extends this to the field's subtree).
-		ctx = authz.IncludeDeleted(ctx)
+	ctx, q, err := r.engine.AdminConversations(ctx, adminConversationFilter(where))
+	if err != nil {
+		return nil, err
 	}
-	return r.client.Conversation.Query().
-		Where(r.adminConversationPredicates(where)...).
-		Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
+	return q.Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
 }
 
-// adminConversationPredicates translates the admin filter. The status is
-// the one clients read (EXPIRED computed, statusFilter).
-func (r *Resolver) adminConversationPredicates(w *model.AdminConversationWhereInput) []predicate.Conversation {
+// adminConversationFilter is the engine's form of the admin filter.
+func adminConversationFilter(w *model.AdminConversationWhereInput) chat.AdminConversationFilter {
 	if w == nil {
-		w = &model.AdminConversationWhereInput{}
+		return chat.AdminConversationFilter{}
 	}
-	var ps []predicate.Conversation
-	if w.Status != nil {
-		ps = append(ps, r.engine.ConversationStatusIs(*w.Status))
-	} else {
-		ps = append(ps, conversation.StatusNEQ(conversation.StatusDELETED))
+	return chat.AdminConversationFilter{
+		Status:              w.Status,
+		UserID:              w.UserID,
+		KnowledgeBaseID:     w.KnowledgeBaseID,
+		CreatedAfter:        w.CreatedAfter,
+		CreatedBefore:       w.CreatedBefore,
+		TitleContains:       w.TitleContains,
+		HasNegativeFeedback: w.HasNegativeFeedback,
 	}
-	if w.UserID != nil {
-		ps = append(ps, conversation.UserID(*w.UserID))
-	}
-	if w.KnowledgeBaseID != nil {
-		ps = append(ps, conversation.KnowledgeBaseID(*w.KnowledgeBaseID))
-	}
-	if w.CreatedAfter != nil {
-		ps = append(ps, conversation.CreatedAtGTE(*w.CreatedAfter))
-	}
-	if w.CreatedBefore != nil {
-		ps = append(ps, conversation.CreatedAtLT(*w.CreatedBefore))
-	}
-	if w.TitleContains != nil && *w.TitleContains != "" {
-		ps = append(ps, conversation.TitleContainsFold(*w.TitleContains))
-	}
-	if w.HasNegativeFeedback != nil {
-		negative := conversation.HasAttemptsWith(attempt.HasFeedbackWith(feedback.RatingEQ(feedback.RatingDOWN)))
-		if *w.HasNegativeFeedback {
-			ps = append(ps, negative)
-		} else {
-			ps = append(ps, conversation.Not(negative))
-		}
-	}
-	return ps
 }
 
 // feedbacks pages the tenant's feedback, newest first by default.

@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"errors"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -44,7 +43,7 @@ func errNodeNotFound() error { return domain.NotFound("node") }
 // that said it (the table lookup, Ent, the engine), to errNodeNotFound;
 // other failures (the database is down) pass through.
 func nodeError(err error) error {
-	if ent.IsNotFound(err) || errors.Is(err, store.ErrUnknownNode) || domain.ErrorCode(err) == domain.CodeNotFound {
+	if store.Classify(err) == store.ClassNotFound || domain.ErrorCode(err) == domain.CodeNotFound {
 		return errNodeNotFound()
 	}
 	return err

@@ -5,10 +5,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat"
-	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // OperationScope returns the gqlgen handler extension that scopes the
@@ -16,8 +14,9 @@ import (
 // source re-authorisation cache and its read-audit scope, writes the
 // operation's audit events after each of its responses (one per
 // conversation an admin read, however many rows; a subscription's events
-// as they stream), and makes DELETED conversations visible in the one
-// query that lists them on purpose. The server installs it once.
+// as they stream), and gives each root field the deleted-rows scope in
+// which the engine may show DELETED conversations. The server installs it
+// once.
 func (r *Resolver) OperationScope() graphql.HandlerExtension { return operationScope{r} }
 
 type operationScope struct{ r *Resolver }
@@ -44,28 +43,14 @@ func (s operationScope) InterceptOperation(ctx context.Context, next graphql.Ope
 	}
 }
 
-// InterceptRootField implements graphql.RootFieldInterceptor. A root
-// field's context is the context of its whole subtree, so the DELETED
-// conversations adminConversations lists show their messages, attempts
-// and the rest too.
+// InterceptRootField implements graphql.RootFieldInterceptor. Each root
+// field gets a deleted-rows scope of its own (authz.WithDeletedScope): a
+// root field's context is the context of its whole subtree, so when the
+// engine decides that the field shows DELETED conversations (an admin's
+// adminConversations(where: {status: DELETED})), their messages, attempts
+// and the rest show too.
 func (s operationScope) InterceptRootField(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
-	if listsDeleted(ctx) {
-		ctx = authz.IncludeDeleted(ctx)
-	}
-	return next(ctx)
-}
-
-// listsDeleted reports whether the root field in ctx is an admin's
-// adminConversations(where: {status: DELETED}).
-func listsDeleted(ctx context.Context) bool {
-	fc := graphql.GetRootFieldContext(ctx)
-	oc := graphql.GetOperationContext(ctx)
-	if fc == nil || oc == nil || fc.Field.Field == nil || fc.Field.Name != "adminConversations" || !viewer.FromContext(ctx).IsAdmin() {
-		return false
-	}
-	where, _ := fc.Field.ArgumentMap(oc.Variables)["where"].(map[string]any)
-	status, _ := where["status"].(string)
-	return status == conversation.StatusDELETED.String()
+	return next(authz.WithDeletedScope(ctx))
 }
 
 // withReadAudit is the read-audit scope of WithOperationState.

@@ -1,7 +1,10 @@
 // Package resolvers implements ragchat's GraphQL resolvers. They are thin:
-// reads go through Ent (whose privacy policies do every tenant, owner and
-// ACL filter) with entgql field collection, and writes and streams go
-// through the conversation engine (internal/chat) and the knowledge service.
+// they parse the input, call, and map the result. Reads go through Ent
+// (whose privacy policies do every tenant, owner and ACL filter) with
+// entgql field collection; writes, streams and the reads that involve a
+// policy (the admin listing, tenant settings) go through the conversation
+// engine (internal/chat), which decides roles and which rows show, and the
+// knowledge service. Storage errors are classified by store.Classify.
 // Resolvers never filter by tenant or owner themselves, except to narrow a
 // list to the viewer's own conversations.
 package resolvers
@@ -46,6 +49,7 @@ type Engine interface {
 	FlushReadAudit(ctx context.Context)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	AccessStamp(ctx context.Context) uint64
+	AdminConversations(ctx context.Context, f chat.AdminConversationFilter) (context.Context, *ent.ConversationQuery, error)
 	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
 }
@@ -92,27 +96,49 @@ type Deps struct {
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
 	Limits Limits
-	// DeltaWindow coalesces the answer deltas of attempt streams (see
-	// deltaPolicy): the shortest gap between two DELTA events; 0 means
-	// DefaultDeltaWindow, a negative value sends every delta as it comes.
-	DeltaWindow time.Duration
-	// DeltaBudget is the coalescing's latency budget: no text is held
-	// longer (0 means DefaultDeltaBudget; never below DeltaWindow).
-	DeltaBudget time.Duration
+	// DeliverAttempt is the transport's delivery policy of attempt
+	// streams (internal/server coalesces DELTA events); nil sends every
+	// event as it comes.
+	DeliverAttempt AttemptDelivery
 	// Now returns the current time (nil: time.Now).
 	Now func() time.Time
 }
 
 // Resolver is the root resolver.
 type Resolver struct {
-	client      *ent.Client
-	nodeType    func(context.Context, uuid.UUID) (string, error)
-	engine      Engine
-	knowledge   Knowledge
-	subs        SubscriptionGate
-	limits      Limits
-	deltaPolicy deltaPolicy
-	now         func() time.Time
+	client    *ent.Client
+	nodeType  func(context.Context, uuid.UUID) (string, error)
+	engine    Engine
+	knowledge Knowledge
+	subs      SubscriptionGate
+	limits    Limits
+	deliver   AttemptDelivery
+	now       func() time.Time
+}
+
+// AttemptDelivery forwards an attempt's events from src to send until src
+// closes, ctx ends or send reports false, and then drains src (the engine
+// closes it once ctx ends), deciding on the way when each event goes out:
+// it may merge DELTA events, never reorder or drop text.
+type AttemptDelivery func(ctx context.Context, src <-chan chat.AttemptEvent, send func(chat.AttemptEvent) bool)
+
+// deliverEach is the AttemptDelivery that sends every event as it comes.
+func deliverEach(ctx context.Context, src <-chan chat.AttemptEvent, send func(chat.AttemptEvent) bool) {
+	for {
+		select {
+		case ev, ok := <-src:
+			if !ok {
+				return
+			}
+			if !send(ev) {
+				drain(src)
+				return
+			}
+		case <-ctx.Done():
+			drain(src)
+			return
+		}
+	}
 }
 
 // New returns the root resolver. The source collector must be installed
@@ -121,23 +147,17 @@ func New(d Deps) *Resolver {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	switch {
-	case d.DeltaWindow == 0:
-		d.DeltaWindow = DefaultDeltaWindow
-	case d.DeltaWindow < 0:
-		d.DeltaWindow = 0
-	}
-	if d.DeltaBudget <= 0 {
-		d.DeltaBudget = DefaultDeltaBudget
+	if d.DeliverAttempt == nil {
+		d.DeliverAttempt = deliverEach
 	}
 	return &Resolver{
-		client:      d.Client,
-		nodeType:    d.NodeType,
-		engine:      d.Engine,
-		knowledge:   d.Knowledge,
-		subs:        d.Subscriptions,
-		limits:      d.Limits.withDefaults(),
-		deltaPolicy: deltaPolicy{window: d.DeltaWindow, budget: max(d.DeltaBudget, d.DeltaWindow), batch: DefaultDeltaBatch},
-		now:         d.Now,
+		client:    d.Client,
+		nodeType:  d.NodeType,
+		engine:    d.Engine,
+		knowledge: d.Knowledge,
+		subs:      d.Subscriptions,
+		limits:    d.Limits.withDefaults(),
+		deliver:   d.DeliverAttempt,
+		now:       d.Now,
 	}
 }

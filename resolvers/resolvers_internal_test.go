@@ -3,127 +3,14 @@ package resolvers
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
 )
-
-func delta(seq int, text string) chat.AttemptEvent {
-	return chat.AttemptEvent{Kind: chat.EventDelta, Seq: seq, Text: text}
-}
-
-// runStream feeds events through streamAttempt and returns what came out.
-func runStream(t *testing.T, window time.Duration, events []chat.AttemptEvent) []*model.AttemptEvent {
-	t.Helper()
-	src := make(chan chat.AttemptEvent)
-	out := make(chan *model.AttemptEvent, 100)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		streamAttempt(context.Background(), src, out, deltaPolicy{window: window, budget: window, batch: DefaultDeltaBatch})
-	}()
-	for _, ev := range events {
-		src <- ev
-	}
-	close(src)
-	<-done
-	close(out)
-	var got []*model.AttemptEvent
-	for m := range out {
-		got = append(got, m)
-	}
-	return got
-}
-
-func TestStreamAttemptCoalescesDeltas(t *testing.T) {
-	events := []chat.AttemptEvent{
-		{Kind: chat.EventStarted, StandaloneQuestion: "q"},
-		delta(1, "a"), delta(3, "bc"), delta(4, "d"), delta(6, "ef"),
-		{Kind: chat.EventCompleted, Seq: 6},
-	}
-	cases := []struct {
-		name   string
-		window time.Duration
-		kinds  string
-	}{
-		{"off: every delta", 0, "STARTED DELTA DELTA DELTA DELTA COMPLETED"},
-		{"a long window: the first at once, the rest merged before COMPLETED", time.Hour, "STARTED DELTA DELTA COMPLETED"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := runStream(t, tc.window, events)
-			var kinds []string
-			var text strings.Builder
-			seq := 0
-			for _, m := range got {
-				kinds = append(kinds, string(m.Kind))
-				if m.Kind == model.AttemptEventKindDelta {
-					seq += len([]rune(*m.Text))
-					if m.Seq != seq {
-						t.Fatalf("DELTA seq %d after %q, want %d", m.Seq, text.String(), seq)
-					}
-					text.WriteString(*m.Text)
-				}
-			}
-			if strings.Join(kinds, " ") != tc.kinds {
-				t.Fatalf("events %v, want %s", kinds, tc.kinds)
-			}
-			if text.String() != "abcdef" {
-				t.Fatalf("text %q", text.String())
-			}
-		})
-	}
-}
-
-// TestStreamAttemptTimerFlush merges deltas for a short window and flushes
-// them when it ends, without waiting for another event.
-func TestStreamAttemptTimerFlush(t *testing.T) {
-	src := make(chan chat.AttemptEvent)
-	out := make(chan *model.AttemptEvent, 10)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		streamAttempt(ctx, src, out, deltaPolicy{window: 20 * time.Millisecond, budget: 20 * time.Millisecond, batch: DefaultDeltaBatch})
-	}()
-	src <- delta(1, "a")
-	src <- delta(2, "b")
-	src <- delta(3, "c")
-	first := <-out
-	merged := <-out // arrives when the window ends, with no further input
-	if *first.Text != "a" || *merged.Text != "bc" || merged.Seq != 3 {
-		t.Fatalf("got %q then %q (seq %d)", *first.Text, *merged.Text, merged.Seq)
-	}
-	cancel()
-	close(src) // the engine closes its channel once ctx ends
-	<-done
-}
-
-// TestStreamAttemptDrainsOnCancel ends on cancellation and keeps draining
-// the engine's channel, so its sender is never left blocked.
-func TestStreamAttemptDrainsOnCancel(t *testing.T) {
-	src := make(chan chat.AttemptEvent)
-	out := make(chan *model.AttemptEvent) // nobody reads
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		streamAttempt(ctx, src, out, deltaPolicy{})
-	}()
-	cancel()
-	for i := range 5 { // the engine keeps sending until it sees ctx done
-		src <- delta(i+1, "x")
-	}
-	close(src)
-	<-done
-}
 
 // fakeEngine answers SourcesOf, counting calls, and AccessStamp; other
 // methods are unused.

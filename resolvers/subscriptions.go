@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -48,7 +49,14 @@ func (r *Resolver) attemptEvents(ctx context.Context, id uuid.UUID, afterSeq *in
 	go func() {
 		defer release()
 		defer close(out)
-		streamAttempt(ctx, src, out, r.deltaPolicy)
+		r.deliver(ctx, src, func(ev chat.AttemptEvent) bool {
+			select {
+			case out <- attemptEventModel(ctx, ev):
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
 	}()
 	return out, nil
 }
@@ -152,21 +160,17 @@ func conversationEventModel(ev chat.ConversationEvent) *model.ConversationEvent 
 	return m
 }
 
-// eventConversation loads the conversation of a conversation event; after
-// CONVERSATION_DELETED there is nothing left to show.
+// eventConversation loads the conversation of a conversation event (see
+// eventRow); after CONVERSATION_DELETED there is nothing left to show.
 func (r *Resolver) eventConversation(ctx context.Context, ev *model.ConversationEvent) (*ent.Conversation, error) {
 	if ev.Kind == model.ConversationEventKindConversationDeleted {
 		return nil, nil
 	}
-	q, err := r.client.Conversation.Query().Where(conversation.ID(ev.ConversationID)).CollectFields(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c, err := q.Only(ctx)
-	return c, notFound(err, "conversation")
+	return loadEventConversation(ctx, r.client, ev.ConversationID)
 }
 
-// eventMessage loads the message of a MESSAGE_CREATED event.
+// eventMessage loads the message of a MESSAGE_CREATED event (see
+// eventRow).
 func (r *Resolver) eventMessage(ctx context.Context, ev *model.ConversationEvent) (*ent.Message, error) {
 	if ev.MessageID == nil {
 		return nil, nil
@@ -175,19 +179,46 @@ func (r *Resolver) eventMessage(ctx context.Context, ev *model.ConversationEvent
 	if err != nil {
 		return nil, err
 	}
-	m, err := q.Only(ctx)
-	return m, notFound(err, "message")
+	return eventRow(q.Only(ctx))
 }
 
-// eventAttempt loads the attempt of an ATTEMPT_UPDATED event.
+// eventAttempt loads the attempt of an ATTEMPT_UPDATED event (see
+// eventRow).
 func (r *Resolver) eventAttempt(ctx context.Context, ev *model.ConversationEvent) (*ent.Attempt, error) {
-	if ev.AttemptID == nil {
+	return loadEventAttempt(ctx, r.client, ev.AttemptID)
+}
+
+// eventRow is the answer of every field of conversationEvents and
+// viewerEvents that shows a row the event names: the row as the viewer may
+// read it when the event is delivered, or null, with no error, once it is
+// gone or hidden (docs/API.md, "null once the conversation is deleted").
+// Other errors pass through.
+func eventRow[T any](row *T, err error) (*T, error) {
+	if store.Classify(err) == store.ClassNotFound {
 		return nil, nil
 	}
-	q, err := r.client.Attempt.Query().Where(attempt.ID(*ev.AttemptID)).CollectFields(ctx)
+	return row, err
+}
+
+// loadEventConversation loads the conversation of an event, with field
+// collection (eventRow).
+func loadEventConversation(ctx context.Context, client *ent.Client, id uuid.UUID) (*ent.Conversation, error) {
+	q, err := client.Conversation.Query().Where(conversation.ID(id)).CollectFields(ctx)
 	if err != nil {
 		return nil, err
 	}
-	a, err := q.Only(ctx)
-	return a, notFound(err, "attempt")
+	return eventRow(q.Only(ctx))
+}
+
+// loadEventAttempt loads the attempt of an event, if it names one, with field
+// collection (eventRow).
+func loadEventAttempt(ctx context.Context, client *ent.Client, id *uuid.UUID) (*ent.Attempt, error) {
+	if id == nil {
+		return nil, nil
+	}
+	q, err := client.Attempt.Query().Where(attempt.ID(*id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return eventRow(q.Only(ctx))
 }

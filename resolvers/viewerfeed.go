@@ -5,7 +5,6 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
-	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -49,36 +48,17 @@ func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 	return m
 }
 
-// viewerEventConversation loads the conversation of a feed event through
-// the viewer's privacy rules; after CONVERSATION_DELETED, or once it is
-// gone, there is nothing to show.
+// viewerEventConversation loads the conversation of a feed event (see
+// eventRow); after CONVERSATION_DELETED there is nothing to show.
 func (r *Resolver) viewerEventConversation(ctx context.Context, ev *model.ViewerEvent) (*ent.Conversation, error) {
 	if ev.Kind == model.ViewerEventKindConversationDeleted {
 		return nil, nil
 	}
-	q, err := r.client.Conversation.Query().Where(conversation.ID(ev.ConversationID)).CollectFields(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c, err := q.Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	return c, err
+	return loadEventConversation(ctx, r.client, ev.ConversationID)
 }
 
-// viewerEventAttempt loads the attempt of an ATTEMPT_UPDATED feed event.
+// viewerEventAttempt loads the attempt of an ATTEMPT_UPDATED feed event
+// (see eventRow).
 func (r *Resolver) viewerEventAttempt(ctx context.Context, ev *model.ViewerEvent) (*ent.Attempt, error) {
-	if ev.AttemptID == nil {
-		return nil, nil
-	}
-	q, err := r.client.Attempt.Query().Where(attempt.ID(*ev.AttemptID)).CollectFields(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a, err := q.Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	return a, err
+	return loadEventAttempt(ctx, r.client, ev.AttemptID)
 }

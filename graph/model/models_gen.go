@@ -155,11 +155,12 @@ type ConversationEvent struct {
 	AttemptID      *uuid.UUID            `json:"attemptId,omitempty"`
 	AttemptStatus  *attempt.Status       `json:"attemptStatus,omitempty"`
 	At             time.Time             `json:"at"`
-	// The conversation as it is now.
+	// The conversation as it is now; null after CONVERSATION_DELETED (or when it
+	// was deleted since).
 	Conversation *ent.Conversation `json:"conversation,omitempty"`
-	// MESSAGE_CREATED: the message.
+	// MESSAGE_CREATED: the message; null once it is gone.
 	Message *ent.Message `json:"message,omitempty"`
-	// ATTEMPT_UPDATED: the attempt as it is now.
+	// ATTEMPT_UPDATED: the attempt as it is now; null once it is gone.
 	Attempt *ent.Attempt `json:"attempt,omitempty"`
 }
 

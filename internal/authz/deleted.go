@@ -2,6 +2,7 @@ package authz
 
 import (
 	"context"
+	"sync/atomic"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -18,7 +19,8 @@ import (
 // included: each query, update, delete and edge predicate on those tables
 // leaves out rows whose conversation is DELETED, so an id of such a row is
 // NOT_FOUND exactly like an unknown id (docs/API.md, Privacy). Only the few
-// places that must see them opt in with IncludeDeleted.
+// places that must see them opt in with IncludeDeleted (or, for a whole
+// GraphQL field, IncludeDeletedInScope).
 
 type includeDeletedKey struct{}
 
@@ -31,10 +33,42 @@ func IncludeDeleted(ctx context.Context) context.Context {
 	return context.WithValue(ctx, includeDeletedKey{}, true)
 }
 
-// IncludesDeleted reports whether ctx was made by IncludeDeleted.
+// IncludesDeleted reports whether ctx was made by IncludeDeleted, or lies
+// in a deleted-rows scope that IncludeDeletedInScope opened.
 func IncludesDeleted(ctx context.Context) bool {
-	v, _ := ctx.Value(includeDeletedKey{}).(bool)
-	return v
+	if v, _ := ctx.Value(includeDeletedKey{}).(bool); v {
+		return true
+	}
+	s, _ := ctx.Value(deletedScopeKey{}).(*deletedScope)
+	return s != nil && s.open.Load()
+}
+
+// A deleted-rows scope lets a decision to show rows of DELETED
+// conversations, made deep in a call, hold for reads that run under an
+// enclosing context: the GraphQL layer gives each root field a scope
+// (WithDeletedScope), because the reads beneath a field's rows run under
+// the root field's context, not under the one its resolver passed to the
+// engine. Only the engine opens one (IncludeDeletedInScope), for the one
+// read that lists DELETED conversations on purpose.
+type deletedScope struct{ open atomic.Bool }
+
+type deletedScopeKey struct{}
+
+// WithDeletedScope returns a copy of ctx with a closed deleted-rows scope
+// of its own: rows of DELETED conversations stay hidden from ctx and from
+// every context derived from it until IncludeDeletedInScope opens it.
+func WithDeletedScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deletedScopeKey{}, &deletedScope{})
+}
+
+// IncludeDeletedInScope returns IncludeDeleted(ctx) and opens the
+// deleted-rows scope that ctx lies in, if any, so that rows of DELETED
+// conversations are visible to every context of the scope from now on.
+func IncludeDeletedInScope(ctx context.Context) context.Context {
+	if s, _ := ctx.Value(deletedScopeKey{}).(*deletedScope); s != nil {
+		s.open.Store(true)
+	}
+	return IncludeDeleted(ctx)
 }
 
 // liveness is, per table, the predicate that leaves out rows of DELETED

@@ -4,9 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -25,6 +30,55 @@ func checkPeriod(from, to time.Time) error {
 	return nil
 }
 
+// AdminConversations returns the query of the admin's tenant's
+// conversations that match f (admins only, FORBIDDEN otherwise; Ent
+// privacy keeps it inside the tenant), and the context to run it under.
+// DELETED conversations are listed only when f asks for that status, and
+// then with their content: the returned context, and every context of the
+// deleted-rows scope ctx lies in (authz.WithDeletedScope: the GraphQL
+// field's subtree), sees the rows beneath them too. This is the one place
+// that decides it. Every conversation of another user the query loads is
+// audited by the read audit, as any read.
+func (e *Engine) AdminConversations(ctx context.Context, f AdminConversationFilter) (context.Context, *ent.ConversationQuery, error) {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
+		return ctx, nil, err
+	}
+	var ps []predicate.Conversation
+	switch {
+	case f.Status == nil:
+		ps = append(ps, conversation.StatusNEQ(conversation.StatusDELETED))
+	case *f.Status == conversation.StatusDELETED:
+		ctx = authz.IncludeDeletedInScope(ctx)
+		fallthrough
+	default:
+		ps = append(ps, e.ConversationStatusIs(*f.Status))
+	}
+	if f.UserID != nil {
+		ps = append(ps, conversation.UserID(*f.UserID))
+	}
+	if f.KnowledgeBaseID != nil {
+		ps = append(ps, conversation.KnowledgeBaseID(*f.KnowledgeBaseID))
+	}
+	if f.CreatedAfter != nil {
+		ps = append(ps, conversation.CreatedAtGTE(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		ps = append(ps, conversation.CreatedAtLT(*f.CreatedBefore))
+	}
+	if f.TitleContains != nil && *f.TitleContains != "" {
+		ps = append(ps, conversation.TitleContainsFold(*f.TitleContains))
+	}
+	if f.HasNegativeFeedback != nil {
+		negative := conversation.HasAttemptsWith(attempt.HasFeedbackWith(feedback.RatingEQ(feedback.RatingDOWN)))
+		if *f.HasNegativeFeedback {
+			ps = append(ps, negative)
+		} else {
+			ps = append(ps, conversation.Not(negative))
+		}
+	}
+	return ctx, e.client.Conversation.Query().Where(ps...), nil
+}
+
 // FeedbackSummary counts the tenant's feedback in [from, to) by rating and
 // by reason code (admins only). An aggregate is not a read of anyone's
 // content, so it is not audited.
@@ -41,7 +95,7 @@ func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*Feed
 		Select(feedback.FieldRating, feedback.FieldReasonCodes).
 		All(ctx)
 	if err != nil {
-		return nil, storageError(err, "feedback")
+		return nil, store.DomainError(err, "feedback")
 	}
 	out := &FeedbackSummary{From: from, To: to, ByReason: map[domain.FeedbackReason]int{}}
 	for _, f := range rows {
@@ -73,7 +127,7 @@ func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageR
 		Select(attempt.FieldModel, attempt.FieldCompletedAt, attempt.FieldPromptTokens, attempt.FieldCompletionTokens, attempt.FieldTotalTokens).
 		All(ctx)
 	if err != nil {
-		return nil, storageError(err, "attempt")
+		return nil, store.DomainError(err, "attempt")
 	}
 	type key struct {
 		day   time.Time

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -144,6 +145,19 @@ type ViewerEvent struct {
 	AttemptID      *uuid.UUID
 	AttemptStatus  string
 	At             time.Time
+}
+
+// AdminConversationFilter narrows an admin's listing of the tenant's
+// conversations (AdminConversations); nil fields do not filter. Status is
+// the status clients read (EXPIRED computed, ConversationStatusIs).
+type AdminConversationFilter struct {
+	Status              *conversation.Status
+	UserID              *string
+	KnowledgeBaseID     *uuid.UUID
+	CreatedAfter        *time.Time
+	CreatedBefore       *time.Time
+	TitleContains       *string
+	HasNegativeFeedback *bool
 }
 
 // FeedbackSummary counts feedback in a period.

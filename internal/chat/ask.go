@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -40,7 +41,7 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	}
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
-		return nil, storageError(err, "conversation")
+		return nil, store.DomainError(err, "conversation")
 	}
 	t, err := e.loadAskTarget(ctx, tx.Conversation, conversationID, clientMessageID)
 	if err != nil {
@@ -105,7 +106,7 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
 			return nil, berr
 		}
-		return nil, storageError(err, "conversation")
+		return nil, store.DomainError(err, "conversation")
 	}
 	e.obs.AskAccepted(false)
 	e.messageCreated(ctx, msg)
@@ -127,7 +128,7 @@ func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uu
 		return nil, nil
 	}
 	if err != nil {
-		return nil, storageError(err, "message")
+		return nil, store.DomainError(err, "message")
 	}
 	if msg.Content != question {
 		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
@@ -137,7 +138,7 @@ func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uu
 		Where(attempt.UserMessageID(msg.ID), attempt.ClientRequestID(clientMessageID)).
 		Only(ctx)
 	if err != nil {
-		return nil, storageError(err, "attempt")
+		return nil, store.DomainError(err, "attempt")
 	}
 	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
 }
@@ -159,7 +160,7 @@ func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) err
 		return nil
 	}
 	if err != nil {
-		return storageError(err, "attempt")
+		return store.DomainError(err, "attempt")
 	}
 	return busyError(pending.ID.String())
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -71,7 +72,7 @@ func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, i
 		}).
 		All(ctx)
 	if err != nil {
-		return t, storageError(err, "conversation")
+		return t, store.DomainError(err, "conversation")
 	}
 	if len(convs) != 1 || convs[0].Status == conversation.StatusDELETED {
 		return t, domain.NotFound("conversation")
@@ -115,13 +116,13 @@ func storedSettings(conv *ent.Conversation) (domain.TenantSettings, error) {
 		return st, err
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return st, storageError(fmt.Errorf("tenant settings: %w", err), "tenant")
+		return st, store.DomainError(fmt.Errorf("tenant settings: %w", err), "tenant")
 	}
 	return st, nil
 }
 
-// askAttemptID returns the attempt id of column name of conv's row, or ""
-// when it is NULL.
+// askAttemptID returns the attempt id of column name of conv's row (an
+// askAttempt column), or "" when the column names none.
 func askAttemptID(conv *ent.Conversation, name string) (string, error) {
 	b, err := textValue(conv, name)
 	if err != nil || len(b) == 0 {
@@ -133,7 +134,7 @@ func askAttemptID(conv *ent.Conversation, name string) (string, error) {
 			id, err = uuid.FromBytes(b)
 		}
 		if err != nil {
-			return "", storageError(fmt.Errorf("attempt id: %w", err), "attempt")
+			return "", store.DomainError(fmt.Errorf("attempt id: %w", err), "attempt")
 		}
 	}
 	return id.String(), nil
@@ -143,7 +144,7 @@ func askAttemptID(conv *ent.Conversation, name string) (string, error) {
 func textValue(conv *ent.Conversation, name string) ([]byte, error) {
 	raw, err := conv.Value(name)
 	if err != nil {
-		return nil, storageError(err, "conversation")
+		return nil, store.DomainError(err, "conversation")
 	}
 	switch x := raw.(type) {
 	case nil:
@@ -153,6 +154,6 @@ func textValue(conv *ent.Conversation, name string) ([]byte, error) {
 	case string:
 		return []byte(x), nil
 	default:
-		return nil, storageError(fmt.Errorf("column %s of type %T", name, raw), "conversation")
+		return nil, store.DomainError(fmt.Errorf("column %s of type %T", name, raw), "conversation")
 	}
 }

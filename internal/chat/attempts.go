@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -24,7 +25,7 @@ func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt
 	}
 	att, err := e.client.Attempt.Query().Where(attempt.ID(id), attempt.OwnerID(v.UserID)).Only(ctx)
 	if err != nil {
-		return nil, nil, storageError(err, "attempt")
+		return nil, nil, store.DomainError(err, "attempt")
 	}
 	conv, err := e.loadOwnConversation(ctx, att.ConversationID)
 	if err != nil {
@@ -73,7 +74,7 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	st := raw.WithDefaults()
 	msg, err := e.client.Message.Get(ctx, old.UserMessageID)
 	if err != nil {
-		return nil, storageError(err, "message")
+		return nil, store.DomainError(err, "message")
 	}
 	if err := e.chargeAsk(ctx, v, raw); err != nil {
 		if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
@@ -90,7 +91,7 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
 			return nil, berr
 		}
-		return nil, storageError(err, "attempt")
+		return nil, store.DomainError(err, "attempt")
 	}
 	e.obs.AskAccepted(true)
 	e.attemptChanged(ctx, att)
@@ -107,14 +108,14 @@ func (e *Engine) replayRetry(ctx context.Context, conversationID, retryOf uuid.U
 		return nil, nil
 	}
 	if err != nil {
-		return nil, storageError(err, "attempt")
+		return nil, store.DomainError(err, "attempt")
 	}
 	if att.RetryOfID == nil || *att.RetryOfID != retryOf {
 		return nil, domain.Errorf(domain.CodeIdempotencyMismatch, "clientRequestId %q was already used for another request", key)
 	}
 	msg, err := e.client.Message.Get(ctx, att.UserMessageID)
 	if err != nil {
-		return nil, storageError(err, "message")
+		return nil, store.DomainError(err, "message")
 	}
 	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
 }
@@ -164,7 +165,7 @@ func (e *Engine) Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt,
 		select {
 		case <-r.done:
 		case <-ctx.Done():
-			return nil, storageError(ctx.Err(), "attempt")
+			return nil, store.DomainError(ctx.Err(), "attempt")
 		case <-time.After(10 * time.Second):
 		}
 	} else {
@@ -172,5 +173,5 @@ func (e *Engine) Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt,
 		e.markFailed(ctx, att.ID, domain.FailureCancelled, errCancelledByUser.Error(), att.Answer, att.CheckpointSeq, time.Time{}, false)
 	}
 	att, err = e.client.Attempt.Get(ctx, att.ID)
-	return att, storageError(err, "attempt")
+	return att, store.DomainError(err, "attempt")
 }

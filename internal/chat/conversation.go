@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -54,7 +55,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		SetNillableHistoryStrategy(strategy).
 		Save(ctx)
 	if err != nil {
-		return nil, storageError(err, "conversation")
+		return nil, store.DomainError(err, "conversation")
 	}
 	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationCreated)
 	return conv, nil
@@ -69,7 +70,7 @@ func (e *Engine) knowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID
 	}
 	kb, err := q.Order(ent.Asc(knowledgebase.FieldCreatedAt)).First(ctx)
 	if err != nil {
-		return uuid.Nil, storageError(err, "knowledge base")
+		return uuid.Nil, store.DomainError(err, "knowledge base")
 	}
 	return kb.ID, nil
 }
@@ -90,7 +91,7 @@ func (e *Engine) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversat
 func (e *Engine) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
 	conv, err := e.client.Conversation.Get(ctx, id)
 	if err != nil {
-		return nil, storageError(err, "conversation")
+		return nil, store.DomainError(err, "conversation")
 	}
 	if conv.Status == conversation.StatusDELETED {
 		return nil, domain.NotFound("conversation")
@@ -110,7 +111,7 @@ func (e *Engine) loadOwnConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 	conv, err := e.client.Conversation.Query().
 		Where(conversation.ID(id), conversation.UserID(v.UserID)).Only(ctx)
 	if err != nil {
-		return nil, storageError(err, "conversation")
+		return nil, store.DomainError(err, "conversation")
 	}
 	if conv.Status == conversation.StatusDELETED {
 		return nil, domain.NotFound("conversation")
@@ -252,7 +253,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 			pending, err = e.client.Attempt.Query().
 				Where(attempt.ConversationID(c.ID), attempt.StatusEQ(attempt.StatusPENDING)).All(ctx)
 			if err != nil {
-				return false, storageError(err, "attempt")
+				return false, store.DomainError(err, "attempt")
 			}
 			u.SetStatus(conversation.StatusDELETED).SetDeletedAt(e.now())
 			return true, nil
@@ -285,7 +286,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...
 	load := func(ctx context.Context) (*ent.Conversation, error) {
 		conv, err := e.client.Conversation.Get(ctx, id)
 		if err != nil {
-			return nil, storageError(err, "conversation")
+			return nil, store.DomainError(err, "conversation")
 		}
 		if conv.UserID != v.UserID && !v.IsAdmin() {
 			return nil, domain.NotFound("conversation")

@@ -6,6 +6,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // UpdateOption qualifies an update of a conversation (rename, archive,
@@ -82,7 +83,7 @@ func (e *Engine) updateConversation(ctx context.Context, load func(context.Conte
 		case err == nil:
 			return updated, true, nil
 		case !ent.IsNotFound(err):
-			return nil, false, storageError(err, "conversation")
+			return nil, false, store.DomainError(err, "conversation")
 		case try >= conversationUpdateRetries:
 			if conv, err = load(ctx); err != nil {
 				return nil, false, err

@@ -6,16 +6,18 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // errNotSaved ends an attempt whose finished answer could not be saved
 // before CompletionRetryTimeout passed.
 var errNotSaved = errors.New("the answer could not be saved: the database was unavailable")
 
-// Backoff between completion writes: it starts short, so that an answer is
-// saved soon after the database returns, and stays below the reaper's
-// interval (see Config.validate), so that the write wins against another
-// instance's reaper once the database is back.
+// Backoff between completion writes: it starts short and stays short, so
+// that an answer is saved within a second of the database's return. The
+// lease does not depend on it: the checkpointer keeps renewing the lease
+// meanwhile (generate), which is what keeps another instance's reaper off
+// the attempt.
 const (
 	saveFirstDelay = 50 * time.Millisecond
 	saveMaxDelay   = time.Second
@@ -41,7 +43,7 @@ func (e *Engine) saveDurably(ctx context.Context, j job, c completion, first tim
 		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), minTime(time.Now().Add(saveWriteTimeout), deadline))
 		att, pending, err := e.saveCompletion(wctx, j, c, first)
 		cancel()
-		if err == nil || errors.Is(err, errLeaseLost) || !isTransient(err) {
+		if err == nil || errors.Is(err, errLeaseLost) || !store.IsTransient(err) {
 			return att, pending, err
 		}
 		e.log.WarnContext(ctx, "answer not saved yet; retrying while the database is unavailable",

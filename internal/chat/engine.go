@@ -114,12 +114,17 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate checks how the durations relate (after WithDefaults): a lease
-// must survive at least two missed renewals; the reaper must run at least
-// twice per renewal period so that, after a database outage, a live holder
-// renews before the reaper's second pass; and it must run more often than
-// a lease can expire during an outage, so that every reaper notices the
-// outage (see ReapOnce).
+// Validate checks how the durations relate (after WithDefaults), as
+// docs/ENGINE.md ("Leases, the reaper and restarts") sets them:
+//   - the lease lasts at least three checkpoint intervals, so that it
+//     survives two missed renewals;
+//   - the reaper interval is at least two checkpoint intervals, so that
+//     after a database outage a live holder renews its lease (within one
+//     checkpoint interval of the database's return) before the reaper's
+//     pass after the blind one (see ReapOnce) judges it;
+//   - the reaper interval is shorter than the lease minus a checkpoint
+//     interval, so that a reaper runs a pass during any outage long enough
+//     for a live lease to expire, and so notices the outage.
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	switch {

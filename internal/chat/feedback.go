@@ -7,6 +7,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -51,7 +52,7 @@ func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Fee
 			return fb, nil
 		}
 		if !ent.IsConstraintError(err) {
-			return nil, storageError(err, "feedback")
+			return nil, store.DomainError(err, "feedback")
 		}
 		// A concurrent first submission won; update it on the next try.
 	}

@@ -249,8 +249,13 @@ func (e *Engine) fail(ctx context.Context, j job, p *progress, err error) {
 	e.obs.AttemptFinished("failed", code, e.chatModel(j.settings), ttft(j.att.StartedAt, first), 0, 0)
 }
 
-// failureCode maps why a run stopped to the attempt's failure code and
-// message.
+// failureCode is the failure code and message of a run that stopped with
+// err, the first that applies: err says the answer could not be saved or
+// the lease was lost (INTERRUPTED); the run's cancellation cause says the
+// user cancelled or the conversation was deleted (CANCELLED), the server
+// is shutting down or the lease was lost (INTERRUPTED), or the answer
+// timed out (MODEL_TIMEOUT), whatever err the cancellation produced; err is
+// the model's (its own code); anything else is INTERNAL.
 func failureCode(ctx context.Context, err error) (domain.FailureCode, string) {
 	switch {
 	case errors.Is(err, errNotSaved):
@@ -258,8 +263,13 @@ func failureCode(ctx context.Context, err error) (domain.FailureCode, string) {
 	case errors.Is(err, errLeaseLost):
 		return domain.FailureInterrupted, errLeaseLost.Error()
 	}
-	if code, msg := failureFor(ctx, err); code != "" {
-		return code, msg
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errCancelledByUser), errors.Is(cause, errDeleted):
+		return domain.FailureCancelled, cause.Error()
+	case errors.Is(cause, errShuttingDown), errors.Is(cause, errLeaseLost):
+		return domain.FailureInterrupted, cause.Error()
+	case errors.Is(cause, errAnswerTimeout):
+		return domain.FailureModelTimeout, cause.Error()
 	}
 	if _, isModel := llm.AsError(err); isModel {
 		return llm.FailureCode(err), err.Error()

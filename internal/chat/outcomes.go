@@ -87,21 +87,22 @@ func (o *recentOutcomes) evidence(id uuid.UUID, now time.Time) *evidenceGrant {
 	return o.rows[id].evidence
 }
 
-// expire forgets the rows kept longer than outcomeTTL.
+// expire forgets the rows kept longer than outcomeTTL. RunBackground calls
+// it with each reaper pass, so that an idle engine does not keep them.
 func (o *recentOutcomes) expire(now time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.dropOld(now)
 }
 
-// dropOld forgets the rows kept longer than outcomeTTL.
+// dropOld is expire for a caller that holds o.mu.
 func (o *recentOutcomes) dropOld(now time.Time) {
 	for len(o.order) > 0 && now.Sub(o.order[0].at) > outcomeTTL {
 		o.drop()
 	}
 }
 
-// drop forgets the oldest row.
+// drop forgets the oldest row; the caller holds o.mu.
 func (o *recentOutcomes) drop() {
 	delete(o.rows, o.order[0].id)
 	o.order[0] = outcomeEntry{}

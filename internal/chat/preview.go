@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // PreviewContext builds the prompt context the next answer to question
@@ -38,7 +39,7 @@ func (e *Engine) PreviewContext(ctx context.Context, conversationID uuid.UUID, q
 		if errors.As(err, &ce) {
 			kind = ce.kind
 		}
-		return nil, storageError(err, kind)
+		return nil, store.DomainError(err, kind)
 	}
 	return &bc.assembled.Manifest, nil
 }

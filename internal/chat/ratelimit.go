@@ -8,6 +8,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -75,7 +76,7 @@ func (e *Engine) chargeAsk(ctx context.Context, v *viewer.Viewer, raw domain.Ten
 	}
 	wait, err := e.limiter.Take(ctx, askKey(v), e.askRate(raw))
 	if err != nil {
-		return storageError(err, "rate limit")
+		return store.DomainError(err, "rate limit")
 	}
 	if wait <= 0 {
 		return nil

@@ -110,20 +110,6 @@ func (e *Engine) cancelConversationAttempts(ctx context.Context, conversationID 
 	}
 }
 
-// failureFor maps why a run stopped to the attempt's failure code.
-func failureFor(ctx context.Context, err error) (domain.FailureCode, string) {
-	cause := context.Cause(ctx)
-	switch {
-	case errors.Is(cause, errCancelledByUser), errors.Is(cause, errDeleted):
-		return domain.FailureCancelled, cause.Error()
-	case errors.Is(cause, errShuttingDown), errors.Is(cause, errLeaseLost):
-		return domain.FailureInterrupted, cause.Error()
-	case errors.Is(cause, errAnswerTimeout):
-		return domain.FailureModelTimeout, cause.Error()
-	}
-	return "", ""
-}
-
 // finalContext returns a context for an attempt's final writes: it keeps
 // the viewer but survives the run's cancellation, with its own deadline.
 func finalContext(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -22,7 +23,7 @@ func (e *Engine) tenantSettings(ctx context.Context) (domain.TenantSettings, err
 	}
 	t, err := e.client.Tenant.Get(ctx, v.TenantID)
 	if err != nil {
-		return domain.TenantSettings{}, storageError(err, "tenant")
+		return domain.TenantSettings{}, store.DomainError(err, "tenant")
 	}
 	return t.Settings, nil
 }

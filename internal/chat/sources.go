@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -105,7 +106,7 @@ func (e *Engine) Sources(ctx context.Context, attemptID uuid.UUID) ([]SourceView
 		Order(ent.Asc(source.FieldRank)).
 		All(ctx)
 	if err != nil {
-		return nil, storageError(err, "attempt")
+		return nil, store.DomainError(err, "attempt")
 	}
 	return e.SourcesOf(ctx, srcs)
 }
@@ -122,7 +123,7 @@ func (e *Engine) SourcesOf(ctx context.Context, sources []*ent.Source) ([]Source
 	}
 	readable, err := e.readableChunks(ctx, ids)
 	if err != nil {
-		return nil, storageError(err, "source")
+		return nil, store.DomainError(err, "source")
 	}
 	out := make([]SourceView, len(sources))
 	for i, s := range sources {

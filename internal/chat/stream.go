@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // SubscribeAttempt streams an attempt's events to a client that has already
@@ -117,7 +118,7 @@ func (s *attemptStream) subscribe() (*broker.Subscription, *ent.Attempt, error) 
 	att, err := s.e.client.Attempt.Get(s.ctx, s.id)
 	if err != nil {
 		sub.Close()
-		return nil, nil, storageError(err, "attempt")
+		return nil, nil, store.DomainError(err, "attempt")
 	}
 	s.last = att
 	return sub, att, nil
@@ -247,7 +248,7 @@ func (s *attemptStream) afterEnd(sub *broker.Subscription) (done, ok bool) {
 	switch {
 	case err != nil && s.ctx.Err() != nil:
 		return false, false
-	case err != nil && isTransient(err):
+	case err != nil && store.IsTransient(err):
 		// The database is unavailable too: resubscribe, which waits for
 		// it, and resync from the checkpoint.
 		return false, true

@@ -26,8 +26,10 @@ const summaryLockTimeout = "30s"
 // connection per conversation and instance waits in the database, and on
 // one of a few slots per engine (a quarter of the connection pool), so that
 // lock transactions can never take every connection the folds themselves
-// need. SQLite serves one process, so there a process-wide in-process lock
-// is the whole serialisation.
+// need. A pool of one connection cannot hold a lock transaction and fold:
+// there, as on SQLite, the in-process lock (process-wide on SQLite, which
+// serves one process) is the whole serialisation, and the fold's
+// compare-and-swap guards the rest.
 func (e *Engine) lockSummary(ctx context.Context, id uuid.UUID) (func(), error) {
 	postgres := e.db != nil && e.db.SQL != nil && e.db.Dialect == dialect.Postgres
 	locks := &processSummaryLocks

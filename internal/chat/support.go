@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -69,7 +70,7 @@ func (e *Engine) RequestSupportAccess(ctx context.Context, in RequestSupportAcce
 	conv, err := e.client.Conversation.Query().Where(conversation.ID(in.ConversationID)).
 		Select(conversation.FieldID, conversation.FieldUserID, conversation.FieldStatus).Only(lookup)
 	if err != nil {
-		return nil, storageError(err, "conversation")
+		return nil, store.DomainError(err, "conversation")
 	}
 	if conv.Status == conversation.StatusDELETED {
 		return nil, domain.NotFound("conversation")
@@ -106,7 +107,7 @@ func (e *Engine) RequestSupportAccess(ctx context.Context, in RequestSupportAcce
 	}
 	g, err := create.Save(ctx)
 	if err != nil {
-		return nil, storageError(err, grantKind)
+		return nil, store.DomainError(err, grantKind)
 	}
 	e.auditGrant(ctx, ActionSupportRequested, g, reason)
 	if g.Status == supportgrant.StatusAPPROVED {
@@ -184,7 +185,7 @@ func (e *Engine) ConversationSupportGrants(ctx context.Context, conversationID u
 		Order(ent.Desc(supportgrant.FieldCreatedAt), ent.Desc(supportgrant.FieldID)).
 		All(ctx)
 	if err != nil {
-		return nil, storageError(err, grantKind)
+		return nil, store.DomainError(err, grantKind)
 	}
 	return gs, nil
 }
@@ -206,7 +207,7 @@ func grantState(g *ent.SupportGrant, now time.Time) string {
 func (e *Engine) liveGrant(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
 	g, err := e.client.SupportGrant.Get(ctx, id)
 	if err != nil {
-		return nil, storageError(err, grantKind)
+		return nil, store.DomainError(err, grantKind)
 	}
 	if grantState(g, e.now()) == "EXPIRED" {
 		return nil, domain.NotFound(grantKind)
@@ -257,7 +258,7 @@ func (e *Engine) transition(ctx context.Context, g *ent.SupportGrant, action, re
 		}
 	}
 	if err != nil {
-		return nil, storageError(err, grantKind)
+		return nil, store.DomainError(err, grantKind)
 	}
 	e.auditGrant(ctx, action, out, reason)
 	return out, nil

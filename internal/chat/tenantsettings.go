@@ -7,6 +7,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -32,7 +33,7 @@ func (e *Engine) TenantSettings(ctx context.Context) (TenantSettingsState, error
 	}
 	t, err := e.client.Tenant.Get(ctx, v.TenantID)
 	if err != nil {
-		return TenantSettingsState{}, storageError(err, "tenant")
+		return TenantSettingsState{}, store.DomainError(err, "tenant")
 	}
 	return stateOf(t), nil
 }
@@ -62,7 +63,7 @@ func (e *Engine) UpdateTenantSettings(ctx context.Context, patch TenantSettingsP
 	for try := 0; ; try++ {
 		t, err := e.client.Tenant.Get(ctx, v.TenantID)
 		if err != nil {
-			return TenantSettingsState{}, storageError(err, "tenant")
+			return TenantSettingsState{}, store.DomainError(err, "tenant")
 		}
 		if expected != nil && t.SettingsVersion != *expected {
 			return TenantSettingsState{}, settingsConflict(t.SettingsVersion, *expected)
@@ -86,7 +87,7 @@ func (e *Engine) UpdateTenantSettings(ctx context.Context, patch TenantSettingsP
 		case done:
 			t, err = e.client.Tenant.Get(ctx, v.TenantID)
 			if err != nil {
-				return TenantSettingsState{}, storageError(err, "tenant")
+				return TenantSettingsState{}, store.DomainError(err, "tenant")
 			}
 			return stateOf(t), nil
 		case try >= tenantSettingsRetries:
@@ -104,14 +105,14 @@ func (e *Engine) UpdateTenantSettings(ctx context.Context, patch TenantSettingsP
 func (e *Engine) saveTenantSettings(ctx context.Context, t *ent.Tenant, next domain.TenantSettings, changes []settingChange) (bool, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
-		return false, storageError(err, "tenant")
+		return false, store.DomainError(err, "tenant")
 	}
 	n, err := tx.Tenant.Update().
 		Where(tenant.ID(t.ID), tenant.SettingsVersion(t.SettingsVersion)).
 		SetSettings(next).AddSettingsVersion(1).
 		Save(ctx)
 	if err != nil {
-		return false, rollback(tx, storageError(err, "tenant"))
+		return false, rollback(tx, store.DomainError(err, "tenant"))
 	}
 	if n == 0 {
 		return false, rollback(tx, nil)
@@ -125,10 +126,10 @@ func (e *Engine) saveTenantSettings(ctx context.Context, t *ent.Tenant, next dom
 		SetMetadata(changeMetadata(changes, t.SettingsVersion+1)).
 		Exec(ctx)
 	if err != nil {
-		return false, rollback(tx, storageError(err, "audit event"))
+		return false, rollback(tx, store.DomainError(err, "audit event"))
 	}
 	if err := tx.Commit(); err != nil {
-		return false, storageError(err, "tenant")
+		return false, store.DomainError(err, "tenant")
 	}
 	return true, nil
 }

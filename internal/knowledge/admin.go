@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -63,7 +64,7 @@ func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*e
 		return err
 	})
 	if err != nil {
-		return nil, classify(err, action)
+		return nil, store.DomainError(err, "document")
 	}
 	if changed {
 		s.accessChanged(ctx)
@@ -111,7 +112,7 @@ func (s *Service) DeleteDocument(ctx context.Context, documentID uuid.UUID, reas
 	if err == nil {
 		s.accessChanged(ctx)
 	}
-	return classify(err, action)
+	return store.DomainError(err, "document")
 }
 
 // lockDocument reads a document the viewer may see, with its grants,

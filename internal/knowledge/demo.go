@@ -9,6 +9,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -39,7 +40,7 @@ func LoadDemo(ctx context.Context, client *ent.Client, svc *Service) (created bo
 	})
 	exists, err := client.KnowledgeBase.Query().Where(knowledgebase.Name(demo.KnowledgeBaseName)).Exist(curator)
 	if err != nil || exists {
-		return false, classify(err, "load the demo")
+		return false, store.DomainError(err, "knowledge base")
 	}
 	kb, err := svc.CreateKnowledgeBase(curator, demo.KnowledgeBaseName, demo.KnowledgeBaseDescription)
 	if domain.ErrorCode(err) == domain.CodeConflict {

@@ -2,11 +2,8 @@ package knowledge
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -28,30 +25,6 @@ func requireCurator(ctx context.Context, action string) (*viewer.Viewer, error) 
 		return nil, errCurator(action)
 	}
 	return v, nil
-}
-
-// classify turns a storage error into the error the client should see:
-// domain errors and context errors pass through, privacy denials become
-// FORBIDDEN, validation failures BAD_USER_INPUT and constraint violations
-// CONFLICT; anything else is wrapped as an internal error.
-func classify(err error, action string) error {
-	var de *domain.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &de):
-		return err
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case errors.Is(err, privacy.Deny):
-		return domain.Wrap(err, domain.CodeForbidden, fmt.Sprintf("not allowed to %s", action))
-	case ent.IsValidationError(err):
-		return domain.Wrap(err, domain.CodeBadUserInput, fmt.Sprintf("invalid input to %s", action))
-	case ent.IsConstraintError(err):
-		return domain.Wrap(err, domain.CodeConflict, fmt.Sprintf("could not %s: it conflicts with existing data", action))
-	default:
-		return fmt.Errorf("knowledge: %s: %w", action, err)
-	}
 }
 
 // withTx runs fn in a transaction of client, committing when fn succeeds

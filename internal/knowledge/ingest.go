@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge/chunker"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // ingestAttempts bounds how often Ingest re-reads the stored document when
@@ -55,7 +56,7 @@ func (s *Service) Ingest(ctx context.Context, kbID uuid.UUID, in DocumentInput) 
 		return nil, domain.NotFound("knowledge base")
 	}
 	if err != nil {
-		return nil, classify(err, action)
+		return nil, store.DomainError(err, "document")
 	}
 	if model := s.embedder.EmbeddingModel(); kb.EmbeddingModel != model {
 		return nil, domain.Errorf(domain.CodeConflict,
@@ -67,7 +68,7 @@ func (s *Service) Ingest(ctx context.Context, kbID uuid.UUID, in DocumentInput) 
 	for range ingestAttempts {
 		cur, err := findDocument(ctx, s.client, kbID, v, false)
 		if err != nil {
-			return nil, classify(err, action)
+			return nil, store.DomainError(err, "document")
 		}
 		if prep == nil && !unchanged(cur, sum) {
 			if prep, err = s.prepare(ctx, v.content); err != nil {
@@ -76,7 +77,7 @@ func (s *Service) Ingest(ctx context.Context, kbID uuid.UUID, in DocumentInput) 
 		}
 		doc, retry, err := s.store(ctx, kbID, v, sum, prep)
 		if !retry {
-			return doc, classify(err, action)
+			return doc, store.DomainError(err, "document")
 		}
 	}
 	return nil, domain.Errorf(domain.CodeConflict, "the document is being changed concurrently; try again")

@@ -70,7 +70,7 @@ func (r *Retriever) Search(ctx context.Context, knowledgeBaseID uuid.UUID, query
 		return nil, fmt.Errorf("knowledge: query embedding: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, store.DomainError(err, "knowledge base")
 	}
 	var (
 		hits []chat.Hit
@@ -82,7 +82,7 @@ func (r *Retriever) Search(ctx context.Context, knowledgeBaseID uuid.UUID, query
 		hits, err = r.searchSQLite(ctx, knowledgeBaseID, query, k)
 	}
 	if err != nil {
-		return nil, classify(err, "search the knowledge base")
+		return nil, store.DomainError(err, "knowledge base")
 	}
 	return hits, nil
 }

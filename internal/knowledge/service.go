@@ -8,6 +8,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tokens"
 )
 
@@ -58,5 +59,5 @@ func (s *Service) CreateKnowledgeBase(ctx context.Context, name, description str
 	if ent.IsConstraintError(err) {
 		return nil, domain.Wrap(err, domain.CodeConflict, "a knowledge base named \""+name+"\" already exists")
 	}
-	return kb, classify(err, action)
+	return kb, store.DomainError(err, "knowledge base")
 }

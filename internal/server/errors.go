@@ -10,9 +10,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -25,10 +24,10 @@ const (
 
 // presentError returns the error presenter: every error leaves with
 // extensions.code. Domain errors keep their code, client-safe message and
-// details; protocol errors keep their code; Ent "not found", privacy
-// denials, validation and constraint errors map to NOT_FOUND, FORBIDDEN,
-// BAD_USER_INPUT and CONFLICT; argument coercion failures are
-// BAD_USER_INPUT. Anything else is INTERNAL: the client sees only "internal
+// details; protocol errors keep their code; storage errors take the code
+// of their store.Classify class (NOT_FOUND, FORBIDDEN or UNAUTHENTICATED
+// without a viewer, UNAVAILABLE, BAD_USER_INPUT, CONFLICT); argument
+// coercion failures are BAD_USER_INPUT. Anything else is INTERNAL: the client sees only "internal
 // error" and the trace id, and the details go to the log.
 func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
@@ -57,29 +56,39 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 }
 
 // classify returns the code, the message to show ("" keeps the error's
-// own) and extra extensions of err.
+// own) and extra extensions of err. Storage errors that reach it unmapped
+// (a resolver's own Ent query) are classified by store.Classify, the
+// classifier the engine and the knowledge service map theirs with, so an
+// error has one code whichever layer returned it.
 func classify(ctx context.Context, err error, gerr *gqlerror.Error) (code, msg string, details map[string]any) {
 	var de *domain.Error
-	switch {
-	case errors.As(err, &de):
+	if errors.As(err, &de) {
 		return string(de.Code), domain.ErrorMessage(err), de.Details
-	case gerr.Extensions["code"] != nil:
+	}
+	if gerr.Extensions["code"] != nil {
 		return fmt.Sprint(gerr.Extensions["code"]), "", nil
-	case ent.IsNotFound(err):
+	}
+	switch store.Classify(err) {
+	case store.ClassNotFound:
 		return string(domain.CodeNotFound), "not found", nil
-	case errors.Is(err, privacy.Deny):
+	case store.ClassDenied:
 		if viewer.FromContext(ctx) == nil {
 			return string(domain.CodeUnauthenticated), "authentication required", nil
 		}
 		return string(domain.CodeForbidden), "operation not permitted", nil
-	case ent.IsValidationError(err):
-		return string(domain.CodeBadUserInput), "invalid input", nil
-	case ent.IsConstraintError(err):
-		return string(domain.CodeConflict), "conflicting change", nil
-	case errors.Is(err, context.DeadlineExceeded):
-		return string(domain.CodeUnavailable), "request timed out", nil
-	case errors.Is(err, context.Canceled):
+	case store.ClassCancelled:
+		if errors.Is(err, context.DeadlineExceeded) {
+			return string(domain.CodeUnavailable), "request timed out", nil
+		}
 		return string(domain.CodeUnavailable), "request cancelled", nil
+	case store.ClassTransient:
+		return string(domain.CodeUnavailable), "the database is unavailable, try again", nil
+	case store.ClassInvalid:
+		return string(domain.CodeBadUserInput), "invalid input", nil
+	case store.ClassConflict:
+		return string(domain.CodeConflict), "conflicting change", nil
+	}
+	switch {
 	case gerr.Err != nil && gerr.Err.Error() == "introspection disabled":
 		return string(domain.CodeForbidden), "introspection is disabled on this server", nil
 	case isArgumentError(ctx, gerr):

@@ -98,13 +98,12 @@ func New(o Options) (*Server, error) {
 		subs:     newSubscriptionGate(o.Config.Limits.MaxSubscriptionsConn, o.Metrics),
 	}
 	res := resolvers.New(resolvers.Deps{
-		Client:        o.DB.Client,
-		NodeType:      o.DB.NodeType,
-		Engine:        o.Engine,
-		Knowledge:     o.Knowledge,
-		Subscriptions: s.subs,
-		DeltaWindow:   deltaWindow(o.Config.HTTP.DeltaWindow),
-		DeltaBudget:   o.Config.HTTP.DeltaBudget,
+		Client:         o.DB.Client,
+		NodeType:       o.DB.NodeType,
+		Engine:         o.Engine,
+		Knowledge:      o.Knowledge,
+		Subscriptions:  s.subs,
+		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{
 			MaxNodes: o.Config.Limits.MaxPageSize,
 		},
@@ -144,15 +143,6 @@ func New(o Options) (*Server, error) {
 		ErrorLog:          slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
 	}
 	return s, nil
-}
-
-// deltaWindow maps the configured window (0 = off) to the resolvers'
-// convention (negative = off).
-func deltaWindow(d time.Duration) time.Duration {
-	if d <= 0 {
-		return -1
-	}
-	return d
 }
 
 // Handler is the server's whole HTTP handler (for tests with httptest).

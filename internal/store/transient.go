@@ -1,4 +1,4 @@
-package chat
+package store
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// isTransient reports whether a database error is worth retrying later:
+// IsTransient reports whether a database error is worth retrying later:
 // the connection or the server is gone for now, or the statement lost a
 // race it can win next time (docs/ENGINE.md, "Failure and recovery"). It
 // classifies by type and code, never by message text:
@@ -30,7 +30,7 @@ import (
 //
 // A per-statement deadline that expired (context.DeadlineExceeded) is
 // transient too; a cancelled context is not: someone gave up.
-func isTransient(err error) bool {
+func IsTransient(err error) bool {
 	if err == nil {
 		return false
 	}

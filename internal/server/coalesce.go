@@ -1,15 +1,19 @@
-package resolvers
+package server
 
 import (
 	"context"
 	"time"
 
-	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
 )
 
+// Delta coalescing is delivery policy of the transports: the resolvers
+// hand every attempt stream to deltaPolicy.deliver (resolvers.Deps
+// DeliverAttempt), which decides when each event goes out, and convert and
+// send what it passes on.
+
 // DefaultDeltaWindow is the default shortest gap between two coalesced
-// DELTA events (RAGCHAT_DELTA_WINDOW).
+// DELTA events (RAGCHAT_DELTA_WINDOW, internal/config).
 const DefaultDeltaWindow = 40 * time.Millisecond
 
 // DefaultDeltaBudget is the default latency budget of coalesced deltas
@@ -42,6 +46,18 @@ type deltaPolicy struct {
 	window time.Duration
 	budget time.Duration
 	batch  int
+}
+
+// newDeltaPolicy is the policy of the configured window and budget
+// (config.HTTPConfig): a window of 0 or less sends every delta as it
+// comes; a budget of 0 or less is DefaultDeltaBudget, and never below the
+// window.
+func newDeltaPolicy(window, budget time.Duration) deltaPolicy {
+	window = max(window, 0)
+	if budget <= 0 {
+		budget = DefaultDeltaBudget
+	}
+	return deltaPolicy{window: window, budget: max(budget, window), batch: DefaultDeltaBatch}
 }
 
 // coalescer applies a deltaPolicy to one stream. It is driven with
@@ -95,11 +111,14 @@ func (c *coalescer) take(now time.Time) (chat.AttemptEvent, bool) {
 	return ev, true
 }
 
-// streamAttempt forwards an attempt's events from src to out until src
-// closes or ctx ends, coalescing DELTAs by policy (see deltaPolicy).
-// Merging keeps the protocol's meaning: seq is still the answer's length
-// after the delta, so resuming with afterSeq works unchanged.
-func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<- *model.AttemptEvent, policy deltaPolicy) {
+// deliver forwards an attempt's events from src to send until src closes,
+// ctx ends or send reports false (its subscriber is gone), coalescing
+// DELTAs by the policy; then it drains src, which the engine closes once
+// ctx ends, so that the engine's sender is never left blocked. Merging
+// keeps the protocol's meaning: seq is still the answer's length after the
+// delta, so resuming with afterSeq works unchanged. It has the signature
+// of resolvers.AttemptDelivery.
+func (policy deltaPolicy) deliver(ctx context.Context, src <-chan chat.AttemptEvent, send func(chat.AttemptEvent) bool) {
 	var (
 		co     = coalescer{p: policy}
 		timer  *time.Timer
@@ -111,14 +130,6 @@ func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<-
 			timer.Stop()
 		}
 	}()
-	send := func(ev chat.AttemptEvent) bool {
-		select {
-		case out <- attemptEventModel(ctx, ev):
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
 	// arm points the timer at the pending DELTA's due time.
 	arm := func() {
 		due := co.due()
@@ -171,5 +182,11 @@ func streamAttempt(ctx context.Context, src <-chan chat.AttemptEvent, out chan<-
 			drain(src)
 			return
 		}
+	}
+}
+
+// drain receives from src until it closes.
+func drain[E any](src <-chan E) {
+	for range src {
 	}
 }

@@ -1,4 +1,4 @@
-package chat
+package store_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // sqliteBusy returns a real SQLITE_BUSY error: a second connection asks for
@@ -108,8 +109,8 @@ func TestTransientErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := isTransient(tc.err); got != tc.transient {
-				t.Fatalf("isTransient(%v) = %v, want %v", tc.err, got, tc.transient)
+			if got := store.IsTransient(tc.err); got != tc.transient {
+				t.Fatalf("IsTransient(%v) = %v, want %v", tc.err, got, tc.transient)
 			}
 			if tc.err == nil || errors.Is(tc.err, context.Canceled) || errors.Is(tc.err, context.DeadlineExceeded) {
 				return
@@ -118,8 +119,8 @@ func TestTransientErrors(t *testing.T) {
 			if tc.transient {
 				want = domain.CodeUnavailable
 			}
-			if got := domain.ErrorCode(storageError(tc.err, "attempt")); got != want {
-				t.Fatalf("storageError code = %s, want %s", got, want)
+			if got := domain.ErrorCode(store.DomainError(tc.err, "attempt")); got != want {
+				t.Fatalf("DomainError code = %s, want %s", got, want)
 			}
 		})
 	}
