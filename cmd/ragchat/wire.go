@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
@@ -99,7 +100,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Logger:     log,
 		Now:        time.Now,
 		Observer:   obs,
-		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
+		AskLimiter: askrate.NewDBLimiter(db, time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
 	return &core{db: db, model: model, broker: b, engine: engine, knowledge: svc}, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/hook"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -27,7 +28,7 @@ import (
 // first wrote its rows past the hooks, with the privacy policy alone.
 func TestAskRunsEntHooks(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
-		limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
+		limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
 		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		score := 0.75
 		manifest := &domain.ContextManifest{
@@ -92,7 +93,7 @@ func TestAskRunsEntHooks(t *testing.T) {
 func TestEveryAskIsOneStatement(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, log := tracedDB(raw)
-		limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
+		limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
 		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		release := chat.HoldRuns(e.eng)
 		conv := e.conversation(t, alice)

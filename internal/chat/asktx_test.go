@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -166,7 +167,7 @@ func ratesTAT(t *testing.T, raw *store.DB) []int64 {
 func TestAskIsOneTransaction(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, log := tracedDB(raw)
-		limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
+		limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
 		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		conv := e.conversation(t, alice)
 		e.ask(t, alice, conv.ID, "上传文件最大是多少？") // the first ask also sets the title
@@ -232,7 +233,7 @@ func normalized(t *testing.T, v any, drop ...string) map[string]any {
 func TestAskRowsAreEntRows(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, _ := countedDB(raw) // a client of its own, which has made no ask yet
-		limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
+		limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
 		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		release := chat.HoldRuns(e.eng)
 		var results []*chat.AskResult

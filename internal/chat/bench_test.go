@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -168,7 +169,7 @@ func TestStatementsPerAsk(t *testing.T) {
 	}
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, n := countedDB(raw)
-		limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
+		limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
 		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		conv := e.conversation(t, alice)
 		e.ask(t, alice, conv.ID, "上传文件最大是多少？") // warm up: first ask sets the title

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/testdb"
@@ -24,7 +25,7 @@ func TestEngineLeavesItsClientCollectable(t *testing.T) {
 				// engine's shutdown, the database's close), which run when
 				// it ends.
 				db := storetest.Open(t, b)
-				limiter := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
+				limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
 				e := newEnvDeps(t, db, nil, limiter)
 				runtime.AddCleanup(db.Client, func(c chan struct{}) { close(c) }, collected)
 				conv := e.conversation(t, alice)

@@ -12,6 +12,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -80,7 +81,7 @@ type Deps struct {
 	// Observer is optional.
 	Observer Observer
 	// AskLimiter meters asks and retries per user; nil meters nothing.
-	AskLimiter AskLimiter
+	AskLimiter askrate.Limiter
 }
 
 // WithDefaults fills the zero fields of c.
@@ -167,7 +168,7 @@ type Engine struct {
 	now    func() time.Time
 	obs    Observer
 
-	limiter AskLimiter // nil: asks are not metered
+	limiter askrate.Limiter // nil: asks are not metered
 
 	// kbModels remembers each knowledge base's embedding model
 	// (embedcheck.go), for at most maxKBModels knowledge bases.

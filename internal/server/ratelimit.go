@@ -2,9 +2,9 @@ package server
 
 import "github.com/ragchat/ragchat/internal/chat"
 
-// The per-user ask rate limit is the conversation engine's (chat.AskLimiter,
-// charged after the idempotency lookup so that a replayed key costs
-// nothing); the server only counts its refusals.
+// The per-user ask rate limit is the conversation engine's (it charges its
+// askrate.Limiter after the idempotency lookup, so that a replayed key
+// costs nothing); the server only counts its refusals.
 
 var _ chat.RateLimitObserver = (*Metrics)(nil)
 

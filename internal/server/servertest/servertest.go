@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/auth"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
@@ -171,7 +172,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		DB: db, Model: model, Broker: br,
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
 		Logger:    log, Now: time.Now, Observer: metrics,
-		AskLimiter: chat.NewDBAskLimiter(db, time.Now),
+		AskLimiter: askrate.NewDBLimiter(db, time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {

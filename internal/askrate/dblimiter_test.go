@@ -1,19 +1,17 @@
-package chat_test
+package askrate_test
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ragchat/ragchat/internal/chat"
-	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -26,13 +24,13 @@ import (
 // buckets.
 func TestDBAskLimiter(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
-		a, b := chat.NewDBAskLimiter(db, nil), chat.NewDBAskLimiter(db, nil)
+		a, b := askrate.NewDBLimiter(db, nil), askrate.NewDBLimiter(db, nil)
 		ctx := context.Background()
-		r := chat.Rate{PerMinute: 0.01, Burst: 2} // one ask per 100 min: no refill during the test
+		r := askrate.Rate{PerMinute: 0.01, Burst: 2} // one ask per 100 min: no refill during the test
 		interval := 100 * time.Minute
 		steps := []struct {
 			name    string
-			l       *chat.DBAskLimiter
+			l       *askrate.DBLimiter
 			key     string
 			give    bool
 			limited bool
@@ -66,13 +64,15 @@ func TestDBAskLimiter(t *testing.T) {
 			assert.Positive(t, wait, s.name)
 			assert.LessOrEqual(t, wait, interval, s.name)
 		}
-		wait, err := a.Take(ctx, "t\x00w", chat.Rate{PerMinute: 10, Burst: 0})
+		wait, err := a.Take(ctx, "t\x00w", askrate.Rate{PerMinute: 10, Burst: 0})
 		require.NoError(t, err)
 		assert.Positive(t, wait, "a burst of zero admits nothing")
 
 		// Only the limiter reaches the table: Ent refuses every viewer and
 		// job.
-		for _, c := range []context.Context{as(alice), as(admin), viewer.SystemJobContext(ctx, viewer.JobPurge)} {
+		member := &viewer.Viewer{TenantID: demo.TenantID, UserID: "alice", Roles: []viewer.Role{viewer.RoleMember}}
+		admin := &viewer.Viewer{TenantID: demo.TenantID, UserID: "root", Roles: []viewer.Role{viewer.RoleAdmin}}
+		for _, c := range []context.Context{viewer.NewContext(ctx, member), viewer.NewContext(ctx, admin), viewer.SystemJobContext(ctx, viewer.JobPurge)} {
 			_, err := db.Client.AskRate.Query().Count(c)
 			assert.Error(t, err, "reading ask_rates through Ent")
 			err = db.Client.AskRate.Create().SetTenantID("t").SetUserID("x").SetTat(0).Exec(c)
@@ -90,9 +90,9 @@ func TestDBAskLimiterRefill(t *testing.T) {
 			t.Skip("the PostgreSQL limiter reads the database clock")
 		}
 		now := time.Unix(1_700_000_000, 0)
-		l := chat.NewDBAskLimiter(db, func() time.Time { return now })
+		l := askrate.NewDBLimiter(db, func() time.Time { return now })
 		ctx := context.Background()
-		r := chat.Rate{PerMinute: 6, Burst: 2} // one ask per 10 s
+		r := askrate.Rate{PerMinute: 6, Burst: 2} // one ask per 10 s
 		steps := []struct {
 			name    string
 			advance time.Duration
@@ -130,12 +130,12 @@ func TestDBAskLimiterRefill(t *testing.T) {
 func TestDBAskLimiterConcurrentTakes(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
 		const burst, instances, perInstance = 10, 4, 20
-		r := chat.Rate{PerMinute: 0.01, Burst: burst}
+		r := askrate.Rate{PerMinute: 0.01, Burst: burst}
 		var admitted, refused atomic.Int32
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for range instances {
-			l := chat.NewDBAskLimiter(db, nil)
+			l := askrate.NewDBLimiter(db, nil)
 			for range perInstance {
 				wg.Add(1)
 				go func() {
@@ -157,58 +157,5 @@ func TestDBAskLimiterConcurrentTakes(t *testing.T) {
 		wg.Wait()
 		assert.EqualValues(t, burst, admitted.Load())
 		assert.EqualValues(t, instances*perInstance-burst, refused.Load())
-	})
-}
-
-// TestAskRateSharedAcrossInstances: three engines (replicas) on one
-// database meter a user's asks together: the burst is admitted across
-// them, then every instance refuses with RATE_LIMITED and
-// retryAfterSeconds; another user is not affected, and resending a stored
-// question with its key is never charged nor refused.
-func TestAskRateSharedAcrossInstances(t *testing.T) {
-	const burst = 3
-	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
-		shared := func(d *chat.Deps) { d.AskLimiter = chat.NewDBAskLimiter(db, nil) }
-		e := newEnvDeps(t, db, nil, shared, func(_ *chat.Config, st *domain.TenantSettings) {
-			st.AskBurst, st.AskRatePerMinute = burst, 0.001 // no refill during the test
-		})
-		engines := []*chat.Engine{e.eng,
-			e.newInstanceDeps(t, chat.Config{}, shared).eng,
-			e.newInstanceDeps(t, chat.Config{}, shared).eng}
-		ask := func(i int, v *viewer.Viewer, key string) (*chat.AskResult, error) {
-			eng := engines[i%len(engines)]
-			conv, err := eng.CreateConversation(as(v), chat.CreateConversationInput{})
-			require.NoError(t, err)
-			return eng.Ask(as(v), conv.ID, key, "上传文件最大是多少？")
-		}
-		var first *chat.AskResult
-		for i := range burst {
-			res, err := ask(i, alice, uuid.NewString())
-			require.NoError(t, err, "ask %d of the burst", i+1)
-			if first == nil {
-				first = res
-			}
-		}
-		for i := range engines {
-			_, err := ask(i, alice, uuid.NewString())
-			require.Equal(t, domain.CodeRateLimited, code(err), "instance %d", i)
-			var de *domain.Error
-			require.ErrorAs(t, err, &de)
-			secs, ok := de.Details["retryAfterSeconds"].(int)
-			require.True(t, ok, "retryAfterSeconds: %v", de.Details)
-			assert.Positive(t, secs)
-		}
-		for i := range burst {
-			_, err := ask(i, bob, uuid.NewString())
-			require.NoError(t, err, "bob's ask %d", i+1)
-		}
-		for i, eng := range engines {
-			res, err := eng.Ask(as(alice), first.UserMessage.ConversationID, *first.Attempt.ClientRequestID, first.UserMessage.Content)
-			require.NoError(t, err, fmt.Sprintf("replay on instance %d", i))
-			assert.True(t, res.Deduplicated)
-		}
-		for _, eng := range engines {
-			chat.WaitIdle(eng)
-		}
 	})
 }

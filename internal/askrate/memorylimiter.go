@@ -1,4 +1,4 @@
-package chat
+package askrate
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// MemoryAskLimiter is an in-process AskLimiter: one golang.org/x/time/rate
+// MemoryLimiter is an in-process Limiter: one golang.org/x/time/rate
 // token bucket per key, for tests and single-process embedding. With
 // several instances each would meter its own share; servers use
-// DBAskLimiter, which every instance on the database shares.
-type MemoryAskLimiter struct {
+// DBLimiter, which every instance on the database shares.
+type MemoryLimiter struct {
 	now func() time.Time
 
 	mu        sync.Mutex
@@ -27,15 +27,15 @@ type keyBucket struct {
 	rate Rate
 }
 
-var _ AskLimiter = (*MemoryAskLimiter)(nil)
+var _ Limiter = (*MemoryLimiter)(nil)
 
-// NewMemoryAskLimiter returns an empty in-process limiter; now nil means
+// NewMemoryLimiter returns an empty in-process limiter; now nil means
 // time.Now.
-func NewMemoryAskLimiter(now func() time.Time) *MemoryAskLimiter {
+func NewMemoryLimiter(now func() time.Time) *MemoryLimiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryAskLimiter{now: now, buckets: make(map[string]*keyBucket)}
+	return &MemoryLimiter{now: now, buckets: make(map[string]*keyBucket)}
 }
 
 // limit converts a Rate to x/time/rate's events per second.
@@ -43,7 +43,7 @@ func (r Rate) limit() rate.Limit { return rate.Limit(r.PerMinute / 60) }
 
 // bucket returns key's limiter, created full, under rate r at now. A
 // tenant that changed its rate gets the new one from now on.
-func (l *MemoryAskLimiter) bucket(key string, r Rate, now time.Time) *rate.Limiter {
+func (l *MemoryLimiter) bucket(key string, r Rate, now time.Time) *rate.Limiter {
 	b := l.buckets[key]
 	if b == nil {
 		b = &keyBucket{lim: rate.NewLimiter(r.limit(), r.Burst), rate: r}
@@ -58,10 +58,10 @@ func (l *MemoryAskLimiter) bucket(key string, r Rate, now time.Time) *rate.Limit
 	return b.lim
 }
 
-// Take implements AskLimiter: it reserves one ask and keeps it when it is
+// Take implements Limiter: it reserves one ask and keeps it when it is
 // available now; otherwise it cancels the reservation and returns the
 // wait.
-func (l *MemoryAskLimiter) Take(_ context.Context, key string, r Rate) (time.Duration, error) {
+func (l *MemoryLimiter) Take(_ context.Context, key string, r Rate) (time.Duration, error) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -78,9 +78,9 @@ func (l *MemoryAskLimiter) Take(_ context.Context, key string, r Rate) (time.Dur
 	return wait, nil
 }
 
-// Give implements AskLimiter: a reservation of -1 tokens puts one back
+// Give implements Limiter: a reservation of -1 tokens puts one back
 // (the limiter caps its tokens at the burst when it next refills).
-func (l *MemoryAskLimiter) Give(_ context.Context, key string, r Rate) {
+func (l *MemoryLimiter) Give(_ context.Context, key string, r Rate) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -89,17 +89,17 @@ func (l *MemoryAskLimiter) Give(_ context.Context, key string, r Rate) {
 	}
 }
 
-// ChargesInTx implements AskLimiter: the buckets are in memory, outside
+// ChargesInTx implements Limiter: the buckets are in memory, outside
 // any transaction.
-func (l *MemoryAskLimiter) ChargesInTx() bool { return false }
+func (l *MemoryLimiter) ChargesInTx() bool { return false }
 
-// TakeStep implements AskLimiter: an in-memory bucket is no step of a
+// TakeStep implements Limiter: an in-memory bucket is no step of a
 // statement.
-func (l *MemoryAskLimiter) TakeStep(string, string, Rate) (entsql.Querier, bool) { return nil, false }
+func (l *MemoryLimiter) TakeStep(string, string, Rate) (entsql.Querier, bool) { return nil, false }
 
 // sweep drops, at most once a minute, the buckets that have refilled
 // completely: a new bucket starts full, so forgetting them changes nothing.
-func (l *MemoryAskLimiter) sweep(now time.Time) {
+func (l *MemoryLimiter) sweep(now time.Time) {
 	if now.Sub(l.lastSweep) < time.Minute {
 		return
 	}

@@ -1,4 +1,4 @@
-package chat_test
+package askrate_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/askrate"
 )
 
 // TestMemoryAskLimiter steps a token bucket on a fake clock: a full burst,
@@ -15,9 +15,9 @@ import (
 // buckets per key.
 func TestMemoryAskLimiter(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	l := chat.NewMemoryAskLimiter(func() time.Time { return now })
+	l := askrate.NewMemoryLimiter(func() time.Time { return now })
 	ctx := context.Background()
-	r := chat.Rate{PerMinute: 6, Burst: 2} // one ask per 10 s
+	r := askrate.Rate{PerMinute: 6, Burst: 2} // one ask per 10 s
 	type step struct {
 		name    string
 		advance time.Duration

@@ -1,4 +1,4 @@
-package chat
+package askrate
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -17,7 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/store"
 )
 
-// DBAskLimiter is the AskLimiter shared by every instance on one database
+// DBLimiter is the Limiter shared by every instance on one database
 // (docs/ENGINE.md, "Rate limits across instances"). Each user's bucket is
 // one row of ask_rates holding its theoretical arrival time (TAT) under
 // the generic cell rate algorithm (GCRA), which admits exactly what a token
@@ -42,24 +41,24 @@ import (
 // everything); the statements here go through the Ent driver, so they run
 // on the same connections and are counted and traced like the others.
 // When ctx carries an Ent transaction (ent.NewTxContext), Take runs in it:
-// Ask charges the rate in its own transaction, so that an ask which
+// the engine charges an ask in the ask's own transaction, so that one which
 // creates nothing is not charged. Within a transaction PostgreSQL's now()
 // is the transaction's start, a moment earlier.
-type DBAskLimiter struct {
+type DBLimiter struct {
 	client   *ent.Client
 	postgres bool
 	now      func() time.Time
 }
 
-var _ AskLimiter = (*DBAskLimiter)(nil)
+var _ Limiter = (*DBLimiter)(nil)
 
-// NewDBAskLimiter returns the limiter on db. now is the clock on SQLite
+// NewDBLimiter returns the limiter on db. now is the clock on SQLite
 // (nil: time.Now); PostgreSQL always uses the database's clock.
-func NewDBAskLimiter(db *store.DB, now func() time.Time) *DBAskLimiter {
+func NewDBLimiter(db *store.DB, now func() time.Time) *DBLimiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &DBAskLimiter{client: db.Client, postgres: db.Dialect == dialect.Postgres, now: now}
+	return &DBLimiter{client: db.Client, postgres: db.Dialect == dialect.Postgres, now: now}
 }
 
 // maxMicros bounds the emission interval and the window, so that a rate
@@ -106,14 +105,14 @@ RETURNING tat`
 	liteGive = `UPDATE ask_rates SET tat = max(tat - ?3, ?4) WHERE tenant_id = ?1 AND user_id = ?2`
 )
 
-// Take implements AskLimiter: one conditional upsert admits the ask or
+// Take implements Limiter: one conditional upsert admits the ask or
 // leaves the bucket as it was; a refusal then reads how long to wait.
-func (l *DBAskLimiter) Take(ctx context.Context, key string, r Rate) (time.Duration, error) {
+func (l *DBLimiter) Take(ctx context.Context, key string, r Rate) (time.Duration, error) {
 	g, ok := gcraOf(r)
 	if !ok {
 		return time.Hour, nil // a burst of zero never admits an ask
 	}
-	tenant, user := splitAskKey(key)
+	tenant, user := splitKey(key)
 	// A refusal whose wait is already over (another instance gave an ask
 	// back in between) tries once more.
 	for try := 0; ; try++ {
@@ -128,20 +127,20 @@ func (l *DBAskLimiter) Take(ctx context.Context, key string, r Rate) (time.Durat
 	}
 }
 
-// ChargesInTx implements AskLimiter: Take runs in the transaction its
+// ChargesInTx implements Limiter: Take runs in the transaction its
 // context carries.
-func (l *DBAskLimiter) ChargesInTx() bool { return true }
+func (l *DBLimiter) ChargesInTx() bool { return true }
 
-// TakeStep implements AskLimiter: on PostgreSQL, Take's conditional
+// TakeStep implements Limiter: on PostgreSQL, Take's conditional
 // upsert, which returns the new TAT only when it admits. A refusal is
 // then read by Take. On SQLite, and for a rate that admits nothing, there
 // is no step.
-func (l *DBAskLimiter) TakeStep(d, key string, r Rate) (entsql.Querier, bool) {
+func (l *DBLimiter) TakeStep(d, key string, r Rate) (entsql.Querier, bool) {
 	g, ok := gcraOf(r)
 	if !ok || !l.postgres || d != dialect.Postgres {
 		return nil, false
 	}
-	tenant, user := splitAskKey(key)
+	tenant, user := splitKey(key)
 	return entsql.Expr(pgTake, uuid.Must(uuid.NewV7()), tenant, user, g.interval, g.window), true
 }
 
@@ -151,7 +150,7 @@ type rowQuerier interface {
 }
 
 // querier is ctx's Ent transaction, if any, else the limiter's client.
-func (l *DBAskLimiter) querier(ctx context.Context) rowQuerier {
+func (l *DBLimiter) querier(ctx context.Context) rowQuerier {
 	if tx := ent.TxFromContext(ctx); tx != nil {
 		return tx
 	}
@@ -159,7 +158,7 @@ func (l *DBAskLimiter) querier(ctx context.Context) rowQuerier {
 }
 
 // take runs the conditional upsert and reports whether it admitted.
-func (l *DBAskLimiter) take(ctx context.Context, tenant, user string, g gcra) (bool, error) {
+func (l *DBLimiter) take(ctx context.Context, tenant, user string, g gcra) (bool, error) {
 	id := uuid.Must(uuid.NewV7())
 	var (
 		rows *sql.Rows
@@ -180,7 +179,7 @@ func (l *DBAskLimiter) take(ctx context.Context, tenant, user string, g gcra) (b
 
 // wait reads the bucket after a refusal: the time until its TAT has fallen
 // back far enough to admit one ask.
-func (l *DBAskLimiter) wait(ctx context.Context, tenant, user string, g gcra) (time.Duration, error) {
+func (l *DBLimiter) wait(ctx context.Context, tenant, user string, g gcra) (time.Duration, error) {
 	var (
 		rows *sql.Rows
 		err  error
@@ -206,15 +205,15 @@ func (l *DBAskLimiter) wait(ctx context.Context, tenant, user string, g gcra) (t
 	return time.Duration(tat+g.interval-g.window-now) * time.Microsecond, nil
 }
 
-// Give implements AskLimiter: it moves the TAT back by one interval, never
+// Give implements Limiter: it moves the TAT back by one interval, never
 // before now (a bucket holds at most its burst). A failure is not
 // reported: the ask stays charged, which errs on the safe side.
-func (l *DBAskLimiter) Give(ctx context.Context, key string, r Rate) {
+func (l *DBLimiter) Give(ctx context.Context, key string, r Rate) {
 	g, ok := gcraOf(r)
 	if !ok {
 		return
 	}
-	tenant, user := splitAskKey(key)
+	tenant, user := splitKey(key)
 	if l.postgres {
 		_, _ = l.client.ExecContext(ctx, pgGive, tenant, user, g.interval)
 	} else {
@@ -223,13 +222,4 @@ func (l *DBAskLimiter) Give(ctx context.Context, key string, r Rate) {
 }
 
 // micros is the application clock in microseconds since the epoch.
-func (l *DBAskLimiter) micros() int64 { return l.now().UnixMicro() }
-
-// splitAskKey undoes askKey: a key without a tenant part is a user of no
-// tenant.
-func splitAskKey(key string) (tenant, user string) {
-	if t, u, ok := strings.Cut(key, "\x00"); ok {
-		return t, u
-	}
-	return "", key
-}
+func (l *DBLimiter) micros() int64 { return l.now().UnixMicro() }
