@@ -6,7 +6,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/ragchat/ragchat/internal/authz"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/readaudit"
 )
 
 // OperationScope returns the gqlgen handler extension that scopes the
@@ -38,7 +38,7 @@ func (s operationScope) InterceptOperation(ctx context.Context, next graphql.Ope
 	handle := next(ctx)
 	return func(rctx context.Context) *graphql.Response {
 		resp := handle(rctx)
-		s.r.engine.FlushReadAudit(ctx)
+		readaudit.Flush(ctx)
 		return resp
 	}
 }
@@ -54,4 +54,4 @@ func (s operationScope) InterceptRootField(ctx context.Context, next graphql.Roo
 }
 
 // withReadAudit is the read-audit scope of WithOperationState.
-func withReadAudit(ctx context.Context) context.Context { return chat.WithReadAudit(ctx) }
+func withReadAudit(ctx context.Context) context.Context { return readaudit.WithScope(ctx) }

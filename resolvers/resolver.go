@@ -2,9 +2,12 @@
 // they parse the input, call, and map the result. Reads go through Ent
 // (whose privacy policies do every tenant, owner and ACL filter) with
 // entgql field collection; writes, streams and the reads that involve a
-// policy (the admin listing, tenant settings) go through the conversation
-// engine (internal/chat), which decides roles and which rows show, and the
-// knowledge service. Storage errors are classified by store.Classify.
+// policy go through the services that decide roles and which rows show:
+// the conversation engine (internal/chat: conversations, asks, streams,
+// the admin listing), delegated support access (internal/support), the
+// tenant settings (internal/tenantsettings) and the knowledge service.
+// The read audit (internal/readaudit) is scoped per operation
+// (OperationScope). Storage errors are classified by store.Classify.
 // Resolvers never filter by tenant or owner themselves, except to narrow a
 // list to the viewer's own conversations.
 package resolvers
@@ -25,7 +28,6 @@ import (
 
 // Engine is the part of the conversation engine (*chat.Engine) the API uses.
 type Engine interface {
-	SupportEngine
 	CreateConversation(ctx context.Context, in chat.CreateConversationInput) (*ent.Conversation, error)
 	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
 	RenameConversation(ctx context.Context, id uuid.UUID, title string, opts ...chat.UpdateOption) (*ent.Conversation, error)
@@ -37,8 +39,6 @@ type Engine interface {
 	ConversationStatus(conv *ent.Conversation) conversation.Status
 	ConversationStatusIs(s conversation.Status) predicate.Conversation
 	ConversationStatusIn(ss ...conversation.Status) predicate.Conversation
-	TenantSettings(ctx context.Context) (chat.TenantSettingsState, error)
-	UpdateTenantSettings(ctx context.Context, patch chat.TenantSettingsPatch, expectedVersion *int) (chat.TenantSettingsState, error)
 	Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
 	Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
@@ -46,7 +46,6 @@ type Engine interface {
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
 	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
-	FlushReadAudit(ctx context.Context)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	AccessStamp(ctx context.Context) uint64
 	AdminConversations(ctx context.Context, f chat.AdminConversationFilter) (context.Context, *ent.ConversationQuery, error)
@@ -89,6 +88,11 @@ type Deps struct {
 	NodeType func(context.Context, uuid.UUID) (string, error)
 	// Engine runs conversations.
 	Engine Engine
+	// Support runs delegated support access (internal/support).
+	Support Support
+	// TenantSettings reads and updates the tenant settings
+	// (internal/tenantsettings).
+	TenantSettings TenantSettings
 	// Knowledge administers knowledge bases and documents; nil makes the
 	// knowledge mutations UNAVAILABLE.
 	Knowledge Knowledge
@@ -109,6 +113,8 @@ type Resolver struct {
 	client    *ent.Client
 	nodeType  func(context.Context, uuid.UUID) (string, error)
 	engine    Engine
+	support   Support
+	settings  TenantSettings
 	knowledge Knowledge
 	subs      SubscriptionGate
 	limits    Limits
@@ -154,6 +160,8 @@ func New(d Deps) *Resolver {
 		client:    d.Client,
 		nodeType:  d.NodeType,
 		engine:    d.Engine,
+		support:   d.Support,
+		settings:  d.TenantSettings,
 		knowledge: d.Knowledge,
 		subs:      d.Subscriptions,
 		limits:    d.Limits.withDefaults(),

@@ -40,7 +40,7 @@ func (r *conversationResolver) Messages(ctx context.Context, obj *ent.Conversati
 
 // SupportGrants is the resolver for the supportGrants field.
 func (r *conversationResolver) SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error) {
-	return r.engine.ConversationSupportGrants(ctx, obj.ID)
+	return r.support.ConversationGrants(ctx, obj.ID)
 }
 
 // Conversation is the resolver for the conversation field.

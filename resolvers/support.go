@@ -10,24 +10,27 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// SupportEngine is the part of the engine behind delegated support access
-// (docs/API.md, "Delegated support access").
-type SupportEngine interface {
-	RequestSupportAccess(ctx context.Context, in chat.RequestSupportAccessInput) (*ent.SupportGrant, error)
-	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
-	DenySupportAccess(ctx context.Context, id uuid.UUID, reason string) (*ent.SupportGrant, error)
-	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
-	ConversationSupportGrants(ctx context.Context, conversationID uuid.UUID) ([]*ent.SupportGrant, error)
-	GrantState(g *ent.SupportGrant) string
+// Support is delegated support access (*support.Service; docs/API.md,
+// "Delegated support access"), which decides who may request, decide and
+// see grants.
+type Support interface {
+	Request(ctx context.Context, in support.RequestInput) (*ent.SupportGrant, error)
+	Approve(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	Deny(ctx context.Context, id uuid.UUID, reason string) (*ent.SupportGrant, error)
+	Revoke(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	ConversationGrants(ctx context.Context, conversationID uuid.UUID) ([]*ent.SupportGrant, error)
+	State(g *ent.SupportGrant) string
 }
+
+var _ Support = (*support.Service)(nil)
 
 // requestSupportAccess parses the optional duration and files the request.
 func (r *Resolver) requestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error) {
-	in := chat.RequestSupportAccessInput{ConversationID: conversationID, Reason: reason}
+	in := support.RequestInput{ConversationID: conversationID, Reason: reason}
 	if duration != nil {
 		d, err := time.ParseDuration(*duration)
 		if err != nil {
@@ -35,13 +38,13 @@ func (r *Resolver) requestSupportAccess(ctx context.Context, conversationID uuid
 		}
 		in.Duration = &d
 	}
-	g, err := r.engine.RequestSupportAccess(ctx, in)
+	g, err := r.support.Request(ctx, in)
 	return g, notFound(err, "conversation")
 }
 
 // approveSupportAccess approves a pending request.
 func (r *Resolver) approveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
-	g, err := r.engine.ApproveSupportAccess(ctx, id)
+	g, err := r.support.Approve(ctx, id)
 	return g, notFound(err, "support grant")
 }
 
@@ -51,13 +54,13 @@ func (r *Resolver) denySupportAccess(ctx context.Context, id uuid.UUID, reason *
 	if reason != nil {
 		why = *reason
 	}
-	g, err := r.engine.DenySupportAccess(ctx, id, why)
+	g, err := r.support.Deny(ctx, id, why)
 	return g, notFound(err, "support grant")
 }
 
 // revokeSupportAccess ends a grant.
 func (r *Resolver) revokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
-	g, err := r.engine.RevokeSupportAccess(ctx, id)
+	g, err := r.support.Revoke(ctx, id)
 	return g, notFound(err, "support grant")
 }
 
@@ -89,7 +92,7 @@ func (r *Resolver) auditEvents(ctx context.Context, after *Cursor, first *int, b
 
 // grantState maps a grant's effective state.
 func (r *Resolver) grantState(g *ent.SupportGrant) model.SupportGrantState {
-	return model.SupportGrantState(r.engine.GrantState(g))
+	return model.SupportGrantState(r.support.State(g))
 }
 
 // auditMetadata lists an event's metadata sorted by key.

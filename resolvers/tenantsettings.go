@@ -6,22 +6,31 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
-// tenantSettings returns the admin's tenant settings. The engine decides
+// TenantSettings is the tenant settings service (*tenantsettings.Service),
+// which decides who may read and change them (admins only).
+type TenantSettings interface {
+	Get(ctx context.Context) (tenantsettings.State, error)
+	Update(ctx context.Context, patch tenantsettings.Patch, expectedVersion *int) (tenantsettings.State, error)
+}
+
+var _ TenantSettings = (*tenantsettings.Service)(nil)
+
+// tenantSettings returns the admin's tenant settings. The service decides
 // who may read them (admins only).
 func (r *Resolver) tenantSettings(ctx context.Context) (*model.TenantSettings, error) {
-	st, err := r.engine.TenantSettings(ctx)
+	st, err := r.settings.Get(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return tenantSettingsModel(st), nil
 }
 
-// updateTenantSettings parses the input into a patch and has the engine
-// apply it; the engine decides who may (admins only). An input that does
+// updateTenantSettings parses the input into a patch and has the service
+// apply it; the service decides who may (admins only). An input that does
 // not parse is BAD_USER_INPUT before any role check, like one GraphQL
 // rejects before the resolver runs.
 func (r *Resolver) updateTenantSettings(ctx context.Context, in model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error) {
@@ -29,7 +38,7 @@ func (r *Resolver) updateTenantSettings(ctx context.Context, in model.UpdateTena
 	if err != nil {
 		return nil, err
 	}
-	st, err := r.engine.UpdateTenantSettings(ctx, patch, expectedVersion)
+	st, err := r.settings.Update(ctx, patch, expectedVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +46,7 @@ func (r *Resolver) updateTenantSettings(ctx context.Context, in model.UpdateTena
 }
 
 // tenantSettingsModel is the GraphQL form of a tenant's settings.
-func tenantSettingsModel(st chat.TenantSettingsState) *model.TenantSettings {
+func tenantSettingsModel(st tenantsettings.State) *model.TenantSettings {
 	s := st.Settings
 	windows := make([]*model.ModelContextWindow, 0, len(s.ModelContextWindows))
 	for m, w := range s.ModelContextWindows {
@@ -82,11 +91,11 @@ func tenantSettingsModel(st chat.TenantSettingsState) *model.TenantSettings {
 }
 
 // tenantSettingsPatch parses the input: durations as Go duration strings,
-// enumerations as their names (validated by the engine), the context
+// enumerations as their names (validated by the service), the context
 // windows as a map. A malformed duration or a model named twice is
 // BAD_USER_INPUT naming the field.
-func tenantSettingsPatch(in model.UpdateTenantSettingsInput) (chat.TenantSettingsPatch, error) {
-	p := chat.TenantSettingsPatch{
+func tenantSettingsPatch(in model.UpdateTenantSettingsInput) (tenantsettings.Patch, error) {
+	p := tenantsettings.Patch{
 		RetentionDays:           in.RetentionDays,
 		AuditRetentionDays:      in.AuditRetentionDays,
 		FeedbackRetentionDays:   in.FeedbackRetentionDays,
@@ -127,7 +136,7 @@ func tenantSettingsPatch(in model.UpdateTenantSettingsInput) (chat.TenantSetting
 		}
 	}
 	if b := in.BudgetRatios; b != nil {
-		p.BudgetRatios = &chat.BudgetRatiosPatch{
+		p.BudgetRatios = &tenantsettings.BudgetRatiosPatch{
 			System: b.System, Evidence: b.Evidence, History: b.History, Input: b.Input,
 			EvidenceFloor: b.EvidenceFloor, EvidenceCap: b.EvidenceCap,
 		}

@@ -81,7 +81,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
 		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
-		Viewers: viewers,
+		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
 	})
 	if err != nil {
 		return err

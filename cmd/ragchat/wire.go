@@ -16,6 +16,8 @@ import (
 	"github.com/ragchat/ragchat/internal/llm/openai"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/support"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
 // openDB opens the configured database, migrating when configured, and
@@ -60,16 +62,19 @@ func newModel(cfg config.Config) (llm.Model, error) {
 	return m, nil
 }
 
-// core is the storage, model, engine and knowledge service of a process.
+// core is the storage, model, engine and services of a process.
 type core struct {
 	db        *store.DB
 	model     llm.Model
 	broker    broker.Broker
 	engine    *chat.Engine
+	support   *support.Service
+	settings  *tenantsettings.Service
 	knowledge *knowledge.Service
 }
 
-// newCore wires the engine and the knowledge service on db; the engine
+// newCore wires the engine, delegated support access, the tenant settings
+// and the knowledge service on db; the engine
 // leases attempts to cfg.InstanceID (empty: a random id) and reports asks
 // and attempts to obs (nil: nowhere).
 func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observer) (*core, error) {
@@ -103,7 +108,12 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
-	return &core{db: db, model: model, broker: b, engine: engine, knowledge: svc}, nil
+	return &core{
+		db: db, model: model, broker: b, engine: engine,
+		support:   support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes}),
+		settings:  tenantsettings.New(db.Client, engine.ServerChatModel()),
+		knowledge: svc,
+	}, nil
 }
 
 // engineLimits are the engine's input and ask-rate limits from cfg.

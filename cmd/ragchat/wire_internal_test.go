@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/testdb"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -55,7 +56,7 @@ func TestOpenDBInstallsTheInterceptors(t *testing.T) {
 			_, err = db.Client.Conversation.Get(admin, conv.ID) // outside any audit scope: audited at once
 			require.NoError(t, err)
 			n, err := db.Client.AuditEvent.Query().
-				Where(auditevent.Action(chat.ActionAdminRead), auditevent.TargetID(conv.ID.String())).
+				Where(auditevent.Action(readaudit.ActionAdminRead), auditevent.TargetID(conv.ID.String())).
 				Count(admin)
 			require.NoError(t, err)
 			require.Equal(t, 1, n, "the admin's read is audited once")

@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -38,7 +39,7 @@ func checkPeriod(from, to time.Time) error {
 // deleted-rows scope ctx lies in (authz.WithDeletedScope: the GraphQL
 // field's subtree), sees the rows beneath them too. This is the one place
 // that decides it. Every conversation of another user the query loads is
-// audited by the read audit, as any read.
+// audited by the read audit (internal/readaudit), as any read.
 func (e *Engine) AdminConversations(ctx context.Context, f AdminConversationFilter) (context.Context, *ent.ConversationQuery, error) {
 	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return ctx, nil, err
@@ -89,7 +90,7 @@ func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*Feed
 	if err := checkPeriod(from, to); err != nil {
 		return nil, err
 	}
-	ctx = withoutReadAudit(ctx)
+	ctx = readaudit.Exempt(ctx)
 	rows, err := e.client.Feedback.Query().
 		Where(feedback.CreatedAtGTE(from), feedback.CreatedAtLT(to)).
 		Select(feedback.FieldRating, feedback.FieldReasonCodes).
@@ -121,7 +122,7 @@ func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageR
 	if err := checkPeriod(from, to); err != nil {
 		return nil, err
 	}
-	ctx = withoutReadAudit(ctx)
+	ctx = readaudit.Exempt(ctx)
 	rows, err := e.client.Attempt.Query().
 		Where(attempt.StatusEQ(attempt.StatusCOMPLETED), attempt.CompletedAtGTE(from), attempt.CompletedAtLT(to)).
 		Select(attempt.FieldModel, attempt.FieldCompletedAt, attempt.FieldPromptTokens, attempt.FieldCompletionTokens, attempt.FieldTotalTokens).

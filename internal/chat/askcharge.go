@@ -54,7 +54,7 @@ func (e *Engine) chargeAsk(ctx context.Context, v *viewer.Viewer, raw domain.Ten
 	}
 	secs := max(1, int(math.Ceil(wait.Seconds())))
 	return domain.Errorf(domain.CodeRateLimited, "too many questions; retry in %d s", secs).
-		With("retryAfterSeconds", secs).With("limit", LimitAskRate)
+		With("retryAfterSeconds", secs).With("limit", domain.LimitAskRate)
 }
 
 // chargesInTx reports whether the ask limiter takes part in the ask's

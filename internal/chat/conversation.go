@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -77,7 +78,7 @@ func (e *Engine) knowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID
 
 // Conversation loads a conversation the viewer may see. DELETED ones are
 // NOT_FOUND. An admin reading another user's conversation is audited
-// (readaudit.go).
+// (internal/readaudit).
 func (e *Engine) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
@@ -235,7 +236,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 		return nil, err
 	}
 	// The deletion writes its own audit event; its read is not a view.
-	ctx = withoutReadAudit(ctx)
+	ctx = readaudit.Exempt(ctx)
 	load := func(ctx context.Context) (*ent.Conversation, error) {
 		conv, err := e.loadConversation(ctx, id)
 		if err != nil {
@@ -278,7 +279,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...
 	}
 	// Restoring reads and updates a DELETED conversation on purpose; it
 	// writes its own audit event.
-	ctx = withoutReadAudit(authz.IncludeDeleted(ctx))
+	ctx = readaudit.Exempt(authz.IncludeDeleted(ctx))
 	st, err := e.settings(ctx)
 	if err != nil {
 		return nil, err

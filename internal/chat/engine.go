@@ -226,12 +226,17 @@ func New(cfg Config, deps Deps) *Engine {
 
 // chatModel is the chat model requested for answers.
 func (e *Engine) chatModel(st domain.TenantSettings) string {
-	switch {
-	case st.DefaultModel != "":
+	if st.DefaultModel != "" {
 		return st.DefaultModel
-	case e.cfg.ChatModel != "":
-		return e.cfg.ChatModel
-	default:
-		return e.model.DefaultChatModel()
 	}
+	return e.ServerChatModel()
+}
+
+// ServerChatModel is the chat model of answers for tenants that name
+// none: Config.ChatModel, else the model's default.
+func (e *Engine) ServerChatModel() string {
+	if e.cfg.ChatModel != "" {
+		return e.cfg.ChatModel
+	}
+	return e.model.DefaultChatModel()
 }

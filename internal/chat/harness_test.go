@@ -19,8 +19,11 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
+	"github.com/ragchat/ragchat/internal/support"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/tokens"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -103,6 +106,10 @@ type env struct {
 	clock  *clock
 	broker *broker.Memory
 	kb     uuid.UUID
+	// settings and support are the services beside the engine, wired as
+	// the server wires them.
+	settings *tenantsettings.Service
+	support  *support.Service
 }
 
 type envOption func(*chat.Config, *domain.TenantSettings)
@@ -163,8 +170,10 @@ func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.De
 	}
 	// The environment stands for the process that opened the client, so it
 	// installs the client's read audit, once (instances beside it share it).
-	chat.InstallReadAudit(d.DB.Client, d.Logger)
+	readaudit.Install(d.DB.Client, d.Logger)
 	e.eng = chat.New(cfg, d)
+	e.settings = tenantsettings.New(db.Client, e.eng.ServerChatModel())
+	e.support = support.New(db.Client, support.Options{Now: e.clock.now, Logger: d.Logger, ReasonChars: cfg.WithDefaults().Limits.CommentChars})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

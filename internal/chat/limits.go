@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"strings"
 	"unicode/utf8"
 
 	"github.com/ragchat/ragchat/internal/domain"
@@ -37,16 +36,6 @@ const (
 	MaxClientIDBytes = 128
 )
 
-// The names of the limits in an error's extensions.limit.
-const (
-	LimitQuestionLength = "questionLength"
-	LimitCommentLength  = "commentLength"
-	LimitTitleLength    = "titleLength"
-	LimitClientIDLength = "clientIdLength"
-	LimitReasonCodes    = "reasonCodes"
-	LimitAskRate        = "askRate"
-)
-
 // DefaultLimits are the limits of a server that configures none.
 func DefaultLimits() Limits {
 	return Limits{
@@ -80,72 +69,39 @@ func (l Limits) withDefaults() Limits {
 }
 
 // badInput is a BAD_USER_INPUT error naming the input field.
-func badInput(field, format string, args ...any) *domain.Error {
-	return domain.Errorf(domain.CodeBadUserInput, format, args...).With("field", field)
-}
+var badInput = domain.BadInput
 
-// overLimit is a BAD_USER_INPUT error for an input beyond a limit: it names
-// the field, the limit and the limit's value.
-func overLimit(field, limit string, max int, format string, args ...any) *domain.Error {
-	return badInput(field, format, args...).With("limit", limit).With("max", max)
-}
-
-// textRule is how one kind of client text is checked.
-type textRule struct {
-	field, limit string
-	max          int
-	bytes        bool // max counts bytes (a column width), not characters
-	required     bool // empty (after trimming) is refused, not "absent"
-}
-
-// check trims surrounding white space from s and checks it: valid UTF-8
-// without NUL characters (which PostgreSQL cannot store) and within the
-// limit. An empty result is refused when the text is required and returned
-// as "" otherwise. Every text limit is counted after trimming, so that the
-// same input is accepted or refused however it is padded.
-func (r textRule) check(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "" && r.required:
-		return "", badInput(r.field, "%s must not be empty", r.field)
-	case !utf8.ValidString(s) || strings.ContainsRune(s, 0):
-		return "", badInput(r.field, "%s must be valid UTF-8 text without NUL characters", r.field)
-	case r.bytes && len(s) > r.max:
-		return "", overLimit(r.field, r.limit, r.max, "%s is longer than %d bytes of UTF-8", r.field, r.max)
-	case !r.bytes && utf8.RuneCountInString(s) > r.max:
-		return "", overLimit(r.field, r.limit, r.max, "%s is longer than %d characters", r.field, r.max)
-	}
-	return s, nil
-}
+// overLimit is a BAD_USER_INPUT error for an input beyond a limit.
+var overLimit = domain.OverLimit
 
 // checkQuestion validates and trims a question.
 func (e *Engine) checkQuestion(q string) (string, error) {
-	return textRule{field: "question", limit: LimitQuestionLength, max: e.cfg.Limits.QuestionChars, required: true}.check(q)
+	return domain.TextRule{Field: "question", Limit: domain.LimitQuestionLength, Max: e.cfg.Limits.QuestionChars, Required: true}.Check(q)
 }
 
 // checkTitle validates and trims a user-chosen conversation title.
 func (e *Engine) checkTitle(t string) (string, error) {
-	return textRule{field: "title", limit: LimitTitleLength, max: MaxTitleBytes, bytes: true, required: true}.check(t)
+	return domain.TextRule{Field: "title", Limit: domain.LimitTitleLength, Max: MaxTitleBytes, Bytes: true, Required: true}.Check(t)
 }
 
 // checkComment validates and trims an optional free text bounded like a
 // feedback comment (field names it: "comment", "reason"). Blank text is
 // returned as "", meaning none.
 func (e *Engine) checkComment(field, c string) (string, error) {
-	return textRule{field: field, limit: LimitCommentLength, max: e.cfg.Limits.CommentChars}.check(c)
+	return domain.TextRule{Field: field, Limit: domain.LimitCommentLength, Max: e.cfg.Limits.CommentChars}.Check(c)
 }
 
 // checkClientID validates and trims an idempotency key chosen by the
 // client (field names it).
 func checkClientID(field, key string) (string, error) {
-	return textRule{field: field, limit: LimitClientIDLength, max: MaxClientIDBytes, bytes: true, required: true}.check(key)
+	return domain.TextRule{Field: field, Limit: domain.LimitClientIDLength, Max: MaxClientIDBytes, Bytes: true, Required: true}.Check(key)
 }
 
 // checkReasons validates feedback reason codes and returns them without
 // duplicates, in the order given.
 func (e *Engine) checkReasons(in []domain.FeedbackReason) ([]domain.FeedbackReason, error) {
 	if n := e.cfg.Limits.ReasonCodes; len(in) > n {
-		return nil, overLimit("reasons", LimitReasonCodes, n, "at most %d reason codes", n)
+		return nil, overLimit("reasons", domain.LimitReasonCodes, n, "at most %d reason codes", n)
 	}
 	out := make([]domain.FeedbackReason, 0, len(in))
 	seen := make(map[domain.FeedbackReason]bool, len(in))

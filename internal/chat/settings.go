@@ -4,26 +4,16 @@ import (
 	"context"
 
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/store"
-	"github.com/ragchat/ragchat/internal/viewer"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
 // settings returns the viewer's tenant settings with defaults filled in.
 func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
-	raw, err := e.tenantSettings(ctx)
-	return raw.WithDefaults(), err
+	return tenantsettings.Effective(ctx, e.client)
 }
 
 // tenantSettings returns the viewer's tenant settings as stored, zero
 // fields meaning "the default".
 func (e *Engine) tenantSettings(ctx context.Context) (domain.TenantSettings, error) {
-	v, err := viewer.Require(ctx)
-	if err != nil {
-		return domain.TenantSettings{}, err
-	}
-	t, err := e.client.Tenant.Get(ctx, v.TenantID)
-	if err != nil {
-		return domain.TenantSettings{}, store.DomainError(err, "tenant")
-	}
-	return t.Settings, nil
+	return tenantsettings.Stored(ctx, e.client)
 }

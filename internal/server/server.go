@@ -40,6 +40,11 @@ type Options struct {
 	Config config.Config
 	DB     *store.DB
 	Engine Engine
+	// Support runs delegated support access (support.New on DB).
+	Support resolvers.Support
+	// TenantSettings serves the tenant settings (tenantsettings.New on
+	// DB).
+	TenantSettings resolvers.TenantSettings
 	// Knowledge serves the knowledge mutations; nil makes them UNAVAILABLE.
 	Knowledge resolvers.Knowledge
 	Verifier  TokenVerifier
@@ -74,8 +79,8 @@ type Server struct {
 
 // New builds the server and its handler.
 func New(o Options) (*Server, error) {
-	if o.DB == nil || o.Engine == nil || o.Verifier == nil {
-		return nil, errors.New("server: DB, Engine and Verifier are required")
+	if o.DB == nil || o.Engine == nil || o.Support == nil || o.TenantSettings == nil || o.Verifier == nil {
+		return nil, errors.New("server: DB, Engine, Support, TenantSettings and Verifier are required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -101,6 +106,8 @@ func New(o Options) (*Server, error) {
 		Client:         o.DB.Client,
 		NodeType:       o.DB.NodeType,
 		Engine:         o.Engine,
+		Support:        o.Support,
+		TenantSettings: o.TenantSettings,
 		Knowledge:      o.Knowledge,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,

@@ -32,6 +32,8 @@ import (
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
+	"github.com/ragchat/ragchat/internal/support"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/testdb"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -183,9 +185,12 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		t.Fatalf("servertest: verifier: %v", err)
 	}
 	viewers := authwatch.StartViewers(br, log, 0)
+	grants := support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes})
+	settings := tenantsettings.New(db.Client, engine.ServerChatModel())
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
 		Verifier: verifier, Logger: log, Metrics: metrics, Viewers: viewers,
+		Support: grants, TenantSettings: settings,
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)

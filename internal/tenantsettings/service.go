@@ -1,4 +1,4 @@
-package chat
+package tenantsettings
 
 import (
 	"context"
@@ -11,38 +11,52 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// tenantSettingsRetries bounds how often an update without an expected
+// retries bounds how often an update without an expected
 // version starts over after a concurrent settings change.
-const tenantSettingsRetries = 5
+const retries = 5
 
-// TenantSettingsState is a tenant's effective settings (defaults filled in)
-// and their version, for the admin API.
-type TenantSettingsState struct {
+// State is a tenant's effective settings (defaults filled in) and their
+// version, for the admin API.
+type State struct {
 	Settings  domain.TenantSettings
 	Version   int
 	UpdatedAt time.Time
 }
 
-// TenantSettings returns the viewer's tenant settings. Admins only
-// (FORBIDDEN otherwise); the Ent privacy policy keeps it to the viewer's
-// own tenant.
-func (e *Engine) TenantSettings(ctx context.Context) (TenantSettingsState, error) {
+// Service is the admin API of tenant settings. It is safe for concurrent
+// use.
+type Service struct {
+	client      *ent.Client
+	serverModel string
+}
+
+// New returns the service on c. serverModel is the chat model answers use
+// for tenants that name none (chat.Engine.ServerChatModel), which the
+// model allow-list must admit.
+func New(c *ent.Client, serverModel string) *Service {
+	return &Service{client: c, serverModel: serverModel}
+}
+
+// Get returns the viewer's tenant settings. Admins only (FORBIDDEN
+// otherwise); the Ent privacy policy keeps it to the viewer's own tenant.
+func (s *Service) Get(ctx context.Context) (State, error) {
 	v, err := viewer.RequireAdmin(ctx)
 	if err != nil {
-		return TenantSettingsState{}, err
+		return State{}, err
 	}
-	t, err := e.client.Tenant.Get(ctx, v.TenantID)
+	t, err := s.client.Tenant.Get(ctx, v.TenantID)
 	if err != nil {
-		return TenantSettingsState{}, store.DomainError(err, "tenant")
+		return State{}, store.DomainError(err, "tenant")
 	}
 	return stateOf(t), nil
 }
 
-func stateOf(t *ent.Tenant) TenantSettingsState {
-	return TenantSettingsState{Settings: t.Settings.WithDefaults(), Version: t.SettingsVersion, UpdatedAt: t.UpdatedAt}
+// stateOf is t's settings as the admin API shows them.
+func stateOf(t *ent.Tenant) State {
+	return State{Settings: t.Settings.WithDefaults(), Version: t.SettingsVersion, UpdatedAt: t.UpdatedAt}
 }
 
-// UpdateTenantSettings applies patch to the viewer's tenant settings: only
+// Update applies patch to the viewer's tenant settings: only
 // the fields the patch sets change. Admins only. The result, defaults
 // filled in, must pass domain.TenantSettings.Validate and the model
 // allow-list (checkModels), else BAD_USER_INPUT with extensions.field and
@@ -52,46 +66,46 @@ func stateOf(t *ent.Tenant) TenantSettingsState {
 // audit event (tenant.settings.updated) that lists every changed field
 // with its old and new value. A patch that changes nothing writes nothing.
 // The settings stored afterwards are explicit (defaults filled in).
-func (e *Engine) UpdateTenantSettings(ctx context.Context, patch TenantSettingsPatch, expected *int) (TenantSettingsState, error) {
+func (s *Service) Update(ctx context.Context, patch Patch, expected *int) (State, error) {
 	v, err := viewer.RequireAdmin(ctx)
 	if err != nil {
-		return TenantSettingsState{}, err
+		return State{}, err
 	}
 	if err := patch.check(); err != nil {
-		return TenantSettingsState{}, err
+		return State{}, err
 	}
 	for try := 0; ; try++ {
-		t, err := e.client.Tenant.Get(ctx, v.TenantID)
+		t, err := s.client.Tenant.Get(ctx, v.TenantID)
 		if err != nil {
-			return TenantSettingsState{}, store.DomainError(err, "tenant")
+			return State{}, store.DomainError(err, "tenant")
 		}
 		if expected != nil && t.SettingsVersion != *expected {
-			return TenantSettingsState{}, settingsConflict(t.SettingsVersion, *expected)
+			return State{}, settingsConflict(t.SettingsVersion, *expected)
 		}
 		old := t.Settings.WithDefaults()
 		next := patch.apply(old).WithDefaults()
 		if err := next.Validate(); err != nil {
-			return TenantSettingsState{}, err
+			return State{}, err
 		}
-		if err := e.checkModels(next, patch); err != nil {
-			return TenantSettingsState{}, err
+		if err := s.checkModels(next, patch); err != nil {
+			return State{}, err
 		}
 		changes := settingsChanges(old, next)
 		if len(changes) == 0 {
 			return stateOf(t), nil
 		}
-		done, err := e.saveTenantSettings(ctx, t, next, changes)
+		done, err := s.save(ctx, t, next, changes)
 		switch {
 		case err != nil:
-			return TenantSettingsState{}, err
+			return State{}, err
 		case done:
-			t, err = e.client.Tenant.Get(ctx, v.TenantID)
+			t, err = s.client.Tenant.Get(ctx, v.TenantID)
 			if err != nil {
-				return TenantSettingsState{}, store.DomainError(err, "tenant")
+				return State{}, store.DomainError(err, "tenant")
 			}
 			return stateOf(t), nil
-		case try >= tenantSettingsRetries:
-			return TenantSettingsState{}, domain.Errorf(domain.CodeConflict, "the tenant settings keep changing; try again").
+		case try >= retries:
+			return State{}, domain.Errorf(domain.CodeConflict, "the tenant settings keep changing; try again").
 				With("currentVersion", t.SettingsVersion)
 		}
 		// Another update got there first: read again and decide again;
@@ -99,11 +113,11 @@ func (e *Engine) UpdateTenantSettings(ctx context.Context, patch TenantSettingsP
 	}
 }
 
-// saveTenantSettings writes next over t's settings if they are still at
+// save writes next over t's settings if they are still at
 // t's version, with the audit event, in one transaction. It returns false
 // when the version moved.
-func (e *Engine) saveTenantSettings(ctx context.Context, t *ent.Tenant, next domain.TenantSettings, changes []settingChange) (bool, error) {
-	tx, err := e.client.Tx(ctx)
+func (s *Service) save(ctx context.Context, t *ent.Tenant, next domain.TenantSettings, changes []settingChange) (bool, error) {
+	tx, err := s.client.Tx(ctx)
 	if err != nil {
 		return false, store.DomainError(err, "tenant")
 	}
@@ -140,12 +154,15 @@ func (e *Engine) saveTenantSettings(ctx context.Context, t *ent.Tenant, next dom
 // API offers no per-request model choice, so this is the one place a model
 // is chosen. The error names defaultModel when the patch set it, else
 // allowedModels.
-func (e *Engine) checkModels(s domain.TenantSettings, patch TenantSettingsPatch) error {
-	if len(s.AllowedModels) == 0 {
+func (s *Service) checkModels(st domain.TenantSettings, patch Patch) error {
+	if len(st.AllowedModels) == 0 {
 		return nil
 	}
-	m := e.chatModel(s)
-	for _, a := range s.AllowedModels {
+	m := st.DefaultModel
+	if m == "" {
+		m = s.serverModel
+	}
+	for _, a := range st.AllowedModels {
 		if a == m {
 			return nil
 		}
@@ -154,8 +171,15 @@ func (e *Engine) checkModels(s domain.TenantSettings, patch TenantSettingsPatch)
 	if patch.DefaultModel != nil {
 		field = "defaultModel"
 	}
-	return domain.Errorf(domain.CodeBadUserInput, "invalid tenant setting %s: the chat model %q is not in allowedModels %v", field, m, s.AllowedModels).
+	return domain.Errorf(domain.CodeBadUserInput, "invalid tenant setting %s: the chat model %q is not in allowedModels %v", field, m, st.AllowedModels).
 		With("field", field)
+}
+
+// rollback rolls tx back and returns err, so that the original error is
+// what the caller sees.
+func rollback(tx *ent.Tx, err error) error {
+	_ = tx.Rollback()
+	return err
 }
 
 // settingsConflict is the CONFLICT of a stale expectedVersion.

@@ -1,7 +1,6 @@
 package chat_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,8 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/readaudit"
+	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -41,10 +42,10 @@ func grantedWorld(t *testing.T, e *env, pending bool) supportWorld {
 	o := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
 	_, err := e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: o.attempt.ID, Rating: "DOWN", Reasons: []domain.FeedbackReason{domain.ReasonOther}})
 	require.NoError(t, err)
-	g, err := e.eng.RequestSupportAccess(as(sam), chat.RequestSupportAccessInput{ConversationID: conv.ID, Reason: "ticket 7"})
+	g, err := e.support.Request(as(sam), support.RequestInput{ConversationID: conv.ID, Reason: "ticket 7"})
 	require.NoError(t, err)
 	if !pending {
-		g, err = e.eng.ApproveSupportAccess(as(alice), g.ID)
+		g, err = e.support.Approve(as(alice), g.ID)
 		require.NoError(t, err)
 	}
 	sys := viewer.SystemJobContext(t.Context(), viewer.JobPurge)
@@ -92,11 +93,11 @@ func TestSupportGrantPrivacyRules(t *testing.T) {
 		{"approved", false, nil, open},
 		{"pending", true, nil, closed},
 		{"revoked", false, func(t *testing.T, e *env, w supportWorld) {
-			_, err := e.eng.RevokeSupportAccess(as(alice), w.grant.ID)
+			_, err := e.support.Revoke(as(alice), w.grant.ID)
 			require.NoError(t, err)
 		}, closed},
 		{"revoked by the agent", false, func(t *testing.T, e *env, w supportWorld) {
-			_, err := e.eng.RevokeSupportAccess(as(sam), w.grant.ID)
+			_, err := e.support.Revoke(as(sam), w.grant.ID)
 			require.NoError(t, err)
 		}, closed},
 		{"expired", false, func(t *testing.T, e *env, w supportWorld) {
@@ -179,21 +180,21 @@ func TestSupportReadsAuditedPerConversation(t *testing.T) {
 		sys := viewer.SystemJobContext(t.Context(), viewer.JobPurge)
 		events := func() []*ent.AuditEvent {
 			evs, err := e.db.Client.AuditEvent.Query().
-				Where(auditevent.Action(chat.ActionSupportRead), auditevent.TargetID(w.conv.String())).All(sys)
+				Where(auditevent.Action(readaudit.ActionSupportRead), auditevent.TargetID(w.conv.String())).All(sys)
 			require.NoError(t, err)
 			return evs
 		}
 		// Counting reads no content, so it is not audited.
 		visible(t, e, w)
 		assert.Empty(t, events())
-		scoped := chat.WithReadAudit(as(sam))
+		scoped := readaudit.WithScope(as(sam))
 		_, err := e.db.Client.Message.Query().Where(message.ConversationID(w.conv)).All(scoped)
 		require.NoError(t, err)
 		_, err = e.db.Client.Source.Query().Where(source.AttemptID(w.att.ID)).All(scoped)
 		require.NoError(t, err)
 		assert.Empty(t, events(), "written before the flush")
-		e.eng.FlushReadAudit(scoped)
-		e.eng.FlushReadAudit(scoped)
+		readaudit.Flush(scoped)
+		readaudit.Flush(scoped)
 		evs := events()
 		require.Len(t, evs, 1)
 		assert.Equal(t, "sam", evs[0].Actor)
@@ -211,78 +212,5 @@ func TestSupportReadsAuditedPerConversation(t *testing.T) {
 		n, err := e.db.Client.SupportGrant.Query().Where(supportgrant.AgentID("sam")).Count(as(sam))
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
-	})
-}
-
-// TestSupportGrantDecisions covers the engine's lifecycle rules: approval
-// restarts the clock, a decided grant answers CONFLICT, an expired one
-// NOT_FOUND (by the engine's clock too), and AUTO approves on request.
-func TestSupportGrantDecisions(t *testing.T) {
-	forEach(t, func(t *testing.T, e *env) {
-		w := grantedWorld(t, e, true)
-		assert.Equal(t, supportgrant.StatusPENDING, w.grant.Status)
-		assert.Equal(t, int64(24*3600), w.grant.DurationSeconds)
-		e.clock.advance(time.Hour)
-		g, err := e.eng.ApproveSupportAccess(as(alice), w.grant.ID)
-		require.NoError(t, err)
-		assert.True(t, g.ExpiresAt.After(w.grant.ExpiresAt), "approval restarts the grant's clock")
-		_, err = e.eng.DenySupportAccess(as(alice), g.ID, "")
-		assert.Equal(t, domain.CodeConflict, code(err))
-		assert.Equal(t, "APPROVED", e.eng.GrantState(g))
-		e.clock.advance(25 * time.Hour)
-		assert.Equal(t, "EXPIRED", e.eng.GrantState(g))
-		_, err = e.eng.RevokeSupportAccess(as(alice), g.ID)
-		assert.Equal(t, domain.CodeNotFound, code(err))
-	})
-	forEach(t, func(t *testing.T, e *env) {
-		conv := e.conversation(t, alice)
-		g, err := e.eng.RequestSupportAccess(as(sam), chat.RequestSupportAccessInput{ConversationID: conv.ID, Reason: "auto"})
-		require.NoError(t, err)
-		assert.Equal(t, supportgrant.StatusAPPROVED, g.Status)
-		_, err = e.eng.Conversation(as(sam), conv.ID)
-		require.NoError(t, err)
-	}, func(_ *chat.Config, st *domain.TenantSettings) { st.SupportApproval = domain.SupportApprovalAuto })
-}
-
-// TestSupportGrantRacingDecisions: approvals and denials of one request
-// racing from many goroutines have exactly one winner; every other caller
-// gets CONFLICT, and the grant ends in the winner's state.
-func TestSupportGrantRacingDecisions(t *testing.T) {
-	forEach(t, func(t *testing.T, e *env) {
-		w := grantedWorld(t, e, true)
-		baseline := goroutines()
-		const n = 8
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if i%2 == 0 {
-					_, errs[i] = e.eng.ApproveSupportAccess(as(alice), w.grant.ID)
-				} else {
-					_, errs[i] = e.eng.DenySupportAccess(as(alice), w.grant.ID, "")
-				}
-			}()
-		}
-		wg.Wait()
-		winner := -1
-		for i, err := range errs {
-			if err == nil {
-				require.Equal(t, -1, winner, "two decisions won")
-				winner = i
-				continue
-			}
-			assert.Equal(t, domain.CodeConflict, code(err), "loser %d: %v", i, err)
-		}
-		require.NotEqual(t, -1, winner, "no decision won")
-		g, err := e.db.Client.SupportGrant.Get(as(alice), w.grant.ID)
-		require.NoError(t, err)
-		want := supportgrant.StatusAPPROVED
-		if winner%2 == 1 {
-			want = supportgrant.StatusDENIED
-		}
-		assert.Equal(t, want, g.Status)
-		assertGoroutinesBack(t, baseline)
 	})
 }

@@ -1,4 +1,4 @@
-package chat
+package tenantsettings
 
 import (
 	"math"
@@ -8,11 +8,11 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
-// TenantSettingsPatch is a partial update of domain.TenantSettings: a nil
+// Patch is a partial update of domain.TenantSettings: a nil
 // field stays as it is. Field names in errors are the JSON (and GraphQL)
 // names of domain.TenantSettings. A given list or map replaces the stored
 // one (empty clears it). DefaultModel "" returns to the server's model.
-type TenantSettingsPatch struct {
+type Patch struct {
 	ConversationIdleTTL   *time.Duration
 	ConversationMaxAge    *time.Duration
 	RetentionDays         *int
@@ -61,7 +61,7 @@ func badSetting(field, why string) error {
 // check refuses values that defaults would otherwise silently replace
 // (zero or negative counts and durations) and malformed names, before
 // anything is applied; domain.TenantSettings.Validate checks the rest.
-func (p TenantSettingsPatch) check() error {
+func (p Patch) check() error {
 	for _, d := range []struct {
 		name string
 		v    *time.Duration
@@ -112,7 +112,7 @@ func (p TenantSettingsPatch) check() error {
 }
 
 // apply returns s with the patch's fields set.
-func (p TenantSettingsPatch) apply(s domain.TenantSettings) domain.TenantSettings {
+func (p Patch) apply(s domain.TenantSettings) domain.TenantSettings {
 	setDur := func(dst *domain.Duration, v *time.Duration) {
 		if v != nil {
 			dst.Duration = *v

@@ -1,4 +1,4 @@
-package chat
+package tenantsettings
 
 import (
 	"encoding/json"
