@@ -10,7 +10,6 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
-	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
@@ -19,7 +18,6 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
-	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -167,50 +165,5 @@ func TestSupportGrantPrivacyRules(t *testing.T) {
 				assert.NotEqual(t, "mine now", conv.Title)
 			})
 		}
-	})
-}
-
-// TestSupportReadsAuditedPerConversation: reads under a grant write one
-// conversation.support_read event per conversation per audit scope,
-// naming the grant, however many rows they read; outside a scope each
-// query is audited at once.
-func TestSupportReadsAuditedPerConversation(t *testing.T) {
-	forEach(t, func(t *testing.T, e *env) {
-		w := grantedWorld(t, e, false)
-		sys := viewer.SystemJobContext(t.Context(), viewer.JobPurge)
-		events := func() []*ent.AuditEvent {
-			evs, err := e.db.Client.AuditEvent.Query().
-				Where(auditevent.Action(readaudit.ActionSupportRead), auditevent.TargetID(w.conv.String())).All(sys)
-			require.NoError(t, err)
-			return evs
-		}
-		// Counting reads no content, so it is not audited.
-		visible(t, e, w)
-		assert.Empty(t, events())
-		scoped := readaudit.WithScope(as(sam))
-		_, err := e.db.Client.Message.Query().Where(message.ConversationID(w.conv)).All(scoped)
-		require.NoError(t, err)
-		_, err = e.db.Client.Source.Query().Where(source.AttemptID(w.att.ID)).All(scoped)
-		require.NoError(t, err)
-		assert.Empty(t, events(), "written before the flush")
-		readaudit.Flush(scoped)
-		readaudit.Flush(scoped)
-		evs := events()
-		require.Len(t, evs, 1)
-		assert.Equal(t, "sam", evs[0].Actor)
-		assert.Equal(t, w.grant.ID.String(), evs[0].Metadata["grant"])
-		assert.Equal(t, "alice", evs[0].Metadata["owner"])
-
-		_, err = e.db.Client.Attempt.Query().Where(attempt.ConversationID(w.conv)).All(as(sam))
-		require.NoError(t, err)
-		assert.Len(t, events(), 2, "an unscoped read is audited at once")
-
-		// The owner's own reads are not support reads.
-		_, err = e.db.Client.Message.Query().All(as(alice))
-		require.NoError(t, err)
-		assert.Len(t, events(), 2)
-		n, err := e.db.Client.SupportGrant.Query().Where(supportgrant.AgentID("sam")).Count(as(sam))
-		require.NoError(t, err)
-		assert.Equal(t, 1, n)
 	})
 }
