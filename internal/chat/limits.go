@@ -40,7 +40,7 @@ const (
 func DefaultLimits() Limits {
 	return Limits{
 		QuestionChars:    4000,
-		CommentChars:     2000,
+		CommentChars:     domain.DefaultCommentChars,
 		ReasonCodes:      8,
 		AskRatePerMinute: 30,
 		AskBurst:         10,

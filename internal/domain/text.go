@@ -16,6 +16,11 @@ const (
 	LimitAskRate        = "askRate"
 )
 
+// DefaultCommentChars bounds the free texts bounded like a feedback
+// comment (a comment, the reason for a deletion or a support request) when
+// a server configures no bound.
+const DefaultCommentChars = 2000
+
 // BadInput is a BAD_USER_INPUT error naming the input field.
 func BadInput(field, format string, args ...any) *Error {
 	return Errorf(CodeBadUserInput, format, args...).With("field", field)

@@ -38,10 +38,6 @@ const (
 // grantKind names a support grant in NOT_FOUND errors.
 const grantKind = "support grant"
 
-// DefaultReasonChars bounds a reason when Options set no bound: the
-// default bound of a feedback comment (chat.DefaultLimits).
-const DefaultReasonChars = 2000
-
 // Options configure a Service.
 type Options struct {
 	// Now is the clock of grant lifetimes (nil: time.Now).
@@ -51,7 +47,7 @@ type Options struct {
 	Logger *slog.Logger
 	// ReasonChars bounds the reason of a request or a denial, in
 	// characters after trimming, as the engine bounds a comment
-	// (RAGCHAT_MAX_COMMENT_CHARS; zero: DefaultReasonChars).
+	// (RAGCHAT_MAX_COMMENT_CHARS; zero: domain.DefaultCommentChars).
 	ReasonChars int
 }
 
@@ -72,7 +68,7 @@ func New(c *ent.Client, o Options) *Service {
 		o.Logger = slog.Default()
 	}
 	if o.ReasonChars <= 0 {
-		o.ReasonChars = DefaultReasonChars
+		o.ReasonChars = domain.DefaultCommentChars
 	}
 	return &Service{client: c, now: o.Now, log: o.Logger,
 		reason: domain.TextRule{Field: "reason", Limit: domain.LimitCommentLength, Max: o.ReasonChars}}
