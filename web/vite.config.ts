@@ -4,12 +4,35 @@
 // check in scripts/web.sh check compare it byte for byte.
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Plugin } from 'vite';
+
+const outDir = '../internal/webui/dist';
+
+// sortedManifest rewrites dist/.vite/manifest.json with its keys in sorted
+// order once the build is written. Vite appends the entries of the worker
+// bundles (Monaco's editor, JSON and GraphQL workers) in the order the
+// workers finish building, which varies from run to run; sorted, the
+// manifest is the same bytes every time.
+function sortedManifest(): Plugin {
+  return {
+    name: 'ragchat-sorted-manifest',
+    apply: 'build',
+    closeBundle() {
+      const file = resolve(__dirname, outDir, '.vite/manifest.json');
+      const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      const sorted = Object.fromEntries(Object.keys(manifest).sort().map((k) => [k, manifest[k]]));
+      writeFileSync(file, JSON.stringify(sorted, undefined, 2));
+    },
+  };
+}
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), sortedManifest()],
   base: '/',
   build: {
-    outDir: '../internal/webui/dist',
+    outDir,
     emptyOutDir: true,
     sourcemap: false,
     // dist/.vite/manifest.json: which chunks and CSS each entry loads,

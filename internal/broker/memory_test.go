@@ -226,8 +226,11 @@ func TestContextCancelEndsSubscription(t *testing.T) {
 			return context.WithCancel(context.Background())
 		}, true, context.Canceled},
 		{"deadline", func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), time.Millisecond)
-		}, false, context.DeadlineExceeded},
+			// Its deadline passes when the test says so, after Subscribe:
+			// a real 1 ms timeout could pass before Subscribe on a busy
+			// machine, which then refuses the expired context instead.
+			return newExpiringContext()
+		}, true, context.DeadlineExceeded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -444,4 +447,31 @@ func TestSubscribeCancelCyclesDoNotLeak(t *testing.T) {
 	// The last detach may still be dropping its unused topic.
 	require.Eventually(t, func() bool { return b.Stats() == broker.Stats{Topics: 1} },
 		10*time.Second, time.Millisecond, "unused topics are dropped")
+}
+
+// expiringContext is a context whose deadline passes when its cancel
+// function is called: Err then reports context.DeadlineExceeded, as a
+// context whose timer fired does.
+type expiringContext struct {
+	context.Context
+	once sync.Once
+	done chan struct{}
+}
+
+// newExpiringContext returns an expiringContext and the function that
+// makes its deadline pass (idempotent).
+func newExpiringContext() (context.Context, context.CancelFunc) {
+	c := &expiringContext{Context: context.Background(), done: make(chan struct{})}
+	return c, func() { c.once.Do(func() { close(c.done) }) }
+}
+
+func (c *expiringContext) Done() <-chan struct{} { return c.done }
+
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }

@@ -2,6 +2,9 @@
 // docs/ENGINE.md (design basis D1–D17) as plain Go, with no GraphQL in it. It owns
 // conversations, the ask/retry/cancel pipeline, attempts and their
 // streaming, feedback, summaries, and the background reaper and purge.
+// What history reaches a prompt and how the prompt context is assembled
+// are internal/chat/history's; how summaries are folded is
+// internal/chat/summary's. The engine wires both once, in New.
 //
 // Every method takes the acting viewer from ctx (internal/viewer); Ent
 // privacy policies do the row filtering, so a conversation of another

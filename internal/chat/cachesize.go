@@ -19,7 +19,7 @@ func (e *Engine) CacheSizes() []cachesize.Size {
 		{Name: "chat_outcomes", Entries: e.outcomes.len(), Bound: maxOutcomes},
 		{Name: "chat_kb_models", Entries: e.kbModels.Len(), Bound: maxKBModels},
 		{Name: "chat_runs", Entries: runs},
-		{Name: "chat_summary_locks", Entries: e.summary.locks.len() + processSummaryLocks.len()},
+		{Name: "chat_summary_locks", Entries: e.summarizer.Locks()},
 	}
 	out = append(out, cachesize.Of(e.broker, e.search, e.model)...)
 	return append(out, tokens.CacheSizes()...)
@@ -30,11 +30,4 @@ func (o *recentOutcomes) len() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.rows)
-}
-
-// len is the number of keys held or waited for.
-func (k *keyedLocks) len() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.m)
 }

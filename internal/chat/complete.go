@@ -25,10 +25,12 @@ type completion struct {
 	sources    []sourcePacket
 	usage      llm.Usage
 	model      string
-	window     window
 	refused    bool
 	refusal    string
 	answer     string
+
+	// summaryVersion is the version of the summary the context read.
+	summaryVersion int
 }
 
 // complete saves the answer (saveDurably), whose citation labels the
@@ -64,7 +66,7 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 // saveCompletion is the completion transaction. It locks the conversation
 // first (the order Ask uses, so the two never deadlock), counting in the
 // same statement the USER messages the summary does not cover yet (the
-// returned pending, see foldDue), claims the attempt with a conditional
+// returned pending, see summary.Due), claims the attempt with a conditional
 // update that also stores the standalone question, stores that question on
 // the user message the first time, then writes the answer's message and
 // sources.
@@ -87,7 +89,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 		SetRefused(c.refused).
 		SetPromptTokens(c.usage.PromptTokens).SetCompletionTokens(c.usage.CompletionTokens).
 		SetTotalTokens(c.usage.TotalTokens).
-		SetContextManifest(&manifest).SetSummaryVersion(c.window.summaryVersion).
+		SetContextManifest(&manifest).SetSummaryVersion(c.summaryVersion).
 		SetCompletedAt(now).SetCheckpointAt(now).SetUpdatedAt(now).
 		ClearLeaseOwner().ClearLeaseExpiresAt()
 	if c.refused {
@@ -166,7 +168,7 @@ func completedAttempt(pending *ent.Attempt, c completion, manifest domain.Contex
 	a.Refused = c.refused
 	a.PromptTokens, a.CompletionTokens, a.TotalTokens = c.usage.PromptTokens, c.usage.CompletionTokens, c.usage.TotalTokens
 	a.ContextManifest = &manifest
-	a.SummaryVersion = c.window.summaryVersion
+	a.SummaryVersion = c.summaryVersion
 	a.CompletedAt, a.CheckpointAt, a.UpdatedAt = &now, &now, now
 	a.LeaseOwner, a.LeaseExpiresAt = nil, nil
 	if c.refused {

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
@@ -32,7 +33,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		}
 		source = conversation.TitleSourceUSER
 	}
-	strategy, err := parseHistoryStrategy(in.HistoryStrategy)
+	strategy, err := history.ParseStrategy(in.HistoryStrategy)
 	if err != nil {
 		return nil, err
 	}
@@ -199,14 +200,14 @@ func (e *Engine) UnarchiveConversation(ctx context.Context, id uuid.UUID, opts .
 // An unknown strategy is BAD_USER_INPUT naming the field historyStrategy.
 // Only the owner may change it.
 func (e *Engine) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, strategy *string, opts ...UpdateOption) (*ent.Conversation, error) {
-	s, err := parseHistoryStrategy(strategy)
+	s, err := history.ParseStrategy(strategy)
 	if err != nil {
 		return nil, err
 	}
 	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
 			switch {
-			case sameStrategy(c.HistoryStrategy, s):
+			case history.SameStrategy(c.HistoryStrategy, s):
 				return false, nil
 			case s == nil:
 				u.ClearHistoryStrategy()

@@ -15,6 +15,8 @@ import (
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/chat/history"
+	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
@@ -140,7 +142,8 @@ func (c Config) Validate() error {
 }
 
 // Observer receives low-cardinality engine measurements (for Prometheus).
-// Every method must be cheap and non-blocking.
+// Every method must be cheap and non-blocking. An Observer that also
+// implements history.ContextObserver times each context assembly.
 type Observer interface {
 	// AskAccepted counts an accepted ask or retry.
 	AskAccepted(retry bool)
@@ -187,8 +190,10 @@ type Engine struct {
 	// for its subscribers' terminal events (outcomes.go).
 	outcomes recentOutcomes
 
-	// summary serialises this engine's summarisers (summary_lock.go).
-	summary summarySerial
+	// history assembles the answers' prompt contexts (context.go), and
+	// summarizer folds their conversations' summaries (aftercompletion.go).
+	history    *history.Assembler
+	summarizer *summary.Summarizer
 
 	// control follows this instance's control topic (control.go).
 	control control
@@ -220,6 +225,7 @@ func New(cfg Config, deps Deps) *Engine {
 		e.obs = nopObserver{}
 	}
 	e.access = authwatch.NewAccess(e.broker, e.log)
+	e.history, e.summarizer = e.newAssembler(), e.newSummarizer()
 	e.startControl()
 	return e
 }

@@ -13,5 +13,5 @@ func SummarizeNow(ctx context.Context, e *Engine, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return e.maybeSummarize(ctx, id, st)
+	return e.summarizer.Fold(ctx, id, st, e.chatModel(st))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
@@ -66,8 +67,8 @@ func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, er
 		return completion{}, err
 	}
 	c := completion{
-		standalone: bc.standalone, requires: bc.requires, assembled: bc.assembled, window: bc.win,
-		sources: packSources(bc.assembled.Evidence),
+		standalone: bc.Standalone, requires: bc.RequiresHistory, assembled: bc.Assembled,
+		summaryVersion: bc.SummaryVersion, sources: packSources(bc.Assembled.Evidence),
 	}
 	e.noteEvidence(ctx, j.att.ID, stamp)
 	e.publishAttempt(ctx, j.att.ID, EventSources, 0, attemptPayload{Sources: c.sources})
@@ -80,18 +81,18 @@ func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, er
 // stream calls the model and publishes its deltas until the answer ends.
 // It returns the completion with the model's usage, or the error that
 // stopped it (the model's, or the run's cancellation).
-func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext, c completion) (completion, error) {
+func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.BuiltContext, c completion) (completion, error) {
 	st, err := e.model.ChatStream(ctx, llm.ChatRequest{
-		Model: bc.model,
+		Model: bc.Model,
 		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: bc.assembled.System},
-			{Role: llm.RoleUser, Content: bc.assembled.User},
+			{Role: llm.RoleSystem, Content: bc.Assembled.System},
+			{Role: llm.RoleUser, Content: bc.Assembled.User},
 		},
-		MaxTokens: bc.maxAnswer,
+		MaxTokens: bc.MaxAnswer,
 		// The assembler counted the prompt already, framing included: a
 		// model without usage reports need not tokenise it again, and the
 		// attempt's promptTokens is then the manifest's total.
-		PromptTokens: bc.assembled.Manifest.Tokens.Total,
+		PromptTokens: bc.Assembled.Manifest.Tokens.Total,
 	})
 	if err != nil {
 		return c, err
@@ -123,27 +124,6 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc builtContext
 	}
 	c.usage, c.model = st.Usage(), st.Model()
 	return c, nil
-}
-
-// rewrite turns a follow-up into a standalone retrieval question (docs/ENGINE.md
-// D5). A cheap rule gate skips the model for questions that do not
-// depend on history; the model sees only the authorised window, as the
-// history strategy shows it (rewriteRequest). A failed rewrite degrades
-// to the original question rather than failing the answer.
-func (e *Engine) rewrite(ctx context.Context, j job, win window, sc *roundScorer) (string, bool) {
-	req := e.rewriteRequest(ctx, j, win, sc)
-	if !llm.NeedsHistory(j.msg.Content, req.HasHistory()) {
-		return j.msg.Content, false
-	}
-	res, err := e.model.Rewrite(ctx, req)
-	if err != nil || res.StandaloneQuestion == "" {
-		if err != nil && ctx.Err() == nil {
-			e.log.WarnContext(ctx, "rewrite failed; using the original question", "attempt", j.att.ID, "err", err)
-		}
-		fb := llm.FallbackRewrite(req)
-		return fb.StandaloneQuestion, fb.RequiresHistory
-	}
-	return res.StandaloneQuestion, res.RequiresHistory
 }
 
 // saveRewrite stores both questions: the attempt's standalone question and,

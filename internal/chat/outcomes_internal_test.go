@@ -8,7 +8,6 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
-	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // TestRecentOutcomes: a finished row is served (as a copy) for outcomeTTL,
@@ -39,22 +38,5 @@ func TestRecentOutcomes(t *testing.T) {
 	}
 	if _, ok := o.get(first, t0); ok {
 		t.Fatal("the oldest row was not dropped first")
-	}
-}
-
-// TestFoldDue: the completion's count of USER messages after the summary's
-// coverage starts the summariser exactly when foldOnce would fold.
-func TestFoldDue(t *testing.T) {
-	st := domain.TenantSettings{HistoryRounds: 4, SummaryTriggerRounds: 2}
-	tests := []struct {
-		pending int
-		want    bool
-	}{
-		{0, false}, {4, false}, {6, false}, {7, true}, {20, true},
-	}
-	for _, tc := range tests {
-		if got := foldDue(tc.pending, st); got != tc.want {
-			t.Errorf("foldDue(%d) = %v, want %v", tc.pending, got, tc.want)
-		}
 	}
 }

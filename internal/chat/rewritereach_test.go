@@ -2,9 +2,11 @@ package chat_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -271,5 +273,35 @@ func TestPrioritizedRewriteRanksFromTheWindowsRead(t *testing.T) {
 			slices.Sort(want)
 			require.Equal(t, want, sizes, "embedding calls of %q", tc.question)
 		}
+	})
+}
+
+// failingRewriter fails every rewrite, counting the calls; the rest is
+// the model's.
+type failingRewriter struct {
+	llm.Model
+	calls *atomic.Int32
+}
+
+func (m failingRewriter) Rewrite(context.Context, llm.RewriteRequest) (llm.RewriteResult, error) {
+	m.calls.Add(1)
+	return llm.RewriteResult{}, errors.New("rewriter unavailable")
+}
+
+// TestPreviewWithAFailedRewrite: in a preview, as in an answer, a failed
+// rewrite degrades to the original question (docs/ENGINE.md, "Ask, step by
+// step", step 2), although a preview has no attempt to name in the log.
+func TestPreviewWithAFailedRewrite(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		var calls atomic.Int32
+		e := newEnvDeps(t, db, nil, func(d *chat.Deps) { d.Model = failingRewriter{Model: d.Model, calls: &calls} })
+		conv := e.conversation(t, alice)
+		require.Equal(t, attempt.StatusCOMPLETED, e.ask(t, alice, conv.ID, "上传文件最大是多少？").attempt.Status)
+		chat.WaitIdle(e.eng)
+		calls.Store(0)
+		m, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
+		require.NoError(t, err)
+		assert.Equal(t, int32(1), calls.Load(), "the follow-up went to the rewriter")
+		assert.Equal(t, 1, m.HistoryRounds, "the prompt still carries the previous round")
 	})
 }

@@ -38,7 +38,7 @@ func (e *Engine) bumpSequence(ctx context.Context, tx *ent.Tx, b seqBump) (int64
 
 // pendingUserMessages is the number of USER messages after the summary's
 // coverage, as a RETURNING expression of the conversation's UPDATE: what
-// the summariser counts to decide whether a fold is due (foldDue). The
+// the summariser counts to decide whether a fold is due (summary.Due). The
 // messages are the conversation's own, which the statement has just
 // locked and authorised.
 const pendingUserMessages = `(SELECT COUNT(*) FROM "messages" WHERE "messages"."conversation_id" = "conversations"."id"` +

@@ -45,6 +45,22 @@ func (s HistoryStrategy) UsesSummary() bool {
 	return s == StrategySemanticSummary || s == StrategyHybrid || s == StrategyPrioritized
 }
 
+// StrategyFor returns the history strategy that builds the prompts of a
+// conversation whose own choice is own (nil: none) under these settings
+// (docs/ENGINE.md, "History strategies"): the conversation's choice when
+// it has one, else the tenant's. Settings are validated before they are
+// stored; a value that is somehow unknown falls back to the default rather
+// than to another strategy.
+func (st TenantSettings) StrategyFor(own *HistoryStrategy) HistoryStrategy {
+	if own != nil && own.Valid() {
+		return *own
+	}
+	if st.HistoryStrategy.Valid() {
+		return st.HistoryStrategy
+	}
+	return DefaultTenantSettings().HistoryStrategy
+}
+
 // Summarizer selects what writes the rolling summary; it is independent of
 // the history strategy.
 type Summarizer string

@@ -5,10 +5,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/chat/history"
 )
 
-var _ chat.ContextObserver = (*Metrics)(nil)
+var _ history.ContextObserver = (*Metrics)(nil)
 
 // dbMetrics are the metrics of the database work behind requests and
 // answers (docs/BENCHMARKS.md reads them): statements per GraphQL
@@ -47,5 +47,5 @@ func (m *Metrics) WatchStatements(count func() uint64) {
 	}, func() float64 { return float64(count()) }))
 }
 
-// ContextAssembled records one context assembly (chat.ContextObserver).
+// ContextAssembled records one context assembly (history.ContextObserver).
 func (m *Metrics) ContextAssembled(d time.Duration) { m.contextSeconds.Observe(d.Seconds()) }

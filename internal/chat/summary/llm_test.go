@@ -1,4 +1,4 @@
-package chat
+package summary
 
 import (
 	"fmt"
@@ -9,36 +9,7 @@ import (
 	"github.com/ragchat/ragchat/internal/tokens"
 )
 
-// TestCarriesPrevious: a summary lineage is at most maxRegen+1 writes; the
-// write after that does not carry the previous summary.
-func TestCarriesPrevious(t *testing.T) {
-	tests := []struct {
-		maxRegen int
-		want     []bool // for versions 0, 1, 2, …
-	}{
-		{1, []bool{false, true, false, true, false}},
-		{2, []bool{false, true, true, false, true, true, false}},
-		{20, append(append([]bool{false}, repeatBool(true, 20)...), false, true)},
-		{0, []bool{false, false, false}},
-	}
-	for _, tc := range tests {
-		for v, want := range tc.want {
-			if got := carriesPrevious(v, tc.maxRegen); got != want {
-				t.Errorf("carriesPrevious(%d, %d) = %v, want %v", v, tc.maxRegen, got, want)
-			}
-		}
-	}
-}
-
-func repeatBool(b bool, n int) []bool {
-	out := make([]bool, n)
-	for i := range out {
-		out[i] = b
-	}
-	return out
-}
-
-// TestSummaryChunks: whole rounds, at most summaryChunkItems per chunk and
+// TestSummaryChunks: whole rounds, at most chunkItems per chunk and
 // the token bound, with an oversized round alone in its chunk; a previous
 // summary that does not fit with the rounds makes a merge necessary.
 func TestSummaryChunks(t *testing.T) {
@@ -77,7 +48,7 @@ func TestSummaryChunks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			chunks, one := summaryChunks(tc.base, tc.items, counter, tc.limit)
+			chunks, one := chunk(tc.base, tc.items, counter, tc.limit)
 			if got := sizes(chunks); fmt.Sprint(got) != fmt.Sprint(tc.want) || one != tc.one {
 				t.Errorf("chunk sizes = %v (one call %v), want %v (%v)", got, one, tc.want, tc.one)
 			}

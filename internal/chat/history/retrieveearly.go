@@ -1,4 +1,4 @@
-package chat
+package history
 
 import (
 	"context"
@@ -21,18 +21,17 @@ type earlyRetrieval struct {
 	taken    bool
 }
 
-// retrieveEarly starts j's retrieval when the question cannot need
-// history, else it returns nil (and the caller retrieves after the
-// rewrite).
-func (e *Engine) retrieveEarly(ctx context.Context, j job) *earlyRetrieval {
-	if llm.NeedsHistory(j.msg.Content, true) {
+// retrieveEarly starts req's retrieval when the question cannot need
+// history, else it returns nil (and Build retrieves after the rewrite).
+func retrieveEarly(ctx context.Context, req Request) *earlyRetrieval {
+	if llm.NeedsHistory(req.Question, true) {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &earlyRetrieval{done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(r.done)
-		r.evidence, r.err = e.retrieve(ctx, j, j.msg.Content)
+		r.evidence, r.err = req.Retrieve(ctx, req.Question)
 	}()
 	return r
 }

@@ -1,4 +1,4 @@
-package chat
+package history
 
 import (
 	"context"
@@ -8,72 +8,74 @@ import (
 	"github.com/ragchat/ragchat/internal/prompt"
 )
 
-// builtContext is the prompt context of one answer: the authorised history
-// window, the standalone question, and the evidence and history assembled
-// under the tenant's token budget for the chat model.
-type builtContext struct {
-	win        window
-	standalone string
-	requires   bool
-	model      string
-	// maxAnswer is the answer's token limit: what the model's window leaves
-	// after the prompt, up to the tenant's maxAnswerTokens.
-	maxAnswer int
-	assembled prompt.Result
+// BuiltContext is the prompt context of one answer: the standalone
+// question, and the evidence and history assembled from the authorised
+// window under the tenant's token budget for the chat model.
+type BuiltContext struct {
+	Standalone      string
+	RequiresHistory bool
+	// Model is the chat model the context was budgeted for.
+	Model string
+	// MaxAnswer is the answer's token limit: what the model's window
+	// leaves after the prompt, up to the tenant's maxAnswerTokens.
+	MaxAnswer int
+	// SummaryVersion is the version of the summary the window read.
+	SummaryVersion int
+	Assembled      prompt.Result
 }
 
-// contextError tags a buildContext failure with what its step was
-// reading, for callers that report NOT_FOUND by kind.
-type contextError struct {
-	kind string
-	err  error
+// ContextError tags a Build failure with what its step was reading
+// ("conversation", "knowledge base"), for callers that report NOT_FOUND
+// by kind.
+type ContextError struct {
+	Kind string
+	Err  error
 }
 
-func (e *contextError) Error() string { return e.err.Error() }
-func (e *contextError) Unwrap() error { return e.err }
+func (e *ContextError) Error() string { return e.Err.Error() }
+func (e *ContextError) Unwrap() error { return e.Err }
 
-// buildContext is the one context pipeline (docs/ENGINE.md, "Ask, step by
+// Build is the one context pipeline (docs/ENGINE.md, "Ask, step by
 // step"): history window → rewrite → authorised retrieval → budgeted
 // assembly. Answers and PreviewContext both use it, so what the benchmark
-// measures is what the model gets. afterRewrite, when not nil, runs between
-// the rewrite and the retrieval (an answer saves both questions and
-// publishes STARTED there); its error stops the build.
-func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(standalone string, requires bool) error) (builtContext, error) {
-	var bc builtContext
-	timer := e.timeContext(&afterRewrite)
-	early := e.retrieveEarly(ctx, j)
+// measures is what the model gets.
+func (a *Assembler) Build(ctx context.Context, req Request) (BuiltContext, error) {
+	var bc BuiltContext
+	afterRewrite := req.AfterRewrite
+	timer := a.timeContext(&afterRewrite)
+	early := retrieveEarly(ctx, req)
 	defer early.drain()
-	win, err := e.loadWindow(ctx, j)
+	win, err := a.loadWindow(ctx, req)
 	if err != nil {
-		return bc, &contextError{kind: "conversation", err: err}
+		return bc, &ContextError{Kind: "conversation", Err: err}
 	}
-	bc.win = win
-	sc := e.newRoundScorer(win)
-	bc.standalone, bc.requires = e.rewrite(ctx, j, win, sc)
+	bc.SummaryVersion = win.summaryVersion
+	sc := a.newRoundScorer(win)
+	bc.Standalone, bc.RequiresHistory = a.rewrite(ctx, req, win, sc)
 	if afterRewrite != nil {
-		if err := afterRewrite(bc.standalone, bc.requires); err != nil {
+		if err := afterRewrite(bc.Standalone, bc.RequiresHistory); err != nil {
 			return bc, err
 		}
 	}
 	evidence, err := early.wait()
 	if early == nil {
-		evidence, err = e.retrieve(ctx, j, bc.standalone)
+		evidence, err = req.Retrieve(ctx, bc.Standalone)
 	}
 	if err != nil {
-		return bc, &contextError{kind: "knowledge base", err: err}
+		return bc, &ContextError{Kind: "knowledge base", Err: err}
 	}
-	st := j.settings
+	st := req.Settings
 	rounds, maxRounds, summary := win.rounds, win.plan.verbatim, win.summary
 	var candidates []domain.RoundScore
 	if win.plan.strategy == domain.StrategyPrioritized {
-		rounds, candidates = sc.prioritize(ctx, bc.standalone, win.plan.verbatim)
+		rounds, candidates = sc.prioritize(ctx, bc.Standalone, win.plan.verbatim)
 		summary = withPendingRounds(summary, notChosen(win.unfolded, candidates), st.SummaryMaxChars)
 	}
-	bc.model = e.chatModel(st)
-	info := e.modelInfo(bc.model, st)
+	bc.Model = req.ChatModel
+	info := a.modelInfo(bc.Model, st)
 	b := budgetFor(info, st)
-	bc.assembled = prompt.Assemble(prompt.Input{
-		Question:       j.msg.Content,
+	bc.Assembled = prompt.Assemble(prompt.Input{
+		Question:       req.Question,
 		Evidence:       evidence,
 		Rounds:         rounds,
 		Summary:        summary,
@@ -88,12 +90,12 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		Counter: info.Counter,
 	})
 	timer.done()
-	m := &bc.assembled.Manifest
+	m := &bc.Assembled.Manifest
 	m.Strategy = win.plan.strategy
 	m.Model, m.Window, m.AnswerReserve = info.Name, info.Window, b.reserve
 	m.Candidates = candidates
 	scoreRounds(m, candidates)
-	bc.maxAnswer = b.answerLimit(m.Tokens.Total)
+	bc.MaxAnswer = b.answerLimit(m.Tokens.Total)
 	if over := m.Tokens.Total + minAnswerTokens - info.Window; over > 0 {
 		// Only the never-cut rules and question can get here: a window
 		// too small for them fails the attempt rather than overflow.

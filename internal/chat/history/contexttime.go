@@ -1,17 +1,17 @@
-package chat
+package history
 
 import "time"
 
-// ContextObserver is an optional part of Observer: it receives how long
-// each context assembly took (docs/ENGINE.md, "Ask, step by step": the
-// window, the rewrite, the authorised retrieval and the budgeted
-// assembly), without the answer's own step between rewrite and retrieval
-// (saving both questions and publishing STARTED).
+// ContextObserver receives how long each context assembly took
+// (docs/ENGINE.md, "Ask, step by step": the window, the rewrite, the
+// authorised retrieval and the budgeted assembly), without the answer's
+// own step between rewrite and retrieval (saving both questions and
+// publishing STARTED). The engine's Observer may implement it.
 type ContextObserver interface {
 	ContextAssembled(d time.Duration)
 }
 
-// contextTimer times one buildContext for a ContextObserver.
+// contextTimer times one Build for a ContextObserver.
 type contextTimer struct {
 	obs      ContextObserver
 	start    time.Time
@@ -21,12 +21,11 @@ type contextTimer struct {
 // timeContext starts timing a context assembly and wraps *afterRewrite so
 // that its time is left out. Without a ContextObserver it returns nil, and
 // nil's done does nothing.
-func (e *Engine) timeContext(afterRewrite *func(standalone string, requires bool) error) *contextTimer {
-	obs, ok := e.obs.(ContextObserver)
-	if !ok {
+func (a *Assembler) timeContext(afterRewrite *func(standalone string, requires bool) error) *contextTimer {
+	if a.Observer == nil {
 		return nil
 	}
-	t := &contextTimer{obs: obs, start: time.Now()}
+	t := &contextTimer{obs: a.Observer, start: time.Now()}
 	if f := *afterRewrite; f != nil {
 		*afterRewrite = func(standalone string, requires bool) error {
 			t0 := time.Now()

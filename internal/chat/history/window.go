@@ -1,4 +1,4 @@
-package chat
+package history
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
@@ -52,13 +53,13 @@ func (w window) llmRounds() []llm.Round {
 // answer; failed attempts and system events left out), minus rounds whose
 // answer relied on a source the viewer can no longer read (docs/ENGINE.md
 // D13, D17), which the same statement tells (selectWindowSources).
-func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
-	st := j.settings
-	conv, err := e.windowConversation(ctx, j)
+func (a *Assembler) loadWindow(ctx context.Context, req Request) (window, error) {
+	st := req.Settings
+	conv, err := a.windowConversation(ctx, req)
 	if err != nil {
 		return window{}, err
 	}
-	plan := planFor(strategyFor(conv, st), st)
+	plan := planFor(st.StrategyFor(conv.HistoryStrategy), st)
 	w := window{plan: plan}
 	after := int64(0)
 	if plan.afterSummary {
@@ -70,10 +71,10 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 	// Up to three messages per round (a question, a failed try, an answer)
 	// plus slack: a bounded read whatever the conversation's length.
 	var msgs []*ent.Message
-	q := e.client.Message.Query().
+	q := a.Client.Message.Query().
 		Where(
 			message.ConversationID(conv.ID),
-			message.SequenceNoLT(j.msg.SequenceNo),
+			message.SequenceNoLT(req.SequenceNo),
 			message.SequenceNoGT(after),
 			message.RoleIn(message.RoleUSER, message.RoleASSISTANT),
 		).
@@ -126,20 +127,20 @@ func (e *Engine) loadWindow(ctx context.Context, j job) (window, error) {
 
 // windowMessageFields are the message columns the window uses
 // (pairRounds); joinWindowAttempts adds the three attempt columns it uses
-// (pairRounds, outcomeOf). The rest, such as an attempt's questions,
+// (pairRounds, summary.Outcome). The rest, such as an attempt's questions,
 // answer and usage, stay in the database.
 var windowMessageFields = []string{message.FieldSequenceNo, message.FieldRole, message.FieldContent, message.FieldAttemptID}
 
-// windowConversation returns the conversation whose window j reads. A
-// preview (no attempt) has just read it in the same call; an answer run
-// reads it again, since the run may have waited in the queue while the
+// windowConversation returns the conversation whose window req reads. A
+// preview has just read it in the same call; an answer run reads it again
+// (Request.Reread), since the run may have waited in the queue while the
 // summariser moved the summary on (the summary and its coverage always
 // come from one read).
-func (e *Engine) windowConversation(ctx context.Context, j job) (*ent.Conversation, error) {
-	if j.att == nil {
-		return j.conv, nil
+func (a *Assembler) windowConversation(ctx context.Context, req Request) (*ent.Conversation, error) {
+	if !req.Reread {
+		return req.Conversation, nil
 	}
-	return e.client.Conversation.Get(ctx, j.conv.ID)
+	return a.Client.Conversation.Get(ctx, req.Conversation.ID)
 }
 
 // oldestFirst returns the rounds of rs (newest first) oldest first.
@@ -151,19 +152,20 @@ func oldestFirst(rs []pairedRound) []prompt.Round {
 	return out
 }
 
-// withPendingRounds appends to summary one deterministic line per round
-// of pending (newest first) that the summariser has not folded yet: the
-// question and its outcome, never the answer text (docs/ENGINE.md D8).
-func withPendingRounds(summary string, pending []pairedRound, maxChars int) string {
+// withPendingRounds appends to the summary previous one deterministic line
+// per round of pending (newest first) that the summariser has not folded
+// yet: the question and its outcome, never the answer text (docs/ENGINE.md
+// D8).
+func withPendingRounds(previous string, pending []pairedRound, maxChars int) string {
 	if len(pending) == 0 {
-		return summary
+		return previous
 	}
 	items := make([]llm.SummaryItem, 0, len(pending))
 	for i := len(pending) - 1; i >= 0; i-- {
 		r := pending[i]
-		items = append(items, llm.SummaryItem{Question: r.User, Outcome: outcomeOf([]*ent.Attempt{r.attempt})})
+		items = append(items, llm.SummaryItem{Question: r.User, Outcome: summary.Outcome([]*ent.Attempt{r.attempt})})
 	}
-	return deterministicSummary(summary, items, maxChars)
+	return summary.Deterministic(previous, items, maxChars)
 }
 
 // pairedRound is a whole round plus the attempt that answered it.

@@ -1,4 +1,4 @@
-package chat
+package history
 
 import (
 	"context"
@@ -68,8 +68,8 @@ func TestRoundScorer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &recordingEmbedder{Model: offline.New(offline.Options{}), fail: tc.fail}
-			e := &Engine{model: m, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-			sc := e.newRoundScorer(w)
+			a := &Assembler{Model: m, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			sc := a.newRoundScorer(w)
 			earlier := sc.rankEarlier(context.Background(), followUp, len(w.recent), w.plan.verbatim)
 			if got := seqs(earlier); !slices.Equal(got, tc.earlier) {
 				t.Errorf("rankEarlier = %v, want %v", got, tc.earlier)
@@ -87,7 +87,7 @@ func TestRoundScorer(t *testing.T) {
 			if !slices.Equal(m.calls, tc.calls) {
 				t.Errorf("embedding calls = %v, want %v", m.calls, tc.calls)
 			}
-			if e.newRoundScorer(window{plan: windowPlan{strategy: domain.StrategyHybrid}}) != nil {
+			if a.newRoundScorer(window{plan: windowPlan{strategy: domain.StrategyHybrid}}) != nil {
 				t.Error("a scorer for HYBRID")
 			}
 		})

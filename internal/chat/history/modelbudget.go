@@ -1,4 +1,4 @@
-package chat
+package history
 
 import (
 	"github.com/ragchat/ragchat/internal/domain"
@@ -8,8 +8,8 @@ import (
 // modelInfo returns the registry's entry for model: its tokenizer and its
 // context window, overridden by the server's configuration
 // (RAGCHAT_MODEL_WINDOWS) and then by the tenant's modelContextWindows.
-func (e *Engine) modelInfo(model string, st domain.TenantSettings) tokens.ModelInfo {
-	return tokens.LookupModel(model, e.cfg.ModelWindows, st.ModelContextWindows)
+func (a *Assembler) modelInfo(model string, st domain.TenantSettings) tokens.ModelInfo {
+	return tokens.LookupModel(model, a.ModelWindows, st.ModelContextWindows)
 }
 
 // chatFraming is what the chat template adds around the system and the
@@ -53,8 +53,8 @@ func budgetFor(info tokens.ModelInfo, st domain.TenantSettings) promptBudget {
 // promptTokens (framing included): whatever the window has left, up to
 // MaxAnswerTokens. That is at least the reserve when the prompt kept to
 // the usable window; less only when the never-cut rules and question
-// alone overran it (at least minAnswerTokens is left, or buildContext
-// fails the attempt).
+// alone overran it (at least minAnswerTokens is left, or Build fails the
+// attempt).
 func (b promptBudget) answerLimit(promptTokens int) int {
 	return max(1, min(b.maxAnswer, b.window-promptTokens))
 }

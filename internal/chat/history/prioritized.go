@@ -1,7 +1,8 @@
-package chat
+package history
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 )
 
@@ -41,7 +43,8 @@ const previousPriority = math.MaxFloat64
 // question costs one more embedding of that question only. If embedding
 // fails, similarity counts as zero and the other parts still rank.
 type roundScorer struct {
-	e      *Engine
+	model  llm.Model
+	log    *slog.Logger
 	rounds []prompt.Round
 	cited  map[int64]bool
 	// vecs are the rounds' embeddings once embedded (nil after a failure);
@@ -53,11 +56,11 @@ type roundScorer struct {
 
 // newRoundScorer returns the scorer of w's candidate rounds, or nil when
 // w's strategy is not PRIORITIZED.
-func (e *Engine) newRoundScorer(w window) *roundScorer {
+func (a *Assembler) newRoundScorer(w window) *roundScorer {
 	if w.plan.strategy != domain.StrategyPrioritized {
 		return nil
 	}
-	return &roundScorer{e: e, rounds: w.rounds, cited: w.cited, questions: map[string][]float32{}}
+	return &roundScorer{model: a.Model, log: a.Log, rounds: w.rounds, cited: w.cited, questions: map[string][]float32{}}
 }
 
 // embed returns question's embedding, embedding the rounds with it the
@@ -76,9 +79,9 @@ func (s *roundScorer) embed(ctx context.Context, question string) []float32 {
 			texts = append(texts, roundText(r))
 		}
 	}
-	vecs, err := s.e.model.Embed(ctx, texts)
+	vecs, err := s.model.Embed(ctx, texts)
 	if err != nil || len(vecs) != len(texts) {
-		s.e.log.WarnContext(ctx, "round embeddings unavailable; scoring without similarity", "err", err)
+		s.log.WarnContext(ctx, "round embeddings unavailable; scoring without similarity", "err", err)
 		vecs = nil
 	}
 	if !s.embedded {

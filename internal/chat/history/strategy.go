@@ -1,23 +1,41 @@
-package chat
+package history
 
 import (
-	"github.com/ragchat/ragchat/ent"
+	"fmt"
+
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
-// strategyFor returns the history strategy that builds conv's prompts
-// (docs/ENGINE.md, "History strategies"): the conversation's own choice
-// when it has one, else the tenant's. Settings are validated before they
-// are stored; a value that is somehow unknown falls back to the default
-// rather than to another strategy.
-func strategyFor(conv *ent.Conversation, st domain.TenantSettings) domain.HistoryStrategy {
-	if conv != nil && conv.HistoryStrategy != nil && conv.HistoryStrategy.Valid() {
-		return *conv.HistoryStrategy
+// ParseStrategy validates a conversation's requested history strategy:
+// nil (or "") inherits the tenant's; anything else must be one of
+// domain.HistoryStrategies, or it is BAD_USER_INPUT naming the field
+// historyStrategy.
+func ParseStrategy(s *string) (*domain.HistoryStrategy, error) {
+	if s == nil || *s == "" {
+		return nil, nil
 	}
-	if st.HistoryStrategy.Valid() {
-		return st.HistoryStrategy
+	h := domain.HistoryStrategy(*s)
+	if !h.Valid() {
+		return nil, domain.Errorf(domain.CodeBadUserInput, "unknown history strategy %q (want one of %v, or null for the tenant's)",
+			truncateForMessage(*s), domain.HistoryStrategies).With("field", "historyStrategy")
 	}
-	return domain.DefaultTenantSettings().HistoryStrategy
+	return &h, nil
+}
+
+// SameStrategy reports whether a conversation's stored strategy equals s.
+func SameStrategy(stored, s *domain.HistoryStrategy) bool {
+	if stored == nil || s == nil {
+		return stored == nil && s == nil
+	}
+	return *stored == *s
+}
+
+// truncateForMessage shortens client input echoed in an error message.
+func truncateForMessage(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return fmt.Sprintf("%s…", string(r[:40]))
+	}
+	return s
 }
 
 // windowPlan says what loadWindow reads for one strategy and what of it

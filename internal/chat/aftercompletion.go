@@ -1,0 +1,77 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/chat/summary"
+)
+
+// newSummarizer returns the engine's summariser (internal/chat/summary),
+// writing through the engine's database with its model and logger, and
+// publishing each summary it writes as a change of the conversation.
+func (e *Engine) newSummarizer() *summary.Summarizer {
+	return &summary.Summarizer{
+		DB: e.db, Model: e.model, Log: e.log,
+		Written: func(ctx context.Context, conv *ent.Conversation) {
+			e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+		},
+	}
+}
+
+// afterCompletion runs the work that must not delay an answer: folding old
+// rounds into the summary and, after the first answer, a better title.
+// pending is the conversation's USER messages after the summary's
+// coverage, counted by the completion transaction: when no fold is due
+// (summary.Due), the summariser is not started at all, which spares its
+// lock and its reads (docs/ENGINE.md, "Statements per ask"). A fold that
+// is due is still decided again on the fresh row, under the lock.
+func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
+	summarize := j.settings.StrategyFor(j.conv.HistoryStrategy).UsesSummary() && summary.Due(pending, j.settings)
+	title := j.first && e.cfg.GenerateTitles
+	if !summarize && !title {
+		return
+	}
+	e.mu.Lock()
+	if e.closing {
+		e.mu.Unlock()
+		return
+	}
+	e.wg.Add(1)
+	e.mu.Unlock()
+	go func() {
+		defer e.wg.Done()
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		// A SLIDING_WINDOW conversation takes no summary lock; the fold
+		// checks again on the fresh row.
+		if summarize {
+			if err := e.summarizer.Fold(ctx, j.conv.ID, j.settings, e.chatModel(j.settings)); err != nil {
+				e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
+			}
+		}
+		if title {
+			e.generateTitle(ctx, j.conv, j.msg.Content)
+		}
+	}()
+}
+
+// generateTitle replaces a question-derived title with a short generated
+// one, unless the user has renamed the conversation meanwhile.
+func (e *Engine) generateTitle(ctx context.Context, conv *ent.Conversation, question string) {
+	title, err := e.model.Title(ctx, question)
+	if err != nil || strings.TrimSpace(title) == "" {
+		return
+	}
+	title = capBytes(strings.TrimSpace(title), MaxTitleBytes)
+	n, err := e.client.Conversation.Update().
+		Where(conversation.ID(conv.ID), conversation.TitleSourceEQ(conversation.TitleSourceQUESTION)).
+		SetTitle(title).SetTitleSource(conversation.TitleSourceGENERATED).AddVersion(1).
+		Save(ctx)
+	if err == nil && n == 1 {
+		e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+	}
+}
