@@ -1,7 +1,9 @@
 package chat
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	"github.com/ragchat/ragchat/ent"
@@ -161,4 +163,14 @@ func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageR
 	}
 	sortUsage(out)
 	return out, nil
+}
+
+// sortUsage orders usage rows by day, then model.
+func sortUsage(rows []UsageRow) {
+	slices.SortFunc(rows, func(a, b UsageRow) int {
+		if c := a.Day.Compare(b.Day); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Model, b.Model)
+	})
 }

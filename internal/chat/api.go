@@ -1,7 +1,31 @@
 // Package chat is ragchat's conversation engine: the multi-turn RAG flow of
-// docs/ENGINE.md (design basis D1–D17) as plain Go, with no GraphQL in it. It owns
-// conversations, the ask/retry/cancel pipeline, attempts and their
-// streaming, feedback, summaries, and the background reaper and purge.
+// docs/ENGINE.md (design basis D1–D17) as plain Go, with no GraphQL in it.
+// docs/ENGINE.md opens with a table of the ask's steps and the functions
+// and files that take them. The engine holds:
+//
+//   - conversations: create, rename, archive, delete, expiry and status
+//     (conversation.go, convupdate.go, convstatus.go), and titles written
+//     after the first answer (aftercompletion.go);
+//   - the ask: validation against Limits (limits.go), the conversation's row
+//     and settings in one read (asktarget.go), the rate charge
+//     (askcharge.go, internal/askrate), the sequence number (sequence.go)
+//     and the one-statement write on PostgreSQL (askstatement.go); retry
+//     (attempts.go) and cancel, also of a run on another instance
+//     (control.go);
+//   - the run of an attempt: its lease and context (run.go), rewrite,
+//     retrieval and prompt (answer.go, context.go, embedcheck.go,
+//     retriever.go), streaming with checkpoints (progress.go), and the
+//     COMPLETED, FAILED or CANCELLED write that survives a database outage
+//     (complete.go, durable.go), then the summary and title
+//     (aftercompletion.go);
+//   - delivery: broker topics and events (events.go), the attempt stream
+//     with resume and live re-authorised sources (subscribeattempt.go,
+//     sources.go, outcomes.go), the conversation and viewer feeds
+//     (feeds.go);
+//   - feedback on an exact attempt (feedback.go), the admins' reads of
+//     conversations, feedback and usage (admin.go), and the reaper and purge
+//     (background.go); cachesize.go reports the engine's caches.
+//
 // What history reaches a prompt and how the prompt context is assembled
 // are internal/chat/history's; how summaries are folded is
 // internal/chat/summary's. The engine wires both once, in New.

@@ -1,6 +1,9 @@
 package chat
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -20,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
 // Config tunes the engine. Zero fields take the defaults in WithDefaults;
@@ -245,4 +249,43 @@ func (e *Engine) ServerChatModel() string {
 		return e.cfg.ChatModel
 	}
 	return e.model.DefaultChatModel()
+}
+
+// rollback rolls tx back and returns err, so that the original error is
+// what the caller sees. Storage errors become domain errors with
+// store.DomainError, the one classifier of database errors.
+func rollback(tx *ent.Tx, err error) error {
+	_ = tx.Rollback()
+	return err
+}
+
+// settings returns the viewer's tenant settings with defaults filled in.
+func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
+	return tenantsettings.Effective(ctx, e.client)
+}
+
+// tenantSettings returns the viewer's tenant settings as stored, zero
+// fields meaning "the default".
+func (e *Engine) tenantSettings(ctx context.Context) (domain.TenantSettings, error) {
+	return tenantsettings.Stored(ctx, e.client)
+}
+
+type traceKey struct{}
+
+// WithTraceID returns a context carrying the request's trace id, which the
+// engine stores on the messages and attempts the request creates. (Log
+// records get the trace id from the server's logger, not from here.)
+func WithTraceID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, traceKey{}, id)
+}
+
+// traceID returns ctx's trace id, or, when ctx has none, a new random one
+// on each call.
+func traceID(ctx context.Context) string {
+	if id, ok := ctx.Value(traceKey{}).(string); ok && id != "" {
+		return id
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -28,3 +28,13 @@ func HoldRuns(e *Engine) (release func()) {
 func LiveSources(ctx context.Context, e *Engine, attemptID uuid.UUID, srcs []*ent.Source) ([]SourceView, error) {
 	return e.liveSources(ctx, attemptID, srcs, e.AccessStamp(ctx))
 }
+
+// SummarizeNow runs one summariser pass over conversation id with the
+// viewer's tenant settings, as the engine does after an answer.
+func SummarizeNow(ctx context.Context, e *Engine, id uuid.UUID) error {
+	st, err := e.settings(ctx)
+	if err != nil {
+		return err
+	}
+	return e.summarizer.Fold(ctx, id, st, e.chatModel(st))
+}

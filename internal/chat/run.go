@@ -9,7 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // Why a running attempt's context was cancelled.
@@ -114,4 +116,15 @@ func (e *Engine) cancelConversationAttempts(ctx context.Context, conversationID 
 // the viewer but survives the run's cancellation, with its own deadline.
 func finalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+}
+
+// runContext is the context an attempt's background run starts from: the
+// request's viewer and trace id, with rows of deleted conversations
+// visible. Deleting a conversation cancels its run, and the run must still
+// record how its attempt ended (FAILED, CANCELLED) on rows that readers no
+// longer see; it never returns them to a client. The run's statements are
+// not the request's: they leave the request's statement tally
+// (store.WithStatementTally).
+func runContext(ctx context.Context) context.Context {
+	return store.WithoutStatementTally(authz.IncludeDeleted(ctx))
 }

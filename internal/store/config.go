@@ -1,5 +1,12 @@
 // Package store opens ragchat's database (PostgreSQL with pgvector, or the
-// embedded SQLite default), applies migrations and returns the Ent client.
+// embedded SQLite default), applies migrations and returns the Ent client
+// (open.go, migrate.go, session.go), with prepared statements cached per
+// connection (stmtcache.go) and every statement counted, per process and
+// per request tally (stmtcount.go). It is also the one owner of what a
+// database error means: Classify and DomainError map a storage error to a
+// domain error class, IsTransient tells a retryable failure
+// (errors.go, transient.go). NodeType finds the type of a node id among
+// the rows the viewer may see, in one statement (nodetype.go).
 package store
 
 import (

@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
+	"github.com/ragchat/ragchat/internal/promptfmt"
 )
 
 // generate runs one attempt to its end (docs/ENGINE.md D1, "Ask, step by
@@ -99,7 +100,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 	}
 	defer st.Close()
 	// Labels naming no source are removed before the text is streamed,
-	// so the streamed text is the saved answer (citations.go).
+	// so the streamed text is the saved answer (citationFilter).
 	cite := citationFilter(c.sources)
 	for {
 		delta, err := st.Recv()
@@ -255,4 +256,19 @@ func failureCode(ctx context.Context, err error) (domain.FailureCode, string) {
 		return llm.FailureCode(err), err.Error()
 	}
 	return domain.FailureInternal, "internal error"
+}
+
+// citationFilter returns the filter an answer's stream passes the model's
+// text through: it removes every citation label that names none of
+// sources ("[C7]" when the prompt carried C1–C3), also when the model
+// splits the label across deltas, before the text is streamed,
+// checkpointed or saved. So the streamed text, the partial answer of a
+// checkpoint and the saved answer are one text, and the answer cites only
+// sources it was given (docs/API.md, "Consuming attemptEvents").
+func citationFilter(sources []sourcePacket) *promptfmt.CitationFilter {
+	known := make(map[string]bool, len(sources))
+	for _, s := range sources {
+		known[s.Label] = true
+	}
+	return promptfmt.NewCitationFilter(known)
 }
