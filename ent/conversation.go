@@ -53,6 +53,12 @@ type Conversation struct {
 	AbsoluteExpiresAt time.Time `json:"absolute_expires_at,omitempty"`
 	// DeletedAt holds the value of the "deleted_at" field.
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// The last message of the current branch (docs/ENGINE.md, "Message trees"); null until the first message.
+	CurrentLeafID *uuid.UUID `json:"current_leaf_id,omitempty"`
+	// For a fork: the message of the source conversation whose path it copies.
+	ForkedFromMessageID *uuid.UUID `json:"forked_from_message_id,omitempty"`
+	// The idempotency key of the forkConversation that made it.
+	ForkRequestID *string `json:"fork_request_id,omitempty"`
 	// The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); null follows the tenant's (TenantSettings.historyStrategy).
 	HistoryStrategy *domain.HistoryStrategy `json:"history_strategy,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -126,9 +132,11 @@ func (*Conversation) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case conversation.FieldCurrentLeafID, conversation.FieldForkedFromMessageID:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case conversation.FieldSummaryMessageSequence, conversation.FieldSummaryVersion, conversation.FieldVersion, conversation.FieldLastSequenceNo:
 			values[i] = new(sql.NullInt64)
-		case conversation.FieldTenantID, conversation.FieldUserID, conversation.FieldTitle, conversation.FieldTitleSource, conversation.FieldSummary, conversation.FieldStatus, conversation.FieldHistoryStrategy:
+		case conversation.FieldTenantID, conversation.FieldUserID, conversation.FieldTitle, conversation.FieldTitleSource, conversation.FieldSummary, conversation.FieldStatus, conversation.FieldForkRequestID, conversation.FieldHistoryStrategy:
 			values[i] = new(sql.NullString)
 		case conversation.FieldCreatedAt, conversation.FieldUpdatedAt, conversation.FieldExpiresAt, conversation.FieldAbsoluteExpiresAt, conversation.FieldDeletedAt:
 			values[i] = new(sql.NullTime)
@@ -252,6 +260,27 @@ func (_m *Conversation) assignValues(columns []string, values []any) error {
 				_m.DeletedAt = new(time.Time)
 				*_m.DeletedAt = value.Time
 			}
+		case conversation.FieldCurrentLeafID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field current_leaf_id", values[i])
+			} else if value.Valid {
+				_m.CurrentLeafID = new(uuid.UUID)
+				*_m.CurrentLeafID = *value.S.(*uuid.UUID)
+			}
+		case conversation.FieldForkedFromMessageID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field forked_from_message_id", values[i])
+			} else if value.Valid {
+				_m.ForkedFromMessageID = new(uuid.UUID)
+				*_m.ForkedFromMessageID = *value.S.(*uuid.UUID)
+			}
+		case conversation.FieldForkRequestID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field fork_request_id", values[i])
+			} else if value.Valid {
+				_m.ForkRequestID = new(string)
+				*_m.ForkRequestID = value.String
+			}
 		case conversation.FieldHistoryStrategy:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field history_strategy", values[i])
@@ -363,6 +392,21 @@ func (_m *Conversation) String() string {
 	if v := _m.DeletedAt; v != nil {
 		builder.WriteString("deleted_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.CurrentLeafID; v != nil {
+		builder.WriteString("current_leaf_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ForkedFromMessageID; v != nil {
+		builder.WriteString("forked_from_message_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ForkRequestID; v != nil {
+		builder.WriteString("fork_request_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
 	if v := _m.HistoryStrategy; v != nil {

@@ -213,6 +213,48 @@ func (_c *ConversationCreate) SetNillableDeletedAt(v *time.Time) *ConversationCr
 	return _c
 }
 
+// SetCurrentLeafID sets the "current_leaf_id" field.
+func (_c *ConversationCreate) SetCurrentLeafID(v uuid.UUID) *ConversationCreate {
+	_c.mutation.SetCurrentLeafID(v)
+	return _c
+}
+
+// SetNillableCurrentLeafID sets the "current_leaf_id" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableCurrentLeafID(v *uuid.UUID) *ConversationCreate {
+	if v != nil {
+		_c.SetCurrentLeafID(*v)
+	}
+	return _c
+}
+
+// SetForkedFromMessageID sets the "forked_from_message_id" field.
+func (_c *ConversationCreate) SetForkedFromMessageID(v uuid.UUID) *ConversationCreate {
+	_c.mutation.SetForkedFromMessageID(v)
+	return _c
+}
+
+// SetNillableForkedFromMessageID sets the "forked_from_message_id" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableForkedFromMessageID(v *uuid.UUID) *ConversationCreate {
+	if v != nil {
+		_c.SetForkedFromMessageID(*v)
+	}
+	return _c
+}
+
+// SetForkRequestID sets the "fork_request_id" field.
+func (_c *ConversationCreate) SetForkRequestID(v string) *ConversationCreate {
+	_c.mutation.SetForkRequestID(v)
+	return _c
+}
+
+// SetNillableForkRequestID sets the "fork_request_id" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableForkRequestID(v *string) *ConversationCreate {
+	if v != nil {
+		_c.SetForkRequestID(*v)
+	}
+	return _c
+}
+
 // SetHistoryStrategy sets the "history_strategy" field.
 func (_c *ConversationCreate) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationCreate {
 	_c.mutation.SetHistoryStrategy(v)
@@ -466,6 +508,11 @@ func (_c *ConversationCreate) check() error {
 	if _, ok := _c.mutation.AbsoluteExpiresAt(); !ok {
 		return &ValidationError{Name: "absolute_expires_at", err: errors.New(`ent: missing required field "Conversation.absolute_expires_at"`)}
 	}
+	if v, ok := _c.mutation.ForkRequestID(); ok {
+		if err := conversation.ForkRequestIDValidator(v); err != nil {
+			return &ValidationError{Name: "fork_request_id", err: fmt.Errorf(`ent: validator failed for field "Conversation.fork_request_id": %w`, err)}
+		}
+	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Conversation.tenant"`)}
 	}
@@ -563,6 +610,18 @@ func (_c *ConversationCreate) createSpec() (*Conversation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.DeletedAt(); ok {
 		_spec.SetField(conversation.FieldDeletedAt, field.TypeTime, value)
 		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.CurrentLeafID(); ok {
+		_spec.SetField(conversation.FieldCurrentLeafID, field.TypeUUID, value)
+		_node.CurrentLeafID = &value
+	}
+	if value, ok := _c.mutation.ForkedFromMessageID(); ok {
+		_spec.SetField(conversation.FieldForkedFromMessageID, field.TypeUUID, value)
+		_node.ForkedFromMessageID = &value
+	}
+	if value, ok := _c.mutation.ForkRequestID(); ok {
+		_spec.SetField(conversation.FieldForkRequestID, field.TypeString, value)
+		_node.ForkRequestID = &value
 	}
 	if value, ok := _c.mutation.HistoryStrategy(); ok {
 		_spec.SetField(conversation.FieldHistoryStrategy, field.TypeString, value)
@@ -848,6 +907,24 @@ func (u *ConversationUpsert) ClearDeletedAt() *ConversationUpsert {
 	return u
 }
 
+// SetCurrentLeafID sets the "current_leaf_id" field.
+func (u *ConversationUpsert) SetCurrentLeafID(v uuid.UUID) *ConversationUpsert {
+	u.Set(conversation.FieldCurrentLeafID, v)
+	return u
+}
+
+// UpdateCurrentLeafID sets the "current_leaf_id" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdateCurrentLeafID() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldCurrentLeafID)
+	return u
+}
+
+// ClearCurrentLeafID clears the value of the "current_leaf_id" field.
+func (u *ConversationUpsert) ClearCurrentLeafID() *ConversationUpsert {
+	u.SetNull(conversation.FieldCurrentLeafID)
+	return u
+}
+
 // SetHistoryStrategy sets the "history_strategy" field.
 func (u *ConversationUpsert) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpsert {
 	u.Set(conversation.FieldHistoryStrategy, v)
@@ -897,6 +974,12 @@ func (u *ConversationUpsertOne) UpdateNewValues() *ConversationUpsertOne {
 		}
 		if _, exists := u.create.mutation.AbsoluteExpiresAt(); exists {
 			s.SetIgnore(conversation.FieldAbsoluteExpiresAt)
+		}
+		if _, exists := u.create.mutation.ForkedFromMessageID(); exists {
+			s.SetIgnore(conversation.FieldForkedFromMessageID)
+		}
+		if _, exists := u.create.mutation.ForkRequestID(); exists {
+			s.SetIgnore(conversation.FieldForkRequestID)
 		}
 	}))
 	return u
@@ -1115,6 +1198,27 @@ func (u *ConversationUpsertOne) UpdateDeletedAt() *ConversationUpsertOne {
 func (u *ConversationUpsertOne) ClearDeletedAt() *ConversationUpsertOne {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearDeletedAt()
+	})
+}
+
+// SetCurrentLeafID sets the "current_leaf_id" field.
+func (u *ConversationUpsertOne) SetCurrentLeafID(v uuid.UUID) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetCurrentLeafID(v)
+	})
+}
+
+// UpdateCurrentLeafID sets the "current_leaf_id" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdateCurrentLeafID() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateCurrentLeafID()
+	})
+}
+
+// ClearCurrentLeafID clears the value of the "current_leaf_id" field.
+func (u *ConversationUpsertOne) ClearCurrentLeafID() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearCurrentLeafID()
 	})
 }
 
@@ -1337,6 +1441,12 @@ func (u *ConversationUpsertBulk) UpdateNewValues() *ConversationUpsertBulk {
 			if _, exists := b.mutation.AbsoluteExpiresAt(); exists {
 				s.SetIgnore(conversation.FieldAbsoluteExpiresAt)
 			}
+			if _, exists := b.mutation.ForkedFromMessageID(); exists {
+				s.SetIgnore(conversation.FieldForkedFromMessageID)
+			}
+			if _, exists := b.mutation.ForkRequestID(); exists {
+				s.SetIgnore(conversation.FieldForkRequestID)
+			}
 		}
 	}))
 	return u
@@ -1555,6 +1665,27 @@ func (u *ConversationUpsertBulk) UpdateDeletedAt() *ConversationUpsertBulk {
 func (u *ConversationUpsertBulk) ClearDeletedAt() *ConversationUpsertBulk {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearDeletedAt()
+	})
+}
+
+// SetCurrentLeafID sets the "current_leaf_id" field.
+func (u *ConversationUpsertBulk) SetCurrentLeafID(v uuid.UUID) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetCurrentLeafID(v)
+	})
+}
+
+// UpdateCurrentLeafID sets the "current_leaf_id" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdateCurrentLeafID() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateCurrentLeafID()
+	})
+}
+
+// ClearCurrentLeafID clears the value of the "current_leaf_id" field.
+func (u *ConversationUpsertBulk) ClearCurrentLeafID() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearCurrentLeafID()
 	})
 }
 

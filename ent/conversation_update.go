@@ -213,6 +213,26 @@ func (_u *ConversationUpdate) ClearDeletedAt() *ConversationUpdate {
 	return _u
 }
 
+// SetCurrentLeafID sets the "current_leaf_id" field.
+func (_u *ConversationUpdate) SetCurrentLeafID(v uuid.UUID) *ConversationUpdate {
+	_u.mutation.SetCurrentLeafID(v)
+	return _u
+}
+
+// SetNillableCurrentLeafID sets the "current_leaf_id" field if the given value is not nil.
+func (_u *ConversationUpdate) SetNillableCurrentLeafID(v *uuid.UUID) *ConversationUpdate {
+	if v != nil {
+		_u.SetCurrentLeafID(*v)
+	}
+	return _u
+}
+
+// ClearCurrentLeafID clears the value of the "current_leaf_id" field.
+func (_u *ConversationUpdate) ClearCurrentLeafID() *ConversationUpdate {
+	_u.mutation.ClearCurrentLeafID()
+	return _u
+}
+
 // SetHistoryStrategy sets the "history_strategy" field.
 func (_u *ConversationUpdate) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpdate {
 	_u.mutation.SetHistoryStrategy(v)
@@ -463,6 +483,18 @@ func (_u *ConversationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if _u.mutation.DeletedAtCleared() {
 		_spec.ClearField(conversation.FieldDeletedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CurrentLeafID(); ok {
+		_spec.SetField(conversation.FieldCurrentLeafID, field.TypeUUID, value)
+	}
+	if _u.mutation.CurrentLeafIDCleared() {
+		_spec.ClearField(conversation.FieldCurrentLeafID, field.TypeUUID)
+	}
+	if _u.mutation.ForkedFromMessageIDCleared() {
+		_spec.ClearField(conversation.FieldForkedFromMessageID, field.TypeUUID)
+	}
+	if _u.mutation.ForkRequestIDCleared() {
+		_spec.ClearField(conversation.FieldForkRequestID, field.TypeString)
 	}
 	if value, ok := _u.mutation.HistoryStrategy(); ok {
 		_spec.SetField(conversation.FieldHistoryStrategy, field.TypeString, value)
@@ -762,6 +794,26 @@ func (_u *ConversationUpdateOne) ClearDeletedAt() *ConversationUpdateOne {
 	return _u
 }
 
+// SetCurrentLeafID sets the "current_leaf_id" field.
+func (_u *ConversationUpdateOne) SetCurrentLeafID(v uuid.UUID) *ConversationUpdateOne {
+	_u.mutation.SetCurrentLeafID(v)
+	return _u
+}
+
+// SetNillableCurrentLeafID sets the "current_leaf_id" field if the given value is not nil.
+func (_u *ConversationUpdateOne) SetNillableCurrentLeafID(v *uuid.UUID) *ConversationUpdateOne {
+	if v != nil {
+		_u.SetCurrentLeafID(*v)
+	}
+	return _u
+}
+
+// ClearCurrentLeafID clears the value of the "current_leaf_id" field.
+func (_u *ConversationUpdateOne) ClearCurrentLeafID() *ConversationUpdateOne {
+	_u.mutation.ClearCurrentLeafID()
+	return _u
+}
+
 // SetHistoryStrategy sets the "history_strategy" field.
 func (_u *ConversationUpdateOne) SetHistoryStrategy(v domain.HistoryStrategy) *ConversationUpdateOne {
 	_u.mutation.SetHistoryStrategy(v)
@@ -1042,6 +1094,18 @@ func (_u *ConversationUpdateOne) sqlSave(ctx context.Context) (_node *Conversati
 	}
 	if _u.mutation.DeletedAtCleared() {
 		_spec.ClearField(conversation.FieldDeletedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CurrentLeafID(); ok {
+		_spec.SetField(conversation.FieldCurrentLeafID, field.TypeUUID, value)
+	}
+	if _u.mutation.CurrentLeafIDCleared() {
+		_spec.ClearField(conversation.FieldCurrentLeafID, field.TypeUUID)
+	}
+	if _u.mutation.ForkedFromMessageIDCleared() {
+		_spec.ClearField(conversation.FieldForkedFromMessageID, field.TypeUUID)
+	}
+	if _u.mutation.ForkRequestIDCleared() {
+		_spec.ClearField(conversation.FieldForkRequestID, field.TypeString)
 	}
 	if value, ok := _u.mutation.HistoryStrategy(); ok {
 		_spec.SetField(conversation.FieldHistoryStrategy, field.TypeString, value)

@@ -155,6 +155,9 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldExpiresAt:              {Type: field.TypeTime, Column: conversation.FieldExpiresAt},
 			conversation.FieldAbsoluteExpiresAt:      {Type: field.TypeTime, Column: conversation.FieldAbsoluteExpiresAt},
 			conversation.FieldDeletedAt:              {Type: field.TypeTime, Column: conversation.FieldDeletedAt},
+			conversation.FieldCurrentLeafID:          {Type: field.TypeUUID, Column: conversation.FieldCurrentLeafID},
+			conversation.FieldForkedFromMessageID:    {Type: field.TypeUUID, Column: conversation.FieldForkedFromMessageID},
+			conversation.FieldForkRequestID:          {Type: field.TypeString, Column: conversation.FieldForkRequestID},
 			conversation.FieldHistoryStrategy:        {Type: field.TypeString, Column: conversation.FieldHistoryStrategy},
 		},
 	}
@@ -254,6 +257,9 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldTenantID:           {Type: field.TypeString, Column: message.FieldTenantID},
 			message.FieldOwnerID:            {Type: field.TypeString, Column: message.FieldOwnerID},
 			message.FieldConversationID:     {Type: field.TypeUUID, Column: message.FieldConversationID},
+			message.FieldParentID:           {Type: field.TypeUUID, Column: message.FieldParentID},
+			message.FieldDepth:              {Type: field.TypeInt, Column: message.FieldDepth},
+			message.FieldEditedFromID:       {Type: field.TypeUUID, Column: message.FieldEditedFromID},
 			message.FieldSequenceNo:         {Type: field.TypeInt64, Column: message.FieldSequenceNo},
 			message.FieldRole:               {Type: field.TypeEnum, Column: message.FieldRole},
 			message.FieldContent:            {Type: field.TypeString, Column: message.FieldContent},
@@ -264,6 +270,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldPromptTokens:       {Type: field.TypeInt, Column: message.FieldPromptTokens},
 			message.FieldCompletionTokens:   {Type: field.TypeInt, Column: message.FieldCompletionTokens},
 			message.FieldTraceID:            {Type: field.TypeString, Column: message.FieldTraceID},
+			message.FieldPathSummary:        {Type: field.TypeString, Column: message.FieldPathSummary},
+			message.FieldPathSummaryVersion: {Type: field.TypeInt, Column: message.FieldPathSummaryVersion},
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
 		},
 	}
@@ -1496,6 +1504,21 @@ func (f *ConversationFilter) WhereDeletedAt(p entql.TimeP) {
 	f.Where(p.Field(conversation.FieldDeletedAt))
 }
 
+// WhereCurrentLeafID applies the entql [16]byte predicate on the current_leaf_id field.
+func (f *ConversationFilter) WhereCurrentLeafID(p entql.ValueP) {
+	f.Where(p.Field(conversation.FieldCurrentLeafID))
+}
+
+// WhereForkedFromMessageID applies the entql [16]byte predicate on the forked_from_message_id field.
+func (f *ConversationFilter) WhereForkedFromMessageID(p entql.ValueP) {
+	f.Where(p.Field(conversation.FieldForkedFromMessageID))
+}
+
+// WhereForkRequestID applies the entql string predicate on the fork_request_id field.
+func (f *ConversationFilter) WhereForkRequestID(p entql.StringP) {
+	f.Where(p.Field(conversation.FieldForkRequestID))
+}
+
 // WhereHistoryStrategy applies the entql string predicate on the history_strategy field.
 func (f *ConversationFilter) WhereHistoryStrategy(p entql.StringP) {
 	f.Where(p.Field(conversation.FieldHistoryStrategy))
@@ -2090,6 +2113,21 @@ func (f *MessageFilter) WhereConversationID(p entql.ValueP) {
 	f.Where(p.Field(message.FieldConversationID))
 }
 
+// WhereParentID applies the entql [16]byte predicate on the parent_id field.
+func (f *MessageFilter) WhereParentID(p entql.ValueP) {
+	f.Where(p.Field(message.FieldParentID))
+}
+
+// WhereDepth applies the entql int predicate on the depth field.
+func (f *MessageFilter) WhereDepth(p entql.IntP) {
+	f.Where(p.Field(message.FieldDepth))
+}
+
+// WhereEditedFromID applies the entql [16]byte predicate on the edited_from_id field.
+func (f *MessageFilter) WhereEditedFromID(p entql.ValueP) {
+	f.Where(p.Field(message.FieldEditedFromID))
+}
+
 // WhereSequenceNo applies the entql int64 predicate on the sequence_no field.
 func (f *MessageFilter) WhereSequenceNo(p entql.Int64P) {
 	f.Where(p.Field(message.FieldSequenceNo))
@@ -2138,6 +2176,16 @@ func (f *MessageFilter) WhereCompletionTokens(p entql.IntP) {
 // WhereTraceID applies the entql string predicate on the trace_id field.
 func (f *MessageFilter) WhereTraceID(p entql.StringP) {
 	f.Where(p.Field(message.FieldTraceID))
+}
+
+// WherePathSummary applies the entql string predicate on the path_summary field.
+func (f *MessageFilter) WherePathSummary(p entql.StringP) {
+	f.Where(p.Field(message.FieldPathSummary))
+}
+
+// WherePathSummaryVersion applies the entql int predicate on the path_summary_version field.
+func (f *MessageFilter) WherePathSummaryVersion(p entql.IntP) {
+	f.Where(p.Field(message.FieldPathSummaryVersion))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

@@ -640,6 +640,16 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, conversation.FieldDeletedAt)
 				fieldSeen[conversation.FieldDeletedAt] = struct{}{}
 			}
+		case "currentLeafId":
+			if _, ok := fieldSeen[conversation.FieldCurrentLeafID]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldCurrentLeafID)
+				fieldSeen[conversation.FieldCurrentLeafID] = struct{}{}
+			}
+		case "forkedFromMessageId":
+			if _, ok := fieldSeen[conversation.FieldForkedFromMessageID]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldForkedFromMessageID)
+				fieldSeen[conversation.FieldForkedFromMessageID] = struct{}{}
+			}
 		case "historyStrategy":
 			if _, ok := fieldSeen[conversation.FieldHistoryStrategy]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldHistoryStrategy)
@@ -1257,6 +1267,21 @@ func (_q *MessageQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 			if _, ok := fieldSeen[message.FieldConversationID]; !ok {
 				selectedFields = append(selectedFields, message.FieldConversationID)
 				fieldSeen[message.FieldConversationID] = struct{}{}
+			}
+		case "parentId":
+			if _, ok := fieldSeen[message.FieldParentID]; !ok {
+				selectedFields = append(selectedFields, message.FieldParentID)
+				fieldSeen[message.FieldParentID] = struct{}{}
+			}
+		case "depth":
+			if _, ok := fieldSeen[message.FieldDepth]; !ok {
+				selectedFields = append(selectedFields, message.FieldDepth)
+				fieldSeen[message.FieldDepth] = struct{}{}
+			}
+		case "editedFromId":
+			if _, ok := fieldSeen[message.FieldEditedFromID]; !ok {
+				selectedFields = append(selectedFields, message.FieldEditedFromID)
+				fieldSeen[message.FieldEditedFromID] = struct{}{}
 			}
 		case "sequenceNo":
 			if _, ok := fieldSeen[message.FieldSequenceNo]; !ok {

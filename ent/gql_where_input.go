@@ -3687,6 +3687,40 @@ type MessageWhereInput struct {
 	ConversationIDIn    []uuid.UUID `json:"conversationIdIn,omitempty"`
 	ConversationIDNotIn []uuid.UUID `json:"conversationIdNotIn,omitempty"`
 
+	// "parent_id" field predicates.
+	ParentID       *uuid.UUID  `json:"parentId,omitempty"`
+	ParentIDNEQ    *uuid.UUID  `json:"parentIdNEQ,omitempty"`
+	ParentIDIn     []uuid.UUID `json:"parentIdIn,omitempty"`
+	ParentIDNotIn  []uuid.UUID `json:"parentIdNotIn,omitempty"`
+	ParentIDGT     *uuid.UUID  `json:"parentIdGT,omitempty"`
+	ParentIDGTE    *uuid.UUID  `json:"parentIdGTE,omitempty"`
+	ParentIDLT     *uuid.UUID  `json:"parentIdLT,omitempty"`
+	ParentIDLTE    *uuid.UUID  `json:"parentIdLTE,omitempty"`
+	ParentIDIsNil  bool        `json:"parentIdIsNil,omitempty"`
+	ParentIDNotNil bool        `json:"parentIdNotNil,omitempty"`
+
+	// "depth" field predicates.
+	Depth      *int  `json:"depth,omitempty"`
+	DepthNEQ   *int  `json:"depthNEQ,omitempty"`
+	DepthIn    []int `json:"depthIn,omitempty"`
+	DepthNotIn []int `json:"depthNotIn,omitempty"`
+	DepthGT    *int  `json:"depthGT,omitempty"`
+	DepthGTE   *int  `json:"depthGTE,omitempty"`
+	DepthLT    *int  `json:"depthLT,omitempty"`
+	DepthLTE   *int  `json:"depthLTE,omitempty"`
+
+	// "edited_from_id" field predicates.
+	EditedFromID       *uuid.UUID  `json:"editedFromId,omitempty"`
+	EditedFromIDNEQ    *uuid.UUID  `json:"editedFromIdNEQ,omitempty"`
+	EditedFromIDIn     []uuid.UUID `json:"editedFromIdIn,omitempty"`
+	EditedFromIDNotIn  []uuid.UUID `json:"editedFromIdNotIn,omitempty"`
+	EditedFromIDGT     *uuid.UUID  `json:"editedFromIdGT,omitempty"`
+	EditedFromIDGTE    *uuid.UUID  `json:"editedFromIdGTE,omitempty"`
+	EditedFromIDLT     *uuid.UUID  `json:"editedFromIdLT,omitempty"`
+	EditedFromIDLTE    *uuid.UUID  `json:"editedFromIdLTE,omitempty"`
+	EditedFromIDIsNil  bool        `json:"editedFromIdIsNil,omitempty"`
+	EditedFromIDNotNil bool        `json:"editedFromIdNotNil,omitempty"`
+
 	// "sequence_no" field predicates.
 	SequenceNo      *int64  `json:"sequenceNo,omitempty"`
 	SequenceNoNEQ   *int64  `json:"sequenceNoNEQ,omitempty"`
@@ -3947,6 +3981,90 @@ func (i *MessageWhereInput) P() (predicate.Message, error) {
 	}
 	if len(i.ConversationIDNotIn) > 0 {
 		predicates = append(predicates, message.ConversationIDNotIn(i.ConversationIDNotIn...))
+	}
+	if i.ParentID != nil {
+		predicates = append(predicates, message.ParentIDEQ(*i.ParentID))
+	}
+	if i.ParentIDNEQ != nil {
+		predicates = append(predicates, message.ParentIDNEQ(*i.ParentIDNEQ))
+	}
+	if len(i.ParentIDIn) > 0 {
+		predicates = append(predicates, message.ParentIDIn(i.ParentIDIn...))
+	}
+	if len(i.ParentIDNotIn) > 0 {
+		predicates = append(predicates, message.ParentIDNotIn(i.ParentIDNotIn...))
+	}
+	if i.ParentIDGT != nil {
+		predicates = append(predicates, message.ParentIDGT(*i.ParentIDGT))
+	}
+	if i.ParentIDGTE != nil {
+		predicates = append(predicates, message.ParentIDGTE(*i.ParentIDGTE))
+	}
+	if i.ParentIDLT != nil {
+		predicates = append(predicates, message.ParentIDLT(*i.ParentIDLT))
+	}
+	if i.ParentIDLTE != nil {
+		predicates = append(predicates, message.ParentIDLTE(*i.ParentIDLTE))
+	}
+	if i.ParentIDIsNil {
+		predicates = append(predicates, message.ParentIDIsNil())
+	}
+	if i.ParentIDNotNil {
+		predicates = append(predicates, message.ParentIDNotNil())
+	}
+	if i.Depth != nil {
+		predicates = append(predicates, message.DepthEQ(*i.Depth))
+	}
+	if i.DepthNEQ != nil {
+		predicates = append(predicates, message.DepthNEQ(*i.DepthNEQ))
+	}
+	if len(i.DepthIn) > 0 {
+		predicates = append(predicates, message.DepthIn(i.DepthIn...))
+	}
+	if len(i.DepthNotIn) > 0 {
+		predicates = append(predicates, message.DepthNotIn(i.DepthNotIn...))
+	}
+	if i.DepthGT != nil {
+		predicates = append(predicates, message.DepthGT(*i.DepthGT))
+	}
+	if i.DepthGTE != nil {
+		predicates = append(predicates, message.DepthGTE(*i.DepthGTE))
+	}
+	if i.DepthLT != nil {
+		predicates = append(predicates, message.DepthLT(*i.DepthLT))
+	}
+	if i.DepthLTE != nil {
+		predicates = append(predicates, message.DepthLTE(*i.DepthLTE))
+	}
+	if i.EditedFromID != nil {
+		predicates = append(predicates, message.EditedFromIDEQ(*i.EditedFromID))
+	}
+	if i.EditedFromIDNEQ != nil {
+		predicates = append(predicates, message.EditedFromIDNEQ(*i.EditedFromIDNEQ))
+	}
+	if len(i.EditedFromIDIn) > 0 {
+		predicates = append(predicates, message.EditedFromIDIn(i.EditedFromIDIn...))
+	}
+	if len(i.EditedFromIDNotIn) > 0 {
+		predicates = append(predicates, message.EditedFromIDNotIn(i.EditedFromIDNotIn...))
+	}
+	if i.EditedFromIDGT != nil {
+		predicates = append(predicates, message.EditedFromIDGT(*i.EditedFromIDGT))
+	}
+	if i.EditedFromIDGTE != nil {
+		predicates = append(predicates, message.EditedFromIDGTE(*i.EditedFromIDGTE))
+	}
+	if i.EditedFromIDLT != nil {
+		predicates = append(predicates, message.EditedFromIDLT(*i.EditedFromIDLT))
+	}
+	if i.EditedFromIDLTE != nil {
+		predicates = append(predicates, message.EditedFromIDLTE(*i.EditedFromIDLTE))
+	}
+	if i.EditedFromIDIsNil {
+		predicates = append(predicates, message.EditedFromIDIsNil())
+	}
+	if i.EditedFromIDNotNil {
+		predicates = append(predicates, message.EditedFromIDNotNil())
 	}
 	if i.SequenceNo != nil {
 		predicates = append(predicates, message.SequenceNoEQ(*i.SequenceNo))

@@ -27,6 +27,12 @@ type Message struct {
 	OwnerID string `json:"owner_id,omitempty"`
 	// ConversationID holds the value of the "conversation_id" field.
 	ConversationID uuid.UUID `json:"conversation_id,omitempty"`
+	// The message this one follows on its path; null for a root.
+	ParentID *uuid.UUID `json:"parent_id,omitempty"`
+	// The number of ancestors: the message's position in its path, from the root (0).
+	Depth int `json:"depth,omitempty"`
+	// For an edited USER message: the question it is an edit of (a sibling).
+	EditedFromID *uuid.UUID `json:"edited_from_id,omitempty"`
 	// SequenceNo holds the value of the "sequence_no" field.
 	SequenceNo int64 `json:"sequence_no,omitempty"`
 	// Role holds the value of the "role" field.
@@ -47,6 +53,10 @@ type Message struct {
 	CompletionTokens *int `json:"completion_tokens,omitempty"`
 	// TraceID holds the value of the "trace_id" field.
 	TraceID *string `json:"trace_id,omitempty"`
+	// The rolling summary of the path from the root up to and including this message, for the turns below it (docs/ENGINE.md, "Summaries on a tree").
+	PathSummary *string `json:"path_summary,omitempty"`
+	// Bumped on every write of path_summary (the summariser's optimistic lock).
+	PathSummaryVersion int `json:"path_summary_version,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -121,11 +131,11 @@ func (*Message) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case message.FieldAttemptID:
+		case message.FieldParentID, message.FieldEditedFromID, message.FieldAttemptID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case message.FieldSequenceNo, message.FieldPromptTokens, message.FieldCompletionTokens:
+		case message.FieldDepth, message.FieldSequenceNo, message.FieldPromptTokens, message.FieldCompletionTokens, message.FieldPathSummaryVersion:
 			values[i] = new(sql.NullInt64)
-		case message.FieldTenantID, message.FieldOwnerID, message.FieldRole, message.FieldContent, message.FieldStandaloneQuestion, message.FieldClientMessageID, message.FieldModel, message.FieldTraceID:
+		case message.FieldTenantID, message.FieldOwnerID, message.FieldRole, message.FieldContent, message.FieldStandaloneQuestion, message.FieldClientMessageID, message.FieldModel, message.FieldTraceID, message.FieldPathSummary:
 			values[i] = new(sql.NullString)
 		case message.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -169,6 +179,26 @@ func (_m *Message) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field conversation_id", values[i])
 			} else if value != nil {
 				_m.ConversationID = *value
+			}
+		case message.FieldParentID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field parent_id", values[i])
+			} else if value.Valid {
+				_m.ParentID = new(uuid.UUID)
+				*_m.ParentID = *value.S.(*uuid.UUID)
+			}
+		case message.FieldDepth:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field depth", values[i])
+			} else if value.Valid {
+				_m.Depth = int(value.Int64)
+			}
+		case message.FieldEditedFromID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field edited_from_id", values[i])
+			} else if value.Valid {
+				_m.EditedFromID = new(uuid.UUID)
+				*_m.EditedFromID = *value.S.(*uuid.UUID)
 			}
 		case message.FieldSequenceNo:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -236,6 +266,19 @@ func (_m *Message) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.TraceID = new(string)
 				*_m.TraceID = value.String
+			}
+		case message.FieldPathSummary:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field path_summary", values[i])
+			} else if value.Valid {
+				_m.PathSummary = new(string)
+				*_m.PathSummary = value.String
+			}
+		case message.FieldPathSummaryVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field path_summary_version", values[i])
+			} else if value.Valid {
+				_m.PathSummaryVersion = int(value.Int64)
 			}
 		case message.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -308,6 +351,19 @@ func (_m *Message) String() string {
 	builder.WriteString("conversation_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ConversationID))
 	builder.WriteString(", ")
+	if v := _m.ParentID; v != nil {
+		builder.WriteString("parent_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("depth=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Depth))
+	builder.WriteString(", ")
+	if v := _m.EditedFromID; v != nil {
+		builder.WriteString("edited_from_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
 	builder.WriteString("sequence_no=")
 	builder.WriteString(fmt.Sprintf("%v", _m.SequenceNo))
 	builder.WriteString(", ")
@@ -351,6 +407,14 @@ func (_m *Message) String() string {
 		builder.WriteString("trace_id=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	if v := _m.PathSummary; v != nil {
+		builder.WriteString("path_summary=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("path_summary_version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.PathSummaryVersion))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

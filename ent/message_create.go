@@ -45,6 +45,48 @@ func (_c *MessageCreate) SetConversationID(v uuid.UUID) *MessageCreate {
 	return _c
 }
 
+// SetParentID sets the "parent_id" field.
+func (_c *MessageCreate) SetParentID(v uuid.UUID) *MessageCreate {
+	_c.mutation.SetParentID(v)
+	return _c
+}
+
+// SetNillableParentID sets the "parent_id" field if the given value is not nil.
+func (_c *MessageCreate) SetNillableParentID(v *uuid.UUID) *MessageCreate {
+	if v != nil {
+		_c.SetParentID(*v)
+	}
+	return _c
+}
+
+// SetDepth sets the "depth" field.
+func (_c *MessageCreate) SetDepth(v int) *MessageCreate {
+	_c.mutation.SetDepth(v)
+	return _c
+}
+
+// SetNillableDepth sets the "depth" field if the given value is not nil.
+func (_c *MessageCreate) SetNillableDepth(v *int) *MessageCreate {
+	if v != nil {
+		_c.SetDepth(*v)
+	}
+	return _c
+}
+
+// SetEditedFromID sets the "edited_from_id" field.
+func (_c *MessageCreate) SetEditedFromID(v uuid.UUID) *MessageCreate {
+	_c.mutation.SetEditedFromID(v)
+	return _c
+}
+
+// SetNillableEditedFromID sets the "edited_from_id" field if the given value is not nil.
+func (_c *MessageCreate) SetNillableEditedFromID(v *uuid.UUID) *MessageCreate {
+	if v != nil {
+		_c.SetEditedFromID(*v)
+	}
+	return _c
+}
+
 // SetSequenceNo sets the "sequence_no" field.
 func (_c *MessageCreate) SetSequenceNo(v int64) *MessageCreate {
 	_c.mutation.SetSequenceNo(v)
@@ -161,6 +203,34 @@ func (_c *MessageCreate) SetNillableTraceID(v *string) *MessageCreate {
 	return _c
 }
 
+// SetPathSummary sets the "path_summary" field.
+func (_c *MessageCreate) SetPathSummary(v string) *MessageCreate {
+	_c.mutation.SetPathSummary(v)
+	return _c
+}
+
+// SetNillablePathSummary sets the "path_summary" field if the given value is not nil.
+func (_c *MessageCreate) SetNillablePathSummary(v *string) *MessageCreate {
+	if v != nil {
+		_c.SetPathSummary(*v)
+	}
+	return _c
+}
+
+// SetPathSummaryVersion sets the "path_summary_version" field.
+func (_c *MessageCreate) SetPathSummaryVersion(v int) *MessageCreate {
+	_c.mutation.SetPathSummaryVersion(v)
+	return _c
+}
+
+// SetNillablePathSummaryVersion sets the "path_summary_version" field if the given value is not nil.
+func (_c *MessageCreate) SetNillablePathSummaryVersion(v *int) *MessageCreate {
+	if v != nil {
+		_c.SetPathSummaryVersion(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *MessageCreate) SetCreatedAt(v time.Time) *MessageCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -256,6 +326,14 @@ func (_c *MessageCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *MessageCreate) defaults() error {
+	if _, ok := _c.mutation.Depth(); !ok {
+		v := message.DefaultDepth
+		_c.mutation.SetDepth(v)
+	}
+	if _, ok := _c.mutation.PathSummaryVersion(); !ok {
+		v := message.DefaultPathSummaryVersion
+		_c.mutation.SetPathSummaryVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if message.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized message.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -294,6 +372,14 @@ func (_c *MessageCreate) check() error {
 	if _, ok := _c.mutation.ConversationID(); !ok {
 		return &ValidationError{Name: "conversation_id", err: errors.New(`ent: missing required field "Message.conversation_id"`)}
 	}
+	if _, ok := _c.mutation.Depth(); !ok {
+		return &ValidationError{Name: "depth", err: errors.New(`ent: missing required field "Message.depth"`)}
+	}
+	if v, ok := _c.mutation.Depth(); ok {
+		if err := message.DepthValidator(v); err != nil {
+			return &ValidationError{Name: "depth", err: fmt.Errorf(`ent: validator failed for field "Message.depth": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.SequenceNo(); !ok {
 		return &ValidationError{Name: "sequence_no", err: errors.New(`ent: missing required field "Message.sequence_no"`)}
 	}
@@ -326,6 +412,14 @@ func (_c *MessageCreate) check() error {
 	if v, ok := _c.mutation.TraceID(); ok {
 		if err := message.TraceIDValidator(v); err != nil {
 			return &ValidationError{Name: "trace_id", err: fmt.Errorf(`ent: validator failed for field "Message.trace_id": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.PathSummaryVersion(); !ok {
+		return &ValidationError{Name: "path_summary_version", err: errors.New(`ent: missing required field "Message.path_summary_version"`)}
+	}
+	if v, ok := _c.mutation.PathSummaryVersion(); ok {
+		if err := message.PathSummaryVersionValidator(v); err != nil {
+			return &ValidationError{Name: "path_summary_version", err: fmt.Errorf(`ent: validator failed for field "Message.path_summary_version": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
@@ -377,6 +471,18 @@ func (_c *MessageCreate) createSpec() (*Message, *sqlgraph.CreateSpec) {
 		_spec.SetField(message.FieldOwnerID, field.TypeString, value)
 		_node.OwnerID = value
 	}
+	if value, ok := _c.mutation.ParentID(); ok {
+		_spec.SetField(message.FieldParentID, field.TypeUUID, value)
+		_node.ParentID = &value
+	}
+	if value, ok := _c.mutation.Depth(); ok {
+		_spec.SetField(message.FieldDepth, field.TypeInt, value)
+		_node.Depth = value
+	}
+	if value, ok := _c.mutation.EditedFromID(); ok {
+		_spec.SetField(message.FieldEditedFromID, field.TypeUUID, value)
+		_node.EditedFromID = &value
+	}
 	if value, ok := _c.mutation.SequenceNo(); ok {
 		_spec.SetField(message.FieldSequenceNo, field.TypeInt64, value)
 		_node.SequenceNo = value
@@ -412,6 +518,14 @@ func (_c *MessageCreate) createSpec() (*Message, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.TraceID(); ok {
 		_spec.SetField(message.FieldTraceID, field.TypeString, value)
 		_node.TraceID = &value
+	}
+	if value, ok := _c.mutation.PathSummary(); ok {
+		_spec.SetField(message.FieldPathSummary, field.TypeString, value)
+		_node.PathSummary = &value
+	}
+	if value, ok := _c.mutation.PathSummaryVersion(); ok {
+		_spec.SetField(message.FieldPathSummaryVersion, field.TypeInt, value)
+		_node.PathSummaryVersion = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(message.FieldCreatedAt, field.TypeTime, value)
@@ -686,6 +800,42 @@ func (u *MessageUpsert) ClearTraceID() *MessageUpsert {
 	return u
 }
 
+// SetPathSummary sets the "path_summary" field.
+func (u *MessageUpsert) SetPathSummary(v string) *MessageUpsert {
+	u.Set(message.FieldPathSummary, v)
+	return u
+}
+
+// UpdatePathSummary sets the "path_summary" field to the value that was provided on create.
+func (u *MessageUpsert) UpdatePathSummary() *MessageUpsert {
+	u.SetExcluded(message.FieldPathSummary)
+	return u
+}
+
+// ClearPathSummary clears the value of the "path_summary" field.
+func (u *MessageUpsert) ClearPathSummary() *MessageUpsert {
+	u.SetNull(message.FieldPathSummary)
+	return u
+}
+
+// SetPathSummaryVersion sets the "path_summary_version" field.
+func (u *MessageUpsert) SetPathSummaryVersion(v int) *MessageUpsert {
+	u.Set(message.FieldPathSummaryVersion, v)
+	return u
+}
+
+// UpdatePathSummaryVersion sets the "path_summary_version" field to the value that was provided on create.
+func (u *MessageUpsert) UpdatePathSummaryVersion() *MessageUpsert {
+	u.SetExcluded(message.FieldPathSummaryVersion)
+	return u
+}
+
+// AddPathSummaryVersion adds v to the "path_summary_version" field.
+func (u *MessageUpsert) AddPathSummaryVersion(v int) *MessageUpsert {
+	u.Add(message.FieldPathSummaryVersion, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -711,6 +861,15 @@ func (u *MessageUpsertOne) UpdateNewValues() *MessageUpsertOne {
 		}
 		if _, exists := u.create.mutation.ConversationID(); exists {
 			s.SetIgnore(message.FieldConversationID)
+		}
+		if _, exists := u.create.mutation.ParentID(); exists {
+			s.SetIgnore(message.FieldParentID)
+		}
+		if _, exists := u.create.mutation.Depth(); exists {
+			s.SetIgnore(message.FieldDepth)
+		}
+		if _, exists := u.create.mutation.EditedFromID(); exists {
+			s.SetIgnore(message.FieldEditedFromID)
 		}
 		if _, exists := u.create.mutation.SequenceNo(); exists {
 			s.SetIgnore(message.FieldSequenceNo)
@@ -895,6 +1054,48 @@ func (u *MessageUpsertOne) UpdateTraceID() *MessageUpsertOne {
 func (u *MessageUpsertOne) ClearTraceID() *MessageUpsertOne {
 	return u.Update(func(s *MessageUpsert) {
 		s.ClearTraceID()
+	})
+}
+
+// SetPathSummary sets the "path_summary" field.
+func (u *MessageUpsertOne) SetPathSummary(v string) *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetPathSummary(v)
+	})
+}
+
+// UpdatePathSummary sets the "path_summary" field to the value that was provided on create.
+func (u *MessageUpsertOne) UpdatePathSummary() *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdatePathSummary()
+	})
+}
+
+// ClearPathSummary clears the value of the "path_summary" field.
+func (u *MessageUpsertOne) ClearPathSummary() *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.ClearPathSummary()
+	})
+}
+
+// SetPathSummaryVersion sets the "path_summary_version" field.
+func (u *MessageUpsertOne) SetPathSummaryVersion(v int) *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetPathSummaryVersion(v)
+	})
+}
+
+// AddPathSummaryVersion adds v to the "path_summary_version" field.
+func (u *MessageUpsertOne) AddPathSummaryVersion(v int) *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.AddPathSummaryVersion(v)
+	})
+}
+
+// UpdatePathSummaryVersion sets the "path_summary_version" field to the value that was provided on create.
+func (u *MessageUpsertOne) UpdatePathSummaryVersion() *MessageUpsertOne {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdatePathSummaryVersion()
 	})
 }
 
@@ -1090,6 +1291,15 @@ func (u *MessageUpsertBulk) UpdateNewValues() *MessageUpsertBulk {
 			if _, exists := b.mutation.ConversationID(); exists {
 				s.SetIgnore(message.FieldConversationID)
 			}
+			if _, exists := b.mutation.ParentID(); exists {
+				s.SetIgnore(message.FieldParentID)
+			}
+			if _, exists := b.mutation.Depth(); exists {
+				s.SetIgnore(message.FieldDepth)
+			}
+			if _, exists := b.mutation.EditedFromID(); exists {
+				s.SetIgnore(message.FieldEditedFromID)
+			}
 			if _, exists := b.mutation.SequenceNo(); exists {
 				s.SetIgnore(message.FieldSequenceNo)
 			}
@@ -1274,6 +1484,48 @@ func (u *MessageUpsertBulk) UpdateTraceID() *MessageUpsertBulk {
 func (u *MessageUpsertBulk) ClearTraceID() *MessageUpsertBulk {
 	return u.Update(func(s *MessageUpsert) {
 		s.ClearTraceID()
+	})
+}
+
+// SetPathSummary sets the "path_summary" field.
+func (u *MessageUpsertBulk) SetPathSummary(v string) *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetPathSummary(v)
+	})
+}
+
+// UpdatePathSummary sets the "path_summary" field to the value that was provided on create.
+func (u *MessageUpsertBulk) UpdatePathSummary() *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdatePathSummary()
+	})
+}
+
+// ClearPathSummary clears the value of the "path_summary" field.
+func (u *MessageUpsertBulk) ClearPathSummary() *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.ClearPathSummary()
+	})
+}
+
+// SetPathSummaryVersion sets the "path_summary_version" field.
+func (u *MessageUpsertBulk) SetPathSummaryVersion(v int) *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.SetPathSummaryVersion(v)
+	})
+}
+
+// AddPathSummaryVersion adds v to the "path_summary_version" field.
+func (u *MessageUpsertBulk) AddPathSummaryVersion(v int) *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.AddPathSummaryVersion(v)
+	})
+}
+
+// UpdatePathSummaryVersion sets the "path_summary_version" field to the value that was provided on create.
+func (u *MessageUpsertBulk) UpdatePathSummaryVersion() *MessageUpsertBulk {
+	return u.Update(func(s *MessageUpsert) {
+		s.UpdatePathSummaryVersion()
 	})
 }
 

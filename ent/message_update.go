@@ -164,6 +164,47 @@ func (_u *MessageUpdate) ClearTraceID() *MessageUpdate {
 	return _u
 }
 
+// SetPathSummary sets the "path_summary" field.
+func (_u *MessageUpdate) SetPathSummary(v string) *MessageUpdate {
+	_u.mutation.SetPathSummary(v)
+	return _u
+}
+
+// SetNillablePathSummary sets the "path_summary" field if the given value is not nil.
+func (_u *MessageUpdate) SetNillablePathSummary(v *string) *MessageUpdate {
+	if v != nil {
+		_u.SetPathSummary(*v)
+	}
+	return _u
+}
+
+// ClearPathSummary clears the value of the "path_summary" field.
+func (_u *MessageUpdate) ClearPathSummary() *MessageUpdate {
+	_u.mutation.ClearPathSummary()
+	return _u
+}
+
+// SetPathSummaryVersion sets the "path_summary_version" field.
+func (_u *MessageUpdate) SetPathSummaryVersion(v int) *MessageUpdate {
+	_u.mutation.ResetPathSummaryVersion()
+	_u.mutation.SetPathSummaryVersion(v)
+	return _u
+}
+
+// SetNillablePathSummaryVersion sets the "path_summary_version" field if the given value is not nil.
+func (_u *MessageUpdate) SetNillablePathSummaryVersion(v *int) *MessageUpdate {
+	if v != nil {
+		_u.SetPathSummaryVersion(*v)
+	}
+	return _u
+}
+
+// AddPathSummaryVersion adds value to the "path_summary_version" field.
+func (_u *MessageUpdate) AddPathSummaryVersion(v int) *MessageUpdate {
+	_u.mutation.AddPathSummaryVersion(v)
+	return _u
+}
+
 // SetAttempt sets the "attempt" edge to the Attempt entity.
 func (_u *MessageUpdate) SetAttempt(v *Attempt) *MessageUpdate {
 	return _u.SetAttemptID(v.ID)
@@ -255,6 +296,11 @@ func (_u *MessageUpdate) check() error {
 			return &ValidationError{Name: "trace_id", err: fmt.Errorf(`ent: validator failed for field "Message.trace_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.PathSummaryVersion(); ok {
+		if err := message.PathSummaryVersionValidator(v); err != nil {
+			return &ValidationError{Name: "path_summary_version", err: fmt.Errorf(`ent: validator failed for field "Message.path_summary_version": %w`, err)}
+		}
+	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Message.tenant"`)
 	}
@@ -281,6 +327,12 @@ func (_u *MessageUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.ParentIDCleared() {
+		_spec.ClearField(message.FieldParentID, field.TypeUUID)
+	}
+	if _u.mutation.EditedFromIDCleared() {
+		_spec.ClearField(message.FieldEditedFromID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.StandaloneQuestion(); ok {
 		_spec.SetField(message.FieldStandaloneQuestion, field.TypeString, value)
@@ -320,6 +372,18 @@ func (_u *MessageUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.TraceIDCleared() {
 		_spec.ClearField(message.FieldTraceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.PathSummary(); ok {
+		_spec.SetField(message.FieldPathSummary, field.TypeString, value)
+	}
+	if _u.mutation.PathSummaryCleared() {
+		_spec.ClearField(message.FieldPathSummary, field.TypeString)
+	}
+	if value, ok := _u.mutation.PathSummaryVersion(); ok {
+		_spec.SetField(message.FieldPathSummaryVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPathSummaryVersion(); ok {
+		_spec.AddField(message.FieldPathSummaryVersion, field.TypeInt, value)
 	}
 	if _u.mutation.AttemptCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -551,6 +615,47 @@ func (_u *MessageUpdateOne) ClearTraceID() *MessageUpdateOne {
 	return _u
 }
 
+// SetPathSummary sets the "path_summary" field.
+func (_u *MessageUpdateOne) SetPathSummary(v string) *MessageUpdateOne {
+	_u.mutation.SetPathSummary(v)
+	return _u
+}
+
+// SetNillablePathSummary sets the "path_summary" field if the given value is not nil.
+func (_u *MessageUpdateOne) SetNillablePathSummary(v *string) *MessageUpdateOne {
+	if v != nil {
+		_u.SetPathSummary(*v)
+	}
+	return _u
+}
+
+// ClearPathSummary clears the value of the "path_summary" field.
+func (_u *MessageUpdateOne) ClearPathSummary() *MessageUpdateOne {
+	_u.mutation.ClearPathSummary()
+	return _u
+}
+
+// SetPathSummaryVersion sets the "path_summary_version" field.
+func (_u *MessageUpdateOne) SetPathSummaryVersion(v int) *MessageUpdateOne {
+	_u.mutation.ResetPathSummaryVersion()
+	_u.mutation.SetPathSummaryVersion(v)
+	return _u
+}
+
+// SetNillablePathSummaryVersion sets the "path_summary_version" field if the given value is not nil.
+func (_u *MessageUpdateOne) SetNillablePathSummaryVersion(v *int) *MessageUpdateOne {
+	if v != nil {
+		_u.SetPathSummaryVersion(*v)
+	}
+	return _u
+}
+
+// AddPathSummaryVersion adds value to the "path_summary_version" field.
+func (_u *MessageUpdateOne) AddPathSummaryVersion(v int) *MessageUpdateOne {
+	_u.mutation.AddPathSummaryVersion(v)
+	return _u
+}
+
 // SetAttempt sets the "attempt" edge to the Attempt entity.
 func (_u *MessageUpdateOne) SetAttempt(v *Attempt) *MessageUpdateOne {
 	return _u.SetAttemptID(v.ID)
@@ -655,6 +760,11 @@ func (_u *MessageUpdateOne) check() error {
 			return &ValidationError{Name: "trace_id", err: fmt.Errorf(`ent: validator failed for field "Message.trace_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.PathSummaryVersion(); ok {
+		if err := message.PathSummaryVersionValidator(v); err != nil {
+			return &ValidationError{Name: "path_summary_version", err: fmt.Errorf(`ent: validator failed for field "Message.path_summary_version": %w`, err)}
+		}
+	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Message.tenant"`)
 	}
@@ -699,6 +809,12 @@ func (_u *MessageUpdateOne) sqlSave(ctx context.Context) (_node *Message, err er
 			}
 		}
 	}
+	if _u.mutation.ParentIDCleared() {
+		_spec.ClearField(message.FieldParentID, field.TypeUUID)
+	}
+	if _u.mutation.EditedFromIDCleared() {
+		_spec.ClearField(message.FieldEditedFromID, field.TypeUUID)
+	}
 	if value, ok := _u.mutation.StandaloneQuestion(); ok {
 		_spec.SetField(message.FieldStandaloneQuestion, field.TypeString, value)
 	}
@@ -737,6 +853,18 @@ func (_u *MessageUpdateOne) sqlSave(ctx context.Context) (_node *Message, err er
 	}
 	if _u.mutation.TraceIDCleared() {
 		_spec.ClearField(message.FieldTraceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.PathSummary(); ok {
+		_spec.SetField(message.FieldPathSummary, field.TypeString, value)
+	}
+	if _u.mutation.PathSummaryCleared() {
+		_spec.ClearField(message.FieldPathSummary, field.TypeString)
+	}
+	if value, ok := _u.mutation.PathSummaryVersion(); ok {
+		_spec.SetField(message.FieldPathSummaryVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPathSummaryVersion(); ok {
+		_spec.AddField(message.FieldPathSummaryVersion, field.TypeInt, value)
 	}
 	if _u.mutation.AttemptCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -5083,6 +5083,9 @@ type ConversationMutation struct {
 	expires_at                  *time.Time
 	absolute_expires_at         *time.Time
 	deleted_at                  *time.Time
+	current_leaf_id             *uuid.UUID
+	forked_from_message_id      *uuid.UUID
+	fork_request_id             *string
 	history_strategy            *domain.HistoryStrategy
 	clearedFields               map[string]struct{}
 	tenant                      *string
@@ -5873,6 +5876,153 @@ func (m *ConversationMutation) ResetDeletedAt() {
 	delete(m.clearedFields, conversation.FieldDeletedAt)
 }
 
+// SetCurrentLeafID sets the "current_leaf_id" field.
+func (m *ConversationMutation) SetCurrentLeafID(u uuid.UUID) {
+	m.current_leaf_id = &u
+}
+
+// CurrentLeafID returns the value of the "current_leaf_id" field in the mutation.
+func (m *ConversationMutation) CurrentLeafID() (r uuid.UUID, exists bool) {
+	v := m.current_leaf_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrentLeafID returns the old "current_leaf_id" field's value of the Conversation entity.
+// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConversationMutation) OldCurrentLeafID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrentLeafID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrentLeafID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrentLeafID: %w", err)
+	}
+	return oldValue.CurrentLeafID, nil
+}
+
+// ClearCurrentLeafID clears the value of the "current_leaf_id" field.
+func (m *ConversationMutation) ClearCurrentLeafID() {
+	m.current_leaf_id = nil
+	m.clearedFields[conversation.FieldCurrentLeafID] = struct{}{}
+}
+
+// CurrentLeafIDCleared returns if the "current_leaf_id" field was cleared in this mutation.
+func (m *ConversationMutation) CurrentLeafIDCleared() bool {
+	_, ok := m.clearedFields[conversation.FieldCurrentLeafID]
+	return ok
+}
+
+// ResetCurrentLeafID resets all changes to the "current_leaf_id" field.
+func (m *ConversationMutation) ResetCurrentLeafID() {
+	m.current_leaf_id = nil
+	delete(m.clearedFields, conversation.FieldCurrentLeafID)
+}
+
+// SetForkedFromMessageID sets the "forked_from_message_id" field.
+func (m *ConversationMutation) SetForkedFromMessageID(u uuid.UUID) {
+	m.forked_from_message_id = &u
+}
+
+// ForkedFromMessageID returns the value of the "forked_from_message_id" field in the mutation.
+func (m *ConversationMutation) ForkedFromMessageID() (r uuid.UUID, exists bool) {
+	v := m.forked_from_message_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldForkedFromMessageID returns the old "forked_from_message_id" field's value of the Conversation entity.
+// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConversationMutation) OldForkedFromMessageID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldForkedFromMessageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldForkedFromMessageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldForkedFromMessageID: %w", err)
+	}
+	return oldValue.ForkedFromMessageID, nil
+}
+
+// ClearForkedFromMessageID clears the value of the "forked_from_message_id" field.
+func (m *ConversationMutation) ClearForkedFromMessageID() {
+	m.forked_from_message_id = nil
+	m.clearedFields[conversation.FieldForkedFromMessageID] = struct{}{}
+}
+
+// ForkedFromMessageIDCleared returns if the "forked_from_message_id" field was cleared in this mutation.
+func (m *ConversationMutation) ForkedFromMessageIDCleared() bool {
+	_, ok := m.clearedFields[conversation.FieldForkedFromMessageID]
+	return ok
+}
+
+// ResetForkedFromMessageID resets all changes to the "forked_from_message_id" field.
+func (m *ConversationMutation) ResetForkedFromMessageID() {
+	m.forked_from_message_id = nil
+	delete(m.clearedFields, conversation.FieldForkedFromMessageID)
+}
+
+// SetForkRequestID sets the "fork_request_id" field.
+func (m *ConversationMutation) SetForkRequestID(s string) {
+	m.fork_request_id = &s
+}
+
+// ForkRequestID returns the value of the "fork_request_id" field in the mutation.
+func (m *ConversationMutation) ForkRequestID() (r string, exists bool) {
+	v := m.fork_request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldForkRequestID returns the old "fork_request_id" field's value of the Conversation entity.
+// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConversationMutation) OldForkRequestID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldForkRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldForkRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldForkRequestID: %w", err)
+	}
+	return oldValue.ForkRequestID, nil
+}
+
+// ClearForkRequestID clears the value of the "fork_request_id" field.
+func (m *ConversationMutation) ClearForkRequestID() {
+	m.fork_request_id = nil
+	m.clearedFields[conversation.FieldForkRequestID] = struct{}{}
+}
+
+// ForkRequestIDCleared returns if the "fork_request_id" field was cleared in this mutation.
+func (m *ConversationMutation) ForkRequestIDCleared() bool {
+	_, ok := m.clearedFields[conversation.FieldForkRequestID]
+	return ok
+}
+
+// ResetForkRequestID resets all changes to the "fork_request_id" field.
+func (m *ConversationMutation) ResetForkRequestID() {
+	m.fork_request_id = nil
+	delete(m.clearedFields, conversation.FieldForkRequestID)
+}
+
 // SetHistoryStrategy sets the "history_strategy" field.
 func (m *ConversationMutation) SetHistoryStrategy(ds domain.HistoryStrategy) {
 	m.history_strategy = &ds
@@ -6118,7 +6268,7 @@ func (m *ConversationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ConversationMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 20)
 	if m.tenant != nil {
 		fields = append(fields, conversation.FieldTenantID)
 	}
@@ -6167,6 +6317,15 @@ func (m *ConversationMutation) Fields() []string {
 	if m.deleted_at != nil {
 		fields = append(fields, conversation.FieldDeletedAt)
 	}
+	if m.current_leaf_id != nil {
+		fields = append(fields, conversation.FieldCurrentLeafID)
+	}
+	if m.forked_from_message_id != nil {
+		fields = append(fields, conversation.FieldForkedFromMessageID)
+	}
+	if m.fork_request_id != nil {
+		fields = append(fields, conversation.FieldForkRequestID)
+	}
 	if m.history_strategy != nil {
 		fields = append(fields, conversation.FieldHistoryStrategy)
 	}
@@ -6210,6 +6369,12 @@ func (m *ConversationMutation) Field(name string) (ent.Value, bool) {
 		return m.AbsoluteExpiresAt()
 	case conversation.FieldDeletedAt:
 		return m.DeletedAt()
+	case conversation.FieldCurrentLeafID:
+		return m.CurrentLeafID()
+	case conversation.FieldForkedFromMessageID:
+		return m.ForkedFromMessageID()
+	case conversation.FieldForkRequestID:
+		return m.ForkRequestID()
 	case conversation.FieldHistoryStrategy:
 		return m.HistoryStrategy()
 	}
@@ -6253,6 +6418,12 @@ func (m *ConversationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldAbsoluteExpiresAt(ctx)
 	case conversation.FieldDeletedAt:
 		return m.OldDeletedAt(ctx)
+	case conversation.FieldCurrentLeafID:
+		return m.OldCurrentLeafID(ctx)
+	case conversation.FieldForkedFromMessageID:
+		return m.OldForkedFromMessageID(ctx)
+	case conversation.FieldForkRequestID:
+		return m.OldForkRequestID(ctx)
 	case conversation.FieldHistoryStrategy:
 		return m.OldHistoryStrategy(ctx)
 	}
@@ -6376,6 +6547,27 @@ func (m *ConversationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDeletedAt(v)
 		return nil
+	case conversation.FieldCurrentLeafID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrentLeafID(v)
+		return nil
+	case conversation.FieldForkedFromMessageID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetForkedFromMessageID(v)
+		return nil
+	case conversation.FieldForkRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetForkRequestID(v)
+		return nil
 	case conversation.FieldHistoryStrategy:
 		v, ok := value.(domain.HistoryStrategy)
 		if !ok {
@@ -6467,6 +6659,15 @@ func (m *ConversationMutation) ClearedFields() []string {
 	if m.FieldCleared(conversation.FieldDeletedAt) {
 		fields = append(fields, conversation.FieldDeletedAt)
 	}
+	if m.FieldCleared(conversation.FieldCurrentLeafID) {
+		fields = append(fields, conversation.FieldCurrentLeafID)
+	}
+	if m.FieldCleared(conversation.FieldForkedFromMessageID) {
+		fields = append(fields, conversation.FieldForkedFromMessageID)
+	}
+	if m.FieldCleared(conversation.FieldForkRequestID) {
+		fields = append(fields, conversation.FieldForkRequestID)
+	}
 	if m.FieldCleared(conversation.FieldHistoryStrategy) {
 		fields = append(fields, conversation.FieldHistoryStrategy)
 	}
@@ -6486,6 +6687,15 @@ func (m *ConversationMutation) ClearField(name string) error {
 	switch name {
 	case conversation.FieldDeletedAt:
 		m.ClearDeletedAt()
+		return nil
+	case conversation.FieldCurrentLeafID:
+		m.ClearCurrentLeafID()
+		return nil
+	case conversation.FieldForkedFromMessageID:
+		m.ClearForkedFromMessageID()
+		return nil
+	case conversation.FieldForkRequestID:
+		m.ClearForkRequestID()
 		return nil
 	case conversation.FieldHistoryStrategy:
 		m.ClearHistoryStrategy()
@@ -6545,6 +6755,15 @@ func (m *ConversationMutation) ResetField(name string) error {
 		return nil
 	case conversation.FieldDeletedAt:
 		m.ResetDeletedAt()
+		return nil
+	case conversation.FieldCurrentLeafID:
+		m.ResetCurrentLeafID()
+		return nil
+	case conversation.FieldForkedFromMessageID:
+		m.ResetForkedFromMessageID()
+		return nil
+	case conversation.FieldForkRequestID:
+		m.ResetForkRequestID()
 		return nil
 	case conversation.FieldHistoryStrategy:
 		m.ResetHistoryStrategy()
@@ -10337,36 +10556,43 @@ func (m *KnowledgeBaseMutation) ResetEdge(name string) error {
 // MessageMutation represents an operation that mutates the Message nodes in the graph.
 type MessageMutation struct {
 	config
-	op                   Op
-	typ                  string
-	id                   *uuid.UUID
-	owner_id             *string
-	sequence_no          *int64
-	addsequence_no       *int64
-	role                 *message.Role
-	content              *string
-	standalone_question  *string
-	client_message_id    *string
-	model                *string
-	prompt_tokens        *int
-	addprompt_tokens     *int
-	completion_tokens    *int
-	addcompletion_tokens *int
-	trace_id             *string
-	created_at           *time.Time
-	clearedFields        map[string]struct{}
-	tenant               *string
-	clearedtenant        bool
-	conversation         *uuid.UUID
-	clearedconversation  bool
-	attempt              *uuid.UUID
-	clearedattempt       bool
-	attempts             map[uuid.UUID]struct{}
-	removedattempts      map[uuid.UUID]struct{}
-	clearedattempts      bool
-	done                 bool
-	oldValue             func(context.Context) (*Message, error)
-	predicates           []predicate.Message
+	op                      Op
+	typ                     string
+	id                      *uuid.UUID
+	owner_id                *string
+	parent_id               *uuid.UUID
+	depth                   *int
+	adddepth                *int
+	edited_from_id          *uuid.UUID
+	sequence_no             *int64
+	addsequence_no          *int64
+	role                    *message.Role
+	content                 *string
+	standalone_question     *string
+	client_message_id       *string
+	model                   *string
+	prompt_tokens           *int
+	addprompt_tokens        *int
+	completion_tokens       *int
+	addcompletion_tokens    *int
+	trace_id                *string
+	path_summary            *string
+	path_summary_version    *int
+	addpath_summary_version *int
+	created_at              *time.Time
+	clearedFields           map[string]struct{}
+	tenant                  *string
+	clearedtenant           bool
+	conversation            *uuid.UUID
+	clearedconversation     bool
+	attempt                 *uuid.UUID
+	clearedattempt          bool
+	attempts                map[uuid.UUID]struct{}
+	removedattempts         map[uuid.UUID]struct{}
+	clearedattempts         bool
+	done                    bool
+	oldValue                func(context.Context) (*Message, error)
+	predicates              []predicate.Message
 }
 
 var _ ent.Mutation = (*MessageMutation)(nil)
@@ -10579,6 +10805,160 @@ func (m *MessageMutation) OldConversationID(ctx context.Context) (v uuid.UUID, e
 // ResetConversationID resets all changes to the "conversation_id" field.
 func (m *MessageMutation) ResetConversationID() {
 	m.conversation = nil
+}
+
+// SetParentID sets the "parent_id" field.
+func (m *MessageMutation) SetParentID(u uuid.UUID) {
+	m.parent_id = &u
+}
+
+// ParentID returns the value of the "parent_id" field in the mutation.
+func (m *MessageMutation) ParentID() (r uuid.UUID, exists bool) {
+	v := m.parent_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldParentID returns the old "parent_id" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldParentID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldParentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldParentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldParentID: %w", err)
+	}
+	return oldValue.ParentID, nil
+}
+
+// ClearParentID clears the value of the "parent_id" field.
+func (m *MessageMutation) ClearParentID() {
+	m.parent_id = nil
+	m.clearedFields[message.FieldParentID] = struct{}{}
+}
+
+// ParentIDCleared returns if the "parent_id" field was cleared in this mutation.
+func (m *MessageMutation) ParentIDCleared() bool {
+	_, ok := m.clearedFields[message.FieldParentID]
+	return ok
+}
+
+// ResetParentID resets all changes to the "parent_id" field.
+func (m *MessageMutation) ResetParentID() {
+	m.parent_id = nil
+	delete(m.clearedFields, message.FieldParentID)
+}
+
+// SetDepth sets the "depth" field.
+func (m *MessageMutation) SetDepth(i int) {
+	m.depth = &i
+	m.adddepth = nil
+}
+
+// Depth returns the value of the "depth" field in the mutation.
+func (m *MessageMutation) Depth() (r int, exists bool) {
+	v := m.depth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDepth returns the old "depth" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldDepth(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDepth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDepth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDepth: %w", err)
+	}
+	return oldValue.Depth, nil
+}
+
+// AddDepth adds i to the "depth" field.
+func (m *MessageMutation) AddDepth(i int) {
+	if m.adddepth != nil {
+		*m.adddepth += i
+	} else {
+		m.adddepth = &i
+	}
+}
+
+// AddedDepth returns the value that was added to the "depth" field in this mutation.
+func (m *MessageMutation) AddedDepth() (r int, exists bool) {
+	v := m.adddepth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDepth resets all changes to the "depth" field.
+func (m *MessageMutation) ResetDepth() {
+	m.depth = nil
+	m.adddepth = nil
+}
+
+// SetEditedFromID sets the "edited_from_id" field.
+func (m *MessageMutation) SetEditedFromID(u uuid.UUID) {
+	m.edited_from_id = &u
+}
+
+// EditedFromID returns the value of the "edited_from_id" field in the mutation.
+func (m *MessageMutation) EditedFromID() (r uuid.UUID, exists bool) {
+	v := m.edited_from_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEditedFromID returns the old "edited_from_id" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldEditedFromID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEditedFromID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEditedFromID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEditedFromID: %w", err)
+	}
+	return oldValue.EditedFromID, nil
+}
+
+// ClearEditedFromID clears the value of the "edited_from_id" field.
+func (m *MessageMutation) ClearEditedFromID() {
+	m.edited_from_id = nil
+	m.clearedFields[message.FieldEditedFromID] = struct{}{}
+}
+
+// EditedFromIDCleared returns if the "edited_from_id" field was cleared in this mutation.
+func (m *MessageMutation) EditedFromIDCleared() bool {
+	_, ok := m.clearedFields[message.FieldEditedFromID]
+	return ok
+}
+
+// ResetEditedFromID resets all changes to the "edited_from_id" field.
+func (m *MessageMutation) ResetEditedFromID() {
+	m.edited_from_id = nil
+	delete(m.clearedFields, message.FieldEditedFromID)
 }
 
 // SetSequenceNo sets the "sequence_no" field.
@@ -11094,6 +11474,111 @@ func (m *MessageMutation) ResetTraceID() {
 	delete(m.clearedFields, message.FieldTraceID)
 }
 
+// SetPathSummary sets the "path_summary" field.
+func (m *MessageMutation) SetPathSummary(s string) {
+	m.path_summary = &s
+}
+
+// PathSummary returns the value of the "path_summary" field in the mutation.
+func (m *MessageMutation) PathSummary() (r string, exists bool) {
+	v := m.path_summary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPathSummary returns the old "path_summary" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldPathSummary(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPathSummary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPathSummary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPathSummary: %w", err)
+	}
+	return oldValue.PathSummary, nil
+}
+
+// ClearPathSummary clears the value of the "path_summary" field.
+func (m *MessageMutation) ClearPathSummary() {
+	m.path_summary = nil
+	m.clearedFields[message.FieldPathSummary] = struct{}{}
+}
+
+// PathSummaryCleared returns if the "path_summary" field was cleared in this mutation.
+func (m *MessageMutation) PathSummaryCleared() bool {
+	_, ok := m.clearedFields[message.FieldPathSummary]
+	return ok
+}
+
+// ResetPathSummary resets all changes to the "path_summary" field.
+func (m *MessageMutation) ResetPathSummary() {
+	m.path_summary = nil
+	delete(m.clearedFields, message.FieldPathSummary)
+}
+
+// SetPathSummaryVersion sets the "path_summary_version" field.
+func (m *MessageMutation) SetPathSummaryVersion(i int) {
+	m.path_summary_version = &i
+	m.addpath_summary_version = nil
+}
+
+// PathSummaryVersion returns the value of the "path_summary_version" field in the mutation.
+func (m *MessageMutation) PathSummaryVersion() (r int, exists bool) {
+	v := m.path_summary_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPathSummaryVersion returns the old "path_summary_version" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldPathSummaryVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPathSummaryVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPathSummaryVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPathSummaryVersion: %w", err)
+	}
+	return oldValue.PathSummaryVersion, nil
+}
+
+// AddPathSummaryVersion adds i to the "path_summary_version" field.
+func (m *MessageMutation) AddPathSummaryVersion(i int) {
+	if m.addpath_summary_version != nil {
+		*m.addpath_summary_version += i
+	} else {
+		m.addpath_summary_version = &i
+	}
+}
+
+// AddedPathSummaryVersion returns the value that was added to the "path_summary_version" field in this mutation.
+func (m *MessageMutation) AddedPathSummaryVersion() (r int, exists bool) {
+	v := m.addpath_summary_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPathSummaryVersion resets all changes to the "path_summary_version" field.
+func (m *MessageMutation) ResetPathSummaryVersion() {
+	m.path_summary_version = nil
+	m.addpath_summary_version = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *MessageMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -11299,7 +11784,7 @@ func (m *MessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MessageMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 19)
 	if m.tenant != nil {
 		fields = append(fields, message.FieldTenantID)
 	}
@@ -11308,6 +11793,15 @@ func (m *MessageMutation) Fields() []string {
 	}
 	if m.conversation != nil {
 		fields = append(fields, message.FieldConversationID)
+	}
+	if m.parent_id != nil {
+		fields = append(fields, message.FieldParentID)
+	}
+	if m.depth != nil {
+		fields = append(fields, message.FieldDepth)
+	}
+	if m.edited_from_id != nil {
+		fields = append(fields, message.FieldEditedFromID)
 	}
 	if m.sequence_no != nil {
 		fields = append(fields, message.FieldSequenceNo)
@@ -11339,6 +11833,12 @@ func (m *MessageMutation) Fields() []string {
 	if m.trace_id != nil {
 		fields = append(fields, message.FieldTraceID)
 	}
+	if m.path_summary != nil {
+		fields = append(fields, message.FieldPathSummary)
+	}
+	if m.path_summary_version != nil {
+		fields = append(fields, message.FieldPathSummaryVersion)
+	}
 	if m.created_at != nil {
 		fields = append(fields, message.FieldCreatedAt)
 	}
@@ -11356,6 +11856,12 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.OwnerID()
 	case message.FieldConversationID:
 		return m.ConversationID()
+	case message.FieldParentID:
+		return m.ParentID()
+	case message.FieldDepth:
+		return m.Depth()
+	case message.FieldEditedFromID:
+		return m.EditedFromID()
 	case message.FieldSequenceNo:
 		return m.SequenceNo()
 	case message.FieldRole:
@@ -11376,6 +11882,10 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.CompletionTokens()
 	case message.FieldTraceID:
 		return m.TraceID()
+	case message.FieldPathSummary:
+		return m.PathSummary()
+	case message.FieldPathSummaryVersion:
+		return m.PathSummaryVersion()
 	case message.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -11393,6 +11903,12 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldOwnerID(ctx)
 	case message.FieldConversationID:
 		return m.OldConversationID(ctx)
+	case message.FieldParentID:
+		return m.OldParentID(ctx)
+	case message.FieldDepth:
+		return m.OldDepth(ctx)
+	case message.FieldEditedFromID:
+		return m.OldEditedFromID(ctx)
 	case message.FieldSequenceNo:
 		return m.OldSequenceNo(ctx)
 	case message.FieldRole:
@@ -11413,6 +11929,10 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldCompletionTokens(ctx)
 	case message.FieldTraceID:
 		return m.OldTraceID(ctx)
+	case message.FieldPathSummary:
+		return m.OldPathSummary(ctx)
+	case message.FieldPathSummaryVersion:
+		return m.OldPathSummaryVersion(ctx)
 	case message.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -11444,6 +11964,27 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetConversationID(v)
+		return nil
+	case message.FieldParentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetParentID(v)
+		return nil
+	case message.FieldDepth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDepth(v)
+		return nil
+	case message.FieldEditedFromID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEditedFromID(v)
 		return nil
 	case message.FieldSequenceNo:
 		v, ok := value.(int64)
@@ -11515,6 +12056,20 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTraceID(v)
 		return nil
+	case message.FieldPathSummary:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPathSummary(v)
+		return nil
+	case message.FieldPathSummaryVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPathSummaryVersion(v)
+		return nil
 	case message.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -11530,6 +12085,9 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *MessageMutation) AddedFields() []string {
 	var fields []string
+	if m.adddepth != nil {
+		fields = append(fields, message.FieldDepth)
+	}
 	if m.addsequence_no != nil {
 		fields = append(fields, message.FieldSequenceNo)
 	}
@@ -11539,6 +12097,9 @@ func (m *MessageMutation) AddedFields() []string {
 	if m.addcompletion_tokens != nil {
 		fields = append(fields, message.FieldCompletionTokens)
 	}
+	if m.addpath_summary_version != nil {
+		fields = append(fields, message.FieldPathSummaryVersion)
+	}
 	return fields
 }
 
@@ -11547,12 +12108,16 @@ func (m *MessageMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *MessageMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case message.FieldDepth:
+		return m.AddedDepth()
 	case message.FieldSequenceNo:
 		return m.AddedSequenceNo()
 	case message.FieldPromptTokens:
 		return m.AddedPromptTokens()
 	case message.FieldCompletionTokens:
 		return m.AddedCompletionTokens()
+	case message.FieldPathSummaryVersion:
+		return m.AddedPathSummaryVersion()
 	}
 	return nil, false
 }
@@ -11562,6 +12127,13 @@ func (m *MessageMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *MessageMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case message.FieldDepth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDepth(v)
+		return nil
 	case message.FieldSequenceNo:
 		v, ok := value.(int64)
 		if !ok {
@@ -11583,6 +12155,13 @@ func (m *MessageMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddCompletionTokens(v)
 		return nil
+	case message.FieldPathSummaryVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPathSummaryVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Message numeric field %s", name)
 }
@@ -11591,6 +12170,12 @@ func (m *MessageMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *MessageMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(message.FieldParentID) {
+		fields = append(fields, message.FieldParentID)
+	}
+	if m.FieldCleared(message.FieldEditedFromID) {
+		fields = append(fields, message.FieldEditedFromID)
+	}
 	if m.FieldCleared(message.FieldStandaloneQuestion) {
 		fields = append(fields, message.FieldStandaloneQuestion)
 	}
@@ -11612,6 +12197,9 @@ func (m *MessageMutation) ClearedFields() []string {
 	if m.FieldCleared(message.FieldTraceID) {
 		fields = append(fields, message.FieldTraceID)
 	}
+	if m.FieldCleared(message.FieldPathSummary) {
+		fields = append(fields, message.FieldPathSummary)
+	}
 	return fields
 }
 
@@ -11626,6 +12214,12 @@ func (m *MessageMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *MessageMutation) ClearField(name string) error {
 	switch name {
+	case message.FieldParentID:
+		m.ClearParentID()
+		return nil
+	case message.FieldEditedFromID:
+		m.ClearEditedFromID()
+		return nil
 	case message.FieldStandaloneQuestion:
 		m.ClearStandaloneQuestion()
 		return nil
@@ -11647,6 +12241,9 @@ func (m *MessageMutation) ClearField(name string) error {
 	case message.FieldTraceID:
 		m.ClearTraceID()
 		return nil
+	case message.FieldPathSummary:
+		m.ClearPathSummary()
+		return nil
 	}
 	return fmt.Errorf("unknown Message nullable field %s", name)
 }
@@ -11663,6 +12260,15 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldConversationID:
 		m.ResetConversationID()
+		return nil
+	case message.FieldParentID:
+		m.ResetParentID()
+		return nil
+	case message.FieldDepth:
+		m.ResetDepth()
+		return nil
+	case message.FieldEditedFromID:
+		m.ResetEditedFromID()
 		return nil
 	case message.FieldSequenceNo:
 		m.ResetSequenceNo()
@@ -11693,6 +12299,12 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldTraceID:
 		m.ResetTraceID()
+		return nil
+	case message.FieldPathSummary:
+		m.ResetPathSummary()
+		return nil
+	case message.FieldPathSummaryVersion:
+		m.ResetPathSummaryVersion()
 		return nil
 	case message.FieldCreatedAt:
 		m.ResetCreatedAt()

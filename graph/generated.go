@@ -45,6 +45,7 @@ type ResolverRoot interface {
 	ContextManifest() ContextManifestResolver
 	Conversation() ConversationResolver
 	ConversationEvent() ConversationEventResolver
+	Message() MessageResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Source() SourceResolver
@@ -207,8 +208,11 @@ type ComplexityRoot struct {
 		AbsoluteExpiresAt      func(childComplexity int) int
 		Attempts               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AttemptOrder, where *ent.AttemptWhereInput) int
 		CreatedAt              func(childComplexity int) int
+		CurrentLeafID          func(childComplexity int) int
+		CurrentPath            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) int
 		DeletedAt              func(childComplexity int) int
 		ExpiresAt              func(childComplexity int) int
+		ForkedFromMessageID    func(childComplexity int) int
 		HistoryStrategy        func(childComplexity int) int
 		ID                     func(childComplexity int) int
 		KnowledgeBase          func(childComplexity int) int
@@ -360,11 +364,15 @@ type ComplexityRoot struct {
 		Conversation       func(childComplexity int) int
 		ConversationID     func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
+		Depth              func(childComplexity int) int
+		EditedFromID       func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		Model              func(childComplexity int) int
+		ParentID           func(childComplexity int) int
 		PromptTokens       func(childComplexity int) int
 		Role               func(childComplexity int) int
 		SequenceNo         func(childComplexity int) int
+		Siblings           func(childComplexity int) int
 		StandaloneQuestion func(childComplexity int) int
 		TraceID            func(childComplexity int) int
 	}
@@ -378,6 +386,12 @@ type ComplexityRoot struct {
 	MessageEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	MessageSiblings struct {
+		Count func(childComplexity int) int
+		Ids   func(childComplexity int) int
+		Index func(childComplexity int) int
 	}
 
 	ModelContextWindow struct {
@@ -395,12 +409,15 @@ type ComplexityRoot struct {
 		DeleteConversation             func(childComplexity int, id uuid.UUID, reason *string, expectedVersion *int) int
 		DeleteDocument                 func(childComplexity int, documentID uuid.UUID, reason *string) int
 		DenySupportAccess              func(childComplexity int, id uuid.UUID, reason *string) int
+		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string) int
+		ForkConversation               func(childComplexity int, messageID uuid.UUID, clientRequestID *string) int
 		IngestDocument                 func(childComplexity int, input model.IngestDocumentInput) int
 		RenameConversation             func(childComplexity int, id uuid.UUID, title string, expectedVersion *int) int
 		RequestSupportAccess           func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
 		RestoreConversation            func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		RetryAttempt                   func(childComplexity int, input model.RetryAttemptInput) int
 		RevokeSupportAccess            func(childComplexity int, id uuid.UUID) int
+		SelectBranch                   func(childComplexity int, conversationID uuid.UUID, messageID uuid.UUID) int
 		SetConversationHistoryStrategy func(childComplexity int, id uuid.UUID, historyStrategy *string, expectedVersion *int) int
 		SetDocumentACL                 func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
 		SubmitFeedback                 func(childComplexity int, input model.SubmitFeedbackInput) int
@@ -562,6 +579,7 @@ type ComplexityRoot struct {
 		Conversation   func(childComplexity int) int
 		ConversationID func(childComplexity int) int
 		Kind           func(childComplexity int) int
+		MessageID      func(childComplexity int) int
 	}
 }
 
@@ -581,11 +599,15 @@ type ConversationResolver interface {
 	Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error)
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
 	SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error)
+	CurrentPath(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.MessageConnection, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
 	Message(ctx context.Context, obj *model.ConversationEvent) (*ent.Message, error)
 	Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error)
+}
+type MessageResolver interface {
+	Siblings(ctx context.Context, obj *ent.Message) (*model.MessageSiblings, error)
 }
 type MutationResolver interface {
 	CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error)
@@ -608,6 +630,9 @@ type MutationResolver interface {
 	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
 	DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error)
 	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string) (*model.AskPayload, error)
+	SelectBranch(ctx context.Context, conversationID uuid.UUID, messageID uuid.UUID) (*ent.Conversation, error)
+	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1342,6 +1367,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.CreatedAt(childComplexity), true
+	case "Conversation.currentLeafId":
+		if e.ComplexityRoot.Conversation.CurrentLeafID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.CurrentLeafID(childComplexity), true
+	case "Conversation.currentPath":
+		if e.ComplexityRoot.Conversation.CurrentPath == nil {
+			break
+		}
+
+		args, err := ec.field_Conversation_currentPath_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Conversation.CurrentPath(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int)), true
 	case "Conversation.deletedAt":
 		if e.ComplexityRoot.Conversation.DeletedAt == nil {
 			break
@@ -1354,6 +1396,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.ExpiresAt(childComplexity), true
+	case "Conversation.forkedFromMessageId":
+		if e.ComplexityRoot.Conversation.ForkedFromMessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.ForkedFromMessageID(childComplexity), true
 	case "Conversation.historyStrategy":
 		if e.ComplexityRoot.Conversation.HistoryStrategy == nil {
 			break
@@ -1964,6 +2012,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.CreatedAt(childComplexity), true
+	case "Message.depth":
+		if e.ComplexityRoot.Message.Depth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Depth(childComplexity), true
+	case "Message.editedFromId":
+		if e.ComplexityRoot.Message.EditedFromID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.EditedFromID(childComplexity), true
 	case "Message.id":
 		if e.ComplexityRoot.Message.ID == nil {
 			break
@@ -1976,6 +2036,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Model(childComplexity), true
+	case "Message.parentId":
+		if e.ComplexityRoot.Message.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.ParentID(childComplexity), true
 	case "Message.promptTokens":
 		if e.ComplexityRoot.Message.PromptTokens == nil {
 			break
@@ -1994,6 +2060,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.SequenceNo(childComplexity), true
+	case "Message.siblings":
+		if e.ComplexityRoot.Message.Siblings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Siblings(childComplexity), true
 	case "Message.standaloneQuestion":
 		if e.ComplexityRoot.Message.StandaloneQuestion == nil {
 			break
@@ -2038,6 +2110,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
+
+	case "MessageSiblings.count":
+		if e.ComplexityRoot.MessageSiblings.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageSiblings.Count(childComplexity), true
+	case "MessageSiblings.ids":
+		if e.ComplexityRoot.MessageSiblings.Ids == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageSiblings.Ids(childComplexity), true
+	case "MessageSiblings.index":
+		if e.ComplexityRoot.MessageSiblings.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageSiblings.Index(childComplexity), true
 
 	case "ModelContextWindow.contextWindow":
 		if e.ComplexityRoot.ModelContextWindow.ContextWindow == nil {
@@ -2151,6 +2242,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DenySupportAccess(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
+	case "Mutation.editMessage":
+		if e.ComplexityRoot.Mutation.EditMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_editMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EditMessage(childComplexity, args["messageId"].(uuid.UUID), args["question"].(string), args["clientMessageId"].(string)), true
+	case "Mutation.forkConversation":
+		if e.ComplexityRoot.Mutation.ForkConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_forkConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ForkConversation(childComplexity, args["messageId"].(uuid.UUID), args["clientRequestId"].(*string)), true
 	case "Mutation.ingestDocument":
 		if e.ComplexityRoot.Mutation.IngestDocument == nil {
 			break
@@ -2217,6 +2330,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeSupportAccess(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.selectBranch":
+		if e.ComplexityRoot.Mutation.SelectBranch == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_selectBranch_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SelectBranch(childComplexity, args["conversationId"].(uuid.UUID), args["messageId"].(uuid.UUID)), true
 	case "Mutation.setConversationHistoryStrategy":
 		if e.ComplexityRoot.Mutation.SetConversationHistoryStrategy == nil {
 			break
@@ -3068,6 +3192,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ViewerEvent.Kind(childComplexity), true
+	case "ViewerEvent.messageId":
+		if e.ComplexityRoot.ViewerEvent.MessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.MessageID(childComplexity), true
 
 	}
 	return 0, false
@@ -3864,6 +3994,14 @@ input AskInput {
   """
   clientMessageId: String!
   question: String!
+  """
+  The message the question follows (docs/API.md, "Message trees"): an
+  ASSISTANT answer, or a USER question left unanswered, of this
+  conversation. Null follows the conversation's current branch
+  (Conversation.currentLeafId). The question becomes the current branch's
+  leaf either way.
+  """
+  parentMessageId: ID
 }
 
 """
@@ -3881,7 +4019,9 @@ type AskPayload {
 
 input RetryAttemptInput {
   """
-  The attempt to retry; the new attempt answers the same user message.
+  The attempt to retry, at any depth of the conversation; the new attempt
+  answers the same user message (its answer is a sibling of the old one)
+  and the path through that message becomes the current branch.
   """
   attemptId: ID!
   """
@@ -3980,7 +4120,7 @@ type Mutation {
   """
   ask(input: AskInput!): AskPayload!
   """
-  Starts a new attempt at the same user message.
+  Starts a new attempt at the same user message (regenerate), at any depth.
   """
   retryAttempt(input: RetryAttemptInput!): AskPayload!
   """
@@ -4081,6 +4221,11 @@ enum ConversationEventKind {
   conversation field is null (nothing of it is visible any more).
   """
   CONVERSATION_DELETED
+  """
+  The current branch changed (selectBranch, editMessage, retryAttempt or an
+  ask on another branch): messageId is the new current leaf.
+  """
+  BRANCH_SELECTED
 }
 
 """
@@ -4125,6 +4270,11 @@ enum ViewerEventKind {
   (attemptStatus).
   """
   ATTEMPT_UPDATED
+  """
+  The conversation's current branch changed (on this or another device):
+  messageId is the new current leaf.
+  """
+  BRANCH_SELECTED
 }
 
 """
@@ -4140,6 +4290,10 @@ type ViewerEvent {
   """
   attemptId: ID
   attemptStatus: AttemptStatus
+  """
+  BRANCH_SELECTED: the conversation's new current leaf.
+  """
+  messageId: ID
   at: Time!
   """
   The conversation as it is now; null after CONVERSATION_DELETED (or when it
@@ -4248,6 +4402,68 @@ extend type Mutation {
   agent's next read finds nothing. An expired or unknown grant is NOT_FOUND.
   """
   revokeSupportAccess(id: ID!): SupportGrant!
+}
+
+# Message trees: edit, regenerate and branch (docs/API.md, "Message trees").
+
+"""
+The messages that share a message's parent (for "‹ 2 / 3 ›"): edits of a
+question, or regenerated answers to one question.
+"""
+type MessageSiblings {
+  """
+  The siblings' ids, this message's included, in creation order.
+  """
+  ids: [ID!]!
+  """
+  This message's position in ids (0-based).
+  """
+  index: Int!
+  """
+  How many siblings there are, this message included.
+  """
+  count: Int!
+}
+
+extend type Message {
+  """
+  The messages with the same parent, this one included.
+  """
+  siblings: MessageSiblings!
+}
+
+extend type Conversation {
+  """
+  The messages of the current branch, root to leaf (currentLeafId): pages
+  backward from the leaf like messages(last:), so last: 50 is the newest
+  page and before: pageInfo.startCursor scrolls back. Without first or last,
+  the last 20. The cost of a page does not grow with the conversation.
+  """
+  currentPath(after: Cursor, first: Int, before: Cursor, last: Int): MessageConnection!
+}
+
+extend type Mutation {
+  """
+  Edits one of the viewer's own USER messages, at any depth: a new USER
+  message (a sibling, under the same parent) with the new question, and an
+  attempt answering it; the new message's path becomes the current branch
+  and the old branch stays readable. clientMessageId is an idempotency key
+  as in ask. CONVERSATION_BUSY while an answer is running.
+  """
+  editMessage(messageId: ID!, question: String!, clientMessageId: String!): AskPayload!
+  """
+  Makes the path through messageId the conversation's current branch,
+  continuing to its most recently active leaf. Stored on the server: every
+  device sees it (BRANCH_SELECTED). Owner only.
+  """
+  selectBranch(conversationId: ID!, messageId: ID!): Conversation!
+  """
+  Copies the path from the root to messageId into a new conversation of the
+  same owner: new messages with the same content, and each answer's sources
+  snapshotted again, re-authorised for the owner now. clientRequestId makes
+  it idempotent.
+  """
+  forkConversation(messageId: ID!, clientRequestId: String): Conversation!
 }
 `, BuiltIn: false},
 }
@@ -4581,6 +4797,10 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_absoluteExpiresAt(ctx, field)
 	case "deletedAt":
 		return ec.fieldContext_Conversation_deletedAt(ctx, field)
+	case "currentLeafId":
+		return ec.fieldContext_Conversation_currentLeafId(ctx, field)
+	case "forkedFromMessageId":
+		return ec.fieldContext_Conversation_forkedFromMessageId(ctx, field)
 	case "historyStrategy":
 		return ec.fieldContext_Conversation_historyStrategy(ctx, field)
 	case "knowledgeBase":
@@ -4593,6 +4813,8 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_messages(ctx, field)
 	case "supportGrants":
 		return ec.fieldContext_Conversation_supportGrants(ctx, field)
+	case "currentPath":
+		return ec.fieldContext_Conversation_currentPath(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -4849,6 +5071,12 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_id(ctx, field)
 	case "conversationId":
 		return ec.fieldContext_Message_conversationId(ctx, field)
+	case "parentId":
+		return ec.fieldContext_Message_parentId(ctx, field)
+	case "depth":
+		return ec.fieldContext_Message_depth(ctx, field)
+	case "editedFromId":
+		return ec.fieldContext_Message_editedFromId(ctx, field)
 	case "sequenceNo":
 		return ec.fieldContext_Message_sequenceNo(ctx, field)
 	case "role":
@@ -4877,6 +5105,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_attempt(ctx, field)
 	case "attempts":
 		return ec.fieldContext_Message_attempts(ctx, field)
+	case "siblings":
+		return ec.fieldContext_Message_siblings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 }
@@ -4901,6 +5131,18 @@ func (ec *executionContext) childFields_MessageEdge(ctx context.Context, field g
 		return ec.fieldContext_MessageEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MessageEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageSiblings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "ids":
+		return ec.fieldContext_MessageSiblings_ids(ctx, field)
+	case "index":
+		return ec.fieldContext_MessageSiblings_index(ctx, field)
+	case "count":
+		return ec.fieldContext_MessageSiblings_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageSiblings", field.Name)
 }
 
 func (ec *executionContext) childFields_ModelContextWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5165,6 +5407,8 @@ func (ec *executionContext) childFields_ViewerEvent(ctx context.Context, field g
 		return ec.fieldContext_ViewerEvent_attemptId(ctx, field)
 	case "attemptStatus":
 		return ec.fieldContext_ViewerEvent_attemptStatus(ctx, field)
+	case "messageId":
+		return ec.fieldContext_ViewerEvent_messageId(ctx, field)
 	case "at":
 		return ec.fieldContext_ViewerEvent_at(ctx, field)
 	case "conversation":
@@ -5342,6 +5586,44 @@ func (ec *executionContext) field_Conversation_attempts_args(ctx context.Context
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Conversation_currentPath_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
 	return args, nil
 }
 
@@ -5619,6 +5901,58 @@ func (ec *executionContext) field_Mutation_denySupportAccess_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_editMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "messageId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["messageId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "question",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["question"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientMessageId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientMessageId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_forkConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "messageId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["messageId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_ingestDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5740,6 +6074,28 @@ func (ec *executionContext) field_Mutation_revokeSupportAccess_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_selectBranch_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "messageId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["messageId"] = arg1
 	return args, nil
 }
 
@@ -9451,6 +9807,52 @@ func (ec *executionContext) fieldContext_Conversation_deletedAt(_ context.Contex
 	return graphql.NewScalarFieldContext("Conversation", field, false, false, "Time")
 }
 
+func (ec *executionContext) _Conversation_currentLeafId(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_currentLeafId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentLeafID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_currentLeafId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Conversation", field, false, false, "UUID")
+}
+
+func (ec *executionContext) _Conversation_forkedFromMessageId(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_forkedFromMessageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ForkedFromMessageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_forkedFromMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Conversation", field, false, false, "UUID")
+}
+
 func (ec *executionContext) _Conversation_historyStrategy(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9645,6 +10047,50 @@ func (ec *executionContext) fieldContext_Conversation_supportGrants(_ context.Co
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SupportGrant(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Conversation_currentPath(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_currentPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Conversation().CurrentPath(ctx, obj, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.MessageConnection) graphql.Marshaler {
+			return ec.marshalNMessageConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessageConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_currentPath(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Conversation_currentPath_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -11534,6 +11980,75 @@ func (ec *executionContext) fieldContext_Message_conversationId(_ context.Contex
 	return graphql.NewScalarFieldContext("Message", field, false, false, "ID")
 }
 
+func (ec *executionContext) _Message_parentId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Message_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "UUID")
+}
+
+func (ec *executionContext) _Message_depth(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_depth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Message_editedFromId(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_editedFromId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EditedFromID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Message_editedFromId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "UUID")
+}
+
 func (ec *executionContext) _Message_sequenceNo(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11883,6 +12398,38 @@ func (ec *executionContext) fieldContext_Message_attempts(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Message_siblings(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_siblings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Message().Siblings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MessageSiblings) graphql.Marshaler {
+			return ec.marshalNMessageSiblings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMessageSiblings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_siblings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageSiblings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MessageConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12023,6 +12570,75 @@ func (ec *executionContext) _MessageEdge_cursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _MessageSiblings_ids(ctx context.Context, field graphql.CollectedField, obj *model.MessageSiblings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageSiblings_ids(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ids, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageSiblings_ids(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageSiblings", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MessageSiblings_index(ctx context.Context, field graphql.CollectedField, obj *model.MessageSiblings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageSiblings_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageSiblings_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageSiblings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MessageSiblings_count(ctx context.Context, field graphql.CollectedField, obj *model.MessageSiblings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageSiblings_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageSiblings_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageSiblings", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ModelContextWindow_model(ctx context.Context, field graphql.CollectedField, obj *model.ModelContextWindow) (ret graphql.Marshaler) {
@@ -12945,6 +13561,138 @@ func (ec *executionContext) fieldContext_Mutation_revokeSupportAccess(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_editMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_editMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().EditMessage(ctx, fc.Args["messageId"].(uuid.UUID), fc.Args["question"].(string), fc.Args["clientMessageId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AskPayload) graphql.Marshaler {
+			return ec.marshalNAskPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAskPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_editMessage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AskPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_editMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_selectBranch(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_selectBranch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SelectBranch(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["messageId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_selectBranch(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_selectBranch_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_forkConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_forkConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ForkConversation(ctx, fc.Args["messageId"].(uuid.UUID), fc.Args["clientRequestId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_forkConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_forkConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16066,6 +16814,29 @@ func (ec *executionContext) fieldContext_ViewerEvent_attemptStatus(_ context.Con
 	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "AttemptStatus")
 }
 
+func (ec *executionContext) _ViewerEvent_messageId(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_messageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_messageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
+}
+
 func (ec *executionContext) _ViewerEvent_at(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17398,7 +18169,7 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question"}
+	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question", "parentMessageId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17426,6 +18197,13 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.Question = data
+		case "parentMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentMessageId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentMessageID = data
 		}
 	}
 	return it, nil
@@ -23327,7 +24105,7 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "sequenceNo", "sequenceNoNEQ", "sequenceNoIn", "sequenceNoNotIn", "sequenceNoGT", "sequenceNoGTE", "sequenceNoLT", "sequenceNoLTE", "role", "roleNEQ", "roleIn", "roleNotIn", "content", "contentNEQ", "contentIn", "contentNotIn", "contentGT", "contentGTE", "contentLT", "contentLTE", "contentContains", "contentHasPrefix", "contentHasSuffix", "contentEqualFold", "contentContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "attemptIdIsNil", "attemptIdNotNil", "clientMessageId", "clientMessageIdNEQ", "clientMessageIdIn", "clientMessageIdNotIn", "clientMessageIdGT", "clientMessageIdGTE", "clientMessageIdLT", "clientMessageIdLTE", "clientMessageIdContains", "clientMessageIdHasPrefix", "clientMessageIdHasSuffix", "clientMessageIdIsNil", "clientMessageIdNotNil", "clientMessageIdEqualFold", "clientMessageIdContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "promptTokensIsNil", "promptTokensNotNil", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "completionTokensIsNil", "completionTokensNotNil", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdIsNil", "traceIdNotNil", "traceIdEqualFold", "traceIdContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "hasConversation", "hasConversationWith", "hasAttempt", "hasAttemptWith", "hasAttempts", "hasAttemptsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "parentId", "parentIdNEQ", "parentIdIn", "parentIdNotIn", "parentIdGT", "parentIdGTE", "parentIdLT", "parentIdLTE", "parentIdIsNil", "parentIdNotNil", "depth", "depthNEQ", "depthIn", "depthNotIn", "depthGT", "depthGTE", "depthLT", "depthLTE", "editedFromId", "editedFromIdNEQ", "editedFromIdIn", "editedFromIdNotIn", "editedFromIdGT", "editedFromIdGTE", "editedFromIdLT", "editedFromIdLTE", "editedFromIdIsNil", "editedFromIdNotNil", "sequenceNo", "sequenceNoNEQ", "sequenceNoIn", "sequenceNoNotIn", "sequenceNoGT", "sequenceNoGTE", "sequenceNoLT", "sequenceNoLTE", "role", "roleNEQ", "roleIn", "roleNotIn", "content", "contentNEQ", "contentIn", "contentNotIn", "contentGT", "contentGTE", "contentLT", "contentLTE", "contentContains", "contentHasPrefix", "contentHasSuffix", "contentEqualFold", "contentContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "attemptIdIsNil", "attemptIdNotNil", "clientMessageId", "clientMessageIdNEQ", "clientMessageIdIn", "clientMessageIdNotIn", "clientMessageIdGT", "clientMessageIdGTE", "clientMessageIdLT", "clientMessageIdLTE", "clientMessageIdContains", "clientMessageIdHasPrefix", "clientMessageIdHasSuffix", "clientMessageIdIsNil", "clientMessageIdNotNil", "clientMessageIdEqualFold", "clientMessageIdContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "promptTokensIsNil", "promptTokensNotNil", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "completionTokensIsNil", "completionTokensNotNil", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdIsNil", "traceIdNotNil", "traceIdEqualFold", "traceIdContainsFold", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "hasConversation", "hasConversationWith", "hasAttempt", "hasAttemptWith", "hasAttempts", "hasAttemptsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23439,6 +24217,202 @@ func (ec *executionContext) unmarshalInputMessageWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.ConversationIDNotIn = data
+		case "parentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentID = data
+		case "parentIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDNEQ = data
+		case "parentIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDIn = data
+		case "parentIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDNotIn = data
+		case "parentIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDGT = data
+		case "parentIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDGTE = data
+		case "parentIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDLT = data
+		case "parentIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDLTE = data
+		case "parentIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDIsNil = data
+		case "parentIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentIDNotNil = data
+		case "depth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depth"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Depth = data
+		case "depthNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthNEQ = data
+		case "depthIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthIn = data
+		case "depthNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthNotIn = data
+		case "depthGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthGT = data
+		case "depthGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthGTE = data
+		case "depthLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthLT = data
+		case "depthLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthLTE = data
+		case "editedFromId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromID = data
+		case "editedFromIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDNEQ = data
+		case "editedFromIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDIn = data
+		case "editedFromIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDNotIn = data
+		case "editedFromIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDGT = data
+		case "editedFromIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDGTE = data
+		case "editedFromIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDLT = data
+		case "editedFromIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDLTE = data
+		case "editedFromIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDIsNil = data
+		case "editedFromIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("editedFromIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EditedFromIDNotNil = data
 		case "sequenceNo":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceNo"))
 			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
@@ -27369,6 +28343,16 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "currentLeafId":
+			out.Values[i] = ec._Conversation_currentLeafId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "forkedFromMessageId":
+			out.Values[i] = ec._Conversation_forkedFromMessageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "historyStrategy":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -27404,6 +28388,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_supportGrants(ctx, field, obj)
+				})
+		case "currentPath":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_currentPath(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -28285,6 +29275,21 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "parentId":
+			out.Values[i] = ec._Message_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "depth":
+			out.Values[i] = ec._Message_depth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "editedFromId":
+			out.Values[i] = ec._Message_editedFromId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "sequenceNo":
 			out.Values[i] = ec._Message_sequenceNo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28357,6 +29362,12 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Message_attempts(ctx, field, obj)
+				})
+		case "siblings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_siblings(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -28436,6 +29447,49 @@ func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionS
 			}
 		case "cursor":
 			out.Values[i] = ec._MessageEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var messageSiblingsImplementors = []string{"MessageSiblings"}
+
+func (ec *executionContext) _MessageSiblings(ctx context.Context, sel ast.SelectionSet, obj *model.MessageSiblings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageSiblingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageSiblings")
+		case "ids":
+			out.Values[i] = ec._MessageSiblings_ids(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "index":
+			out.Values[i] = ec._MessageSiblings_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._MessageSiblings_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28649,6 +29703,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "revokeSupportAccess":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_revokeSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "editMessage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_editMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "selectBranch":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_selectBranch(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "forkConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_forkConversation(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -29609,6 +30684,11 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 			}
 		case "attemptStatus":
 			out.Values[i] = ec._ViewerEvent_attemptStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "messageId":
+			out.Values[i] = ec._ViewerEvent_messageId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -30637,6 +31717,14 @@ func (ec *executionContext) marshalNMessageRole2githubᚗcomᚋragchatᚋragchat
 	return v
 }
 
+func (ec *executionContext) marshalNMessageSiblings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMessageSiblings(ctx context.Context, sel ast.SelectionSet, v *model.MessageSiblings) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MessageSiblings!")
+		return graphql.Null
+	}
+	return ec._MessageSiblings(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMessageWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessageWhereInput(ctx context.Context, v any) (*ent.MessageWhereInput, error) {
 	res, err := ec.unmarshalInputMessageWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -30914,6 +32002,20 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	res := graphql.MarshalTime(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
+	res, err := gqlid.UnmarshalUUID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, sel ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+	_ = sel
+	res := gqlid.MarshalUUID(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "UUID!")
 	}
 	return res
 }
@@ -32602,6 +33704,59 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx context.Context, v any) ([]uuid.UUID, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]uuid.UUID, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx context.Context, sel ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (*uuid.UUID, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := gqlid.UnmarshalUUID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, sel ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := gqlid.MarshalUUID(*v)
 	return res
 }
 

@@ -55,6 +55,9 @@ func (r *Resolver) AuditEvent() graph.AuditEventResolver { return &auditEventRes
 // Conversation returns graph.ConversationResolver implementation.
 func (r *Resolver) Conversation() graph.ConversationResolver { return &conversationResolver{r} }
 
+// Message returns graph.MessageResolver implementation.
+func (r *Resolver) Message() graph.MessageResolver { return &messageResolver{r} }
+
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
@@ -67,6 +70,7 @@ func (r *Resolver) SupportGrant() graph.SupportGrantResolver { return &supportGr
 type (
 	auditEventResolver   struct{ *Resolver }
 	conversationResolver struct{ *Resolver }
+	messageResolver      struct{ *Resolver }
 	queryResolver        struct{ *Resolver }
 	sourceResolver       struct{ *Resolver }
 	supportGrantResolver struct{ *Resolver }

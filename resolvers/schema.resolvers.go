@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -43,6 +44,11 @@ func (r *conversationResolver) SupportGrants(ctx context.Context, obj *ent.Conve
 	return r.support.ConversationGrants(ctx, obj.ID)
 }
 
+// CurrentPath is the resolver for the currentPath field.
+func (r *conversationResolver) CurrentPath(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.MessageConnection, error) {
+	panic(fmt.Errorf("not implemented: CurrentPath - currentPath"))
+}
+
 // Conversation is the resolver for the conversation field.
 func (r *conversationEventResolver) Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error) {
 	return r.eventConversation(ctx, obj)
@@ -56,6 +62,11 @@ func (r *conversationEventResolver) Message(ctx context.Context, obj *model.Conv
 // Attempt is the resolver for the attempt field.
 func (r *conversationEventResolver) Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error) {
 	return r.eventAttempt(ctx, obj)
+}
+
+// Siblings is the resolver for the siblings field.
+func (r *messageResolver) Siblings(ctx context.Context, obj *ent.Message) (*model.MessageSiblings, error) {
+	panic(fmt.Errorf("not implemented: Siblings - siblings"))
 }
 
 // CreateConversation is the resolver for the createConversation field.
@@ -156,6 +167,21 @@ func (r *mutationResolver) DenySupportAccess(ctx context.Context, id uuid.UUID, 
 // RevokeSupportAccess is the resolver for the revokeSupportAccess field.
 func (r *mutationResolver) RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
 	return r.revokeSupportAccess(ctx, id)
+}
+
+// EditMessage is the resolver for the editMessage field.
+func (r *mutationResolver) EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string) (*model.AskPayload, error) {
+	panic(fmt.Errorf("not implemented: EditMessage - editMessage"))
+}
+
+// SelectBranch is the resolver for the selectBranch field.
+func (r *mutationResolver) SelectBranch(ctx context.Context, conversationID uuid.UUID, messageID uuid.UUID) (*ent.Conversation, error) {
+	panic(fmt.Errorf("not implemented: SelectBranch - selectBranch"))
+}
+
+// ForkConversation is the resolver for the forkConversation field.
+func (r *mutationResolver) ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error) {
+	panic(fmt.Errorf("not implemented: ForkConversation - forkConversation"))
 }
 
 // Viewer is the resolver for the viewer field.

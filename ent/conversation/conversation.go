@@ -51,6 +51,12 @@ const (
 	FieldAbsoluteExpiresAt = "absolute_expires_at"
 	// FieldDeletedAt holds the string denoting the deleted_at field in the database.
 	FieldDeletedAt = "deleted_at"
+	// FieldCurrentLeafID holds the string denoting the current_leaf_id field in the database.
+	FieldCurrentLeafID = "current_leaf_id"
+	// FieldForkedFromMessageID holds the string denoting the forked_from_message_id field in the database.
+	FieldForkedFromMessageID = "forked_from_message_id"
+	// FieldForkRequestID holds the string denoting the fork_request_id field in the database.
+	FieldForkRequestID = "fork_request_id"
 	// FieldHistoryStrategy holds the string denoting the history_strategy field in the database.
 	FieldHistoryStrategy = "history_strategy"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -112,6 +118,9 @@ var Columns = []string{
 	FieldExpiresAt,
 	FieldAbsoluteExpiresAt,
 	FieldDeletedAt,
+	FieldCurrentLeafID,
+	FieldForkedFromMessageID,
+	FieldForkRequestID,
 	FieldHistoryStrategy,
 }
 
@@ -165,6 +174,8 @@ var (
 	DefaultLastSequenceNo int64
 	// LastSequenceNoValidator is a validator for the "last_sequence_no" field. It is called by the builders before save.
 	LastSequenceNoValidator func(int64) error
+	// ForkRequestIDValidator is a validator for the "fork_request_id" field. It is called by the builders before save.
+	ForkRequestIDValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -310,6 +321,21 @@ func ByAbsoluteExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDeletedAt orders the results by the deleted_at field.
 func ByDeletedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDeletedAt, opts...).ToFunc()
+}
+
+// ByCurrentLeafID orders the results by the current_leaf_id field.
+func ByCurrentLeafID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCurrentLeafID, opts...).ToFunc()
+}
+
+// ByForkedFromMessageID orders the results by the forked_from_message_id field.
+func ByForkedFromMessageID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldForkedFromMessageID, opts...).ToFunc()
+}
+
+// ByForkRequestID orders the results by the fork_request_id field.
+func ByForkRequestID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldForkRequestID, opts...).ToFunc()
 }
 
 // ByHistoryStrategy orders the results by the history_strategy field.

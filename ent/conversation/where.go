@@ -128,6 +128,21 @@ func DeletedAt(v time.Time) predicate.Conversation {
 	return predicate.Conversation(sql.FieldEQ(FieldDeletedAt, v))
 }
 
+// CurrentLeafID applies equality check predicate on the "current_leaf_id" field. It's identical to CurrentLeafIDEQ.
+func CurrentLeafID(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldCurrentLeafID, v))
+}
+
+// ForkedFromMessageID applies equality check predicate on the "forked_from_message_id" field. It's identical to ForkedFromMessageIDEQ.
+func ForkedFromMessageID(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldForkedFromMessageID, v))
+}
+
+// ForkRequestID applies equality check predicate on the "fork_request_id" field. It's identical to ForkRequestIDEQ.
+func ForkRequestID(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldForkRequestID, v))
+}
+
 // HistoryStrategy applies equality check predicate on the "history_strategy" field. It's identical to HistoryStrategyEQ.
 func HistoryStrategy(v domain.HistoryStrategy) predicate.Conversation {
 	vc := string(v)
@@ -822,6 +837,181 @@ func DeletedAtIsNil() predicate.Conversation {
 // DeletedAtNotNil applies the NotNil predicate on the "deleted_at" field.
 func DeletedAtNotNil() predicate.Conversation {
 	return predicate.Conversation(sql.FieldNotNull(FieldDeletedAt))
+}
+
+// CurrentLeafIDEQ applies the EQ predicate on the "current_leaf_id" field.
+func CurrentLeafIDEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldCurrentLeafID, v))
+}
+
+// CurrentLeafIDNEQ applies the NEQ predicate on the "current_leaf_id" field.
+func CurrentLeafIDNEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNEQ(FieldCurrentLeafID, v))
+}
+
+// CurrentLeafIDIn applies the In predicate on the "current_leaf_id" field.
+func CurrentLeafIDIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldIn(FieldCurrentLeafID, vs...))
+}
+
+// CurrentLeafIDNotIn applies the NotIn predicate on the "current_leaf_id" field.
+func CurrentLeafIDNotIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotIn(FieldCurrentLeafID, vs...))
+}
+
+// CurrentLeafIDGT applies the GT predicate on the "current_leaf_id" field.
+func CurrentLeafIDGT(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGT(FieldCurrentLeafID, v))
+}
+
+// CurrentLeafIDGTE applies the GTE predicate on the "current_leaf_id" field.
+func CurrentLeafIDGTE(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGTE(FieldCurrentLeafID, v))
+}
+
+// CurrentLeafIDLT applies the LT predicate on the "current_leaf_id" field.
+func CurrentLeafIDLT(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLT(FieldCurrentLeafID, v))
+}
+
+// CurrentLeafIDLTE applies the LTE predicate on the "current_leaf_id" field.
+func CurrentLeafIDLTE(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLTE(FieldCurrentLeafID, v))
+}
+
+// CurrentLeafIDIsNil applies the IsNil predicate on the "current_leaf_id" field.
+func CurrentLeafIDIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldCurrentLeafID))
+}
+
+// CurrentLeafIDNotNil applies the NotNil predicate on the "current_leaf_id" field.
+func CurrentLeafIDNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldCurrentLeafID))
+}
+
+// ForkedFromMessageIDEQ applies the EQ predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldForkedFromMessageID, v))
+}
+
+// ForkedFromMessageIDNEQ applies the NEQ predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDNEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNEQ(FieldForkedFromMessageID, v))
+}
+
+// ForkedFromMessageIDIn applies the In predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldIn(FieldForkedFromMessageID, vs...))
+}
+
+// ForkedFromMessageIDNotIn applies the NotIn predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDNotIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotIn(FieldForkedFromMessageID, vs...))
+}
+
+// ForkedFromMessageIDGT applies the GT predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDGT(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGT(FieldForkedFromMessageID, v))
+}
+
+// ForkedFromMessageIDGTE applies the GTE predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDGTE(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGTE(FieldForkedFromMessageID, v))
+}
+
+// ForkedFromMessageIDLT applies the LT predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDLT(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLT(FieldForkedFromMessageID, v))
+}
+
+// ForkedFromMessageIDLTE applies the LTE predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDLTE(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLTE(FieldForkedFromMessageID, v))
+}
+
+// ForkedFromMessageIDIsNil applies the IsNil predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldForkedFromMessageID))
+}
+
+// ForkedFromMessageIDNotNil applies the NotNil predicate on the "forked_from_message_id" field.
+func ForkedFromMessageIDNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldForkedFromMessageID))
+}
+
+// ForkRequestIDEQ applies the EQ predicate on the "fork_request_id" field.
+func ForkRequestIDEQ(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldForkRequestID, v))
+}
+
+// ForkRequestIDNEQ applies the NEQ predicate on the "fork_request_id" field.
+func ForkRequestIDNEQ(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNEQ(FieldForkRequestID, v))
+}
+
+// ForkRequestIDIn applies the In predicate on the "fork_request_id" field.
+func ForkRequestIDIn(vs ...string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldIn(FieldForkRequestID, vs...))
+}
+
+// ForkRequestIDNotIn applies the NotIn predicate on the "fork_request_id" field.
+func ForkRequestIDNotIn(vs ...string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotIn(FieldForkRequestID, vs...))
+}
+
+// ForkRequestIDGT applies the GT predicate on the "fork_request_id" field.
+func ForkRequestIDGT(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGT(FieldForkRequestID, v))
+}
+
+// ForkRequestIDGTE applies the GTE predicate on the "fork_request_id" field.
+func ForkRequestIDGTE(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGTE(FieldForkRequestID, v))
+}
+
+// ForkRequestIDLT applies the LT predicate on the "fork_request_id" field.
+func ForkRequestIDLT(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLT(FieldForkRequestID, v))
+}
+
+// ForkRequestIDLTE applies the LTE predicate on the "fork_request_id" field.
+func ForkRequestIDLTE(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLTE(FieldForkRequestID, v))
+}
+
+// ForkRequestIDContains applies the Contains predicate on the "fork_request_id" field.
+func ForkRequestIDContains(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldContains(FieldForkRequestID, v))
+}
+
+// ForkRequestIDHasPrefix applies the HasPrefix predicate on the "fork_request_id" field.
+func ForkRequestIDHasPrefix(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldHasPrefix(FieldForkRequestID, v))
+}
+
+// ForkRequestIDHasSuffix applies the HasSuffix predicate on the "fork_request_id" field.
+func ForkRequestIDHasSuffix(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldHasSuffix(FieldForkRequestID, v))
+}
+
+// ForkRequestIDIsNil applies the IsNil predicate on the "fork_request_id" field.
+func ForkRequestIDIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldForkRequestID))
+}
+
+// ForkRequestIDNotNil applies the NotNil predicate on the "fork_request_id" field.
+func ForkRequestIDNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldForkRequestID))
+}
+
+// ForkRequestIDEqualFold applies the EqualFold predicate on the "fork_request_id" field.
+func ForkRequestIDEqualFold(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEqualFold(FieldForkRequestID, v))
+}
+
+// ForkRequestIDContainsFold applies the ContainsFold predicate on the "fork_request_id" field.
+func ForkRequestIDContainsFold(v string) predicate.Conversation {
+	return predicate.Conversation(sql.FieldContainsFold(FieldForkRequestID, v))
 }
 
 // HistoryStrategyEQ applies the EQ predicate on the "history_strategy" field.

@@ -25,6 +25,12 @@ const (
 	FieldOwnerID = "owner_id"
 	// FieldConversationID holds the string denoting the conversation_id field in the database.
 	FieldConversationID = "conversation_id"
+	// FieldParentID holds the string denoting the parent_id field in the database.
+	FieldParentID = "parent_id"
+	// FieldDepth holds the string denoting the depth field in the database.
+	FieldDepth = "depth"
+	// FieldEditedFromID holds the string denoting the edited_from_id field in the database.
+	FieldEditedFromID = "edited_from_id"
 	// FieldSequenceNo holds the string denoting the sequence_no field in the database.
 	FieldSequenceNo = "sequence_no"
 	// FieldRole holds the string denoting the role field in the database.
@@ -45,6 +51,10 @@ const (
 	FieldCompletionTokens = "completion_tokens"
 	// FieldTraceID holds the string denoting the trace_id field in the database.
 	FieldTraceID = "trace_id"
+	// FieldPathSummary holds the string denoting the path_summary field in the database.
+	FieldPathSummary = "path_summary"
+	// FieldPathSummaryVersion holds the string denoting the path_summary_version field in the database.
+	FieldPathSummaryVersion = "path_summary_version"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -93,6 +103,9 @@ var Columns = []string{
 	FieldTenantID,
 	FieldOwnerID,
 	FieldConversationID,
+	FieldParentID,
+	FieldDepth,
+	FieldEditedFromID,
 	FieldSequenceNo,
 	FieldRole,
 	FieldContent,
@@ -103,6 +116,8 @@ var Columns = []string{
 	FieldPromptTokens,
 	FieldCompletionTokens,
 	FieldTraceID,
+	FieldPathSummary,
+	FieldPathSummaryVersion,
 	FieldCreatedAt,
 }
 
@@ -128,6 +143,10 @@ var (
 	TenantIDValidator func(string) error
 	// OwnerIDValidator is a validator for the "owner_id" field. It is called by the builders before save.
 	OwnerIDValidator func(string) error
+	// DefaultDepth holds the default value on creation for the "depth" field.
+	DefaultDepth int
+	// DepthValidator is a validator for the "depth" field. It is called by the builders before save.
+	DepthValidator func(int) error
 	// SequenceNoValidator is a validator for the "sequence_no" field. It is called by the builders before save.
 	SequenceNoValidator func(int64) error
 	// ClientMessageIDValidator is a validator for the "client_message_id" field. It is called by the builders before save.
@@ -136,6 +155,10 @@ var (
 	ModelValidator func(string) error
 	// TraceIDValidator is a validator for the "trace_id" field. It is called by the builders before save.
 	TraceIDValidator func(string) error
+	// DefaultPathSummaryVersion holds the default value on creation for the "path_summary_version" field.
+	DefaultPathSummaryVersion int
+	// PathSummaryVersionValidator is a validator for the "path_summary_version" field. It is called by the builders before save.
+	PathSummaryVersionValidator func(int) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultID holds the default value on creation for the "id" field.
@@ -189,6 +212,21 @@ func ByConversationID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldConversationID, opts...).ToFunc()
 }
 
+// ByParentID orders the results by the parent_id field.
+func ByParentID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldParentID, opts...).ToFunc()
+}
+
+// ByDepth orders the results by the depth field.
+func ByDepth(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDepth, opts...).ToFunc()
+}
+
+// ByEditedFromID orders the results by the edited_from_id field.
+func ByEditedFromID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEditedFromID, opts...).ToFunc()
+}
+
 // BySequenceNo orders the results by the sequence_no field.
 func BySequenceNo(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSequenceNo, opts...).ToFunc()
@@ -237,6 +275,16 @@ func ByCompletionTokens(opts ...sql.OrderTermOption) OrderOption {
 // ByTraceID orders the results by the trace_id field.
 func ByTraceID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTraceID, opts...).ToFunc()
+}
+
+// ByPathSummary orders the results by the path_summary field.
+func ByPathSummary(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPathSummary, opts...).ToFunc()
+}
+
+// ByPathSummaryVersion orders the results by the path_summary_version field.
+func ByPathSummaryVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPathSummaryVersion, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

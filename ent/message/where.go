@@ -72,6 +72,21 @@ func ConversationID(v uuid.UUID) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldConversationID, v))
 }
 
+// ParentID applies equality check predicate on the "parent_id" field. It's identical to ParentIDEQ.
+func ParentID(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldParentID, v))
+}
+
+// Depth applies equality check predicate on the "depth" field. It's identical to DepthEQ.
+func Depth(v int) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldDepth, v))
+}
+
+// EditedFromID applies equality check predicate on the "edited_from_id" field. It's identical to EditedFromIDEQ.
+func EditedFromID(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldEditedFromID, v))
+}
+
 // SequenceNo applies equality check predicate on the "sequence_no" field. It's identical to SequenceNoEQ.
 func SequenceNo(v int64) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldSequenceNo, v))
@@ -115,6 +130,16 @@ func CompletionTokens(v int) predicate.Message {
 // TraceID applies equality check predicate on the "trace_id" field. It's identical to TraceIDEQ.
 func TraceID(v string) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldTraceID, v))
+}
+
+// PathSummary applies equality check predicate on the "path_summary" field. It's identical to PathSummaryEQ.
+func PathSummary(v string) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldPathSummary, v))
+}
+
+// PathSummaryVersion applies equality check predicate on the "path_summary_version" field. It's identical to PathSummaryVersionEQ.
+func PathSummaryVersion(v int) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldPathSummaryVersion, v))
 }
 
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
@@ -270,6 +295,146 @@ func ConversationIDIn(vs ...uuid.UUID) predicate.Message {
 // ConversationIDNotIn applies the NotIn predicate on the "conversation_id" field.
 func ConversationIDNotIn(vs ...uuid.UUID) predicate.Message {
 	return predicate.Message(sql.FieldNotIn(FieldConversationID, vs...))
+}
+
+// ParentIDEQ applies the EQ predicate on the "parent_id" field.
+func ParentIDEQ(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldParentID, v))
+}
+
+// ParentIDNEQ applies the NEQ predicate on the "parent_id" field.
+func ParentIDNEQ(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldParentID, v))
+}
+
+// ParentIDIn applies the In predicate on the "parent_id" field.
+func ParentIDIn(vs ...uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldParentID, vs...))
+}
+
+// ParentIDNotIn applies the NotIn predicate on the "parent_id" field.
+func ParentIDNotIn(vs ...uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldParentID, vs...))
+}
+
+// ParentIDGT applies the GT predicate on the "parent_id" field.
+func ParentIDGT(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldGT(FieldParentID, v))
+}
+
+// ParentIDGTE applies the GTE predicate on the "parent_id" field.
+func ParentIDGTE(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldGTE(FieldParentID, v))
+}
+
+// ParentIDLT applies the LT predicate on the "parent_id" field.
+func ParentIDLT(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldLT(FieldParentID, v))
+}
+
+// ParentIDLTE applies the LTE predicate on the "parent_id" field.
+func ParentIDLTE(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldLTE(FieldParentID, v))
+}
+
+// ParentIDIsNil applies the IsNil predicate on the "parent_id" field.
+func ParentIDIsNil() predicate.Message {
+	return predicate.Message(sql.FieldIsNull(FieldParentID))
+}
+
+// ParentIDNotNil applies the NotNil predicate on the "parent_id" field.
+func ParentIDNotNil() predicate.Message {
+	return predicate.Message(sql.FieldNotNull(FieldParentID))
+}
+
+// DepthEQ applies the EQ predicate on the "depth" field.
+func DepthEQ(v int) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldDepth, v))
+}
+
+// DepthNEQ applies the NEQ predicate on the "depth" field.
+func DepthNEQ(v int) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldDepth, v))
+}
+
+// DepthIn applies the In predicate on the "depth" field.
+func DepthIn(vs ...int) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldDepth, vs...))
+}
+
+// DepthNotIn applies the NotIn predicate on the "depth" field.
+func DepthNotIn(vs ...int) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldDepth, vs...))
+}
+
+// DepthGT applies the GT predicate on the "depth" field.
+func DepthGT(v int) predicate.Message {
+	return predicate.Message(sql.FieldGT(FieldDepth, v))
+}
+
+// DepthGTE applies the GTE predicate on the "depth" field.
+func DepthGTE(v int) predicate.Message {
+	return predicate.Message(sql.FieldGTE(FieldDepth, v))
+}
+
+// DepthLT applies the LT predicate on the "depth" field.
+func DepthLT(v int) predicate.Message {
+	return predicate.Message(sql.FieldLT(FieldDepth, v))
+}
+
+// DepthLTE applies the LTE predicate on the "depth" field.
+func DepthLTE(v int) predicate.Message {
+	return predicate.Message(sql.FieldLTE(FieldDepth, v))
+}
+
+// EditedFromIDEQ applies the EQ predicate on the "edited_from_id" field.
+func EditedFromIDEQ(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldEditedFromID, v))
+}
+
+// EditedFromIDNEQ applies the NEQ predicate on the "edited_from_id" field.
+func EditedFromIDNEQ(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldEditedFromID, v))
+}
+
+// EditedFromIDIn applies the In predicate on the "edited_from_id" field.
+func EditedFromIDIn(vs ...uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldEditedFromID, vs...))
+}
+
+// EditedFromIDNotIn applies the NotIn predicate on the "edited_from_id" field.
+func EditedFromIDNotIn(vs ...uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldEditedFromID, vs...))
+}
+
+// EditedFromIDGT applies the GT predicate on the "edited_from_id" field.
+func EditedFromIDGT(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldGT(FieldEditedFromID, v))
+}
+
+// EditedFromIDGTE applies the GTE predicate on the "edited_from_id" field.
+func EditedFromIDGTE(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldGTE(FieldEditedFromID, v))
+}
+
+// EditedFromIDLT applies the LT predicate on the "edited_from_id" field.
+func EditedFromIDLT(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldLT(FieldEditedFromID, v))
+}
+
+// EditedFromIDLTE applies the LTE predicate on the "edited_from_id" field.
+func EditedFromIDLTE(v uuid.UUID) predicate.Message {
+	return predicate.Message(sql.FieldLTE(FieldEditedFromID, v))
+}
+
+// EditedFromIDIsNil applies the IsNil predicate on the "edited_from_id" field.
+func EditedFromIDIsNil() predicate.Message {
+	return predicate.Message(sql.FieldIsNull(FieldEditedFromID))
+}
+
+// EditedFromIDNotNil applies the NotNil predicate on the "edited_from_id" field.
+func EditedFromIDNotNil() predicate.Message {
+	return predicate.Message(sql.FieldNotNull(FieldEditedFromID))
 }
 
 // SequenceNoEQ applies the EQ predicate on the "sequence_no" field.
@@ -825,6 +990,121 @@ func TraceIDEqualFold(v string) predicate.Message {
 // TraceIDContainsFold applies the ContainsFold predicate on the "trace_id" field.
 func TraceIDContainsFold(v string) predicate.Message {
 	return predicate.Message(sql.FieldContainsFold(FieldTraceID, v))
+}
+
+// PathSummaryEQ applies the EQ predicate on the "path_summary" field.
+func PathSummaryEQ(v string) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldPathSummary, v))
+}
+
+// PathSummaryNEQ applies the NEQ predicate on the "path_summary" field.
+func PathSummaryNEQ(v string) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldPathSummary, v))
+}
+
+// PathSummaryIn applies the In predicate on the "path_summary" field.
+func PathSummaryIn(vs ...string) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldPathSummary, vs...))
+}
+
+// PathSummaryNotIn applies the NotIn predicate on the "path_summary" field.
+func PathSummaryNotIn(vs ...string) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldPathSummary, vs...))
+}
+
+// PathSummaryGT applies the GT predicate on the "path_summary" field.
+func PathSummaryGT(v string) predicate.Message {
+	return predicate.Message(sql.FieldGT(FieldPathSummary, v))
+}
+
+// PathSummaryGTE applies the GTE predicate on the "path_summary" field.
+func PathSummaryGTE(v string) predicate.Message {
+	return predicate.Message(sql.FieldGTE(FieldPathSummary, v))
+}
+
+// PathSummaryLT applies the LT predicate on the "path_summary" field.
+func PathSummaryLT(v string) predicate.Message {
+	return predicate.Message(sql.FieldLT(FieldPathSummary, v))
+}
+
+// PathSummaryLTE applies the LTE predicate on the "path_summary" field.
+func PathSummaryLTE(v string) predicate.Message {
+	return predicate.Message(sql.FieldLTE(FieldPathSummary, v))
+}
+
+// PathSummaryContains applies the Contains predicate on the "path_summary" field.
+func PathSummaryContains(v string) predicate.Message {
+	return predicate.Message(sql.FieldContains(FieldPathSummary, v))
+}
+
+// PathSummaryHasPrefix applies the HasPrefix predicate on the "path_summary" field.
+func PathSummaryHasPrefix(v string) predicate.Message {
+	return predicate.Message(sql.FieldHasPrefix(FieldPathSummary, v))
+}
+
+// PathSummaryHasSuffix applies the HasSuffix predicate on the "path_summary" field.
+func PathSummaryHasSuffix(v string) predicate.Message {
+	return predicate.Message(sql.FieldHasSuffix(FieldPathSummary, v))
+}
+
+// PathSummaryIsNil applies the IsNil predicate on the "path_summary" field.
+func PathSummaryIsNil() predicate.Message {
+	return predicate.Message(sql.FieldIsNull(FieldPathSummary))
+}
+
+// PathSummaryNotNil applies the NotNil predicate on the "path_summary" field.
+func PathSummaryNotNil() predicate.Message {
+	return predicate.Message(sql.FieldNotNull(FieldPathSummary))
+}
+
+// PathSummaryEqualFold applies the EqualFold predicate on the "path_summary" field.
+func PathSummaryEqualFold(v string) predicate.Message {
+	return predicate.Message(sql.FieldEqualFold(FieldPathSummary, v))
+}
+
+// PathSummaryContainsFold applies the ContainsFold predicate on the "path_summary" field.
+func PathSummaryContainsFold(v string) predicate.Message {
+	return predicate.Message(sql.FieldContainsFold(FieldPathSummary, v))
+}
+
+// PathSummaryVersionEQ applies the EQ predicate on the "path_summary_version" field.
+func PathSummaryVersionEQ(v int) predicate.Message {
+	return predicate.Message(sql.FieldEQ(FieldPathSummaryVersion, v))
+}
+
+// PathSummaryVersionNEQ applies the NEQ predicate on the "path_summary_version" field.
+func PathSummaryVersionNEQ(v int) predicate.Message {
+	return predicate.Message(sql.FieldNEQ(FieldPathSummaryVersion, v))
+}
+
+// PathSummaryVersionIn applies the In predicate on the "path_summary_version" field.
+func PathSummaryVersionIn(vs ...int) predicate.Message {
+	return predicate.Message(sql.FieldIn(FieldPathSummaryVersion, vs...))
+}
+
+// PathSummaryVersionNotIn applies the NotIn predicate on the "path_summary_version" field.
+func PathSummaryVersionNotIn(vs ...int) predicate.Message {
+	return predicate.Message(sql.FieldNotIn(FieldPathSummaryVersion, vs...))
+}
+
+// PathSummaryVersionGT applies the GT predicate on the "path_summary_version" field.
+func PathSummaryVersionGT(v int) predicate.Message {
+	return predicate.Message(sql.FieldGT(FieldPathSummaryVersion, v))
+}
+
+// PathSummaryVersionGTE applies the GTE predicate on the "path_summary_version" field.
+func PathSummaryVersionGTE(v int) predicate.Message {
+	return predicate.Message(sql.FieldGTE(FieldPathSummaryVersion, v))
+}
+
+// PathSummaryVersionLT applies the LT predicate on the "path_summary_version" field.
+func PathSummaryVersionLT(v int) predicate.Message {
+	return predicate.Message(sql.FieldLT(FieldPathSummaryVersion, v))
+}
+
+// PathSummaryVersionLTE applies the LTE predicate on the "path_summary_version" field.
+func PathSummaryVersionLTE(v int) predicate.Message {
+	return predicate.Message(sql.FieldLTE(FieldPathSummaryVersion, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

@@ -251,6 +251,9 @@ var (
 		{Name: "expires_at", Type: field.TypeTime},
 		{Name: "absolute_expires_at", Type: field.TypeTime},
 		{Name: "deleted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "current_leaf_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "forked_from_message_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "fork_request_id", Type: field.TypeString, Nullable: true, Size: 128},
 		{Name: "history_strategy", Type: field.TypeString, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "knowledge_base_id", Type: field.TypeUUID},
@@ -263,13 +266,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "conversations_tenants_tenant",
-				Columns:    []*schema.Column{ConversationsColumns[16]},
+				Columns:    []*schema.Column{ConversationsColumns[19]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "conversations_knowledge_bases_conversations",
-				Columns:    []*schema.Column{ConversationsColumns[17]},
+				Columns:    []*schema.Column{ConversationsColumns[20]},
 				RefColumns: []*schema.Column{KnowledgeBasesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -278,17 +281,22 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_status_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[16], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
+				Columns: []*schema.Column{ConversationsColumns[19], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
 			},
 			{
 				Name:    "conversation_tenant_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[16], ConversationsColumns[1]},
+				Columns: []*schema.Column{ConversationsColumns[19], ConversationsColumns[1]},
 			},
 			{
 				Name:    "conversation_status_deleted_at",
 				Unique:  false,
 				Columns: []*schema.Column{ConversationsColumns[9], ConversationsColumns[14]},
+			},
+			{
+				Name:    "conversation_tenant_id_user_id_fork_request_id",
+				Unique:  true,
+				Columns: []*schema.Column{ConversationsColumns[19], ConversationsColumns[3], ConversationsColumns[17]},
 			},
 		},
 	}
@@ -469,6 +477,9 @@ var (
 	MessagesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "owner_id", Type: field.TypeString, Size: 128},
+		{Name: "parent_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "depth", Type: field.TypeInt, Default: 0},
+		{Name: "edited_from_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "sequence_no", Type: field.TypeInt64},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"USER", "ASSISTANT", "SYSTEM"}},
 		{Name: "content", Type: field.TypeString, Size: 2147483647},
@@ -478,6 +489,8 @@ var (
 		{Name: "prompt_tokens", Type: field.TypeInt, Nullable: true},
 		{Name: "completion_tokens", Type: field.TypeInt, Nullable: true},
 		{Name: "trace_id", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "path_summary", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "path_summary_version", Type: field.TypeInt, Default: 0},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "attempt_id", Type: field.TypeUUID, Unique: true, Nullable: true},
 		{Name: "conversation_id", Type: field.TypeUUID},
@@ -491,19 +504,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "messages_attempts_assistant_message",
-				Columns:    []*schema.Column{MessagesColumns[12]},
+				Columns:    []*schema.Column{MessagesColumns[17]},
 				RefColumns: []*schema.Column{AttemptsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "messages_conversations_messages",
-				Columns:    []*schema.Column{MessagesColumns[13]},
+				Columns:    []*schema.Column{MessagesColumns[18]},
 				RefColumns: []*schema.Column{ConversationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "messages_tenants_tenant",
-				Columns:    []*schema.Column{MessagesColumns[14]},
+				Columns:    []*schema.Column{MessagesColumns[19]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -512,17 +525,22 @@ var (
 			{
 				Name:    "message_tenant_id_owner_id",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[14], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
 			},
 			{
 				Name:    "message_conversation_id_sequence_no",
 				Unique:  true,
-				Columns: []*schema.Column{MessagesColumns[13], MessagesColumns[2]},
+				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[5]},
 			},
 			{
 				Name:    "message_conversation_id_client_message_id",
 				Unique:  true,
-				Columns: []*schema.Column{MessagesColumns[13], MessagesColumns[6]},
+				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[9]},
+			},
+			{
+				Name:    "message_parent_id_sequence_no",
+				Unique:  false,
+				Columns: []*schema.Column{MessagesColumns[2], MessagesColumns[5]},
 			},
 		},
 	}

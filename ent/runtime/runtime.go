@@ -488,6 +488,10 @@ func init() {
 	conversation.DefaultLastSequenceNo = conversationDescLastSequenceNo.Default.(int64)
 	// conversation.LastSequenceNoValidator is a validator for the "last_sequence_no" field. It is called by the builders before save.
 	conversation.LastSequenceNoValidator = conversationDescLastSequenceNo.Validators[0].(func(int64) error)
+	// conversationDescForkRequestID is the schema descriptor for fork_request_id field.
+	conversationDescForkRequestID := conversationFields[15].Descriptor()
+	// conversation.ForkRequestIDValidator is a validator for the "fork_request_id" field. It is called by the builders before save.
+	conversation.ForkRequestIDValidator = conversationDescForkRequestID.Validators[0].(func(string) error)
 	// conversationDescID is the schema descriptor for id field.
 	conversationDescID := conversationMixinFields0[0].Descriptor()
 	// conversation.DefaultID holds the default value on creation for the id field.
@@ -870,24 +874,36 @@ func init() {
 			return nil
 		}
 	}()
+	// messageDescDepth is the schema descriptor for depth field.
+	messageDescDepth := messageFields[2].Descriptor()
+	// message.DefaultDepth holds the default value on creation for the depth field.
+	message.DefaultDepth = messageDescDepth.Default.(int)
+	// message.DepthValidator is a validator for the "depth" field. It is called by the builders before save.
+	message.DepthValidator = messageDescDepth.Validators[0].(func(int) error)
 	// messageDescSequenceNo is the schema descriptor for sequence_no field.
-	messageDescSequenceNo := messageFields[1].Descriptor()
+	messageDescSequenceNo := messageFields[4].Descriptor()
 	// message.SequenceNoValidator is a validator for the "sequence_no" field. It is called by the builders before save.
 	message.SequenceNoValidator = messageDescSequenceNo.Validators[0].(func(int64) error)
 	// messageDescClientMessageID is the schema descriptor for client_message_id field.
-	messageDescClientMessageID := messageFields[6].Descriptor()
+	messageDescClientMessageID := messageFields[9].Descriptor()
 	// message.ClientMessageIDValidator is a validator for the "client_message_id" field. It is called by the builders before save.
 	message.ClientMessageIDValidator = messageDescClientMessageID.Validators[0].(func(string) error)
 	// messageDescModel is the schema descriptor for model field.
-	messageDescModel := messageFields[7].Descriptor()
+	messageDescModel := messageFields[10].Descriptor()
 	// message.ModelValidator is a validator for the "model" field. It is called by the builders before save.
 	message.ModelValidator = messageDescModel.Validators[0].(func(string) error)
 	// messageDescTraceID is the schema descriptor for trace_id field.
-	messageDescTraceID := messageFields[10].Descriptor()
+	messageDescTraceID := messageFields[13].Descriptor()
 	// message.TraceIDValidator is a validator for the "trace_id" field. It is called by the builders before save.
 	message.TraceIDValidator = messageDescTraceID.Validators[0].(func(string) error)
+	// messageDescPathSummaryVersion is the schema descriptor for path_summary_version field.
+	messageDescPathSummaryVersion := messageFields[15].Descriptor()
+	// message.DefaultPathSummaryVersion holds the default value on creation for the path_summary_version field.
+	message.DefaultPathSummaryVersion = messageDescPathSummaryVersion.Default.(int)
+	// message.PathSummaryVersionValidator is a validator for the "path_summary_version" field. It is called by the builders before save.
+	message.PathSummaryVersionValidator = messageDescPathSummaryVersion.Validators[0].(func(int) error)
 	// messageDescCreatedAt is the schema descriptor for created_at field.
-	messageDescCreatedAt := messageFields[11].Descriptor()
+	messageDescCreatedAt := messageFields[16].Descriptor()
 	// message.DefaultCreatedAt holds the default value on creation for the created_at field.
 	message.DefaultCreatedAt = messageDescCreatedAt.Default.(func() time.Time)
 	// messageDescID is the schema descriptor for id field.

@@ -58,6 +58,15 @@ func (Conversation) Fields() []ent.Field {
 		field.Time("absolute_expires_at").Immutable().
 			Comment("Hard cap on the conversation's life."),
 		field.Time("deleted_at").Optional().Nillable(),
+		field.UUID("current_leaf_id", uuid.UUID{}).Optional().Nillable().
+			Comment("The last message of the current branch (docs/ENGINE.md, \"Message trees\"); null until the first message.").
+			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
+		field.UUID("forked_from_message_id", uuid.UUID{}).Optional().Nillable().Immutable().
+			Comment("For a fork: the message of the source conversation whose path it copies.").
+			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
+		field.String("fork_request_id").Optional().Nillable().MaxLen(128).Immutable().
+			Comment("The idempotency key of the forkConversation that made it.").
+			Annotations(entgql.Skip(entgql.SkipAll)),
 		field.String("history_strategy").GoType(domain.HistoryStrategy("")).
 			Optional().Nillable().
 			Comment("The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); " +
@@ -88,6 +97,7 @@ func (Conversation) Indexes() []ent.Index {
 		index.Fields("tenant_id", "user_id", "status", "updated_at"),
 		index.Fields("tenant_id", "created_at"),
 		index.Fields("status", "deleted_at"),
+		index.Fields("tenant_id", "user_id", "fork_request_id").Unique(),
 	}
 }
 

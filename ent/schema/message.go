@@ -16,8 +16,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// Message is one USER, ASSISTANT or SYSTEM turn of a conversation, in strict
-// per-conversation sequence order.
+// Message is one USER, ASSISTANT or SYSTEM turn of a conversation. Its
+// sequence number is strict and gap-free per conversation (creation order);
+// its place in the conversation's message tree (docs/ENGINE.md, "Message
+// trees") is its parent and its depth: a USER message's parent is the
+// answer (or unanswered question) it follows, an ASSISTANT message's parent
+// is the USER message it answers, and a root has none.
 type Message struct{ ent.Schema }
 
 // Mixin of the Message.
@@ -29,6 +33,12 @@ func (Message) Mixin() []ent.Mixin {
 func (Message) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("conversation_id", uuid.UUID{}).Immutable(),
+		field.UUID("parent_id", uuid.UUID{}).Optional().Nillable().Immutable().
+			Comment("The message this one follows on its path; null for a root."),
+		field.Int("depth").Default(0).NonNegative().Immutable().
+			Comment("The number of ancestors: the message's position in its path, from the root (0)."),
+		field.UUID("edited_from_id", uuid.UUID{}).Optional().Nillable().Immutable().
+			Comment("For an edited USER message: the question it is an edit of (a sibling)."),
 		field.Int64("sequence_no").Positive().Immutable().
 			Annotations(entgql.OrderField("SEQUENCE_NO")),
 		field.Enum("role").Values("USER", "ASSISTANT", "SYSTEM").Immutable(),
@@ -41,6 +51,13 @@ func (Message) Fields() []ent.Field {
 		field.Int("prompt_tokens").Optional().Nillable(),
 		field.Int("completion_tokens").Optional().Nillable(),
 		field.String("trace_id").Optional().Nillable().MaxLen(64),
+		field.Text("path_summary").Optional().Nillable().
+			Comment("The rolling summary of the path from the root up to and including this message, "+
+				"for the turns below it (docs/ENGINE.md, \"Summaries on a tree\").").
+			Annotations(entgql.Skip(entgql.SkipAll)),
+		field.Int("path_summary_version").Default(0).NonNegative().
+			Comment("Bumped on every write of path_summary (the summariser's optimistic lock).").
+			Annotations(entgql.Skip(entgql.SkipAll)),
 		field.Time("created_at").Default(time.Now).Immutable().
 			Annotations(entgql.OrderField("CREATED_AT")),
 	}
@@ -64,6 +81,7 @@ func (Message) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("conversation_id", "sequence_no").Unique(),
 		index.Fields("conversation_id", "client_message_id").Unique(),
+		index.Fields("parent_id", "sequence_no"),
 	}
 }
 

@@ -49,6 +49,12 @@ type AskInput struct {
 	// key with a different question is IDEMPOTENCY_MISMATCH.
 	ClientMessageID string `json:"clientMessageId"`
 	Question        string `json:"question"`
+	// The message the question follows (docs/API.md, "Message trees"): an
+	// ASSISTANT answer, or a USER question left unanswered, of this
+	// conversation. Null follows the conversation's current branch
+	// (Conversation.currentLeafId). The question becomes the current branch's
+	// leaf either way.
+	ParentMessageID *uuid.UUID `json:"parentMessageId,omitempty"`
 }
 
 // What ask and retryAttempt return at once, before the answer exists. Follow
@@ -224,6 +230,17 @@ type IngestDocumentInput struct {
 	ACL *DocumentACLInput `json:"acl,omitempty"`
 }
 
+// The messages that share a message's parent (for "‹ 2 / 3 ›"): edits of a
+// question, or regenerated answers to one question.
+type MessageSiblings struct {
+	// The siblings' ids, this message's included, in creation order.
+	Ids []uuid.UUID `json:"ids"`
+	// This message's position in ids (0-based).
+	Index int `json:"index"`
+	// How many siblings there are, this message included.
+	Count int `json:"count"`
+}
+
 // The context window of one model, overriding the model registry.
 type ModelContextWindow struct {
 	Model string `json:"model"`
@@ -237,7 +254,9 @@ type ModelContextWindowInput struct {
 }
 
 type RetryAttemptInput struct {
-	// The attempt to retry; the new attempt answers the same user message.
+	// The attempt to retry, at any depth of the conversation; the new attempt
+	// answers the same user message (its answer is a sibling of the old one)
+	// and the path through that message becomes the current branch.
 	AttemptID uuid.UUID `json:"attemptId"`
 	// The client's idempotency key for this retry.
 	ClientRequestID string `json:"clientRequestId"`
@@ -371,7 +390,9 @@ type ViewerEvent struct {
 	// ATTEMPT_UPDATED: the attempt and its new status.
 	AttemptID     *uuid.UUID      `json:"attemptId,omitempty"`
 	AttemptStatus *attempt.Status `json:"attemptStatus,omitempty"`
-	At            time.Time       `json:"at"`
+	// BRANCH_SELECTED: the conversation's new current leaf.
+	MessageID *uuid.UUID `json:"messageId,omitempty"`
+	At        time.Time  `json:"at"`
 	// The conversation as it is now; null after CONVERSATION_DELETED (or when it
 	// was deleted since).
 	Conversation *ent.Conversation `json:"conversation,omitempty"`
@@ -454,6 +475,9 @@ const (
 	// The conversation was deleted. This is the stream's last event; its
 	// conversation field is null (nothing of it is visible any more).
 	ConversationEventKindConversationDeleted ConversationEventKind = "CONVERSATION_DELETED"
+	// The current branch changed (selectBranch, editMessage, retryAttempt or an
+	// ask on another branch): messageId is the new current leaf.
+	ConversationEventKindBranchSelected ConversationEventKind = "BRANCH_SELECTED"
 )
 
 var AllConversationEventKind = []ConversationEventKind{
@@ -461,11 +485,12 @@ var AllConversationEventKind = []ConversationEventKind{
 	ConversationEventKindAttemptUpdated,
 	ConversationEventKindConversationUpdated,
 	ConversationEventKindConversationDeleted,
+	ConversationEventKindBranchSelected,
 }
 
 func (e ConversationEventKind) IsValid() bool {
 	switch e {
-	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted:
+	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected:
 		return true
 	}
 	return false
@@ -647,6 +672,9 @@ const (
 	// An attempt of the conversation became PENDING, COMPLETED or FAILED
 	// (attemptStatus).
 	ViewerEventKindAttemptUpdated ViewerEventKind = "ATTEMPT_UPDATED"
+	// The conversation's current branch changed (on this or another device):
+	// messageId is the new current leaf.
+	ViewerEventKindBranchSelected ViewerEventKind = "BRANCH_SELECTED"
 )
 
 var AllViewerEventKind = []ViewerEventKind{
@@ -656,11 +684,12 @@ var AllViewerEventKind = []ViewerEventKind{
 	ViewerEventKindConversationDeleted,
 	ViewerEventKindConversationRestored,
 	ViewerEventKindAttemptUpdated,
+	ViewerEventKindBranchSelected,
 }
 
 func (e ViewerEventKind) IsValid() bool {
 	switch e {
-	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated:
+	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected:
 		return true
 	}
 	return false

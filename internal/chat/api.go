@@ -133,6 +133,9 @@ const (
 	// ConversationDeleted is the last event of a conversation's stream: it
 	// was deleted, and its rows are no longer visible to anyone.
 	ConversationDeleted ConversationEventKind = "CONVERSATION_DELETED"
+	// ConversationBranchSelected: the current branch changed; MessageID is
+	// the new current leaf.
+	ConversationBranchSelected ConversationEventKind = "BRANCH_SELECTED"
 )
 
 // ConversationEvent tells a second tab that something changed: a message
@@ -162,6 +165,9 @@ const (
 	ViewerConversationRestored ViewerEventKind = "CONVERSATION_RESTORED"
 	// ViewerAttemptUpdated: an attempt became PENDING, COMPLETED or FAILED.
 	ViewerAttemptUpdated ViewerEventKind = "ATTEMPT_UPDATED"
+	// ViewerBranchSelected: the conversation's current branch changed;
+	// MessageID is the new current leaf.
+	ViewerBranchSelected ViewerEventKind = "BRANCH_SELECTED"
 )
 
 // ViewerEvent tells a user's other devices that one of their conversations
@@ -171,7 +177,9 @@ type ViewerEvent struct {
 	ConversationID uuid.UUID
 	AttemptID      *uuid.UUID
 	AttemptStatus  string
-	At             time.Time
+	// MessageID is the new current leaf of a BRANCH_SELECTED event.
+	MessageID *uuid.UUID
+	At        time.Time
 }
 
 // AdminConversationFilter narrows an admin's listing of the tenant's

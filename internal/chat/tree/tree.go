@@ -1,0 +1,180 @@
+// Package tree reads a conversation's message tree (docs/ENGINE.md,
+// "Message trees"): the path from a message up to the root, the subtree
+// below a message, a message's siblings and the newest leaf below a
+// branch point.
+//
+// A message's parent is the message it follows on its path, and its depth
+// is the number of its ancestors, so a path is contiguous in depth: the
+// ancestors of a message at depth d are at depths d-1 … 0. The walks are
+// recursive common table expressions over the primary key (up) and the
+// (parent_id, sequence_no) index (down), identical on PostgreSQL and
+// SQLite, and bounded by depth, so a page of a path costs the same at any
+// length of the conversation.
+//
+// The walks only name ids: every row is read through Ent's builders with
+// the predicates below (Path, Below), so the privacy policies filter the
+// rows as for any other read.
+package tree
+
+import (
+	"context"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/predicate"
+)
+
+// Path is the predicate "the message is start or one of its ancestors at
+// depth minDepth or deeper". minDepth 0 (or less) walks to the root.
+func Path(start uuid.UUID, minDepth int) predicate.Message {
+	if minDepth < 0 {
+		minDepth = 0
+	}
+	return predicate.Message(func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.Ident(s.C(message.FieldID)).WriteString(" IN (WITH RECURSIVE tree_up(id, parent_id, depth) AS (" +
+				"SELECT id, parent_id, depth FROM messages WHERE id = ").Arg(start).
+				WriteString(" AND depth >= ").Arg(minDepth).
+				WriteString(" UNION ALL SELECT m.id, m.parent_id, m.depth FROM messages m JOIN tree_up ON m.id = tree_up.parent_id" +
+					" WHERE m.depth >= ").Arg(minDepth).
+				WriteString(") SELECT id FROM tree_up)")
+		}))
+	})
+}
+
+// Below is the predicate "the message is root or one of its descendants".
+func Below(root uuid.UUID) predicate.Message {
+	return predicate.Message(func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.Ident(s.C(message.FieldID)).WriteString(" IN (WITH RECURSIVE tree_down(id) AS (" +
+				"SELECT id FROM messages WHERE id = ").Arg(root).
+				WriteString(" UNION ALL SELECT m.id FROM messages m JOIN tree_down ON m.parent_id = tree_down.id" +
+					") SELECT id FROM tree_down)")
+		}))
+	})
+}
+
+// NewestBelow returns the most recently created message in the subtree of
+// root (root itself when it has no descendants): the most recently active
+// leaf of the branch through root, which selecting that branch continues
+// to. Rows are read through c, so the privacy policies apply; a root the
+// viewer may not read is ent.NotFoundError.
+func NewestBelow(ctx context.Context, c *ent.MessageClient, conversationID, root uuid.UUID) (*ent.Message, error) {
+	return c.Query().
+		Where(message.ConversationID(conversationID), Below(root)).
+		Order(ent.Desc(message.FieldSequenceNo)).
+		First(ctx)
+}
+
+// Siblings are the messages that share a parent, in creation order.
+type Siblings struct {
+	// IDs are the siblings' ids, this message's included, oldest first.
+	IDs []uuid.UUID
+	// Index is this message's position in IDs.
+	Index int
+}
+
+// SiblingsOf returns, for each of msgs (all of one conversation or not),
+// its siblings: the messages with the same parent (roots: the
+// conversation's roots), in sequence order. It is one statement for any
+// number of messages, read through c.
+func SiblingsOf(ctx context.Context, c *ent.MessageClient, msgs []*ent.Message) (map[uuid.UUID]Siblings, error) {
+	out := make(map[uuid.UUID]Siblings, len(msgs))
+	if len(msgs) == 0 {
+		return out, nil
+	}
+	var parents []uuid.UUID
+	var rootConvs []uuid.UUID
+	seenP, seenC := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
+	for _, m := range msgs {
+		if m.ParentID == nil {
+			if !seenC[m.ConversationID] {
+				seenC[m.ConversationID] = true
+				rootConvs = append(rootConvs, m.ConversationID)
+			}
+			continue
+		}
+		if !seenP[*m.ParentID] {
+			seenP[*m.ParentID] = true
+			parents = append(parents, *m.ParentID)
+		}
+	}
+	var ors []predicate.Message
+	if len(parents) > 0 {
+		ors = append(ors, message.ParentIDIn(parents...))
+	}
+	if len(rootConvs) > 0 {
+		ors = append(ors, message.And(message.ParentIDIsNil(), message.ConversationIDIn(rootConvs...)))
+	}
+	rows, err := c.Query().
+		Where(message.Or(ors...)).
+		Order(ent.Asc(message.FieldSequenceNo)).
+		Select(message.FieldID, message.FieldConversationID, message.FieldParentID, message.FieldSequenceNo).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		conv   uuid.UUID
+		parent uuid.UUID
+	}
+	groups := map[key][]uuid.UUID{}
+	for _, r := range rows {
+		k := key{conv: r.ConversationID}
+		if r.ParentID != nil {
+			k = key{parent: *r.ParentID}
+		}
+		groups[k] = append(groups[k], r.ID)
+	}
+	for _, m := range msgs {
+		k := key{conv: m.ConversationID}
+		if m.ParentID != nil {
+			k = key{parent: *m.ParentID}
+		}
+		ids := groups[k]
+		s := Siblings{IDs: ids}
+		for i, id := range ids {
+			if id == m.ID {
+				s.Index = i
+			}
+		}
+		if len(ids) == 0 {
+			s = Siblings{IDs: []uuid.UUID{m.ID}}
+		}
+		out[m.ID] = s
+	}
+	return out, nil
+}
+
+// Page is one page of a path, root side first.
+type Page struct {
+	// Messages are the page's messages, in path order (ascending depth).
+	Messages []*ent.Message
+	// HasBefore reports that the path continues above the page.
+	HasBefore bool
+}
+
+// LastOf returns the last n messages of the path that ends at end
+// (inclusive), oldest first: the page a UI opens a conversation with, and,
+// with end the parent of the first message of a page, the page before it.
+// It reads only those n rows, whatever the path's length.
+func LastOf(ctx context.Context, c *ent.MessageClient, end *ent.Message, n int) (Page, error) {
+	if end == nil || n <= 0 {
+		return Page{}, nil
+	}
+	rows, err := c.Query().
+		Where(message.ConversationID(end.ConversationID), Path(end.ID, end.Depth-n+1)).
+		Order(ent.Asc(message.FieldDepth)).
+		All(ctx)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Messages: rows}
+	if len(rows) > 0 {
+		p.HasBefore = rows[0].Depth > 0
+	}
+	return p, nil
+}

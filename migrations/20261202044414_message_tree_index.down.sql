@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS "message_parent_id_sequence_no";
