@@ -70,7 +70,9 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 		return nil, rollback(tx, err)
 	}
 	conv, raw := t.conv, t.settings
-	replay := func() (*AskResult, error) { return e.replayAsk(ctx, e.client, conv.ID, spot, clientMessageID, question) }
+	replay := func() (*AskResult, error) {
+		return e.replayAsk(ctx, e.client, conv.ID, spot, clientMessageID, question)
+	}
 	if t.keyed {
 		// The key names an attempt of this conversation: the original ask
 		// (a replay, read in the transaction), or a retry (then the key is
