@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,8 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -526,5 +530,247 @@ func TestEditIsIdempotent(t *testing.T) {
 
 		ms := e.requireTree(t, conv.ID)
 		assert.Len(t, ms, 8)
+	})
+}
+
+// TestBusyOnEveryBranch: while one answer runs, on a branch of its own,
+// no ask, ask below another message, edit or retry is accepted on any
+// other branch, on any of three engine instances sharing one database and
+// broker (CONVERSATION_BUSY naming the running attempt); selecting a branch
+// is accepted on every instance, and its BRANCH_SELECTED reaches the feeds
+// followed on the others. Twelve requests of all kinds sent at once from
+// the three instances create exactly one attempt, and the tree stays
+// whole.
+func TestBusyOnEveryBranch(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		engines := []*chat.Engine{e.eng,
+			e.newInstanceDeps(t, chat.Config{}, sharedBroker(e)).eng,
+			e.newInstanceDeps(t, chat.Config{}, sharedBroker(e)).eng}
+		conv := e.conversation(t, alice)
+		qs, an := e.rounds(t, conv.ID, 3)
+		first, err := e.db.Client.Attempt.Query().Where(attempt.UserMessageID(qs[0])).Only(sysCtx())
+		require.NoError(t, err)
+
+		e.model.hold()
+		running, err := engines[1].AskParent(as(alice), conv.ID, &an[0], uuid.NewString(), "退款多久到账？")
+		require.NoError(t, err)
+		tries := map[string]func(eng *chat.Engine) error{
+			"ask": func(eng *chat.Engine) error {
+				_, err := eng.Ask(as(alice), conv.ID, uuid.NewString(), "那退款呢？")
+				return err
+			},
+			"ask below another answer": func(eng *chat.Engine) error {
+				_, err := eng.AskParent(as(alice), conv.ID, &an[2], uuid.NewString(), "那退款呢？")
+				return err
+			},
+			"edit on another branch": func(eng *chat.Engine) error {
+				_, err := eng.EditMessage(as(alice), qs[2], "那退款呢？", uuid.NewString())
+				return err
+			},
+			"retry on another branch": func(eng *chat.Engine) error {
+				_, err := eng.Retry(as(alice), first.ID, uuid.NewString())
+				return err
+			},
+		}
+		for i, eng := range engines {
+			for name, try := range tries {
+				err := try(eng)
+				assert.Equal(t, domain.CodeConversationBusy, code(err), "instance %d: %s", i, name)
+				assert.Equal(t, running.Attempt.ID.String(), domain.ErrorDetails(err)["attemptId"], "instance %d: %s", i, name)
+			}
+		}
+		// Selecting is allowed while the answer runs, and crosses instances.
+		for i, eng := range engines {
+			watcher := engines[(i+1)%len(engines)]
+			f := e.follow(t, watcher, alice, conv.ID)
+			pick := qs[i%len(qs)]
+			c, err := eng.SelectBranch(as(alice), conv.ID, pick)
+			require.NoError(t, err, "instance %d", i)
+			f.branchSelected(t, conv.ID, *c.CurrentLeafID)
+		}
+		e.model.release()
+		e.wait(t, alice, running.Attempt.ID, 0)
+
+		// A burst of every kind of request from the three instances.
+		e.model.hold()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins, busy := 0, 0
+		for _, eng := range engines {
+			for _, try := range tries {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					err := try(eng)
+					mu.Lock()
+					defer mu.Unlock()
+					if err == nil {
+						wins++
+					} else if code(err) == domain.CodeConversationBusy {
+						busy++
+					} else {
+						t.Errorf("unexpected error: %v", err)
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		assert.Equal(t, 1, wins, "exactly one request wins")
+		assert.Equal(t, 11, busy)
+		pending, err := e.db.Client.Attempt.Query().
+			Where(attempt.ConversationID(conv.ID), attempt.StatusEQ(attempt.StatusPENDING)).All(sysCtx())
+		require.NoError(t, err)
+		require.Len(t, pending, 1)
+		e.model.release()
+		e.wait(t, alice, pending[0].ID, 0)
+		e.requireTree(t, conv.ID)
+	})
+}
+
+// TestBranchWritesNotFound: editMessage, selectBranch and askParent's
+// parent answer NOT_FOUND, byte-identical to a random id, for a message or
+// conversation of another tenant (whose user has the same id), another
+// user, a deleted conversation, (selectBranch, askParent) a message of the
+// viewer's other conversation, and (editMessage) an answer. Nothing
+// changes.
+func TestBranchWritesNotFound(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		w := newForeignWorld(t, e)
+		random := uuid.New()
+		leaf := e.leafOf(t, w.conv)
+
+		// editMessage: one error for every message that is not the
+		// viewer's own question.
+		edit := func(id uuid.UUID) error {
+			_, err := e.eng.EditMessage(as(alice), id, "退款多久到账？", uuid.NewString())
+			return err
+		}
+		want := errJSON(t, edit(random))
+		assert.Equal(t, domain.CodeNotFound, code(edit(random)))
+		cases := w.foreignMessages()
+		delete(cases, "alice's other conversation") // hers to edit, there
+		cases["an answer"] = w.a
+		for name, id := range cases {
+			assert.Equal(t, want, errJSON(t, edit(id)), "edit: %s", name)
+		}
+
+		// selectBranch: one error for every conversation the viewer does
+		// not own, one for every message not in the conversation.
+		sel := func(conv, msg uuid.UUID) error {
+			_, err := e.eng.SelectBranch(as(alice), conv, msg)
+			return err
+		}
+		wantConv := errJSON(t, sel(uuid.New(), w.q))
+		assert.Equal(t, domain.CodeNotFound, code(sel(uuid.New(), w.q)))
+		for name, c := range map[string]uuid.UUID{"bob's": w.bobConv, "another tenant's": w.foreignConv, "deleted": w.deletedConv} {
+			assert.Equal(t, wantConv, errJSON(t, sel(c, w.q)), "select in %s conversation", name)
+		}
+		wantMsg := errJSON(t, sel(w.conv, random))
+		assert.Equal(t, domain.CodeNotFound, code(sel(w.conv, random)))
+		for name, id := range w.foreignMessages() {
+			assert.Equal(t, wantMsg, errJSON(t, sel(w.conv, id)), "select: %s", name)
+		}
+
+		// askParent: a conversation the viewer does not own is Ask's
+		// NOT_FOUND; a parent outside the conversation, the parent's.
+		askIn := func(conv uuid.UUID, parent uuid.UUID) error {
+			_, err := e.eng.AskParent(as(alice), conv, &parent, uuid.NewString(), "退款多久到账？")
+			return err
+		}
+		wantAskConv := errJSON(t, askIn(uuid.New(), w.q))
+		for name, c := range map[string]uuid.UUID{"bob's": w.bobConv, "another tenant's": w.foreignConv, "deleted": w.deletedConv} {
+			assert.Equal(t, wantAskConv, errJSON(t, askIn(c, w.q)), "ask in %s conversation", name)
+		}
+		wantParent := errJSON(t, askIn(w.conv, random))
+		for name, id := range w.foreignMessages() {
+			assert.Equal(t, wantParent, errJSON(t, askIn(w.conv, id)), "parent: %s", name)
+		}
+
+		assert.Len(t, e.messagesOf(t, w.conv), 2, "nothing was written")
+		assert.Equal(t, leaf, e.leafOf(t, w.conv), "the leaf did not move")
+		assert.Len(t, e.messagesOf(t, w.bobConv), 2)
+	})
+}
+
+// TestSupportAndAdminsWriteNoBranch: a support agent with an approved
+// grant, and a tenant admin, can read the conversation but neither edit,
+// select a branch, regenerate nor ask below a message in it: NOT_FOUND,
+// as for every write of another user's conversation. Nothing changes.
+func TestSupportAndAdminsWriteNoBranch(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		w := grantedWorld(t, e, false)
+		q := w.att.UserMessageID
+		leaf := e.leafOf(t, w.conv)
+		for _, v := range []*viewer.Viewer{sam, admin} {
+			_, err := e.eng.Conversation(as(v), w.conv)
+			require.NoError(t, err, "%s reads the conversation", v.UserID)
+			_, err = e.eng.EditMessage(as(v), q, "退款多久到账？", uuid.NewString())
+			assert.Equal(t, domain.CodeNotFound, code(err), "%s: edit", v.UserID)
+			_, err = e.eng.SelectBranch(as(v), w.conv, q)
+			assert.Equal(t, domain.CodeNotFound, code(err), "%s: select", v.UserID)
+			_, err = e.eng.Retry(as(v), w.att.ID, uuid.NewString())
+			assert.Equal(t, domain.CodeNotFound, code(err), "%s: retry", v.UserID)
+			_, err = e.eng.AskParent(as(v), w.conv, &q, uuid.NewString(), "退款多久到账？")
+			assert.Equal(t, domain.CodeNotFound, code(err), "%s: ask below a message", v.UserID)
+		}
+		assert.Len(t, e.messagesOf(t, w.conv), 2, "nothing was written")
+		assert.Equal(t, leaf, e.leafOf(t, w.conv))
+	})
+}
+
+// TestDeleteRestorePurgeCoverEveryBranch: deleting a conversation with
+// several branches hides all of them (edit and select are NOT_FOUND);
+// restoring it brings every branch back with its current leaf; the purge
+// after retention removes every message of every branch.
+func TestDeleteRestorePurgeCoverEveryBranch(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		conv := e.conversation(t, alice)
+		qs, an := e.rounds(t, conv.ID, 3)
+		res, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		require.NoError(t, err)
+		e.wait(t, alice, res.Attempt.ID, 0)
+		first, err := e.db.Client.Attempt.Query().Where(attempt.UserMessageID(qs[0])).Only(sysCtx())
+		require.NoError(t, err)
+		r, err := e.eng.Retry(as(alice), first.ID, uuid.NewString())
+		require.NoError(t, err)
+		e.wait(t, alice, r.Attempt.ID, 0)
+		_, err = e.eng.SelectBranch(as(alice), conv.ID, qs[2])
+		require.NoError(t, err)
+		before := e.requireTree(t, conv.ID)
+		require.Len(t, before, 9)
+		leaf := e.leafOf(t, conv.ID)
+		assert.Equal(t, an[2], leaf)
+
+		_, err = e.eng.DeleteConversation(as(alice), conv.ID, "")
+		require.NoError(t, err)
+		_, err = e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		assert.Equal(t, domain.CodeNotFound, code(err), "edit in a deleted conversation")
+		_, err = e.eng.SelectBranch(as(alice), conv.ID, qs[1])
+		assert.Equal(t, domain.CodeNotFound, code(err), "select in a deleted conversation")
+		n, err := e.db.Client.Message.Query().Where(message.ConversationID(conv.ID)).Count(as(alice))
+		require.NoError(t, err)
+		assert.Zero(t, n, "no branch is readable")
+
+		_, err = e.eng.RestoreConversation(as(alice), conv.ID)
+		require.NoError(t, err)
+		after := e.requireTree(t, conv.ID)
+		assert.Equal(t, len(before), len(after), "every branch is back")
+		n, err = e.db.Client.Message.Query().Where(message.ConversationID(conv.ID)).Count(as(alice))
+		require.NoError(t, err)
+		assert.Equal(t, len(before), n, "and readable")
+		assert.Equal(t, leaf, e.leafOf(t, conv.ID), "with its current leaf")
+		_, err = e.eng.SelectBranch(as(alice), conv.ID, res.UserMessage.ID)
+		require.NoError(t, err)
+
+		_, err = e.eng.DeleteConversation(as(alice), conv.ID, "")
+		require.NoError(t, err)
+		e.clock.advance(31 * 24 * time.Hour)
+		_, err = e.eng.PurgeOnce(context.Background())
+		require.NoError(t, err)
+		assert.Empty(t, e.messagesOf(t, conv.ID), "every branch is purged")
+		na, err := e.db.Client.Attempt.Query().Where(attempt.ConversationID(conv.ID)).Count(sysCtx())
+		require.NoError(t, err)
+		assert.Zero(t, na)
 	})
 }
