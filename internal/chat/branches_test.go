@@ -13,6 +13,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -772,5 +773,38 @@ func TestDeleteRestorePurgeCoverEveryBranch(t *testing.T) {
 		na, err := e.db.Client.Attempt.Query().Where(attempt.ConversationID(conv.ID)).Count(sysCtx())
 		require.NoError(t, err)
 		assert.Zero(t, na)
+	})
+}
+
+// TestTreeWritesAreOneStatement: an ask below a chosen message and an edit
+// are an ask's one transaction (on PostgreSQL BEGIN, the read, one
+// data-modifying statement, COMMIT; the parent's depth comes with the
+// read); an edit first reads the question it edits, outside it.
+func TestTreeWritesAreOneStatement(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, log := tracedDB(raw)
+		limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
+		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
+		conv := e.conversation(t, alice)
+		qs, an := e.rounds(t, conv.ID, 2)
+		chat.WaitIdle(e.eng)
+		release := chat.HoldRuns(e.eng)
+
+		log.take()
+		r, err := e.eng.AskParent(as(alice), conv.ID, &an[0], uuid.NewString(), "退款多久到账？")
+		require.NoError(t, err)
+		require.Equal(t, inOneTx(askTxStatements[raw.Dialect], "COMMIT"), log.take(), "ask below a message")
+		release()
+		e.wait(t, alice, r.Attempt.ID, 0)
+		chat.WaitIdle(e.eng)
+
+		log.take()
+		r, err = e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		require.NoError(t, err)
+		require.Equal(t, append([]string{"autocommit"}, inOneTx(askTxStatements[raw.Dialect], "COMMIT")...), log.take(), "edit")
+		release()
+		e.wait(t, alice, r.Attempt.ID, 0)
+		chat.WaitIdle(e.eng)
+		e.requireTree(t, conv.ID)
 	})
 }
