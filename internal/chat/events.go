@@ -74,6 +74,7 @@ type viewerPayload struct {
 	Conversation uuid.UUID  `json:"c"`
 	Attempt      *uuid.UUID `json:"a,omitempty"`
 	Status       string     `json:"s,omitempty"`
+	Message      *uuid.UUID `json:"m,omitempty"`
 	At           time.Time  `json:"at"`
 }
 
@@ -107,7 +108,7 @@ func (e *Engine) publishConversation(ctx context.Context, id uuid.UUID, ev Conve
 // ownerID), whoever made the change: the owner, an admin, or the engine.
 func (e *Engine) publishViewer(ctx context.Context, tenantID, ownerID string, ev ViewerEvent) {
 	data, err := json.Marshal(viewerPayload{Tenant: tenantID, User: ownerID, Conversation: ev.ConversationID,
-		Attempt: ev.AttemptID, Status: ev.AttemptStatus, At: e.now()})
+		Attempt: ev.AttemptID, Status: ev.AttemptStatus, Message: ev.MessageID, At: e.now()})
 	if err != nil {
 		return
 	}
