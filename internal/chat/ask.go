@@ -41,6 +41,9 @@ type askSpot struct {
 	// edit is the USER message an edit replaces (EditMessage): the
 	// question becomes its sibling, with its parent and depth.
 	edit *ent.Message
+	// backfilled is set once the conversation, written before message
+	// trees, has been made a tree for this ask (backfillTree).
+	backfilled bool
 }
 
 // ask is Ask, AskParent and EditMessage: the question goes where spot
@@ -95,6 +98,21 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	}
 	if t.pending != "" {
 		return nil, rollback(tx, busyError(t.pending))
+	}
+	if legacyTree(conv) && !spot.backfilled {
+		// Written before message trees: made a tree first, in a
+		// transaction of its own, and the ask starts again on it.
+		_ = tx.Rollback()
+		if err := e.backfillTree(ctx, conv.ID); err != nil {
+			return nil, err
+		}
+		if spot.edit != nil {
+			if spot.edit, err = e.client.Message.Get(ctx, spot.edit.ID); err != nil {
+				return nil, store.DomainError(err, "message")
+			}
+		}
+		spot.backfilled = true
+		return e.ask(ctx, conversationID, spot, clientMessageID, question)
 	}
 	st := raw.WithDefaults()
 	// The database limiter charges the rate inside the ask's transaction,

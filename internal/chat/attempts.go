@@ -73,6 +73,13 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
 		return nil, err
 	}
+	if legacyTree(conv) {
+		// Written before message trees: made a tree before the retry
+		// moves its leaf.
+		if err := e.backfillTree(ctx, conv.ID); err != nil {
+			return nil, err
+		}
+	}
 	raw, err := e.tenantSettings(ctx)
 	if err != nil {
 		return nil, err

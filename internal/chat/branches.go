@@ -9,6 +9,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/chat/tree"
+	"github.com/ragchat/ragchat/internal/chat/treebackfill"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -19,9 +20,24 @@ import (
 // and selecting a branch. Retry (attempts.go) regenerates an answer at any
 // depth; ForkConversation (fork.go) copies a path.
 
-// errNotYet is returned by the message-tree operations whose bodies are
-// being written (issue 18); it is replaced before the issue is done.
-var errNotYet = domain.Errorf(domain.CodeInternal, "not implemented yet")
+// legacyTree reports whether conv was written before message trees: it has
+// messages but no current leaf (its messages have no parents yet).
+func legacyTree(conv *ent.Conversation) bool {
+	return conv.CurrentLeafID == nil && conv.LastSequenceNo > 0
+}
+
+// backfillTree makes a conversation written before message trees a single
+// path (internal/chat/treebackfill) before a write extends it: a write
+// that set the leaf first would mark it done for the backfill with its
+// old messages still without parents. The server also backfills every
+// such conversation in the background at start; both are idempotent. The
+// caller has authorised the conversation; the backfill runs as its job.
+func (e *Engine) backfillTree(ctx context.Context, conversationID uuid.UUID) error {
+	if err := treebackfill.Conversation(ctx, e.client, conversationID); err != nil {
+		return store.DomainError(err, "conversation")
+	}
+	return nil
+}
 
 // AskParent is Ask with an explicit parent: the question follows parentID
 // (an answer, or a question, of the conversation) instead of the
@@ -87,20 +103,32 @@ func (e *Engine) SelectBranch(ctx context.Context, conversationID, messageID uui
 	if err != nil {
 		return nil, err
 	}
+	return e.selectBranch(ctx, v, conversationID, messageID, false)
+}
+
+// selectBranch is SelectBranch; backfilled says that the conversation,
+// written before message trees, was made a tree for it already.
+func (e *Engine) selectBranch(ctx context.Context, v *viewer.Viewer, conversationID, messageID uuid.UUID, backfilled bool) (*ent.Conversation, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	n, err := tx.Conversation.Update().
-		Where(conversation.ID(conversationID), conversation.UserID(v.UserID),
-			conversation.StatusNEQ(conversation.StatusDELETED)).
+	locked, err := tx.Conversation.UpdateOneID(conversationID).
+		Where(conversation.UserID(v.UserID), conversation.StatusNEQ(conversation.StatusDELETED)).
 		AddVersion(1).
 		Save(ctx)
+	if ent.IsNotFound(err) {
+		return nil, rollback(tx, domain.NotFound("conversation"))
+	}
 	if err != nil {
 		return nil, rollback(tx, store.DomainError(err, "conversation"))
 	}
-	if n == 0 {
-		return nil, rollback(tx, domain.NotFound("conversation"))
+	if legacyTree(locked) && !backfilled {
+		_ = tx.Rollback()
+		if err := e.backfillTree(ctx, conversationID); err != nil {
+			return nil, err
+		}
+		return e.selectBranch(ctx, v, conversationID, messageID, true)
 	}
 	leaf, err := tree.NewestBelow(ctx, tx.Message, conversationID, messageID)
 	if ent.IsNotFound(err) {

@@ -3,10 +3,12 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -806,5 +808,92 @@ func TestTreeWritesAreOneStatement(t *testing.T) {
 		e.wait(t, alice, r.Attempt.ID, 0)
 		chat.WaitIdle(e.eng)
 		e.requireTree(t, conv.ID)
+	})
+}
+
+// legacy turns conversation id back into rows written before message
+// trees: no parents, depth 0, no current leaf.
+func (e *env) legacy(t *testing.T, id uuid.UUID) {
+	t.Helper()
+	q1, q2 := `UPDATE messages SET parent_id = NULL, depth = 0 WHERE conversation_id = ?`,
+		`UPDATE conversations SET current_leaf_id = NULL WHERE id = ?`
+	if e.db.Dialect == dialect.Postgres {
+		q1, q2 = strings.Replace(q1, "?", "$1", 1), strings.Replace(q2, "?", "$1", 1)
+	}
+	_, err := e.db.SQL.ExecContext(context.Background(), q1, id)
+	require.NoError(t, err)
+	_, err = e.db.SQL.ExecContext(context.Background(), q2, id)
+	require.NoError(t, err)
+	require.Equal(t, uuid.Nil, e.leafOf(t, id))
+}
+
+// TestTreeWritesBackfillLegacyConversations: a conversation written before
+// message trees (messages without parents, no current leaf) is made a
+// single path (internal/chat/treebackfill) before an ask, an ask below a
+// message, an edit, a retry or a selection extends it, so the write lands
+// on the backfilled path and the old messages get their parents; without
+// it the write would set the leaf first and the backfill would take the
+// conversation for done.
+func TestTreeWritesBackfillLegacyConversations(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		for _, tc := range []struct {
+			name string
+			// write extends the legacy conversation of two rounds and
+			// returns the new leaf's expected parent and depth.
+			write func(t *testing.T, conv uuid.UUID, qs, an []uuid.UUID) (parent *uuid.UUID, depth int)
+		}{
+			{"ask", func(t *testing.T, conv uuid.UUID, _, an []uuid.UUID) (*uuid.UUID, int) {
+				e.ask(t, alice, conv, "退款多久到账？")
+				return &an[1], 4
+			}},
+			{"ask below a message", func(t *testing.T, conv uuid.UUID, _, an []uuid.UUID) (*uuid.UUID, int) {
+				r, err := e.eng.AskParent(as(alice), conv, &an[0], uuid.NewString(), "退款多久到账？")
+				require.NoError(t, err)
+				e.wait(t, alice, r.Attempt.ID, 0)
+				return &an[0], 2
+			}},
+			{"edit", func(t *testing.T, conv uuid.UUID, qs, an []uuid.UUID) (*uuid.UUID, int) {
+				r, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+				require.NoError(t, err)
+				e.wait(t, alice, r.Attempt.ID, 0)
+				return &an[0], 2
+			}},
+			{"retry", func(t *testing.T, conv uuid.UUID, qs, an []uuid.UUID) (*uuid.UUID, int) {
+				a, err := e.db.Client.Attempt.Query().Where(attempt.UserMessageID(qs[1])).Only(sysCtx())
+				require.NoError(t, err)
+				r, err := e.eng.Retry(as(alice), a.ID, uuid.NewString())
+				require.NoError(t, err)
+				e.wait(t, alice, r.Attempt.ID, 0)
+				assert.Equal(t, qs[1], *e.answerOf(t, r.Attempt.ID).ParentID)
+				return &an[0], 2 // the retried question's place
+			}},
+			{"select", func(t *testing.T, conv uuid.UUID, qs, an []uuid.UUID) (*uuid.UUID, int) {
+				c, err := e.eng.SelectBranch(as(alice), conv, qs[0])
+				require.NoError(t, err)
+				assert.Equal(t, an[1], *c.CurrentLeafID, "the newest message below the root")
+				return &qs[1], 3
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				conv := e.conversation(t, alice)
+				qs, an := e.rounds(t, conv.ID, 2)
+				e.legacy(t, conv.ID)
+				parent, depth := tc.write(t, conv.ID, qs, an)
+				ms := e.requireTree(t, conv.ID)
+				leaf := ms[len(ms)-1]
+				if tc.name != "select" {
+					leaf = e.db.Client.Message.GetX(sysCtx(), e.leafOf(t, conv.ID))
+					// The leaf is the new answer: its question is below parent.
+					q := e.db.Client.Message.GetX(sysCtx(), *leaf.ParentID)
+					require.NotNil(t, q.ParentID)
+					assert.Equal(t, *parent, *q.ParentID)
+					assert.Equal(t, depth, q.Depth)
+				} else {
+					assert.Equal(t, *parent, *leaf.ParentID)
+					assert.Equal(t, depth, leaf.Depth)
+				}
+				assert.Equal(t, []uuid.UUID{qs[0], an[0], qs[1], an[1]}, pathTo(t, ms, an[1]), "the old rounds are one path")
+			})
+		}
 	})
 }
