@@ -69,6 +69,7 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 // SubscribeViewer streams changes of the viewer's own conversations
 // (docs/API.md, viewerEvents): created, updated (renamed, titled,
 // summarised), archived, deleted, restored, and attempt status changes,
+// the current branch selected (BRANCH_SELECTED, with the new leaf),
 // made by anyone (the viewer on another device, an admin, the engine) on
 // any instance. Only events about conversations the viewer owns are
 // published to their feed, and each event names its user, which is

@@ -77,30 +77,40 @@ type Siblings struct {
 	Index int
 }
 
-// SiblingsOf returns, for each of msgs (all of one conversation or not),
-// its siblings: the messages with the same parent (roots: the
-// conversation's roots), in sequence order. It is one statement for any
-// number of messages, read through c.
-func SiblingsOf(ctx context.Context, c *ent.MessageClient, msgs []*ent.Message) (map[uuid.UUID]Siblings, error) {
-	out := make(map[uuid.UUID]Siblings, len(msgs))
-	if len(msgs) == 0 {
-		return out, nil
+// Group names a set of siblings: the children of Parent, or, when Parent
+// is uuid.Nil, the roots of Conversation.
+type Group struct {
+	Conversation uuid.UUID
+	Parent       uuid.UUID
+}
+
+// GroupOf is the sibling group m belongs to.
+func GroupOf(m *ent.Message) Group {
+	if m.ParentID != nil {
+		return Group{Parent: *m.ParentID}
 	}
-	var parents []uuid.UUID
-	var rootConvs []uuid.UUID
-	seenP, seenC := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
-	for _, m := range msgs {
-		if m.ParentID == nil {
-			if !seenC[m.ConversationID] {
-				seenC[m.ConversationID] = true
-				rootConvs = append(rootConvs, m.ConversationID)
-			}
+	return Group{Conversation: m.ConversationID}
+}
+
+// SiblingGroups returns the ids of each group's messages, oldest first
+// (by sequence number), read through c in one statement for any number of
+// groups. A group with no message the viewer may read maps to nil.
+func SiblingGroups(ctx context.Context, c *ent.MessageClient, groups []Group) (map[Group][]uuid.UUID, error) {
+	out := make(map[Group][]uuid.UUID, len(groups))
+	var parents, rootConvs []uuid.UUID
+	for _, g := range groups {
+		if _, seen := out[g]; seen {
 			continue
 		}
-		if !seenP[*m.ParentID] {
-			seenP[*m.ParentID] = true
-			parents = append(parents, *m.ParentID)
+		out[g] = nil
+		if g.Parent != uuid.Nil {
+			parents = append(parents, g.Parent)
+		} else {
+			rootConvs = append(rootConvs, g.Conversation)
 		}
+	}
+	if len(out) == 0 {
+		return out, nil
 	}
 	var ors []predicate.Message
 	if len(parents) > 0 {
@@ -117,34 +127,49 @@ func SiblingsOf(ctx context.Context, c *ent.MessageClient, msgs []*ent.Message) 
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		conv   uuid.UUID
-		parent uuid.UUID
-	}
-	groups := map[key][]uuid.UUID{}
 	for _, r := range rows {
-		k := key{conv: r.ConversationID}
-		if r.ParentID != nil {
-			k = key{parent: *r.ParentID}
+		g := GroupOf(r)
+		if _, asked := out[g]; asked {
+			out[g] = append(out[g], r.ID)
 		}
-		groups[k] = append(groups[k], r.ID)
+	}
+	return out, nil
+}
+
+// Of returns m's siblings within ids, the ids of m's group: m alone when
+// ids is empty (a message the query could not see, such as one created in
+// the same transaction).
+func Of(m *ent.Message, ids []uuid.UUID) Siblings {
+	for i, id := range ids {
+		if id == m.ID {
+			return Siblings{IDs: ids, Index: i}
+		}
+	}
+	if len(ids) == 0 {
+		return Siblings{IDs: []uuid.UUID{m.ID}}
+	}
+	return Siblings{IDs: ids}
+}
+
+// SiblingsOf returns, for each of msgs (all of one conversation or not),
+// its siblings: the messages with the same parent (roots: the
+// conversation's roots), in sequence order. It is one statement for any
+// number of messages, read through c (SiblingGroups).
+func SiblingsOf(ctx context.Context, c *ent.MessageClient, msgs []*ent.Message) (map[uuid.UUID]Siblings, error) {
+	out := make(map[uuid.UUID]Siblings, len(msgs))
+	if len(msgs) == 0 {
+		return out, nil
+	}
+	groups := make([]Group, 0, len(msgs))
+	for _, m := range msgs {
+		groups = append(groups, GroupOf(m))
+	}
+	ids, err := SiblingGroups(ctx, c, groups)
+	if err != nil {
+		return nil, err
 	}
 	for _, m := range msgs {
-		k := key{conv: m.ConversationID}
-		if m.ParentID != nil {
-			k = key{parent: *m.ParentID}
-		}
-		ids := groups[k]
-		s := Siblings{IDs: ids}
-		for i, id := range ids {
-			if id == m.ID {
-				s.Index = i
-			}
-		}
-		if len(ids) == 0 {
-			s = Siblings{IDs: []uuid.UUID{m.ID}}
-		}
-		out[m.ID] = s
+		out[m.ID] = Of(m, ids[GroupOf(m)])
 	}
 	return out, nil
 }
