@@ -509,3 +509,121 @@ func seedTree(tb testing.TB, e *env, conv *ent.Conversation, rounds, branches in
 	}
 	c.Conversation.UpdateOneID(conv.ID).SetLastSequenceNo(int64(2 * len(rows))).SetCurrentLeafID(rows[path-1].answer).ExecX(ctx)
 }
+
+// engineRound is one round asked through the engine: its question and
+// answer messages.
+type engineRound [2]*ent.Message
+
+// askOn asks question through the engine after parent (nil: after the
+// current leaf), waits for the answer and for the work after it (the
+// summary fold), and returns the round and what the answer's prompt was.
+func askOn(t *testing.T, e *env, conv uuid.UUID, parent *ent.Message, question string) (engineRound, string) {
+	t.Helper()
+	var parentID *uuid.UUID
+	if parent != nil {
+		parentID = &parent.ID
+	}
+	res, err := e.eng.AskParent(as(alice), conv, parentID, uuid.NewString(), question)
+	require.NoError(t, err)
+	o := e.wait(t, alice, res.Attempt.ID, 0)
+	require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
+	chat.WaitIdle(e.eng)
+	answer := e.db.Client.Message.Query().Where(message.AttemptID(o.attempt.ID)).OnlyX(as(alice))
+	var prompt strings.Builder
+	for _, m := range e.model.lastPrompt().Messages {
+		prompt.WriteString(m.Content + "\n")
+	}
+	return engineRound{res.UserMessage, answer}, prompt.String()
+}
+
+// manifestOf returns the context manifest of the attempt that answered r.
+func manifestOf(t *testing.T, e *env, r engineRound) *domain.ContextManifest {
+	t.Helper()
+	a := e.db.Client.Attempt.GetX(as(alice), *r[1].AttemptID)
+	require.NotNil(t, a.ContextManifest)
+	return a.ContextManifest
+}
+
+// TestBranchHistoryThroughTheEngine is issue 18's acceptance scenario
+// through the engine, with the spy model recording the answer prompts,
+// under every strategy and on both backends: eight rounds (the summariser
+// folding as they come), then round 3 asked again after round 2's answer
+// (the branch an edit of round 3 makes) and answered, and a follow-up on
+// the new branch: neither prompt, rewrite nor embedding carries anything
+// of rounds 3–8 of the old branch, and the manifests name the new path.
+// Then the old branch is continued after round 8's answer, twice: its
+// prompts carry its own rounds and summary and nothing of the new branch.
+func TestBranchHistoryThroughTheEngine(t *testing.T) {
+	for _, s := range domain.HistoryStrategies {
+		t.Run(string(s), func(t *testing.T) {
+			storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+				e, side := newSideEnv(t, db, strategy(s, 2, 1))
+				conv := e.conversation(t, alice).ID
+				var old [9]engineRound
+				for i := 1; i <= 8; i++ {
+					q, _ := oldRound(i)
+					old[i], _ = askOn(t, e, conv, nil, q)
+				}
+				var oldForbidden []string
+				for i := 3; i <= 8; i++ {
+					oldForbidden = append(oldForbidden, fmt.Sprintf("OLD%d", i))
+				}
+				newForbidden := []string{"NEW3", "NEW4"}
+				check := func(prompt string, r engineRound, parent *ent.Message, path []engineRound, forbidden []string) {
+					t.Helper()
+					text := prompt + side.seen()
+					for _, f := range forbidden {
+						require.NotContains(t, text, f, "the context carries another branch's round")
+					}
+					m := manifestOf(t, e, r)
+					require.Equal(t, parent.ID.String(), m.ParentID)
+					ids, seqs := map[string]bool{}, map[int64]bool{}
+					for _, p := range path {
+						ids[p[0].ID.String()], ids[p[1].ID.String()] = true, true
+						seqs[p[0].SequenceNo] = true
+					}
+					require.Len(t, m.HistoryMessageIDs, 2*len(m.Rounds))
+					for _, id := range m.HistoryMessageIDs {
+						require.True(t, ids[id], "history message %s is not on the path", id)
+					}
+					for _, c := range m.Candidates {
+						require.True(t, seqs[c.UserSeq], "PRIORITIZED candidate %d is not on the path", c.UserSeq)
+					}
+					if m.SummaryMessageID != "" {
+						require.True(t, ids[m.SummaryMessageID], "the summary's message is on the path")
+					}
+				}
+
+				// Round 3 again after round 2's answer: a new branch.
+				side.reset()
+				q, _ := newRound(3)
+				n3, prompt := askOn(t, e, conv, old[2][1], q)
+				check(prompt, n3, old[2][1], []engineRound{old[1], old[2]}, oldForbidden)
+				if s.UsesSummary() {
+					require.Equal(t, old[2][1].ID.String(), manifestOf(t, e, n3).SummaryMessageID,
+						"the summary stored on round 2's answer, not the conversation's (the old branch's)")
+				}
+				side.reset()
+				n4, prompt := askOn(t, e, conv, nil, branchFollowUp+" NEW4")
+				check(prompt, n4, n3[1], []engineRound{old[1], old[2], n3}, oldForbidden)
+				if s != domain.StrategySemanticSummary {
+					require.Contains(t, prompt, "NEW3", "the new branch's previous round")
+				}
+
+				// Back on the old branch: after round 8's answer, then after
+				// the current leaf.
+				side.reset()
+				o9, prompt := askOn(t, e, conv, old[8][1], branchFollowUp+" OLD9")
+				check(prompt, o9, old[8][1], old[1:], newForbidden)
+				require.Contains(t, prompt, "OLD8", "the old branch's previous round")
+				side.reset()
+				o10, prompt := askOn(t, e, conv, nil, branchFollowUp)
+				check(prompt, o10, o9[1], append(slices.Clone(old[1:]), o9), newForbidden)
+				require.Contains(t, prompt, "OLD9")
+				if s == domain.StrategyPrioritized {
+					require.NotEmpty(t, manifestOf(t, e, o10).Candidates)
+				}
+			})
+		})
+	}
+}
