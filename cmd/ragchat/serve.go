@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/chat/treebackfill"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
@@ -111,6 +112,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	go func() {
 		defer wg.Done()
 		c.engine.RunBackground(bgCtx)
+	}()
+	// Conversations written before message trees get their tree in the
+	// background, one short transaction each, so that readiness does not
+	// wait for them (safe on every replica at once; docs/ENGINE.md, "Rows
+	// written before message trees").
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n, err := treebackfill.All(bgCtx, db.Client, treebackfill.DefaultBatch)
+		switch {
+		case err != nil && bgCtx.Err() == nil:
+			log.Warn("message tree backfill stopped; the next start continues it", slog.Int("conversations", n), slog.String("error", err.Error()))
+		case n > 0:
+			log.Info("message tree backfill", slog.Int("conversations", n))
+		}
 	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

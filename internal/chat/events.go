@@ -74,8 +74,9 @@ type viewerPayload struct {
 	Conversation uuid.UUID  `json:"c"`
 	Attempt      *uuid.UUID `json:"a,omitempty"`
 	Status       string     `json:"s,omitempty"`
-	Message      *uuid.UUID `json:"m,omitempty"`
-	At           time.Time  `json:"at"`
+	// Message is the new current leaf of a BRANCH_SELECTED event.
+	Message *uuid.UUID `json:"m,omitempty"`
+	At      time.Time  `json:"at"`
 }
 
 // publishAttempt sends one attempt event. A broker failure never fails the
@@ -138,4 +139,14 @@ func (e *Engine) attemptChanged(ctx context.Context, a *ent.Attempt) {
 func (e *Engine) messageCreated(ctx context.Context, m *ent.Message) {
 	id := m.ID
 	e.publishConversation(ctx, m.ConversationID, ConversationEvent{Kind: ConversationMessageCreated, MessageID: &id})
+}
+
+// branchSelected publishes that conv's current branch changed (an edit, a
+// retry, a selected branch, an ask on another branch): BRANCH_SELECTED
+// with the new current leaf, on the conversation and its owner's feed, so
+// that every device of the owner follows, on any instance.
+func (e *Engine) branchSelected(ctx context.Context, conv *ent.Conversation, leafID uuid.UUID) {
+	id := leafID
+	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationBranchSelected, MessageID: &id})
+	e.publishViewer(ctx, conv.TenantID, conv.UserID, ViewerEvent{Kind: ViewerBranchSelected, ConversationID: conv.ID, MessageID: &id})
 }

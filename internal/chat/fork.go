@@ -6,11 +6,299 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/chat/tree"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // ForkConversation copies the path from the root to messageID into a new
 // conversation of the same owner; clientRequestID (optional) makes it
-// idempotent.
+// idempotent (docs/ENGINE.md, "Forks").
+//
+// Only the owner may fork: anyone else (support agents and admins
+// included), a DELETED conversation and an unknown id are the same
+// NOT_FOUND. The fork has the source's title, title source, knowledge base
+// and history strategy, a fresh expiry, and copies of the path's messages
+// (same role and content, sequence numbers 1…n, parents chained, depths
+// kept); its current leaf is the copy of messageID, and it records
+// messageID as forked_from_message_id. Every copied answer gets a
+// COMPLETED attempt with the original's answer, model and token counts,
+// and its sources are snapshotted again for the owner now: a source whose
+// chunk the owner can no longer read is copied without its chunk,
+// document, snippet and title, so it stays unavailable (its label keeps
+// the answer's citations aligned). Everything is written in one
+// transaction; the owner's feed gets CONVERSATION_CREATED.
+//
+// A replayed clientRequestID returns the fork it made; the same key for
+// another message is IDEMPOTENCY_MISMATCH.
 func (e *Engine) ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error) {
-	return nil, errNotYet
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var key *string
+	if clientRequestID != "" {
+		k, err := checkClientID("clientRequestId", clientRequestID)
+		if err != nil {
+			return nil, err
+		}
+		key = &k
+		if conv, err := e.replayFork(ctx, v, k, messageID); conv != nil || err != nil {
+			return conv, err
+		}
+	}
+	src, err := e.loadForkSource(ctx, v, messageID)
+	if err != nil {
+		return nil, err
+	}
+	fork, err := e.writeFork(ctx, v, src, key)
+	if err != nil {
+		if key != nil && ent.IsConstraintError(err) {
+			// A concurrent fork with the same key won.
+			if conv, rerr := e.replayFork(ctx, v, *key, messageID); conv != nil || rerr != nil {
+				return conv, rerr
+			}
+		}
+		return nil, store.DomainError(err, "conversation")
+	}
+	e.conversationChanged(ctx, fork, ConversationUpdated, ViewerConversationCreated)
+	return fork, nil
+}
+
+// replayFork returns the fork the viewer made with key, nil when there is
+// none, and IDEMPOTENCY_MISMATCH when key made a fork of another message.
+func (e *Engine) replayFork(ctx context.Context, v *viewer.Viewer, key string, messageID uuid.UUID) (*ent.Conversation, error) {
+	prev, err := e.client.Conversation.Query().
+		Where(conversation.UserID(v.UserID), conversation.ForkRequestID(key)).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, store.DomainError(err, "conversation")
+	}
+	if prev.ForkedFromMessageID == nil || *prev.ForkedFromMessageID != messageID {
+		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
+			"clientRequestId %q was already used to fork another message", key)
+	}
+	return prev, nil
+}
+
+// forkSource is what a fork copies: the source conversation, the path
+// root…message (ascending depth), the attempts of its answers (by id) and
+// their sources (by attempt), with which chunks the owner may read now.
+type forkSource struct {
+	conv     *ent.Conversation
+	path     []*ent.Message
+	attempts map[uuid.UUID]*ent.Attempt
+	sources  map[uuid.UUID][]*ent.Source
+	readable map[uuid.UUID]bool
+}
+
+// loadForkSource reads what a fork of messageID copies, as the viewer and
+// only among the viewer's own rows: a message of someone else's, of a
+// DELETED conversation, or unknown is NOT_FOUND("message").
+func (e *Engine) loadForkSource(ctx context.Context, v *viewer.Viewer, messageID uuid.UUID) (*forkSource, error) {
+	notFound := domain.NotFound("message")
+	m, err := e.client.Message.Query().
+		Where(message.ID(messageID), message.OwnerID(v.UserID)).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, store.DomainError(err, "message")
+	}
+	conv, err := e.client.Conversation.Query().
+		Where(conversation.ID(m.ConversationID), conversation.UserID(v.UserID)).
+		Only(ctx)
+	if ent.IsNotFound(err) || (err == nil && conv.Status == conversation.StatusDELETED) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, store.DomainError(err, "conversation")
+	}
+	path, err := e.client.Message.Query().
+		Where(message.ConversationID(conv.ID), message.OwnerID(v.UserID), tree.Path(messageID, 0)).
+		Order(ent.Asc(message.FieldDepth)).
+		All(ctx)
+	if err != nil {
+		return nil, store.DomainError(err, "message")
+	}
+	if len(path) == 0 || path[len(path)-1].ID != messageID {
+		return nil, notFound
+	}
+	src := &forkSource{conv: conv, path: path, attempts: map[uuid.UUID]*ent.Attempt{}, sources: map[uuid.UUID][]*ent.Source{}}
+	var attIDs []uuid.UUID
+	for _, pm := range path {
+		if pm.Role == message.RoleASSISTANT && pm.AttemptID != nil {
+			attIDs = append(attIDs, *pm.AttemptID)
+		}
+	}
+	if len(attIDs) == 0 {
+		src.readable = map[uuid.UUID]bool{}
+		return src, nil
+	}
+	atts, err := e.client.Attempt.Query().Where(attempt.IDIn(attIDs...)).All(ctx)
+	if err != nil {
+		return nil, store.DomainError(err, "attempt")
+	}
+	for _, a := range atts {
+		src.attempts[a.ID] = a
+	}
+	srcs, err := e.client.Source.Query().
+		Where(source.AttemptIDIn(attIDs...)).
+		Order(ent.Asc(source.FieldAttemptID), ent.Asc(source.FieldRank)).
+		All(ctx)
+	if err != nil {
+		return nil, store.DomainError(err, "source")
+	}
+	var chunks []uuid.UUID
+	for _, s := range srcs {
+		src.sources[s.AttemptID] = append(src.sources[s.AttemptID], s)
+		if s.ChunkID != nil {
+			chunks = append(chunks, *s.ChunkID)
+		}
+	}
+	// The owner's reading rights now, not the ones the answer had.
+	if src.readable, err = e.readableChunks(ctx, chunks); err != nil {
+		return nil, store.DomainError(err, "source")
+	}
+	return src, nil
+}
+
+// writeFork writes the fork of src in one transaction and returns the new
+// conversation.
+func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSource, key *string) (*ent.Conversation, error) {
+	st, err := e.settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	abs := now.Add(st.ConversationMaxAge.Duration)
+	// Ids are chosen up front, so that each row names its parent, its
+	// attempt or its question, and the conversation its leaf, without a
+	// read back.
+	copies := make(map[uuid.UUID]uuid.UUID, len(src.path))
+	for _, m := range src.path {
+		copies[m.ID] = uuid.New()
+	}
+	leaf := copies[src.path[len(src.path)-1].ID]
+	tx, err := e.client.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fork, err := tx.Conversation.Create().
+		SetUserID(v.UserID).
+		SetKnowledgeBaseID(src.conv.KnowledgeBaseID).
+		SetTitle(src.conv.Title).
+		SetTitleSource(src.conv.TitleSource).
+		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), abs)).
+		SetAbsoluteExpiresAt(abs).
+		SetNillableHistoryStrategy(src.conv.HistoryStrategy).
+		SetLastSequenceNo(int64(len(src.path))).
+		SetCurrentLeafID(leaf).
+		SetForkedFromMessageID(src.path[len(src.path)-1].ID).
+		SetNillableForkRequestID(key).
+		Save(ctx)
+	if err != nil {
+		return nil, rollback(tx, err)
+	}
+	// Questions (and any other message without an attempt) first, then the
+	// attempts that answer them, then the answers that name the attempts,
+	// then the sources: each statement only names rows already written.
+	var first, answers []*ent.MessageCreate
+	var atts []*ent.AttemptCreate
+	var srcs []*ent.SourceCreate
+	for i, m := range src.path {
+		c := tx.Message.Create().
+			SetID(copies[m.ID]).
+			SetConversationID(fork.ID).SetOwnerID(v.UserID).
+			SetDepth(m.Depth).
+			SetSequenceNo(int64(i + 1)).
+			SetRole(m.Role).
+			SetContent(m.Content).
+			SetNillableStandaloneQuestion(m.StandaloneQuestion).
+			SetNillableModel(m.Model).
+			SetNillablePromptTokens(m.PromptTokens).
+			SetNillableCompletionTokens(m.CompletionTokens).
+			SetNillableTraceID(m.TraceID).
+			SetNillablePathSummary(m.PathSummary).
+			SetCreatedAt(m.CreatedAt)
+		if m.ParentID != nil {
+			parent := copies[*m.ParentID]
+			c.SetParentID(parent)
+		}
+		a := (*ent.Attempt)(nil)
+		if m.AttemptID != nil {
+			a = src.attempts[*m.AttemptID]
+		}
+		if m.Role != message.RoleASSISTANT || a == nil || m.ParentID == nil {
+			first = append(first, c)
+			continue
+		}
+		attID := uuid.New()
+		c.SetAttemptID(attID)
+		answers = append(answers, c)
+		atts = append(atts, tx.Attempt.Create().
+			SetID(attID).
+			SetConversationID(fork.ID).SetOwnerID(v.UserID).
+			SetUserMessageID(copies[*m.ParentID]).
+			SetStatus(attempt.StatusCOMPLETED).
+			SetOriginalQuestion(a.OriginalQuestion).
+			SetNillableStandaloneQuestion(a.StandaloneQuestion).
+			SetRequiresHistory(a.RequiresHistory).
+			SetAnswer(a.Answer).
+			SetCheckpointSeq(a.CheckpointSeq).
+			SetRefused(a.Refused).
+			SetNillableRefusalReason(a.RefusalReason).
+			SetNillableModel(a.Model).
+			SetPromptTokens(a.PromptTokens).
+			SetCompletionTokens(a.CompletionTokens).
+			SetTotalTokens(a.TotalTokens).
+			SetTraceID(a.TraceID).
+			SetStartedAt(a.StartedAt).
+			SetNillableFirstTokenAt(a.FirstTokenAt).
+			SetNillableCompletedAt(a.CompletedAt).
+			SetCreatedAt(a.CreatedAt))
+		for _, s := range src.sources[a.ID] {
+			sc := tx.Source.Create().
+				SetAttemptID(attID).SetOwnerID(v.UserID).
+				SetLabel(s.Label).SetRank(s.Rank).SetScore(s.Score).
+				SetDocumentVersion(s.DocumentVersion).SetCited(s.Cited)
+			if s.ChunkID != nil && src.readable[*s.ChunkID] {
+				sc.SetChunkID(*s.ChunkID).SetNillableDocumentID(s.DocumentID).
+					SetSnippet(s.Snippet).SetDocumentTitle(s.DocumentTitle)
+			} else {
+				// Unreadable now: the copy keeps its place, not its text.
+				sc.SetSnippet("").SetDocumentTitle("")
+			}
+			srcs = append(srcs, sc)
+		}
+	}
+	if err := tx.Message.CreateBulk(first...).Exec(ctx); err != nil {
+		return nil, rollback(tx, err)
+	}
+	if len(atts) > 0 {
+		if err := tx.Attempt.CreateBulk(atts...).Exec(ctx); err != nil {
+			return nil, rollback(tx, err)
+		}
+		if err := tx.Message.CreateBulk(answers...).Exec(ctx); err != nil {
+			return nil, rollback(tx, err)
+		}
+	}
+	if len(srcs) > 0 {
+		if err := tx.Source.CreateBulk(srcs...).Exec(ctx); err != nil {
+			return nil, rollback(tx, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, rollback(tx, err)
+	}
+	return fork.Unwrap(), nil
 }

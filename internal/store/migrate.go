@@ -30,6 +30,20 @@ func MigratePostgres(ctx context.Context, pool *sql.DB) error {
 	return nil
 }
 
+// MigratePostgresTo migrates up or down to version exactly (tests use it to
+// write rows as an older schema had them, then migrate up).
+func MigratePostgresTo(ctx context.Context, pool *sql.DB, version uint) error {
+	m, err := newMigrator(ctx, pool)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := m.Migrate(version); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("store: migrate to %d: %w", version, err)
+	}
+	return nil
+}
+
 // MigrationVersion reports the applied migration version and whether the
 // last migration failed half-way (dirty).
 func MigrationVersion(ctx context.Context, pool *sql.DB) (version uint, dirty bool, err error) {

@@ -19,6 +19,9 @@ var (
 	JobPurge = Job{"purge"}
 	// JobProvision creates tenants and loads the built-in demo knowledge.
 	JobProvision = Job{"provision"}
+	// JobTreeBackfill sets the message tree of conversations written
+	// before message trees (internal/chat/treebackfill).
+	JobTreeBackfill = Job{"treebackfill"}
 )
 
 type systemKey struct{}

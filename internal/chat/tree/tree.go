@@ -203,3 +203,51 @@ func LastOf(ctx context.Context, c *ent.MessageClient, end *ent.Message, n int) 
 	}
 	return p, nil
 }
+
+// Walk is a bounded walk up a path: from a message through its nearest
+// ancestors.
+type Walk struct {
+	// Start is the message the walk starts at (the deepest one).
+	Start uuid.UUID
+	// Limit is how many messages the walk takes at most, Start included.
+	Limit int
+	// AtSummary ends the walk at the first message that carries a path
+	// summary (path_summary not null), or whose sequence number is
+	// CoveredSeq when that is positive (the coverage of a conversation
+	// summary written before messages carried their own), that message
+	// included: the rounds below it are the ones the summary does not
+	// cover yet.
+	AtSummary  bool
+	CoveredSeq int64
+}
+
+// Up is the predicate "the message is one of the walk's": w.Start and its
+// nearest ancestors, at most w.Limit of them, up to the first summarised
+// one when w.AtSummary. Unlike Path it needs no depth, so a caller that
+// knows only the message at the end of a path (a conversation's current
+// leaf) reads the same bounded window as one that knows its depth.
+func Up(w Walk) predicate.Message {
+	return predicate.Message(func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			stop := func(alias string) {
+				if !w.AtSummary {
+					b.WriteString("0")
+					return
+				}
+				b.WriteString("CASE WHEN " + alias + "path_summary IS NOT NULL")
+				if w.CoveredSeq > 0 {
+					b.WriteString(" OR " + alias + "sequence_no = ").Arg(w.CoveredSeq)
+				}
+				b.WriteString(" THEN 1 ELSE 0 END")
+			}
+			b.Ident(s.C(message.FieldID)).WriteString(" IN (WITH RECURSIVE tree_walk(id, parent_id, n, stop) AS (" +
+				"SELECT id, parent_id, 1, ")
+			stop("")
+			b.WriteString(" FROM messages WHERE id = ").Arg(w.Start).
+				WriteString(" UNION ALL SELECT m.id, m.parent_id, tree_walk.n + 1, ")
+			stop("m.")
+			b.WriteString(" FROM messages m JOIN tree_walk ON m.id = tree_walk.parent_id WHERE tree_walk.n < ").Arg(w.Limit).
+				WriteString(" AND tree_walk.stop = 0) SELECT id FROM tree_walk)")
+		}))
+	})
+}
