@@ -191,3 +191,90 @@ func TestBranchSelectedAcrossReplicas(t *testing.T) {
 		t.Errorf("bob's feed: %s of %s, want his own new conversation %s", ev.Kind, ev.ConversationID, own)
 	}
 }
+
+// TestBusyRuleAcrossReplicas: one answer in flight per conversation,
+// whichever branch and whichever replica. While an answer asked on
+// replica A is held at the fake model, editing an earlier question on
+// replica B, asking after an earlier answer (another branch) on replica
+// C and regenerating the earlier answer on C are all CONVERSATION_BUSY,
+// and none of them wrote anything; selecting a branch is not an answer
+// and is allowed. Once the answer completes, the edit goes through on B.
+func TestBusyRuleAcrossReplicas(t *testing.T) {
+	var pg testdb.Backend
+	for _, b := range testdb.Backends(t) {
+		if b.Name == "postgres" {
+			pg = b
+		}
+	}
+	if pg.Name == "" {
+		t.Skip("needs PostgreSQL: three replicas share its database and broker")
+	}
+	fake, model := newFakeAnswers(t)
+	fake.SetReply("单个上传文件最大为 20MB。")
+	o := servertest.Options{PostgresBroker: true, Model: model}
+	a := servertest.Start(t, pg, o)
+	o.Beside = a
+	b := servertest.Start(t, pg, o)
+	c := servertest.Start(t, pg, o)
+	aliceA, aliceB, aliceC := a.Client(t, "alice"), b.Client(t, "alice"), c.Client(t, "alice")
+
+	conv := createConversation(t, aliceA)
+	first := ask(t, aliceA, conv, "上传文件最大是多少？")
+	if s := waitDone(t, aliceA, first); s != "COMPLETED" {
+		t.Fatalf("first answer: %s", s)
+	}
+	var round struct {
+		Attempt struct {
+			UserMessage, AssistantMessage struct{ ID string }
+		}
+	}
+	mustDo(t, aliceA, `query($a: ID!) { attempt(id: $a) { userMessage { id } assistantMessage { id } } }`, map[string]any{"a": first}, &round)
+
+	fake.Hold(0)
+	held := ask(t, aliceA, conv, "那超过以后返回什么错误码？")
+	ctx, cancel := context.WithTimeout(ctxT(t), 20*time.Second)
+	defer cancel()
+	if err := fake.WaitHeld(ctx, 1); err != nil {
+		t.Fatalf("the second answer never reached the model: %v", err)
+	}
+	count := func() int { return a.DB.Client.Message.Query().CountX(sysCtx()) }
+	before := count()
+	for _, w := range []struct {
+		name   string
+		client *gqlclient.Client
+		query  string
+		vars   map[string]any
+	}{
+		{"editMessage on B", aliceB, `mutation($m: ID!) { editMessage(messageId: $m, question: "上传文件上限？", clientMessageId: "busy-edit") { attempt { id } } }`,
+			map[string]any{"m": round.Attempt.UserMessage.ID}},
+		{"ask after the earlier answer on C", aliceC, `mutation($c: ID!, $p: ID!) { ask(input: {conversationId: $c, clientMessageId: "busy-ask", question: "退款多久到账？", parentMessageId: $p}) { attempt { id } } }`,
+			map[string]any{"c": conv, "p": round.Attempt.AssistantMessage.ID}},
+		{"retryAttempt of the earlier answer on C", aliceC, `mutation($a: ID!) { retryAttempt(input: {attemptId: $a, clientRequestId: "busy-retry"}) { attempt { id } } }`,
+			map[string]any{"a": first}},
+	} {
+		if code, _ := errorCode(t, w.client, w.query, w.vars); code != "CONVERSATION_BUSY" {
+			t.Errorf("%s while an answer runs: %q, want CONVERSATION_BUSY", w.name, code)
+		}
+	}
+	if n := count(); n != before {
+		t.Errorf("the refused writes added %d messages", n-before)
+	}
+	mustDo(t, aliceB, `mutation($c: ID!, $m: ID!) { selectBranch(conversationId: $c, messageId: $m) { id } }`,
+		map[string]any{"c": conv, "m": round.Attempt.AssistantMessage.ID}, nil)
+
+	fake.Release()
+	if s := waitDone(t, aliceA, held); s != "COMPLETED" {
+		t.Fatalf("held answer: %s", s)
+	}
+	var edit struct {
+		EditMessage struct {
+			UserMessage struct{ ID string }
+			Attempt     struct{ ID string }
+		}
+	}
+	mustDo(t, aliceB, `mutation($m: ID!) { editMessage(messageId: $m, question: "上传文件上限？", clientMessageId: "after-edit") { userMessage { id } attempt { id } } }`,
+		map[string]any{"m": round.Attempt.UserMessage.ID}, &edit)
+	if s := waitDone(t, aliceB, edit.EditMessage.Attempt.ID); s != "COMPLETED" {
+		t.Fatalf("the edit's answer: %s", s)
+	}
+}
