@@ -122,7 +122,9 @@ export function ConversationView({ id }: { id: string }) {
     inFlight.current++;
     let res;
     try {
-      res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize }, fetchPolicy: 'network-only' });
+      // Not deduplicated: a read joining one already in flight would get
+      // that older answer.
+      res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize }, fetchPolicy: 'network-only', context: { queryDeduplication: false } });
     } finally {
       inFlight.current--;
     }
