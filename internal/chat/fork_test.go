@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -326,6 +327,30 @@ func TestForkIdempotency(t *testing.T) {
 		require.NoError(t, err, "keys are per user")
 		assert.NotEqual(t, first.ID, bobFork.ID)
 		checkForkOf(t, e, bob, bobFork, bobPath)
+
+		// Concurrent forks with one key make one fork.
+		var wg sync.WaitGroup
+		got := make([]uuid.UUID, 4)
+		for i := range got {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f, err := e.eng.ForkConversation(ctx, path[1].ID, "fork-race")
+				if assert.NoError(t, err) {
+					got[i] = f.ID
+				}
+			}()
+		}
+		wg.Wait()
+		for _, id := range got {
+			assert.Equal(t, got[0], id, "one fork per key")
+		}
+
+		// A key whose fork was deleted forks nothing more.
+		_, err = e.eng.DeleteConversation(ctx, got[0], "")
+		require.NoError(t, err)
+		_, err = e.eng.ForkConversation(ctx, path[1].ID, "fork-race")
+		assert.Equal(t, domain.CodeNotFound, code(err))
 
 		// Without a key every call forks anew; a bad key is refused.
 		other, err := e.eng.ForkConversation(ctx, path[3].ID, "")
