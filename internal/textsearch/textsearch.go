@@ -37,7 +37,9 @@
 // at MaxTermBytes; searching inside such a run does not work yet.
 //
 // The encodings (TSVector, TSQuery, FTS5Document, FTS5Match) are documented
-// where they are defined; all functions are safe for concurrent use.
+// where they are defined. Highlight finds the query terms in the original
+// text, as byte ranges for snippets. All functions are safe for concurrent
+// use.
 package textsearch
 
 import (
@@ -104,7 +106,7 @@ func isLowerASCII(s string) bool {
 func Tokens(text string) []string {
 	s := Normalize(text)
 	out := make([]string, 0, min(len(s)/3+1, MaxDocumentTokens))
-	scan(s, func(kind runKind, run string, units []int) bool {
+	scan(s, func(kind runKind, _ int, run string, units []int) bool {
 		if kind == wordRun {
 			out = append(out, clip(run))
 			return len(out) < MaxDocumentTokens
@@ -145,7 +147,7 @@ func Query(text string) []string {
 		}
 		return len(out) < MaxQueryTerms
 	}
-	scan(s, func(kind runKind, run string, units []int) bool {
+	scan(s, func(kind runKind, _ int, run string, units []int) bool {
 		if kind == wordRun || len(units) == 2 {
 			return add(run)
 		}
@@ -209,11 +211,12 @@ func isCJK(r rune) bool {
 }
 
 // scan splits normalised text s into runs and calls emit for each, in order,
-// until emit returns false. A word run is passed with units nil; a CJK run
+// with the byte offset where the run starts in s, until emit returns false.
+// A word run is passed with units nil; a CJK run
 // with units holding the byte offset (within run) where each character
 // starts, followed by len(run). Combining marks extend the unit before them
 // (or start a word when nothing precedes them).
-func scan(s string, emit func(kind runKind, run string, units []int) bool) {
+func scan(s string, emit func(kind runKind, at int, run string, units []int) bool) {
 	var units []int
 	start, cur := -1, separator
 	flush := func(end int) bool {
@@ -224,9 +227,9 @@ func scan(s string, emit func(kind runKind, run string, units []int) bool) {
 		ok := true
 		if cur == cjkChar {
 			units = append(units, len(run))
-			ok = emit(cjkRun, run, units)
+			ok = emit(cjkRun, start, run, units)
 		} else {
-			ok = emit(wordRun, run, nil)
+			ok = emit(wordRun, start, run, nil)
 		}
 		start, cur, units = -1, separator, units[:0]
 		return ok
