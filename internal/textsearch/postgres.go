@@ -1,6 +1,8 @@
 package textsearch
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,9 +13,9 @@ const maxPositions = 256
 
 // TSVector encodes document tokens (from Tokens) as the input text of a
 // PostgreSQL tsvector, for a bound parameter cast in SQL: `$1::tsvector`.
-// Each distinct token is one lexeme, quoted ('…', with ' doubled and \
+// Each distinct token is one lexeme (in byte order), quoted ('…', with ' doubled and \
 // escaped), followed by the 1-based positions where it occurs (at most 256,
-// as PostgreSQL keeps no more), e.g. 'vpn':1 '设':2 '设备':3 '备':4.
+// as PostgreSQL keeps no more), e.g. 'vpn':1,5 '备':4 '设':2 '设备':3.
 //
 // The cast stores the lexemes exactly as given. to_tsvector('simple', …)
 // would instead run PostgreSQL's parser again, which splits differently from
@@ -23,37 +25,41 @@ const maxPositions = 256
 // cannot occur because MaxDocumentTokens is smaller. No tokens give "", the
 // empty tsvector.
 func TSVector(tokens []string) string {
-	index := make(map[string]int, len(tokens))
-	var lexemes []string
-	var positions [][]int
+	// Sort token indexes by token, then position, and write one lexeme per
+	// group: two allocations instead of one position list per lexeme.
+	order := make([]int32, 0, len(tokens))
+	size := 0
 	for i, t := range tokens {
-		if t == "" {
-			continue
-		}
-		k, ok := index[t]
-		if !ok {
-			k = len(lexemes)
-			index[t] = k
-			lexemes = append(lexemes, t)
-			positions = append(positions, nil)
-		}
-		if len(positions[k]) < maxPositions {
-			positions[k] = append(positions[k], i+1)
+		if t != "" {
+			order = append(order, int32(i))
+			size += len(t) + 8
 		}
 	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(tokens[a], tokens[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	var b strings.Builder
-	for k, t := range lexemes {
+	b.Grow(size)
+	var num [12]byte
+	for k := 0; k < len(order); {
+		t := tokens[order[k]]
 		if k > 0 {
 			b.WriteByte(' ')
 		}
 		writeQuoted(&b, t)
-		for j, p := range positions[k] {
-			if j == 0 {
+		for n := 0; k < len(order) && tokens[order[k]] == t; k, n = k+1, n+1 {
+			if n >= maxPositions {
+				continue
+			}
+			if n == 0 {
 				b.WriteByte(':')
 			} else {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.Itoa(p))
+			b.Write(strconv.AppendInt(num[:0], int64(order[k])+1, 10))
 		}
 	}
 	return b.String()
