@@ -199,8 +199,8 @@ func TestTSVector(t *testing.T) {
 		want   string
 	}{
 		{"none", nil, ""},
-		{"positions", []string{"vpn", "设", "设备", "备", "vpn"}, "'vpn':1,5 '备':4 '设':2 '设备':3"},
-		{"quote and backslash", []string{"o'brien", `back\slash`}, `'back\\slash':2 'o''brien':1`},
+		{"positions", []string{"vpn", "设", "设备", "备", "vpn"}, "'vpn':1,5 '设':2 '设备':3 '备':4"},
+		{"quote and backslash", []string{"o'brien", `back\slash`}, `'o''brien':1 'back\\slash':2`},
 		{"empty tokens skipped", []string{"", "a"}, "'a':2"},
 	}
 	for _, tt := range tests {
