@@ -1,9 +1,6 @@
 package textsearch
 
-import (
-	"encoding/hex"
-	"strings"
-)
+import "strings"
 
 // FTS5Tokenize is the tokenize option for the FTS5 table that holds
 // FTS5Document text: CREATE VIRTUAL TABLE … USING fts5(…, tokenize='ascii').
@@ -29,10 +26,24 @@ func FTS5Term(t string) string {
 	if isPlain(t) {
 		return t
 	}
-	b := make([]byte, 1+hex.EncodedLen(len(t)))
-	b[0] = 'x'
-	hex.Encode(b[1:], []byte(t))
-	return string(b)
+	var b strings.Builder
+	writeFTS5Term(&b, t)
+	return b.String()
+}
+
+// writeFTS5Term writes FTS5Term(t) to b.
+func writeFTS5Term(b *strings.Builder, t string) {
+	if isPlain(t) {
+		b.WriteString(t)
+		return
+	}
+	const digits = "0123456789abcdef"
+	b.Grow(1 + 2*len(t))
+	b.WriteByte('x')
+	for i := 0; i < len(t); i++ {
+		b.WriteByte(digits[t[i]>>4])
+		b.WriteByte(digits[t[i]&0x0f])
+	}
 }
 
 // isPlain reports whether t is non-empty, only a–z and 0–9, and does not start
@@ -53,7 +64,12 @@ func isPlain(t string) bool {
 // column: every token encoded with FTS5Term, in order, repeats included (so
 // bm25 sees term frequencies), separated by single spaces.
 func FTS5Document(tokens []string) string {
+	size := 0
+	for _, t := range tokens {
+		size += 2 + 2*len(t)
+	}
 	var b strings.Builder
+	b.Grow(size)
 	for _, t := range tokens {
 		if t == "" {
 			continue
@@ -61,7 +77,7 @@ func FTS5Document(tokens []string) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(FTS5Term(t))
+		writeFTS5Term(&b, t)
 	}
 	return b.String()
 }

@@ -11,9 +11,9 @@ const maxPositions = 256
 
 // TSVector encodes document tokens (from Tokens) as the input text of a
 // PostgreSQL tsvector, for a bound parameter cast in SQL: `$1::tsvector`.
-// Each distinct token is one lexeme, quoted ('…', with ' doubled and \
+// Each distinct token is one lexeme (in order of first appearance), quoted ('…', with ' doubled and \
 // escaped), followed by the 1-based positions where it occurs (at most 256,
-// as PostgreSQL keeps no more), e.g. 'vpn':1 '设':2 '设备':3 '备':4.
+// as PostgreSQL keeps no more), e.g. 'vpn':1,5 '设':2 '设备':3 '备':4.
 //
 // The cast stores the lexemes exactly as given. to_tsvector('simple', …)
 // would instead run PostgreSQL's parser again, which splits differently from
@@ -23,37 +23,58 @@ const maxPositions = 256
 // cannot occur because MaxDocumentTokens is smaller. No tokens give "", the
 // empty tsvector.
 func TSVector(tokens []string) string {
-	index := make(map[string]int, len(tokens))
+	// Number the distinct tokens in order of first appearance, then lay out
+	// all positions grouped by lexeme in one slice (a counting sort).
+	index := make(map[string]int32, len(tokens)/2+1)
+	lexOf := make([]int32, len(tokens))
 	var lexemes []string
-	var positions [][]int
+	var next []int32 // per lexeme: its count, then where its next position goes
+	size := 0
 	for i, t := range tokens {
 		if t == "" {
+			lexOf[i] = -1
 			continue
 		}
 		k, ok := index[t]
 		if !ok {
-			k = len(lexemes)
+			k = int32(len(lexemes))
 			index[t] = k
 			lexemes = append(lexemes, t)
-			positions = append(positions, nil)
+			next = append(next, 0)
+			size += len(t) + 3
 		}
-		if len(positions[k]) < maxPositions {
-			positions[k] = append(positions[k], i+1)
+		lexOf[i] = k
+		next[k]++
+		size += 6
+	}
+	starts := make([]int32, len(lexemes)+1)
+	for k, n := range next {
+		starts[k+1] = starts[k] + n
+		next[k] = starts[k]
+	}
+	flat := make([]int32, starts[len(lexemes)])
+	for i, k := range lexOf {
+		if k >= 0 {
+			flat[next[k]] = int32(i) + 1
+			next[k]++
 		}
 	}
 	var b strings.Builder
+	b.Grow(size)
+	var num [12]byte
 	for k, t := range lexemes {
 		if k > 0 {
 			b.WriteByte(' ')
 		}
 		writeQuoted(&b, t)
-		for j, p := range positions[k] {
+		ps := flat[starts[k]:starts[k+1]]
+		for j, p := range ps[:min(len(ps), maxPositions)] {
 			if j == 0 {
 				b.WriteByte(':')
 			} else {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.Itoa(p))
+			b.Write(strconv.AppendInt(num[:0], int64(p), 10))
 		}
 	}
 	return b.String()
