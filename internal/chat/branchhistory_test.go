@@ -514,16 +514,11 @@ func seedTree(tb testing.TB, e *env, conv *ent.Conversation, rounds, branches in
 // answer messages.
 type engineRound [2]*ent.Message
 
-// askOn asks question through the engine after parent (nil: after the
-// current leaf), waits for the answer and for the work after it (the
-// summary fold), and returns the round and what the answer's prompt was.
-func askOn(t *testing.T, e *env, conv uuid.UUID, parent *ent.Message, question string) (engineRound, string) {
+// answered waits for the answer of an ask or an edit, and for the work
+// after it (the summary fold), and returns the round and what the answer's
+// prompt was.
+func answered(t *testing.T, e *env, res *chat.AskResult, err error) (engineRound, string) {
 	t.Helper()
-	var parentID *uuid.UUID
-	if parent != nil {
-		parentID = &parent.ID
-	}
-	res, err := e.eng.AskParent(as(alice), conv, parentID, uuid.NewString(), question)
 	require.NoError(t, err)
 	o := e.wait(t, alice, res.Attempt.ID, 0)
 	require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
@@ -534,6 +529,13 @@ func askOn(t *testing.T, e *env, conv uuid.UUID, parent *ent.Message, question s
 		prompt.WriteString(m.Content + "\n")
 	}
 	return engineRound{res.UserMessage, answer}, prompt.String()
+}
+
+// askNext asks question after the conversation's current leaf.
+func askNext(t *testing.T, e *env, conv uuid.UUID, question string) (engineRound, string) {
+	t.Helper()
+	res, err := e.eng.Ask(as(alice), conv, uuid.NewString(), question)
+	return answered(t, e, res, err)
 }
 
 // manifestOf returns the context manifest of the attempt that answered r.
@@ -547,22 +549,24 @@ func manifestOf(t *testing.T, e *env, r engineRound) *domain.ContextManifest {
 // TestBranchHistoryThroughTheEngine is issue 18's acceptance scenario
 // through the engine, with the spy model recording the answer prompts,
 // under every strategy and on both backends: eight rounds (the summariser
-// folding as they come), then round 3 asked again after round 2's answer
-// (the branch an edit of round 3 makes) and answered, and a follow-up on
-// the new branch: neither prompt, rewrite nor embedding carries anything
-// of rounds 3–8 of the old branch, and the manifests name the new path.
-// Then the old branch is continued after round 8's answer, twice: its
-// prompts carry its own rounds and summary and nothing of the new branch.
+// folding as they come), round 3 edited (editMessage) and answered, and a
+// follow-up on the new branch: neither prompt, rewrite nor embedding
+// carries anything of rounds 3–8 of the old branch, and the manifests name
+// the new path. Then the old round 3 is selected (selectBranch continues
+// to round 8's answer, its most recent leaf) and asked on twice: its
+// prompts carry the old branch's own rounds and summary and nothing of
+// the new branch. Selected again, the new branch continues where it was.
 func TestBranchHistoryThroughTheEngine(t *testing.T) {
 	for _, s := range domain.HistoryStrategies {
 		t.Run(string(s), func(t *testing.T) {
 			storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
 				e, side := newSideEnv(t, db, strategy(s, 2, 1))
+				ctx := as(alice)
 				conv := e.conversation(t, alice).ID
 				var old [9]engineRound
 				for i := 1; i <= 8; i++ {
 					q, _ := oldRound(i)
-					old[i], _ = askOn(t, e, conv, nil, q)
+					old[i], _ = askNext(t, e, conv, q)
 				}
 				var oldForbidden []string
 				for i := 3; i <= 8; i++ {
@@ -575,6 +579,7 @@ func TestBranchHistoryThroughTheEngine(t *testing.T) {
 					for _, f := range forbidden {
 						require.NotContains(t, text, f, "the context carries another branch's round")
 					}
+					require.Equal(t, parent.ID, *r[0].ParentID)
 					m := manifestOf(t, e, r)
 					require.Equal(t, parent.ID.String(), m.ParentID)
 					ids, seqs := map[string]bool{}, map[int64]bool{}
@@ -594,35 +599,46 @@ func TestBranchHistoryThroughTheEngine(t *testing.T) {
 					}
 				}
 
-				// Round 3 again after round 2's answer: a new branch.
+				// Round 3 edited: a new branch after round 2's answer.
 				side.reset()
 				q, _ := newRound(3)
-				n3, prompt := askOn(t, e, conv, old[2][1], q)
+				res, err := e.eng.EditMessage(ctx, old[3][0].ID, q, uuid.NewString())
+				n3, prompt := answered(t, e, res, err)
+				require.Equal(t, old[3][0].ID, *n3[0].EditedFromID)
 				check(prompt, n3, old[2][1], []engineRound{old[1], old[2]}, oldForbidden)
 				if s.UsesSummary() {
 					require.Equal(t, old[2][1].ID.String(), manifestOf(t, e, n3).SummaryMessageID,
 						"the summary stored on round 2's answer, not the conversation's (the old branch's)")
 				}
 				side.reset()
-				n4, prompt := askOn(t, e, conv, nil, branchFollowUp+" NEW4")
+				n4, prompt := askNext(t, e, conv, branchFollowUp+" NEW4")
 				check(prompt, n4, n3[1], []engineRound{old[1], old[2], n3}, oldForbidden)
 				if s != domain.StrategySemanticSummary {
 					require.Contains(t, prompt, "NEW3", "the new branch's previous round")
 				}
 
-				// Back on the old branch: after round 8's answer, then after
-				// the current leaf.
+				// The old round 3 selected: the old branch, continued twice.
+				_, err = e.eng.SelectBranch(ctx, conv, old[3][0].ID)
+				require.NoError(t, err)
 				side.reset()
-				o9, prompt := askOn(t, e, conv, old[8][1], branchFollowUp+" OLD9")
+				o9, prompt := askNext(t, e, conv, branchFollowUp+" OLD9")
 				check(prompt, o9, old[8][1], old[1:], newForbidden)
 				require.Contains(t, prompt, "OLD8", "the old branch's previous round")
 				side.reset()
-				o10, prompt := askOn(t, e, conv, nil, branchFollowUp)
+				o10, prompt := askNext(t, e, conv, branchFollowUp)
 				check(prompt, o10, o9[1], append(slices.Clone(old[1:]), o9), newForbidden)
 				require.Contains(t, prompt, "OLD9")
 				if s == domain.StrategyPrioritized {
 					require.NotEmpty(t, manifestOf(t, e, o10).Candidates)
 				}
+
+				// The new branch selected again: it continues after its
+				// follow-up, with nothing of the old branch after round 2.
+				_, err = e.eng.SelectBranch(ctx, conv, n3[0].ID)
+				require.NoError(t, err)
+				side.reset()
+				n5, prompt := askNext(t, e, conv, branchFollowUp+" NEW5")
+				check(prompt, n5, n4[1], []engineRound{old[1], old[2], n3, n4}, append(oldForbidden, "OLD9"))
 			})
 		})
 	}
