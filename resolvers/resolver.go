@@ -7,7 +7,12 @@
 // the admin listing), delegated support access (internal/support), the
 // tenant settings (internal/tenantsettings) and the knowledge service.
 // The read audit (internal/readaudit) is scoped per operation
-// (OperationScope). Storage errors are classified by store.Classify.
+// (OperationScope), and so are two batches that keep a page of messages at
+// a constant number of statements: the re-authorisation of citations
+// (sourceauth.go) and Message.siblings (siblings.go). The message-tree
+// reads (Conversation.currentPath, messagetree.go) walk the current branch
+// through internal/chat/tree. Storage errors are classified by
+// store.Classify.
 // Resolvers never filter by tenant or owner themselves, except to narrow a
 // list to the viewer's own conversations.
 package resolvers

@@ -320,6 +320,7 @@ type payloadState struct {
 	alice, curator, support, admin             *gqlclient.Client
 	conversation, attempt, retry, kb, document string
 	grant, deniedGrant                         string
+	question                                   string // the asked question's message
 }
 
 func str(v any, path ...string) string {
@@ -343,7 +344,9 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(input: {conversationId: $id, clientMessageId: \"payload-1\", question: \"上传文件最大是多少？\"})", map[string]any{"id": st.conversation}
 		},
-		keep: func(st *payloadState, d map[string]any) { st.attempt = str(d, "attempt", "id") }},
+		keep: func(st *payloadState, d map[string]any) {
+			st.attempt, st.question = str(d, "attempt", "id"), str(d, "userMessage", "id")
+		}},
 	{name: "submitFeedback",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(input: {attemptId: $id, rating: DOWN, reasons: [OUTDATED], comment: \"stale\"})", map[string]any{"id": st.attempt}
@@ -355,6 +358,18 @@ var mutationCases = []mutationCase{
 		keep: func(st *payloadState, d map[string]any) { st.retry = str(d, "attempt", "id") }},
 	{name: "cancelAttempt",
 		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.retry} }},
+	{name: "editMessage",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(messageId: $id, question: \"单个文件的上传上限是多少？\", clientMessageId: \"payload-edit\")", map[string]any{"id": st.question}
+		}},
+	{name: "selectBranch",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(conversationId: \"" + st.conversation + "\", messageId: $id)", map[string]any{"id": st.question}
+		}},
+	{name: "forkConversation",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(messageId: $id, clientRequestId: \"payload-fork\")", map[string]any{"id": st.question}
+		}},
 	{name: "requestSupportAccess", as: supportAgent,
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(conversationId: $id, reason: \"ticket 1\", duration: \"2h\")", map[string]any{"id": st.conversation}
@@ -476,7 +491,7 @@ func TestMutationPayloadsSelectEveryField(t *testing.T) {
 				if c.keep != nil {
 					c.keep(st, data[c.name])
 				}
-				if c.name == "ask" || c.name == "retryAttempt" {
+				if c.name == "ask" || c.name == "retryAttempt" || c.name == "editMessage" {
 					waitDone(t, st.alice, str(data[c.name], "attempt", "id"))
 				}
 			}

@@ -290,7 +290,8 @@ func TestCurrentPathPages(t *testing.T) {
 // TestCurrentPathStatementsAreFlat: the chat screen's first page of a
 // conversation (currentPath(last: 50) with each message's siblings) takes
 // the same statements at 100 messages as at 10,000 messages with 20
-// branches, on both backends, and they are few.
+// branches, on both backends, and they are few; so does messages(last: 50)
+// with siblings (one statement for all of them).
 func TestCurrentPathStatementsAreFlat(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -311,14 +312,38 @@ func TestCurrentPathStatementsAreFlat(t *testing.T) {
 				}
 				return got
 			}
-			small := count(seedTree(t, h, countedUser, 100, 20))
-			big := count(seedTree(t, h, countedUser, 10000, 20))
+			// The messages connection with siblings batches them too.
+			countMessages := func(tr seededTree) int64 {
+				t.Helper()
+				var p struct {
+					Conversation struct {
+						Messages struct {
+							Edges []struct {
+								Node struct{ Siblings struct{ Count int } }
+							}
+						}
+					}
+				}
+				n.Store(0)
+				mustDo(t, c, `query($c: ID!) { conversation(id: $c) { messages(last: 50) { edges { node { id siblings { ids index count } } } } } }`,
+					map[string]any{"c": tr.Conversation.String()}, &p)
+				got := n.Load()
+				if len(p.Conversation.Messages.Edges) != 50 {
+					t.Fatalf("messages page of %d", len(p.Conversation.Messages.Edges))
+				}
+				return got
+			}
+			smallTree, bigTree := seedTree(t, h, countedUser, 100, 20), seedTree(t, h, countedUser, 10000, 20)
+			small, big := count(smallTree), count(bigTree)
 			t.Logf("%s: %d statements at 100 messages, %d at 10,000 with 20 branches", b.Name, small, big)
 			if small != big {
 				t.Errorf("the path page's statements grow with the conversation: %d at 100 messages, %d at 10,000", small, big)
 			}
 			if big > 6 {
 				t.Errorf("%d statements for the path page; want at most 6 (conversation, leaf, page, siblings)", big)
+			}
+			if ms, mb := countMessages(smallTree), countMessages(bigTree); ms != mb || mb > 4 {
+				t.Errorf("messages(last: 50) with siblings: %d statements at 100 messages, %d at 10,000; want equal, at most 4 (conversation, page, siblings)", ms, mb)
 			}
 		})
 	}
