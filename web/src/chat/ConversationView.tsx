@@ -35,6 +35,7 @@ import { ErrorNote } from './ErrorNote';
 import { Composer } from './Composer';
 import { Turn, attemptAnchor, type TurnActions } from './Turn';
 import { nodes } from '../relay';
+import { onConnectionChange } from '../apollo';
 import { appendQuestion, mergeLatest, prependOlder, turnsOf, type LoadedPath, type PathEntry, type PathTurn } from './path';
 
 // Fifty messages a page (25 rounds): each brings its attempts without
@@ -146,6 +147,11 @@ export function ConversationView({ id }: { id: string }) {
       if (e?.kind === 'BRANCH_SELECTED' && e.messageId !== lastRef.current) rereadQuietly();
     },
   });
+
+  // Events sent while the socket was down (or before this view's
+  // subscription reached the server) are not replayed: read the path
+  // again each time the socket (re)connects.
+  useEffect(() => onConnectionChange((connected) => connected && rereadQuietly()), [rereadQuietly]);
 
   const onScroll = () => {
     const el = scroller.current;
