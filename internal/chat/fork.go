@@ -35,7 +35,8 @@ import (
 // transaction; the owner's feed gets CONVERSATION_CREATED.
 //
 // A replayed clientRequestID returns the fork it made; the same key for
-// another message is IDEMPOTENCY_MISMATCH.
+// another message is IDEMPOTENCY_MISMATCH, and a key whose fork was
+// deleted is NOT_FOUND.
 func (e *Engine) ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -63,6 +64,8 @@ func (e *Engine) ForkConversation(ctx context.Context, messageID uuid.UUID, clie
 			if conv, rerr := e.replayFork(ctx, v, *key, messageID); conv != nil || rerr != nil {
 				return conv, rerr
 			}
+			// The key's fork exists but is hidden: it was deleted.
+			return nil, domain.NotFound("conversation")
 		}
 		return nil, store.DomainError(err, "conversation")
 	}

@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -47,11 +48,11 @@ func treeConversation(t *testing.T, e *env, v *viewer.Viewer, questions ...strin
 	conv, err := e.db.Client.Conversation.Get(as(v), conv.ID)
 	require.NoError(t, err)
 	require.NotNil(t, conv.CurrentLeafID)
-	return conv, storedPathTo(t, e, v, conv.ID, *conv.CurrentLeafID)
+	return conv, pathOf(t, e, v, conv.ID, *conv.CurrentLeafID)
 }
 
-// pathTo reads the path root…id of conversation conv as v.
-func storedPathTo(t *testing.T, e *env, v *viewer.Viewer, conv, id uuid.UUID) []*ent.Message {
+// pathOf reads the path root…id of conversation conv as v.
+func pathOf(t *testing.T, e *env, v *viewer.Viewer, conv, id uuid.UUID) []*ent.Message {
 	t.Helper()
 	path, err := e.db.Client.Message.Query().
 		Where(message.ConversationID(conv), tree.Path(id, 0)).
@@ -174,7 +175,7 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 		require.NoError(t, err)
 
 		// The edited branch is not the current one: it forks all the same.
-		branch := storedPathTo(t, e, alice, conv.ID, editA.ID)
+		branch := pathOf(t, e, alice, conv.ID, editA.ID)
 		require.Len(t, branch, 4)
 		require.Equal(t, editQ.ID, branch[2].ID)
 		fork, err := e.eng.ForkConversation(ctx, editA.ID, "")
@@ -326,6 +327,30 @@ func TestForkIdempotency(t *testing.T) {
 		require.NoError(t, err, "keys are per user")
 		assert.NotEqual(t, first.ID, bobFork.ID)
 		checkForkOf(t, e, bob, bobFork, bobPath)
+
+		// Concurrent forks with one key make one fork.
+		var wg sync.WaitGroup
+		got := make([]uuid.UUID, 4)
+		for i := range got {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f, err := e.eng.ForkConversation(ctx, path[1].ID, "fork-race")
+				if assert.NoError(t, err) {
+					got[i] = f.ID
+				}
+			}()
+		}
+		wg.Wait()
+		for _, id := range got {
+			assert.Equal(t, got[0], id, "one fork per key")
+		}
+
+		// A key whose fork was deleted forks nothing more.
+		_, err = e.eng.DeleteConversation(ctx, got[0], "")
+		require.NoError(t, err)
+		_, err = e.eng.ForkConversation(ctx, path[1].ID, "fork-race")
+		assert.Equal(t, domain.CodeNotFound, code(err))
 
 		// Without a key every call forks anew; a bad key is refused.
 		other, err := e.eng.ForkConversation(ctx, path[3].ID, "")
