@@ -204,9 +204,10 @@ export function ConversationView({ id }: { id: string }) {
       if (m) {
         stickToBottom.current = true;
         setPath((cur) => appendQuestion(cur, m.id));
-        // A read sent before the question existed would drop it: read
-        // again (the newer read wins).
-        if (inFlight.current > 0) rereadQuietly();
+        // A read sent before the question existed would drop it, and a
+        // question that does not follow the view's last message means the
+        // view missed a switch: read again (the newer read wins).
+        if (inFlight.current > 0 || (m.parentId ?? null) !== (lastRef.current ?? null)) rereadQuietly();
       }
       return true;
     } catch (err) {

@@ -1,1 +1,0 @@
-import{t as e}from"./web-D3TIMLRJ.js";e();
