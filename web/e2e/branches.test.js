@@ -157,9 +157,19 @@ test('a second browser context sees switches and a regeneration live; a busy edi
   // Another device of the same user, on the same conversation.
   const b = await app.page();
   await signIn(b, app.base, 'demo-user');
+  // B follows the conversation once its conversationEvents subscription
+  // is on the socket (the socket connects lazily, after the page loaded).
+  const following = new Promise((resolve) => {
+    b.on('websocket', (ws) =>
+      ws.on('framesent', (f) => {
+        if (typeof f.payload === 'string' && f.payload.includes('"subscribe"') && f.payload.includes('conversationEvents')) resolve();
+      }),
+    );
+  });
   await b.goto(a.url());
   await waitQuestions(b, [rounds[0], edited]);
   await completed(b, 1);
+  await following;
 
   // A switches back: B follows without a reload.
   await turn(a, 1).getByTestId('question-versions').getByTestId('version-prev').click();

@@ -35,6 +35,7 @@ import { ErrorNote } from './ErrorNote';
 import { Composer } from './Composer';
 import { Turn, attemptAnchor, type TurnActions } from './Turn';
 import { nodes } from '../relay';
+import { onConnectionChange } from '../apollo';
 import { appendQuestion, mergeLatest, prependOlder, turnsOf, type LoadedPath, type PathEntry, type PathTurn } from './path';
 
 // Fifty messages a page (25 rounds): each brings its attempts without
@@ -147,6 +148,11 @@ export function ConversationView({ id }: { id: string }) {
     },
   });
 
+  // Events sent while the socket was down (or before this view's
+  // subscription reached the server) are not replayed: read the path
+  // again each time the socket (re)connects.
+  useEffect(() => onConnectionChange((connected) => connected && rereadQuietly()), [rereadQuietly]);
+
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
@@ -198,9 +204,10 @@ export function ConversationView({ id }: { id: string }) {
       if (m) {
         stickToBottom.current = true;
         setPath((cur) => appendQuestion(cur, m.id));
-        // A read sent before the question existed would drop it: read
-        // again (the newer read wins).
-        if (inFlight.current > 0) rereadQuietly();
+        // A read sent before the question existed would drop it, and a
+        // question that does not follow the view's last message means the
+        // view missed a switch: read again (the newer read wins).
+        if (inFlight.current > 0 || (m.parentId ?? null) !== (lastRef.current ?? null)) rereadQuietly();
       }
       return true;
     } catch (err) {

@@ -1,1 +1,0 @@
-import{t as e}from"./web-By0IgiCt.js";e();
