@@ -89,12 +89,13 @@ func (r *Resolver) deleteConversation(ctx context.Context, id uuid.UUID, reason 
 	})
 }
 
-// ask stores a question and starts answering it.
+// ask stores a question and starts answering it: after the current leaf,
+// or after in.ParentMessageID when given (engine.AskParent).
 func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayload, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	res, err := r.engine.Ask(ctx, in.ConversationID, in.ClientMessageID, in.Question)
+	res, err := r.engine.AskParent(ctx, in.ConversationID, in.ParentMessageID, in.ClientMessageID, in.Question)
 	if err != nil {
 		return nil, notFound(err, "conversation")
 	}

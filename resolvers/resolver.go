@@ -40,6 +40,10 @@ type Engine interface {
 	ConversationStatusIs(s conversation.Status) predicate.Conversation
 	ConversationStatusIn(ss ...conversation.Status) predicate.Conversation
 	Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
+	AskParent(ctx context.Context, conversationID uuid.UUID, parentID *uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
+	EditMessage(ctx context.Context, messageID uuid.UUID, question, clientMessageID string) (*chat.AskResult, error)
+	SelectBranch(ctx context.Context, conversationID, messageID uuid.UUID) (*ent.Conversation, error)
+	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error)
 	Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
 	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)

@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -46,7 +45,7 @@ func (r *conversationResolver) SupportGrants(ctx context.Context, obj *ent.Conve
 
 // CurrentPath is the resolver for the currentPath field.
 func (r *conversationResolver) CurrentPath(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.MessageConnection, error) {
-	panic(fmt.Errorf("not implemented: CurrentPath - currentPath"))
+	return r.currentPath(ctx, obj, after, first, before, last)
 }
 
 // Conversation is the resolver for the conversation field.
@@ -66,7 +65,7 @@ func (r *conversationEventResolver) Attempt(ctx context.Context, obj *model.Conv
 
 // Siblings is the resolver for the siblings field.
 func (r *messageResolver) Siblings(ctx context.Context, obj *ent.Message) (*model.MessageSiblings, error) {
-	panic(fmt.Errorf("not implemented: Siblings - siblings"))
+	return r.siblings(ctx, obj)
 }
 
 // CreateConversation is the resolver for the createConversation field.
@@ -171,17 +170,17 @@ func (r *mutationResolver) RevokeSupportAccess(ctx context.Context, id uuid.UUID
 
 // EditMessage is the resolver for the editMessage field.
 func (r *mutationResolver) EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string) (*model.AskPayload, error) {
-	panic(fmt.Errorf("not implemented: EditMessage - editMessage"))
+	return r.editMessage(ctx, messageID, question, clientMessageID)
 }
 
 // SelectBranch is the resolver for the selectBranch field.
 func (r *mutationResolver) SelectBranch(ctx context.Context, conversationID uuid.UUID, messageID uuid.UUID) (*ent.Conversation, error) {
-	panic(fmt.Errorf("not implemented: SelectBranch - selectBranch"))
+	return r.selectBranch(ctx, conversationID, messageID)
 }
 
 // ForkConversation is the resolver for the forkConversation field.
 func (r *mutationResolver) ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error) {
-	panic(fmt.Errorf("not implemented: ForkConversation - forkConversation"))
+	return r.forkConversation(ctx, messageID, clientRequestID)
 }
 
 // Viewer is the resolver for the viewer field.

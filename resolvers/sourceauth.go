@@ -47,11 +47,13 @@ type sourceAuth struct {
 }
 
 // WithOperationState returns ctx carrying fresh per-operation resolver
-// state: the source re-authorisation cache and the read-audit scope.
-// OperationScope calls it once per GraphQL operation; without it every
-// source is re-authorised, and every admin read audited, on its own.
+// state: the source re-authorisation cache, the sibling batch
+// (siblings.go) and the read-audit scope. OperationScope calls it once per
+// GraphQL operation; without it every source is re-authorised, every
+// message's siblings read, and every admin read audited, on its own.
 func WithOperationState(ctx context.Context) context.Context {
 	ctx = withReadAudit(ctx)
+	ctx = withSiblingBatch(ctx)
 	return context.WithValue(ctx, sourceAuthKey{}, &sourceAuth{
 		pending: make(map[uuid.UUID]*ent.Source),
 		views:   make(map[uuid.UUID]chat.SourceView),

@@ -39,6 +39,7 @@ func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 		Kind:           model.ViewerEventKind(ev.Kind),
 		ConversationID: ev.ConversationID,
 		AttemptID:      ev.AttemptID,
+		MessageID:      ev.MessageID,
 		At:             ev.At,
 	}
 	if ev.AttemptStatus != "" {

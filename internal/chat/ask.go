@@ -28,6 +28,24 @@ import (
 // from that read, before the rate is charged and without writing. No
 // transaction or lock is held while the model streams.
 func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
+	return e.ask(ctx, conversationID, askSpot{}, clientMessageID, question)
+}
+
+// askSpot is where an ask puts its question in the conversation's message
+// tree (docs/ENGINE.md, "Message trees"). The zero value follows the
+// current leaf (Ask).
+type askSpot struct {
+	// parent is the message the question follows (AskParent), instead of
+	// the current leaf.
+	parent *uuid.UUID
+	// edit is the USER message an edit replaces (EditMessage): the
+	// question becomes its sibling, with its parent and depth.
+	edit *ent.Message
+}
+
+// ask is Ask, AskParent and EditMessage: the question goes where spot
+// says, and becomes the conversation's current leaf.
+func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot, clientMessageID, question string) (*AskResult, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -43,18 +61,24 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	t, err := e.loadAskTarget(ctx, tx.Conversation, conversationID, clientMessageID)
+	t, err := e.loadAskTarget(ctx, tx.Conversation, conversationID, clientMessageID, spot)
 	if err != nil {
+		if spot.edit != nil && domain.ErrorCode(err) == domain.CodeNotFound {
+			// The edited message's conversation is gone: the message is.
+			err = domain.NotFound("message")
+		}
 		return nil, rollback(tx, err)
 	}
 	conv, raw := t.conv, t.settings
-	replay := func() (*AskResult, error) { return e.replayAsk(ctx, e.client, conv.ID, clientMessageID, question) }
+	replay := func() (*AskResult, error) {
+		return e.replayAsk(ctx, e.client, conv.ID, spot, clientMessageID, question)
+	}
 	if t.keyed {
 		// The key names an attempt of this conversation: the original ask
 		// (a replay, read in the transaction), or a retry (then the key is
 		// not this ask's, and inserting the message will say
 		// IDEMPOTENCY_MISMATCH or succeed).
-		res, err := e.replayAsk(ctx, tx.Client(), conv.ID, clientMessageID, question)
+		res, err := e.replayAsk(ctx, tx.Client(), conv.ID, spot, clientMessageID, question)
 		if res != nil || err != nil {
 			_ = tx.Rollback()
 			if res != nil {
@@ -89,7 +113,7 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 		}
 	}
 
-	msg, att, err := e.createAsk(ctx, tx, v, conv, clientMessageID, question, st, raw, charge)
+	msg, att, err := e.createAsk(ctx, tx, v, conv, t.place, clientMessageID, question, st, raw, charge)
 	if err != nil {
 		// Nothing was created, so the ask costs nothing. A concurrent twin
 		// may have won the race for the same key or the conversation's one
@@ -111,16 +135,31 @@ func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessag
 	e.obs.AskAccepted(false)
 	e.messageCreated(ctx, msg)
 	e.attemptChanged(ctx, att)
+	// An ask that follows the current leaf moves it the way MESSAGE_CREATED
+	// tells; an edit or an ask on another branch switches branch.
+	if spot.edit != nil || (spot.parent != nil && !sameID(conv.CurrentLeafID, spot.parent)) {
+		e.branchSelected(ctx, conv, msg.ID)
+	}
 	e.start(runContext(ctx), conv, msg, att, st)
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
 }
 
+// sameID reports whether two optional ids are equal.
+func sameID(a, b *uuid.UUID) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
 // replayAsk answers a repeated idempotency key with the original message
 // and its first attempt, in whatever state it is, without a model call. A
-// key reused for a different question is IDEMPOTENCY_MISMATCH. It returns
-// nil, nil when the key is new. It reads through c (the engine's client
-// or the ask's transaction's).
-func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
+// key reused for a different question, or for another kind of request (an
+// edit's key for an ask, an ask's or another edit's for an edit, another
+// explicit parent) is IDEMPOTENCY_MISMATCH: asks and edits share the
+// conversation's keys. It returns nil, nil when the key is new. It reads
+// through c (the engine's client or the ask's transaction's).
+func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uuid.UUID, spot askSpot, clientMessageID, question string) (*AskResult, error) {
 	msg, err := c.Message.Query().
 		Where(message.ConversationID(conversationID), message.ClientMessageID(clientMessageID)).
 		Only(ctx)
@@ -133,6 +172,14 @@ func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uu
 	if msg.Content != question {
 		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
 			"clientMessageId %q was already used for a different question", clientMessageID)
+	}
+	var editOf *uuid.UUID
+	if spot.edit != nil {
+		editOf = &spot.edit.ID
+	}
+	if !sameID(msg.EditedFromID, editOf) || (spot.parent != nil && !sameID(msg.ParentID, spot.parent)) {
+		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
+			"clientMessageId %q was already used for another request", clientMessageID)
 	}
 	att, err := c.Attempt.Query().
 		Where(attempt.UserMessageID(msg.ID), attempt.ClientRequestID(clientMessageID)).
@@ -165,15 +212,27 @@ func (e *Engine) checkNotBusy(ctx context.Context, conversationID uuid.UUID) err
 	return busyError(pending.ID.String())
 }
 
+// treePlace is a new USER message's place in the message tree: its parent
+// (nil for a root), its depth, and for an edit the question it edits.
+type treePlace struct {
+	parent     *uuid.UUID
+	depth      int
+	editedFrom *uuid.UUID
+}
+
 // createAsk writes the ask in tx and ends tx (docs/ENGINE.md, Ask, step
 // 6): with charge, it first charges the ask rate; then it bumps the
-// conversation's sequence, inserts the USER message and the PENDING
-// attempt. On PostgreSQL that is one statement (insertAskPG), for every
-// ask; on SQLite Ent sends one statement per step.
-func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
+// conversation's sequence and moves its current leaf to the new message,
+// inserts the USER message at place and the PENDING attempt. On PostgreSQL
+// that is one statement (insertAskPG), for every ask and edit; on SQLite
+// Ent sends one statement per step.
+func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, place treePlace, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
 	now := e.now()
 	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
-	b := seqBump{id: conv.ID, tenantID: conv.TenantID, userID: conv.UserID, now: now, activeOnly: true, expiresAt: &expires}
+	// The message's id is chosen here, so that the bump, which comes
+	// first, can make it the current leaf.
+	msgID := uuid.Must(uuid.NewV7())
+	b := seqBump{id: conv.ID, tenantID: conv.TenantID, userID: conv.UserID, now: now, activeOnly: true, expiresAt: &expires, leaf: &msgID}
 	if conv.Title == "" && conv.TitleSource == conversation.TitleSourceQUESTION {
 		title := llm.ShortTitle(question)
 		b.title = &title
@@ -183,10 +242,12 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 		att *ent.Attempt
 		err error
 	)
+	mc := e.userMessage(ctx, tx, conv, clientMessageID, question).SetID(msgID).
+		SetNillableParentID(place.parent).SetDepth(place.depth).SetNillableEditedFromID(place.editedFrom)
 	if e.db.Dialect == dialect.Postgres {
-		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, clientMessageID, question)
+		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
 	} else {
-		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, clientMessageID, question)
+		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
 	}
 	if err != nil {
 		return nil, nil, rollback(tx, err)
@@ -198,8 +259,9 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 }
 
 // insertAskEnt writes the ask in tx with Ent, one statement per step: with
-// charge, the rate (Take in tx), the sequence, the message, the attempt.
-func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, clientMessageID, question string) (*ent.Message, *ent.Attempt, error) {
+// charge, the rate (Take in tx), the sequence (and the leaf), the message
+// of mc, the attempt.
+func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string) (*ent.Message, *ent.Attempt, error) {
 	if charge {
 		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, raw); err != nil {
 			return nil, nil, err
@@ -209,7 +271,7 @@ func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer,
 	if err != nil {
 		return nil, nil, err
 	}
-	msg, err := e.userMessage(ctx, tx, conv, clientMessageID, question).SetSequenceNo(seq).Save(ctx)
+	msg, err := mc.SetSequenceNo(seq).Save(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,16 +48,14 @@ import (
 var errRateRefused = errors.New("ask rate refused")
 
 // insertAskPG writes the ask in tx with one statement and returns the
-// message and attempt as Ent returns them (bound to tx). With charge, the
+// message of mc and the attempt as Ent returns them (bound to tx). With charge, the
 // ask rate is the statement's first step when the limiter can make it one
 // (TakeStep), else it is charged in tx first; a rate the statement refused
 // is charged once more in tx, so that Take words the refusal (or admits the
 // ask, when the wait is over by then) and the statement runs again without
 // it. A conversation that is no longer ACTIVE is ent.NotFoundError.
-func (e *Engine) insertAskPG(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, clientMessageID, question string) (*ent.Message, *ent.Attempt, error) {
-	msg, msgSpec, err := e.userMessage(ctx, tx, conv, clientMessageID, question).
-		SetSequenceNo(conv.LastSequenceNo + 1).
-		Prepare(ctx)
+func (e *Engine) insertAskPG(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string) (*ent.Message, *ent.Attempt, error) {
+	msg, msgSpec, err := mc.SetSequenceNo(conv.LastSequenceNo + 1).Prepare(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -11,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -19,12 +21,14 @@ import (
 )
 
 // The columns that loadAskTarget adds to the conversation's row: the
-// tenant's stored settings, the id of the conversation's PENDING attempt
-// and the id of its attempt created with the ask's key.
+// tenant's stored settings, the id of the conversation's PENDING attempt,
+// the id of its attempt created with the ask's key, and the depth of the
+// message the question follows.
 const (
 	askTenantSettings = "ask_tenant_settings"
 	askPendingID      = "ask_pending_id"
 	askKeyedID        = "ask_keyed_id"
+	askParentDepth    = "ask_parent_depth"
 )
 
 // askTarget is what an ask learns from its one read.
@@ -38,18 +42,28 @@ type askTarget struct {
 	keyed bool
 	// pending is the id of the conversation's PENDING attempt, or "".
 	pending string
+	// place is the question's place in the message tree: the message it
+	// follows (nil: it is a root) and its depth (the parent's plus one).
+	place treePlace
 }
 
 // loadAskTarget reads, in one statement through q (the ask's transaction),
-// the conversation the viewer owns, its tenant's stored settings, and the
-// two attempts that decide the ask: the PENDING one and the one created
-// with key (docs/ENGINE.md, "Statements per ask"). The privacy rules still
-// filter the conversation (tenant, owner, not DELETED); the settings are
-// its tenant's, which is the viewer's; the attempts are read through the
-// same visibility predicate the privacy rules put on attempts
-// (authz.VisibleRows), so the read shows nothing the viewer could not read
-// with three queries. Unknown, hidden or DELETED is NOT_FOUND.
-func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, id uuid.UUID, key string) (askTarget, error) {
+// the conversation the viewer owns, its tenant's stored settings, the two
+// attempts that decide the ask: the PENDING one and the one created with
+// key (docs/ENGINE.md, "Statements per ask"), and the depth of the message
+// the question follows: spot's parent when it has one (AskParent), else
+// the conversation's current leaf; an edit (spot.edit) takes the place of
+// the question it edits and reads no parent. The privacy rules still filter the
+// conversation (tenant, owner, not DELETED); the settings are its
+// tenant's, which is the viewer's; the attempts and the parent are read
+// through the same visibility predicates the privacy rules put on attempts
+// and messages (authz.VisibleRows), so the read shows nothing the viewer
+// could not read with four queries. Unknown, hidden or DELETED is
+// NOT_FOUND "conversation"; an explicit parent that is not a USER or
+// ASSISTANT message of the conversation is NOT_FOUND "message", whatever
+// it is instead (a random id, a message of another conversation, tenant
+// or user).
+func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, id uuid.UUID, key string, spot askSpot) (askTarget, error) {
 	var t askTarget
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -69,6 +83,9 @@ func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, i
 			s.AppendSelectExprAs(askAttempt(ctx, s, func(a *entsql.SelectTable) *entsql.Predicate {
 				return entsql.EQ(a.C(attempt.FieldClientRequestID), key)
 			}), askKeyedID)
+			if spot.edit == nil {
+				s.AppendSelectExprAs(askParent(ctx, s, spot.parent), askParentDepth)
+			}
 		}).
 		All(ctx)
 	if err != nil {
@@ -85,8 +102,66 @@ func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, i
 		return t, err
 	}
 	keyed, err := askAttemptID(t.conv, askKeyedID)
+	if err != nil {
+		return t, err
+	}
 	t.keyed = keyed != ""
-	return t, err
+	return t, t.locate(spot)
+}
+
+// locate sets the question's place: an edit's is the edited question's
+// (its parent and depth); otherwise the parent is spot's or the current
+// leaf, whose depth loadAskTarget read. A conversation without a current
+// leaf gets a root: its first question (a conversation written before
+// message trees has its leaf set by the backfill, internal/chat/treebackfill,
+// before it is asked in).
+func (t *askTarget) locate(spot askSpot) error {
+	if m := spot.edit; m != nil {
+		t.place = treePlace{parent: m.ParentID, depth: m.Depth, editedFrom: &m.ID}
+		return nil
+	}
+	parent := spot.parent
+	b, err := textValue(t.conv, askParentDepth)
+	if err != nil {
+		return err
+	}
+	if parent == nil {
+		parent = t.conv.CurrentLeafID
+		if parent == nil {
+			return nil
+		}
+		if len(b) == 0 {
+			return store.DomainError(fmt.Errorf("current leaf %s of conversation %s not found", parent, t.conv.ID), "conversation")
+		}
+	} else if len(b) == 0 {
+		return domain.NotFound("message")
+	}
+	d, err := strconv.Atoi(string(b))
+	if err != nil {
+		return store.DomainError(fmt.Errorf("parent depth: %w", err), "message")
+	}
+	id := *parent
+	t.place = treePlace{parent: &id, depth: d + 1}
+	return nil
+}
+
+// askParent is the column of loadAskTarget that gives, as text, the depth
+// of the message the question follows, or "" when there is none the viewer
+// may read: parent, which must be a USER or ASSISTANT message of s's
+// conversation, or (parent nil) the conversation's current leaf.
+func askParent(ctx context.Context, s *entsql.Selector, parent *uuid.UUID) entsql.Querier {
+	b := entsql.Dialect(s.Dialect())
+	m := b.Table(message.Table).As("ask_parent")
+	preds := []*entsql.Predicate{entsql.ColumnsEQ(m.C(message.FieldConversationID), s.C(conversation.FieldID))}
+	if parent != nil {
+		preds = append(preds, entsql.EQ(m.C(message.FieldID), *parent),
+			entsql.In(m.C(message.FieldRole), message.RoleUSER.String(), message.RoleASSISTANT.String()))
+	} else {
+		preds = append(preds, entsql.ColumnsEQ(m.C(message.FieldID), s.C(conversation.FieldCurrentLeafID)))
+	}
+	q := b.SelectExpr(entsql.Expr("CAST(" + m.C(message.FieldDepth) + " AS TEXT)")).From(m).
+		Where(entsql.And(preds...)).Limit(1)
+	return scalarText(ctx, q, message.Table)
 }
 
 // askAttempt is the column of loadAskTarget that names, as text, the id of
@@ -100,7 +175,14 @@ func askAttempt(ctx context.Context, s *entsql.Selector, where func(*entsql.Sele
 	q := b.SelectExpr(entsql.Expr("CAST(" + a.C(attempt.FieldID) + " AS TEXT)")).From(a).
 		Where(entsql.And(entsql.ColumnsEQ(a.C(attempt.FieldConversationID), s.C(conversation.FieldID)), where(a))).
 		Limit(1)
-	if visible := authz.VisibleRows(ctx, attempt.Table); visible != nil {
+	return scalarText(ctx, q, attempt.Table)
+}
+
+// scalarText is the scalar subquery q, one text column of table's rows,
+// narrowed to the rows the viewer may see (authz.VisibleRows) and
+// COALESCEd to "".
+func scalarText(ctx context.Context, q *entsql.Selector, table string) entsql.Querier {
+	if visible := authz.VisibleRows(ctx, table); visible != nil {
 		visible(q)
 	}
 	return entsql.ExprFunc(func(b *entsql.Builder) {

@@ -14,13 +14,14 @@ import (
 var errNotYet = domain.Errorf(domain.CodeInternal, "not implemented yet")
 
 // AskParent is Ask with an explicit parent: the question follows parentID
-// (an answer, or an unanswered question, of the conversation) instead of
-// the conversation's current leaf. A nil parentID is Ask.
+// (an answer, or a question, of the conversation) instead of the
+// conversation's current leaf, and becomes the current leaf; when parentID
+// was not the current leaf, BRANCH_SELECTED tells the owner's devices. A
+// parent that is not a USER or ASSISTANT message of the conversation the
+// viewer owns is NOT_FOUND "message", the same for every reason. A nil
+// parentID is Ask. The write is Ask's: one statement on PostgreSQL.
 func (e *Engine) AskParent(ctx context.Context, conversationID uuid.UUID, parentID *uuid.UUID, clientMessageID, question string) (*AskResult, error) {
-	if parentID == nil {
-		return e.Ask(ctx, conversationID, clientMessageID, question)
-	}
-	return nil, errNotYet
+	return e.ask(ctx, conversationID, askSpot{parent: parentID}, clientMessageID, question)
 }
 
 // EditMessage edits one of the viewer's own USER messages: a sibling USER

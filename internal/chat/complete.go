@@ -66,7 +66,8 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 // saveCompletion is the completion transaction. It locks the conversation
 // first (the order Ask uses, so the two never deadlock), counting in the
 // same statement the USER messages the summary does not cover yet (the
-// returned pending, see summary.Due), claims the attempt with a conditional
+// returned pending, see summary.Due) and moving the current leaf to the
+// answer if it is still the answered question, claims the attempt with a conditional
 // update that also stores the standalone question, stores that question on
 // the user message the first time, then writes the answer's message and
 // sources.
@@ -76,7 +77,13 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 		return nil, 0, err
 	}
 	now := e.now()
-	seq, pending, err := e.bumpCounting(ctx, tx, seqBump{id: j.conv.ID, tenantID: j.conv.TenantID, userID: j.conv.UserID, now: now})
+	// The answer follows its question in the tree, and becomes the
+	// current leaf only if the question still is (the user may have
+	// switched branch while it ran): a conditional part of the bump.
+	answerID := uuid.Must(uuid.NewV7())
+	question := j.msg.ID
+	seq, pending, err := e.bumpCounting(ctx, tx, seqBump{id: j.conv.ID, tenantID: j.conv.TenantID, userID: j.conv.UserID, now: now,
+		leaf: &answerID, leafFrom: &question})
 	if err != nil {
 		return nil, 0, rollback(tx, err)
 	}
@@ -116,8 +123,9 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 	if err != nil {
 		return nil, 0, rollback(tx, err)
 	}
-	mc := tx.Message.Create().
+	mc := tx.Message.Create().SetID(answerID).
 		SetConversationID(j.conv.ID).SetOwnerID(j.conv.UserID).
+		SetParentID(question).SetDepth(j.msg.Depth + 1).
 		SetSequenceNo(seq).SetRole(message.RoleASSISTANT).
 		SetContent(c.answer).SetAttemptID(j.att.ID).SetTraceID(j.att.TraceID).
 		SetStandaloneQuestion(c.standalone)

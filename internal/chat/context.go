@@ -22,12 +22,13 @@ func (e *Engine) newAssembler() *history.Assembler {
 
 // buildContext builds j's prompt context with the one context pipeline
 // (history.Assembler.Build: history window, rewrite, authorised retrieval
-// and token-budgeted assembly). afterRewrite, when not nil, runs between
+// and token-budgeted assembly). The history is the path the user message
+// follows (its parent and that one's ancestors), never the tree. afterRewrite, when not nil, runs between
 // the rewrite and the retrieval; its error stops the build.
 func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(standalone string, requires bool) error) (history.BuiltContext, error) {
 	req := history.Request{
 		Conversation: j.conv, Reread: j.att != nil, Settings: j.settings,
-		Question: j.msg.Content, SequenceNo: j.msg.SequenceNo,
+		Question: j.msg.Content, SequenceNo: j.msg.SequenceNo, ParentID: j.msg.ParentID,
 		ChatModel: e.chatModel(j.settings),
 		Retrieve: func(ctx context.Context, question string) ([]prompt.Evidence, error) {
 			return e.retrieve(ctx, j, question)
@@ -59,10 +60,7 @@ func (e *Engine) PreviewContext(ctx context.Context, conversationID uuid.UUID, q
 	if err != nil {
 		return nil, err
 	}
-	// The preview's message stands in for the user message a real ask
-	// would save next.
-	j := job{conv: conv, settings: st, msg: &ent.Message{ConversationID: conv.ID, SequenceNo: conv.LastSequenceNo + 1, Content: question}}
-	bc, err := e.buildContext(ctx, j, nil)
+	bc, err := e.buildContext(ctx, previewJob(conv, st, question), nil)
 	if err != nil {
 		kind := "conversation"
 		var ce *history.ContextError
@@ -72,4 +70,14 @@ func (e *Engine) PreviewContext(ctx context.Context, conversationID uuid.UUID, q
 		return nil, store.DomainError(err, kind)
 	}
 	return &bc.Assembled.Manifest, nil
+}
+
+// previewJob is the job of a preview of question in conv: its message
+// stands in for the user message a real ask would save next. It follows
+// the conversation's current leaf, so its history is the current branch's
+// path.
+func previewJob(conv *ent.Conversation, st domain.TenantSettings, question string) job {
+	return job{conv: conv, settings: st, msg: &ent.Message{
+		ConversationID: conv.ID, SequenceNo: conv.LastSequenceNo + 1, Content: question, ParentID: conv.CurrentLeafID,
+	}}
 }

@@ -74,7 +74,9 @@ type viewerPayload struct {
 	Conversation uuid.UUID  `json:"c"`
 	Attempt      *uuid.UUID `json:"a,omitempty"`
 	Status       string     `json:"s,omitempty"`
-	At           time.Time  `json:"at"`
+	// Message is the new current leaf of a BRANCH_SELECTED event.
+	Message *uuid.UUID `json:"m,omitempty"`
+	At      time.Time  `json:"at"`
 }
 
 // publishAttempt sends one attempt event. A broker failure never fails the
@@ -107,7 +109,7 @@ func (e *Engine) publishConversation(ctx context.Context, id uuid.UUID, ev Conve
 // ownerID), whoever made the change: the owner, an admin, or the engine.
 func (e *Engine) publishViewer(ctx context.Context, tenantID, ownerID string, ev ViewerEvent) {
 	data, err := json.Marshal(viewerPayload{Tenant: tenantID, User: ownerID, Conversation: ev.ConversationID,
-		Attempt: ev.AttemptID, Status: ev.AttemptStatus, At: e.now()})
+		Attempt: ev.AttemptID, Status: ev.AttemptStatus, Message: ev.MessageID, At: e.now()})
 	if err != nil {
 		return
 	}
@@ -137,4 +139,14 @@ func (e *Engine) attemptChanged(ctx context.Context, a *ent.Attempt) {
 func (e *Engine) messageCreated(ctx context.Context, m *ent.Message) {
 	id := m.ID
 	e.publishConversation(ctx, m.ConversationID, ConversationEvent{Kind: ConversationMessageCreated, MessageID: &id})
+}
+
+// branchSelected publishes that conv's current branch changed (an edit, a
+// retry, a selected branch, an ask on another branch): BRANCH_SELECTED
+// with the new current leaf, on the conversation and its owner's feed, so
+// that every device of the owner follows, on any instance.
+func (e *Engine) branchSelected(ctx context.Context, conv *ent.Conversation, leafID uuid.UUID) {
+	id := leafID
+	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationBranchSelected, MessageID: &id})
+	e.publishViewer(ctx, conv.TenantID, conv.UserID, ViewerEvent{Kind: ViewerBranchSelected, ConversationID: conv.ID, MessageID: &id})
 }

@@ -69,6 +69,7 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 // SubscribeViewer streams changes of the viewer's own conversations
 // (docs/API.md, viewerEvents): created, updated (renamed, titled,
 // summarised), archived, deleted, restored, and attempt status changes,
+// the current branch selected (BRANCH_SELECTED, with the new leaf),
 // made by anyone (the viewer on another device, an admin, the engine) on
 // any instance. Only events about conversations the viewer owns are
 // published to their feed, and each event names its user, which is
@@ -95,7 +96,7 @@ func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error
 					continue
 				}
 				ve := ViewerEvent{Kind: ViewerEventKind(ev.Kind), ConversationID: p.Conversation,
-					AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
+					AttemptID: p.Attempt, AttemptStatus: p.Status, MessageID: p.Message, At: p.At}
 				select {
 				case out <- ve:
 				case <-ctx.Done():

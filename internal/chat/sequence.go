@@ -12,7 +12,8 @@ import (
 )
 
 // seqBump is how a transaction advances a conversation: the next sequence
-// number, one more version, and optionally a new idle expiry and title.
+// number, one more version, and optionally a new idle expiry, title and
+// current leaf.
 type seqBump struct {
 	id       uuid.UUID
 	tenantID string
@@ -22,6 +23,12 @@ type seqBump struct {
 	activeOnly bool
 	expiresAt  *time.Time
 	title      *string
+	// leaf, when not nil, becomes the conversation's current leaf; with
+	// leafFrom only if the current leaf is still leafFrom (a completion
+	// moves the leaf to its answer only while the user stays on the
+	// question's branch).
+	leaf     *uuid.UUID
+	leafFrom *uuid.UUID
 }
 
 // bumpSequence allocates the conversation's next sequence number inside
@@ -98,6 +105,16 @@ func sequenceUpdate(dialect string, b seqBump, extra ...*entsql.Predicate) *ents
 	}
 	if b.title != nil {
 		u.Set(conversation.FieldTitle, *b.title)
+	}
+	switch {
+	case b.leaf != nil && b.leafFrom != nil:
+		leaf, from := *b.leaf, *b.leafFrom
+		u.Set(conversation.FieldCurrentLeafID, entsql.ExprFunc(func(b *entsql.Builder) {
+			b.WriteString("CASE WHEN ").Ident(conversation.FieldCurrentLeafID).WriteString(" = ").Arg(from).
+				WriteString(" THEN ").Arg(leaf).WriteString(" ELSE ").Ident(conversation.FieldCurrentLeafID).WriteString(" END")
+		}))
+	case b.leaf != nil:
+		u.Set(conversation.FieldCurrentLeafID, *b.leaf)
 	}
 	preds := []*entsql.Predicate{
 		entsql.EQ(conversation.FieldID, b.id),

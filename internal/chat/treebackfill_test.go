@@ -267,7 +267,16 @@ func checkAskContinues(t *testing.T, e *env, ids []legacyIDs) {
 	o := e.wait(t, alice, res.Attempt.ID, 0)
 	require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
 	assert.Equal(t, int64(len(c.messages)+1), res.UserMessage.SequenceNo)
-	// ENGINE-PENDING: the ask follows the leaf (h18-engine).
+	require.NotNil(t, res.UserMessage.ParentID, "the ask continues the backfilled path")
+	assert.Equal(t, ids[0].messages[c.leaf], *res.UserMessage.ParentID)
+	assert.Equal(t, c.depths[c.leaf]+1, res.UserMessage.Depth)
+	conv, err := e.eng.Conversation(as(alice), ids[0].conv)
+	require.NoError(t, err)
+	require.NotNil(t, conv.CurrentLeafID)
+	leaf, err := e.db.Client.Message.Get(as(alice), *conv.CurrentLeafID)
+	require.NoError(t, err)
+	require.NotNil(t, leaf.ParentID)
+	assert.Equal(t, res.UserMessage.ID, *leaf.ParentID, "the answer is the new leaf")
 	assert.Contains(t, e.model.lastPromptOrEmpty(), "legacy a3 after a failure", "the history is the backfilled path")
 	assert.NotContains(t, e.model.lastPromptOrEmpty(), "legacy superseded answer", "the superseded answer is a sibling, not history")
 }

@@ -16,6 +16,15 @@ type ContextManifest struct {
 	HistoryRounds int `json:"historyRounds"`
 	DroppedRounds int `json:"droppedRounds"`
 	RevokedRounds int `json:"revokedRounds"`
+	// ParentID is the message the question followed on its path: the
+	// leaf's parent, where the walk up the path started ("" for a root
+	// question, and for a line written before messages had parents).
+	// HistoryMessageIDs are the ids of the messages the prompt carried as
+	// whole rounds, oldest first, each question before its answer: all of
+	// them ancestors of the question (docs/ENGINE.md, "History on a
+	// tree").
+	ParentID          string   `json:"parentId,omitempty"`
+	HistoryMessageIDs []string `json:"historyMessageIds,omitempty"`
 	// Rounds are the included rounds, oldest first: their sequence
 	// numbers, how much of the old answer was kept, and (PRIORITIZED) their
 	// score.
@@ -28,10 +37,15 @@ type ContextManifest struct {
 	// Candidates are the rounds PRIORITIZED scored, newest first, chosen
 	// or not, with the parts of their score.
 	Candidates []RoundScore `json:"candidates,omitempty"`
-	// SummaryVersion is the conversation summary version used (0 = none) and
+	// SummaryVersion is the version of the summary used (0 = none; the
+	// path summary's, or the conversation summary's) and
 	// SummaryIncluded whether it fit the budget.
 	SummaryVersion  int  `json:"summaryVersion"`
 	SummaryIncluded bool `json:"summaryIncluded"`
+	// SummaryMessageID is the ancestor whose path summary the prompt's
+	// summary continues, when it was included ("" when there was none,
+	// or for a conversation summary written before path summaries).
+	SummaryMessageID string `json:"summaryMessageId,omitempty"`
 	// ChunkIDs are the evidence chunks, in label order (C1 first).
 	ChunkIDs []string `json:"chunkIds"`
 	// TrimmedChunkIDs are the chunks of ChunkIDs that were trimmed to fit:

@@ -16,6 +16,11 @@ import (
 // (docs/API.md, "Paging").
 const DefaultPageSize = 20
 
+// backwardConnections are the connection fields that page backward from
+// their end (Conversation.currentPath, from the branch's leaf): without
+// first or last they read as last: DefaultPageSize, the newest page.
+var backwardConnections = map[string]bool{"Conversation.currentPath": true}
+
 // pageDefaults is a gqlgen extension that gives every connection field (a
 // field with first and last arguments) that has neither, after variables,
 // the argument first: size. It runs before the limits check, so every
@@ -164,8 +169,12 @@ func (c copier) selections(set ast.SelectionSet) ast.SelectionSet {
 }
 
 // withFirst returns f's arguments without first and last (both null) and
-// with first: c.size.
+// with first: c.size (last: c.size for a backward connection).
 func (c copier) withFirst(f *ast.Field) ast.ArgumentList {
+	name := "first"
+	if f.ObjectDefinition != nil && backwardConnections[f.ObjectDefinition.Name+"."+f.Name] {
+		name = "last"
+	}
 	args := make(ast.ArgumentList, 0, len(f.Arguments)+1)
 	for _, a := range f.Arguments {
 		if a.Name != "first" && a.Name != "last" {
@@ -173,9 +182,9 @@ func (c copier) withFirst(f *ast.Field) ast.ArgumentList {
 		}
 	}
 	return append(args, &ast.Argument{
-		Name: "first",
+		Name: name,
 		Value: &ast.Value{Kind: ast.IntValue, Raw: strconv.Itoa(c.size), Position: f.Position,
-			ExpectedType: f.Definition.Arguments.ForName("first").Type},
+			ExpectedType: f.Definition.Arguments.ForName(name).Type},
 		Position: f.Position,
 	})
 }

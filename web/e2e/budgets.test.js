@@ -22,6 +22,9 @@ import { createDatabase, seedRounds } from './seed.js';
 const asks = 24;
 /** Opens of each conversation measured (after one warm-up each). */
 const opens = 10;
+// The turns a page of the current path holds (currentPath(last: 50): 25
+// rounds of a question and its answer).
+const pageTurns = 25;
 
 const adminURL = process.env.RAGCHAT_TEST_DATABASE_URL;
 const shotsDir = process.env.RAGCHAT_WEB_SCREENSHOTS;
@@ -201,15 +204,15 @@ test('a 10,000-message conversation opens at its latest page; scrolling up loads
     for (const c of i % 2 ? [...convs].reverse() : convs) {
       c.times.push(await open(c));
       // The latest page is what opened: its last turn is the latest
-      // round, and a page holds at most ten questions.
+      // round, and a page holds at most pageTurns questions.
       const turns = page.getByTestId('turn');
-      assert.equal(await turns.count(), Math.min(10, c.messages / 2));
+      assert.equal(await turns.count(), Math.min(pageTurns, c.messages / 2));
       assert.match(await turns.last().innerText(), new RegExp(`Question ${c.messages / 2}:[\\s\\S]*Answer ${c.messages / 2} LATEST`));
     }
   }
   await app.shot(page, 'budgets-10000-latest-page');
 
-  // Scroll to the top: the previous page (questions 4981 to 4990) is
+  // Scroll to the top: the previous page (questions 4951 to 4975) is
   // prepended and the turn that was first stays exactly where it was.
   const large = convs[1];
   await open(large);
@@ -219,7 +222,7 @@ test('a 10,000-message conversation opens at its latest page; scrolling up loads
     const first = sc.querySelector('[data-testid=turn]');
     return { text: first.textContent.slice(0, 40), top: first.getBoundingClientRect().top - sc.getBoundingClientRect().top };
   });
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=turn]').length === 20, null, { timeout: patience });
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=turn]').length === n, 2 * pageTurns, { timeout: patience });
   const moved = await page.evaluate((text) => {
     const sc = document.querySelector('[data-testid=messages]');
     const turns = [...sc.querySelectorAll('[data-testid=turn]')];
@@ -233,8 +236,8 @@ test('a 10,000-message conversation opens at its latest page; scrolling up loads
   }, at.text);
   await app.shot(page, 'budgets-10000-older-page');
   const rounds = large.messages / 2;
-  assert.deepEqual(moved.questions, Array.from({ length: 20 }, (_, k) => rounds - 19 + k), 'the older page is prepended in order');
-  assert.equal(moved.index, 10, 'the turn that was first is now the eleventh');
+  assert.deepEqual(moved.questions, Array.from({ length: 2 * pageTurns }, (_, k) => rounds - 2 * pageTurns + 1 + k), 'the older page is prepended in order');
+  assert.equal(moved.index, pageTurns, 'the turn that was first now follows the older page');
   assert.ok(moved.scrollTop > 0, 'the view was scrolled down by the height of the older page');
   assert.ok(Math.abs(moved.top - at.top) <= 1, `no jump: the turn stayed at ${at.top}px (now ${moved.top}px)`);
 

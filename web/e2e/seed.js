@@ -27,7 +27,9 @@ export function createDatabase(adminURL) {
 
 // The rounds: message 2k-1 is question k, its attempt answered it, and
 // message 2k is the answer (linked to the attempt, as the engine writes
-// it). Timestamps are one second apart, ending now.
+// it). Each message's parent is the one before it (a single path, depth =
+// sequence_no - 1) and the last answer is the conversation's current leaf.
+// Timestamps are one second apart, ending now.
 const seedSQL = `
 BEGIN;
 INSERT INTO messages (id, owner_id, sequence_no, role, content, created_at, conversation_id, tenant_id)
@@ -49,7 +51,12 @@ SELECT gen_random_uuid(), a.owner_id, m.sequence_no + 1, 'ASSISTANT', a.answer,
        m.created_at + interval '1 second', a.id, a.conversation_id, a.tenant_id, a.model
 FROM attempts a JOIN messages m ON m.id = a.user_message_id
 WHERE a.conversation_id = :'conv';
-UPDATE conversations SET last_sequence_no = 2 * :rounds, title = :'title' WHERE id = :'conv';
+UPDATE messages m SET parent_id = p.id, depth = m.sequence_no - 1
+FROM messages p
+WHERE m.conversation_id = :'conv' AND p.conversation_id = m.conversation_id AND p.sequence_no = m.sequence_no - 1;
+UPDATE conversations SET last_sequence_no = 2 * :rounds, title = :'title',
+       current_leaf_id = (SELECT id FROM messages WHERE conversation_id = :'conv' AND sequence_no = 2 * :rounds)
+WHERE id = :'conv';
 COMMIT;
 ANALYZE messages;
 ANALYZE attempts;

@@ -84,15 +84,51 @@ export const AttemptFields = graphql(`
   }
 `);
 
-export const MessageFields = graphql(`
-  fragment MessageFields on Message {
+// The fields of an attempt without its lists (sources, feedback): what a
+// question's attempts carry on a page of the current path, so that a page
+// of 50 messages stays within the query complexity limit. The attempt a
+// turn shows is read whole (AttemptFields) from the answer message, the
+// stream's end, or attempt(id).
+export const AttemptCoreFields = graphql(`
+  fragment AttemptCoreFields on Attempt {
     id
-    sequenceNo
+    status
+    answer
+    checkpointSeq
+    originalQuestion
+    standaloneQuestion
+    requiresHistory
+    refused
+    failureCode
+    failureMessage
+    retryOfId
+    createdAt
+    model
+  }
+`);
+
+// One message of the current branch (Conversation.currentPath): a question
+// with its attempts (retries included), or an answer with the attempt that
+// wrote it; and its siblings, for "‹ n / m ›".
+export const PathMessageFields = graphql(`
+  fragment PathMessageFields on Message {
+    id
     role
     content
+    parentId
+    depth
     createdAt
     clientMessageId
+    attemptId
+    siblings {
+      ids
+      index
+      count
+    }
     attempts {
+      ...AttemptCoreFields
+    }
+    attempt {
       ...AttemptFields
     }
   }
@@ -102,11 +138,12 @@ export const ConversationQuery = graphql(`
   query Conversation($id: ID!, $last: Int!, $before: Cursor) {
     conversation(id: $id) {
       ...ConversationFields
-      messages(last: $last, before: $before, where: { role: USER }) {
+      currentLeafId
+      currentPath(last: $last, before: $before) {
         edges {
           cursor
           node {
-            ...MessageFields
+            ...PathMessageFields
           }
         }
         pageInfo {
@@ -114,6 +151,14 @@ export const ConversationQuery = graphql(`
           startCursor
         }
       }
+    }
+  }
+`);
+
+export const AttemptQuery = graphql(`
+  query Attempt($id: ID!) {
+    attempt(id: $id) {
+      ...AttemptFields
     }
   }
 `);
@@ -163,7 +208,7 @@ export const AskMutation = graphql(`
     ask(input: $input) {
       deduplicated
       userMessage {
-        ...MessageFields
+        ...PathMessageFields
       }
       attempt {
         ...AttemptFields
@@ -178,6 +223,29 @@ export const RetryMutation = graphql(`
       attempt {
         ...AttemptFields
       }
+    }
+  }
+`);
+
+export const EditMessageMutation = graphql(`
+  mutation EditMessage($messageId: ID!, $question: String!, $clientMessageId: String!) {
+    editMessage(messageId: $messageId, question: $question, clientMessageId: $clientMessageId) {
+      deduplicated
+      userMessage {
+        id
+      }
+      attempt {
+        ...AttemptFields
+      }
+    }
+  }
+`);
+
+export const SelectBranchMutation = graphql(`
+  mutation SelectBranch($conversationId: ID!, $messageId: ID!) {
+    selectBranch(conversationId: $conversationId, messageId: $messageId) {
+      id
+      currentLeafId
     }
   }
 `);
@@ -217,6 +285,19 @@ export const AttemptEventsSubscription = graphql(`
       }
       failureCode
       failureMessage
+    }
+  }
+`);
+
+// The open conversation's changes; the console follows BRANCH_SELECTED (a
+// switch, edit or regenerate here or on another device) by reading the
+// current path again.
+export const ConversationEventsSubscription = graphql(`
+  subscription ConversationEvents($conversationId: ID!) {
+    conversationEvents(conversationId: $conversationId) {
+      kind
+      conversationId
+      messageId
     }
   }
 `);

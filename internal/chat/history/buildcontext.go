@@ -95,6 +95,7 @@ func (a *Assembler) Build(ctx context.Context, req Request) (BuiltContext, error
 	m.Model, m.Window, m.AnswerReserve = info.Name, info.Window, b.reserve
 	m.Candidates = candidates
 	scoreRounds(m, candidates)
+	namePath(m, win)
 	bc.MaxAnswer = b.answerLimit(m.Tokens.Total)
 	if over := m.Tokens.Total + minAnswerTokens - info.Window; over > 0 {
 		// Only the never-cut rules and question can get here: a window
@@ -117,5 +118,22 @@ func scoreRounds(m *domain.ContextManifest, candidates []domain.RoundScore) {
 		if s, ok := by[m.Rounds[i].UserSeq]; ok {
 			m.Rounds[i].Score = &s
 		}
+	}
+}
+
+// namePath records on the manifest the path the history came from: the
+// message the question follows, the ids of the rounds carried, and the
+// ancestor whose path summary was included.
+func namePath(m *domain.ContextManifest, w window) {
+	if w.parent != nil {
+		m.ParentID = w.parent.String()
+	}
+	for _, r := range m.Rounds {
+		if ids, ok := w.ids[r.UserSeq]; ok {
+			m.HistoryMessageIDs = append(m.HistoryMessageIDs, ids[0].String(), ids[1].String())
+		}
+	}
+	if m.SummaryIncluded && w.summaryMessage != nil {
+		m.SummaryMessageID = w.summaryMessage.String()
 	}
 }

@@ -71,6 +71,13 @@ type Request struct {
 	// rounds before it.
 	Question   string
 	SequenceNo int64
+	// ParentID is the message the question follows on its path (the
+	// user message's parent; for a preview, the conversation's current
+	// leaf): the window walks up from it (docs/ENGINE.md, "History on a
+	// tree"). nil is a root question, with no history, in a conversation
+	// with a current leaf; in one without, a line written before messages
+	// had parents, whose window is the messages before SequenceNo.
+	ParentID *uuid.UUID
 	// AttemptID names the answer in logs (zero for a preview).
 	AttemptID uuid.UUID
 	// ChatModel is the model that answers, whose window is budgeted and

@@ -102,6 +102,17 @@ func (s *Summarizer) foldOnce(ctx context.Context, conversationID uuid.UUID, st 
 	if !st.StrategyFor(conv.HistoryStrategy).UsesSummary() {
 		return true, nil // SLIDING_WINDOW carries no summary
 	}
+	if conv.CurrentLeafID != nil {
+		return s.foldPath(ctx, conv, *conv.CurrentLeafID, st, model)
+	}
+	return s.foldLine(ctx, conv, st, model)
+}
+
+// foldLine folds a line written before messages had parents (a
+// conversation without a current leaf), by sequence numbers, into the
+// conversation's summary columns, as folds did then.
+func (s *Summarizer) foldLine(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings, model string) (bool, error) {
+	client := s.DB.Client
 	pending, err := client.Message.Query().
 		Where(message.ConversationID(conv.ID), message.RoleEQ(message.RoleUSER),
 			message.SequenceNoGT(conv.SummaryMessageSequence)).
@@ -135,7 +146,7 @@ func (s *Summarizer) foldOnce(ctx context.Context, conversationID uuid.UUID, st 
 	for i, u := range users[:fold] {
 		items[i] = llm.SummaryItem{Question: llm.ClipKeepingEntities(u.Content, turnRunes), Outcome: Outcome(u.Edges.Attempts)}
 	}
-	summary := s.summarize(ctx, conv, items, st, model)
+	summary := s.summarize(ctx, conv.Summary, conv.SummaryVersion, items, st, model)
 	n, err := client.Conversation.Update().
 		Where(conversation.ID(conv.ID), conversation.SummaryVersion(conv.SummaryVersion)).
 		SetSummary(summary).SetSummaryMessageSequence(covered).
@@ -157,16 +168,16 @@ func Due(pending int, st domain.TenantSettings) bool {
 	return pending-st.HistoryRounds > st.SummaryTriggerRounds
 }
 
-// summarize applies the tenant's summariser. The deterministic one copies
+// summarize applies the tenant's summariser to base, the previous summary,
+// at position version of its lineage. The deterministic one copies
 // the previous lines and appends one line per round. The LLM one first
 // decides whether the previous summary is carried at all (the
 // regeneration cap, carriesPrevious), then folds in chunks with entity
 // checks and retries (llmSummary); if that fails it falls back to the
 // deterministic summary of the same material.
-func (s *Summarizer) summarize(ctx context.Context, conv *ent.Conversation, items []llm.SummaryItem, st domain.TenantSettings, model string) string {
-	base := conv.Summary
+func (s *Summarizer) summarize(ctx context.Context, base string, version int, items []llm.SummaryItem, st domain.TenantSettings, model string) string {
 	if st.Summarizer == domain.SummarizerLLM {
-		if !carriesPrevious(conv.SummaryVersion, st.SummaryMaxRegenerations) {
+		if !carriesPrevious(version, st.SummaryMaxRegenerations) {
 			base = ""
 		}
 		if out, ok := s.llmSummary(ctx, base, items, st, model); ok {

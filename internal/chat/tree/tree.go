@@ -77,30 +77,40 @@ type Siblings struct {
 	Index int
 }
 
-// SiblingsOf returns, for each of msgs (all of one conversation or not),
-// its siblings: the messages with the same parent (roots: the
-// conversation's roots), in sequence order. It is one statement for any
-// number of messages, read through c.
-func SiblingsOf(ctx context.Context, c *ent.MessageClient, msgs []*ent.Message) (map[uuid.UUID]Siblings, error) {
-	out := make(map[uuid.UUID]Siblings, len(msgs))
-	if len(msgs) == 0 {
-		return out, nil
+// Group names a set of siblings: the children of Parent, or, when Parent
+// is uuid.Nil, the roots of Conversation.
+type Group struct {
+	Conversation uuid.UUID
+	Parent       uuid.UUID
+}
+
+// GroupOf is the sibling group m belongs to.
+func GroupOf(m *ent.Message) Group {
+	if m.ParentID != nil {
+		return Group{Parent: *m.ParentID}
 	}
-	var parents []uuid.UUID
-	var rootConvs []uuid.UUID
-	seenP, seenC := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
-	for _, m := range msgs {
-		if m.ParentID == nil {
-			if !seenC[m.ConversationID] {
-				seenC[m.ConversationID] = true
-				rootConvs = append(rootConvs, m.ConversationID)
-			}
+	return Group{Conversation: m.ConversationID}
+}
+
+// SiblingGroups returns the ids of each group's messages, oldest first
+// (by sequence number), read through c in one statement for any number of
+// groups. A group with no message the viewer may read maps to nil.
+func SiblingGroups(ctx context.Context, c *ent.MessageClient, groups []Group) (map[Group][]uuid.UUID, error) {
+	out := make(map[Group][]uuid.UUID, len(groups))
+	var parents, rootConvs []uuid.UUID
+	for _, g := range groups {
+		if _, seen := out[g]; seen {
 			continue
 		}
-		if !seenP[*m.ParentID] {
-			seenP[*m.ParentID] = true
-			parents = append(parents, *m.ParentID)
+		out[g] = nil
+		if g.Parent != uuid.Nil {
+			parents = append(parents, g.Parent)
+		} else {
+			rootConvs = append(rootConvs, g.Conversation)
 		}
+	}
+	if len(out) == 0 {
+		return out, nil
 	}
 	var ors []predicate.Message
 	if len(parents) > 0 {
@@ -117,34 +127,49 @@ func SiblingsOf(ctx context.Context, c *ent.MessageClient, msgs []*ent.Message) 
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		conv   uuid.UUID
-		parent uuid.UUID
-	}
-	groups := map[key][]uuid.UUID{}
 	for _, r := range rows {
-		k := key{conv: r.ConversationID}
-		if r.ParentID != nil {
-			k = key{parent: *r.ParentID}
+		g := GroupOf(r)
+		if _, asked := out[g]; asked {
+			out[g] = append(out[g], r.ID)
 		}
-		groups[k] = append(groups[k], r.ID)
+	}
+	return out, nil
+}
+
+// Of returns m's siblings within ids, the ids of m's group: m alone when
+// ids is empty (a message the query could not see, such as one created in
+// the same transaction).
+func Of(m *ent.Message, ids []uuid.UUID) Siblings {
+	for i, id := range ids {
+		if id == m.ID {
+			return Siblings{IDs: ids, Index: i}
+		}
+	}
+	if len(ids) == 0 {
+		return Siblings{IDs: []uuid.UUID{m.ID}}
+	}
+	return Siblings{IDs: ids}
+}
+
+// SiblingsOf returns, for each of msgs (all of one conversation or not),
+// its siblings: the messages with the same parent (roots: the
+// conversation's roots), in sequence order. It is one statement for any
+// number of messages, read through c (SiblingGroups).
+func SiblingsOf(ctx context.Context, c *ent.MessageClient, msgs []*ent.Message) (map[uuid.UUID]Siblings, error) {
+	out := make(map[uuid.UUID]Siblings, len(msgs))
+	if len(msgs) == 0 {
+		return out, nil
+	}
+	groups := make([]Group, 0, len(msgs))
+	for _, m := range msgs {
+		groups = append(groups, GroupOf(m))
+	}
+	ids, err := SiblingGroups(ctx, c, groups)
+	if err != nil {
+		return nil, err
 	}
 	for _, m := range msgs {
-		k := key{conv: m.ConversationID}
-		if m.ParentID != nil {
-			k = key{parent: *m.ParentID}
-		}
-		ids := groups[k]
-		s := Siblings{IDs: ids}
-		for i, id := range ids {
-			if id == m.ID {
-				s.Index = i
-			}
-		}
-		if len(ids) == 0 {
-			s = Siblings{IDs: []uuid.UUID{m.ID}}
-		}
-		out[m.ID] = s
+		out[m.ID] = Of(m, ids[GroupOf(m)])
 	}
 	return out, nil
 }
@@ -177,4 +202,52 @@ func LastOf(ctx context.Context, c *ent.MessageClient, end *ent.Message, n int) 
 		p.HasBefore = rows[0].Depth > 0
 	}
 	return p, nil
+}
+
+// Walk is a bounded walk up a path: from a message through its nearest
+// ancestors.
+type Walk struct {
+	// Start is the message the walk starts at (the deepest one).
+	Start uuid.UUID
+	// Limit is how many messages the walk takes at most, Start included.
+	Limit int
+	// AtSummary ends the walk at the first message that carries a path
+	// summary (path_summary not null), or whose sequence number is
+	// CoveredSeq when that is positive (the coverage of a conversation
+	// summary written before messages carried their own), that message
+	// included: the rounds below it are the ones the summary does not
+	// cover yet.
+	AtSummary  bool
+	CoveredSeq int64
+}
+
+// Up is the predicate "the message is one of the walk's": w.Start and its
+// nearest ancestors, at most w.Limit of them, up to the first summarised
+// one when w.AtSummary. Unlike Path it needs no depth, so a caller that
+// knows only the message at the end of a path (a conversation's current
+// leaf) reads the same bounded window as one that knows its depth.
+func Up(w Walk) predicate.Message {
+	return predicate.Message(func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			stop := func(alias string) {
+				if !w.AtSummary {
+					b.WriteString("0")
+					return
+				}
+				b.WriteString("CASE WHEN " + alias + "path_summary IS NOT NULL")
+				if w.CoveredSeq > 0 {
+					b.WriteString(" OR " + alias + "sequence_no = ").Arg(w.CoveredSeq)
+				}
+				b.WriteString(" THEN 1 ELSE 0 END")
+			}
+			b.Ident(s.C(message.FieldID)).WriteString(" IN (WITH RECURSIVE tree_walk(id, parent_id, n, stop) AS (" +
+				"SELECT id, parent_id, 1, ")
+			stop("")
+			b.WriteString(" FROM messages WHERE id = ").Arg(w.Start).
+				WriteString(" UNION ALL SELECT m.id, m.parent_id, tree_walk.n + 1, ")
+			stop("m.")
+			b.WriteString(" FROM messages m JOIN tree_walk ON m.id = tree_walk.parent_id WHERE tree_walk.n < ").Arg(w.Limit).
+				WriteString(" AND tree_walk.stop = 0) SELECT id FROM tree_walk)")
+		}))
+	})
 }

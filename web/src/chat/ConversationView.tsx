@@ -1,55 +1,84 @@
-// One conversation: its latest page of questions (each with its attempts),
-// scroll-back through older keyset pages (last/before) that keeps the view
-// where it was, and the composer. The list holds message ids; each turn
-// reads its message from Apollo's normalized cache (useFragment), so stream
-// completions, retries and feedback update it in place.
+// One conversation: its current branch (Conversation.currentPath, the
+// latest 50 messages, then older pages with before: startCursor as the
+// reader scrolls up, the view kept where it was) and the composer. The view
+// holds the path's message ids and roles (src/chat/path.ts); each turn
+// reads its messages from Apollo's normalized cache (useFragment), so
+// stream completions, retries and feedback update it in place.
+//
+// Branches (docs/API.md, "Message trees"): a question can be edited
+// (editMessage), any answer regenerated (retryAttempt), and "‹ n / m ›"
+// switches between a message's siblings (selectBranch). Each of these
+// moves the server's current leaf; the view then reads the latest page of
+// the path again. So does a BRANCH_SELECTED event of conversationEvents (a
+// switch in another tab or device), and the end of an answer this view
+// was following (its answer message, and its siblings, are then on the
+// path). A re-read is idempotent (mergeLatest) and the newest one wins,
+// so an event arriving before the mutation's own response changes nothing.
 //
 // Error states (docs/API.md, "Errors"): while an attempt of this
-// conversation runs, Send is disabled with the reason; a CONVERSATION_BUSY
-// the console did not foresee (an answer started in another tab) loads the
-// running answer and links to it; RATE_LIMITED counts retryAfterSeconds
-// down before Send comes back, the draft kept; UNAVAILABLE offers a Retry
-// that resends the same question (same clientMessageId); an expired token
-// is handled by the Apollo link (renew or sign in again, draft kept).
-import { useApolloClient, useFragment, useMutation, useQuery } from '@apollo/client/react';
+// conversation runs, Send, Edit and Regenerate are disabled with the
+// reason; a CONVERSATION_BUSY the console did not foresee (an answer
+// started in another tab) loads the running answer and links to it;
+// RATE_LIMITED counts retryAfterSeconds down before they come back, the
+// draft kept; UNAVAILABLE offers a Retry that resends the same request
+// (the same clientMessageId or clientRequestId); an expired token is
+// handled by the Apollo link (renew or sign in again, draft kept).
+import { useApolloClient, useFragment, useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { retryDeadline, useCountdown } from '../countdown';
-import { AskMutation, ConversationQuery, MessageFields } from '../operations';
+import { AskMutation, CancelMutation, ConversationEventsSubscription, ConversationQuery, EditMessageMutation, PathMessageFields, RetryMutation, SelectBranchMutation } from '../operations';
+import type { ConversationQuery as ConversationResult } from '../gql/graphql';
 import { useT } from '../i18n';
 import { toUiError, type UiError } from '../errors';
+import { newId } from '../ids';
 import { ErrorNote } from './ErrorNote';
 import { Composer } from './Composer';
-import { Turn, attemptAnchor } from './Turn';
+import { Turn, attemptAnchor, type TurnActions } from './Turn';
 import { nodes } from '../relay';
+import { appendQuestion, mergeLatest, prependOlder, turnsOf, type LoadedPath, type PathEntry, type PathTurn } from './path';
 
-// Ten questions a page: each brings its attempts with their sources and
-// feedback, which the query complexity limit counts as lists of ten.
-const pageSize = 10;
+// Fifty messages a page (25 rounds): each brings its attempts without
+// their lists, and an answer its attempt with sources and feedback, which
+// the query complexity limit counts as lists of ten.
+const pageSize = 50;
+
+type PathPage = NonNullable<ConversationResult['conversation']>['currentPath'];
+
+function entriesOf(page: PathPage): PathEntry[] {
+  return nodes(page.edges).map((n) => ({ id: n.id, role: n.role }));
+}
 
 export function ConversationView({ id }: { id: string }) {
   const t = useT();
   const client = useApolloClient();
   const { data, error, refetch } = useQuery(ConversationQuery, { variables: { id, last: pageSize }, fetchPolicy: 'network-only' });
-  const [ids, setIds] = useState<string[]>([]);
-  const [older, setOlder] = useState<{ cursor: string | null; more: boolean }>({ cursor: null, more: false });
+  const [path, setPath] = useState<LoadedPath>({ entries: [], cursor: null, more: false });
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [askError, setAskError] = useState<UiError | null>(null);
-  // The running (PENDING) attempt of each message that has one.
+  // The running (PENDING) attempt of each question that has one.
   const [running, setRunning] = useState<Record<string, string>>({});
   const [rateDeadline, setRateDeadline] = useState<number | null>(null);
   const rateLeft = useCountdown(rateDeadline);
   const sendRef = useRef<(() => void) | null>(null);
+  // What the error banner's Retry resends: the composer's question, or the
+  // edit or regeneration that failed (with its idempotency key).
+  const retryRef = useRef<(() => void) | null>(null);
   const seenRunning = useRef(new Set<string>());
   const scroller = useRef<HTMLDivElement>(null);
   const anchor = useRef<{ height: number; top: number } | null>(null);
   const stickToBottom = useRef(true);
+  const reads = useRef(0);
   const [ask] = useMutation(AskMutation);
+  const [edit] = useMutation(EditMessageMutation);
+  const [select] = useMutation(SelectBranchMutation);
+  const [retry] = useMutation(RetryMutation);
+  const [cancel] = useMutation(CancelMutation);
 
   const conv = data?.conversation;
   useEffect(() => {
     if (!conv) return;
-    setIds(nodes(conv.messages.edges).map((n) => n.id));
-    setOlder({ cursor: conv.messages.pageInfo.startCursor ?? null, more: conv.messages.pageInfo.hasPreviousPage });
+    const page = conv.currentPath;
+    setPath({ entries: entriesOf(page), cursor: page.pageInfo.startCursor ?? null, more: page.pageInfo.hasPreviousPage });
     stickToBottom.current = true;
     // Only a new conversation resets the list.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -66,24 +95,48 @@ export function ConversationView({ id }: { id: string }) {
     } else if (stickToBottom.current) {
       el.scrollTop = el.scrollHeight;
     }
-  }, [ids]);
+  }, [path.entries]);
 
   const loadOlder = useCallback(async () => {
-    if (!older.more || loadingOlder || !older.cursor) return;
+    if (!path.more || loadingOlder || !path.cursor) return;
     setLoadingOlder(true);
     try {
-      const res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize, before: older.cursor }, fetchPolicy: 'network-only' });
-      const page = res.data?.conversation.messages;
+      const res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize, before: path.cursor }, fetchPolicy: 'network-only' });
+      const page = res.data?.conversation.currentPath;
       if (page) {
         const el = scroller.current;
         if (el) anchor.current = { height: el.scrollHeight, top: el.scrollTop };
-        setIds((cur) => [...nodes(page.edges).map((n) => n.id), ...cur]);
-        setOlder({ cursor: page.pageInfo.startCursor ?? null, more: page.pageInfo.hasPreviousPage });
+        setPath((cur) => prependOlder(cur, entriesOf(page), page.pageInfo.startCursor ?? null, page.pageInfo.hasPreviousPage));
       }
     } finally {
       setLoadingOlder(false);
     }
-  }, [client, id, older, loadingOlder]);
+  }, [client, id, path, loadingOlder]);
+
+  // Reads the latest page of the current path again (after a switch, an
+  // edit, a regeneration, an answer's end, or a CONVERSATION_BUSY). Only
+  // the newest read is applied; an older one finishing later is dropped.
+  const reread = useCallback(async () => {
+    const n = ++reads.current;
+    const res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize }, fetchPolicy: 'network-only' });
+    const page = res.data?.conversation.currentPath;
+    if (!page || n !== reads.current) return;
+    stickToBottom.current = true;
+    setPath((cur) => mergeLatest(cur, entriesOf(page), page.pageInfo.startCursor ?? null, page.pageInfo.hasPreviousPage));
+  }, [client, id]);
+  const rereadQuietly = useCallback(() => void reread().catch(() => {}), [reread]);
+
+  // Another tab or device switched, edited or regenerated.
+  const lastId = path.entries[path.entries.length - 1]?.id;
+  const lastRef = useRef(lastId);
+  lastRef.current = lastId;
+  useSubscription(ConversationEventsSubscription, {
+    variables: { conversationId: id },
+    onData: ({ data: ev }) => {
+      const e = ev.data?.conversationEvents;
+      if (e?.kind === 'BRANCH_SELECTED' && e.messageId !== lastRef.current) rereadQuietly();
+    },
+  });
 
   const onScroll = () => {
     const el = scroller.current;
@@ -119,15 +172,14 @@ export function ConversationView({ id }: { id: string }) {
     }
   }, [askError, running]);
 
-  // Brings the latest page's questions the view does not show yet (an
-  // answer started in another tab) into it.
-  const loadLatest = useCallback(async () => {
-    const res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize }, fetchPolicy: 'network-only' });
-    const page = res.data?.conversation.messages;
-    if (!page) return;
-    stickToBottom.current = true;
-    setIds((cur) => [...cur, ...nodes(page.edges).map((n) => n.id).filter((m) => !cur.includes(m))]);
-  }, [client, id]);
+  // Shows what a request failed with, as the ask does; again resends it.
+  const failed = (err: unknown, again: () => void) => {
+    const e = toUiError(err);
+    setAskError(e);
+    retryRef.current = again;
+    if (e.kind === 'rateLimited') setRateDeadline(retryDeadline(e.retryAfterSeconds, Date.now()));
+    if (e.kind === 'busy') rereadQuietly();
+  };
 
   const onAsk = async (question: string, clientMessageId: string) => {
     setAskError(null);
@@ -136,35 +188,84 @@ export function ConversationView({ id }: { id: string }) {
       const m = res.data?.ask.userMessage;
       if (m) {
         stickToBottom.current = true;
-        setIds((cur) => (cur.includes(m.id) ? cur : [...cur, m.id]));
+        setPath((cur) => appendQuestion(cur, m.id));
       }
       return true;
     } catch (err) {
-      const e = toUiError(err);
-      setAskError(e);
-      if (e.kind === 'rateLimited') setRateDeadline(retryDeadline(e.retryAfterSeconds, Date.now()));
-      if (e.kind === 'busy') void loadLatest().catch(() => {});
+      failed(err, () => sendRef.current?.());
       return false;
     }
+  };
+
+  const actions: TurnActions & { regenerate: (questionId: string, attemptId: string, clientRequestId?: string) => Promise<void> } = {
+    edit: async (messageId, question, clientMessageId) => {
+      setAskError(null);
+      try {
+        await edit({ variables: { messageId, question, clientMessageId } });
+        await reread();
+        return true;
+      } catch (err) {
+        failed(err, () => void actions.edit(messageId, question, clientMessageId));
+        return false;
+      }
+    },
+    select: async (messageId) => {
+      setAskError(null);
+      try {
+        await select({ variables: { conversationId: id, messageId } });
+        await reread();
+      } catch (err) {
+        failed(err, () => void actions.select(messageId));
+      }
+    },
+    regenerate: async (questionId: string, attemptId: string, clientRequestId: string = newId()) => {
+      setAskError(null);
+      try {
+        await retry({
+          variables: { input: { attemptId, clientRequestId } },
+          update(cache, { data: res }) {
+            const a = res?.retryAttempt.attempt;
+            if (!a) return;
+            cache.modify({
+              id: cache.identify({ __typename: 'Message', id: questionId }),
+              fields: {
+                attempts: (existing, { toReference, readField }) => {
+                  const list = (existing as readonly { __ref: string }[] | undefined) ?? [];
+                  if (list.some((r) => readField('id', r) === a.id)) return list;
+                  return [...list, toReference({ __typename: 'Attempt', id: a.id })];
+                },
+              },
+            });
+          },
+        });
+        await reread();
+      } catch (err) {
+        failed(err, () => void actions.regenerate(questionId, attemptId, clientRequestId));
+      }
+    },
+    cancel: (attemptId) => {
+      cancel({ variables: { id: attemptId } }).catch((err) => setAskError(toUiError(err)));
+    },
   };
 
   if (error && !conv) return <ErrorNote error={toUiError(error)} onRetry={() => void refetch()} />;
   if (!conv) return <div className="muted">…</div>;
   const readOnly = conv.status !== 'ACTIVE';
+  const locked = runningAttempt !== null || rateLeft > 0;
   return (
     <section className="conversation" aria-label={conv.title}>
       <header className="conv-header">
         <h2>{conv.title || '…'}</h2>
         {conv.status !== 'ACTIVE' && <span className="badge">{conv.status === 'ARCHIVED' ? t.archived : t.expired}</span>}
       </header>
-      <div className="messages" ref={scroller} onScroll={onScroll} data-testid="messages">
-        {older.more && (
+      <div className="messages" ref={scroller} onScroll={onScroll} data-testid="messages" data-leaf={lastId ?? ''}>
+        {path.more && (
           <button type="button" className="load-older" onClick={() => void loadOlder()} disabled={loadingOlder}>
             {t.loadOlder}
           </button>
         )}
-        {ids.map((mid) => (
-          <TurnById key={mid} id={mid} readOnly={readOnly} onRunning={onRunning} />
+        {turnsOf(path.entries).map((turn) => (
+          <TurnById key={turn.key} turn={turn} readOnly={readOnly} locked={locked} actions={actions} onRunning={onRunning} onSettled={rereadQuietly} />
         ))}
       </div>
       {askError && askError.kind !== 'signIn' && (
@@ -172,13 +273,13 @@ export function ConversationView({ id }: { id: string }) {
           error={askError}
           secondsLeft={askError.kind === 'rateLimited' ? rateLeft : undefined}
           busyHref={askError.attemptId ? `#${attemptAnchor(askError.attemptId)}` : undefined}
-          onRetry={() => sendRef.current?.()}
+          onRetry={() => retryRef.current?.()}
         />
       )}
       {!readOnly && (
         <Composer
           conversationId={id}
-          disabled={runningAttempt !== null || rateLeft > 0}
+          disabled={locked}
           reason={
             runningAttempt !== null ? (
               <>
@@ -199,13 +300,30 @@ export function ConversationView({ id }: { id: string }) {
   );
 }
 
-function TurnById({ id, readOnly, onRunning }: { id: string; readOnly: boolean; onRunning: (messageId: string, attemptId: string | null) => void }) {
-  const { data, complete } = useFragment({ fragment: MessageFields, fragmentName: 'MessageFields', from: { __typename: 'Message', id } });
-  const pending = complete ? (data.attempts ?? []).find((a) => a.status === 'PENDING')?.id ?? null : null;
+interface TurnByIdProps {
+  turn: PathTurn;
+  readOnly: boolean;
+  locked: boolean;
+  actions: TurnActions;
+  onRunning: (messageId: string, attemptId: string | null) => void;
+  /** An answer this turn was following ended: the path has changed. */
+  onSettled: () => void;
+}
+
+function TurnById({ turn, readOnly, locked, actions, onRunning, onSettled }: TurnByIdProps) {
+  const q = useFragment({ fragment: PathMessageFields, fragmentName: 'PathMessageFields', from: { __typename: 'Message', id: turn.question ?? '' } });
+  const a = useFragment({ fragment: PathMessageFields, fragmentName: 'PathMessageFields', from: { __typename: 'Message', id: turn.answer ?? '' } });
+  const question = turn.question && q.complete ? q.data : null;
+  const answer = turn.answer && a.complete ? a.data : null;
+  const key = turn.key;
+  const pending = (question?.attempts ?? []).find((x) => x.status === 'PENDING')?.id ?? null;
+  const was = useRef<string | null>(null);
   useEffect(() => {
-    onRunning(id, pending);
-  }, [id, pending, onRunning]);
-  useEffect(() => () => onRunning(id, null), [id, onRunning]);
-  if (!complete) return null;
-  return <Turn message={data} readOnly={readOnly} />;
+    onRunning(key, pending);
+    if (was.current && !pending) onSettled();
+    was.current = pending;
+  }, [key, pending, onRunning, onSettled]);
+  useEffect(() => () => onRunning(key, null), [key, onRunning]);
+  if (!question && !answer) return null;
+  return <Turn question={question} answer={answer} readOnly={readOnly} locked={locked} actions={actions} />;
 }

@@ -1,0 +1,25 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/internal/chat/history"
+)
+
+// PreviewBuilt is PreviewContext returning the whole context it built,
+// the prompt's texts included, for tests that check what of a
+// conversation's tree reaches the model.
+func PreviewBuilt(ctx context.Context, e *Engine, conversationID uuid.UUID, question string) (history.BuiltContext, error) {
+	conv, err := e.loadOwnConversation(ctx, conversationID)
+	if err != nil {
+		return history.BuiltContext{}, err
+	}
+	st, err := e.settings(ctx)
+	if err != nil {
+		return history.BuiltContext{}, err
+	}
+	j := previewJob(conv, st, question)
+	return e.buildContext(ctx, j, nil)
+}

@@ -1,1 +1,0 @@
-import{t as e}from"./web-CFMm2ptr.js";e();

@@ -1,0 +1,1 @@
+import{t as e}from"./web-DG9S-oOk.js";e();
