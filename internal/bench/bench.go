@@ -104,7 +104,8 @@ type benchPart struct {
 //     concurrencies;
 //   - wire: bytes on the wire per answer against the answer's size;
 //   - page: a page of 50 messages from a 10,000-message conversation over
-//     GraphQL against the same raw SQL;
+//     GraphQL against the same raw SQL, and the current path page of
+//     branched conversations of 100 and 10,000 messages (pathpage.go);
 //   - ws: memory per idle WebSocket connection;
 //   - throughput: completed asks per second with the offline model at zero
 //     delay, and the CPU per ask that bounds it (throughput.go);

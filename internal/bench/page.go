@@ -24,7 +24,9 @@ const pageQuery = `query($c: ID!) { conversation(id: $c) { messages(last: 50) {
 
 // benchPage compares loading the latest 50 messages of a conversation of
 // o.messages messages over GraphQL (HTTP, auth, privacy filters, keyset
-// pagination, JSON) with running the equivalent SQL directly.
+// pagination, JSON) with running the equivalent SQL directly, then
+// measures the current path page of branched conversations
+// (benchPathPage).
 func benchPage(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer) error {
 	const user = "pager"
 	conv, err := seedConversation(ctx, env.db, user, o.messages)
@@ -67,7 +69,7 @@ func benchPage(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer) 
 	fmt.Fprintln(w, "|---|---:|---:|")
 	fmt.Fprintf(w, "| GraphQL over HTTP | %s | %s |\n", ms(pct(gql, 50)), ms(pct(gql, 99)))
 	fmt.Fprintf(w, "| raw SQL | %s | %s |\n\n", ms(pct(raw, 50)), ms(pct(raw, 99)))
-	return nil
+	return benchPathPage(ctx, env, o, w)
 }
 
 // scanPage runs the raw page query and reads every row.

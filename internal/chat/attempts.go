@@ -34,10 +34,16 @@ func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt
 	return att, conv, nil
 }
 
-// Retry starts a new attempt at the same user message. The new attempt
+// Retry starts a new attempt at the same user message, at any depth of the
+// conversation's tree: its answer will be a sibling of the earlier answers
+// to that question (docs/ENGINE.md, "Message trees"). The new attempt
 // points at the one it retries (retry_of); the old one is left untouched,
-// so both can be compared and rated (docs/ENGINE.md D4). clientRequestID makes the retry
-// idempotent like an ask, and a replayed key costs no rate.
+// so both can be compared and rated (docs/ENGINE.md D4). The question
+// becomes the current leaf (and its new answer, on completion, while the
+// question still is), which BRANCH_SELECTED tells the owner's devices. The
+// busy rule is Ask's: one answer in flight per conversation, whichever
+// branch. clientRequestID makes the retry idempotent like an ask, and a
+// replayed key costs no rate.
 func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*AskResult, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -95,6 +101,7 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	}
 	e.obs.AskAccepted(true)
 	e.attemptChanged(ctx, att)
+	e.branchSelected(ctx, conv, msg.ID)
 	e.start(runContext(ctx), conv, msg, att, st)
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
 }
@@ -121,7 +128,8 @@ func (e *Engine) replayRetry(ctx context.Context, conversationID, retryOf uuid.U
 }
 
 // createRetry is the retry's short transaction: touch the conversation
-// (lock order as in Ask) and create the PENDING attempt.
+// (lock order as in Ask), making the retried question its current leaf,
+// and create the PENDING attempt.
 func (e *Engine) createRetry(ctx context.Context, conv *ent.Conversation, msg *ent.Message, retryOf uuid.UUID, key string, st domain.TenantSettings) (*ent.Attempt, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
@@ -130,6 +138,7 @@ func (e *Engine) createRetry(ctx context.Context, conv *ent.Conversation, msg *e
 	now := e.now()
 	if _, err := tx.Conversation.UpdateOneID(conv.ID).
 		Where(conversation.StatusEQ(conversation.StatusACTIVE)).AddVersion(1).
+		SetCurrentLeafID(msg.ID).
 		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)).
 		Save(ctx); err != nil {
 		return nil, rollback(tx, err)

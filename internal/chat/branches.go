@@ -6,8 +6,18 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
+
+// The writes of a conversation's message tree (docs/ENGINE.md, "Message
+// trees") beside Ask: asking below a chosen message, editing a question,
+// and selecting a branch. Retry (attempts.go) regenerates an answer at any
+// depth; ForkConversation (fork.go) copies a path.
 
 // errNotYet is returned by the message-tree operations whose bodies are
 // being written (issue 18); it is replaced before the issue is done.
@@ -24,16 +34,89 @@ func (e *Engine) AskParent(ctx context.Context, conversationID uuid.UUID, parent
 	return e.ask(ctx, conversationID, askSpot{parent: parentID}, clientMessageID, question)
 }
 
-// EditMessage edits one of the viewer's own USER messages: a sibling USER
-// message with the new question under the same parent, and the PENDING
-// attempt answering it; the new message becomes the current leaf.
+// EditMessage edits one of the viewer's own USER messages, at any depth: a
+// sibling USER message with the new question under the same parent (at the
+// same depth, edited_from_id naming the original, with the next sequence
+// number), and the PENDING attempt answering it; the new message becomes
+// the current leaf, and the old branch stays as it was. It is an ask in all
+// but its place (Ask's checks, idempotency, busy rule, rate and one short
+// transaction, one statement on PostgreSQL): clientMessageID shares the
+// conversation's keys with asks, a replay returns the original edit with
+// Deduplicated, and the key of another question or request is
+// IDEMPOTENCY_MISMATCH. It publishes MESSAGE_CREATED, ATTEMPT_UPDATED and
+// BRANCH_SELECTED. Anything but a USER message of a conversation the viewer
+// owns (an answer, another user's or tenant's message, one of a deleted
+// conversation, a random id) is NOT_FOUND "message": support agents and
+// admins read branches, they do not edit them.
 func (e *Engine) EditMessage(ctx context.Context, messageID uuid.UUID, question, clientMessageID string) (*AskResult, error) {
-	return nil, errNotYet
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	orig, err := e.client.Message.Query().
+		Where(message.ID(messageID), message.OwnerID(v.UserID), message.RoleEQ(message.RoleUSER)).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, domain.NotFound("message")
+	}
+	if err != nil {
+		return nil, store.DomainError(err, "message")
+	}
+	return e.ask(ctx, orig.ConversationID, askSpot{edit: orig}, clientMessageID, question)
 }
 
 // SelectBranch makes the path through messageID the conversation's
-// current branch, continuing to its most recently active leaf, and
-// publishes BRANCH_SELECTED.
+// current branch: the current leaf becomes the newest message below
+// messageID (tree.NewestBelow, its most recently active leaf), the
+// conversation's version is bumped, and BRANCH_SELECTED goes to the
+// conversation's and the owner's feeds on every instance. Only the owner
+// selects (the choice is theirs, stored for all their devices): a
+// conversation the viewer does not own (support agents and admins
+// included), a deleted or unknown one is NOT_FOUND "conversation"; a
+// messageID that is not a message of it is NOT_FOUND "message". An
+// archived or expired conversation can still be read along any branch, so
+// selecting is allowed there. An answer running on another branch goes on
+// and completes on its own branch without moving the leaf away from the
+// selection (saveCompletion).
+//
+// The transaction locks the conversation first, as a completion does, so
+// a completion either committed before (its answer is below messageID and
+// can be the newest) or waits and then finds the selected leaf.
 func (e *Engine) SelectBranch(ctx context.Context, conversationID, messageID uuid.UUID) (*ent.Conversation, error) {
-	return nil, errNotYet
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := e.client.Tx(ctx)
+	if err != nil {
+		return nil, store.DomainError(err, "conversation")
+	}
+	n, err := tx.Conversation.Update().
+		Where(conversation.ID(conversationID), conversation.UserID(v.UserID),
+			conversation.StatusNEQ(conversation.StatusDELETED)).
+		AddVersion(1).
+		Save(ctx)
+	if err != nil {
+		return nil, rollback(tx, store.DomainError(err, "conversation"))
+	}
+	if n == 0 {
+		return nil, rollback(tx, domain.NotFound("conversation"))
+	}
+	leaf, err := tree.NewestBelow(ctx, tx.Message, conversationID, messageID)
+	if ent.IsNotFound(err) {
+		return nil, rollback(tx, domain.NotFound("message"))
+	}
+	if err != nil {
+		return nil, rollback(tx, store.DomainError(err, "message"))
+	}
+	conv, err := tx.Conversation.UpdateOneID(conversationID).SetCurrentLeafID(leaf.ID).Save(ctx)
+	if err != nil {
+		return nil, rollback(tx, store.DomainError(err, "conversation"))
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, store.DomainError(err, "conversation")
+	}
+	conv = conv.Unwrap()
+	e.branchSelected(ctx, conv, leaf.ID)
+	return conv, nil
 }

@@ -48,11 +48,11 @@ func treeConversation(t *testing.T, e *env, v *viewer.Viewer, questions ...strin
 	conv, err := e.db.Client.Conversation.Get(as(v), conv.ID)
 	require.NoError(t, err)
 	require.NotNil(t, conv.CurrentLeafID)
-	return conv, storedPathTo(t, e, v, conv.ID, *conv.CurrentLeafID)
+	return conv, pathOf(t, e, v, conv.ID, *conv.CurrentLeafID)
 }
 
-// storedPathTo reads the path root…id of conversation conv as v.
-func storedPathTo(t *testing.T, e *env, v *viewer.Viewer, conv, id uuid.UUID) []*ent.Message {
+// pathOf reads the path root…id of conversation conv as v.
+func pathOf(t *testing.T, e *env, v *viewer.Viewer, conv, id uuid.UUID) []*ent.Message {
 	t.Helper()
 	path, err := e.db.Client.Message.Query().
 		Where(message.ConversationID(conv), tree.Path(id, 0)).
@@ -175,7 +175,7 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 		require.NoError(t, err)
 
 		// The edited branch is not the current one: it forks all the same.
-		branch := storedPathTo(t, e, alice, conv.ID, editA.ID)
+		branch := pathOf(t, e, alice, conv.ID, editA.ID)
 		require.Len(t, branch, 4)
 		require.Equal(t, editQ.ID, branch[2].ID)
 		fork, err := e.eng.ForkConversation(ctx, editA.ID, "")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -373,8 +374,12 @@ func TestSummarySerialised(t *testing.T) {
 
 // TestSummaryLostSwapRecomputes: should the summary change between a
 // fold's read and its write (a writer that bypassed the lock, such as one
-// whose lock connection broke), the compare-and-swap loses and the fold is
-// recomputed from the new summary instead of being dropped.
+// whose lock went with its connection), the fold's compare-and-swap loses
+// and nothing of it is saved; the fold is recomputed from what won. Here
+// the winner folded round 1 onto its answer (the path summary a fold of
+// that path writes, and the conversation's columns): recomputed, the path
+// has too few rounds below that summary to fold, and the next fold
+// continues the summary that won, never the lost one.
 func TestSummaryLostSwapRecomputes(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		const foreign = "用户陈述：外部写入的摘要"
@@ -382,19 +387,29 @@ func TestSummaryLostSwapRecomputes(t *testing.T) {
 			if call == 0 {
 				sys := viewer.SystemJobContext(context.Background(), viewer.JobProvision)
 				c := e.db.Client.Conversation.Query().OnlyX(sys)
-				e.db.Client.Conversation.UpdateOne(c).SetSummary(foreign).AddSummaryVersion(1).ExecX(sys)
+				first := e.db.Client.Message.Query().
+					Where(message.ConversationID(c.ID), message.RoleEQ(message.RoleASSISTANT)).
+					Order(ent.Asc(message.FieldSequenceNo)).FirstX(sys)
+				e.db.Client.Message.UpdateOne(first).SetPathSummary(foreign).SetPathSummaryVersion(1).ExecX(sys)
+				e.db.Client.Conversation.UpdateOne(c).SetSummary(foreign).
+					SetSummaryMessageSequence(first.SequenceNo).AddSummaryVersion(1).ExecX(sys)
 			}
 			return out
 		})
-		askIdle(t, e, "订单 A-1 退款多久到账？", "订单 A-2 退款多久到账？", "订单 A-3 退款多久到账？")
+		askIdle(t, e, "订单 A-1 退款多久到账？", "订单 A-2 退款多久到账？", "订单 A-3 退款多久到账？", "订单 A-4 退款多久到账？")
 		calls, _, _ := rec.snapshot()
-		require.Len(t, calls, 2, "the lost fold is recomputed once")
+		require.Len(t, calls, 2, "the lost fold is recomputed and finds nothing due; the fourth answer folds")
 		assert.Empty(t, calls[0].Previous)
-		assert.Equal(t, foreign, calls[1].Previous, "recomputed from the summary that won")
+		assert.Equal(t, foreign, calls[1].Previous, "the next fold continues the summary that won")
 		summary, version := summaryOf(t, e)
 		assert.Equal(t, 2, version, "no version lost")
-		for _, want := range []string{foreign, "A-1", "A-2"} {
+		for _, want := range []string{foreign, "A-2", "A-3"} {
 			assert.Contains(t, summary, want)
 		}
+		assert.NotContains(t, summary, "A-1", "round 1 is the winner's; the lost fold left nothing")
+		summarised := e.db.Client.Message.Query().Where(message.PathSummaryNotNil()).
+			Order(ent.Asc(message.FieldSequenceNo)).AllX(as(alice))
+		require.Len(t, summarised, 2, "the winner's and the next fold's path summaries, none of the lost fold")
+		assert.Equal(t, summary, *summarised[1].PathSummary)
 	}, foldAfter(domain.SummarizerLLM, nil))
 }

@@ -29,6 +29,9 @@ type seededTree struct {
 	Path []uuid.UUID
 	// Forks maps a main-path message that has a sibling to that sibling.
 	Forks map[uuid.UUID]uuid.UUID
+	// Leaves maps each side branch's first message (a value of Forks) to
+	// the branch's last message.
+	Leaves map[uuid.UUID]uuid.UUID
 }
 
 // seedTree writes a conversation of n messages owned by user: a main path
@@ -61,7 +64,7 @@ func seedTree(t testing.TB, h *servertest.Harness, user string, n, branches int)
 		depth  int
 	}
 	var rows []row
-	out := seededTree{Conversation: conv.ID, Forks: map[uuid.UUID]uuid.UUID{}}
+	out := seededTree{Conversation: conv.ID, Forks: map[uuid.UUID]uuid.UUID{}, Leaves: map[uuid.UUID]uuid.UUID{}}
 	var parent *uuid.UUID
 	for d := range mainLen {
 		id := uuid.New()
@@ -73,11 +76,14 @@ func seedTree(t testing.TB, h *servertest.Harness, user string, n, branches int)
 		at := 1 + b*(mainLen-1)/branches // the main-path message the branch is a sibling of
 		p := rows[at-1].id
 		parent := &p
+		var first uuid.UUID
 		for d := at; d < at+side; d++ {
 			id := uuid.New()
 			if d == at {
+				first = id
 				out.Forks[out.Path[at]] = id
 			}
+			out.Leaves[first] = id
 			rows = append(rows, row{id, parent, d})
 			parent = &id
 		}

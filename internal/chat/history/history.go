@@ -3,10 +3,11 @@
 // background run in docs/ENGINE.md ("Ask, step by step"), which an answer
 // and the engine's PreviewContext both run.
 //
-//   - The window (window.go): the newest whole rounds that are still
-//     authorised, and the rolling summary, in one statement that joins each
-//     answer's attempt (windowattempts.go) and its sources' readability
-//     (windowsources.go).
+//   - The window (window.go): the newest whole rounds of the path the
+//     question follows (its ancestors, never the rest of the tree) that
+//     are still authorised, and the summary of the nearest summarised
+//     ancestor, in one statement that joins each answer's attempt
+//     (windowattempts.go) and its sources' readability (windowsources.go).
 //   - The history strategies (strategy.go): what each one reads and
 //     carries, and the parsing of a conversation's requested strategy.
 //   - PRIORITIZED scoring (prioritized.go): the candidate rounds scored

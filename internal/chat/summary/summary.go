@@ -1,9 +1,13 @@
-// Package summary writes a conversation's rolling summary (docs/ENGINE.md
+// Package summary writes a conversation's rolling summaries (docs/ENGINE.md
 // D8 and "Summarisers"): it folds the rounds that fell out of the history
 // window into the summary once enough have piled up.
 //
 //   - The fold (summary.go): when one is due (Due), what it covers, and its
-//     compare-and-swap write, recomputed should it lose.
+//     compare-and-swap write, recomputed should it lose; on a message tree
+//     (path.go) it folds the current path and stores the summary on the
+//     message it covers up to (messages.path_summary), for every branch
+//     through that message; a line written before trees folds into the
+//     conversation's summary columns as before.
 //   - The deterministic summariser (deterministic.go): one line per round,
 //     the question and its outcome, never the answer text. The history
 //     window (internal/chat/history) writes the same lines for the rounds

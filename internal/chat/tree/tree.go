@@ -1,5 +1,7 @@
 // Package tree reads a conversation's message tree (docs/ENGINE.md,
-// "Message trees"): the path from a message up to the root, the subtree
+// "Message trees"): the path from a message up to the root, the bounded
+// walk up from a message that the history window and the summariser read
+// (Up, ending at the nearest summarised ancestor when asked), the subtree
 // below a message, a message's siblings and the newest leaf below a
 // branch point.
 //

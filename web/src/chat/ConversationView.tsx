@@ -68,6 +68,7 @@ export function ConversationView({ id }: { id: string }) {
   const anchor = useRef<{ height: number; top: number } | null>(null);
   const stickToBottom = useRef(true);
   const reads = useRef(0);
+  const inFlight = useRef(0);
   const [ask] = useMutation(AskMutation);
   const [edit] = useMutation(EditMessageMutation);
   const [select] = useMutation(SelectBranchMutation);
@@ -118,7 +119,15 @@ export function ConversationView({ id }: { id: string }) {
   // the newest read is applied; an older one finishing later is dropped.
   const reread = useCallback(async () => {
     const n = ++reads.current;
-    const res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize }, fetchPolicy: 'network-only' });
+    inFlight.current++;
+    let res;
+    try {
+      // Not deduplicated: a read joining one already in flight would get
+      // that older answer.
+      res = await client.query({ query: ConversationQuery, variables: { id, last: pageSize }, fetchPolicy: 'network-only', context: { queryDeduplication: false } });
+    } finally {
+      inFlight.current--;
+    }
     const page = res.data?.conversation.currentPath;
     if (!page || n !== reads.current) return;
     stickToBottom.current = true;
@@ -189,6 +198,9 @@ export function ConversationView({ id }: { id: string }) {
       if (m) {
         stickToBottom.current = true;
         setPath((cur) => appendQuestion(cur, m.id));
+        // A read sent before the question existed would drop it: read
+        // again (the newer read wins).
+        if (inFlight.current > 0) rereadQuietly();
       }
       return true;
     } catch (err) {

@@ -1,0 +1,1 @@
+import{t as e}from"./web-By0IgiCt.js";e();
