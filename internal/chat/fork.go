@@ -231,7 +231,7 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 			SetNillablePromptTokens(m.PromptTokens).
 			SetNillableCompletionTokens(m.CompletionTokens).
 			SetNillableTraceID(m.TraceID).
-			SetNillablePathSummary(m.PathSummary).
+			SetNillablePathSummary(m.PathSummary).SetPathSummaryVersion(m.PathSummaryVersion).
 			SetCreatedAt(m.CreatedAt)
 		if m.ParentID != nil {
 			parent := copies[*m.ParentID]

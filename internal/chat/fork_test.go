@@ -429,6 +429,15 @@ func TestForkIsAskable(t *testing.T) {
 				assert.NotContains(t, p, m.Content, "nothing of the other branch")
 			}
 		}
-		// ENGINE-PENDING: the ask follows the leaf (h18-engine).
+		after, err := e.eng.Conversation(ctx, fork.ID)
+		require.NoError(t, err)
+		require.NotNil(t, res.UserMessage.ParentID, "the question follows the fork's leaf")
+		assert.Equal(t, *fork.CurrentLeafID, *res.UserMessage.ParentID)
+		assert.Equal(t, 4, res.UserMessage.Depth)
+		require.NotNil(t, after.CurrentLeafID)
+		leaf, err := e.db.Client.Message.Get(ctx, *after.CurrentLeafID)
+		require.NoError(t, err)
+		assert.Equal(t, message.RoleASSISTANT, leaf.Role, "the answer is the fork's new leaf")
+		assert.Equal(t, res.UserMessage.ID, *leaf.ParentID)
 	})
 }

@@ -267,7 +267,16 @@ func checkAskContinues(t *testing.T, e *env, ids []legacyIDs) {
 	o := e.wait(t, alice, res.Attempt.ID, 0)
 	require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
 	assert.Equal(t, int64(len(c.messages)+1), res.UserMessage.SequenceNo)
-	// ENGINE-PENDING: the ask follows the leaf (h18-engine).
+	require.NotNil(t, res.UserMessage.ParentID, "the ask continues the backfilled path")
+	assert.Equal(t, ids[0].messages[c.leaf], *res.UserMessage.ParentID)
+	assert.Equal(t, c.depths[c.leaf]+1, res.UserMessage.Depth)
+	conv, err := e.eng.Conversation(as(alice), ids[0].conv)
+	require.NoError(t, err)
+	require.NotNil(t, conv.CurrentLeafID)
+	leaf, err := e.db.Client.Message.Get(as(alice), *conv.CurrentLeafID)
+	require.NoError(t, err)
+	require.NotNil(t, leaf.ParentID)
+	assert.Equal(t, res.UserMessage.ID, *leaf.ParentID, "the answer is the new leaf")
 	assert.Contains(t, e.model.lastPromptOrEmpty(), "legacy a3 after a failure", "the history is the backfilled path")
 	assert.NotContains(t, e.model.lastPromptOrEmpty(), "legacy superseded answer", "the superseded answer is a sibling, not history")
 }
@@ -376,5 +385,57 @@ func TestTreeBackfillReplicas(t *testing.T) {
 		for _, ids := range all {
 			checkBackfilled(t, db.Client, ids)
 		}
+	})
+}
+
+// TestTreeBackfillAfterAnEarlyAsk: on both backends, an ask that reaches a
+// legacy conversation before the background backfill does writes its
+// question as a second root; the backfill then attaches it after the old
+// leaf, moves its answer down with it, and keeps the current leaf the ask
+// moved to its answer. The next ask continues from there.
+func TestTreeBackfillAfterAnEarlyAsk(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		ids := newLegacyIDs()
+		writeLegacyEnt(t, e.db.Client, e.kb, ids)
+		c := legacyWorld[0]
+		early := e.ask(t, alice, ids[0].conv, "先问一句：上传文件最大是多少？")
+		require.Equal(t, attempt.StatusCOMPLETED, early.attempt.Status)
+		q, err := e.db.Client.Message.Get(as(alice), early.attempt.UserMessageID)
+		require.NoError(t, err)
+		require.Nil(t, q.ParentID, "the early question was written as a root")
+
+		n, err := treebackfill.All(t.Context(), e.db.Client, 0)
+		require.NoError(t, err)
+		assert.Equal(t, 2, n, "both legacy conversations with messages changed")
+		for mi := range c.messages {
+			m, err := e.db.Client.Message.Get(as(alice), ids[0].messages[mi])
+			require.NoError(t, err)
+			assert.Equal(t, c.depths[mi], m.Depth, "depth of legacy message %d", mi)
+		}
+		q, err = e.db.Client.Message.Get(as(alice), q.ID)
+		require.NoError(t, err)
+		require.NotNil(t, q.ParentID)
+		assert.Equal(t, ids[0].messages[c.leaf], *q.ParentID, "the early question follows the old leaf")
+		assert.Equal(t, c.depths[c.leaf]+1, q.Depth)
+		conv, err := e.eng.Conversation(as(alice), ids[0].conv)
+		require.NoError(t, err)
+		require.NotNil(t, conv.CurrentLeafID)
+		ans, err := e.db.Client.Message.Get(as(alice), *conv.CurrentLeafID)
+		require.NoError(t, err)
+		assert.Equal(t, message.RoleASSISTANT, ans.Role, "the leaf the ask set is kept: its answer")
+		require.NotNil(t, ans.ParentID)
+		assert.Equal(t, q.ID, *ans.ParentID)
+		assert.Equal(t, q.Depth+1, ans.Depth, "the answer moved down with its question")
+
+		n, err = treebackfill.All(t.Context(), e.db.Client, 0)
+		require.NoError(t, err)
+		assert.Zero(t, n, "repaired once")
+		next := e.ask(t, alice, ids[0].conv, "那支持哪些格式？")
+		nq, err := e.db.Client.Message.Get(as(alice), next.attempt.UserMessageID)
+		require.NoError(t, err)
+		require.NotNil(t, nq.ParentID)
+		assert.Equal(t, ans.ID, *nq.ParentID)
+		assert.Equal(t, ans.Depth+1, nq.Depth)
+		assert.Contains(t, e.model.lastPromptOrEmpty(), "legacy a3 after a failure", "the history reaches the old rows")
 	})
 }

@@ -20,16 +20,19 @@
 // ask or a completion of the same conversation; All backfills every legacy
 // conversation in batches, and is what the server runs in the background
 // at start. Both are idempotent and safe on several replicas at once: a
-// conversation with a current leaf is done, and a message that already has
-// a parent keeps it.
+// message that already has a parent keeps it, and a conversation that is
+// a tree is left as it is. A question an ask (or an edit) wrote into a
+// legacy conversation before the backfill reached it is a second root;
+// the backfill attaches it where the old order puts it and keeps the
+// current leaf the ask set.
 //
 // The jobs run as viewer.JobTreeBackfill, the system context background
 // jobs use (like the retention purge), and read and write through Ent. The
 // schema declares parent_id and depth immutable, so the generated update
 // builders have no setters for them; the backfill writes them through
 // Ent's statement modifier (MessageUpdate.Modify) inside the transaction,
-// which keeps the privacy hooks and the dialect's placeholders, and
-// touches only rows whose parent is still NULL.
+// which keeps the privacy hooks and the dialect's placeholders; a parent
+// is only ever set where it is still NULL.
 package treebackfill
 
 import (
@@ -44,6 +47,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -51,48 +55,83 @@ import (
 // batch is not positive.
 const DefaultBatch = 100
 
-// All backfills every legacy conversation (messages, but no current leaf),
-// batch conversations per read, each in its own transaction, and returns
-// how many it backfilled. It stops at the first error (the next run picks
-// up where it stopped) or when ctx is done.
+// All backfills every legacy conversation, batch conversations per read,
+// each in its own transaction, and returns how many it changed. The
+// legacy conversations are those with messages but no current leaf, and
+// those an ask reached before the backfill did (more than one root
+// question or answer not written by an edit). It stops at the first error
+// (the next run picks up where it stopped) or when ctx is done.
 func All(ctx context.Context, client *ent.Client, batch int) (int, error) {
 	if batch <= 0 {
 		batch = DefaultBatch
 	}
 	ctx = viewer.SystemJobContext(ctx, viewer.JobTreeBackfill)
 	done := 0
-	var after uuid.UUID
-	for {
-		q := client.Conversation.Query().
-			Where(conversation.CurrentLeafIDIsNil(), conversation.HasMessages())
-		if after != uuid.Nil {
-			q = q.Where(conversation.IDGT(after))
-		}
-		ids, err := q.Order(ent.Asc(conversation.FieldID)).Limit(batch).IDs(ctx)
-		if err != nil {
-			return done, fmt.Errorf("treebackfill: list legacy conversations: %w", err)
-		}
-		for _, id := range ids {
-			if err := ctx.Err(); err != nil {
-				return done, err
-			}
-			changed, err := backfill(ctx, client, id)
+	for _, list := range []func(context.Context, *ent.Client, uuid.UUID, int) ([]uuid.UUID, error){withoutLeaf, withRoots} {
+		var after uuid.UUID
+		for {
+			ids, err := list(ctx, client, after, batch)
 			if err != nil {
-				return done, err
+				return done, fmt.Errorf("treebackfill: list legacy conversations: %w", err)
 			}
-			if changed {
-				done++
+			for _, id := range ids {
+				if err := ctx.Err(); err != nil {
+					return done, err
+				}
+				changed, err := backfill(ctx, client, id)
+				if err != nil {
+					return done, err
+				}
+				if changed {
+					done++
+				}
 			}
+			if len(ids) < batch {
+				break
+			}
+			after = ids[len(ids)-1]
 		}
-		if len(ids) < batch {
-			return done, nil
-		}
-		after = ids[len(ids)-1]
 	}
+	return done, nil
 }
 
-// Conversation backfills one conversation; one that is already a tree (it
-// has a current leaf) or has no messages is left alone.
+// withoutLeaf lists, after the id after, up to n conversations with
+// messages and no current leaf: written before message trees.
+func withoutLeaf(ctx context.Context, client *ent.Client, after uuid.UUID, n int) ([]uuid.UUID, error) {
+	return client.Conversation.Query().
+		Where(conversation.CurrentLeafIDIsNil(), conversation.HasMessages(), conversation.IDGT(after)).
+		Order(ent.Asc(conversation.FieldID)).Limit(n).IDs(ctx)
+}
+
+// withRoots lists, after the id after, up to n conversations with more
+// than one root USER or ASSISTANT message not written by an edit: the
+// engine writes one (the first question), so the others are old rows an
+// ask reached before the backfill. The roots are read through the
+// (parent_id, sequence_no) index.
+func withRoots(ctx context.Context, client *ent.Client, after uuid.UUID, n int) ([]uuid.UUID, error) {
+	var rows []struct {
+		ConversationID uuid.UUID `sql:"conversation_id"`
+	}
+	err := client.Message.Query().
+		Where(message.ParentIDIsNil(), message.EditedFromIDIsNil(), message.RoleNEQ(message.RoleSYSTEM),
+			predicate.Message(entsql.FieldGT(message.FieldConversationID, after))).
+		Modify(func(s *entsql.Selector) {
+			c := s.C(message.FieldConversationID)
+			s.Select(c).GroupBy(c).Having(entsql.ExprP("COUNT(*) > 1")).OrderBy(c).Limit(n)
+		}).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ConversationID
+	}
+	return ids, nil
+}
+
+// Conversation backfills one conversation (InTx in a transaction of its
+// own); one that is already a tree, or has no messages, is left alone.
 func Conversation(ctx context.Context, client *ent.Client, conversationID uuid.UUID) error {
 	ctx = viewer.SystemJobContext(ctx, viewer.JobTreeBackfill)
 	_, err := backfill(ctx, client, conversationID)
@@ -100,7 +139,7 @@ func Conversation(ctx context.Context, client *ent.Client, conversationID uuid.U
 }
 
 // backfill runs the transaction of one conversation and reports whether it
-// set the conversation's tree.
+// changed it.
 func backfill(ctx context.Context, client *ent.Client, id uuid.UUID) (bool, error) {
 	tx, err := client.Tx(ctx)
 	if err != nil {
@@ -118,15 +157,20 @@ func backfill(ctx context.Context, client *ent.Client, id uuid.UUID) (bool, erro
 }
 
 // InTx backfills conversation id inside tx, which it does not end, and
-// reports whether it set the conversation's tree. ctx must allow the reads
-// and writes (a system job context, or the owner's). It locks the
+// reports whether it changed anything. ctx must allow the reads and
+// writes (a system job context, or the owner's). It locks the
 // conversation row first (FOR UPDATE on PostgreSQL; SQLite's transactions
-// take the write lock when they begin), so a caller that is about to
-// extend a legacy conversation (an ask) can run it in its own
-// transaction first.
+// take the write lock when they begin), as an ask does.
+//
+// A conversation that is a tree is read and left as it is. One that an ask
+// (or an edit) reached before the backfill did is repaired: that question
+// was written as a second root; it is attached where the old order puts
+// it (after the latest answer of the question before it, or beside the
+// question it edits), the depths below it move along, and the current
+// leaf the ask set is kept.
 func InTx(ctx context.Context, tx *ent.Tx, id uuid.UUID) (bool, error) {
 	convs, err := tx.Conversation.Query().
-		Where(conversation.ID(id), conversation.CurrentLeafIDIsNil()).
+		Where(conversation.ID(id)).
 		Modify(func(s *entsql.Selector) {
 			if s.Dialect() == dialect.Postgres {
 				s.ForUpdate()
@@ -137,14 +181,14 @@ func InTx(ctx context.Context, tx *ent.Tx, id uuid.UUID) (bool, error) {
 		return false, fmt.Errorf("treebackfill: lock conversation %s: %w", id, err)
 	}
 	if len(convs) == 0 {
-		return false, nil // unknown, or already a tree
+		return false, nil // unknown
 	}
 	conv := convs[0]
 	msgs, err := tx.Message.Query().
 		Where(message.ConversationID(id)).
 		Order(ent.Asc(message.FieldSequenceNo)).
 		Select(message.FieldID, message.FieldConversationID, message.FieldParentID, message.FieldDepth,
-			message.FieldSequenceNo, message.FieldRole, message.FieldAttemptID).
+			message.FieldSequenceNo, message.FieldRole, message.FieldAttemptID, message.FieldEditedFromID).
 		All(ctx)
 	if err != nil {
 		return false, fmt.Errorf("treebackfill: read messages of %s: %w", id, err)
@@ -160,32 +204,49 @@ func InTx(ctx context.Context, tx *ent.Tx, id uuid.UUID) (bool, error) {
 		return false, fmt.Errorf("treebackfill: read attempts of %s: %w", id, err)
 	}
 	p := Plan(msgs, atts)
+	changed := false
 	for _, m := range msgs {
 		link, ok := p.Links[m.ID]
-		if !ok || m.ParentID != nil || link.Parent == nil {
+		if !ok {
 			continue
 		}
-		parent, depth := *link.Parent, link.Depth
-		_, err := tx.Message.Update().
-			Where(message.ID(m.ID), message.ParentIDIsNil()).
-			Modify(func(u *entsql.UpdateBuilder) {
+		depth := link.Depth
+		upd := tx.Message.Update().Where(message.ID(m.ID))
+		switch {
+		case m.ParentID == nil && link.Parent != nil:
+			parent := *link.Parent
+			upd = upd.Where(message.ParentIDIsNil()).Modify(func(u *entsql.UpdateBuilder) {
 				u.Set(message.FieldParentID, parent).Set(message.FieldDepth, depth)
-			}).
-			Save(ctx)
-		if err != nil {
-			return false, fmt.Errorf("treebackfill: set parent of message %s: %w", m.ID, err)
+			})
+		case m.Depth != depth:
+			// Below a question attached now: the same parent, further down.
+			if m.ParentID != nil {
+				upd = upd.Where(message.ParentID(*m.ParentID))
+			} else {
+				upd = upd.Where(message.ParentIDIsNil())
+			}
+			upd = upd.Modify(func(u *entsql.UpdateBuilder) { u.Set(message.FieldDepth, depth) })
+		default:
+			continue
 		}
+		if _, err := upd.Save(ctx); err != nil {
+			return false, fmt.Errorf("treebackfill: set the place of message %s: %w", m.ID, err)
+		}
+		changed = true
 	}
-	// The conversation's updated_at is kept: the backfill is no activity.
-	err = tx.Conversation.Update().
-		Where(conversation.ID(id), conversation.CurrentLeafIDIsNil()).
-		SetCurrentLeafID(p.Leaf).
-		SetUpdatedAt(conv.UpdatedAt).
-		Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("treebackfill: set current leaf of %s: %w", id, err)
+	if conv.CurrentLeafID == nil {
+		// The conversation's updated_at is kept: the backfill is no activity.
+		err = tx.Conversation.Update().
+			Where(conversation.ID(id), conversation.CurrentLeafIDIsNil()).
+			SetCurrentLeafID(p.Leaf).
+			SetUpdatedAt(conv.UpdatedAt).
+			Exec(ctx)
+		if err != nil {
+			return false, fmt.Errorf("treebackfill: set current leaf of %s: %w", id, err)
+		}
+		changed = true
 	}
-	return true, nil
+	return changed, nil
 }
 
 // Link is a message's place in the tree.
@@ -206,8 +267,8 @@ type Tree struct {
 
 // Plan derives the tree of a conversation from its messages (in sequence
 // order) and attempts, as the package comment describes. A message that
-// already has a parent keeps it and its depth; messages below it follow
-// from there.
+// already has a parent keeps it; depths are recomputed from the parents,
+// so that the messages below a question attached now move down with it.
 func Plan(msgs []*ent.Message, atts []*ent.Attempt) Tree {
 	t := Tree{Links: make(map[uuid.UUID]Link, len(msgs))}
 	byID := make(map[uuid.UUID]*ent.Message, len(msgs))
@@ -261,47 +322,45 @@ func Plan(msgs []*ent.Message, atts []*ent.Attempt) Tree {
 	parents := make(map[uuid.UUID]*uuid.UUID, len(msgs))
 	prevUser = nil
 	for _, m := range msgs {
-		if m.ParentID != nil {
-			p := *m.ParentID
-			parents[m.ID] = &p
-			if m.Role == message.RoleUSER {
-				id := m.ID
-				prevUser = &id
-			}
-			continue
-		}
 		var parent *uuid.UUID
-		switch m.Role {
-		case message.RoleASSISTANT:
+		switch {
+		case m.ParentID != nil:
+			p := *m.ParentID
+			parent = &p
+		case m.Role == message.RoleASSISTANT:
 			if q, ok := answers[m.ID]; ok {
 				parent = &q
 			}
-		case message.RoleUSER, message.RoleSYSTEM:
-			if prevUser != nil {
-				p := tip(*prevUser)
-				parent = &p
+		case m.EditedFromID != nil:
+			// An edit written as a root before the backfill: beside the
+			// question it edits.
+			if _, ok := byID[*m.EditedFromID]; ok {
+				parent = parents[*m.EditedFromID]
 			}
-			if m.Role == message.RoleUSER {
-				id := m.ID
-				prevUser = &id
-			}
+		case prevUser != nil:
+			p := tip(*prevUser)
+			parent = &p
 		}
 		parents[m.ID] = parent
+		if m.Role == message.RoleUSER {
+			id := m.ID
+			prevUser = &id
+		}
 	}
-	// Depths, from the parents (a kept parent carries its stored depth).
+	// Depths follow the parents.
 	var depth func(id uuid.UUID, guard int) int
 	depth = func(id uuid.UUID, guard int) int {
 		if l, ok := t.Links[id]; ok {
 			return l.Depth
 		}
-		m := byID[id]
 		p := parents[id]
 		d := 0
-		switch {
-		case m != nil && m.ParentID != nil:
-			d = m.Depth
-		case p != nil && guard < len(msgs):
-			d = depth(*p, guard+1) + 1
+		if p != nil {
+			if _, known := byID[*p]; known && guard < len(msgs) {
+				d = depth(*p, guard+1) + 1
+			} else if m := byID[id]; m != nil {
+				d = m.Depth // a parent outside the rows read: trust the row
+			}
 		}
 		t.Links[id] = Link{Parent: p, Depth: d}
 		return d

@@ -18,7 +18,8 @@ type row struct {
 	role    message.Role
 	attempt int
 	kept    int
-	depth   int // the stored depth, with kept
+	depth   int // the stored depth
+	edited  int // index of the question it edits; 0 for none (index 0 is never edited here)
 }
 
 // TestPlan derives trees from legacy orders: retries become sibling
@@ -42,43 +43,59 @@ func TestPlan(t *testing.T) {
 	}{
 		{
 			name:    "linear",
-			rows:    []row{{u, -1, -1, 0}, {a, 0, -1, 0}, {u, -1, -1, 0}, {a, 1, -1, 0}},
+			rows:    []row{{u, -1, -1, 0, 0}, {a, 0, -1, 0, 0}, {u, -1, -1, 0, 0}, {a, 1, -1, 0, 0}},
 			atts:    []att{{0, attempt.StatusCOMPLETED}, {2, attempt.StatusCOMPLETED}},
 			parents: []int{-1, 0, 1, 2}, depths: []int{0, 1, 2, 3}, leaf: 3,
 		},
 		{
 			name:    "retries are siblings, the latest leads on",
-			rows:    []row{{u, -1, -1, 0}, {a, 0, -1, 0}, {a, 1, -1, 0}, {u, -1, -1, 0}},
+			rows:    []row{{u, -1, -1, 0, 0}, {a, 0, -1, 0, 0}, {a, 1, -1, 0, 0}, {u, -1, -1, 0, 0}},
 			atts:    []att{{0, attempt.StatusCOMPLETED}, {0, attempt.StatusCOMPLETED}},
 			parents: []int{-1, 0, 0, 2}, depths: []int{0, 1, 1, 2}, leaf: 3,
 		},
 		{
 			name:    "an unanswered question is followed by the next",
-			rows:    []row{{u, -1, -1, 0}, {u, -1, -1, 0}, {a, 1, -1, 0}},
+			rows:    []row{{u, -1, -1, 0, 0}, {u, -1, -1, 0, 0}, {a, 1, -1, 0, 0}},
 			atts:    []att{{0, attempt.StatusFAILED}, {1, attempt.StatusCOMPLETED}},
 			parents: []int{-1, 0, 1}, depths: []int{0, 1, 2}, leaf: 2,
 		},
 		{
 			name:    "an answer of a failed attempt is a sibling, not the way on",
-			rows:    []row{{u, -1, -1, 0}, {a, 0, -1, 0}, {a, 1, -1, 0}, {u, -1, -1, 0}},
+			rows:    []row{{u, -1, -1, 0, 0}, {a, 0, -1, 0, 0}, {a, 1, -1, 0, 0}, {u, -1, -1, 0, 0}},
 			atts:    []att{{0, attempt.StatusCOMPLETED}, {0, attempt.StatusFAILED}},
 			parents: []int{-1, 0, 0, 1}, depths: []int{0, 1, 1, 2}, leaf: 3,
 		},
 		{
 			name:    "SYSTEM messages stay off the path",
-			rows:    []row{{s, -1, -1, 0}, {u, -1, -1, 0}, {a, 0, -1, 0}, {s, -1, -1, 0}, {u, -1, -1, 0}},
+			rows:    []row{{s, -1, -1, 0, 0}, {u, -1, -1, 0, 0}, {a, 0, -1, 0, 0}, {s, -1, -1, 0, 0}, {u, -1, -1, 0, 0}},
 			atts:    []att{{1, attempt.StatusCOMPLETED}},
 			parents: []int{-1, -1, 1, 2, 2}, depths: []int{0, 0, 1, 2, 2}, leaf: 4,
 		},
 		{
 			name:    "an answer whose attempt is gone follows the question before it",
-			rows:    []row{{u, -1, -1, 0}, {a, 7, -1, 0}, {u, -1, -1, 0}},
+			rows:    []row{{u, -1, -1, 0, 0}, {a, 7, -1, 0, 0}, {u, -1, -1, 0, 0}},
 			atts:    nil,
 			parents: []int{-1, 0, 1}, depths: []int{0, 1, 2}, leaf: 2,
 		},
 		{
+			// An ask into a legacy conversation before the backfill
+			// wrote its question as a root (depth 0) and its answer
+			// below it: the question is attached after the old leaf and
+			// the answer moves down with it.
+			name:    "a question asked before the backfill is attached",
+			rows:    []row{{u, -1, -1, 0, 0}, {a, 0, -1, 0, 0}, {u, -1, -1, 0, 0}, {a, 1, 2, 1, 0}},
+			atts:    []att{{0, attempt.StatusCOMPLETED}, {2, attempt.StatusCOMPLETED}},
+			parents: []int{-1, 0, 1, 2}, depths: []int{0, 1, 2, 3}, leaf: 3,
+		},
+		{
+			name:    "an edit written as a root before the backfill becomes a sibling",
+			rows:    []row{{u, -1, -1, 0, 0}, {a, 0, -1, 0, 0}, {u, -1, -1, 0, 0}, {a, 1, -1, 0, 0}, {u, -1, -1, 0, 2}, {a, 2, 4, 1, 0}},
+			atts:    []att{{0, attempt.StatusCOMPLETED}, {2, attempt.StatusCOMPLETED}, {4, attempt.StatusCOMPLETED}},
+			parents: []int{-1, 0, 1, 2, 1, 4}, depths: []int{0, 1, 2, 3, 2, 3}, leaf: 5,
+		},
+		{
 			name:    "stored parents are kept, the rest follows them",
-			rows:    []row{{u, -1, -1, 0}, {a, 0, 0, 1}, {u, -1, 1, 2}, {a, 1, -1, 0}, {u, -1, -1, 0}},
+			rows:    []row{{u, -1, -1, 0, 0}, {a, 0, 0, 1, 0}, {u, -1, 1, 2, 0}, {a, 1, -1, 0, 0}, {u, -1, -1, 0, 0}},
 			atts:    []att{{0, attempt.StatusCOMPLETED}, {2, attempt.StatusCOMPLETED}},
 			parents: []int{-1, 0, 1, 2, 3}, depths: []int{0, 1, 2, 3, 4}, leaf: 4,
 		},
@@ -106,6 +123,10 @@ func TestPlan(t *testing.T) {
 				if r.kept >= 0 {
 					p := ids[r.kept]
 					m.ParentID = &p
+				}
+				if r.edited > 0 {
+					e := ids[r.edited]
+					m.EditedFromID = &e
 				}
 				msgs = append(msgs, m)
 			}
