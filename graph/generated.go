@@ -179,29 +179,32 @@ type ComplexityRoot struct {
 	}
 
 	ContextManifest struct {
-		AnswerReserve    func(childComplexity int) int
-		Budget           func(childComplexity int) int
-		Candidates       func(childComplexity int) int
-		ChunkIDs         func(childComplexity int) int
-		DroppedChunks    func(childComplexity int) int
-		DroppedRounds    func(childComplexity int) int
-		HistoryFromSeq   func(childComplexity int) int
-		HistoryRounds    func(childComplexity int) int
-		HistoryToSeq     func(childComplexity int) int
-		Limits           func(childComplexity int) int
-		Model            func(childComplexity int) int
-		OmittedAnswers   func(childComplexity int) int
-		RevokedRounds    func(childComplexity int) int
-		Rounds           func(childComplexity int) int
-		Rules            func(childComplexity int) int
-		ShortenedAnswers func(childComplexity int) int
-		Strategy         func(childComplexity int) int
-		SummaryIncluded  func(childComplexity int) int
-		SummaryVersion   func(childComplexity int) int
-		Tokenizer        func(childComplexity int) int
-		Tokens           func(childComplexity int) int
-		TrimmedChunkIDs  func(childComplexity int) int
-		Window           func(childComplexity int) int
+		AnswerReserve     func(childComplexity int) int
+		Budget            func(childComplexity int) int
+		Candidates        func(childComplexity int) int
+		ChunkIDs          func(childComplexity int) int
+		DroppedChunks     func(childComplexity int) int
+		DroppedRounds     func(childComplexity int) int
+		HistoryFromSeq    func(childComplexity int) int
+		HistoryMessageIDs func(childComplexity int) int
+		HistoryRounds     func(childComplexity int) int
+		HistoryToSeq      func(childComplexity int) int
+		Limits            func(childComplexity int) int
+		Model             func(childComplexity int) int
+		OmittedAnswers    func(childComplexity int) int
+		ParentID          func(childComplexity int) int
+		RevokedRounds     func(childComplexity int) int
+		Rounds            func(childComplexity int) int
+		Rules             func(childComplexity int) int
+		ShortenedAnswers  func(childComplexity int) int
+		Strategy          func(childComplexity int) int
+		SummaryIncluded   func(childComplexity int) int
+		SummaryMessageID  func(childComplexity int) int
+		SummaryVersion    func(childComplexity int) int
+		Tokenizer         func(childComplexity int) int
+		Tokens            func(childComplexity int) int
+		TrimmedChunkIDs   func(childComplexity int) int
+		Window            func(childComplexity int) int
 	}
 
 	Conversation struct {
@@ -1247,6 +1250,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.HistoryFromSeq(childComplexity), true
+	case "ContextManifest.historyMessageIds":
+		if e.ComplexityRoot.ContextManifest.HistoryMessageIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.HistoryMessageIDs(childComplexity), true
 	case "ContextManifest.historyRounds":
 		if e.ComplexityRoot.ContextManifest.HistoryRounds == nil {
 			break
@@ -1277,6 +1286,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.OmittedAnswers(childComplexity), true
+	case "ContextManifest.parentId":
+		if e.ComplexityRoot.ContextManifest.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.ParentID(childComplexity), true
 	case "ContextManifest.revokedRounds":
 		if e.ComplexityRoot.ContextManifest.RevokedRounds == nil {
 			break
@@ -1313,6 +1328,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.SummaryIncluded(childComplexity), true
+	case "ContextManifest.summaryMessageId":
+		if e.ComplexityRoot.ContextManifest.SummaryMessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.SummaryMessageID(childComplexity), true
 	case "ContextManifest.summaryVersion":
 		if e.ComplexityRoot.ContextManifest.SummaryVersion == nil {
 			break
@@ -3500,6 +3521,21 @@ type ContextManifest {
   historyToSeq: Int!
   historyRounds: Int!
   """
+  The message the question followed on its path (docs/API.md, "Message
+  trees"): empty for a conversation's first question and for attempts made
+  before message trees.
+  """
+  parentId: String!
+  """
+  The ids of the messages the prompt carried as history, oldest first: all
+  on the question's path.
+  """
+  historyMessageIds: [String!]!
+  """
+  The ancestor whose path summary the prompt carried (empty when none).
+  """
+  summaryMessageId: String!
+  """
   Recent rounds left out for the token budget.
   """
   droppedRounds: Int!
@@ -4721,6 +4757,12 @@ func (ec *executionContext) childFields_ContextManifest(ctx context.Context, fie
 		return ec.fieldContext_ContextManifest_historyToSeq(ctx, field)
 	case "historyRounds":
 		return ec.fieldContext_ContextManifest_historyRounds(ctx, field)
+	case "parentId":
+		return ec.fieldContext_ContextManifest_parentId(ctx, field)
+	case "historyMessageIds":
+		return ec.fieldContext_ContextManifest_historyMessageIds(ctx, field)
+	case "summaryMessageId":
+		return ec.fieldContext_ContextManifest_summaryMessageId(ctx, field)
 	case "droppedRounds":
 		return ec.fieldContext_ContextManifest_droppedRounds(ctx, field)
 	case "revokedRounds":
@@ -8964,6 +9006,75 @@ func (ec *executionContext) _ContextManifest_historyRounds(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_ContextManifest_historyRounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContextManifest_parentId(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
+}
+
+func (ec *executionContext) _ContextManifest_historyMessageIds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_historyMessageIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HistoryMessageIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_historyMessageIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
+}
+
+func (ec *executionContext) _ContextManifest_summaryMessageId(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_summaryMessageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SummaryMessageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_summaryMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "String")
 }
 
 func (ec *executionContext) _ContextManifest_droppedRounds(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
@@ -28136,6 +28247,21 @@ func (ec *executionContext) _ContextManifest(ctx context.Context, sel ast.Select
 			}
 		case "historyRounds":
 			out.Values[i] = ec._ContextManifest_historyRounds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentId":
+			out.Values[i] = ec._ContextManifest_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "historyMessageIds":
+			out.Values[i] = ec._ContextManifest_historyMessageIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "summaryMessageId":
+			out.Values[i] = ec._ContextManifest_summaryMessageId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
