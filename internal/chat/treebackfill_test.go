@@ -388,54 +388,58 @@ func TestTreeBackfillReplicas(t *testing.T) {
 	})
 }
 
-// TestTreeBackfillAfterAnEarlyAsk: on both backends, an ask that reaches a
-// legacy conversation before the background backfill does writes its
-// question as a second root; the backfill then attaches it after the old
-// leaf, moves its answer down with it, and keeps the current leaf the ask
-// moved to its answer. The next ask continues from there.
-func TestTreeBackfillAfterAnEarlyAsk(t *testing.T) {
+// TestTreeBackfillRepairsOldReplicaWrites: during a rolling upgrade a
+// replica still running the old code can ask in a conversation the
+// backfill has already made a tree; it writes its question and answer
+// without parents, as before, and does not move the leaf. On both
+// backends the next backfill run attaches that question after the old
+// leaf (the latest answer of the question before it), the answer below
+// it, and keeps the current leaf; a run after that changes nothing.
+func TestTreeBackfillRepairsOldReplicaWrites(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		ids := newLegacyIDs()
 		writeLegacyEnt(t, e.db.Client, e.kb, ids)
-		c := legacyWorld[0]
-		early := e.ask(t, alice, ids[0].conv, "先问一句：上传文件最大是多少？")
-		require.Equal(t, attempt.StatusCOMPLETED, early.attempt.Status)
-		q, err := e.db.Client.Message.Get(as(alice), early.attempt.UserMessageID)
+		_, err := treebackfill.All(t.Context(), e.db.Client, 0)
 		require.NoError(t, err)
-		require.Nil(t, q.ParentID, "the early question was written as a root")
+		c := legacyWorld[0]
+		oldLeaf := ids[0].messages[c.leaf]
+
+		// The old replica's ask and completion.
+		sys := viewer.SystemJobContext(t.Context(), viewer.JobProvision)
+		now := time.Now()
+		conv := e.db.Client.Conversation.UpdateOneID(ids[0].conv).AddLastSequenceNo(2).SaveX(sys)
+		q := e.db.Client.Message.Create().SetTenantID(demo.TenantID).SetOwnerID("alice").
+			SetConversationID(ids[0].conv).SetSequenceNo(conv.LastSequenceNo - 1).SetRole(message.RoleUSER).
+			SetContent("old replica question").SetCreatedAt(now).SaveX(sys)
+		a := e.db.Client.Attempt.Create().SetTenantID(demo.TenantID).SetOwnerID("alice").
+			SetConversationID(ids[0].conv).SetUserMessageID(q.ID).SetStatus(attempt.StatusCOMPLETED).
+			SetOriginalQuestion(q.Content).SetAnswer("old replica answer").SetStartedAt(now).SaveX(sys)
+		ans := e.db.Client.Message.Create().SetTenantID(demo.TenantID).SetOwnerID("alice").
+			SetConversationID(ids[0].conv).SetSequenceNo(conv.LastSequenceNo).SetRole(message.RoleASSISTANT).
+			SetContent("old replica answer").SetAttemptID(a.ID).SetCreatedAt(now).SaveX(sys)
 
 		n, err := treebackfill.All(t.Context(), e.db.Client, 0)
 		require.NoError(t, err)
-		assert.Equal(t, 2, n, "both legacy conversations with messages changed")
-		for mi := range c.messages {
-			m, err := e.db.Client.Message.Get(as(alice), ids[0].messages[mi])
-			require.NoError(t, err)
-			assert.Equal(t, c.depths[mi], m.Depth, "depth of legacy message %d", mi)
-		}
-		q, err = e.db.Client.Message.Get(as(alice), q.ID)
-		require.NoError(t, err)
+		assert.Equal(t, 1, n, "the conversation with a second root is repaired")
+		q = e.db.Client.Message.GetX(as(alice), q.ID)
 		require.NotNil(t, q.ParentID)
-		assert.Equal(t, ids[0].messages[c.leaf], *q.ParentID, "the early question follows the old leaf")
+		assert.Equal(t, oldLeaf, *q.ParentID, "the question follows the latest answer before it")
 		assert.Equal(t, c.depths[c.leaf]+1, q.Depth)
-		conv, err := e.eng.Conversation(as(alice), ids[0].conv)
-		require.NoError(t, err)
-		require.NotNil(t, conv.CurrentLeafID)
-		ans, err := e.db.Client.Message.Get(as(alice), *conv.CurrentLeafID)
-		require.NoError(t, err)
-		assert.Equal(t, message.RoleASSISTANT, ans.Role, "the leaf the ask set is kept: its answer")
+		ans = e.db.Client.Message.GetX(as(alice), ans.ID)
 		require.NotNil(t, ans.ParentID)
 		assert.Equal(t, q.ID, *ans.ParentID)
-		assert.Equal(t, q.Depth+1, ans.Depth, "the answer moved down with its question")
+		assert.Equal(t, q.Depth+1, ans.Depth)
+		for mi := range c.messages {
+			m := e.db.Client.Message.GetX(as(alice), ids[0].messages[mi])
+			assert.Equal(t, c.depths[mi], m.Depth, "depth of legacy message %d", mi)
+		}
+		got, err := e.eng.Conversation(as(alice), ids[0].conv)
+		require.NoError(t, err)
+		require.NotNil(t, got.CurrentLeafID)
+		assert.Equal(t, oldLeaf, *got.CurrentLeafID, "the leaf is kept")
 
 		n, err = treebackfill.All(t.Context(), e.db.Client, 0)
 		require.NoError(t, err)
 		assert.Zero(t, n, "repaired once")
-		next := e.ask(t, alice, ids[0].conv, "那支持哪些格式？")
-		nq, err := e.db.Client.Message.Get(as(alice), next.attempt.UserMessageID)
-		require.NoError(t, err)
-		require.NotNil(t, nq.ParentID)
-		assert.Equal(t, ans.ID, *nq.ParentID)
-		assert.Equal(t, ans.Depth+1, nq.Depth)
-		assert.Contains(t, e.model.lastPromptOrEmpty(), "legacy a3 after a failure", "the history reaches the old rows")
 	})
 }

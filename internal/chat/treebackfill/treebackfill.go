@@ -21,10 +21,10 @@
 // conversation in batches, and is what the server runs in the background
 // at start. Both are idempotent and safe on several replicas at once: a
 // message that already has a parent keeps it, and a conversation that is
-// a tree is left as it is. A question an ask (or an edit) wrote into a
-// legacy conversation before the backfill reached it is a second root;
-// the backfill attaches it where the old order puts it and keeps the
-// current leaf the ask set.
+// a tree is left as it is. A question a replica still running the old
+// code wrote into a conversation that is already a tree (a rolling
+// upgrade) is a second root; the backfill attaches it where the old order
+// puts it and keeps the current leaf.
 //
 // The jobs run as viewer.JobTreeBackfill, the system context background
 // jobs use (like the retention purge), and read and write through Ent. The
@@ -58,8 +58,8 @@ const DefaultBatch = 100
 // All backfills every legacy conversation, batch conversations per read,
 // each in its own transaction, and returns how many it changed. The
 // legacy conversations are those with messages but no current leaf, and
-// those an ask reached before the backfill did (more than one root
-// question or answer not written by an edit). It stops at the first error
+// those the old code wrote into after they became trees (more than one
+// root question or answer not written by an edit). It stops at the first error
 // (the next run picks up where it stopped) or when ctx is done.
 func All(ctx context.Context, client *ent.Client, batch int) (int, error) {
 	if batch <= 0 {
@@ -105,8 +105,8 @@ func withoutLeaf(ctx context.Context, client *ent.Client, after uuid.UUID, n int
 
 // withRoots lists, after the id after, up to n conversations with more
 // than one root USER or ASSISTANT message not written by an edit: the
-// engine writes one (the first question), so the others are old rows an
-// ask reached before the backfill. The roots are read through the
+// engine writes one (the first question), so the others were written by
+// the old code after the conversation became a tree. The roots are read through the
 // (parent_id, sequence_no) index.
 func withRoots(ctx context.Context, client *ent.Client, after uuid.UUID, n int) ([]uuid.UUID, error) {
 	var rows []struct {
@@ -162,12 +162,12 @@ func backfill(ctx context.Context, client *ent.Client, id uuid.UUID) (bool, erro
 // conversation row first (FOR UPDATE on PostgreSQL; SQLite's transactions
 // take the write lock when they begin), as an ask does.
 //
-// A conversation that is a tree is read and left as it is. One that an ask
-// (or an edit) reached before the backfill did is repaired: that question
-// was written as a second root; it is attached where the old order puts
-// it (after the latest answer of the question before it, or beside the
-// question it edits), the depths below it move along, and the current
-// leaf the ask set is kept.
+// A conversation that is a tree is read and left as it is. One with a
+// question written as a second root (by the old code, or by an ask before
+// the backfill) is repaired: the question is attached where the old order
+// puts it (after the latest answer of the question before it, or beside
+// the question it edits), the depths below it move along, and the current
+// leaf is kept.
 func InTx(ctx context.Context, tx *ent.Tx, id uuid.UUID) (bool, error) {
 	convs, err := tx.Conversation.Query().
 		Where(conversation.ID(id)).
