@@ -65,8 +65,8 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 
 // saveCompletion is the completion transaction. It locks the conversation
 // first (the order Ask uses, so the two never deadlock), counting in the
-// same statement the USER messages the summary does not cover yet (the
-// returned pending, see summary.Due) and moving the current leaf to the
+// same statement the USER messages of the question's path that no summary
+// covers yet (the returned pending, see summary.Due and pathPending) and moving the current leaf to the
 // answer if it is still the answered question, claims the attempt with a conditional
 // update that also stores the standalone question, stores that question on
 // the user message the first time, then writes the answer's message and
@@ -83,7 +83,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 	answerID := uuid.Must(uuid.NewV7())
 	question := j.msg.ID
 	seq, pending, err := e.bumpCounting(ctx, tx, seqBump{id: j.conv.ID, tenantID: j.conv.TenantID, userID: j.conv.UserID, now: now,
-		leaf: &answerID, leafFrom: &question})
+		leaf: &answerID, leafFrom: &question}, j.msg, j.settings)
 	if err != nil {
 		return nil, 0, rollback(tx, err)
 	}

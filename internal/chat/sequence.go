@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	entsql "entgo.io/ent/dialect/sql"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // seqBump is how a transaction advances a conversation: the next sequence
@@ -39,32 +41,54 @@ type seqBump struct {
 // authorised the conversation through the privacy rules; the statement
 // still names the tenant and the owner. No such row is ent.NotFoundError.
 func (e *Engine) bumpSequence(ctx context.Context, tx *ent.Tx, b seqBump) (int64, error) {
-	seq, _, err := e.bump(ctx, tx, b, false)
+	seq, _, err := e.bump(ctx, tx, b, "")
 	return seq, err
 }
 
-// pendingUserMessages is the number of USER messages after the summary's
-// coverage, as a RETURNING expression of the conversation's UPDATE: what
-// the summariser counts to decide whether a fold is due (summary.Due). The
-// messages are the conversation's own, which the statement has just
-// locked and authorised.
-const pendingUserMessages = `(SELECT COUNT(*) FROM "messages" WHERE "messages"."conversation_id" = "conversations"."id"` +
-	` AND "messages"."role" = 'USER' AND "messages"."sequence_no" > "conversations"."summary_message_sequence")`
+// pathPending is the number of USER messages on the answered question's
+// path that no summary covers yet, as a RETURNING expression of the
+// conversation's UPDATE: what the summariser counts to decide whether a
+// fold is due (summary.Due). It walks up from the question (itself
+// included) and stops at the nearest ancestor that carries a path summary
+// (docs/ENGINE.md, "Summaries on a tree"), so another branch's messages
+// and summaries never count; and at minDepth, so the walk is bounded by
+// what Due needs to know, whatever the conversation's length. The
+// question is the conversation's own, which the statement has just locked
+// and authorised; its id and the bound are inlined as literals (a UUID's
+// canonical text and an integer), because RETURNING comes after the
+// builder's arguments.
+func pathPending(question uuid.UUID, minDepth int) string {
+	return fmt.Sprintf(`(WITH RECURSIVE "pending_up"("id", "parent_id", "role", "covered") AS (`+
+		`SELECT "id", "parent_id", "role", "path_summary" IS NOT NULL FROM "messages" WHERE "id" = '%s'`+
+		` UNION ALL SELECT "m"."id", "m"."parent_id", "m"."role", "m"."path_summary" IS NOT NULL`+
+		` FROM "messages" AS "m" JOIN "pending_up" ON "m"."id" = "pending_up"."parent_id"`+
+		` WHERE NOT "pending_up"."covered" AND "m"."depth" >= %d)`+
+		` SELECT COUNT(*) FROM "pending_up" WHERE "role" = 'USER' AND NOT "covered")`, question.String(), minDepth)
+}
+
+// pendingBound is how far up pathPending walks from a question at depth
+// to decide summary.Due: enough levels for the HistoryRounds +
+// SummaryTriggerRounds + 1 rounds (a question and its answer each) that
+// make a fold due.
+func pendingBound(depth int, st domain.TenantSettings) int {
+	return depth - 2*(st.HistoryRounds+st.SummaryTriggerRounds+1)
+}
 
 // bumpCounting is bumpSequence for the completion transaction: it also
-// returns the conversation's USER messages after the summary's coverage,
-// counted in the same statement, so that the work after the answer knows
-// without a statement of its own whether a summary fold is due.
-func (e *Engine) bumpCounting(ctx context.Context, tx *ent.Tx, b seqBump) (seq int64, pending int, err error) {
-	return e.bump(ctx, tx, b, true)
+// returns the USER messages of the question's path after its nearest
+// summary (pathPending), counted in the same statement, so that the work
+// after the answer knows without a statement of its own whether a summary
+// fold is due.
+func (e *Engine) bumpCounting(ctx context.Context, tx *ent.Tx, b seqBump, question *ent.Message, st domain.TenantSettings) (seq int64, pending int, err error) {
+	return e.bump(ctx, tx, b, pathPending(question.ID, pendingBound(question.Depth, st)))
 }
 
 // bump is the UPDATE … RETURNING of bumpSequence and bumpCounting.
-func (e *Engine) bump(ctx context.Context, tx *ent.Tx, b seqBump, counting bool) (int64, int, error) {
+func (e *Engine) bump(ctx context.Context, tx *ent.Tx, b seqBump, counting string) (int64, int, error) {
 	q, args := sequenceUpdate(e.db.Dialect, b).Returning(conversation.FieldLastSequenceNo).Query()
-	if counting {
+	if counting != "" {
 		// RETURNING is the statement's last clause.
-		q += ", " + pendingUserMessages
+		q += ", " + counting
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -82,7 +106,7 @@ func (e *Engine) bump(ctx context.Context, tx *ent.Tx, b seqBump, counting bool)
 		pending int
 	)
 	dest := []any{&seq}
-	if counting {
+	if counting != "" {
 		dest = append(dest, &pending)
 	}
 	if err := rows.Scan(dest...); err != nil {
