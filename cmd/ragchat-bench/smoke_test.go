@@ -175,8 +175,8 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 			}
 
 			targets := benchTableRows(report, "| what | measured | target | met? |")
-			if len(targets) != 11 {
-				t.Fatalf("want 11 target rows:\n%s", report)
+			if len(targets) != 12 {
+				t.Fatalf("want 12 target rows:\n%s", report)
 			}
 			notRun := 0
 			for _, row := range targets {
@@ -188,10 +188,10 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 					t.Errorf("target row %q: want met? yes or no", row)
 				}
 			}
-			// Not run: the two ttft rows, the page, the WebSocket memory
-			// and the wire bytes.
-			if notRun != 5 {
-				t.Errorf("want 5 rows not run, got %d:\n%s", notRun, report)
+			// Not run: the two ttft rows, the page, the current path page,
+			// the WebSocket memory and the wire bytes.
+			if notRun != 6 {
+				t.Errorf("want 6 rows not run, got %d:\n%s", notRun, report)
 			}
 			if !strings.Contains(report, "× `SELECT 1`") {
 				t.Errorf("no floor multiple in the Targets table:\n%s", report)
