@@ -91,11 +91,17 @@ func (r *Resolver) currentPath(ctx context.Context, c *ent.Conversation, after *
 		return nil, err
 	}
 	empty := &ent.MessageConnection{Edges: []*ent.MessageEdge{}}
-	if c.CurrentLeafID == nil {
-		return empty, nil
+	leafID := c.CurrentLeafID
+	if leafID == nil {
+		// Empty, or written before message trees and not backfilled yet.
+		id, err := r.engine.LegacyLeaf(ctx, c.ID)
+		if err != nil || id == nil {
+			return empty, notFound(err, "conversation")
+		}
+		leafID = id
 	}
 	quiet := withoutSiblingBatch(ctx)
-	leaf, err := r.pathMessage(quiet, c.ID, *c.CurrentLeafID)
+	leaf, err := r.pathMessage(quiet, c.ID, *leafID)
 	if err != nil || leaf == nil {
 		return empty, err
 	}

@@ -48,6 +48,7 @@ type Engine interface {
 	AskParent(ctx context.Context, conversationID uuid.UUID, parentID *uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
 	EditMessage(ctx context.Context, messageID uuid.UUID, question, clientMessageID string) (*chat.AskResult, error)
 	SelectBranch(ctx context.Context, conversationID, messageID uuid.UUID) (*ent.Conversation, error)
+	LegacyLeaf(ctx context.Context, conversationID uuid.UUID) (*uuid.UUID, error)
 	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error)
 	Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)

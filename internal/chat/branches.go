@@ -39,6 +39,37 @@ func (e *Engine) backfillTree(ctx context.Context, conversationID uuid.UUID) err
 	return nil
 }
 
+// LegacyLeaf returns the current leaf of a conversation the viewer may
+// read whose loaded row has none: nil for a conversation without messages;
+// for one written before message trees that the background backfill has
+// not reached yet, the leaf of its old line, backfilled now (as for a
+// write), so that its first read already shows its current path. A
+// conversation the viewer may not read is NOT_FOUND.
+func (e *Engine) LegacyLeaf(ctx context.Context, conversationID uuid.UUID) (*uuid.UUID, error) {
+	read := func() (*ent.Conversation, error) {
+		c, err := e.client.Conversation.Query().Where(conversation.ID(conversationID)).
+			Select(conversation.FieldCurrentLeafID, conversation.FieldLastSequenceNo).Only(ctx)
+		return c, store.DomainError(err, "conversation")
+	}
+	c, err := read()
+	if err != nil || !legacyTree(c) {
+		return leafOf(c), err
+	}
+	if err := e.backfillTree(ctx, conversationID); err != nil {
+		return nil, err
+	}
+	c, err = read()
+	return leafOf(c), err
+}
+
+// leafOf is c's current leaf, nil for no conversation.
+func leafOf(c *ent.Conversation) *uuid.UUID {
+	if c == nil {
+		return nil
+	}
+	return c.CurrentLeafID
+}
+
 // AskParent is Ask with an explicit parent: the question follows parentID
 // (an answer, or a question, of the conversation) instead of the
 // conversation's current leaf, and becomes the current leaf; when parentID
