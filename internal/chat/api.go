@@ -12,6 +12,13 @@
 //     and the one-statement write on PostgreSQL (askstatement.go); retry
 //     (attempts.go) and cancel, also of a run on another instance
 //     (control.go);
+//   - the message tree (docs/ENGINE.md, "Message trees"): asking below a
+//     chosen message, editing a question and selecting a branch through
+//     the ask's own write (branches.go), regenerating at any depth
+//     (attempts.go), forks that copy a path with re-authorised sources
+//     (fork.go), and conversations written before trees made single paths
+//     before they are written or read (branches.go, internal/chat/
+//     treebackfill); the tree's reads are internal/chat/tree's;
 //   - the run of an attempt: its lease and context (run.go), rewrite,
 //     retrieval and prompt (answer.go, context.go, embedcheck.go,
 //     retriever.go), streaming with checkpoints (progress.go), and the
