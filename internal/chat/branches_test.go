@@ -85,12 +85,14 @@ func TestAskParent(t *testing.T) {
 		e.ask(t, alice, conv.ID, "那超过以后返回什么错误码？")
 		a1 := e.answerOf(t, first.attempt.ID)
 
+		e.model.hold() // the question is still the leaf when it is checked
 		res, err := e.eng.AskParent(as(alice), conv.ID, &a1.ID, uuid.NewString(), "退款多久到账？")
 		require.NoError(t, err)
 		require.NotNil(t, res.UserMessage.ParentID)
 		assert.Equal(t, a1.ID, *res.UserMessage.ParentID)
 		assert.Equal(t, 2, res.UserMessage.Depth)
 		assert.Equal(t, res.UserMessage.ID, e.leafOf(t, conv.ID))
+		e.model.release()
 		o := e.wait(t, alice, res.Attempt.ID, 0)
 		require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
 		ans := e.answerOf(t, res.Attempt.ID)
@@ -277,6 +279,9 @@ func TestEditAtDepth(t *testing.T) {
 		qs, an := e.rounds(t, conv.ID, 4)
 		f := e.follow(t, e.eng, alice, conv.ID)
 
+		// Held, so that the edit is still the leaf when it is checked (a
+		// fast answer would move the leaf on).
+		e.model.hold()
 		res, err := e.eng.EditMessage(as(alice), qs[1], "  那超过以后会怎样？ ", uuid.NewString())
 		require.NoError(t, err)
 		m := res.UserMessage
@@ -295,6 +300,7 @@ func TestEditAtDepth(t *testing.T) {
 		assert.Contains(t, kinds, chat.ConversationMessageCreated)
 		assert.Contains(t, kinds, chat.ConversationAttemptUpdated)
 
+		e.model.release()
 		o := e.wait(t, alice, res.Attempt.ID, 0)
 		require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
 		ans := e.answerOf(t, res.Attempt.ID)

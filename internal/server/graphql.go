@@ -54,8 +54,10 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 		initTimeout: cfg.HTTP.WSInitTimeout,
 		keepAlive:   cfg.HTTP.WSKeepAlive,
 		readLimit:   readLimit,
-		stopping:    func() bool { return s.subs.stopCtx.Err() != nil },
-		onError:     logWSError,
+		// From the start of Shutdown, before the engine stops (which can
+		// end a feed, and so a subscription, before the gate cancels it).
+		stopping: func() bool { return s.draining.Load() || s.subs.stopCtx.Err() != nil },
+		onError:  logWSError,
 	})
 	srv.AddTransport(transport.SSE{KeepAlivePingInterval: cfg.HTTP.SSEKeepAlive})
 	srv.AddTransport(transport.Options{})
