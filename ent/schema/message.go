@@ -52,7 +52,7 @@ func (Message) Fields() []ent.Field {
 		field.Int("completion_tokens").Optional().Nillable(),
 		field.String("trace_id").Optional().Nillable().MaxLen(64),
 		field.Text("path_summary").Optional().Nillable().
-			Comment("The rolling summary of the path from the root up to and including this message, "+
+			Comment("The rolling summary of the path from the root up to and including this message, " +
 				"for the turns below it (docs/ENGINE.md, \"Summaries on a tree\").").
 			Annotations(entgql.Skip(entgql.SkipAll)),
 		field.Int("path_summary_version").Default(0).NonNegative().
