@@ -21,13 +21,16 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 
 	stdsql "database/sql"
@@ -48,12 +51,16 @@ type Client struct {
 	Chunk *ChunkClient
 	// Conversation is the client for interacting with the Conversation builders.
 	Conversation *ConversationClient
+	// ConversationTag is the client for interacting with the ConversationTag builders.
+	ConversationTag *ConversationTagClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
 	// DocumentGrant is the client for interacting with the DocumentGrant builders.
 	DocumentGrant *DocumentGrantClient
 	// Feedback is the client for interacting with the Feedback builders.
 	Feedback *FeedbackClient
+	// Folder is the client for interacting with the Folder builders.
+	Folder *FolderClient
 	// KnowledgeBase is the client for interacting with the KnowledgeBase builders.
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
@@ -62,6 +69,8 @@ type Client struct {
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
 	SupportGrant *SupportGrantClient
+	// Tag is the client for interacting with the Tag builders.
+	Tag *TagClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 }
@@ -80,13 +89,16 @@ func (c *Client) init() {
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.Chunk = NewChunkClient(c.config)
 	c.Conversation = NewConversationClient(c.config)
+	c.ConversationTag = NewConversationTagClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.DocumentGrant = NewDocumentGrantClient(c.config)
 	c.Feedback = NewFeedbackClient(c.config)
+	c.Folder = NewFolderClient(c.config)
 	c.KnowledgeBase = NewKnowledgeBaseClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.Source = NewSourceClient(c.config)
 	c.SupportGrant = NewSupportGrantClient(c.config)
+	c.Tag = NewTagClient(c.config)
 	c.Tenant = NewTenantClient(c.config)
 }
 
@@ -178,21 +190,24 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:           ctx,
-		config:        cfg,
-		AskRate:       NewAskRateClient(cfg),
-		Attempt:       NewAttemptClient(cfg),
-		AuditEvent:    NewAuditEventClient(cfg),
-		Chunk:         NewChunkClient(cfg),
-		Conversation:  NewConversationClient(cfg),
-		Document:      NewDocumentClient(cfg),
-		DocumentGrant: NewDocumentGrantClient(cfg),
-		Feedback:      NewFeedbackClient(cfg),
-		KnowledgeBase: NewKnowledgeBaseClient(cfg),
-		Message:       NewMessageClient(cfg),
-		Source:        NewSourceClient(cfg),
-		SupportGrant:  NewSupportGrantClient(cfg),
-		Tenant:        NewTenantClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		AskRate:         NewAskRateClient(cfg),
+		Attempt:         NewAttemptClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
+		Chunk:           NewChunkClient(cfg),
+		Conversation:    NewConversationClient(cfg),
+		ConversationTag: NewConversationTagClient(cfg),
+		Document:        NewDocumentClient(cfg),
+		DocumentGrant:   NewDocumentGrantClient(cfg),
+		Feedback:        NewFeedbackClient(cfg),
+		Folder:          NewFolderClient(cfg),
+		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
+		Message:         NewMessageClient(cfg),
+		Source:          NewSourceClient(cfg),
+		SupportGrant:    NewSupportGrantClient(cfg),
+		Tag:             NewTagClient(cfg),
+		Tenant:          NewTenantClient(cfg),
 	}, nil
 }
 
@@ -210,21 +225,24 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:           ctx,
-		config:        cfg,
-		AskRate:       NewAskRateClient(cfg),
-		Attempt:       NewAttemptClient(cfg),
-		AuditEvent:    NewAuditEventClient(cfg),
-		Chunk:         NewChunkClient(cfg),
-		Conversation:  NewConversationClient(cfg),
-		Document:      NewDocumentClient(cfg),
-		DocumentGrant: NewDocumentGrantClient(cfg),
-		Feedback:      NewFeedbackClient(cfg),
-		KnowledgeBase: NewKnowledgeBaseClient(cfg),
-		Message:       NewMessageClient(cfg),
-		Source:        NewSourceClient(cfg),
-		SupportGrant:  NewSupportGrantClient(cfg),
-		Tenant:        NewTenantClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		AskRate:         NewAskRateClient(cfg),
+		Attempt:         NewAttemptClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
+		Chunk:           NewChunkClient(cfg),
+		Conversation:    NewConversationClient(cfg),
+		ConversationTag: NewConversationTagClient(cfg),
+		Document:        NewDocumentClient(cfg),
+		DocumentGrant:   NewDocumentGrantClient(cfg),
+		Feedback:        NewFeedbackClient(cfg),
+		Folder:          NewFolderClient(cfg),
+		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
+		Message:         NewMessageClient(cfg),
+		Source:          NewSourceClient(cfg),
+		SupportGrant:    NewSupportGrantClient(cfg),
+		Tag:             NewTagClient(cfg),
+		Tenant:          NewTenantClient(cfg),
 	}, nil
 }
 
@@ -254,9 +272,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document,
-		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source,
-		c.SupportGrant, c.Tenant,
+		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
+		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
+		c.Source, c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -266,9 +284,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.Document,
-		c.DocumentGrant, c.Feedback, c.KnowledgeBase, c.Message, c.Source,
-		c.SupportGrant, c.Tenant,
+		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
+		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
+		c.Source, c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -287,12 +305,16 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Chunk.mutate(ctx, m)
 	case *ConversationMutation:
 		return c.Conversation.mutate(ctx, m)
+	case *ConversationTagMutation:
+		return c.ConversationTag.mutate(ctx, m)
 	case *DocumentMutation:
 		return c.Document.mutate(ctx, m)
 	case *DocumentGrantMutation:
 		return c.DocumentGrant.mutate(ctx, m)
 	case *FeedbackMutation:
 		return c.Feedback.mutate(ctx, m)
+	case *FolderMutation:
+		return c.Folder.mutate(ctx, m)
 	case *KnowledgeBaseMutation:
 		return c.KnowledgeBase.mutate(ctx, m)
 	case *MessageMutation:
@@ -301,6 +323,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Source.mutate(ctx, m)
 	case *SupportGrantMutation:
 		return c.SupportGrant.mutate(ctx, m)
+	case *TagMutation:
+		return c.Tag.mutate(ctx, m)
 	case *TenantMutation:
 		return c.Tenant.mutate(ctx, m)
 	default:
@@ -1208,6 +1232,54 @@ func (c *ConversationClient) QueryAttempts(_m *Conversation) *AttemptQuery {
 	return query
 }
 
+// QueryFolder queries the folder edge of a Conversation.
+func (c *ConversationClient) QueryFolder(_m *Conversation) *FolderQuery {
+	query := (&FolderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversation.Table, conversation.FieldID, id),
+			sqlgraph.To(folder.Table, folder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, conversation.FolderTable, conversation.FolderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTags queries the tags edge of a Conversation.
+func (c *ConversationClient) QueryTags(_m *Conversation) *TagQuery {
+	query := (&TagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversation.Table, conversation.FieldID, id),
+			sqlgraph.To(tag.Table, tag.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, false, conversation.TagsTable, conversation.TagsPrimaryKey...),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversationTags queries the conversation_tags edge of a Conversation.
+func (c *ConversationClient) QueryConversationTags(_m *Conversation) *ConversationTagQuery {
+	query := (&ConversationTagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversation.Table, conversation.FieldID, id),
+			sqlgraph.To(conversationtag.Table, conversationtag.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, conversation.ConversationTagsTable, conversation.ConversationTagsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ConversationClient) Hooks() []Hook {
 	hooks := c.hooks.Conversation
@@ -1231,6 +1303,188 @@ func (c *ConversationClient) mutate(ctx context.Context, m *ConversationMutation
 		return (&ConversationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Conversation mutation op: %q", m.Op())
+	}
+}
+
+// ConversationTagClient is a client for the ConversationTag schema.
+type ConversationTagClient struct {
+	config
+}
+
+// NewConversationTagClient returns a client for the ConversationTag from the given config.
+func NewConversationTagClient(c config) *ConversationTagClient {
+	return &ConversationTagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `conversationtag.Hooks(f(g(h())))`.
+func (c *ConversationTagClient) Use(hooks ...Hook) {
+	c.hooks.ConversationTag = append(c.hooks.ConversationTag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `conversationtag.Intercept(f(g(h())))`.
+func (c *ConversationTagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ConversationTag = append(c.inters.ConversationTag, interceptors...)
+}
+
+// Create returns a builder for creating a ConversationTag entity.
+func (c *ConversationTagClient) Create() *ConversationTagCreate {
+	mutation := newConversationTagMutation(c.config, OpCreate)
+	return &ConversationTagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ConversationTag entities.
+func (c *ConversationTagClient) CreateBulk(builders ...*ConversationTagCreate) *ConversationTagCreateBulk {
+	return &ConversationTagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ConversationTagClient) MapCreateBulk(slice any, setFunc func(*ConversationTagCreate, int)) *ConversationTagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ConversationTagCreateBulk{err: fmt.Errorf("calling to ConversationTagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ConversationTagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ConversationTagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ConversationTag.
+func (c *ConversationTagClient) Update() *ConversationTagUpdate {
+	mutation := newConversationTagMutation(c.config, OpUpdate)
+	return &ConversationTagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ConversationTagClient) UpdateOne(_m *ConversationTag) *ConversationTagUpdateOne {
+	mutation := newConversationTagMutation(c.config, OpUpdateOne, withConversationTag(_m))
+	return &ConversationTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ConversationTagClient) UpdateOneID(id uuid.UUID) *ConversationTagUpdateOne {
+	mutation := newConversationTagMutation(c.config, OpUpdateOne, withConversationTagID(id))
+	return &ConversationTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ConversationTag.
+func (c *ConversationTagClient) Delete() *ConversationTagDelete {
+	mutation := newConversationTagMutation(c.config, OpDelete)
+	return &ConversationTagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ConversationTagClient) DeleteOne(_m *ConversationTag) *ConversationTagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ConversationTagClient) DeleteOneID(id uuid.UUID) *ConversationTagDeleteOne {
+	builder := c.Delete().Where(conversationtag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ConversationTagDeleteOne{builder}
+}
+
+// Query returns a query builder for ConversationTag.
+func (c *ConversationTagClient) Query() *ConversationTagQuery {
+	return &ConversationTagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeConversationTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ConversationTag entity by its id.
+func (c *ConversationTagClient) Get(ctx context.Context, id uuid.UUID) (*ConversationTag, error) {
+	return c.Query().Where(conversationtag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ConversationTagClient) GetX(ctx context.Context, id uuid.UUID) *ConversationTag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a ConversationTag.
+func (c *ConversationTagClient) QueryTenant(_m *ConversationTag) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversationtag.Table, conversationtag.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, conversationtag.TenantTable, conversationtag.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversation queries the conversation edge of a ConversationTag.
+func (c *ConversationTagClient) QueryConversation(_m *ConversationTag) *ConversationQuery {
+	query := (&ConversationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversationtag.Table, conversationtag.FieldID, id),
+			sqlgraph.To(conversation.Table, conversation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, conversationtag.ConversationTable, conversationtag.ConversationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTag queries the tag edge of a ConversationTag.
+func (c *ConversationTagClient) QueryTag(_m *ConversationTag) *TagQuery {
+	query := (&TagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversationtag.Table, conversationtag.FieldID, id),
+			sqlgraph.To(tag.Table, tag.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, conversationtag.TagTable, conversationtag.TagColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ConversationTagClient) Hooks() []Hook {
+	hooks := c.hooks.ConversationTag
+	return append(hooks[:len(hooks):len(hooks)], conversationtag.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ConversationTagClient) Interceptors() []Interceptor {
+	return c.inters.ConversationTag
+}
+
+func (c *ConversationTagClient) mutate(ctx context.Context, m *ConversationTagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ConversationTagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ConversationTagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ConversationTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ConversationTagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ConversationTag mutation op: %q", m.Op())
 	}
 }
 
@@ -1761,6 +2015,204 @@ func (c *FeedbackClient) mutate(ctx context.Context, m *FeedbackMutation) (Value
 		return (&FeedbackDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Feedback mutation op: %q", m.Op())
+	}
+}
+
+// FolderClient is a client for the Folder schema.
+type FolderClient struct {
+	config
+}
+
+// NewFolderClient returns a client for the Folder from the given config.
+func NewFolderClient(c config) *FolderClient {
+	return &FolderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `folder.Hooks(f(g(h())))`.
+func (c *FolderClient) Use(hooks ...Hook) {
+	c.hooks.Folder = append(c.hooks.Folder, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `folder.Intercept(f(g(h())))`.
+func (c *FolderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Folder = append(c.inters.Folder, interceptors...)
+}
+
+// Create returns a builder for creating a Folder entity.
+func (c *FolderClient) Create() *FolderCreate {
+	mutation := newFolderMutation(c.config, OpCreate)
+	return &FolderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Folder entities.
+func (c *FolderClient) CreateBulk(builders ...*FolderCreate) *FolderCreateBulk {
+	return &FolderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FolderClient) MapCreateBulk(slice any, setFunc func(*FolderCreate, int)) *FolderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FolderCreateBulk{err: fmt.Errorf("calling to FolderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FolderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FolderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Folder.
+func (c *FolderClient) Update() *FolderUpdate {
+	mutation := newFolderMutation(c.config, OpUpdate)
+	return &FolderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FolderClient) UpdateOne(_m *Folder) *FolderUpdateOne {
+	mutation := newFolderMutation(c.config, OpUpdateOne, withFolder(_m))
+	return &FolderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FolderClient) UpdateOneID(id uuid.UUID) *FolderUpdateOne {
+	mutation := newFolderMutation(c.config, OpUpdateOne, withFolderID(id))
+	return &FolderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Folder.
+func (c *FolderClient) Delete() *FolderDelete {
+	mutation := newFolderMutation(c.config, OpDelete)
+	return &FolderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FolderClient) DeleteOne(_m *Folder) *FolderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FolderClient) DeleteOneID(id uuid.UUID) *FolderDeleteOne {
+	builder := c.Delete().Where(folder.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FolderDeleteOne{builder}
+}
+
+// Query returns a query builder for Folder.
+func (c *FolderClient) Query() *FolderQuery {
+	return &FolderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFolder},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Folder entity by its id.
+func (c *FolderClient) Get(ctx context.Context, id uuid.UUID) (*Folder, error) {
+	return c.Query().Where(folder.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FolderClient) GetX(ctx context.Context, id uuid.UUID) *Folder {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a Folder.
+func (c *FolderClient) QueryTenant(_m *Folder) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(folder.Table, folder.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, folder.TenantTable, folder.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryParent queries the parent edge of a Folder.
+func (c *FolderClient) QueryParent(_m *Folder) *FolderQuery {
+	query := (&FolderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(folder.Table, folder.FieldID, id),
+			sqlgraph.To(folder.Table, folder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, folder.ParentTable, folder.ParentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryChildren queries the children edge of a Folder.
+func (c *FolderClient) QueryChildren(_m *Folder) *FolderQuery {
+	query := (&FolderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(folder.Table, folder.FieldID, id),
+			sqlgraph.To(folder.Table, folder.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, folder.ChildrenTable, folder.ChildrenColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversations queries the conversations edge of a Folder.
+func (c *FolderClient) QueryConversations(_m *Folder) *ConversationQuery {
+	query := (&ConversationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(folder.Table, folder.FieldID, id),
+			sqlgraph.To(conversation.Table, conversation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, folder.ConversationsTable, folder.ConversationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FolderClient) Hooks() []Hook {
+	hooks := c.hooks.Folder
+	return append(hooks[:len(hooks):len(hooks)], folder.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *FolderClient) Interceptors() []Interceptor {
+	return c.inters.Folder
+}
+
+func (c *FolderClient) mutate(ctx context.Context, m *FolderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FolderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FolderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FolderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FolderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Folder mutation op: %q", m.Op())
 	}
 }
 
@@ -2524,6 +2976,188 @@ func (c *SupportGrantClient) mutate(ctx context.Context, m *SupportGrantMutation
 	}
 }
 
+// TagClient is a client for the Tag schema.
+type TagClient struct {
+	config
+}
+
+// NewTagClient returns a client for the Tag from the given config.
+func NewTagClient(c config) *TagClient {
+	return &TagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `tag.Hooks(f(g(h())))`.
+func (c *TagClient) Use(hooks ...Hook) {
+	c.hooks.Tag = append(c.hooks.Tag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `tag.Intercept(f(g(h())))`.
+func (c *TagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Tag = append(c.inters.Tag, interceptors...)
+}
+
+// Create returns a builder for creating a Tag entity.
+func (c *TagClient) Create() *TagCreate {
+	mutation := newTagMutation(c.config, OpCreate)
+	return &TagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Tag entities.
+func (c *TagClient) CreateBulk(builders ...*TagCreate) *TagCreateBulk {
+	return &TagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TagClient) MapCreateBulk(slice any, setFunc func(*TagCreate, int)) *TagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TagCreateBulk{err: fmt.Errorf("calling to TagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Tag.
+func (c *TagClient) Update() *TagUpdate {
+	mutation := newTagMutation(c.config, OpUpdate)
+	return &TagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TagClient) UpdateOne(_m *Tag) *TagUpdateOne {
+	mutation := newTagMutation(c.config, OpUpdateOne, withTag(_m))
+	return &TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TagClient) UpdateOneID(id uuid.UUID) *TagUpdateOne {
+	mutation := newTagMutation(c.config, OpUpdateOne, withTagID(id))
+	return &TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Tag.
+func (c *TagClient) Delete() *TagDelete {
+	mutation := newTagMutation(c.config, OpDelete)
+	return &TagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TagClient) DeleteOne(_m *Tag) *TagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TagClient) DeleteOneID(id uuid.UUID) *TagDeleteOne {
+	builder := c.Delete().Where(tag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TagDeleteOne{builder}
+}
+
+// Query returns a query builder for Tag.
+func (c *TagClient) Query() *TagQuery {
+	return &TagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Tag entity by its id.
+func (c *TagClient) Get(ctx context.Context, id uuid.UUID) (*Tag, error) {
+	return c.Query().Where(tag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TagClient) GetX(ctx context.Context, id uuid.UUID) *Tag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a Tag.
+func (c *TagClient) QueryTenant(_m *Tag) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tag.Table, tag.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, tag.TenantTable, tag.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversations queries the conversations edge of a Tag.
+func (c *TagClient) QueryConversations(_m *Tag) *ConversationQuery {
+	query := (&ConversationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tag.Table, tag.FieldID, id),
+			sqlgraph.To(conversation.Table, conversation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, true, tag.ConversationsTable, tag.ConversationsPrimaryKey...),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversationTags queries the conversation_tags edge of a Tag.
+func (c *TagClient) QueryConversationTags(_m *Tag) *ConversationTagQuery {
+	query := (&ConversationTagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tag.Table, tag.FieldID, id),
+			sqlgraph.To(conversationtag.Table, conversationtag.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, tag.ConversationTagsTable, tag.ConversationTagsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TagClient) Hooks() []Hook {
+	hooks := c.hooks.Tag
+	return append(hooks[:len(hooks):len(hooks)], tag.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TagClient) Interceptors() []Interceptor {
+	return c.inters.Tag
+}
+
+func (c *TagClient) mutate(ctx context.Context, m *TagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Tag mutation op: %q", m.Op())
+	}
+}
+
 // TenantClient is a client for the Tenant schema.
 type TenantClient struct {
 	config
@@ -2661,13 +3295,14 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AskRate, Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant,
-		Feedback, KnowledgeBase, Message, Source, SupportGrant, Tenant []ent.Hook
+		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, Source, SupportGrant,
+		Tag, Tenant []ent.Hook
 	}
 	inters struct {
-		AskRate, Attempt, AuditEvent, Chunk, Conversation, Document, DocumentGrant,
-		Feedback, KnowledgeBase, Message, Source, SupportGrant,
-		Tenant []ent.Interceptor
+		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, Source, SupportGrant,
+		Tag, Tenant []ent.Interceptor
 	}
 )
 

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -61,6 +63,14 @@ type Conversation struct {
 	ForkRequestID *string `json:"fork_request_id,omitempty"`
 	// The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); null follows the tenant's (TenantSettings.historyStrategy).
 	HistoryStrategy *domain.HistoryStrategy `json:"history_strategy,omitempty"`
+	// When the owner pinned the conversation; null when it is not pinned.
+	PinnedAt *time.Time `json:"pinned_at,omitempty"`
+	// The owner's folder the conversation is filed in; null when unfiled.
+	FolderID *uuid.UUID `json:"folder_id,omitempty"`
+	// An integrator's key-value pairs: at most 16 keys of up to 64 characters, values of up to 512 (docs/API.md, "Conversation metadata").
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// For a temporary chat: when it is gone (docs/API.md, "Temporary chats"); null for a normal conversation.
+	TemporaryExpiresAt *time.Time `json:"temporary_expires_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ConversationQuery when eager-loading is set.
 	Edges        ConversationEdges `json:"edges"`
@@ -77,14 +87,22 @@ type ConversationEdges struct {
 	Messages []*Message `json:"messages,omitempty"`
 	// Attempts holds the value of the attempts edge.
 	Attempts []*Attempt `json:"attempts,omitempty"`
+	// Folder holds the value of the folder edge.
+	Folder *Folder `json:"folder,omitempty"`
+	// Tags holds the value of the tags edge.
+	Tags []*Tag `json:"tags,omitempty"`
+	// ConversationTags holds the value of the conversation_tags edge.
+	ConversationTags []*ConversationTag `json:"conversation_tags,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [7]bool
 	// totalCount holds the count of the edges above.
-	totalCount [2]map[string]int
+	totalCount [4]map[string]int
 
-	namedMessages map[string][]*Message
-	namedAttempts map[string][]*Attempt
+	namedMessages         map[string][]*Message
+	namedAttempts         map[string][]*Attempt
+	namedTags             map[string][]*Tag
+	namedConversationTags map[string][]*ConversationTag
 }
 
 // TenantOrErr returns the Tenant value or an error if the edge
@@ -127,18 +145,49 @@ func (e ConversationEdges) AttemptsOrErr() ([]*Attempt, error) {
 	return nil, &NotLoadedError{edge: "attempts"}
 }
 
+// FolderOrErr returns the Folder value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e ConversationEdges) FolderOrErr() (*Folder, error) {
+	if e.Folder != nil {
+		return e.Folder, nil
+	} else if e.loadedTypes[4] {
+		return nil, &NotFoundError{label: folder.Label}
+	}
+	return nil, &NotLoadedError{edge: "folder"}
+}
+
+// TagsOrErr returns the Tags value or an error if the edge
+// was not loaded in eager-loading.
+func (e ConversationEdges) TagsOrErr() ([]*Tag, error) {
+	if e.loadedTypes[5] {
+		return e.Tags, nil
+	}
+	return nil, &NotLoadedError{edge: "tags"}
+}
+
+// ConversationTagsOrErr returns the ConversationTags value or an error if the edge
+// was not loaded in eager-loading.
+func (e ConversationEdges) ConversationTagsOrErr() ([]*ConversationTag, error) {
+	if e.loadedTypes[6] {
+		return e.ConversationTags, nil
+	}
+	return nil, &NotLoadedError{edge: "conversation_tags"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Conversation) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case conversation.FieldCurrentLeafID, conversation.FieldForkedFromMessageID:
+		case conversation.FieldCurrentLeafID, conversation.FieldForkedFromMessageID, conversation.FieldFolderID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
+		case conversation.FieldMetadata:
+			values[i] = new([]byte)
 		case conversation.FieldSummaryMessageSequence, conversation.FieldSummaryVersion, conversation.FieldVersion, conversation.FieldLastSequenceNo:
 			values[i] = new(sql.NullInt64)
 		case conversation.FieldTenantID, conversation.FieldUserID, conversation.FieldTitle, conversation.FieldTitleSource, conversation.FieldSummary, conversation.FieldStatus, conversation.FieldForkRequestID, conversation.FieldHistoryStrategy:
 			values[i] = new(sql.NullString)
-		case conversation.FieldCreatedAt, conversation.FieldUpdatedAt, conversation.FieldExpiresAt, conversation.FieldAbsoluteExpiresAt, conversation.FieldDeletedAt:
+		case conversation.FieldCreatedAt, conversation.FieldUpdatedAt, conversation.FieldExpiresAt, conversation.FieldAbsoluteExpiresAt, conversation.FieldDeletedAt, conversation.FieldPinnedAt, conversation.FieldTemporaryExpiresAt:
 			values[i] = new(sql.NullTime)
 		case conversation.FieldID, conversation.FieldKnowledgeBaseID:
 			values[i] = new(uuid.UUID)
@@ -288,6 +337,35 @@ func (_m *Conversation) assignValues(columns []string, values []any) error {
 				_m.HistoryStrategy = new(domain.HistoryStrategy)
 				*_m.HistoryStrategy = domain.HistoryStrategy(value.String)
 			}
+		case conversation.FieldPinnedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field pinned_at", values[i])
+			} else if value.Valid {
+				_m.PinnedAt = new(time.Time)
+				*_m.PinnedAt = value.Time
+			}
+		case conversation.FieldFolderID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field folder_id", values[i])
+			} else if value.Valid {
+				_m.FolderID = new(uuid.UUID)
+				*_m.FolderID = *value.S.(*uuid.UUID)
+			}
+		case conversation.FieldMetadata:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field metadata", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Metadata); err != nil {
+					return fmt.Errorf("unmarshal field metadata: %w", err)
+				}
+			}
+		case conversation.FieldTemporaryExpiresAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field temporary_expires_at", values[i])
+			} else if value.Valid {
+				_m.TemporaryExpiresAt = new(time.Time)
+				*_m.TemporaryExpiresAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -319,6 +397,21 @@ func (_m *Conversation) QueryMessages() *MessageQuery {
 // QueryAttempts queries the "attempts" edge of the Conversation entity.
 func (_m *Conversation) QueryAttempts() *AttemptQuery {
 	return NewConversationClient(_m.config).QueryAttempts(_m)
+}
+
+// QueryFolder queries the "folder" edge of the Conversation entity.
+func (_m *Conversation) QueryFolder() *FolderQuery {
+	return NewConversationClient(_m.config).QueryFolder(_m)
+}
+
+// QueryTags queries the "tags" edge of the Conversation entity.
+func (_m *Conversation) QueryTags() *TagQuery {
+	return NewConversationClient(_m.config).QueryTags(_m)
+}
+
+// QueryConversationTags queries the "conversation_tags" edge of the Conversation entity.
+func (_m *Conversation) QueryConversationTags() *ConversationTagQuery {
+	return NewConversationClient(_m.config).QueryConversationTags(_m)
 }
 
 // Update returns a builder for updating this Conversation.
@@ -413,6 +506,24 @@ func (_m *Conversation) String() string {
 		builder.WriteString("history_strategy=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	if v := _m.PinnedAt; v != nil {
+		builder.WriteString("pinned_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.FolderID; v != nil {
+		builder.WriteString("folder_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("metadata=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Metadata))
+	builder.WriteString(", ")
+	if v := _m.TemporaryExpiresAt; v != nil {
+		builder.WriteString("temporary_expires_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }
@@ -462,6 +573,54 @@ func (_m *Conversation) appendNamedAttempts(name string, edges ...*Attempt) {
 		_m.Edges.namedAttempts[name] = []*Attempt{}
 	} else {
 		_m.Edges.namedAttempts[name] = append(_m.Edges.namedAttempts[name], edges...)
+	}
+}
+
+// NamedTags returns the Tags named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Conversation) NamedTags(name string) ([]*Tag, error) {
+	if _m.Edges.namedTags == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedTags[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Conversation) appendNamedTags(name string, edges ...*Tag) {
+	if _m.Edges.namedTags == nil {
+		_m.Edges.namedTags = make(map[string][]*Tag)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedTags[name] = []*Tag{}
+	} else {
+		_m.Edges.namedTags[name] = append(_m.Edges.namedTags[name], edges...)
+	}
+}
+
+// NamedConversationTags returns the ConversationTags named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Conversation) NamedConversationTags(name string) ([]*ConversationTag, error) {
+	if _m.Edges.namedConversationTags == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedConversationTags[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Conversation) appendNamedConversationTags(name string, edges ...*ConversationTag) {
+	if _m.Edges.namedConversationTags == nil {
+		_m.Edges.namedConversationTags = make(map[string][]*ConversationTag)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedConversationTags[name] = []*ConversationTag{}
+	} else {
+		_m.Edges.namedConversationTags[name] = append(_m.Edges.namedConversationTags[name], edges...)
 	}
 }
 

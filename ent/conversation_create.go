@@ -15,8 +15,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/domain"
 )
@@ -269,6 +272,54 @@ func (_c *ConversationCreate) SetNillableHistoryStrategy(v *domain.HistoryStrate
 	return _c
 }
 
+// SetPinnedAt sets the "pinned_at" field.
+func (_c *ConversationCreate) SetPinnedAt(v time.Time) *ConversationCreate {
+	_c.mutation.SetPinnedAt(v)
+	return _c
+}
+
+// SetNillablePinnedAt sets the "pinned_at" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillablePinnedAt(v *time.Time) *ConversationCreate {
+	if v != nil {
+		_c.SetPinnedAt(*v)
+	}
+	return _c
+}
+
+// SetFolderID sets the "folder_id" field.
+func (_c *ConversationCreate) SetFolderID(v uuid.UUID) *ConversationCreate {
+	_c.mutation.SetFolderID(v)
+	return _c
+}
+
+// SetNillableFolderID sets the "folder_id" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableFolderID(v *uuid.UUID) *ConversationCreate {
+	if v != nil {
+		_c.SetFolderID(*v)
+	}
+	return _c
+}
+
+// SetMetadata sets the "metadata" field.
+func (_c *ConversationCreate) SetMetadata(v map[string]string) *ConversationCreate {
+	_c.mutation.SetMetadata(v)
+	return _c
+}
+
+// SetTemporaryExpiresAt sets the "temporary_expires_at" field.
+func (_c *ConversationCreate) SetTemporaryExpiresAt(v time.Time) *ConversationCreate {
+	_c.mutation.SetTemporaryExpiresAt(v)
+	return _c
+}
+
+// SetNillableTemporaryExpiresAt sets the "temporary_expires_at" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableTemporaryExpiresAt(v *time.Time) *ConversationCreate {
+	if v != nil {
+		_c.SetTemporaryExpiresAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ConversationCreate) SetID(v uuid.UUID) *ConversationCreate {
 	_c.mutation.SetID(v)
@@ -321,6 +372,41 @@ func (_c *ConversationCreate) AddAttempts(v ...*Attempt) *ConversationCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddAttemptIDs(ids...)
+}
+
+// SetFolder sets the "folder" edge to the Folder entity.
+func (_c *ConversationCreate) SetFolder(v *Folder) *ConversationCreate {
+	return _c.SetFolderID(v.ID)
+}
+
+// AddTagIDs adds the "tags" edge to the Tag entity by IDs.
+func (_c *ConversationCreate) AddTagIDs(ids ...uuid.UUID) *ConversationCreate {
+	_c.mutation.AddTagIDs(ids...)
+	return _c
+}
+
+// AddTags adds the "tags" edges to the Tag entity.
+func (_c *ConversationCreate) AddTags(v ...*Tag) *ConversationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddTagIDs(ids...)
+}
+
+// AddConversationTagIDs adds the "conversation_tags" edge to the ConversationTag entity by IDs.
+func (_c *ConversationCreate) AddConversationTagIDs(ids ...uuid.UUID) *ConversationCreate {
+	_c.mutation.AddConversationTagIDs(ids...)
+	return _c
+}
+
+// AddConversationTags adds the "conversation_tags" edges to the ConversationTag entity.
+func (_c *ConversationCreate) AddConversationTags(v ...*ConversationTag) *ConversationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddConversationTagIDs(ids...)
 }
 
 // Mutation returns the ConversationMutation object of the builder.
@@ -627,6 +713,18 @@ func (_c *ConversationCreate) createSpec() (*Conversation, *sqlgraph.CreateSpec)
 		_spec.SetField(conversation.FieldHistoryStrategy, field.TypeString, value)
 		_node.HistoryStrategy = &value
 	}
+	if value, ok := _c.mutation.PinnedAt(); ok {
+		_spec.SetField(conversation.FieldPinnedAt, field.TypeTime, value)
+		_node.PinnedAt = &value
+	}
+	if value, ok := _c.mutation.Metadata(); ok {
+		_spec.SetField(conversation.FieldMetadata, field.TypeJSON, value)
+		_node.Metadata = value
+	}
+	if value, ok := _c.mutation.TemporaryExpiresAt(); ok {
+		_spec.SetField(conversation.FieldTemporaryExpiresAt, field.TypeTime, value)
+		_node.TemporaryExpiresAt = &value
+	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -686,6 +784,62 @@ func (_c *ConversationCreate) createSpec() (*Conversation, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.FolderIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   conversation.FolderTable,
+			Columns: []string{conversation.FolderColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(folder.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.FolderID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.TagsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		createE := &ConversationTagCreate{config: _c.config, mutation: newConversationTagMutation(_c.config, OpCreate)}
+		_ = createE.defaults()
+		_, specE := createE.createSpec()
+		edge.Target.Fields = specE.Fields
+		if specE.ID.Value != nil {
+			edge.Target.Fields = append(edge.Target.Fields, specE.ID)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ConversationTagsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(conversationtag.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {
@@ -940,6 +1094,78 @@ func (u *ConversationUpsert) UpdateHistoryStrategy() *ConversationUpsert {
 // ClearHistoryStrategy clears the value of the "history_strategy" field.
 func (u *ConversationUpsert) ClearHistoryStrategy() *ConversationUpsert {
 	u.SetNull(conversation.FieldHistoryStrategy)
+	return u
+}
+
+// SetPinnedAt sets the "pinned_at" field.
+func (u *ConversationUpsert) SetPinnedAt(v time.Time) *ConversationUpsert {
+	u.Set(conversation.FieldPinnedAt, v)
+	return u
+}
+
+// UpdatePinnedAt sets the "pinned_at" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdatePinnedAt() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldPinnedAt)
+	return u
+}
+
+// ClearPinnedAt clears the value of the "pinned_at" field.
+func (u *ConversationUpsert) ClearPinnedAt() *ConversationUpsert {
+	u.SetNull(conversation.FieldPinnedAt)
+	return u
+}
+
+// SetFolderID sets the "folder_id" field.
+func (u *ConversationUpsert) SetFolderID(v uuid.UUID) *ConversationUpsert {
+	u.Set(conversation.FieldFolderID, v)
+	return u
+}
+
+// UpdateFolderID sets the "folder_id" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdateFolderID() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldFolderID)
+	return u
+}
+
+// ClearFolderID clears the value of the "folder_id" field.
+func (u *ConversationUpsert) ClearFolderID() *ConversationUpsert {
+	u.SetNull(conversation.FieldFolderID)
+	return u
+}
+
+// SetMetadata sets the "metadata" field.
+func (u *ConversationUpsert) SetMetadata(v map[string]string) *ConversationUpsert {
+	u.Set(conversation.FieldMetadata, v)
+	return u
+}
+
+// UpdateMetadata sets the "metadata" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdateMetadata() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldMetadata)
+	return u
+}
+
+// ClearMetadata clears the value of the "metadata" field.
+func (u *ConversationUpsert) ClearMetadata() *ConversationUpsert {
+	u.SetNull(conversation.FieldMetadata)
+	return u
+}
+
+// SetTemporaryExpiresAt sets the "temporary_expires_at" field.
+func (u *ConversationUpsert) SetTemporaryExpiresAt(v time.Time) *ConversationUpsert {
+	u.Set(conversation.FieldTemporaryExpiresAt, v)
+	return u
+}
+
+// UpdateTemporaryExpiresAt sets the "temporary_expires_at" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdateTemporaryExpiresAt() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldTemporaryExpiresAt)
+	return u
+}
+
+// ClearTemporaryExpiresAt clears the value of the "temporary_expires_at" field.
+func (u *ConversationUpsert) ClearTemporaryExpiresAt() *ConversationUpsert {
+	u.SetNull(conversation.FieldTemporaryExpiresAt)
 	return u
 }
 
@@ -1240,6 +1466,90 @@ func (u *ConversationUpsertOne) UpdateHistoryStrategy() *ConversationUpsertOne {
 func (u *ConversationUpsertOne) ClearHistoryStrategy() *ConversationUpsertOne {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearHistoryStrategy()
+	})
+}
+
+// SetPinnedAt sets the "pinned_at" field.
+func (u *ConversationUpsertOne) SetPinnedAt(v time.Time) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetPinnedAt(v)
+	})
+}
+
+// UpdatePinnedAt sets the "pinned_at" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdatePinnedAt() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdatePinnedAt()
+	})
+}
+
+// ClearPinnedAt clears the value of the "pinned_at" field.
+func (u *ConversationUpsertOne) ClearPinnedAt() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearPinnedAt()
+	})
+}
+
+// SetFolderID sets the "folder_id" field.
+func (u *ConversationUpsertOne) SetFolderID(v uuid.UUID) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetFolderID(v)
+	})
+}
+
+// UpdateFolderID sets the "folder_id" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdateFolderID() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateFolderID()
+	})
+}
+
+// ClearFolderID clears the value of the "folder_id" field.
+func (u *ConversationUpsertOne) ClearFolderID() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearFolderID()
+	})
+}
+
+// SetMetadata sets the "metadata" field.
+func (u *ConversationUpsertOne) SetMetadata(v map[string]string) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetMetadata(v)
+	})
+}
+
+// UpdateMetadata sets the "metadata" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdateMetadata() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateMetadata()
+	})
+}
+
+// ClearMetadata clears the value of the "metadata" field.
+func (u *ConversationUpsertOne) ClearMetadata() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearMetadata()
+	})
+}
+
+// SetTemporaryExpiresAt sets the "temporary_expires_at" field.
+func (u *ConversationUpsertOne) SetTemporaryExpiresAt(v time.Time) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetTemporaryExpiresAt(v)
+	})
+}
+
+// UpdateTemporaryExpiresAt sets the "temporary_expires_at" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdateTemporaryExpiresAt() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateTemporaryExpiresAt()
+	})
+}
+
+// ClearTemporaryExpiresAt clears the value of the "temporary_expires_at" field.
+func (u *ConversationUpsertOne) ClearTemporaryExpiresAt() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearTemporaryExpiresAt()
 	})
 }
 
@@ -1707,6 +2017,90 @@ func (u *ConversationUpsertBulk) UpdateHistoryStrategy() *ConversationUpsertBulk
 func (u *ConversationUpsertBulk) ClearHistoryStrategy() *ConversationUpsertBulk {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearHistoryStrategy()
+	})
+}
+
+// SetPinnedAt sets the "pinned_at" field.
+func (u *ConversationUpsertBulk) SetPinnedAt(v time.Time) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetPinnedAt(v)
+	})
+}
+
+// UpdatePinnedAt sets the "pinned_at" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdatePinnedAt() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdatePinnedAt()
+	})
+}
+
+// ClearPinnedAt clears the value of the "pinned_at" field.
+func (u *ConversationUpsertBulk) ClearPinnedAt() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearPinnedAt()
+	})
+}
+
+// SetFolderID sets the "folder_id" field.
+func (u *ConversationUpsertBulk) SetFolderID(v uuid.UUID) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetFolderID(v)
+	})
+}
+
+// UpdateFolderID sets the "folder_id" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdateFolderID() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateFolderID()
+	})
+}
+
+// ClearFolderID clears the value of the "folder_id" field.
+func (u *ConversationUpsertBulk) ClearFolderID() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearFolderID()
+	})
+}
+
+// SetMetadata sets the "metadata" field.
+func (u *ConversationUpsertBulk) SetMetadata(v map[string]string) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetMetadata(v)
+	})
+}
+
+// UpdateMetadata sets the "metadata" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdateMetadata() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateMetadata()
+	})
+}
+
+// ClearMetadata clears the value of the "metadata" field.
+func (u *ConversationUpsertBulk) ClearMetadata() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearMetadata()
+	})
+}
+
+// SetTemporaryExpiresAt sets the "temporary_expires_at" field.
+func (u *ConversationUpsertBulk) SetTemporaryExpiresAt(v time.Time) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetTemporaryExpiresAt(v)
+	})
+}
+
+// UpdateTemporaryExpiresAt sets the "temporary_expires_at" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdateTemporaryExpiresAt() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateTemporaryExpiresAt()
+	})
+}
+
+// ClearTemporaryExpiresAt clears the value of the "temporary_expires_at" field.
+func (u *ConversationUpsertBulk) ClearTemporaryExpiresAt() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearTemporaryExpiresAt()
 	})
 }
 

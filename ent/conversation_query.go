@@ -17,27 +17,35 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 )
 
 // ConversationQuery is the builder for querying Conversation entities.
 type ConversationQuery struct {
 	config
-	ctx               *QueryContext
-	order             []conversation.OrderOption
-	inters            []Interceptor
-	predicates        []predicate.Conversation
-	withTenant        *TenantQuery
-	withKnowledgeBase *KnowledgeBaseQuery
-	withMessages      *MessageQuery
-	withAttempts      *AttemptQuery
-	loadTotal         []func(context.Context, []*Conversation) error
-	modifiers         []func(*sql.Selector)
-	withNamedMessages map[string]*MessageQuery
-	withNamedAttempts map[string]*AttemptQuery
+	ctx                       *QueryContext
+	order                     []conversation.OrderOption
+	inters                    []Interceptor
+	predicates                []predicate.Conversation
+	withTenant                *TenantQuery
+	withKnowledgeBase         *KnowledgeBaseQuery
+	withMessages              *MessageQuery
+	withAttempts              *AttemptQuery
+	withFolder                *FolderQuery
+	withTags                  *TagQuery
+	withConversationTags      *ConversationTagQuery
+	loadTotal                 []func(context.Context, []*Conversation) error
+	modifiers                 []func(*sql.Selector)
+	withNamedMessages         map[string]*MessageQuery
+	withNamedAttempts         map[string]*AttemptQuery
+	withNamedTags             map[string]*TagQuery
+	withNamedConversationTags map[string]*ConversationTagQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -155,6 +163,72 @@ func (_q *ConversationQuery) QueryAttempts() *AttemptQuery {
 			sqlgraph.From(conversation.Table, conversation.FieldID, selector),
 			sqlgraph.To(attempt.Table, attempt.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, conversation.AttemptsTable, conversation.AttemptsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryFolder chains the current query on the "folder" edge.
+func (_q *ConversationQuery) QueryFolder() *FolderQuery {
+	query := (&FolderClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversation.Table, conversation.FieldID, selector),
+			sqlgraph.To(folder.Table, folder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, conversation.FolderTable, conversation.FolderColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryTags chains the current query on the "tags" edge.
+func (_q *ConversationQuery) QueryTags() *TagQuery {
+	query := (&TagClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversation.Table, conversation.FieldID, selector),
+			sqlgraph.To(tag.Table, tag.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, false, conversation.TagsTable, conversation.TagsPrimaryKey...),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryConversationTags chains the current query on the "conversation_tags" edge.
+func (_q *ConversationQuery) QueryConversationTags() *ConversationTagQuery {
+	query := (&ConversationTagClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(conversation.Table, conversation.FieldID, selector),
+			sqlgraph.To(conversationtag.Table, conversationtag.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, conversation.ConversationTagsTable, conversation.ConversationTagsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -349,15 +423,18 @@ func (_q *ConversationQuery) Clone() *ConversationQuery {
 		return nil
 	}
 	return &ConversationQuery{
-		config:            _q.config,
-		ctx:               _q.ctx.Clone(),
-		order:             append([]conversation.OrderOption{}, _q.order...),
-		inters:            append([]Interceptor{}, _q.inters...),
-		predicates:        append([]predicate.Conversation{}, _q.predicates...),
-		withTenant:        _q.withTenant.Clone(),
-		withKnowledgeBase: _q.withKnowledgeBase.Clone(),
-		withMessages:      _q.withMessages.Clone(),
-		withAttempts:      _q.withAttempts.Clone(),
+		config:               _q.config,
+		ctx:                  _q.ctx.Clone(),
+		order:                append([]conversation.OrderOption{}, _q.order...),
+		inters:               append([]Interceptor{}, _q.inters...),
+		predicates:           append([]predicate.Conversation{}, _q.predicates...),
+		withTenant:           _q.withTenant.Clone(),
+		withKnowledgeBase:    _q.withKnowledgeBase.Clone(),
+		withMessages:         _q.withMessages.Clone(),
+		withAttempts:         _q.withAttempts.Clone(),
+		withFolder:           _q.withFolder.Clone(),
+		withTags:             _q.withTags.Clone(),
+		withConversationTags: _q.withConversationTags.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -406,6 +483,39 @@ func (_q *ConversationQuery) WithAttempts(opts ...func(*AttemptQuery)) *Conversa
 		opt(query)
 	}
 	_q.withAttempts = query
+	return _q
+}
+
+// WithFolder tells the query-builder to eager-load the nodes that are connected to
+// the "folder" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ConversationQuery) WithFolder(opts ...func(*FolderQuery)) *ConversationQuery {
+	query := (&FolderClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withFolder = query
+	return _q
+}
+
+// WithTags tells the query-builder to eager-load the nodes that are connected to
+// the "tags" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ConversationQuery) WithTags(opts ...func(*TagQuery)) *ConversationQuery {
+	query := (&TagClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withTags = query
+	return _q
+}
+
+// WithConversationTags tells the query-builder to eager-load the nodes that are connected to
+// the "conversation_tags" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ConversationQuery) WithConversationTags(opts ...func(*ConversationTagQuery)) *ConversationQuery {
+	query := (&ConversationTagClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withConversationTags = query
 	return _q
 }
 
@@ -493,11 +603,14 @@ func (_q *ConversationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Conversation{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [7]bool{
 			_q.withTenant != nil,
 			_q.withKnowledgeBase != nil,
 			_q.withMessages != nil,
 			_q.withAttempts != nil,
+			_q.withFolder != nil,
+			_q.withTags != nil,
+			_q.withConversationTags != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -547,6 +660,28 @@ func (_q *ConversationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withFolder; query != nil {
+		if err := _q.loadFolder(ctx, query, nodes, nil,
+			func(n *Conversation, e *Folder) { n.Edges.Folder = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withTags; query != nil {
+		if err := _q.loadTags(ctx, query, nodes,
+			func(n *Conversation) { n.Edges.Tags = []*Tag{} },
+			func(n *Conversation, e *Tag) { n.Edges.Tags = append(n.Edges.Tags, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withConversationTags; query != nil {
+		if err := _q.loadConversationTags(ctx, query, nodes,
+			func(n *Conversation) { n.Edges.ConversationTags = []*ConversationTag{} },
+			func(n *Conversation, e *ConversationTag) {
+				n.Edges.ConversationTags = append(n.Edges.ConversationTags, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedMessages {
 		if err := _q.loadMessages(ctx, query, nodes,
 			func(n *Conversation) { n.appendNamedMessages(name) },
@@ -558,6 +693,20 @@ func (_q *ConversationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadAttempts(ctx, query, nodes,
 			func(n *Conversation) { n.appendNamedAttempts(name) },
 			func(n *Conversation, e *Attempt) { n.appendNamedAttempts(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedTags {
+		if err := _q.loadTags(ctx, query, nodes,
+			func(n *Conversation) { n.appendNamedTags(name) },
+			func(n *Conversation, e *Tag) { n.appendNamedTags(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedConversationTags {
+		if err := _q.loadConversationTags(ctx, query, nodes,
+			func(n *Conversation) { n.appendNamedConversationTags(name) },
+			func(n *Conversation, e *ConversationTag) { n.appendNamedConversationTags(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -687,6 +836,129 @@ func (_q *ConversationQuery) loadAttempts(ctx context.Context, query *AttemptQue
 	}
 	return nil
 }
+func (_q *ConversationQuery) loadFolder(ctx context.Context, query *FolderQuery, nodes []*Conversation, init func(*Conversation), assign func(*Conversation, *Folder)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*Conversation)
+	for i := range nodes {
+		if nodes[i].FolderID == nil {
+			continue
+		}
+		fk := *nodes[i].FolderID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(folder.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "folder_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
+func (_q *ConversationQuery) loadTags(ctx context.Context, query *TagQuery, nodes []*Conversation, init func(*Conversation), assign func(*Conversation, *Tag)) error {
+	edgeIDs := make([]driver.Value, len(nodes))
+	byID := make(map[uuid.UUID]*Conversation)
+	nids := make(map[uuid.UUID]map[*Conversation]struct{})
+	for i, node := range nodes {
+		edgeIDs[i] = node.ID
+		byID[node.ID] = node
+		if init != nil {
+			init(node)
+		}
+	}
+	query.Where(func(s *sql.Selector) {
+		joinT := sql.Table(conversation.TagsTable)
+		s.Join(joinT).On(s.C(tag.FieldID), joinT.C(conversation.TagsPrimaryKey[1]))
+		s.Where(sql.InValues(joinT.C(conversation.TagsPrimaryKey[0]), edgeIDs...))
+		columns := s.SelectedColumns()
+		s.Select(joinT.C(conversation.TagsPrimaryKey[0]))
+		s.AppendSelect(columns...)
+		s.SetDistinct(false)
+	})
+	if err := query.prepareQuery(ctx); err != nil {
+		return err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		return query.sqlAll(ctx, func(_ context.Context, spec *sqlgraph.QuerySpec) {
+			assign := spec.Assign
+			values := spec.ScanValues
+			spec.ScanValues = func(columns []string) ([]any, error) {
+				values, err := values(columns[1:])
+				if err != nil {
+					return nil, err
+				}
+				return append([]any{new(uuid.UUID)}, values...), nil
+			}
+			spec.Assign = func(columns []string, values []any) error {
+				outValue := *values[0].(*uuid.UUID)
+				inValue := *values[1].(*uuid.UUID)
+				if nids[inValue] == nil {
+					nids[inValue] = map[*Conversation]struct{}{byID[outValue]: {}}
+					return assign(columns[1:], values[1:])
+				}
+				nids[inValue][byID[outValue]] = struct{}{}
+				return nil
+			}
+		})
+	})
+	neighbors, err := withInterceptors[[]*Tag](ctx, query, qr, query.inters)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected "tags" node returned %v`, n.ID)
+		}
+		for kn := range nodes {
+			assign(kn, n)
+		}
+	}
+	return nil
+}
+func (_q *ConversationQuery) loadConversationTags(ctx context.Context, query *ConversationTagQuery, nodes []*Conversation, init func(*Conversation), assign func(*Conversation, *ConversationTag)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Conversation)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(conversationtag.FieldConversationID)
+	}
+	query.Where(predicate.ConversationTag(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(conversation.ConversationTagsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ConversationID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "conversation_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *ConversationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -721,6 +993,9 @@ func (_q *ConversationQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withKnowledgeBase != nil {
 			_spec.Node.AddColumnOnce(conversation.FieldKnowledgeBaseID)
+		}
+		if _q.withFolder != nil {
+			_spec.Node.AddColumnOnce(conversation.FieldFolderID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {
@@ -839,6 +1114,34 @@ func (_q *ConversationQuery) WithNamedAttempts(name string, opts ...func(*Attemp
 		_q.withNamedAttempts = make(map[string]*AttemptQuery)
 	}
 	_q.withNamedAttempts[name] = query
+	return _q
+}
+
+// WithNamedTags tells the query-builder to eager-load the nodes that are connected to the "tags"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *ConversationQuery) WithNamedTags(name string, opts ...func(*TagQuery)) *ConversationQuery {
+	query := (&TagClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedTags == nil {
+		_q.withNamedTags = make(map[string]*TagQuery)
+	}
+	_q.withNamedTags[name] = query
+	return _q
+}
+
+// WithNamedConversationTags tells the query-builder to eager-load the nodes that are connected to the "conversation_tags"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *ConversationQuery) WithNamedConversationTags(name string, opts ...func(*ConversationTagQuery)) *ConversationQuery {
+	query := (&ConversationTagClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedConversationTags == nil {
+		_q.withNamedConversationTags = make(map[string]*ConversationTagQuery)
+	}
+	_q.withNamedConversationTags[name] = query
 	return _q
 }
 

@@ -14,8 +14,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -253,6 +256,78 @@ func (_u *ConversationUpdate) ClearHistoryStrategy() *ConversationUpdate {
 	return _u
 }
 
+// SetPinnedAt sets the "pinned_at" field.
+func (_u *ConversationUpdate) SetPinnedAt(v time.Time) *ConversationUpdate {
+	_u.mutation.SetPinnedAt(v)
+	return _u
+}
+
+// SetNillablePinnedAt sets the "pinned_at" field if the given value is not nil.
+func (_u *ConversationUpdate) SetNillablePinnedAt(v *time.Time) *ConversationUpdate {
+	if v != nil {
+		_u.SetPinnedAt(*v)
+	}
+	return _u
+}
+
+// ClearPinnedAt clears the value of the "pinned_at" field.
+func (_u *ConversationUpdate) ClearPinnedAt() *ConversationUpdate {
+	_u.mutation.ClearPinnedAt()
+	return _u
+}
+
+// SetFolderID sets the "folder_id" field.
+func (_u *ConversationUpdate) SetFolderID(v uuid.UUID) *ConversationUpdate {
+	_u.mutation.SetFolderID(v)
+	return _u
+}
+
+// SetNillableFolderID sets the "folder_id" field if the given value is not nil.
+func (_u *ConversationUpdate) SetNillableFolderID(v *uuid.UUID) *ConversationUpdate {
+	if v != nil {
+		_u.SetFolderID(*v)
+	}
+	return _u
+}
+
+// ClearFolderID clears the value of the "folder_id" field.
+func (_u *ConversationUpdate) ClearFolderID() *ConversationUpdate {
+	_u.mutation.ClearFolderID()
+	return _u
+}
+
+// SetMetadata sets the "metadata" field.
+func (_u *ConversationUpdate) SetMetadata(v map[string]string) *ConversationUpdate {
+	_u.mutation.SetMetadata(v)
+	return _u
+}
+
+// ClearMetadata clears the value of the "metadata" field.
+func (_u *ConversationUpdate) ClearMetadata() *ConversationUpdate {
+	_u.mutation.ClearMetadata()
+	return _u
+}
+
+// SetTemporaryExpiresAt sets the "temporary_expires_at" field.
+func (_u *ConversationUpdate) SetTemporaryExpiresAt(v time.Time) *ConversationUpdate {
+	_u.mutation.SetTemporaryExpiresAt(v)
+	return _u
+}
+
+// SetNillableTemporaryExpiresAt sets the "temporary_expires_at" field if the given value is not nil.
+func (_u *ConversationUpdate) SetNillableTemporaryExpiresAt(v *time.Time) *ConversationUpdate {
+	if v != nil {
+		_u.SetTemporaryExpiresAt(*v)
+	}
+	return _u
+}
+
+// ClearTemporaryExpiresAt clears the value of the "temporary_expires_at" field.
+func (_u *ConversationUpdate) ClearTemporaryExpiresAt() *ConversationUpdate {
+	_u.mutation.ClearTemporaryExpiresAt()
+	return _u
+}
+
 // AddMessageIDs adds the "messages" edge to the Message entity by IDs.
 func (_u *ConversationUpdate) AddMessageIDs(ids ...uuid.UUID) *ConversationUpdate {
 	_u.mutation.AddMessageIDs(ids...)
@@ -281,6 +356,41 @@ func (_u *ConversationUpdate) AddAttempts(v ...*Attempt) *ConversationUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddAttemptIDs(ids...)
+}
+
+// SetFolder sets the "folder" edge to the Folder entity.
+func (_u *ConversationUpdate) SetFolder(v *Folder) *ConversationUpdate {
+	return _u.SetFolderID(v.ID)
+}
+
+// AddTagIDs adds the "tags" edge to the Tag entity by IDs.
+func (_u *ConversationUpdate) AddTagIDs(ids ...uuid.UUID) *ConversationUpdate {
+	_u.mutation.AddTagIDs(ids...)
+	return _u
+}
+
+// AddTags adds the "tags" edges to the Tag entity.
+func (_u *ConversationUpdate) AddTags(v ...*Tag) *ConversationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddTagIDs(ids...)
+}
+
+// AddConversationTagIDs adds the "conversation_tags" edge to the ConversationTag entity by IDs.
+func (_u *ConversationUpdate) AddConversationTagIDs(ids ...uuid.UUID) *ConversationUpdate {
+	_u.mutation.AddConversationTagIDs(ids...)
+	return _u
+}
+
+// AddConversationTags adds the "conversation_tags" edges to the ConversationTag entity.
+func (_u *ConversationUpdate) AddConversationTags(v ...*ConversationTag) *ConversationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddConversationTagIDs(ids...)
 }
 
 // Mutation returns the ConversationMutation object of the builder.
@@ -328,6 +438,54 @@ func (_u *ConversationUpdate) RemoveAttempts(v ...*Attempt) *ConversationUpdate 
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAttemptIDs(ids...)
+}
+
+// ClearFolder clears the "folder" edge to the Folder entity.
+func (_u *ConversationUpdate) ClearFolder() *ConversationUpdate {
+	_u.mutation.ClearFolder()
+	return _u
+}
+
+// ClearTags clears all "tags" edges to the Tag entity.
+func (_u *ConversationUpdate) ClearTags() *ConversationUpdate {
+	_u.mutation.ClearTags()
+	return _u
+}
+
+// RemoveTagIDs removes the "tags" edge to Tag entities by IDs.
+func (_u *ConversationUpdate) RemoveTagIDs(ids ...uuid.UUID) *ConversationUpdate {
+	_u.mutation.RemoveTagIDs(ids...)
+	return _u
+}
+
+// RemoveTags removes "tags" edges to Tag entities.
+func (_u *ConversationUpdate) RemoveTags(v ...*Tag) *ConversationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveTagIDs(ids...)
+}
+
+// ClearConversationTags clears all "conversation_tags" edges to the ConversationTag entity.
+func (_u *ConversationUpdate) ClearConversationTags() *ConversationUpdate {
+	_u.mutation.ClearConversationTags()
+	return _u
+}
+
+// RemoveConversationTagIDs removes the "conversation_tags" edge to ConversationTag entities by IDs.
+func (_u *ConversationUpdate) RemoveConversationTagIDs(ids ...uuid.UUID) *ConversationUpdate {
+	_u.mutation.RemoveConversationTagIDs(ids...)
+	return _u
+}
+
+// RemoveConversationTags removes "conversation_tags" edges to ConversationTag entities.
+func (_u *ConversationUpdate) RemoveConversationTags(v ...*ConversationTag) *ConversationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveConversationTagIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -502,6 +660,24 @@ func (_u *ConversationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if _u.mutation.HistoryStrategyCleared() {
 		_spec.ClearField(conversation.FieldHistoryStrategy, field.TypeString)
 	}
+	if value, ok := _u.mutation.PinnedAt(); ok {
+		_spec.SetField(conversation.FieldPinnedAt, field.TypeTime, value)
+	}
+	if _u.mutation.PinnedAtCleared() {
+		_spec.ClearField(conversation.FieldPinnedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Metadata(); ok {
+		_spec.SetField(conversation.FieldMetadata, field.TypeJSON, value)
+	}
+	if _u.mutation.MetadataCleared() {
+		_spec.ClearField(conversation.FieldMetadata, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.TemporaryExpiresAt(); ok {
+		_spec.SetField(conversation.FieldTemporaryExpiresAt, field.TypeTime, value)
+	}
+	if _u.mutation.TemporaryExpiresAtCleared() {
+		_spec.ClearField(conversation.FieldTemporaryExpiresAt, field.TypeTime)
+	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -585,6 +761,146 @@ func (_u *ConversationUpdate) sqlSave(ctx context.Context) (_node int, err error
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FolderCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   conversation.FolderTable,
+			Columns: []string{conversation.FolderColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(folder.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FolderIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   conversation.FolderTable,
+			Columns: []string{conversation.FolderColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(folder.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.TagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeUUID),
+			},
+		}
+		createE := &ConversationTagCreate{config: _u.config, mutation: newConversationTagMutation(_u.config, OpCreate)}
+		_ = createE.defaults()
+		_, specE := createE.createSpec()
+		edge.Target.Fields = specE.Fields
+		if specE.ID.Value != nil {
+			edge.Target.Fields = append(edge.Target.Fields, specE.ID)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedTagsIDs(); len(nodes) > 0 && !_u.mutation.TagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		createE := &ConversationTagCreate{config: _u.config, mutation: newConversationTagMutation(_u.config, OpCreate)}
+		_ = createE.defaults()
+		_, specE := createE.createSpec()
+		edge.Target.Fields = specE.Fields
+		if specE.ID.Value != nil {
+			edge.Target.Fields = append(edge.Target.Fields, specE.ID)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.TagsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		createE := &ConversationTagCreate{config: _u.config, mutation: newConversationTagMutation(_u.config, OpCreate)}
+		_ = createE.defaults()
+		_, specE := createE.createSpec()
+		edge.Target.Fields = specE.Fields
+		if specE.ID.Value != nil {
+			edge.Target.Fields = append(edge.Target.Fields, specE.ID)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ConversationTagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(conversationtag.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedConversationTagsIDs(); len(nodes) > 0 && !_u.mutation.ConversationTagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(conversationtag.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ConversationTagsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(conversationtag.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {
@@ -834,6 +1150,78 @@ func (_u *ConversationUpdateOne) ClearHistoryStrategy() *ConversationUpdateOne {
 	return _u
 }
 
+// SetPinnedAt sets the "pinned_at" field.
+func (_u *ConversationUpdateOne) SetPinnedAt(v time.Time) *ConversationUpdateOne {
+	_u.mutation.SetPinnedAt(v)
+	return _u
+}
+
+// SetNillablePinnedAt sets the "pinned_at" field if the given value is not nil.
+func (_u *ConversationUpdateOne) SetNillablePinnedAt(v *time.Time) *ConversationUpdateOne {
+	if v != nil {
+		_u.SetPinnedAt(*v)
+	}
+	return _u
+}
+
+// ClearPinnedAt clears the value of the "pinned_at" field.
+func (_u *ConversationUpdateOne) ClearPinnedAt() *ConversationUpdateOne {
+	_u.mutation.ClearPinnedAt()
+	return _u
+}
+
+// SetFolderID sets the "folder_id" field.
+func (_u *ConversationUpdateOne) SetFolderID(v uuid.UUID) *ConversationUpdateOne {
+	_u.mutation.SetFolderID(v)
+	return _u
+}
+
+// SetNillableFolderID sets the "folder_id" field if the given value is not nil.
+func (_u *ConversationUpdateOne) SetNillableFolderID(v *uuid.UUID) *ConversationUpdateOne {
+	if v != nil {
+		_u.SetFolderID(*v)
+	}
+	return _u
+}
+
+// ClearFolderID clears the value of the "folder_id" field.
+func (_u *ConversationUpdateOne) ClearFolderID() *ConversationUpdateOne {
+	_u.mutation.ClearFolderID()
+	return _u
+}
+
+// SetMetadata sets the "metadata" field.
+func (_u *ConversationUpdateOne) SetMetadata(v map[string]string) *ConversationUpdateOne {
+	_u.mutation.SetMetadata(v)
+	return _u
+}
+
+// ClearMetadata clears the value of the "metadata" field.
+func (_u *ConversationUpdateOne) ClearMetadata() *ConversationUpdateOne {
+	_u.mutation.ClearMetadata()
+	return _u
+}
+
+// SetTemporaryExpiresAt sets the "temporary_expires_at" field.
+func (_u *ConversationUpdateOne) SetTemporaryExpiresAt(v time.Time) *ConversationUpdateOne {
+	_u.mutation.SetTemporaryExpiresAt(v)
+	return _u
+}
+
+// SetNillableTemporaryExpiresAt sets the "temporary_expires_at" field if the given value is not nil.
+func (_u *ConversationUpdateOne) SetNillableTemporaryExpiresAt(v *time.Time) *ConversationUpdateOne {
+	if v != nil {
+		_u.SetTemporaryExpiresAt(*v)
+	}
+	return _u
+}
+
+// ClearTemporaryExpiresAt clears the value of the "temporary_expires_at" field.
+func (_u *ConversationUpdateOne) ClearTemporaryExpiresAt() *ConversationUpdateOne {
+	_u.mutation.ClearTemporaryExpiresAt()
+	return _u
+}
+
 // AddMessageIDs adds the "messages" edge to the Message entity by IDs.
 func (_u *ConversationUpdateOne) AddMessageIDs(ids ...uuid.UUID) *ConversationUpdateOne {
 	_u.mutation.AddMessageIDs(ids...)
@@ -862,6 +1250,41 @@ func (_u *ConversationUpdateOne) AddAttempts(v ...*Attempt) *ConversationUpdateO
 		ids[i] = v[i].ID
 	}
 	return _u.AddAttemptIDs(ids...)
+}
+
+// SetFolder sets the "folder" edge to the Folder entity.
+func (_u *ConversationUpdateOne) SetFolder(v *Folder) *ConversationUpdateOne {
+	return _u.SetFolderID(v.ID)
+}
+
+// AddTagIDs adds the "tags" edge to the Tag entity by IDs.
+func (_u *ConversationUpdateOne) AddTagIDs(ids ...uuid.UUID) *ConversationUpdateOne {
+	_u.mutation.AddTagIDs(ids...)
+	return _u
+}
+
+// AddTags adds the "tags" edges to the Tag entity.
+func (_u *ConversationUpdateOne) AddTags(v ...*Tag) *ConversationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddTagIDs(ids...)
+}
+
+// AddConversationTagIDs adds the "conversation_tags" edge to the ConversationTag entity by IDs.
+func (_u *ConversationUpdateOne) AddConversationTagIDs(ids ...uuid.UUID) *ConversationUpdateOne {
+	_u.mutation.AddConversationTagIDs(ids...)
+	return _u
+}
+
+// AddConversationTags adds the "conversation_tags" edges to the ConversationTag entity.
+func (_u *ConversationUpdateOne) AddConversationTags(v ...*ConversationTag) *ConversationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddConversationTagIDs(ids...)
 }
 
 // Mutation returns the ConversationMutation object of the builder.
@@ -909,6 +1332,54 @@ func (_u *ConversationUpdateOne) RemoveAttempts(v ...*Attempt) *ConversationUpda
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAttemptIDs(ids...)
+}
+
+// ClearFolder clears the "folder" edge to the Folder entity.
+func (_u *ConversationUpdateOne) ClearFolder() *ConversationUpdateOne {
+	_u.mutation.ClearFolder()
+	return _u
+}
+
+// ClearTags clears all "tags" edges to the Tag entity.
+func (_u *ConversationUpdateOne) ClearTags() *ConversationUpdateOne {
+	_u.mutation.ClearTags()
+	return _u
+}
+
+// RemoveTagIDs removes the "tags" edge to Tag entities by IDs.
+func (_u *ConversationUpdateOne) RemoveTagIDs(ids ...uuid.UUID) *ConversationUpdateOne {
+	_u.mutation.RemoveTagIDs(ids...)
+	return _u
+}
+
+// RemoveTags removes "tags" edges to Tag entities.
+func (_u *ConversationUpdateOne) RemoveTags(v ...*Tag) *ConversationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveTagIDs(ids...)
+}
+
+// ClearConversationTags clears all "conversation_tags" edges to the ConversationTag entity.
+func (_u *ConversationUpdateOne) ClearConversationTags() *ConversationUpdateOne {
+	_u.mutation.ClearConversationTags()
+	return _u
+}
+
+// RemoveConversationTagIDs removes the "conversation_tags" edge to ConversationTag entities by IDs.
+func (_u *ConversationUpdateOne) RemoveConversationTagIDs(ids ...uuid.UUID) *ConversationUpdateOne {
+	_u.mutation.RemoveConversationTagIDs(ids...)
+	return _u
+}
+
+// RemoveConversationTags removes "conversation_tags" edges to ConversationTag entities.
+func (_u *ConversationUpdateOne) RemoveConversationTags(v ...*ConversationTag) *ConversationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveConversationTagIDs(ids...)
 }
 
 // Where appends a list predicates to the ConversationUpdate builder.
@@ -1113,6 +1584,24 @@ func (_u *ConversationUpdateOne) sqlSave(ctx context.Context) (_node *Conversati
 	if _u.mutation.HistoryStrategyCleared() {
 		_spec.ClearField(conversation.FieldHistoryStrategy, field.TypeString)
 	}
+	if value, ok := _u.mutation.PinnedAt(); ok {
+		_spec.SetField(conversation.FieldPinnedAt, field.TypeTime, value)
+	}
+	if _u.mutation.PinnedAtCleared() {
+		_spec.ClearField(conversation.FieldPinnedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Metadata(); ok {
+		_spec.SetField(conversation.FieldMetadata, field.TypeJSON, value)
+	}
+	if _u.mutation.MetadataCleared() {
+		_spec.ClearField(conversation.FieldMetadata, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.TemporaryExpiresAt(); ok {
+		_spec.SetField(conversation.FieldTemporaryExpiresAt, field.TypeTime, value)
+	}
+	if _u.mutation.TemporaryExpiresAtCleared() {
+		_spec.ClearField(conversation.FieldTemporaryExpiresAt, field.TypeTime)
+	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -1196,6 +1685,146 @@ func (_u *ConversationUpdateOne) sqlSave(ctx context.Context) (_node *Conversati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FolderCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   conversation.FolderTable,
+			Columns: []string{conversation.FolderColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(folder.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FolderIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   conversation.FolderTable,
+			Columns: []string{conversation.FolderColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(folder.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.TagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeUUID),
+			},
+		}
+		createE := &ConversationTagCreate{config: _u.config, mutation: newConversationTagMutation(_u.config, OpCreate)}
+		_ = createE.defaults()
+		_, specE := createE.createSpec()
+		edge.Target.Fields = specE.Fields
+		if specE.ID.Value != nil {
+			edge.Target.Fields = append(edge.Target.Fields, specE.ID)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedTagsIDs(); len(nodes) > 0 && !_u.mutation.TagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		createE := &ConversationTagCreate{config: _u.config, mutation: newConversationTagMutation(_u.config, OpCreate)}
+		_ = createE.defaults()
+		_, specE := createE.createSpec()
+		edge.Target.Fields = specE.Fields
+		if specE.ID.Value != nil {
+			edge.Target.Fields = append(edge.Target.Fields, specE.ID)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.TagsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		createE := &ConversationTagCreate{config: _u.config, mutation: newConversationTagMutation(_u.config, OpCreate)}
+		_ = createE.defaults()
+		_, specE := createE.createSpec()
+		edge.Target.Fields = specE.Fields
+		if specE.ID.Value != nil {
+			edge.Target.Fields = append(edge.Target.Fields, specE.ID)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ConversationTagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(conversationtag.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedConversationTagsIDs(); len(nodes) > 0 && !_u.mutation.ConversationTagsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(conversationtag.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ConversationTagsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(conversationtag.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

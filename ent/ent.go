@@ -17,13 +17,16 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 )
 
@@ -85,19 +88,22 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			askrate.Table:       askrate.ValidColumn,
-			attempt.Table:       attempt.ValidColumn,
-			auditevent.Table:    auditevent.ValidColumn,
-			chunk.Table:         chunk.ValidColumn,
-			conversation.Table:  conversation.ValidColumn,
-			document.Table:      document.ValidColumn,
-			documentgrant.Table: documentgrant.ValidColumn,
-			feedback.Table:      feedback.ValidColumn,
-			knowledgebase.Table: knowledgebase.ValidColumn,
-			message.Table:       message.ValidColumn,
-			source.Table:        source.ValidColumn,
-			supportgrant.Table:  supportgrant.ValidColumn,
-			tenant.Table:        tenant.ValidColumn,
+			askrate.Table:         askrate.ValidColumn,
+			attempt.Table:         attempt.ValidColumn,
+			auditevent.Table:      auditevent.ValidColumn,
+			chunk.Table:           chunk.ValidColumn,
+			conversation.Table:    conversation.ValidColumn,
+			conversationtag.Table: conversationtag.ValidColumn,
+			document.Table:        document.ValidColumn,
+			documentgrant.Table:   documentgrant.ValidColumn,
+			feedback.Table:        feedback.ValidColumn,
+			folder.Table:          folder.ValidColumn,
+			knowledgebase.Table:   knowledgebase.ValidColumn,
+			message.Table:         message.ValidColumn,
+			source.Table:          source.ValidColumn,
+			supportgrant.Table:    supportgrant.ValidColumn,
+			tag.Table:             tag.ValidColumn,
+			tenant.Table:          tenant.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -8,14 +8,17 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 
 	"entgo.io/ent/dialect/sql"
@@ -26,7 +29,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 13)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 16)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -159,9 +162,31 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldForkedFromMessageID:    {Type: field.TypeUUID, Column: conversation.FieldForkedFromMessageID},
 			conversation.FieldForkRequestID:          {Type: field.TypeString, Column: conversation.FieldForkRequestID},
 			conversation.FieldHistoryStrategy:        {Type: field.TypeString, Column: conversation.FieldHistoryStrategy},
+			conversation.FieldPinnedAt:               {Type: field.TypeTime, Column: conversation.FieldPinnedAt},
+			conversation.FieldFolderID:               {Type: field.TypeUUID, Column: conversation.FieldFolderID},
+			conversation.FieldMetadata:               {Type: field.TypeJSON, Column: conversation.FieldMetadata},
+			conversation.FieldTemporaryExpiresAt:     {Type: field.TypeTime, Column: conversation.FieldTemporaryExpiresAt},
 		},
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   conversationtag.Table,
+			Columns: conversationtag.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: conversationtag.FieldID,
+			},
+		},
+		Type: "ConversationTag",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			conversationtag.FieldTenantID:       {Type: field.TypeString, Column: conversationtag.FieldTenantID},
+			conversationtag.FieldOwnerID:        {Type: field.TypeString, Column: conversationtag.FieldOwnerID},
+			conversationtag.FieldConversationID: {Type: field.TypeUUID, Column: conversationtag.FieldConversationID},
+			conversationtag.FieldTagID:          {Type: field.TypeUUID, Column: conversationtag.FieldTagID},
+			conversationtag.FieldCreatedAt:      {Type: field.TypeTime, Column: conversationtag.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -184,7 +209,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldVisibility:      {Type: field.TypeEnum, Column: document.FieldVisibility},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documentgrant.Table,
 			Columns: documentgrant.Columns,
@@ -201,7 +226,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documentgrant.FieldPrincipal:     {Type: field.TypeString, Column: documentgrant.FieldPrincipal},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   feedback.Table,
 			Columns: feedback.Columns,
@@ -223,7 +248,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 			feedback.FieldComment:     {Type: field.TypeString, Column: feedback.FieldComment},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   folder.Table,
+			Columns: folder.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: folder.FieldID,
+			},
+		},
+		Type: "Folder",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			folder.FieldTenantID:  {Type: field.TypeString, Column: folder.FieldTenantID},
+			folder.FieldCreatedAt: {Type: field.TypeTime, Column: folder.FieldCreatedAt},
+			folder.FieldUpdatedAt: {Type: field.TypeTime, Column: folder.FieldUpdatedAt},
+			folder.FieldUserID:    {Type: field.TypeString, Column: folder.FieldUserID},
+			folder.FieldName:      {Type: field.TypeString, Column: folder.FieldName},
+			folder.FieldParentID:  {Type: field.TypeUUID, Column: folder.FieldParentID},
+			folder.FieldPosition:  {Type: field.TypeInt, Column: folder.FieldPosition},
+		},
+	}
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   knowledgebase.Table,
 			Columns: knowledgebase.Columns,
@@ -243,7 +288,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			knowledgebase.FieldEmbeddingDimensions: {Type: field.TypeInt, Column: knowledgebase.FieldEmbeddingDimensions},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -275,7 +320,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
@@ -300,7 +345,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -328,7 +373,26 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   tag.Table,
+			Columns: tag.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: tag.FieldID,
+			},
+		},
+		Type: "Tag",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			tag.FieldTenantID:  {Type: field.TypeString, Column: tag.FieldTenantID},
+			tag.FieldCreatedAt: {Type: field.TypeTime, Column: tag.FieldCreatedAt},
+			tag.FieldUpdatedAt: {Type: field.TypeTime, Column: tag.FieldUpdatedAt},
+			tag.FieldUserID:    {Type: field.TypeString, Column: tag.FieldUserID},
+			tag.FieldName:      {Type: field.TypeString, Column: tag.FieldName},
+			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
+		},
+	}
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -539,6 +603,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Attempt",
 	)
 	graph.MustAddE(
+		"folder",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   conversation.FolderTable,
+			Columns: []string{conversation.FolderColumn},
+			Bidi:    false,
+		},
+		"Conversation",
+		"Folder",
+	)
+	graph.MustAddE(
+		"tags",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   conversation.TagsTable,
+			Columns: conversation.TagsPrimaryKey,
+			Bidi:    false,
+		},
+		"Conversation",
+		"Tag",
+	)
+	graph.MustAddE(
+		"conversation_tags",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   conversation.ConversationTagsTable,
+			Columns: []string{conversation.ConversationTagsColumn},
+			Bidi:    false,
+		},
+		"Conversation",
+		"ConversationTag",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   conversationtag.TenantTable,
+			Columns: []string{conversationtag.TenantColumn},
+			Bidi:    false,
+		},
+		"ConversationTag",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"conversation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   conversationtag.ConversationTable,
+			Columns: []string{conversationtag.ConversationColumn},
+			Bidi:    false,
+		},
+		"ConversationTag",
+		"Conversation",
+	)
+	graph.MustAddE(
+		"tag",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   conversationtag.TagTable,
+			Columns: []string{conversationtag.TagColumn},
+			Bidi:    false,
+		},
+		"ConversationTag",
+		"Tag",
+	)
+	graph.MustAddE(
 		"tenant",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -633,6 +769,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Feedback",
 		"Attempt",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   folder.TenantTable,
+			Columns: []string{folder.TenantColumn},
+			Bidi:    false,
+		},
+		"Folder",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"parent",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   folder.ParentTable,
+			Columns: []string{folder.ParentColumn},
+			Bidi:    false,
+		},
+		"Folder",
+		"Folder",
+	)
+	graph.MustAddE(
+		"children",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   folder.ChildrenTable,
+			Columns: []string{folder.ChildrenColumn},
+			Bidi:    false,
+		},
+		"Folder",
+		"Folder",
+	)
+	graph.MustAddE(
+		"conversations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   folder.ConversationsTable,
+			Columns: []string{folder.ConversationsColumn},
+			Bidi:    false,
+		},
+		"Folder",
+		"Conversation",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -801,6 +985,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"SupportGrant",
 		"Conversation",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   tag.TenantTable,
+			Columns: []string{tag.TenantColumn},
+			Bidi:    false,
+		},
+		"Tag",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"conversations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   tag.ConversationsTable,
+			Columns: tag.ConversationsPrimaryKey,
+			Bidi:    false,
+		},
+		"Tag",
+		"Conversation",
+	)
+	graph.MustAddE(
+		"conversation_tags",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   tag.ConversationTagsTable,
+			Columns: []string{tag.ConversationTagsColumn},
+			Bidi:    false,
+		},
+		"Tag",
+		"ConversationTag",
 	)
 	return graph
 }()
@@ -1524,6 +1744,26 @@ func (f *ConversationFilter) WhereHistoryStrategy(p entql.StringP) {
 	f.Where(p.Field(conversation.FieldHistoryStrategy))
 }
 
+// WherePinnedAt applies the entql time.Time predicate on the pinned_at field.
+func (f *ConversationFilter) WherePinnedAt(p entql.TimeP) {
+	f.Where(p.Field(conversation.FieldPinnedAt))
+}
+
+// WhereFolderID applies the entql [16]byte predicate on the folder_id field.
+func (f *ConversationFilter) WhereFolderID(p entql.ValueP) {
+	f.Where(p.Field(conversation.FieldFolderID))
+}
+
+// WhereMetadata applies the entql json.RawMessage predicate on the metadata field.
+func (f *ConversationFilter) WhereMetadata(p entql.BytesP) {
+	f.Where(p.Field(conversation.FieldMetadata))
+}
+
+// WhereTemporaryExpiresAt applies the entql time.Time predicate on the temporary_expires_at field.
+func (f *ConversationFilter) WhereTemporaryExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(conversation.FieldTemporaryExpiresAt))
+}
+
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *ConversationFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -1580,6 +1820,155 @@ func (f *ConversationFilter) WhereHasAttemptsWith(preds ...predicate.Attempt) {
 	})))
 }
 
+// WhereHasFolder applies a predicate to check if query has an edge folder.
+func (f *ConversationFilter) WhereHasFolder() {
+	f.Where(entql.HasEdge("folder"))
+}
+
+// WhereHasFolderWith applies a predicate to check if query has an edge folder with a given conditions (other predicates).
+func (f *ConversationFilter) WhereHasFolderWith(preds ...predicate.Folder) {
+	f.Where(entql.HasEdgeWith("folder", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTags applies a predicate to check if query has an edge tags.
+func (f *ConversationFilter) WhereHasTags() {
+	f.Where(entql.HasEdge("tags"))
+}
+
+// WhereHasTagsWith applies a predicate to check if query has an edge tags with a given conditions (other predicates).
+func (f *ConversationFilter) WhereHasTagsWith(preds ...predicate.Tag) {
+	f.Where(entql.HasEdgeWith("tags", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversationTags applies a predicate to check if query has an edge conversation_tags.
+func (f *ConversationFilter) WhereHasConversationTags() {
+	f.Where(entql.HasEdge("conversation_tags"))
+}
+
+// WhereHasConversationTagsWith applies a predicate to check if query has an edge conversation_tags with a given conditions (other predicates).
+func (f *ConversationFilter) WhereHasConversationTagsWith(preds ...predicate.ConversationTag) {
+	f.Where(entql.HasEdgeWith("conversation_tags", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ConversationTagQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ConversationTagQuery builder.
+func (_q *ConversationTagQuery) Filter() *ConversationTagFilter {
+	return &ConversationTagFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ConversationTagMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ConversationTagMutation builder.
+func (m *ConversationTagMutation) Filter() *ConversationTagFilter {
+	return &ConversationTagFilter{config: m.config, predicateAdder: m}
+}
+
+// ConversationTagFilter provides a generic filtering capability at runtime for ConversationTagQuery.
+type ConversationTagFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ConversationTagFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ConversationTagFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(conversationtag.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *ConversationTagFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(conversationtag.FieldTenantID))
+}
+
+// WhereOwnerID applies the entql string predicate on the owner_id field.
+func (f *ConversationTagFilter) WhereOwnerID(p entql.StringP) {
+	f.Where(p.Field(conversationtag.FieldOwnerID))
+}
+
+// WhereConversationID applies the entql [16]byte predicate on the conversation_id field.
+func (f *ConversationTagFilter) WhereConversationID(p entql.ValueP) {
+	f.Where(p.Field(conversationtag.FieldConversationID))
+}
+
+// WhereTagID applies the entql [16]byte predicate on the tag_id field.
+func (f *ConversationTagFilter) WhereTagID(p entql.ValueP) {
+	f.Where(p.Field(conversationtag.FieldTagID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ConversationTagFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(conversationtag.FieldCreatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *ConversationTagFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *ConversationTagFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversation applies a predicate to check if query has an edge conversation.
+func (f *ConversationTagFilter) WhereHasConversation() {
+	f.Where(entql.HasEdge("conversation"))
+}
+
+// WhereHasConversationWith applies a predicate to check if query has an edge conversation with a given conditions (other predicates).
+func (f *ConversationTagFilter) WhereHasConversationWith(preds ...predicate.Conversation) {
+	f.Where(entql.HasEdgeWith("conversation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTag applies a predicate to check if query has an edge tag.
+func (f *ConversationTagFilter) WhereHasTag() {
+	f.Where(entql.HasEdge("tag"))
+}
+
+// WhereHasTagWith applies a predicate to check if query has an edge tag with a given conditions (other predicates).
+func (f *ConversationTagFilter) WhereHasTagWith(preds ...predicate.Tag) {
+	f.Where(entql.HasEdgeWith("tag", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *DocumentQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -1609,7 +1998,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1755,7 +2144,7 @@ type DocumentGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1843,7 +2232,7 @@ type FeedbackFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FeedbackFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1928,6 +2317,137 @@ func (f *FeedbackFilter) WhereHasAttemptWith(preds ...predicate.Attempt) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *FolderQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the FolderQuery builder.
+func (_q *FolderQuery) Filter() *FolderFilter {
+	return &FolderFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *FolderMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the FolderMutation builder.
+func (m *FolderMutation) Filter() *FolderFilter {
+	return &FolderFilter{config: m.config, predicateAdder: m}
+}
+
+// FolderFilter provides a generic filtering capability at runtime for FolderQuery.
+type FolderFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *FolderFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *FolderFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(folder.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *FolderFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(folder.FieldTenantID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *FolderFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(folder.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *FolderFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(folder.FieldUpdatedAt))
+}
+
+// WhereUserID applies the entql string predicate on the user_id field.
+func (f *FolderFilter) WhereUserID(p entql.StringP) {
+	f.Where(p.Field(folder.FieldUserID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *FolderFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(folder.FieldName))
+}
+
+// WhereParentID applies the entql [16]byte predicate on the parent_id field.
+func (f *FolderFilter) WhereParentID(p entql.ValueP) {
+	f.Where(p.Field(folder.FieldParentID))
+}
+
+// WherePosition applies the entql int predicate on the position field.
+func (f *FolderFilter) WherePosition(p entql.IntP) {
+	f.Where(p.Field(folder.FieldPosition))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *FolderFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *FolderFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasParent applies a predicate to check if query has an edge parent.
+func (f *FolderFilter) WhereHasParent() {
+	f.Where(entql.HasEdge("parent"))
+}
+
+// WhereHasParentWith applies a predicate to check if query has an edge parent with a given conditions (other predicates).
+func (f *FolderFilter) WhereHasParentWith(preds ...predicate.Folder) {
+	f.Where(entql.HasEdgeWith("parent", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasChildren applies a predicate to check if query has an edge children.
+func (f *FolderFilter) WhereHasChildren() {
+	f.Where(entql.HasEdge("children"))
+}
+
+// WhereHasChildrenWith applies a predicate to check if query has an edge children with a given conditions (other predicates).
+func (f *FolderFilter) WhereHasChildrenWith(preds ...predicate.Folder) {
+	f.Where(entql.HasEdgeWith("children", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversations applies a predicate to check if query has an edge conversations.
+func (f *FolderFilter) WhereHasConversations() {
+	f.Where(entql.HasEdge("conversations"))
+}
+
+// WhereHasConversationsWith applies a predicate to check if query has an edge conversations with a given conditions (other predicates).
+func (f *FolderFilter) WhereHasConversationsWith(preds ...predicate.Conversation) {
+	f.Where(entql.HasEdgeWith("conversations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *KnowledgeBaseQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1956,7 +2476,7 @@ type KnowledgeBaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KnowledgeBaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2087,7 +2607,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2278,7 +2798,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2434,7 +2954,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2549,6 +3069,118 @@ func (f *SupportGrantFilter) WhereHasConversationWith(preds ...predicate.Convers
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *TagQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TagQuery builder.
+func (_q *TagQuery) Filter() *TagFilter {
+	return &TagFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TagMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TagMutation builder.
+func (m *TagMutation) Filter() *TagFilter {
+	return &TagFilter{config: m.config, predicateAdder: m}
+}
+
+// TagFilter provides a generic filtering capability at runtime for TagQuery.
+type TagFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TagFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *TagFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(tag.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *TagFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(tag.FieldTenantID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TagFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(tag.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *TagFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(tag.FieldUpdatedAt))
+}
+
+// WhereUserID applies the entql string predicate on the user_id field.
+func (f *TagFilter) WhereUserID(p entql.StringP) {
+	f.Where(p.Field(tag.FieldUserID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *TagFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(tag.FieldName))
+}
+
+// WhereColor applies the entql string predicate on the color field.
+func (f *TagFilter) WhereColor(p entql.StringP) {
+	f.Where(p.Field(tag.FieldColor))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *TagFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *TagFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversations applies a predicate to check if query has an edge conversations.
+func (f *TagFilter) WhereHasConversations() {
+	f.Where(entql.HasEdge("conversations"))
+}
+
+// WhereHasConversationsWith applies a predicate to check if query has an edge conversations with a given conditions (other predicates).
+func (f *TagFilter) WhereHasConversationsWith(preds ...predicate.Conversation) {
+	f.Where(entql.HasEdgeWith("conversations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversationTags applies a predicate to check if query has an edge conversation_tags.
+func (f *TagFilter) WhereHasConversationTags() {
+	f.Where(entql.HasEdge("conversation_tags"))
+}
+
+// WhereHasConversationTagsWith applies a predicate to check if query has an edge conversation_tags with a given conditions (other predicates).
+func (f *TagFilter) WhereHasConversationTagsWith(preds ...predicate.ConversationTag) {
+	f.Where(entql.HasEdgeWith("conversation_tags", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TenantQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2577,7 +3209,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

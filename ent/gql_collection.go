@@ -16,10 +16,12 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 )
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
@@ -570,6 +572,34 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 			_q.WithNamedAttempts(alias, func(wq *AttemptQuery) {
 				*wq = *query
 			})
+
+		case "folder":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&FolderClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, folderImplementors)...); err != nil {
+				return err
+			}
+			_q.withFolder = query
+			if _, ok := fieldSeen[conversation.FieldFolderID]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldFolderID)
+				fieldSeen[conversation.FieldFolderID] = struct{}{}
+			}
+
+		case "tags":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&TagClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, tagImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedTags(alias, func(wq *TagQuery) {
+				*wq = *query
+			})
 		case "createdAt":
 			if _, ok := fieldSeen[conversation.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldCreatedAt)
@@ -654,6 +684,21 @@ func (_q *ConversationQuery) collectField(ctx context.Context, oneNode bool, opC
 			if _, ok := fieldSeen[conversation.FieldHistoryStrategy]; !ok {
 				selectedFields = append(selectedFields, conversation.FieldHistoryStrategy)
 				fieldSeen[conversation.FieldHistoryStrategy] = struct{}{}
+			}
+		case "pinnedAt":
+			if _, ok := fieldSeen[conversation.FieldPinnedAt]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldPinnedAt)
+				fieldSeen[conversation.FieldPinnedAt] = struct{}{}
+			}
+		case "folderId":
+			if _, ok := fieldSeen[conversation.FieldFolderID]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldFolderID)
+				fieldSeen[conversation.FieldFolderID] = struct{}{}
+			}
+		case "temporaryExpiresAt":
+			if _, ok := fieldSeen[conversation.FieldTemporaryExpiresAt]; !ok {
+				selectedFields = append(selectedFields, conversation.FieldTemporaryExpiresAt)
+				fieldSeen[conversation.FieldTemporaryExpiresAt] = struct{}{}
 			}
 		case "id":
 		case "__typename":
@@ -992,6 +1037,128 @@ func newFeedbackPaginateArgs(rv map[string]any) *feedbackPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*FeedbackWhereInput); ok {
 		args.opts = append(args.opts, WithFeedbackFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *FolderQuery) CollectFields(ctx context.Context, satisfies ...string) (*FolderQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *FolderQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(folder.Columns))
+		selectedFields = []string{folder.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "children":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&FolderClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, folderImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedChildren(alias, func(wq *FolderQuery) {
+				*wq = *query
+			})
+		case "createdAt":
+			if _, ok := fieldSeen[folder.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, folder.FieldCreatedAt)
+				fieldSeen[folder.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[folder.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, folder.FieldUpdatedAt)
+				fieldSeen[folder.FieldUpdatedAt] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[folder.FieldName]; !ok {
+				selectedFields = append(selectedFields, folder.FieldName)
+				fieldSeen[folder.FieldName] = struct{}{}
+			}
+		case "parentId":
+			if _, ok := fieldSeen[folder.FieldParentID]; !ok {
+				selectedFields = append(selectedFields, folder.FieldParentID)
+				fieldSeen[folder.FieldParentID] = struct{}{}
+			}
+		case "position":
+			if _, ok := fieldSeen[folder.FieldPosition]; !ok {
+				selectedFields = append(selectedFields, folder.FieldPosition)
+				fieldSeen[folder.FieldPosition] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type folderPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []FolderPaginateOption
+}
+
+func newFolderPaginateArgs(rv map[string]any) *folderPaginateArgs {
+	args := &folderPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &FolderOrder{Field: &FolderOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithFolderOrder(order))
+			}
+		case *FolderOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithFolderOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*FolderWhereInput); ok {
+		args.opts = append(args.opts, WithFolderFilter(v.Filter))
 	}
 	return args
 }
@@ -1658,6 +1825,110 @@ func newSupportGrantPaginateArgs(rv map[string]any) *supportgrantPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*SupportGrantWhereInput); ok {
 		args.opts = append(args.opts, WithSupportGrantFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *TagQuery) CollectFields(ctx context.Context, satisfies ...string) (*TagQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *TagQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(tag.Columns))
+		selectedFields = []string{tag.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[tag.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, tag.FieldCreatedAt)
+				fieldSeen[tag.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[tag.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, tag.FieldUpdatedAt)
+				fieldSeen[tag.FieldUpdatedAt] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[tag.FieldName]; !ok {
+				selectedFields = append(selectedFields, tag.FieldName)
+				fieldSeen[tag.FieldName] = struct{}{}
+			}
+		case "color":
+			if _, ok := fieldSeen[tag.FieldColor]; !ok {
+				selectedFields = append(selectedFields, tag.FieldColor)
+				fieldSeen[tag.FieldColor] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type tagPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []TagPaginateOption
+}
+
+func newTagPaginateArgs(rv map[string]any) *tagPaginateArgs {
+	args := &tagPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &TagOrder{Field: &TagOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithTagOrder(order))
+			}
+		case *TagOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithTagOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*TagWhereInput); ok {
+		args.opts = append(args.opts, WithTagFilter(v.Filter))
 	}
 	return args
 }

@@ -105,6 +105,26 @@ func (_m *Conversation) Attempts(
 	return _m.QueryAttempts().Paginate(ctx, after, first, before, last, opts...)
 }
 
+func (_m *Conversation) Folder(ctx context.Context) (*Folder, error) {
+	result, err := _m.Edges.FolderOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryFolder().Only(ctx)
+	}
+	return result, MaskNotFound(err)
+}
+
+func (_m *Conversation) Tags(ctx context.Context) (result []*Tag, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedTags(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.TagsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryTags().All(ctx)
+	}
+	return result, err
+}
+
 func (_m *Document) KnowledgeBase(ctx context.Context) (*KnowledgeBase, error) {
 	result, err := _m.Edges.KnowledgeBaseOrErr()
 	if IsNotLoaded(err) {
@@ -117,6 +137,18 @@ func (_m *Feedback) Attempt(ctx context.Context) (*Attempt, error) {
 	result, err := _m.Edges.AttemptOrErr()
 	if IsNotLoaded(err) {
 		result, err = _m.QueryAttempt().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *Folder) Children(ctx context.Context) (result []*Folder, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedChildren(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.ChildrenOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryChildren().All(ctx)
 	}
 	return result, err
 }

@@ -15,10 +15,12 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 )
 
 // Noder wraps the basic Node method.
@@ -51,6 +53,11 @@ var feedbackImplementors = []string{"Feedback", "Node"}
 // IsNode implements the Node interface check for GQLGen.
 func (*Feedback) IsNode() {}
 
+var folderImplementors = []string{"Folder", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Folder) IsNode() {}
+
 var knowledgebaseImplementors = []string{"KnowledgeBase", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
@@ -70,6 +77,11 @@ var supportgrantImplementors = []string{"SupportGrant", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*SupportGrant) IsNode() {}
+
+var tagImplementors = []string{"Tag", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Tag) IsNode() {}
 
 var errNodeInvalidID = &NotFoundError{"node"}
 
@@ -174,6 +186,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			}
 		}
 		return query.Only(ctx)
+	case folder.Table:
+		query := c.Folder.Query().
+			Where(folder.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, folderImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case knowledgebase.Table:
 		query := c.KnowledgeBase.Query().
 			Where(knowledgebase.ID(id))
@@ -206,6 +227,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(supportgrant.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, supportgrantImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case tag.Table:
+		query := c.Tag.Query().
+			Where(tag.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, tagImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -363,6 +393,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 				*noder = node
 			}
 		}
+	case folder.Table:
+		query := c.Folder.Query().
+			Where(folder.IDIn(ids...))
+		query, err := query.CollectFields(ctx, folderImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case knowledgebase.Table:
 		query := c.KnowledgeBase.Query().
 			Where(knowledgebase.IDIn(ids...))
@@ -415,6 +461,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.SupportGrant.Query().
 			Where(supportgrant.IDIn(ids...))
 		query, err := query.CollectFields(ctx, supportgrantImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case tag.Table:
+		query := c.Tag.Query().
+			Where(tag.IDIn(ids...))
+		query, err := query.CollectFields(ctx, tagImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -20,10 +20,12 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -1713,6 +1715,356 @@ func (_m *Feedback) ToEdge(order *FeedbackOrder) *FeedbackEdge {
 	}
 }
 
+// FolderEdge is the edge representation of Folder.
+type FolderEdge struct {
+	Node   *Folder `json:"node"`
+	Cursor Cursor  `json:"cursor"`
+}
+
+// FolderConnection is the connection containing edges to Folder.
+type FolderConnection struct {
+	Edges      []*FolderEdge `json:"edges"`
+	PageInfo   PageInfo      `json:"pageInfo"`
+	TotalCount int           `json:"totalCount"`
+}
+
+func (c *FolderConnection) build(nodes []*Folder, pager *folderPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Folder
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Folder {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Folder {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*FolderEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &FolderEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// FolderPaginateOption enables pagination customization.
+type FolderPaginateOption func(*folderPager) error
+
+// WithFolderOrder configures pagination ordering.
+func WithFolderOrder(order *FolderOrder) FolderPaginateOption {
+	if order == nil {
+		order = DefaultFolderOrder
+	}
+	o := *order
+	return func(pager *folderPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultFolderOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithFolderFilter configures pagination filter.
+func WithFolderFilter(filter func(*FolderQuery) (*FolderQuery, error)) FolderPaginateOption {
+	return func(pager *folderPager) error {
+		if filter == nil {
+			return errors.New("FolderQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type folderPager struct {
+	reverse bool
+	order   *FolderOrder
+	filter  func(*FolderQuery) (*FolderQuery, error)
+}
+
+func newFolderPager(opts []FolderPaginateOption, reverse bool) (*folderPager, error) {
+	pager := &folderPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultFolderOrder
+	}
+	return pager, nil
+}
+
+func (p *folderPager) applyFilter(query *FolderQuery) (*FolderQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *folderPager) toCursor(_m *Folder) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *folderPager) applyCursors(query *FolderQuery, after, before *Cursor) (*FolderQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultFolderOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *folderPager) applyOrder(query *FolderQuery) *FolderQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultFolderOrder.Field {
+		query = query.Order(DefaultFolderOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *folderPager) orderExpr(query *FolderQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultFolderOrder.Field {
+			b.Comma().Ident(DefaultFolderOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Folder.
+func (_m *FolderQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...FolderPaginateOption,
+) (*FolderConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newFolderPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &FolderConnection{Edges: []*FolderEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// FolderOrderFieldCreatedAt orders Folder by created_at.
+	FolderOrderFieldCreatedAt = &FolderOrderField{
+		Value: func(_m *Folder) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: folder.FieldCreatedAt,
+		toTerm: folder.ByCreatedAt,
+		toCursor: func(_m *Folder) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// FolderOrderFieldUpdatedAt orders Folder by updated_at.
+	FolderOrderFieldUpdatedAt = &FolderOrderField{
+		Value: func(_m *Folder) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: folder.FieldUpdatedAt,
+		toTerm: folder.ByUpdatedAt,
+		toCursor: func(_m *Folder) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+	// FolderOrderFieldName orders Folder by name.
+	FolderOrderFieldName = &FolderOrderField{
+		Value: func(_m *Folder) (ent.Value, error) {
+			return _m.Name, nil
+		},
+		column: folder.FieldName,
+		toTerm: folder.ByName,
+		toCursor: func(_m *Folder) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.Name,
+			}
+		},
+	}
+	// FolderOrderFieldPosition orders Folder by position.
+	FolderOrderFieldPosition = &FolderOrderField{
+		Value: func(_m *Folder) (ent.Value, error) {
+			return _m.Position, nil
+		},
+		column: folder.FieldPosition,
+		toTerm: folder.ByPosition,
+		toCursor: func(_m *Folder) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.Position,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f FolderOrderField) String() string {
+	var str string
+	switch f.column {
+	case FolderOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case FolderOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	case FolderOrderFieldName.column:
+		str = "NAME"
+	case FolderOrderFieldPosition.column:
+		str = "POSITION"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f FolderOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *FolderOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("FolderOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *FolderOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *FolderOrderFieldUpdatedAt
+	case "NAME":
+		*f = *FolderOrderFieldName
+	case "POSITION":
+		*f = *FolderOrderFieldPosition
+	default:
+		return fmt.Errorf("%s is not a valid FolderOrderField", str)
+	}
+	return nil
+}
+
+// FolderOrderField defines the ordering field of Folder.
+type FolderOrderField struct {
+	// Value extracts the ordering value from the given Folder.
+	Value    func(*Folder) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) folder.OrderOption
+	toCursor func(*Folder) Cursor
+}
+
+// FolderOrder defines the ordering of Folder.
+type FolderOrder struct {
+	Direction OrderDirection    `json:"direction"`
+	Field     *FolderOrderField `json:"field"`
+}
+
+// DefaultFolderOrder is the default ordering of Folder.
+var DefaultFolderOrder = &FolderOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &FolderOrderField{
+		Value: func(_m *Folder) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: folder.FieldID,
+		toTerm: folder.ByID,
+		toCursor: func(_m *Folder) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Folder into FolderEdge.
+func (_m *Folder) ToEdge(order *FolderOrder) *FolderEdge {
+	if order == nil {
+		order = DefaultFolderOrder
+	}
+	return &FolderEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
 // KnowledgeBaseEdge is the edge representation of KnowledgeBase.
 type KnowledgeBaseEdge struct {
 	Node   *KnowledgeBase `json:"node"`
@@ -2935,6 +3287,338 @@ func (_m *SupportGrant) ToEdge(order *SupportGrantOrder) *SupportGrantEdge {
 		order = DefaultSupportGrantOrder
 	}
 	return &SupportGrantEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// TagEdge is the edge representation of Tag.
+type TagEdge struct {
+	Node   *Tag   `json:"node"`
+	Cursor Cursor `json:"cursor"`
+}
+
+// TagConnection is the connection containing edges to Tag.
+type TagConnection struct {
+	Edges      []*TagEdge `json:"edges"`
+	PageInfo   PageInfo   `json:"pageInfo"`
+	TotalCount int        `json:"totalCount"`
+}
+
+func (c *TagConnection) build(nodes []*Tag, pager *tagPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Tag
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Tag {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Tag {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*TagEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &TagEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// TagPaginateOption enables pagination customization.
+type TagPaginateOption func(*tagPager) error
+
+// WithTagOrder configures pagination ordering.
+func WithTagOrder(order *TagOrder) TagPaginateOption {
+	if order == nil {
+		order = DefaultTagOrder
+	}
+	o := *order
+	return func(pager *tagPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultTagOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithTagFilter configures pagination filter.
+func WithTagFilter(filter func(*TagQuery) (*TagQuery, error)) TagPaginateOption {
+	return func(pager *tagPager) error {
+		if filter == nil {
+			return errors.New("TagQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type tagPager struct {
+	reverse bool
+	order   *TagOrder
+	filter  func(*TagQuery) (*TagQuery, error)
+}
+
+func newTagPager(opts []TagPaginateOption, reverse bool) (*tagPager, error) {
+	pager := &tagPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultTagOrder
+	}
+	return pager, nil
+}
+
+func (p *tagPager) applyFilter(query *TagQuery) (*TagQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *tagPager) toCursor(_m *Tag) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *tagPager) applyCursors(query *TagQuery, after, before *Cursor) (*TagQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultTagOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *tagPager) applyOrder(query *TagQuery) *TagQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultTagOrder.Field {
+		query = query.Order(DefaultTagOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *tagPager) orderExpr(query *TagQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultTagOrder.Field {
+			b.Comma().Ident(DefaultTagOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Tag.
+func (_m *TagQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...TagPaginateOption,
+) (*TagConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newTagPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &TagConnection{Edges: []*TagEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// TagOrderFieldCreatedAt orders Tag by created_at.
+	TagOrderFieldCreatedAt = &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: tag.FieldCreatedAt,
+		toTerm: tag.ByCreatedAt,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// TagOrderFieldUpdatedAt orders Tag by updated_at.
+	TagOrderFieldUpdatedAt = &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: tag.FieldUpdatedAt,
+		toTerm: tag.ByUpdatedAt,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+	// TagOrderFieldName orders Tag by name.
+	TagOrderFieldName = &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.Name, nil
+		},
+		column: tag.FieldName,
+		toTerm: tag.ByName,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.Name,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f TagOrderField) String() string {
+	var str string
+	switch f.column {
+	case TagOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case TagOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	case TagOrderFieldName.column:
+		str = "NAME"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f TagOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *TagOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("TagOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *TagOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *TagOrderFieldUpdatedAt
+	case "NAME":
+		*f = *TagOrderFieldName
+	default:
+		return fmt.Errorf("%s is not a valid TagOrderField", str)
+	}
+	return nil
+}
+
+// TagOrderField defines the ordering field of Tag.
+type TagOrderField struct {
+	// Value extracts the ordering value from the given Tag.
+	Value    func(*Tag) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) tag.OrderOption
+	toCursor func(*Tag) Cursor
+}
+
+// TagOrder defines the ordering of Tag.
+type TagOrder struct {
+	Direction OrderDirection `json:"direction"`
+	Field     *TagOrderField `json:"field"`
+}
+
+// DefaultTagOrder is the default ordering of Tag.
+var DefaultTagOrder = &TagOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &TagOrderField{
+		Value: func(_m *Tag) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: tag.FieldID,
+		toTerm: tag.ByID,
+		toCursor: func(_m *Tag) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Tag into TagEdge.
+func (_m *Tag) ToEdge(order *TagOrder) *TagEdge {
+	if order == nil {
+		order = DefaultTagOrder
+	}
+	return &TagEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -13,11 +13,13 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 )
 
 // AttemptWhereInput represents a where input for filtering Attempt queries.
@@ -1915,6 +1917,14 @@ type ConversationWhereInput struct {
 	DeletedAtIsNil  bool        `json:"deletedAtIsNil,omitempty"`
 	DeletedAtNotNil bool        `json:"deletedAtNotNil,omitempty"`
 
+	// "folder_id" field predicates.
+	FolderID       *uuid.UUID  `json:"folderId,omitempty"`
+	FolderIDNEQ    *uuid.UUID  `json:"folderIdNEQ,omitempty"`
+	FolderIDIn     []uuid.UUID `json:"folderIdIn,omitempty"`
+	FolderIDNotIn  []uuid.UUID `json:"folderIdNotIn,omitempty"`
+	FolderIDIsNil  bool        `json:"folderIdIsNil,omitempty"`
+	FolderIDNotNil bool        `json:"folderIdNotNil,omitempty"`
+
 	// "knowledge_base" edge predicates.
 	HasKnowledgeBase     *bool                      `json:"hasKnowledgeBase,omitempty"`
 	HasKnowledgeBaseWith []*KnowledgeBaseWhereInput `json:"hasKnowledgeBaseWith,omitempty"`
@@ -1926,6 +1936,14 @@ type ConversationWhereInput struct {
 	// "attempts" edge predicates.
 	HasAttempts     *bool                `json:"hasAttempts,omitempty"`
 	HasAttemptsWith []*AttemptWhereInput `json:"hasAttemptsWith,omitempty"`
+
+	// "folder" edge predicates.
+	HasFolder     *bool               `json:"hasFolder,omitempty"`
+	HasFolderWith []*FolderWhereInput `json:"hasFolderWith,omitempty"`
+
+	// "tags" edge predicates.
+	HasTags     *bool            `json:"hasTags,omitempty"`
+	HasTagsWith []*TagWhereInput `json:"hasTagsWith,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -2359,6 +2377,24 @@ func (i *ConversationWhereInput) P() (predicate.Conversation, error) {
 	if i.DeletedAtNotNil {
 		predicates = append(predicates, conversation.DeletedAtNotNil())
 	}
+	if i.FolderID != nil {
+		predicates = append(predicates, conversation.FolderIDEQ(*i.FolderID))
+	}
+	if i.FolderIDNEQ != nil {
+		predicates = append(predicates, conversation.FolderIDNEQ(*i.FolderIDNEQ))
+	}
+	if len(i.FolderIDIn) > 0 {
+		predicates = append(predicates, conversation.FolderIDIn(i.FolderIDIn...))
+	}
+	if len(i.FolderIDNotIn) > 0 {
+		predicates = append(predicates, conversation.FolderIDNotIn(i.FolderIDNotIn...))
+	}
+	if i.FolderIDIsNil {
+		predicates = append(predicates, conversation.FolderIDIsNil())
+	}
+	if i.FolderIDNotNil {
+		predicates = append(predicates, conversation.FolderIDNotNil())
+	}
 
 	if i.HasKnowledgeBase != nil {
 		p := conversation.HasKnowledgeBase()
@@ -2413,6 +2449,42 @@ func (i *ConversationWhereInput) P() (predicate.Conversation, error) {
 			with = append(with, p)
 		}
 		predicates = append(predicates, conversation.HasAttemptsWith(with...))
+	}
+	if i.HasFolder != nil {
+		p := conversation.HasFolder()
+		if !*i.HasFolder {
+			p = conversation.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasFolderWith) > 0 {
+		with := make([]predicate.Folder, 0, len(i.HasFolderWith))
+		for _, w := range i.HasFolderWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasFolderWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, conversation.HasFolderWith(with...))
+	}
+	if i.HasTags != nil {
+		p := conversation.HasTags()
+		if !*i.HasTags {
+			p = conversation.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasTagsWith) > 0 {
+		with := make([]predicate.Tag, 0, len(i.HasTagsWith))
+		for _, w := range i.HasTagsWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasTagsWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, conversation.HasTagsWith(with...))
 	}
 	switch len(predicates) {
 	case 0:
@@ -3251,6 +3323,334 @@ func (i *FeedbackWhereInput) P() (predicate.Feedback, error) {
 		return predicates[0], nil
 	default:
 		return feedback.And(predicates...), nil
+	}
+}
+
+// FolderWhereInput represents a where input for filtering Folder queries.
+type FolderWhereInput struct {
+	Predicates []predicate.Folder  `json:"-"`
+	Not        *FolderWhereInput   `json:"not,omitempty"`
+	Or         []*FolderWhereInput `json:"or,omitempty"`
+	And        []*FolderWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "name" field predicates.
+	Name             *string  `json:"name,omitempty"`
+	NameNEQ          *string  `json:"nameNEQ,omitempty"`
+	NameIn           []string `json:"nameIn,omitempty"`
+	NameNotIn        []string `json:"nameNotIn,omitempty"`
+	NameGT           *string  `json:"nameGT,omitempty"`
+	NameGTE          *string  `json:"nameGTE,omitempty"`
+	NameLT           *string  `json:"nameLT,omitempty"`
+	NameLTE          *string  `json:"nameLTE,omitempty"`
+	NameContains     *string  `json:"nameContains,omitempty"`
+	NameHasPrefix    *string  `json:"nameHasPrefix,omitempty"`
+	NameHasSuffix    *string  `json:"nameHasSuffix,omitempty"`
+	NameEqualFold    *string  `json:"nameEqualFold,omitempty"`
+	NameContainsFold *string  `json:"nameContainsFold,omitempty"`
+
+	// "parent_id" field predicates.
+	ParentID       *uuid.UUID  `json:"parentId,omitempty"`
+	ParentIDNEQ    *uuid.UUID  `json:"parentIdNEQ,omitempty"`
+	ParentIDIn     []uuid.UUID `json:"parentIdIn,omitempty"`
+	ParentIDNotIn  []uuid.UUID `json:"parentIdNotIn,omitempty"`
+	ParentIDIsNil  bool        `json:"parentIdIsNil,omitempty"`
+	ParentIDNotNil bool        `json:"parentIdNotNil,omitempty"`
+
+	// "position" field predicates.
+	Position      *int  `json:"position,omitempty"`
+	PositionNEQ   *int  `json:"positionNEQ,omitempty"`
+	PositionIn    []int `json:"positionIn,omitempty"`
+	PositionNotIn []int `json:"positionNotIn,omitempty"`
+	PositionGT    *int  `json:"positionGT,omitempty"`
+	PositionGTE   *int  `json:"positionGTE,omitempty"`
+	PositionLT    *int  `json:"positionLT,omitempty"`
+	PositionLTE   *int  `json:"positionLTE,omitempty"`
+
+	// "children" edge predicates.
+	HasChildren     *bool               `json:"hasChildren,omitempty"`
+	HasChildrenWith []*FolderWhereInput `json:"hasChildrenWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *FolderWhereInput) AddPredicates(predicates ...predicate.Folder) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the FolderWhereInput filter on the FolderQuery builder.
+func (i *FolderWhereInput) Filter(q *FolderQuery) (*FolderQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyFolderWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyFolderWhereInput is returned in case the FolderWhereInput is empty.
+var ErrEmptyFolderWhereInput = errors.New("ent: empty predicate FolderWhereInput")
+
+// P returns a predicate for filtering folders.
+// An error is returned if the input is empty or invalid.
+func (i *FolderWhereInput) P() (predicate.Folder, error) {
+	var predicates []predicate.Folder
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, folder.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Folder, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, folder.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Folder, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, folder.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, folder.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, folder.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, folder.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, folder.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, folder.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, folder.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, folder.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, folder.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, folder.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, folder.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, folder.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, folder.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, folder.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, folder.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, folder.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, folder.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, folder.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, folder.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, folder.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, folder.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, folder.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, folder.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, folder.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, folder.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.Name != nil {
+		predicates = append(predicates, folder.NameEQ(*i.Name))
+	}
+	if i.NameNEQ != nil {
+		predicates = append(predicates, folder.NameNEQ(*i.NameNEQ))
+	}
+	if len(i.NameIn) > 0 {
+		predicates = append(predicates, folder.NameIn(i.NameIn...))
+	}
+	if len(i.NameNotIn) > 0 {
+		predicates = append(predicates, folder.NameNotIn(i.NameNotIn...))
+	}
+	if i.NameGT != nil {
+		predicates = append(predicates, folder.NameGT(*i.NameGT))
+	}
+	if i.NameGTE != nil {
+		predicates = append(predicates, folder.NameGTE(*i.NameGTE))
+	}
+	if i.NameLT != nil {
+		predicates = append(predicates, folder.NameLT(*i.NameLT))
+	}
+	if i.NameLTE != nil {
+		predicates = append(predicates, folder.NameLTE(*i.NameLTE))
+	}
+	if i.NameContains != nil {
+		predicates = append(predicates, folder.NameContains(*i.NameContains))
+	}
+	if i.NameHasPrefix != nil {
+		predicates = append(predicates, folder.NameHasPrefix(*i.NameHasPrefix))
+	}
+	if i.NameHasSuffix != nil {
+		predicates = append(predicates, folder.NameHasSuffix(*i.NameHasSuffix))
+	}
+	if i.NameEqualFold != nil {
+		predicates = append(predicates, folder.NameEqualFold(*i.NameEqualFold))
+	}
+	if i.NameContainsFold != nil {
+		predicates = append(predicates, folder.NameContainsFold(*i.NameContainsFold))
+	}
+	if i.ParentID != nil {
+		predicates = append(predicates, folder.ParentIDEQ(*i.ParentID))
+	}
+	if i.ParentIDNEQ != nil {
+		predicates = append(predicates, folder.ParentIDNEQ(*i.ParentIDNEQ))
+	}
+	if len(i.ParentIDIn) > 0 {
+		predicates = append(predicates, folder.ParentIDIn(i.ParentIDIn...))
+	}
+	if len(i.ParentIDNotIn) > 0 {
+		predicates = append(predicates, folder.ParentIDNotIn(i.ParentIDNotIn...))
+	}
+	if i.ParentIDIsNil {
+		predicates = append(predicates, folder.ParentIDIsNil())
+	}
+	if i.ParentIDNotNil {
+		predicates = append(predicates, folder.ParentIDNotNil())
+	}
+	if i.Position != nil {
+		predicates = append(predicates, folder.PositionEQ(*i.Position))
+	}
+	if i.PositionNEQ != nil {
+		predicates = append(predicates, folder.PositionNEQ(*i.PositionNEQ))
+	}
+	if len(i.PositionIn) > 0 {
+		predicates = append(predicates, folder.PositionIn(i.PositionIn...))
+	}
+	if len(i.PositionNotIn) > 0 {
+		predicates = append(predicates, folder.PositionNotIn(i.PositionNotIn...))
+	}
+	if i.PositionGT != nil {
+		predicates = append(predicates, folder.PositionGT(*i.PositionGT))
+	}
+	if i.PositionGTE != nil {
+		predicates = append(predicates, folder.PositionGTE(*i.PositionGTE))
+	}
+	if i.PositionLT != nil {
+		predicates = append(predicates, folder.PositionLT(*i.PositionLT))
+	}
+	if i.PositionLTE != nil {
+		predicates = append(predicates, folder.PositionLTE(*i.PositionLTE))
+	}
+
+	if i.HasChildren != nil {
+		p := folder.HasChildren()
+		if !*i.HasChildren {
+			p = folder.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasChildrenWith) > 0 {
+		with := make([]predicate.Folder, 0, len(i.HasChildrenWith))
+		for _, w := range i.HasChildrenWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasChildrenWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, folder.HasChildrenWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyFolderWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return folder.And(predicates...), nil
 	}
 }
 
@@ -5543,5 +5943,313 @@ func (i *SupportGrantWhereInput) P() (predicate.SupportGrant, error) {
 		return predicates[0], nil
 	default:
 		return supportgrant.And(predicates...), nil
+	}
+}
+
+// TagWhereInput represents a where input for filtering Tag queries.
+type TagWhereInput struct {
+	Predicates []predicate.Tag  `json:"-"`
+	Not        *TagWhereInput   `json:"not,omitempty"`
+	Or         []*TagWhereInput `json:"or,omitempty"`
+	And        []*TagWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "name" field predicates.
+	Name             *string  `json:"name,omitempty"`
+	NameNEQ          *string  `json:"nameNEQ,omitempty"`
+	NameIn           []string `json:"nameIn,omitempty"`
+	NameNotIn        []string `json:"nameNotIn,omitempty"`
+	NameGT           *string  `json:"nameGT,omitempty"`
+	NameGTE          *string  `json:"nameGTE,omitempty"`
+	NameLT           *string  `json:"nameLT,omitempty"`
+	NameLTE          *string  `json:"nameLTE,omitempty"`
+	NameContains     *string  `json:"nameContains,omitempty"`
+	NameHasPrefix    *string  `json:"nameHasPrefix,omitempty"`
+	NameHasSuffix    *string  `json:"nameHasSuffix,omitempty"`
+	NameEqualFold    *string  `json:"nameEqualFold,omitempty"`
+	NameContainsFold *string  `json:"nameContainsFold,omitempty"`
+
+	// "color" field predicates.
+	Color             *string  `json:"color,omitempty"`
+	ColorNEQ          *string  `json:"colorNEQ,omitempty"`
+	ColorIn           []string `json:"colorIn,omitempty"`
+	ColorNotIn        []string `json:"colorNotIn,omitempty"`
+	ColorGT           *string  `json:"colorGT,omitempty"`
+	ColorGTE          *string  `json:"colorGTE,omitempty"`
+	ColorLT           *string  `json:"colorLT,omitempty"`
+	ColorLTE          *string  `json:"colorLTE,omitempty"`
+	ColorContains     *string  `json:"colorContains,omitempty"`
+	ColorHasPrefix    *string  `json:"colorHasPrefix,omitempty"`
+	ColorHasSuffix    *string  `json:"colorHasSuffix,omitempty"`
+	ColorIsNil        bool     `json:"colorIsNil,omitempty"`
+	ColorNotNil       bool     `json:"colorNotNil,omitempty"`
+	ColorEqualFold    *string  `json:"colorEqualFold,omitempty"`
+	ColorContainsFold *string  `json:"colorContainsFold,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *TagWhereInput) AddPredicates(predicates ...predicate.Tag) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the TagWhereInput filter on the TagQuery builder.
+func (i *TagWhereInput) Filter(q *TagQuery) (*TagQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyTagWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyTagWhereInput is returned in case the TagWhereInput is empty.
+var ErrEmptyTagWhereInput = errors.New("ent: empty predicate TagWhereInput")
+
+// P returns a predicate for filtering tags.
+// An error is returned if the input is empty or invalid.
+func (i *TagWhereInput) P() (predicate.Tag, error) {
+	var predicates []predicate.Tag
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, tag.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Tag, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, tag.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Tag, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, tag.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, tag.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, tag.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, tag.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, tag.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, tag.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, tag.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, tag.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, tag.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, tag.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, tag.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, tag.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, tag.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, tag.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, tag.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, tag.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, tag.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, tag.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, tag.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, tag.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, tag.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, tag.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, tag.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, tag.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, tag.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.Name != nil {
+		predicates = append(predicates, tag.NameEQ(*i.Name))
+	}
+	if i.NameNEQ != nil {
+		predicates = append(predicates, tag.NameNEQ(*i.NameNEQ))
+	}
+	if len(i.NameIn) > 0 {
+		predicates = append(predicates, tag.NameIn(i.NameIn...))
+	}
+	if len(i.NameNotIn) > 0 {
+		predicates = append(predicates, tag.NameNotIn(i.NameNotIn...))
+	}
+	if i.NameGT != nil {
+		predicates = append(predicates, tag.NameGT(*i.NameGT))
+	}
+	if i.NameGTE != nil {
+		predicates = append(predicates, tag.NameGTE(*i.NameGTE))
+	}
+	if i.NameLT != nil {
+		predicates = append(predicates, tag.NameLT(*i.NameLT))
+	}
+	if i.NameLTE != nil {
+		predicates = append(predicates, tag.NameLTE(*i.NameLTE))
+	}
+	if i.NameContains != nil {
+		predicates = append(predicates, tag.NameContains(*i.NameContains))
+	}
+	if i.NameHasPrefix != nil {
+		predicates = append(predicates, tag.NameHasPrefix(*i.NameHasPrefix))
+	}
+	if i.NameHasSuffix != nil {
+		predicates = append(predicates, tag.NameHasSuffix(*i.NameHasSuffix))
+	}
+	if i.NameEqualFold != nil {
+		predicates = append(predicates, tag.NameEqualFold(*i.NameEqualFold))
+	}
+	if i.NameContainsFold != nil {
+		predicates = append(predicates, tag.NameContainsFold(*i.NameContainsFold))
+	}
+	if i.Color != nil {
+		predicates = append(predicates, tag.ColorEQ(*i.Color))
+	}
+	if i.ColorNEQ != nil {
+		predicates = append(predicates, tag.ColorNEQ(*i.ColorNEQ))
+	}
+	if len(i.ColorIn) > 0 {
+		predicates = append(predicates, tag.ColorIn(i.ColorIn...))
+	}
+	if len(i.ColorNotIn) > 0 {
+		predicates = append(predicates, tag.ColorNotIn(i.ColorNotIn...))
+	}
+	if i.ColorGT != nil {
+		predicates = append(predicates, tag.ColorGT(*i.ColorGT))
+	}
+	if i.ColorGTE != nil {
+		predicates = append(predicates, tag.ColorGTE(*i.ColorGTE))
+	}
+	if i.ColorLT != nil {
+		predicates = append(predicates, tag.ColorLT(*i.ColorLT))
+	}
+	if i.ColorLTE != nil {
+		predicates = append(predicates, tag.ColorLTE(*i.ColorLTE))
+	}
+	if i.ColorContains != nil {
+		predicates = append(predicates, tag.ColorContains(*i.ColorContains))
+	}
+	if i.ColorHasPrefix != nil {
+		predicates = append(predicates, tag.ColorHasPrefix(*i.ColorHasPrefix))
+	}
+	if i.ColorHasSuffix != nil {
+		predicates = append(predicates, tag.ColorHasSuffix(*i.ColorHasSuffix))
+	}
+	if i.ColorIsNil {
+		predicates = append(predicates, tag.ColorIsNil())
+	}
+	if i.ColorNotNil {
+		predicates = append(predicates, tag.ColorNotNil())
+	}
+	if i.ColorEqualFold != nil {
+		predicates = append(predicates, tag.ColorEqualFold(*i.ColorEqualFold))
+	}
+	if i.ColorContainsFold != nil {
+		predicates = append(predicates, tag.ColorContainsFold(*i.ColorContainsFold))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyTagWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return tag.And(predicates...), nil
 	}
 }

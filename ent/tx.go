@@ -24,12 +24,16 @@ type Tx struct {
 	Chunk *ChunkClient
 	// Conversation is the client for interacting with the Conversation builders.
 	Conversation *ConversationClient
+	// ConversationTag is the client for interacting with the ConversationTag builders.
+	ConversationTag *ConversationTagClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
 	// DocumentGrant is the client for interacting with the DocumentGrant builders.
 	DocumentGrant *DocumentGrantClient
 	// Feedback is the client for interacting with the Feedback builders.
 	Feedback *FeedbackClient
+	// Folder is the client for interacting with the Folder builders.
+	Folder *FolderClient
 	// KnowledgeBase is the client for interacting with the KnowledgeBase builders.
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
@@ -38,6 +42,8 @@ type Tx struct {
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
 	SupportGrant *SupportGrantClient
+	// Tag is the client for interacting with the Tag builders.
+	Tag *TagClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 
@@ -176,13 +182,16 @@ func (tx *Tx) init() {
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Chunk = NewChunkClient(tx.config)
 	tx.Conversation = NewConversationClient(tx.config)
+	tx.ConversationTag = NewConversationTagClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.DocumentGrant = NewDocumentGrantClient(tx.config)
 	tx.Feedback = NewFeedbackClient(tx.config)
+	tx.Folder = NewFolderClient(tx.config)
 	tx.KnowledgeBase = NewKnowledgeBaseClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.Source = NewSourceClient(tx.config)
 	tx.SupportGrant = NewSupportGrantClient(tx.config)
+	tx.Tag = NewTagClient(tx.config)
 	tx.Tenant = NewTenantClient(tx.config)
 }
 

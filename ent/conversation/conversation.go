@@ -59,6 +59,14 @@ const (
 	FieldForkRequestID = "fork_request_id"
 	// FieldHistoryStrategy holds the string denoting the history_strategy field in the database.
 	FieldHistoryStrategy = "history_strategy"
+	// FieldPinnedAt holds the string denoting the pinned_at field in the database.
+	FieldPinnedAt = "pinned_at"
+	// FieldFolderID holds the string denoting the folder_id field in the database.
+	FieldFolderID = "folder_id"
+	// FieldMetadata holds the string denoting the metadata field in the database.
+	FieldMetadata = "metadata"
+	// FieldTemporaryExpiresAt holds the string denoting the temporary_expires_at field in the database.
+	FieldTemporaryExpiresAt = "temporary_expires_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeKnowledgeBase holds the string denoting the knowledge_base edge name in mutations.
@@ -67,6 +75,12 @@ const (
 	EdgeMessages = "messages"
 	// EdgeAttempts holds the string denoting the attempts edge name in mutations.
 	EdgeAttempts = "attempts"
+	// EdgeFolder holds the string denoting the folder edge name in mutations.
+	EdgeFolder = "folder"
+	// EdgeTags holds the string denoting the tags edge name in mutations.
+	EdgeTags = "tags"
+	// EdgeConversationTags holds the string denoting the conversation_tags edge name in mutations.
+	EdgeConversationTags = "conversation_tags"
 	// Table holds the table name of the conversation in the database.
 	Table = "conversations"
 	// TenantTable is the table that holds the tenant relation/edge.
@@ -97,6 +111,25 @@ const (
 	AttemptsInverseTable = "attempts"
 	// AttemptsColumn is the table column denoting the attempts relation/edge.
 	AttemptsColumn = "conversation_id"
+	// FolderTable is the table that holds the folder relation/edge.
+	FolderTable = "conversations"
+	// FolderInverseTable is the table name for the Folder entity.
+	// It exists in this package in order to avoid circular dependency with the "folder" package.
+	FolderInverseTable = "folders"
+	// FolderColumn is the table column denoting the folder relation/edge.
+	FolderColumn = "folder_id"
+	// TagsTable is the table that holds the tags relation/edge. The primary key declared below.
+	TagsTable = "conversation_tags"
+	// TagsInverseTable is the table name for the Tag entity.
+	// It exists in this package in order to avoid circular dependency with the "tag" package.
+	TagsInverseTable = "tags"
+	// ConversationTagsTable is the table that holds the conversation_tags relation/edge.
+	ConversationTagsTable = "conversation_tags"
+	// ConversationTagsInverseTable is the table name for the ConversationTag entity.
+	// It exists in this package in order to avoid circular dependency with the "conversationtag" package.
+	ConversationTagsInverseTable = "conversation_tags"
+	// ConversationTagsColumn is the table column denoting the conversation_tags relation/edge.
+	ConversationTagsColumn = "conversation_id"
 )
 
 // Columns holds all SQL columns for conversation fields.
@@ -122,7 +155,17 @@ var Columns = []string{
 	FieldForkedFromMessageID,
 	FieldForkRequestID,
 	FieldHistoryStrategy,
+	FieldPinnedAt,
+	FieldFolderID,
+	FieldMetadata,
+	FieldTemporaryExpiresAt,
 }
+
+var (
+	// TagsPrimaryKey and TagsColumn2 are the table columns denoting the
+	// primary key for the tags relation (M2M).
+	TagsPrimaryKey = []string{"conversation_id", "tag_id"}
+)
 
 // ValidColumn reports if the column name is valid (part of the table columns).
 func ValidColumn(column string) bool {
@@ -343,6 +386,21 @@ func ByHistoryStrategy(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldHistoryStrategy, opts...).ToFunc()
 }
 
+// ByPinnedAt orders the results by the pinned_at field.
+func ByPinnedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPinnedAt, opts...).ToFunc()
+}
+
+// ByFolderID orders the results by the folder_id field.
+func ByFolderID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFolderID, opts...).ToFunc()
+}
+
+// ByTemporaryExpiresAt orders the results by the temporary_expires_at field.
+func ByTemporaryExpiresAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTemporaryExpiresAt, opts...).ToFunc()
+}
+
 // ByTenantField orders the results by tenant field.
 func ByTenantField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -384,6 +442,41 @@ func ByAttempts(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newAttemptsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByFolderField orders the results by folder field.
+func ByFolderField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newFolderStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByTagsCount orders the results by tags count.
+func ByTagsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newTagsStep(), opts...)
+	}
+}
+
+// ByTags orders the results by tags terms.
+func ByTags(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newTagsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByConversationTagsCount orders the results by conversation_tags count.
+func ByConversationTagsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newConversationTagsStep(), opts...)
+	}
+}
+
+// ByConversationTags orders the results by conversation_tags terms.
+func ByConversationTags(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newConversationTagsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newTenantStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -410,6 +503,27 @@ func newAttemptsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AttemptsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, AttemptsTable, AttemptsColumn),
+	)
+}
+func newFolderStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(FolderInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, true, FolderTable, FolderColumn),
+	)
+}
+func newTagsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(TagsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2M, false, TagsTable, TagsPrimaryKey...),
+	)
+}
+func newConversationTagsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ConversationTagsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, true, ConversationTagsTable, ConversationTagsColumn),
 	)
 }
 

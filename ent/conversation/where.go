@@ -149,6 +149,21 @@ func HistoryStrategy(v domain.HistoryStrategy) predicate.Conversation {
 	return predicate.Conversation(sql.FieldEQ(FieldHistoryStrategy, vc))
 }
 
+// PinnedAt applies equality check predicate on the "pinned_at" field. It's identical to PinnedAtEQ.
+func PinnedAt(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldPinnedAt, v))
+}
+
+// FolderID applies equality check predicate on the "folder_id" field. It's identical to FolderIDEQ.
+func FolderID(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldFolderID, v))
+}
+
+// TemporaryExpiresAt applies equality check predicate on the "temporary_expires_at" field. It's identical to TemporaryExpiresAtEQ.
+func TemporaryExpiresAt(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldTemporaryExpiresAt, v))
+}
+
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
 func TenantIDEQ(v string) predicate.Conversation {
 	return predicate.Conversation(sql.FieldEQ(FieldTenantID, v))
@@ -1108,6 +1123,146 @@ func HistoryStrategyContainsFold(v domain.HistoryStrategy) predicate.Conversatio
 	return predicate.Conversation(sql.FieldContainsFold(FieldHistoryStrategy, vc))
 }
 
+// PinnedAtEQ applies the EQ predicate on the "pinned_at" field.
+func PinnedAtEQ(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldPinnedAt, v))
+}
+
+// PinnedAtNEQ applies the NEQ predicate on the "pinned_at" field.
+func PinnedAtNEQ(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNEQ(FieldPinnedAt, v))
+}
+
+// PinnedAtIn applies the In predicate on the "pinned_at" field.
+func PinnedAtIn(vs ...time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldIn(FieldPinnedAt, vs...))
+}
+
+// PinnedAtNotIn applies the NotIn predicate on the "pinned_at" field.
+func PinnedAtNotIn(vs ...time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotIn(FieldPinnedAt, vs...))
+}
+
+// PinnedAtGT applies the GT predicate on the "pinned_at" field.
+func PinnedAtGT(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGT(FieldPinnedAt, v))
+}
+
+// PinnedAtGTE applies the GTE predicate on the "pinned_at" field.
+func PinnedAtGTE(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGTE(FieldPinnedAt, v))
+}
+
+// PinnedAtLT applies the LT predicate on the "pinned_at" field.
+func PinnedAtLT(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLT(FieldPinnedAt, v))
+}
+
+// PinnedAtLTE applies the LTE predicate on the "pinned_at" field.
+func PinnedAtLTE(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLTE(FieldPinnedAt, v))
+}
+
+// PinnedAtIsNil applies the IsNil predicate on the "pinned_at" field.
+func PinnedAtIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldPinnedAt))
+}
+
+// PinnedAtNotNil applies the NotNil predicate on the "pinned_at" field.
+func PinnedAtNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldPinnedAt))
+}
+
+// FolderIDEQ applies the EQ predicate on the "folder_id" field.
+func FolderIDEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldFolderID, v))
+}
+
+// FolderIDNEQ applies the NEQ predicate on the "folder_id" field.
+func FolderIDNEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNEQ(FieldFolderID, v))
+}
+
+// FolderIDIn applies the In predicate on the "folder_id" field.
+func FolderIDIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldIn(FieldFolderID, vs...))
+}
+
+// FolderIDNotIn applies the NotIn predicate on the "folder_id" field.
+func FolderIDNotIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotIn(FieldFolderID, vs...))
+}
+
+// FolderIDIsNil applies the IsNil predicate on the "folder_id" field.
+func FolderIDIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldFolderID))
+}
+
+// FolderIDNotNil applies the NotNil predicate on the "folder_id" field.
+func FolderIDNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldFolderID))
+}
+
+// MetadataIsNil applies the IsNil predicate on the "metadata" field.
+func MetadataIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldMetadata))
+}
+
+// MetadataNotNil applies the NotNil predicate on the "metadata" field.
+func MetadataNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldMetadata))
+}
+
+// TemporaryExpiresAtEQ applies the EQ predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtEQ(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldTemporaryExpiresAt, v))
+}
+
+// TemporaryExpiresAtNEQ applies the NEQ predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtNEQ(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNEQ(FieldTemporaryExpiresAt, v))
+}
+
+// TemporaryExpiresAtIn applies the In predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtIn(vs ...time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldIn(FieldTemporaryExpiresAt, vs...))
+}
+
+// TemporaryExpiresAtNotIn applies the NotIn predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtNotIn(vs ...time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotIn(FieldTemporaryExpiresAt, vs...))
+}
+
+// TemporaryExpiresAtGT applies the GT predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtGT(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGT(FieldTemporaryExpiresAt, v))
+}
+
+// TemporaryExpiresAtGTE applies the GTE predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtGTE(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGTE(FieldTemporaryExpiresAt, v))
+}
+
+// TemporaryExpiresAtLT applies the LT predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtLT(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLT(FieldTemporaryExpiresAt, v))
+}
+
+// TemporaryExpiresAtLTE applies the LTE predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtLTE(v time.Time) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLTE(FieldTemporaryExpiresAt, v))
+}
+
+// TemporaryExpiresAtIsNil applies the IsNil predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldTemporaryExpiresAt))
+}
+
+// TemporaryExpiresAtNotNil applies the NotNil predicate on the "temporary_expires_at" field.
+func TemporaryExpiresAtNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldTemporaryExpiresAt))
+}
+
 // HasTenant applies the HasEdge predicate on the "tenant" edge.
 func HasTenant() predicate.Conversation {
 	return predicate.Conversation(func(s *sql.Selector) {
@@ -1212,6 +1367,90 @@ func HasAttemptsWith(preds ...predicate.Attempt) predicate.Conversation {
 	return predicate.Conversation(func(s *sql.Selector) {
 		step := newAttemptsStep()
 		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasFolder applies the HasEdge predicate on the "folder" edge.
+func HasFolder() predicate.Conversation {
+	return predicate.Conversation(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, FolderTable, FolderColumn),
+		)
+		if edgefilter.Enabled() {
+			HasFolderWith()(s)
+			return
+		}
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasFolderWith applies the HasEdge predicate on the "folder" edge with a given conditions (other predicates).
+func HasFolderWith(preds ...predicate.Folder) predicate.Conversation {
+	return predicate.Conversation(func(s *sql.Selector) {
+		step := newFolderStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("folders"))
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasTags applies the HasEdge predicate on the "tags" edge.
+func HasTags() predicate.Conversation {
+	return predicate.Conversation(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, false, TagsTable, TagsPrimaryKey...),
+		)
+		if edgefilter.Enabled() {
+			HasTagsWith()(s)
+			return
+		}
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasTagsWith applies the HasEdge predicate on the "tags" edge with a given conditions (other predicates).
+func HasTagsWith(preds ...predicate.Tag) predicate.Conversation {
+	return predicate.Conversation(func(s *sql.Selector) {
+		step := newTagsStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("tags"))
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasConversationTags applies the HasEdge predicate on the "conversation_tags" edge.
+func HasConversationTags() predicate.Conversation {
+	return predicate.Conversation(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, ConversationTagsTable, ConversationTagsColumn),
+		)
+		if edgefilter.Enabled() {
+			HasConversationTagsWith()(s)
+			return
+		}
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasConversationTagsWith applies the HasEdge predicate on the "conversation_tags" edge with a given conditions (other predicates).
+func HasConversationTagsWith(preds ...predicate.ConversationTag) predicate.Conversation {
+	return predicate.Conversation(func(s *sql.Selector) {
+		step := newConversationTagsStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("conversation_tags"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -13,14 +13,17 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 )
 
@@ -215,6 +218,33 @@ func (f TraverseConversation) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ConversationQuery", q)
 }
 
+// The ConversationTagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ConversationTagFunc func(context.Context, *ent.ConversationTagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ConversationTagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ConversationTagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ConversationTagQuery", q)
+}
+
+// The TraverseConversationTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseConversationTag func(context.Context, *ent.ConversationTagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseConversationTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseConversationTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ConversationTagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ConversationTagQuery", q)
+}
+
 // The DocumentFunc type is an adapter to allow the use of ordinary function as a Querier.
 type DocumentFunc func(context.Context, *ent.DocumentQuery) (ent.Value, error)
 
@@ -294,6 +324,33 @@ func (f TraverseFeedback) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.FeedbackQuery", q)
+}
+
+// The FolderFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FolderFunc func(context.Context, *ent.FolderQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FolderFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FolderQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FolderQuery", q)
+}
+
+// The TraverseFolder type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFolder func(context.Context, *ent.FolderQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFolder) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFolder) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FolderQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FolderQuery", q)
 }
 
 // The KnowledgeBaseFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -404,6 +461,33 @@ func (f TraverseSupportGrant) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SupportGrantQuery", q)
 }
 
+// The TagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TagFunc func(context.Context, *ent.TagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TagQuery", q)
+}
+
+// The TraverseTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTag func(context.Context, *ent.TagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TagQuery", q)
+}
+
 // The TenantFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TenantFunc func(context.Context, *ent.TenantQuery) (ent.Value, error)
 
@@ -444,12 +528,16 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ChunkQuery, predicate.Chunk, chunk.OrderOption]{typ: ent.TypeChunk, tq: q}, nil
 	case *ent.ConversationQuery:
 		return &query[*ent.ConversationQuery, predicate.Conversation, conversation.OrderOption]{typ: ent.TypeConversation, tq: q}, nil
+	case *ent.ConversationTagQuery:
+		return &query[*ent.ConversationTagQuery, predicate.ConversationTag, conversationtag.OrderOption]{typ: ent.TypeConversationTag, tq: q}, nil
 	case *ent.DocumentQuery:
 		return &query[*ent.DocumentQuery, predicate.Document, document.OrderOption]{typ: ent.TypeDocument, tq: q}, nil
 	case *ent.DocumentGrantQuery:
 		return &query[*ent.DocumentGrantQuery, predicate.DocumentGrant, documentgrant.OrderOption]{typ: ent.TypeDocumentGrant, tq: q}, nil
 	case *ent.FeedbackQuery:
 		return &query[*ent.FeedbackQuery, predicate.Feedback, feedback.OrderOption]{typ: ent.TypeFeedback, tq: q}, nil
+	case *ent.FolderQuery:
+		return &query[*ent.FolderQuery, predicate.Folder, folder.OrderOption]{typ: ent.TypeFolder, tq: q}, nil
 	case *ent.KnowledgeBaseQuery:
 		return &query[*ent.KnowledgeBaseQuery, predicate.KnowledgeBase, knowledgebase.OrderOption]{typ: ent.TypeKnowledgeBase, tq: q}, nil
 	case *ent.MessageQuery:
@@ -458,6 +546,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.SourceQuery, predicate.Source, source.OrderOption]{typ: ent.TypeSource, tq: q}, nil
 	case *ent.SupportGrantQuery:
 		return &query[*ent.SupportGrantQuery, predicate.SupportGrant, supportgrant.OrderOption]{typ: ent.TypeSupportGrant, tq: q}, nil
+	case *ent.TagQuery:
+		return &query[*ent.TagQuery, predicate.Tag, tag.OrderOption]{typ: ent.TypeTag, tq: q}, nil
 	case *ent.TenantQuery:
 		return &query[*ent.TenantQuery, predicate.Tenant, tenant.OrderOption]{typ: ent.TypeTenant, tq: q}, nil
 	default:

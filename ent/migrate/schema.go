@@ -255,7 +255,11 @@ var (
 		{Name: "forked_from_message_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "fork_request_id", Type: field.TypeString, Nullable: true, Size: 128},
 		{Name: "history_strategy", Type: field.TypeString, Nullable: true},
+		{Name: "pinned_at", Type: field.TypeTime, Nullable: true},
+		{Name: "metadata", Type: field.TypeJSON, Nullable: true},
+		{Name: "temporary_expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "folder_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "knowledge_base_id", Type: field.TypeUUID},
 	}
 	// ConversationsTable holds the schema information for the "conversations" table.
@@ -266,13 +270,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "conversations_tenants_tenant",
-				Columns:    []*schema.Column{ConversationsColumns[19]},
+				Columns:    []*schema.Column{ConversationsColumns[22]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
+				Symbol:     "conversations_folders_conversations",
+				Columns:    []*schema.Column{ConversationsColumns[23]},
+				RefColumns: []*schema.Column{FoldersColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
 				Symbol:     "conversations_knowledge_bases_conversations",
-				Columns:    []*schema.Column{ConversationsColumns[20]},
+				Columns:    []*schema.Column{ConversationsColumns[24]},
 				RefColumns: []*schema.Column{KnowledgeBasesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -281,12 +291,12 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_status_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[19], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
 			},
 			{
 				Name:    "conversation_tenant_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[19], ConversationsColumns[1]},
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[1]},
 			},
 			{
 				Name:    "conversation_status_deleted_at",
@@ -296,7 +306,69 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_fork_request_id",
 				Unique:  true,
-				Columns: []*schema.Column{ConversationsColumns[19], ConversationsColumns[3], ConversationsColumns[17]},
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[17]},
+			},
+			{
+				Name:    "conversation_tenant_id_user_id_folder_id",
+				Unique:  false,
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[23]},
+			},
+			{
+				Name:    "conversation_temporary_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{ConversationsColumns[21]},
+			},
+		},
+	}
+	// ConversationTagsColumns holds the columns for the "conversation_tags" table.
+	ConversationTagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeString, Size: 128},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "conversation_id", Type: field.TypeUUID},
+		{Name: "tag_id", Type: field.TypeUUID},
+	}
+	// ConversationTagsTable holds the schema information for the "conversation_tags" table.
+	ConversationTagsTable = &schema.Table{
+		Name:       "conversation_tags",
+		Columns:    ConversationTagsColumns,
+		PrimaryKey: []*schema.Column{ConversationTagsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "conversation_tags_tenants_tenant",
+				Columns:    []*schema.Column{ConversationTagsColumns[3]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "conversation_tags_conversations_conversation",
+				Columns:    []*schema.Column{ConversationTagsColumns[4]},
+				RefColumns: []*schema.Column{ConversationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "conversation_tags_tags_tag",
+				Columns:    []*schema.Column{ConversationTagsColumns[5]},
+				RefColumns: []*schema.Column{TagsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "conversationtag_tenant_id_owner_id",
+				Unique:  false,
+				Columns: []*schema.Column{ConversationTagsColumns[3], ConversationTagsColumns[1]},
+			},
+			{
+				Name:    "conversationtag_conversation_id_tag_id",
+				Unique:  true,
+				Columns: []*schema.Column{ConversationTagsColumns[4], ConversationTagsColumns[5]},
+			},
+			{
+				Name:    "conversationtag_tag_id",
+				Unique:  false,
+				Columns: []*schema.Column{ConversationTagsColumns[5]},
 			},
 		},
 	}
@@ -438,6 +510,44 @@ var (
 				Name:    "feedback_tenant_id_rating_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{FeedbacksColumns[9], FeedbacksColumns[5], FeedbacksColumns[2]},
+			},
+		},
+	}
+	// FoldersColumns holds the columns for the "folders" table.
+	FoldersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Size: 128},
+		{Name: "name", Type: field.TypeString, Size: 100},
+		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "parent_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// FoldersTable holds the schema information for the "folders" table.
+	FoldersTable = &schema.Table{
+		Name:       "folders",
+		Columns:    FoldersColumns,
+		PrimaryKey: []*schema.Column{FoldersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "folders_tenants_tenant",
+				Columns:    []*schema.Column{FoldersColumns[6]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "folders_folders_children",
+				Columns:    []*schema.Column{FoldersColumns[7]},
+				RefColumns: []*schema.Column{FoldersColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "folder_tenant_id_user_id_parent_id_position",
+				Unique:  false,
+				Columns: []*schema.Column{FoldersColumns[6], FoldersColumns[3], FoldersColumns[7], FoldersColumns[5]},
 			},
 		},
 	}
@@ -665,6 +775,37 @@ var (
 			},
 		},
 	}
+	// TagsColumns holds the columns for the "tags" table.
+	TagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Size: 128},
+		{Name: "name", Type: field.TypeString, Size: 64},
+		{Name: "color", Type: field.TypeString, Nullable: true, Size: 32},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+	}
+	// TagsTable holds the schema information for the "tags" table.
+	TagsTable = &schema.Table{
+		Name:       "tags",
+		Columns:    TagsColumns,
+		PrimaryKey: []*schema.Column{TagsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "tags_tenants_tenant",
+				Columns:    []*schema.Column{TagsColumns[6]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "tag_tenant_id_user_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{TagsColumns[6], TagsColumns[3], TagsColumns[4]},
+			},
+		},
+	}
 	// TenantsColumns holds the columns for the "tenants" table.
 	TenantsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
@@ -687,13 +828,16 @@ var (
 		AuditEventsTable,
 		ChunksTable,
 		ConversationsTable,
+		ConversationTagsTable,
 		DocumentsTable,
 		DocumentGrantsTable,
 		FeedbacksTable,
+		FoldersTable,
 		KnowledgeBasesTable,
 		MessagesTable,
 		SourcesTable,
 		SupportGrantsTable,
+		TagsTable,
 		TenantsTable,
 	}
 )
@@ -712,13 +856,19 @@ func init() {
 	ChunksTable.ForeignKeys[1].RefTable = DocumentsTable
 	ChunksTable.ForeignKeys[2].RefTable = KnowledgeBasesTable
 	ConversationsTable.ForeignKeys[0].RefTable = TenantsTable
-	ConversationsTable.ForeignKeys[1].RefTable = KnowledgeBasesTable
+	ConversationsTable.ForeignKeys[1].RefTable = FoldersTable
+	ConversationsTable.ForeignKeys[2].RefTable = KnowledgeBasesTable
+	ConversationTagsTable.ForeignKeys[0].RefTable = TenantsTable
+	ConversationTagsTable.ForeignKeys[1].RefTable = ConversationsTable
+	ConversationTagsTable.ForeignKeys[2].RefTable = TagsTable
 	DocumentsTable.ForeignKeys[0].RefTable = TenantsTable
 	DocumentsTable.ForeignKeys[1].RefTable = KnowledgeBasesTable
 	DocumentGrantsTable.ForeignKeys[0].RefTable = DocumentsTable
 	DocumentGrantsTable.ForeignKeys[1].RefTable = TenantsTable
 	FeedbacksTable.ForeignKeys[0].RefTable = AttemptsTable
 	FeedbacksTable.ForeignKeys[1].RefTable = TenantsTable
+	FoldersTable.ForeignKeys[0].RefTable = TenantsTable
+	FoldersTable.ForeignKeys[1].RefTable = FoldersTable
 	KnowledgeBasesTable.ForeignKeys[0].RefTable = TenantsTable
 	MessagesTable.ForeignKeys[0].RefTable = AttemptsTable
 	MessagesTable.ForeignKeys[1].RefTable = ConversationsTable
@@ -737,4 +887,5 @@ func init() {
 	SupportGrantsTable.Annotation.Checks = map[string]string{
 		"support_grant_status_check": "status IN ('PENDING', 'APPROVED', 'DENIED', 'REVOKED')",
 	}
+	TagsTable.ForeignKeys[0].RefTable = TenantsTable
 }

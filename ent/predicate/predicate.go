@@ -21,6 +21,9 @@ type Chunk func(*sql.Selector)
 // Conversation is the predicate function for conversation builders.
 type Conversation func(*sql.Selector)
 
+// ConversationTag is the predicate function for conversationtag builders.
+type ConversationTag func(*sql.Selector)
+
 // Document is the predicate function for document builders.
 type Document func(*sql.Selector)
 
@@ -29,6 +32,9 @@ type DocumentGrant func(*sql.Selector)
 
 // Feedback is the predicate function for feedback builders.
 type Feedback func(*sql.Selector)
+
+// Folder is the predicate function for folder builders.
+type Folder func(*sql.Selector)
 
 // KnowledgeBase is the predicate function for knowledgebase builders.
 type KnowledgeBase func(*sql.Selector)
@@ -41,6 +47,9 @@ type Source func(*sql.Selector)
 
 // SupportGrant is the predicate function for supportgrant builders.
 type SupportGrant func(*sql.Selector)
+
+// Tag is the predicate function for tag builders.
+type Tag func(*sql.Selector)
 
 // Tenant is the predicate function for tenant builders.
 type Tenant func(*sql.Selector)

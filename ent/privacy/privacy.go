@@ -231,6 +231,30 @@ func (f ConversationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ConversationMutation", m)
 }
 
+// The ConversationTagQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ConversationTagQueryRuleFunc func(context.Context, *ent.ConversationTagQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ConversationTagQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ConversationTagQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ConversationTagQuery", q)
+}
+
+// The ConversationTagMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ConversationTagMutationRuleFunc func(context.Context, *ent.ConversationTagMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ConversationTagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ConversationTagMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ConversationTagMutation", m)
+}
+
 // The DocumentQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type DocumentQueryRuleFunc func(context.Context, *ent.DocumentQuery) error
@@ -301,6 +325,30 @@ func (f FeedbackMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.FeedbackMutation", m)
+}
+
+// The FolderQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type FolderQueryRuleFunc func(context.Context, *ent.FolderQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f FolderQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FolderQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.FolderQuery", q)
+}
+
+// The FolderMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type FolderMutationRuleFunc func(context.Context, *ent.FolderMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f FolderMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.FolderMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.FolderMutation", m)
 }
 
 // The KnowledgeBaseQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -399,6 +447,30 @@ func (f SupportGrantMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SupportGrantMutation", m)
 }
 
+// The TagQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TagQueryRuleFunc func(context.Context, *ent.TagQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TagQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TagQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TagQuery", q)
+}
+
+// The TagMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TagMutationRuleFunc func(context.Context, *ent.TagMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TagMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TagMutation", m)
+}
+
 // The TenantQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TenantQueryRuleFunc func(context.Context, *ent.TenantQuery) error
@@ -468,11 +540,15 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ConversationQuery:
 		return q.Filter(), nil
+	case *ent.ConversationTagQuery:
+		return q.Filter(), nil
 	case *ent.DocumentQuery:
 		return q.Filter(), nil
 	case *ent.DocumentGrantQuery:
 		return q.Filter(), nil
 	case *ent.FeedbackQuery:
+		return q.Filter(), nil
+	case *ent.FolderQuery:
 		return q.Filter(), nil
 	case *ent.KnowledgeBaseQuery:
 		return q.Filter(), nil
@@ -481,6 +557,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.SourceQuery:
 		return q.Filter(), nil
 	case *ent.SupportGrantQuery:
+		return q.Filter(), nil
+	case *ent.TagQuery:
 		return q.Filter(), nil
 	case *ent.TenantQuery:
 		return q.Filter(), nil
@@ -501,11 +579,15 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ConversationMutation:
 		return m.Filter(), nil
+	case *ent.ConversationTagMutation:
+		return m.Filter(), nil
 	case *ent.DocumentMutation:
 		return m.Filter(), nil
 	case *ent.DocumentGrantMutation:
 		return m.Filter(), nil
 	case *ent.FeedbackMutation:
+		return m.Filter(), nil
+	case *ent.FolderMutation:
 		return m.Filter(), nil
 	case *ent.KnowledgeBaseMutation:
 		return m.Filter(), nil
@@ -514,6 +596,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.SourceMutation:
 		return m.Filter(), nil
 	case *ent.SupportGrantMutation:
+		return m.Filter(), nil
+	case *ent.TagMutation:
 		return m.Filter(), nil
 	case *ent.TenantMutation:
 		return m.Filter(), nil

@@ -12,14 +12,17 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/schema"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 
 	"entgo.io/ent"
@@ -496,6 +499,68 @@ func init() {
 	conversationDescID := conversationMixinFields0[0].Descriptor()
 	// conversation.DefaultID holds the default value on creation for the id field.
 	conversation.DefaultID = conversationDescID.Default.(func() uuid.UUID)
+	conversationtagMixin := schema.ConversationTag{}.Mixin()
+	conversationtag.Policy = privacy.NewPolicies(conversationtagMixin[1], schema.ConversationTag{})
+	conversationtag.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := conversationtag.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	conversationtagMixinFields0 := conversationtagMixin[0].Fields()
+	_ = conversationtagMixinFields0
+	conversationtagMixinFields1 := conversationtagMixin[1].Fields()
+	_ = conversationtagMixinFields1
+	conversationtagMixinFields2 := conversationtagMixin[2].Fields()
+	_ = conversationtagMixinFields2
+	conversationtagFields := schema.ConversationTag{}.Fields()
+	_ = conversationtagFields
+	// conversationtagDescTenantID is the schema descriptor for tenant_id field.
+	conversationtagDescTenantID := conversationtagMixinFields1[0].Descriptor()
+	// conversationtag.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	conversationtag.TenantIDValidator = func() func(string) error {
+		validators := conversationtagDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// conversationtagDescOwnerID is the schema descriptor for owner_id field.
+	conversationtagDescOwnerID := conversationtagMixinFields2[0].Descriptor()
+	// conversationtag.OwnerIDValidator is a validator for the "owner_id" field. It is called by the builders before save.
+	conversationtag.OwnerIDValidator = func() func(string) error {
+		validators := conversationtagDescOwnerID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(owner_id string) error {
+			for _, fn := range fns {
+				if err := fn(owner_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// conversationtagDescCreatedAt is the schema descriptor for created_at field.
+	conversationtagDescCreatedAt := conversationtagFields[2].Descriptor()
+	// conversationtag.DefaultCreatedAt holds the default value on creation for the created_at field.
+	conversationtag.DefaultCreatedAt = conversationtagDescCreatedAt.Default.(func() time.Time)
+	// conversationtagDescID is the schema descriptor for id field.
+	conversationtagDescID := conversationtagMixinFields0[0].Descriptor()
+	// conversationtag.DefaultID holds the default value on creation for the id field.
+	conversationtag.DefaultID = conversationtagDescID.Default.(func() uuid.UUID)
 	documentMixin := schema.Document{}.Mixin()
 	document.Policy = privacy.NewPolicies(documentMixin[1], schema.Document{})
 	document.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -726,6 +791,96 @@ func init() {
 	feedbackDescID := feedbackMixinFields0[0].Descriptor()
 	// feedback.DefaultID holds the default value on creation for the id field.
 	feedback.DefaultID = feedbackDescID.Default.(func() uuid.UUID)
+	folderMixin := schema.Folder{}.Mixin()
+	folder.Policy = privacy.NewPolicies(folderMixin[1], schema.Folder{})
+	folder.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := folder.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	folderMixinFields0 := folderMixin[0].Fields()
+	_ = folderMixinFields0
+	folderMixinFields1 := folderMixin[1].Fields()
+	_ = folderMixinFields1
+	folderMixinFields2 := folderMixin[2].Fields()
+	_ = folderMixinFields2
+	folderFields := schema.Folder{}.Fields()
+	_ = folderFields
+	// folderDescTenantID is the schema descriptor for tenant_id field.
+	folderDescTenantID := folderMixinFields1[0].Descriptor()
+	// folder.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	folder.TenantIDValidator = func() func(string) error {
+		validators := folderDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// folderDescCreatedAt is the schema descriptor for created_at field.
+	folderDescCreatedAt := folderMixinFields2[0].Descriptor()
+	// folder.DefaultCreatedAt holds the default value on creation for the created_at field.
+	folder.DefaultCreatedAt = folderDescCreatedAt.Default.(func() time.Time)
+	// folderDescUpdatedAt is the schema descriptor for updated_at field.
+	folderDescUpdatedAt := folderMixinFields2[1].Descriptor()
+	// folder.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	folder.DefaultUpdatedAt = folderDescUpdatedAt.Default.(func() time.Time)
+	// folder.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	folder.UpdateDefaultUpdatedAt = folderDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// folderDescUserID is the schema descriptor for user_id field.
+	folderDescUserID := folderFields[0].Descriptor()
+	// folder.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
+	folder.UserIDValidator = func() func(string) error {
+		validators := folderDescUserID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(user_id string) error {
+			for _, fn := range fns {
+				if err := fn(user_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// folderDescName is the schema descriptor for name field.
+	folderDescName := folderFields[1].Descriptor()
+	// folder.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	folder.NameValidator = func() func(string) error {
+		validators := folderDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// folderDescPosition is the schema descriptor for position field.
+	folderDescPosition := folderFields[3].Descriptor()
+	// folder.DefaultPosition holds the default value on creation for the position field.
+	folder.DefaultPosition = folderDescPosition.Default.(int)
+	// folderDescID is the schema descriptor for id field.
+	folderDescID := folderMixinFields0[0].Descriptor()
+	// folder.DefaultID holds the default value on creation for the id field.
+	folder.DefaultID = folderDescID.Default.(func() uuid.UUID)
 	knowledgebaseMixin := schema.KnowledgeBase{}.Mixin()
 	knowledgebase.Policy = privacy.NewPolicies(knowledgebaseMixin[1], schema.KnowledgeBase{})
 	knowledgebase.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1100,6 +1255,96 @@ func init() {
 	supportgrantDescID := supportgrantMixinFields0[0].Descriptor()
 	// supportgrant.DefaultID holds the default value on creation for the id field.
 	supportgrant.DefaultID = supportgrantDescID.Default.(func() uuid.UUID)
+	tagMixin := schema.Tag{}.Mixin()
+	tag.Policy = privacy.NewPolicies(tagMixin[1], schema.Tag{})
+	tag.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := tag.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	tagMixinFields0 := tagMixin[0].Fields()
+	_ = tagMixinFields0
+	tagMixinFields1 := tagMixin[1].Fields()
+	_ = tagMixinFields1
+	tagMixinFields2 := tagMixin[2].Fields()
+	_ = tagMixinFields2
+	tagFields := schema.Tag{}.Fields()
+	_ = tagFields
+	// tagDescTenantID is the schema descriptor for tenant_id field.
+	tagDescTenantID := tagMixinFields1[0].Descriptor()
+	// tag.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	tag.TenantIDValidator = func() func(string) error {
+		validators := tagDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// tagDescCreatedAt is the schema descriptor for created_at field.
+	tagDescCreatedAt := tagMixinFields2[0].Descriptor()
+	// tag.DefaultCreatedAt holds the default value on creation for the created_at field.
+	tag.DefaultCreatedAt = tagDescCreatedAt.Default.(func() time.Time)
+	// tagDescUpdatedAt is the schema descriptor for updated_at field.
+	tagDescUpdatedAt := tagMixinFields2[1].Descriptor()
+	// tag.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	tag.DefaultUpdatedAt = tagDescUpdatedAt.Default.(func() time.Time)
+	// tag.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	tag.UpdateDefaultUpdatedAt = tagDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// tagDescUserID is the schema descriptor for user_id field.
+	tagDescUserID := tagFields[0].Descriptor()
+	// tag.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
+	tag.UserIDValidator = func() func(string) error {
+		validators := tagDescUserID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(user_id string) error {
+			for _, fn := range fns {
+				if err := fn(user_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// tagDescName is the schema descriptor for name field.
+	tagDescName := tagFields[1].Descriptor()
+	// tag.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	tag.NameValidator = func() func(string) error {
+		validators := tagDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// tagDescColor is the schema descriptor for color field.
+	tagDescColor := tagFields[2].Descriptor()
+	// tag.ColorValidator is a validator for the "color" field. It is called by the builders before save.
+	tag.ColorValidator = tagDescColor.Validators[0].(func(string) error)
+	// tagDescID is the schema descriptor for id field.
+	tagDescID := tagMixinFields0[0].Descriptor()
+	// tag.DefaultID holds the default value on creation for the id field.
+	tag.DefaultID = tagDescID.Default.(func() uuid.UUID)
 	tenant.Policy = privacy.NewPolicies(schema.Tenant{})
 	tenant.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {

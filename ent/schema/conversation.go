@@ -72,6 +72,17 @@ func (Conversation) Fields() []ent.Field {
 			Comment("The conversation's own history strategy (SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED); " +
 				"null follows the tenant's (TenantSettings.historyStrategy).").
 			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
+		field.Time("pinned_at").Optional().Nillable().
+			Comment("When the owner pinned the conversation; null when it is not pinned.").
+			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
+		field.UUID("folder_id", uuid.UUID{}).Optional().Nillable().
+			Comment("The owner's folder the conversation is filed in; null when unfiled."),
+		field.JSON("metadata", map[string]string{}).Optional().
+			Comment("An integrator's key-value pairs: at most 16 keys of up to 64 characters, values of up to 512 (docs/API.md, \"Conversation metadata\").").
+			Annotations(entgql.Skip()),
+		field.Time("temporary_expires_at").Optional().Nillable().
+			Comment("For a temporary chat: when it is gone (docs/API.md, \"Temporary chats\"); null for a normal conversation.").
+			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
 	}
 }
 
@@ -88,6 +99,10 @@ func (Conversation) Edges() []ent.Edge {
 				entgql.Skip(entgql.SkipType)),
 		edge.To("attempts", Attempt.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection()),
+		edge.From("folder", Folder.Type).Ref("conversations").
+			Field("folder_id").Unique(),
+		edge.To("tags", Tag.Type).
+			Through("conversation_tags", ConversationTag.Type),
 	}
 }
 
@@ -98,6 +113,8 @@ func (Conversation) Indexes() []ent.Index {
 		index.Fields("tenant_id", "created_at"),
 		index.Fields("status", "deleted_at"),
 		index.Fields("tenant_id", "user_id", "fork_request_id").Unique(),
+		index.Fields("tenant_id", "user_id", "folder_id"),
+		index.Fields("temporary_expires_at"),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
@@ -74,12 +75,13 @@ func IncludeDeletedInScope(ctx context.Context) context.Context {
 // liveness is, per table, the predicate that leaves out rows of DELETED
 // conversations. Tables without an entry do not live in a conversation.
 var liveness = map[string]func(*sql.Selector){
-	conversation.Table: sql.FieldNEQ(conversation.FieldStatus, conversation.StatusDELETED.String()),
-	message.Table:      conversationNotDeleted(message.FieldConversationID),
-	attempt.Table:      conversationNotDeleted(attempt.FieldConversationID),
-	source.Table:       attemptNotDeleted(source.FieldAttemptID),
-	feedback.Table:     attemptNotDeleted(feedback.FieldAttemptID),
-	supportgrant.Table: conversationNotDeleted(supportgrant.FieldConversationID),
+	conversation.Table:    sql.FieldNEQ(conversation.FieldStatus, conversation.StatusDELETED.String()),
+	message.Table:         conversationNotDeleted(message.FieldConversationID),
+	attempt.Table:         conversationNotDeleted(attempt.FieldConversationID),
+	source.Table:          attemptNotDeleted(source.FieldAttemptID),
+	feedback.Table:        attemptNotDeleted(feedback.FieldAttemptID),
+	supportgrant.Table:    conversationNotDeleted(supportgrant.FieldConversationID),
+	conversationtag.Table: conversationNotDeleted(conversationtag.FieldConversationID),
 }
 
 // notDeleted returns table's liveness predicate unless ctx includes

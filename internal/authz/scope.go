@@ -9,13 +9,16 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/edgefilter"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -40,6 +43,12 @@ var scopes = map[string]scope{
 	documentgrant.Table: grantsNamingViewer,
 	auditevent.Table:    adminsOnly,
 	supportgrant.Table:  grantsOfViewer,
+	// A user's organisation of their conversations (tags, folders and
+	// which tags a conversation has) is theirs: a support agent's grant
+	// reaches none of it.
+	tag.Table:             ownedByViewer(tag.FieldUserID),
+	folder.Table:          ownedByViewer(folder.FieldUserID),
+	conversationtag.Table: underOwnConversation,
 }
 
 // everyone lets every viewer of the tenant see every row.
@@ -52,6 +61,17 @@ func conversationOwner(v *viewer.Viewer) func(*sql.Selector) {
 		return nil
 	}
 	return sql.FieldEQ(conversation.FieldUserID, v.UserID)
+}
+
+// ownedByViewer limits members and agents to the rows whose column col
+// names them; admins see the tenant.
+func ownedByViewer(col string) scope {
+	return func(v *viewer.Viewer) func(*sql.Selector) {
+		if v.IsAdmin() {
+			return nil
+		}
+		return sql.FieldEQ(col, v.UserID)
+	}
 }
 
 // underOwnConversation limits rows beneath a conversation (owner_id is the

@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS "conversation_temporary_expires_at";

@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS "conversation_tenant_id_user_id_folder_id";
