@@ -32,6 +32,7 @@ func main() {
 		// hand-written schema.graphqls.
 		entgql.WithSchemaHook(func(_ *gen.Graph, s *ast.Schema) error {
 			gqlnames.Rename(s)
+			nonNullTags(s)
 			return nil
 		}),
 	)
@@ -56,6 +57,17 @@ func main() {
 	}, entc.Extensions(ex), entc.TemplateFiles("ent/template/edgeprivacy.tmpl", "ent/template/prepare.tmpl"))
 	if err != nil {
 		log.Fatalf("ent codegen: %v", err)
+	}
+}
+
+// nonNullTags makes Conversation.tags a non-null list (docs/API.md,
+// "Organising conversations"): a conversation without tags, or read by a
+// support agent, has [], never null.
+func nonNullTags(s *ast.Schema) {
+	if t := s.Types["Conversation"]; t != nil {
+		if f := t.Fields.ForName("tags"); f != nil && f.Type.Elem != nil {
+			f.Type = ast.NonNullListType(f.Type.Elem, nil)
+		}
 	}
 }
 

@@ -52,6 +52,7 @@ type ResolverRoot interface {
 	Subscription() SubscriptionResolver
 	SupportGrant() SupportGrantResolver
 	ViewerEvent() ViewerEventResolver
+	ConversationWhereInput() ConversationWhereInputResolver
 }
 
 type DirectiveRoot struct {
@@ -224,6 +225,8 @@ type ComplexityRoot struct {
 		KnowledgeBaseID        func(childComplexity int) int
 		LastSequenceNo         func(childComplexity int) int
 		Messages               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) int
+		Metadata               func(childComplexity int) int
+		Pinned                 func(childComplexity int) int
 		PinnedAt               func(childComplexity int) int
 		Status                 func(childComplexity int) int
 		Summary                func(childComplexity int) int
@@ -264,6 +267,14 @@ type ComplexityRoot struct {
 
 	DeleteDocumentPayload struct {
 		DeletedDocumentID func(childComplexity int) int
+	}
+
+	DeleteFolderPayload struct {
+		DeletedFolderID func(childComplexity int) int
+	}
+
+	DeleteTagPayload struct {
+		DeletedTagID func(childComplexity int) int
 	}
 
 	Document struct {
@@ -412,24 +423,37 @@ type ComplexityRoot struct {
 		Index func(childComplexity int) int
 	}
 
+	MetadataEntry struct {
+		Key   func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
 	ModelContextWindow struct {
 		ContextWindow func(childComplexity int) int
 		Model         func(childComplexity int) int
 	}
 
 	Mutation struct {
+		AddConversationTags            func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID) int
 		ApproveSupportAccess           func(childComplexity int, id uuid.UUID) int
 		ArchiveConversation            func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		Ask                            func(childComplexity int, input model.AskInput) int
 		CancelAttempt                  func(childComplexity int, id uuid.UUID) int
 		CreateConversation             func(childComplexity int, input *model.CreateConversationInput) int
+		CreateFolder                   func(childComplexity int, input model.CreateFolderInput) int
 		CreateKnowledgeBase            func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		CreateTag                      func(childComplexity int, input model.CreateTagInput) int
 		DeleteConversation             func(childComplexity int, id uuid.UUID, reason *string, expectedVersion *int) int
 		DeleteDocument                 func(childComplexity int, documentID uuid.UUID, reason *string) int
+		DeleteFolder                   func(childComplexity int, id uuid.UUID) int
+		DeleteTag                      func(childComplexity int, id uuid.UUID) int
 		DenySupportAccess              func(childComplexity int, id uuid.UUID, reason *string) int
 		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string) int
 		ForkConversation               func(childComplexity int, messageID uuid.UUID, clientRequestID *string) int
 		IngestDocument                 func(childComplexity int, input model.IngestDocumentInput) int
+		MoveConversationToFolder       func(childComplexity int, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) int
+		PinConversation                func(childComplexity int, id uuid.UUID, expectedVersion *int) int
+		RemoveConversationTags         func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID) int
 		RenameConversation             func(childComplexity int, id uuid.UUID, title string, expectedVersion *int) int
 		RequestSupportAccess           func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
 		RestoreConversation            func(childComplexity int, id uuid.UUID, expectedVersion *int) int
@@ -437,9 +461,14 @@ type ComplexityRoot struct {
 		RevokeSupportAccess            func(childComplexity int, id uuid.UUID) int
 		SelectBranch                   func(childComplexity int, conversationID uuid.UUID, messageID uuid.UUID) int
 		SetConversationHistoryStrategy func(childComplexity int, id uuid.UUID, historyStrategy *string, expectedVersion *int) int
+		SetConversationTags            func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID, expectedVersion *int) int
 		SetDocumentACL                 func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
 		SubmitFeedback                 func(childComplexity int, input model.SubmitFeedbackInput) int
 		UnarchiveConversation          func(childComplexity int, id uuid.UUID, expectedVersion *int) int
+		UnpinConversation              func(childComplexity int, id uuid.UUID, expectedVersion *int) int
+		UpdateConversationMetadata     func(childComplexity int, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) int
+		UpdateFolder                   func(childComplexity int, id uuid.UUID, input model.UpdateFolderInput) int
+		UpdateTag                      func(childComplexity int, id uuid.UUID, input model.UpdateTagInput) int
 		UpdateTenantSettings           func(childComplexity int, input model.UpdateTenantSettingsInput, expectedVersion *int) int
 	}
 
@@ -470,10 +499,12 @@ type ComplexityRoot struct {
 		DocumentACL        func(childComplexity int, documentID uuid.UUID) int
 		FeedbackSummary    func(childComplexity int, from time.Time, to time.Time) int
 		Feedbacks          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
+		Folders            func(childComplexity int) int
 		KnowledgeBases     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
 		Node               func(childComplexity int, id uuid.UUID) int
 		Nodes              func(childComplexity int, ids []uuid.UUID) int
 		SupportGrants      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
+		Tags               func(childComplexity int) int
 		TenantSettings     func(childComplexity int) int
 		UsageSummary       func(childComplexity int, from time.Time, to time.Time) int
 		Viewer             func(childComplexity int) int
@@ -621,11 +652,17 @@ type ContextManifestResolver interface {
 }
 type ConversationResolver interface {
 	HistoryStrategy(ctx context.Context, obj *ent.Conversation) (*string, error)
+	PinnedAt(ctx context.Context, obj *ent.Conversation) (*time.Time, error)
+	FolderID(ctx context.Context, obj *ent.Conversation) (*uuid.UUID, error)
 
+	Folder(ctx context.Context, obj *ent.Conversation) (*ent.Folder, error)
+	Tags(ctx context.Context, obj *ent.Conversation) ([]*ent.Tag, error)
 	Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error)
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
 	SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error)
 	CurrentPath(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.MessageConnection, error)
+	Pinned(ctx context.Context, obj *ent.Conversation) (bool, error)
+	Metadata(ctx context.Context, obj *ent.Conversation) ([]*model.MetadataEntry, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
@@ -659,6 +696,19 @@ type MutationResolver interface {
 	EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string) (*model.AskPayload, error)
 	SelectBranch(ctx context.Context, conversationID uuid.UUID, messageID uuid.UUID) (*ent.Conversation, error)
 	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error)
+	PinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	UnpinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	CreateTag(ctx context.Context, input model.CreateTagInput) (*ent.Tag, error)
+	UpdateTag(ctx context.Context, id uuid.UUID, input model.UpdateTagInput) (*ent.Tag, error)
+	DeleteTag(ctx context.Context, id uuid.UUID) (*model.DeleteTagPayload, error)
+	SetConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	AddConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID) (*ent.Conversation, error)
+	RemoveConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID) (*ent.Conversation, error)
+	CreateFolder(ctx context.Context, input model.CreateFolderInput) (*ent.Folder, error)
+	UpdateFolder(ctx context.Context, id uuid.UUID, input model.UpdateFolderInput) (*ent.Folder, error)
+	DeleteFolder(ctx context.Context, id uuid.UUID) (*model.DeleteFolderPayload, error)
+	MoveConversationToFolder(ctx context.Context, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -677,6 +727,8 @@ type QueryResolver interface {
 	FeedbackSummary(ctx context.Context, from time.Time, to time.Time) (*model.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageRow, error)
 	TenantSettings(ctx context.Context) (*model.TenantSettings, error)
+	Tags(ctx context.Context) ([]*ent.Tag, error)
+	Folders(ctx context.Context) ([]*ent.Folder, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -695,6 +747,13 @@ type SupportGrantResolver interface {
 type ViewerEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error)
 	Attempt(ctx context.Context, obj *model.ViewerEvent) (*ent.Attempt, error)
+}
+
+type ConversationWhereInputResolver interface {
+	Pinned(ctx context.Context, obj *ent.ConversationWhereInput, data *bool) error
+	Unfiled(ctx context.Context, obj *ent.ConversationWhereInput, data *bool) error
+	TagIds(ctx context.Context, obj *ent.ConversationWhereInput, data []uuid.UUID) error
+	Metadata(ctx context.Context, obj *ent.ConversationWhereInput, data []*model.MetadataFilterInput) error
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1499,6 +1558,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.Messages(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.MessageOrder), args["where"].(*ent.MessageWhereInput)), true
+	case "Conversation.metadata":
+		if e.ComplexityRoot.Conversation.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.Metadata(childComplexity), true
+	case "Conversation.pinned":
+		if e.ComplexityRoot.Conversation.Pinned == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.Pinned(childComplexity), true
 	case "Conversation.pinnedAt":
 		if e.ComplexityRoot.Conversation.PinnedAt == nil {
 			break
@@ -1671,6 +1742,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID(childComplexity), true
+
+	case "DeleteFolderPayload.deletedFolderId":
+		if e.ComplexityRoot.DeleteFolderPayload.DeletedFolderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteFolderPayload.DeletedFolderID(childComplexity), true
+
+	case "DeleteTagPayload.deletedTagId":
+		if e.ComplexityRoot.DeleteTagPayload.DeletedTagID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteTagPayload.DeletedTagID(childComplexity), true
 
 	case "Document.checksum":
 		if e.ComplexityRoot.Document.Checksum == nil {
@@ -2247,6 +2332,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MessageSiblings.Index(childComplexity), true
 
+	case "MetadataEntry.key":
+		if e.ComplexityRoot.MetadataEntry.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetadataEntry.Key(childComplexity), true
+	case "MetadataEntry.value":
+		if e.ComplexityRoot.MetadataEntry.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetadataEntry.Value(childComplexity), true
+
 	case "ModelContextWindow.contextWindow":
 		if e.ComplexityRoot.ModelContextWindow.ContextWindow == nil {
 			break
@@ -2260,6 +2358,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ModelContextWindow.Model(childComplexity), true
 
+	case "Mutation.addConversationTags":
+		if e.ComplexityRoot.Mutation.AddConversationTags == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addConversationTags_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddConversationTags(childComplexity, args["conversationId"].(uuid.UUID), args["tagIds"].([]uuid.UUID)), true
 	case "Mutation.approveSupportAccess":
 		if e.ComplexityRoot.Mutation.ApproveSupportAccess == nil {
 			break
@@ -2315,6 +2424,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateConversation(childComplexity, args["input"].(*model.CreateConversationInput)), true
+	case "Mutation.createFolder":
+		if e.ComplexityRoot.Mutation.CreateFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateFolder(childComplexity, args["input"].(model.CreateFolderInput)), true
 	case "Mutation.createKnowledgeBase":
 		if e.ComplexityRoot.Mutation.CreateKnowledgeBase == nil {
 			break
@@ -2326,6 +2446,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateKnowledgeBase(childComplexity, args["input"].(model.CreateKnowledgeBaseInput)), true
+	case "Mutation.createTag":
+		if e.ComplexityRoot.Mutation.CreateTag == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateTag(childComplexity, args["input"].(model.CreateTagInput)), true
 	case "Mutation.deleteConversation":
 		if e.ComplexityRoot.Mutation.DeleteConversation == nil {
 			break
@@ -2348,6 +2479,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteDocument(childComplexity, args["documentId"].(uuid.UUID), args["reason"].(*string)), true
+	case "Mutation.deleteFolder":
+		if e.ComplexityRoot.Mutation.DeleteFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteFolder(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteTag":
+		if e.ComplexityRoot.Mutation.DeleteTag == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteTag(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.denySupportAccess":
 		if e.ComplexityRoot.Mutation.DenySupportAccess == nil {
 			break
@@ -2392,6 +2545,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.IngestDocument(childComplexity, args["input"].(model.IngestDocumentInput)), true
+	case "Mutation.moveConversationToFolder":
+		if e.ComplexityRoot.Mutation.MoveConversationToFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_moveConversationToFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MoveConversationToFolder(childComplexity, args["conversationId"].(uuid.UUID), args["folderId"].(*uuid.UUID), args["expectedVersion"].(*int)), true
+	case "Mutation.pinConversation":
+		if e.ComplexityRoot.Mutation.PinConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pinConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PinConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
+	case "Mutation.removeConversationTags":
+		if e.ComplexityRoot.Mutation.RemoveConversationTags == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeConversationTags_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveConversationTags(childComplexity, args["conversationId"].(uuid.UUID), args["tagIds"].([]uuid.UUID)), true
 	case "Mutation.renameConversation":
 		if e.ComplexityRoot.Mutation.RenameConversation == nil {
 			break
@@ -2469,6 +2655,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetConversationHistoryStrategy(childComplexity, args["id"].(uuid.UUID), args["historyStrategy"].(*string), args["expectedVersion"].(*int)), true
+	case "Mutation.setConversationTags":
+		if e.ComplexityRoot.Mutation.SetConversationTags == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setConversationTags_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetConversationTags(childComplexity, args["conversationId"].(uuid.UUID), args["tagIds"].([]uuid.UUID), args["expectedVersion"].(*int)), true
 	case "Mutation.setDocumentAcl":
 		if e.ComplexityRoot.Mutation.SetDocumentACL == nil {
 			break
@@ -2502,6 +2699,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UnarchiveConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
+	case "Mutation.unpinConversation":
+		if e.ComplexityRoot.Mutation.UnpinConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unpinConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnpinConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
+	case "Mutation.updateConversationMetadata":
+		if e.ComplexityRoot.Mutation.UpdateConversationMetadata == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateConversationMetadata_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateConversationMetadata(childComplexity, args["id"].(uuid.UUID), args["metadata"].([]*model.MetadataEntryInput), args["expectedVersion"].(*int)), true
+	case "Mutation.updateFolder":
+		if e.ComplexityRoot.Mutation.UpdateFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateFolder(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateFolderInput)), true
+	case "Mutation.updateTag":
+		if e.ComplexityRoot.Mutation.UpdateTag == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTag(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateTagInput)), true
 	case "Mutation.updateTenantSettings":
 		if e.ComplexityRoot.Mutation.UpdateTenantSettings == nil {
 			break
@@ -2681,6 +2922,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Feedbacks(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.FeedbackOrder), args["where"].(*model.AdminFeedbackWhereInput)), true
+	case "Query.folders":
+		if e.ComplexityRoot.Query.Folders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Folders(childComplexity), true
 
 	case "Query.knowledgeBases":
 		if e.ComplexityRoot.Query.KnowledgeBases == nil {
@@ -2726,6 +2973,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SupportGrants(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.SupportGrantOrder), args["where"].(*ent.SupportGrantWhereInput)), true
+	case "Query.tags":
+		if e.ComplexityRoot.Query.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Tags(childComplexity), true
 	case "Query.tenantSettings":
 		if e.ComplexityRoot.Query.TenantSettings == nil {
 			break
@@ -3367,7 +3620,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ConversationOrder", ec.unmarshalInputConversationOrder),
 			graphql.NewInputUnmarshaler("ConversationWhereInput", ec.unmarshalInputConversationWhereInput),
 			graphql.NewInputUnmarshaler("CreateConversationInput", ec.unmarshalInputCreateConversationInput),
+			graphql.NewInputUnmarshaler("CreateFolderInput", ec.unmarshalInputCreateFolderInput),
 			graphql.NewInputUnmarshaler("CreateKnowledgeBaseInput", ec.unmarshalInputCreateKnowledgeBaseInput),
+			graphql.NewInputUnmarshaler("CreateTagInput", ec.unmarshalInputCreateTagInput),
 			graphql.NewInputUnmarshaler("DocumentAclInput", ec.unmarshalInputDocumentAclInput),
 			graphql.NewInputUnmarshaler("DocumentOrder", ec.unmarshalInputDocumentOrder),
 			graphql.NewInputUnmarshaler("DocumentWhereInput", ec.unmarshalInputDocumentWhereInput),
@@ -3380,6 +3635,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("KnowledgeBaseWhereInput", ec.unmarshalInputKnowledgeBaseWhereInput),
 			graphql.NewInputUnmarshaler("MessageOrder", ec.unmarshalInputMessageOrder),
 			graphql.NewInputUnmarshaler("MessageWhereInput", ec.unmarshalInputMessageWhereInput),
+			graphql.NewInputUnmarshaler("MetadataEntryInput", ec.unmarshalInputMetadataEntryInput),
+			graphql.NewInputUnmarshaler("MetadataFilterInput", ec.unmarshalInputMetadataFilterInput),
 			graphql.NewInputUnmarshaler("ModelContextWindowInput", ec.unmarshalInputModelContextWindowInput),
 			graphql.NewInputUnmarshaler("RetryAttemptInput", ec.unmarshalInputRetryAttemptInput),
 			graphql.NewInputUnmarshaler("SourceWhereInput", ec.unmarshalInputSourceWhereInput),
@@ -3388,6 +3645,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SupportGrantWhereInput", ec.unmarshalInputSupportGrantWhereInput),
 			graphql.NewInputUnmarshaler("TagOrder", ec.unmarshalInputTagOrder),
 			graphql.NewInputUnmarshaler("TagWhereInput", ec.unmarshalInputTagWhereInput),
+			graphql.NewInputUnmarshaler("UpdateFolderInput", ec.unmarshalInputUpdateFolderInput),
+			graphql.NewInputUnmarshaler("UpdateTagInput", ec.unmarshalInputUpdateTagInput),
 			graphql.NewInputUnmarshaler("UpdateTenantSettingsInput", ec.unmarshalInputUpdateTenantSettingsInput),
 		)
 	}
@@ -4632,6 +4891,209 @@ extend type Mutation {
   """
   forkConversation(messageId: ID!, clientRequestId: String): Conversation!
 }
+
+# Organising conversations (docs/API.md, "Organising conversations"): pins,
+# tags, folders and metadata are the owner's. Admins read them on the
+# tenant's conversations; a support agent reading through a grant sees none
+# of it (pinned false, folder null, tags [], metadata []). Every mutation is
+# the owner's only: another user's (or a hidden, deleted or unknown) id is
+# NOT_FOUND.
+
+"""
+One key-value pair of a conversation's metadata.
+"""
+type MetadataEntry {
+  key: String!
+  value: String!
+}
+
+"""
+One change to a conversation's metadata: value sets the key, null deletes
+it. Keys are 1 to 64 characters, values at most 512; a conversation holds at
+most 16 keys.
+"""
+input MetadataEntryInput {
+  key: String!
+  value: String
+}
+
+"""
+A metadata filter: the conversation has key with exactly value.
+"""
+input MetadataFilterInput {
+  key: String!
+  value: String!
+}
+
+extend type Conversation {
+  """
+  Whether the owner pinned it. Pinned conversations list first when a
+  client asks for them first: conversations(where: {pinned: true}), then
+  conversations(where: {pinned: false}).
+  """
+  pinned: Boolean!
+  """
+  The integrator's key-value pairs, by key.
+  """
+  metadata: [MetadataEntry!]!
+}
+
+extend input ConversationWhereInput {
+  """
+  Only pinned (true) or unpinned (false) conversations.
+  """
+  pinned: Boolean
+  """
+  Only conversations in no folder (true) or in some folder (false).
+  """
+  unfiled: Boolean
+  """
+  Only conversations that have every one of these tags.
+  """
+  tagIds: [ID!]
+  """
+  Only conversations whose metadata has every one of these key-value pairs.
+  """
+  metadata: [MetadataFilterInput!]
+}
+
+extend input AdminConversationWhereInput {
+  pinned: Boolean
+  """
+  Only conversations in this folder.
+  """
+  folderId: ID
+  unfiled: Boolean
+  tagIds: [ID!]
+  metadata: [MetadataFilterInput!]
+}
+
+extend input CreateConversationInput {
+  """
+  The conversation's initial metadata (null values are ignored).
+  """
+  metadata: [MetadataEntryInput!]
+  """
+  One of the viewer's folders to file it in; null leaves it unfiled.
+  """
+  folderId: ID
+}
+
+input CreateTagInput {
+  """
+  1 to 64 characters after trimming, unique (ignoring case) among the
+  viewer's tags.
+  """
+  name: String!
+  """
+  A CSS hex colour, #RGB or #RRGGBB; null or "" for none.
+  """
+  color: String
+}
+
+input UpdateTagInput {
+  """
+  A new name; absent keeps it.
+  """
+  name: String @goField(omittable: true)
+  """
+  A new colour; null or "" clears it, absent keeps it.
+  """
+  color: String @goField(omittable: true)
+}
+
+type DeleteTagPayload {
+  deletedTagId: ID!
+}
+
+input CreateFolderInput {
+  """
+  1 to 100 characters after trimming.
+  """
+  name: String!
+  """
+  The folder to nest it in; null puts it at the top level. Folders nest at
+  most 5 deep.
+  """
+  parentId: ID
+  """
+  Its order among its siblings (ascending); null puts it after the last.
+  """
+  position: Int
+}
+
+input UpdateFolderInput {
+  """
+  A new name; absent keeps it.
+  """
+  name: String @goField(omittable: true)
+  """
+  A new parent; null moves it to the top level, absent keeps it. A folder
+  cannot move into itself or one of its descendants.
+  """
+  parentId: ID @goField(omittable: true)
+  """
+  A new position among its siblings; absent keeps it (null too).
+  """
+  position: Int @goField(omittable: true)
+}
+
+type DeleteFolderPayload {
+  deletedFolderId: ID!
+}
+
+extend type Query {
+  """
+  The viewer's own tags, by name.
+  """
+  tags: [Tag!]!
+  """
+  The viewer's own folders, in tree order: each top-level folder by position,
+  followed by its children by position, depth first.
+  """
+  folders: [Folder!]!
+}
+
+extend type Mutation {
+  """
+  Pins one of the viewer's own conversations (a no-op when it is pinned).
+  """
+  pinConversation(id: ID!, expectedVersion: Int): Conversation!
+  """
+  Unpins one of the viewer's own conversations (a no-op when it is not).
+  """
+  unpinConversation(id: ID!, expectedVersion: Int): Conversation!
+  createTag(input: CreateTagInput!): Tag!
+  updateTag(id: ID!, input: UpdateTagInput!): Tag!
+  """
+  Deletes a tag and removes it from every conversation that had it.
+  """
+  deleteTag(id: ID!): DeleteTagPayload!
+  """
+  Replaces the conversation's tags with tagIds (at most 50, the viewer's
+  own).
+  """
+  setConversationTags(conversationId: ID!, tagIds: [ID!]!, expectedVersion: Int): Conversation!
+  addConversationTags(conversationId: ID!, tagIds: [ID!]!): Conversation!
+  removeConversationTags(conversationId: ID!, tagIds: [ID!]!): Conversation!
+  createFolder(input: CreateFolderInput!): Folder!
+  updateFolder(id: ID!, input: UpdateFolderInput!): Folder!
+  """
+  Deletes a folder: its conversations become unfiled and its child folders
+  move up to its parent, in one transaction.
+  """
+  deleteFolder(id: ID!): DeleteFolderPayload!
+  """
+  Files one of the viewer's own conversations in one of their folders; null
+  leaves it unfiled.
+  """
+  moveConversationToFolder(conversationId: ID!, folderId: ID, expectedVersion: Int): Conversation!
+  """
+  Merges metadata into the conversation's: a value sets its key, null
+  deletes it.
+  """
+  updateConversationMetadata(id: ID!, metadata: [MetadataEntryInput!]!, expectedVersion: Int): Conversation!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4998,6 +5460,10 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_supportGrants(ctx, field)
 	case "currentPath":
 		return ec.fieldContext_Conversation_currentPath(ctx, field)
+	case "pinned":
+		return ec.fieldContext_Conversation_pinned(ctx, field)
+	case "metadata":
+		return ec.fieldContext_Conversation_metadata(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -5054,6 +5520,22 @@ func (ec *executionContext) childFields_DeleteDocumentPayload(ctx context.Contex
 		return ec.fieldContext_DeleteDocumentPayload_deletedDocumentId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteDocumentPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteFolderPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedFolderId":
+		return ec.fieldContext_DeleteFolderPayload_deletedFolderId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteFolderPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteTagPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedTagId":
+		return ec.fieldContext_DeleteTagPayload_deletedTagId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteTagPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Document(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5346,6 +5828,16 @@ func (ec *executionContext) childFields_MessageSiblings(ctx context.Context, fie
 		return ec.fieldContext_MessageSiblings_count(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MessageSiblings", field.Name)
+}
+
+func (ec *executionContext) childFields_MetadataEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_MetadataEntry_key(ctx, field)
+	case "value":
+		return ec.fieldContext_MetadataEntry_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MetadataEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_ModelContextWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5954,6 +6446,28 @@ func (ec *executionContext) field_KnowledgeBase_documents_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_addConversationTags_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tagIds",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tagIds"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_approveSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6032,12 +6546,40 @@ func (ec *executionContext) field_Mutation_createConversation_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateFolderInput, error) {
+			return ec.unmarshalNCreateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateFolderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createKnowledgeBase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateKnowledgeBaseInput, error) {
 			return ec.unmarshalNCreateKnowledgeBaseInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateKnowledgeBaseInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateTagInput, error) {
+			return ec.unmarshalNCreateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateTagInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6095,6 +6637,34 @@ func (ec *executionContext) field_Mutation_deleteDocument_args(ctx context.Conte
 		return nil, err
 	}
 	args["reason"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -6183,6 +6753,80 @@ func (ec *executionContext) field_Mutation_ingestDocument_args(ctx context.Conte
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_moveConversationToFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "folderId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["folderId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_pinConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeConversationTags_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tagIds",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tagIds"] = arg1
 	return args, nil
 }
 
@@ -6348,6 +6992,36 @@ func (ec *executionContext) field_Mutation_setConversationHistoryStrategy_args(c
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setConversationTags_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tagIds",
+		func(ctx context.Context, v any) ([]uuid.UUID, error) {
+			return ec.unmarshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tagIds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setDocumentAcl_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6403,6 +7077,102 @@ func (ec *executionContext) field_Mutation_unarchiveConversation_args(ctx contex
 		return nil, err
 	}
 	args["expectedVersion"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_unpinConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateConversationMetadata_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "metadata",
+		func(ctx context.Context, v any) ([]*model.MetadataEntryInput, error) {
+			return ec.unmarshalNMetadataEntryInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["metadata"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateFolderInput, error) {
+			return ec.unmarshalNUpdateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateFolderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateTagInput, error) {
+			return ec.unmarshalNUpdateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTagInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -10173,7 +10943,7 @@ func (ec *executionContext) _Conversation_pinnedAt(ctx context.Context, field gr
 			return ec.fieldContext_Conversation_pinnedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.PinnedAt, nil
+			return ec.Resolvers.Conversation().PinnedAt(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
@@ -10184,7 +10954,7 @@ func (ec *executionContext) _Conversation_pinnedAt(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Conversation_pinnedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Conversation", field, false, false, "Time")
+	return graphql.NewScalarFieldContext("Conversation", field, true, true, "Time")
 }
 
 func (ec *executionContext) _Conversation_folderId(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
@@ -10196,7 +10966,7 @@ func (ec *executionContext) _Conversation_folderId(ctx context.Context, field gr
 			return ec.fieldContext_Conversation_folderId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.FolderID, nil
+			return ec.Resolvers.Conversation().FolderID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
@@ -10207,7 +10977,7 @@ func (ec *executionContext) _Conversation_folderId(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Conversation_folderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Conversation", field, false, false, "ID")
+	return graphql.NewScalarFieldContext("Conversation", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Conversation_temporaryExpiresAt(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
@@ -10318,7 +11088,7 @@ func (ec *executionContext) _Conversation_folder(ctx context.Context, field grap
 			return ec.fieldContext_Conversation_folder(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Folder(ctx)
+			return ec.Resolvers.Conversation().Folder(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Folder) graphql.Marshaler {
@@ -10333,7 +11103,7 @@ func (ec *executionContext) fieldContext_Conversation_folder(_ context.Context, 
 		Object:     "Conversation",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Folder(ctx, field)
 		},
@@ -10350,14 +11120,14 @@ func (ec *executionContext) _Conversation_tags(ctx context.Context, field graphq
 			return ec.fieldContext_Conversation_tags(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tags(ctx)
+			return ec.Resolvers.Conversation().Tags(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Tag) graphql.Marshaler {
-			return ec.marshalOTag2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTagᚄ(ctx, selections, v)
+			return ec.marshalNTag2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTagᚄ(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Conversation_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10365,7 +11135,7 @@ func (ec *executionContext) fieldContext_Conversation_tags(_ context.Context, fi
 		Object:     "Conversation",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Tag(ctx, field)
 		},
@@ -10512,6 +11282,61 @@ func (ec *executionContext) fieldContext_Conversation_currentPath(ctx context.Co
 	if fc.Args, err = ec.field_Conversation_currentPath_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Conversation_pinned(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_pinned(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Pinned(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_pinned(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Conversation", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Conversation_metadata(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Metadata(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MetadataEntry) graphql.Marshaler {
+			return ec.marshalNMetadataEntry2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetadataEntry(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -10913,6 +11738,52 @@ func (ec *executionContext) _DeleteDocumentPayload_deletedDocumentId(ctx context
 }
 func (ec *executionContext) fieldContext_DeleteDocumentPayload_deletedDocumentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DeleteDocumentPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteFolderPayload_deletedFolderId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteFolderPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteFolderPayload_deletedFolderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedFolderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteFolderPayload_deletedFolderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteFolderPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteTagPayload_deletedTagId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteTagPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteTagPayload_deletedTagId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedTagID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteTagPayload_deletedTagId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteTagPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Document_id(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
@@ -13232,6 +14103,52 @@ func (ec *executionContext) fieldContext_MessageSiblings_count(_ context.Context
 	return graphql.NewScalarFieldContext("MessageSiblings", field, false, false, "Int")
 }
 
+func (ec *executionContext) _MetadataEntry_key(ctx context.Context, field graphql.CollectedField, obj *model.MetadataEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetadataEntry_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetadataEntry_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetadataEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _MetadataEntry_value(ctx context.Context, field graphql.CollectedField, obj *model.MetadataEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetadataEntry_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetadataEntry_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetadataEntry", field, false, false, "String")
+}
+
 func (ec *executionContext) _ModelContextWindow_model(ctx context.Context, field graphql.CollectedField, obj *model.ModelContextWindow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14290,6 +15207,578 @@ func (ec *executionContext) fieldContext_Mutation_forkConversation(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_pinConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_pinConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PinConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_pinConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_pinConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unpinConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unpinConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnpinConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unpinConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unpinConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateTag(ctx, fc.Args["input"].(model.CreateTagInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Tag) graphql.Marshaler {
+			return ec.marshalNTag2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTag(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Tag(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTag(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateTagInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Tag) graphql.Marshaler {
+			return ec.marshalNTag2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTag(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Tag(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteTag(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteTagPayload) graphql.Marshaler {
+			return ec.marshalNDeleteTagPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteTagPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteTagPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setConversationTags(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setConversationTags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetConversationTags(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["tagIds"].([]uuid.UUID), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setConversationTags(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setConversationTags_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addConversationTags(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addConversationTags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddConversationTags(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["tagIds"].([]uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addConversationTags(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addConversationTags_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeConversationTags(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeConversationTags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveConversationTags(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["tagIds"].([]uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeConversationTags(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeConversationTags_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateFolder(ctx, fc.Args["input"].(model.CreateFolderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFolder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateFolder(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateFolderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFolder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteFolder(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteFolderPayload) graphql.Marshaler {
+			return ec.marshalNDeleteFolderPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteFolderPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteFolderPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_moveConversationToFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_moveConversationToFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MoveConversationToFolder(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["folderId"].(*uuid.UUID), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_moveConversationToFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_moveConversationToFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateConversationMetadata(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateConversationMetadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateConversationMetadata(ctx, fc.Args["id"].(uuid.UUID), fc.Args["metadata"].([]*model.MetadataEntryInput), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateConversationMetadata(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateConversationMetadata_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15218,6 +16707,70 @@ func (ec *executionContext) fieldContext_Query_tenantSettings(_ context.Context,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TenantSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_tags(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Tags(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Tag) graphql.Marshaler {
+			return ec.marshalNTag2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Tag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_folders(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_folders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Folders(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFolderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_folders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18714,7 +20267,7 @@ func (ec *executionContext) unmarshalInputAdminConversationWhereInput(ctx contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"userId", "status", "knowledgeBaseId", "createdAfter", "createdBefore", "hasNegativeFeedback", "titleContains"}
+	fieldsInOrder := [...]string{"userId", "status", "knowledgeBaseId", "createdAfter", "createdBefore", "hasNegativeFeedback", "titleContains", "pinned", "folderId", "unfiled", "tagIds", "metadata"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18770,6 +20323,41 @@ func (ec *executionContext) unmarshalInputAdminConversationWhereInput(ctx contex
 				return it, err
 			}
 			it.TitleContains = data
+		case "pinned":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pinned"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pinned = data
+		case "folderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("folderId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FolderID = data
+		case "unfiled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unfiled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unfiled = data
+		case "tagIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tagIds"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TagIds = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOMetadataFilterInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataFilterInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
 		}
 	}
 	return it, nil
@@ -21722,7 +23310,7 @@ func (ec *executionContext) unmarshalInputConversationWhereInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "userIdGT", "userIdGTE", "userIdLT", "userIdLTE", "userIdContains", "userIdHasPrefix", "userIdHasSuffix", "userIdEqualFold", "userIdContainsFold", "knowledgeBaseId", "knowledgeBaseIdNEQ", "knowledgeBaseIdIn", "knowledgeBaseIdNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "titleSource", "titleSourceNEQ", "titleSourceIn", "titleSourceNotIn", "summaryMessageSequence", "summaryMessageSequenceNEQ", "summaryMessageSequenceIn", "summaryMessageSequenceNotIn", "summaryMessageSequenceGT", "summaryMessageSequenceGTE", "summaryMessageSequenceLT", "summaryMessageSequenceLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "lastSequenceNo", "lastSequenceNoNEQ", "lastSequenceNoIn", "lastSequenceNoNotIn", "lastSequenceNoGT", "lastSequenceNoGTE", "lastSequenceNoLT", "lastSequenceNoLTE", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "absoluteExpiresAt", "absoluteExpiresAtNEQ", "absoluteExpiresAtIn", "absoluteExpiresAtNotIn", "absoluteExpiresAtGT", "absoluteExpiresAtGTE", "absoluteExpiresAtLT", "absoluteExpiresAtLTE", "deletedAt", "deletedAtNEQ", "deletedAtIn", "deletedAtNotIn", "deletedAtGT", "deletedAtGTE", "deletedAtLT", "deletedAtLTE", "deletedAtIsNil", "deletedAtNotNil", "folderId", "folderIdNEQ", "folderIdIn", "folderIdNotIn", "folderIdIsNil", "folderIdNotNil", "hasKnowledgeBase", "hasKnowledgeBaseWith", "hasMessages", "hasMessagesWith", "hasAttempts", "hasAttemptsWith", "hasFolder", "hasFolderWith", "hasTags", "hasTagsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "userIdGT", "userIdGTE", "userIdLT", "userIdLTE", "userIdContains", "userIdHasPrefix", "userIdHasSuffix", "userIdEqualFold", "userIdContainsFold", "knowledgeBaseId", "knowledgeBaseIdNEQ", "knowledgeBaseIdIn", "knowledgeBaseIdNotIn", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "titleSource", "titleSourceNEQ", "titleSourceIn", "titleSourceNotIn", "summaryMessageSequence", "summaryMessageSequenceNEQ", "summaryMessageSequenceIn", "summaryMessageSequenceNotIn", "summaryMessageSequenceGT", "summaryMessageSequenceGTE", "summaryMessageSequenceLT", "summaryMessageSequenceLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "version", "versionNEQ", "versionIn", "versionNotIn", "versionGT", "versionGTE", "versionLT", "versionLTE", "lastSequenceNo", "lastSequenceNoNEQ", "lastSequenceNoIn", "lastSequenceNoNotIn", "lastSequenceNoGT", "lastSequenceNoGTE", "lastSequenceNoLT", "lastSequenceNoLTE", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "absoluteExpiresAt", "absoluteExpiresAtNEQ", "absoluteExpiresAtIn", "absoluteExpiresAtNotIn", "absoluteExpiresAtGT", "absoluteExpiresAtGTE", "absoluteExpiresAtLT", "absoluteExpiresAtLTE", "deletedAt", "deletedAtNEQ", "deletedAtIn", "deletedAtNotIn", "deletedAtGT", "deletedAtGTE", "deletedAtLT", "deletedAtLTE", "deletedAtIsNil", "deletedAtNotNil", "folderId", "folderIdNEQ", "folderIdIn", "folderIdNotIn", "folderIdIsNil", "folderIdNotNil", "hasKnowledgeBase", "hasKnowledgeBaseWith", "hasMessages", "hasMessagesWith", "hasAttempts", "hasAttemptsWith", "hasFolder", "hasFolderWith", "hasTags", "hasTagsWith", "pinned", "unfiled", "tagIds", "metadata"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -22702,6 +24290,42 @@ func (ec *executionContext) unmarshalInputConversationWhereInput(ctx context.Con
 				return it, err
 			}
 			it.HasTagsWith = data
+		case "pinned":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pinned"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.ConversationWhereInput().Pinned(ctx, &it, data); err != nil {
+				return it, err
+			}
+		case "unfiled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unfiled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.ConversationWhereInput().Unfiled(ctx, &it, data); err != nil {
+				return it, err
+			}
+		case "tagIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tagIds"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.ConversationWhereInput().TagIds(ctx, &it, data); err != nil {
+				return it, err
+			}
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOMetadataFilterInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataFilterInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.ConversationWhereInput().Metadata(ctx, &it, data); err != nil {
+				return it, err
+			}
 		}
 	}
 	return it, nil
@@ -22730,7 +24354,7 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy"}
+	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy", "metadata", "folderId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -22758,6 +24382,20 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 				return it, err
 			}
 			it.HistoryStrategy = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOMetadataEntryInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "folderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("folderId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FolderID = data
 		}
 	}
 	return it, nil
@@ -22772,6 +24410,62 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 func UnmarshalCreateConversationInput(ctx context.Context, raw any) (model.CreateConversationInput, error) {
 	var out model.CreateConversationInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateConversationInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateFolderInput(ctx context.Context, obj any) (model.CreateFolderInput, error) {
+	var it model.CreateFolderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "parentId", "position"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "parentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentID = data
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateFolderInput unmarshals raw into the CreateFolderInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateFolderInput(ctx context.Context, raw any) (model.CreateFolderInput, error) {
+	var out model.CreateFolderInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateFolderInput", raw, &out)
 	return out, err
 }
 
@@ -22821,6 +24515,55 @@ func (ec *executionContext) unmarshalInputCreateKnowledgeBaseInput(ctx context.C
 func UnmarshalCreateKnowledgeBaseInput(ctx context.Context, raw any) (model.CreateKnowledgeBaseInput, error) {
 	var out model.CreateKnowledgeBaseInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateKnowledgeBaseInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateTagInput(ctx context.Context, obj any) (model.CreateTagInput, error) {
+	var it model.CreateTagInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "color"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateTagInput unmarshals raw into the CreateTagInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateTagInput(ctx context.Context, raw any) (model.CreateTagInput, error) {
+	var out model.CreateTagInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTagInput", raw, &out)
 	return out, err
 }
 
@@ -26561,6 +28304,104 @@ func UnmarshalMessageWhereInput(ctx context.Context, raw any) (ent.MessageWhereI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputMetadataEntryInput(ctx context.Context, obj any) (model.MetadataEntryInput, error) {
+	var it model.MetadataEntryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMetadataEntryInput unmarshals raw into the MetadataEntryInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMetadataEntryInput(ctx context.Context, raw any) (model.MetadataEntryInput, error) {
+	var out model.MetadataEntryInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MetadataEntryInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputMetadataFilterInput(ctx context.Context, obj any) (model.MetadataFilterInput, error) {
+	var it model.MetadataFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMetadataFilterInput unmarshals raw into the MetadataFilterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMetadataFilterInput(ctx context.Context, raw any) (model.MetadataFilterInput, error) {
+	var out model.MetadataFilterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MetadataFilterInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputModelContextWindowInput(ctx context.Context, obj any) (model.ModelContextWindowInput, error) {
 	var it model.ModelContextWindowInput
 	if obj == nil {
@@ -28795,6 +30636,111 @@ func UnmarshalTagWhereInput(ctx context.Context, raw any) (ent.TagWhereInput, er
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateFolderInput(ctx context.Context, obj any) (model.UpdateFolderInput, error) {
+	var it model.UpdateFolderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "parentId", "position"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "parentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentID = graphql.OmittableOf(data)
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateFolderInput unmarshals raw into the UpdateFolderInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateFolderInput(ctx context.Context, raw any) (model.UpdateFolderInput, error) {
+	var out model.UpdateFolderInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateFolderInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateTagInput(ctx context.Context, obj any) (model.UpdateTagInput, error) {
+	var it model.UpdateTagInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "color"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateTagInput unmarshals raw into the UpdateTagInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateTagInput(ctx context.Context, raw any) (model.UpdateTagInput, error) {
+	var out model.UpdateTagInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateTagInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.Context, obj any) (model.UpdateTenantSettingsInput, error) {
 	var it model.UpdateTenantSettingsInput
 	if obj == nil {
@@ -30114,15 +32060,17 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 					return ec._Conversation_historyStrategy(ctx, field, obj)
 				})
 		case "pinnedAt":
-			out.Values[i] = ec._Conversation_pinnedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_pinnedAt(ctx, field, obj)
+				})
 		case "folderId":
-			out.Values[i] = ec._Conversation_folderId(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_folderId(ctx, field, obj)
+				})
 		case "temporaryExpiresAt":
 			out.Values[i] = ec._Conversation_temporaryExpiresAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -30148,7 +32096,7 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				})
 		case "tags":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
+				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_tags(ctx, field, obj)
 				})
@@ -30175,6 +32123,18 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_currentPath(ctx, field, obj)
+				})
+		case "pinned":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_pinned(ctx, field, obj)
+				})
+		case "metadata":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_metadata(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -30363,6 +32323,72 @@ func (ec *executionContext) _DeleteDocumentPayload(ctx context.Context, sel ast.
 			out.Values[i] = graphql.MarshalString("DeleteDocumentPayload")
 		case "deletedDocumentId":
 			out.Values[i] = ec._DeleteDocumentPayload_deletedDocumentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var deleteFolderPayloadImplementors = []string{"DeleteFolderPayload"}
+
+func (ec *executionContext) _DeleteFolderPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteFolderPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteFolderPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteFolderPayload")
+		case "deletedFolderId":
+			out.Values[i] = ec._DeleteFolderPayload_deletedFolderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var deleteTagPayloadImplementors = []string{"DeleteTagPayload"}
+
+func (ec *executionContext) _DeleteTagPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteTagPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteTagPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteTagPayload")
+		case "deletedTagId":
+			out.Values[i] = ec._DeleteTagPayload_deletedTagId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31355,6 +33381,44 @@ func (ec *executionContext) _MessageSiblings(ctx context.Context, sel ast.Select
 	return out
 }
 
+var metadataEntryImplementors = []string{"MetadataEntry"}
+
+func (ec *executionContext) _MetadataEntry(ctx context.Context, sel ast.SelectionSet, obj *model.MetadataEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, metadataEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MetadataEntry")
+		case "key":
+			out.Values[i] = ec._MetadataEntry_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._MetadataEntry_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var modelContextWindowImplementors = []string{"ModelContextWindow"}
 
 func (ec *executionContext) _ModelContextWindow(ctx context.Context, sel ast.SelectionSet, obj *model.ModelContextWindow) graphql.Marshaler {
@@ -31569,6 +33633,97 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "forkConversation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_forkConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pinConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_pinConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unpinConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unpinConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createTag":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTag":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteTag":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteTag(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setConversationTags":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setConversationTags(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addConversationTags":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addConversationTags(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeConversationTags":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeConversationTags(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "moveConversationToFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_moveConversationToFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateConversationMetadata":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateConversationMetadata(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -31815,6 +33970,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_tenantSettings(ctx, field)
+				})
+		case "tags":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tags(ctx, field)
+				})
+		case "folders":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_folders(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -33224,8 +35391,18 @@ func (ec *executionContext) unmarshalNConversationWhereInput2ᚖgithubᚗcomᚋr
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateFolderInput(ctx context.Context, v any) (model.CreateFolderInput, error) {
+	res, err := ec.unmarshalInputCreateFolderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateKnowledgeBaseInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateKnowledgeBaseInput(ctx context.Context, v any) (model.CreateKnowledgeBaseInput, error) {
 	res, err := ec.unmarshalInputCreateKnowledgeBaseInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateTagInput(ctx context.Context, v any) (model.CreateTagInput, error) {
+	res, err := ec.unmarshalInputCreateTagInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -33245,6 +35422,22 @@ func (ec *executionContext) marshalNDeleteDocumentPayload2ᚖgithubᚗcomᚋragc
 		return graphql.Null
 	}
 	return ec._DeleteDocumentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDeleteFolderPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteFolderPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteFolderPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteFolderPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteFolderPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDeleteTagPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteTagPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteTagPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteTagPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteTagPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDocument2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐDocument(ctx context.Context, sel ast.SelectionSet, v *ent.Document) graphql.Marshaler {
@@ -33442,6 +35635,22 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
 	}
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalNFolder2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Folder) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFolder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFolder(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNFolder2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐFolder(ctx context.Context, sel ast.SelectionSet, v *ent.Folder) graphql.Marshaler {
@@ -33652,6 +35861,54 @@ func (ec *executionContext) marshalNMessageSiblings2ᚖgithubᚗcomᚋragchatᚋ
 
 func (ec *executionContext) unmarshalNMessageWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessageWhereInput(ctx context.Context, v any) (*ent.MessageWhereInput, error) {
 	res, err := ec.unmarshalInputMessageWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMetadataEntry2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MetadataEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMetadataEntry2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMetadataEntry2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntry(ctx context.Context, sel ast.SelectionSet, v *model.MetadataEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MetadataEntry!")
+		return graphql.Null
+	}
+	return ec._MetadataEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMetadataEntryInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInputᚄ(ctx context.Context, v any) ([]*model.MetadataEntryInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.MetadataEntryInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMetadataEntryInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNMetadataEntryInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInput(ctx context.Context, v any) (*model.MetadataEntryInput, error) {
+	res, err := ec.unmarshalInputMetadataEntryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNMetadataFilterInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataFilterInput(ctx context.Context, v any) (*model.MetadataFilterInput, error) {
+	res, err := ec.unmarshalInputMetadataFilterInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -33909,6 +36166,22 @@ func (ec *executionContext) unmarshalNSupportGrantWhereInput2ᚖgithubᚗcomᚋr
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNTag2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTagᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Tag) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTag2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTag(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNTag2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTag(ctx context.Context, sel ast.SelectionSet, v *ent.Tag) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Tag!")
@@ -33970,6 +36243,16 @@ func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx
 		graphql.AddInvalidNullFromMarshaler(ctx, "UUID!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNUpdateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateFolderInput(ctx context.Context, v any) (model.UpdateFolderInput, error) {
+	res, err := ec.unmarshalInputUpdateFolderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTagInput(ctx context.Context, v any) (model.UpdateTagInput, error) {
+	res, err := ec.unmarshalInputUpdateTagInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNUpdateTenantSettingsInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTenantSettingsInput(ctx context.Context, v any) (model.UpdateTenantSettingsInput, error) {
@@ -35424,6 +37707,40 @@ func (ec *executionContext) unmarshalOMessageWhereInput2ᚖgithubᚗcomᚋragcha
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOMetadataEntryInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInputᚄ(ctx context.Context, v any) ([]*model.MetadataEntryInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.MetadataEntryInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMetadataEntryInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOMetadataFilterInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataFilterInputᚄ(ctx context.Context, v any) ([]*model.MetadataFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.MetadataFilterInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMetadataFilterInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataFilterInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOModelContextWindowInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowInputᚄ(ctx context.Context, v any) ([]*model.ModelContextWindowInput, error) {
 	if v == nil {
 		return nil, nil
@@ -35655,25 +37972,6 @@ func (ec *executionContext) unmarshalOSupportGrantWhereInput2ᚖgithubᚗcomᚋr
 	}
 	res, err := ec.unmarshalInputSupportGrantWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOTag2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTagᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Tag) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNTag2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTag(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) unmarshalOTagWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐTagWhereInputᚄ(ctx context.Context, v any) ([]*ent.TagWhereInput, error) {

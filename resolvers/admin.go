@@ -31,6 +31,7 @@ func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first 
 	if err != nil {
 		return nil, err
 	}
+	q.Where(organiseFilter(where).Predicates()...)
 	return q.Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
 }
 

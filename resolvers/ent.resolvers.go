@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
@@ -17,6 +18,26 @@ import (
 // HistoryStrategy is the resolver for the historyStrategy field.
 func (r *conversationResolver) HistoryStrategy(ctx context.Context, obj *ent.Conversation) (*string, error) {
 	return conversationHistoryStrategy(obj), nil
+}
+
+// PinnedAt is the resolver for the pinnedAt field.
+func (r *conversationResolver) PinnedAt(ctx context.Context, obj *ent.Conversation) (*time.Time, error) {
+	return conversationPinnedAt(ctx, obj), nil
+}
+
+// FolderID is the resolver for the folderId field.
+func (r *conversationResolver) FolderID(ctx context.Context, obj *ent.Conversation) (*uuid.UUID, error) {
+	return conversationFolderID(ctx, obj), nil
+}
+
+// Folder is the resolver for the folder field.
+func (r *conversationResolver) Folder(ctx context.Context, obj *ent.Conversation) (*ent.Folder, error) {
+	return conversationFolder(ctx, obj)
+}
+
+// Tags is the resolver for the tags field.
+func (r *conversationResolver) Tags(ctx context.Context, obj *ent.Conversation) ([]*ent.Tag, error) {
+	return conversationTags(ctx, obj)
 }
 
 // Node is the resolver for the node field.
@@ -67,11 +88,17 @@ func (r *Resolver) Source() graph.SourceResolver { return &sourceResolver{r} }
 // SupportGrant returns graph.SupportGrantResolver implementation.
 func (r *Resolver) SupportGrant() graph.SupportGrantResolver { return &supportGrantResolver{r} }
 
+// ConversationWhereInput returns graph.ConversationWhereInputResolver implementation.
+func (r *Resolver) ConversationWhereInput() graph.ConversationWhereInputResolver {
+	return &conversationWhereInputResolver{r}
+}
+
 type (
-	auditEventResolver   struct{ *Resolver }
-	conversationResolver struct{ *Resolver }
-	messageResolver      struct{ *Resolver }
-	queryResolver        struct{ *Resolver }
-	sourceResolver       struct{ *Resolver }
-	supportGrantResolver struct{ *Resolver }
+	auditEventResolver             struct{ *Resolver }
+	conversationResolver           struct{ *Resolver }
+	messageResolver                struct{ *Resolver }
+	queryResolver                  struct{ *Resolver }
+	sourceResolver                 struct{ *Resolver }
+	supportGrantResolver           struct{ *Resolver }
+	conversationWhereInputResolver struct{ *Resolver }
 )

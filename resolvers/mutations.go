@@ -28,6 +28,11 @@ func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConve
 			cin.Title = *in.Title
 		}
 		cin.HistoryStrategy = in.HistoryStrategy
+		org, err := r.newConversationOrganisation(ctx, *in)
+		if err != nil {
+			return nil, err
+		}
+		cin.Metadata, cin.FolderID = org.Metadata, org.FolderID
 	}
 	c, err := r.engine.CreateConversation(ctx, cin)
 	return c, notFound(err, "knowledge base")

@@ -106,6 +106,9 @@ type Deps struct {
 	// Knowledge administers knowledge bases and documents; nil makes the
 	// knowledge mutations UNAVAILABLE.
 	Knowledge Knowledge
+	// Organise organises conversations (internal/organise); nil makes its
+	// operations UNAVAILABLE.
+	Organise Organise
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -126,6 +129,7 @@ type Resolver struct {
 	support   Support
 	settings  TenantSettings
 	knowledge Knowledge
+	organise  Organise
 	subs      SubscriptionGate
 	limits    Limits
 	deliver   AttemptDelivery
@@ -173,6 +177,7 @@ func New(d Deps) *Resolver {
 		support:   d.Support,
 		settings:  d.TenantSettings,
 		knowledge: d.Knowledge,
+		organise:  d.Organise,
 		subs:      d.Subscriptions,
 		limits:    d.Limits.withDefaults(),
 		deliver:   d.DeliverAttempt,

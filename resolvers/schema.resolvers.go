@@ -48,6 +48,16 @@ func (r *conversationResolver) CurrentPath(ctx context.Context, obj *ent.Convers
 	return r.currentPath(ctx, obj, after, first, before, last)
 }
 
+// Pinned is the resolver for the pinned field.
+func (r *conversationResolver) Pinned(ctx context.Context, obj *ent.Conversation) (bool, error) {
+	return conversationPinned(ctx, obj), nil
+}
+
+// Metadata is the resolver for the metadata field.
+func (r *conversationResolver) Metadata(ctx context.Context, obj *ent.Conversation) ([]*model.MetadataEntry, error) {
+	return conversationMetadata(ctx, obj), nil
+}
+
 // Conversation is the resolver for the conversation field.
 func (r *conversationEventResolver) Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error) {
 	return r.eventConversation(ctx, obj)
@@ -183,6 +193,71 @@ func (r *mutationResolver) ForkConversation(ctx context.Context, messageID uuid.
 	return r.forkConversation(ctx, messageID, clientRequestID)
 }
 
+// PinConversation is the resolver for the pinConversation field.
+func (r *mutationResolver) PinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.pin(ctx, id, expectedVersion, true)
+}
+
+// UnpinConversation is the resolver for the unpinConversation field.
+func (r *mutationResolver) UnpinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.pin(ctx, id, expectedVersion, false)
+}
+
+// CreateTag is the resolver for the createTag field.
+func (r *mutationResolver) CreateTag(ctx context.Context, input model.CreateTagInput) (*ent.Tag, error) {
+	return r.createTag(ctx, input)
+}
+
+// UpdateTag is the resolver for the updateTag field.
+func (r *mutationResolver) UpdateTag(ctx context.Context, id uuid.UUID, input model.UpdateTagInput) (*ent.Tag, error) {
+	return r.updateTag(ctx, id, input)
+}
+
+// DeleteTag is the resolver for the deleteTag field.
+func (r *mutationResolver) DeleteTag(ctx context.Context, id uuid.UUID) (*model.DeleteTagPayload, error) {
+	return r.deleteTag(ctx, id)
+}
+
+// SetConversationTags is the resolver for the setConversationTags field.
+func (r *mutationResolver) SetConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.conversationTagsChange(ctx, conversationID, tagIds, expectedVersion, "set")
+}
+
+// AddConversationTags is the resolver for the addConversationTags field.
+func (r *mutationResolver) AddConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID) (*ent.Conversation, error) {
+	return r.conversationTagsChange(ctx, conversationID, tagIds, nil, "add")
+}
+
+// RemoveConversationTags is the resolver for the removeConversationTags field.
+func (r *mutationResolver) RemoveConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID) (*ent.Conversation, error) {
+	return r.conversationTagsChange(ctx, conversationID, tagIds, nil, "remove")
+}
+
+// CreateFolder is the resolver for the createFolder field.
+func (r *mutationResolver) CreateFolder(ctx context.Context, input model.CreateFolderInput) (*ent.Folder, error) {
+	return r.createFolder(ctx, input)
+}
+
+// UpdateFolder is the resolver for the updateFolder field.
+func (r *mutationResolver) UpdateFolder(ctx context.Context, id uuid.UUID, input model.UpdateFolderInput) (*ent.Folder, error) {
+	return r.updateFolder(ctx, id, input)
+}
+
+// DeleteFolder is the resolver for the deleteFolder field.
+func (r *mutationResolver) DeleteFolder(ctx context.Context, id uuid.UUID) (*model.DeleteFolderPayload, error) {
+	return r.deleteFolder(ctx, id)
+}
+
+// MoveConversationToFolder is the resolver for the moveConversationToFolder field.
+func (r *mutationResolver) MoveConversationToFolder(ctx context.Context, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.moveConversationToFolder(ctx, conversationID, folderID, expectedVersion)
+}
+
+// UpdateConversationMetadata is the resolver for the updateConversationMetadata field.
+func (r *mutationResolver) UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error) {
+	return r.updateConversationMetadata(ctx, id, metadata, expectedVersion)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return viewerModel(ctx)
@@ -233,6 +308,16 @@ func (r *queryResolver) TenantSettings(ctx context.Context) (*model.TenantSettin
 	return r.tenantSettings(ctx)
 }
 
+// Tags is the resolver for the tags field.
+func (r *queryResolver) Tags(ctx context.Context) ([]*ent.Tag, error) {
+	return r.tags(ctx)
+}
+
+// Folders is the resolver for the folders field.
+func (r *queryResolver) Folders(ctx context.Context) ([]*ent.Folder, error) {
+	return r.folders(ctx)
+}
+
 // Available is the resolver for the available field.
 func (r *sourceResolver) Available(ctx context.Context, obj *ent.Source) (bool, error) {
 	return r.sourceAvailable(ctx, obj)
@@ -281,6 +366,26 @@ func (r *viewerEventResolver) Conversation(ctx context.Context, obj *model.Viewe
 // Attempt is the resolver for the attempt field.
 func (r *viewerEventResolver) Attempt(ctx context.Context, obj *model.ViewerEvent) (*ent.Attempt, error) {
 	return r.viewerEventAttempt(ctx, obj)
+}
+
+// Pinned is the resolver for the pinned field.
+func (r *conversationWhereInputResolver) Pinned(ctx context.Context, obj *ent.ConversationWhereInput, data *bool) error {
+	return whereOrganise(obj, organiseFilterOf(data, nil, nil, nil))
+}
+
+// Unfiled is the resolver for the unfiled field.
+func (r *conversationWhereInputResolver) Unfiled(ctx context.Context, obj *ent.ConversationWhereInput, data *bool) error {
+	return whereOrganise(obj, organiseFilterOf(nil, data, nil, nil))
+}
+
+// TagIds is the resolver for the tagIds field.
+func (r *conversationWhereInputResolver) TagIds(ctx context.Context, obj *ent.ConversationWhereInput, data []uuid.UUID) error {
+	return whereOrganise(obj, organiseFilterOf(nil, nil, data, nil))
+}
+
+// Metadata is the resolver for the metadata field.
+func (r *conversationWhereInputResolver) Metadata(ctx context.Context, obj *ent.ConversationWhereInput, data []*model.MetadataFilterInput) error {
+	return whereOrganise(obj, organiseFilterOf(nil, nil, nil, data))
 }
 
 // ContextManifest returns graph.ContextManifestResolver implementation.

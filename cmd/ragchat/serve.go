@@ -81,6 +81,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer viewers.Close() // before the broker closes
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
+		Organise: c.organise,
 		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
 	"github.com/ragchat/ragchat/internal/llm/openai"
+	"github.com/ragchat/ragchat/internal/organise"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/support"
@@ -71,6 +72,7 @@ type core struct {
 	support   *support.Service
 	settings  *tenantsettings.Service
 	knowledge *knowledge.Service
+	organise  *organise.Service
 }
 
 // newCore wires the engine, delegated support access, the tenant settings
@@ -113,6 +115,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		support:   support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes}),
 		settings:  tenantsettings.New(db.Client, engine.ServerChatModel()),
 		knowledge: svc,
+		organise:  organise.New(db.Client, engine, organise.Options{Now: time.Now}),
 	}, nil
 }
 

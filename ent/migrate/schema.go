@@ -519,7 +519,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "user_id", Type: field.TypeString, Size: 128},
-		{Name: "name", Type: field.TypeString, Size: 100},
+		{Name: "name", Type: field.TypeString, Size: 400},
 		{Name: "position", Type: field.TypeInt, Default: 0},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "parent_id", Type: field.TypeUUID, Nullable: true},
@@ -781,7 +781,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "user_id", Type: field.TypeString, Size: 128},
-		{Name: "name", Type: field.TypeString, Size: 64},
+		{Name: "name", Type: field.TypeString, Size: 256},
 		{Name: "color", Type: field.TypeString, Nullable: true, Size: 32},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 	}

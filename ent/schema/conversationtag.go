@@ -62,10 +62,14 @@ func (ConversationTag) Annotations() []schema.Annotation {
 }
 
 // Policy of the ConversationTag: rows are scoped by internal/authz
-// (conversationtag.Table).
+// (conversationtag.Table), and a new row needs the viewer's own tag and
+// conversation (authz.DenyConversationTagOutsideViewer).
 func (ConversationTag) Policy() ent.Policy {
 	return privacy.Policy{
-		Query:    privacy.QueryPolicy{authz.FilterScope(conversationtag.Table)},
-		Mutation: privacy.MutationPolicy{authz.FilterScope(conversationtag.Table)},
+		Query: privacy.QueryPolicy{authz.FilterScope(conversationtag.Table)},
+		Mutation: privacy.MutationPolicy{
+			authz.DenyConversationTagOutsideViewer(),
+			authz.FilterScope(conversationtag.Table),
+		},
 	}
 }

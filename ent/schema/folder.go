@@ -32,7 +32,8 @@ func (Folder) Fields() []ent.Field {
 		field.String("user_id").NotEmpty().MaxLen(128).Immutable().
 			Comment("The owner: an external identity (JWT subject).").
 			Annotations(entgql.Skip()),
-		field.String("name").NotEmpty().MaxLen(100).
+		// 100 characters (internal/organise); the column holds their bytes.
+		field.String("name").NotEmpty().MaxLen(400).
 			Annotations(entgql.OrderField("NAME")),
 		field.UUID("parent_id", uuid.UUID{}).Optional().Nillable().
 			Comment("The folder this one is in; null at the top level."),

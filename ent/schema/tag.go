@@ -30,7 +30,8 @@ func (Tag) Fields() []ent.Field {
 		field.String("user_id").NotEmpty().MaxLen(128).Immutable().
 			Comment("The owner: an external identity (JWT subject).").
 			Annotations(entgql.Skip()),
-		field.String("name").NotEmpty().MaxLen(64).
+		// 64 characters (internal/organise); the column holds their bytes.
+		field.String("name").NotEmpty().MaxLen(256).
 			Annotations(entgql.OrderField("NAME")),
 		field.String("color").Optional().Nillable().MaxLen(32),
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
@@ -29,6 +30,12 @@ type AdminConversationWhereInput struct {
 	// Only conversations with (true) or without (false) DOWN feedback.
 	HasNegativeFeedback *bool   `json:"hasNegativeFeedback,omitempty"`
 	TitleContains       *string `json:"titleContains,omitempty"`
+	Pinned              *bool   `json:"pinned,omitempty"`
+	// Only conversations in this folder.
+	FolderID *uuid.UUID             `json:"folderId,omitempty"`
+	Unfiled  *bool                  `json:"unfiled,omitempty"`
+	TagIds   []uuid.UUID            `json:"tagIds,omitempty"`
+	Metadata []*MetadataFilterInput `json:"metadata,omitempty"`
 }
 
 // Filters for feedbacks.
@@ -180,6 +187,20 @@ type CreateConversationInput struct {
 	// the tenant's (TenantSettings.historyStrategy). Any other value is
 	// BAD_USER_INPUT with extensions.field "historyStrategy".
 	HistoryStrategy *string `json:"historyStrategy,omitempty"`
+	// The conversation's initial metadata (null values are ignored).
+	Metadata []*MetadataEntryInput `json:"metadata,omitempty"`
+	// One of the viewer's folders to file it in; null leaves it unfiled.
+	FolderID *uuid.UUID `json:"folderId,omitempty"`
+}
+
+type CreateFolderInput struct {
+	// 1 to 100 characters after trimming.
+	Name string `json:"name"`
+	// The folder to nest it in; null puts it at the top level. Folders nest at
+	// most 5 deep.
+	ParentID *uuid.UUID `json:"parentId,omitempty"`
+	// Its order among its siblings (ascending); null puts it after the last.
+	Position *int `json:"position,omitempty"`
 }
 
 type CreateKnowledgeBaseInput struct {
@@ -187,8 +208,24 @@ type CreateKnowledgeBaseInput struct {
 	Description *string `json:"description,omitempty"`
 }
 
+type CreateTagInput struct {
+	// 1 to 64 characters after trimming, unique (ignoring case) among the
+	// viewer's tags.
+	Name string `json:"name"`
+	// A CSS hex colour, #RGB or #RRGGBB; null or "" for none.
+	Color *string `json:"color,omitempty"`
+}
+
 type DeleteDocumentPayload struct {
 	DeletedDocumentID uuid.UUID `json:"deletedDocumentId"`
+}
+
+type DeleteFolderPayload struct {
+	DeletedFolderID uuid.UUID `json:"deletedFolderId"`
+}
+
+type DeleteTagPayload struct {
+	DeletedTagID uuid.UUID `json:"deletedTagId"`
 }
 
 // Who may read a document's chunks.
@@ -239,6 +276,26 @@ type MessageSiblings struct {
 	Index int `json:"index"`
 	// How many siblings there are, this message included.
 	Count int `json:"count"`
+}
+
+// One key-value pair of a conversation's metadata.
+type MetadataEntry struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// One change to a conversation's metadata: value sets the key, null deletes
+// it. Keys are 1 to 64 characters, values at most 512; a conversation holds at
+// most 16 keys.
+type MetadataEntryInput struct {
+	Key   string  `json:"key"`
+	Value *string `json:"value,omitempty"`
+}
+
+// A metadata filter: the conversation has key with exactly value.
+type MetadataFilterInput struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // The context window of one model, overriding the model registry.
@@ -324,6 +381,23 @@ type TenantSettings struct {
 	SupportApproval     string `json:"supportApproval"`
 	SupportGrantDefault string `json:"supportGrantDefault"`
 	SupportGrantMax     string `json:"supportGrantMax"`
+}
+
+type UpdateFolderInput struct {
+	// A new name; absent keeps it.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// A new parent; null moves it to the top level, absent keeps it. A folder
+	// cannot move into itself or one of its descendants.
+	ParentID graphql.Omittable[*uuid.UUID] `json:"parentId,omitempty"`
+	// A new position among its siblings; absent keeps it (null too).
+	Position graphql.Omittable[*int] `json:"position,omitempty"`
+}
+
+type UpdateTagInput struct {
+	// A new name; absent keeps it.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// A new colour; null or "" clears it, absent keeps it.
+	Color graphql.Omittable[*string] `json:"color,omitempty"`
 }
 
 // A partial change of TenantSettings: only the fields given change. Counts

@@ -70,6 +70,10 @@ type CreateConversationInput struct {
 	KnowledgeBaseID *uuid.UUID
 	Title           string
 	HistoryStrategy *string
+	// Metadata and FolderID are the conversation's first organisation,
+	// checked by internal/organise (Service.PrepareNew) beforehand.
+	Metadata map[string]string
+	FolderID *uuid.UUID
 }
 
 // FeedbackInput rates one COMPLETED attempt.

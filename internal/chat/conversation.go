@@ -47,7 +47,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	}
 	now := e.now()
 	abs := now.Add(st.ConversationMaxAge.Duration)
-	conv, err := e.client.Conversation.Create().
+	create := e.client.Conversation.Create().
 		SetUserID(v.UserID).
 		SetKnowledgeBaseID(kbID).
 		SetTitle(title).
@@ -55,7 +55,11 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), abs)).
 		SetAbsoluteExpiresAt(abs).
 		SetNillableHistoryStrategy(strategy).
-		Save(ctx)
+		SetNillableFolderID(in.FolderID)
+	if len(in.Metadata) > 0 {
+		create.SetMetadata(in.Metadata)
+	}
+	conv, err := create.Save(ctx)
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}

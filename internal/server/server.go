@@ -47,8 +47,11 @@ type Options struct {
 	TenantSettings resolvers.TenantSettings
 	// Knowledge serves the knowledge mutations; nil makes them UNAVAILABLE.
 	Knowledge resolvers.Knowledge
-	Verifier  TokenVerifier
-	Logger    *slog.Logger
+	// Organise organises conversations (organise.New on DB, notifying
+	// through Engine); nil makes its operations UNAVAILABLE.
+	Organise resolvers.Organise
+	Verifier TokenVerifier
+	Logger   *slog.Logger
 	// Metrics nil creates a fresh set.
 	Metrics *Metrics
 	// Console configures the web console served at / (internal/webui).
@@ -109,6 +112,7 @@ func New(o Options) (*Server, error) {
 		Support:        o.Support,
 		TenantSettings: o.TenantSettings,
 		Knowledge:      o.Knowledge,
+		Organise:       o.Organise,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{
