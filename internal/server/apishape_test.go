@@ -320,6 +320,7 @@ type payloadState struct {
 	alice, curator, support, admin             *gqlclient.Client
 	conversation, attempt, retry, kb, document string
 	grant, deniedGrant                         string
+	tag, folder                                string // organising conversations
 	question                                   string // the asked question's message
 }
 
@@ -340,6 +341,48 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(id: $id, title: \"Renamed\")", map[string]any{"id": st.conversation}
 		}},
+	{name: "pinConversation",
+		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.conversation} }},
+	{name: "unpinConversation",
+		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.conversation} }},
+	{name: "createTag",
+		args: func(*payloadState) (string, map[string]any) { return "(input: {name: \"Payloads\", color: \"#336699\"})", nil },
+		keep: func(st *payloadState, d map[string]any) { st.tag = str(d, "id") }},
+	{name: "updateTag",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, input: {name: \"Payloads 2\"})", map[string]any{"id": st.tag}
+		}},
+	{name: "setConversationTags",
+		args: func(st *payloadState) (string, map[string]any) {
+			return fmt.Sprintf("(conversationId: $id, tagIds: [%q])", st.tag), map[string]any{"id": st.conversation}
+		}},
+	{name: "removeConversationTags",
+		args: func(st *payloadState) (string, map[string]any) {
+			return fmt.Sprintf("(conversationId: $id, tagIds: [%q])", st.tag), map[string]any{"id": st.conversation}
+		}},
+	{name: "addConversationTags",
+		args: func(st *payloadState) (string, map[string]any) {
+			return fmt.Sprintf("(conversationId: $id, tagIds: [%q])", st.tag), map[string]any{"id": st.conversation}
+		}},
+	{name: "createFolder",
+		args: func(*payloadState) (string, map[string]any) { return "(input: {name: \"Payloads\"})", nil },
+		keep: func(st *payloadState, d map[string]any) { st.folder = str(d, "id") }},
+	{name: "updateFolder",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, input: {name: \"Payloads 2\", position: 3})", map[string]any{"id": st.folder}
+		}},
+	{name: "moveConversationToFolder",
+		args: func(st *payloadState) (string, map[string]any) {
+			return fmt.Sprintf("(conversationId: $id, folderId: %q)", st.folder), map[string]any{"id": st.conversation}
+		}},
+	{name: "updateConversationMetadata",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, metadata: [{key: \"crm\", value: \"42\"}])", map[string]any{"id": st.conversation}
+		}},
+	{name: "deleteFolder",
+		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.folder} }},
+	{name: "deleteTag",
+		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.tag} }},
 	{name: "ask",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(input: {conversationId: $id, clientMessageId: \"payload-1\", question: \"上传文件最大是多少？\"})", map[string]any{"id": st.conversation}

@@ -12,10 +12,12 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/internal/authz"
 )
 
@@ -23,7 +25,7 @@ import (
 var nodeTables = []string{
 	conversation.Table, message.Table, attempt.Table, source.Table,
 	feedback.Table, knowledgebase.Table, document.Table, auditevent.Table,
-	supportgrant.Table,
+	supportgrant.Table, tag.Table, folder.Table,
 }
 
 // ErrUnknownNode is returned when no node table holds an id that the actor
