@@ -342,11 +342,17 @@ var mutationCases = []mutationCase{
 			return "(id: $id, title: \"Renamed\")", map[string]any{"id": st.conversation}
 		}},
 	{name: "pinConversation",
-		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.conversation} }},
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id)", map[string]any{"id": st.conversation}
+		}},
 	{name: "unpinConversation",
-		args: func(st *payloadState) (string, map[string]any) { return "(id: $id)", map[string]any{"id": st.conversation} }},
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id)", map[string]any{"id": st.conversation}
+		}},
 	{name: "createTag",
-		args: func(*payloadState) (string, map[string]any) { return "(input: {name: \"Payloads\", color: \"#336699\"})", nil },
+		args: func(*payloadState) (string, map[string]any) {
+			return "(input: {name: \"Payloads\", color: \"#336699\"})", nil
+		},
 		keep: func(st *payloadState, d map[string]any) { st.tag = str(d, "id") }},
 	{name: "updateTag",
 		args: func(st *payloadState) (string, map[string]any) {

@@ -88,7 +88,9 @@ func createFolder(t *testing.T, c *gqlclient.Client, name string, parent any) st
 // listIDs lists the ids of the viewer's conversations matching where.
 func listIDs(t *testing.T, c *gqlclient.Client, query, key string, where map[string]any) []string {
 	t.Helper()
-	var out map[string]struct{ Edges []struct{ Node struct{ ID string } } }
+	var out map[string]struct {
+		Edges []struct{ Node struct{ ID string } }
+	}
 	mustDo(t, c, query, map[string]any{"w": where}, &out)
 	var ids []string
 	for _, e := range out[key].Edges {
