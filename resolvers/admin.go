@@ -27,11 +27,15 @@ func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first 
 	if orderBy == nil {
 		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldCreatedAt}
 	}
+	org := organiseFilter(where)
+	if err := org.Check(); err != nil {
+		return nil, err
+	}
 	ctx, q, err := r.engine.AdminConversations(ctx, adminConversationFilter(where))
 	if err != nil {
 		return nil, err
 	}
-	q.Where(organiseFilter(where).Predicates()...)
+	q.Where(org.Predicates()...)
 	return q.Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
 }
 

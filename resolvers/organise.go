@@ -290,6 +290,9 @@ func organiseFilter(w *model.AdminConversationWhereInput) organise.Filter {
 // field resolvers of ConversationWhereInput's pinned, unfiled, tagIds and
 // metadata; its folderId is generated).
 func whereOrganise(w *ent.ConversationWhereInput, f organise.Filter) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	w.AddPredicates(f.Predicates()...)
 	return nil
 }

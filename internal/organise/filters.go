@@ -8,6 +8,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Filter narrows a conversation list by organisation. Every set field must
@@ -87,4 +88,18 @@ func MetadataIs(key, value string) predicate.Conversation {
 				WriteString(" AND organise_md.type = 'text' AND organise_md.value = ").Arg(value).WriteString(")")
 		}))
 	}
+}
+
+// Check bounds a filter like the data it matches: at most
+// DefaultTagsPerConversation tag ids and MaxMetadataKeys metadata pairs
+// (more could never match), so that a filter stays a few index probes.
+func (f Filter) Check() error {
+	if len(dedupe(f.TagIDs)) > DefaultTagsPerConversation {
+		return tooManyTags(DefaultTagsPerConversation)
+	}
+	if len(f.Metadata) > MaxMetadataKeys {
+		return domain.OverLimit(metadataField, LimitMetadataKeys, MaxMetadataKeys,
+			"a metadata filter has at most %d pairs", MaxMetadataKeys)
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
 	"github.com/ragchat/ragchat/internal/testdb"
@@ -203,6 +205,12 @@ func TestOrganiseTags(t *testing.T) {
 		if got := listIDs(t, admin, adminList, "adminConversations", map[string]any{"tagIds": []string{home, work}}); !slices.Equal(got, []string{a}) {
 			t.Errorf("admin: tags home and job: %v", got)
 		}
+		random := make([]string, 51)
+		for i := range random {
+			random[i] = uuid.NewString()
+		}
+		wantBadInput(t, organiseErr(t, alice, ownList, map[string]any{"w": map[string]any{"tagIds": random}}), "tagIds", "tagsPerConversation")
+		wantBadInput(t, organiseErr(t, admin, adminList, map[string]any{"w": map[string]any{"tagIds": random}}), "tagIds", "tagsPerConversation")
 		c = organiseDo[organised](t, alice, rmTags, map[string]any{"id": a, "t": []string{home}}, "removeConversationTags")
 		if !slices.Equal(c.tagNames(), []string{"Job"}) {
 			t.Errorf("removed: %v", c.tagNames())
