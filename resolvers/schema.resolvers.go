@@ -48,6 +48,11 @@ func (r *conversationResolver) CurrentPath(ctx context.Context, obj *ent.Convers
 	return r.currentPath(ctx, obj, after, first, before, last)
 }
 
+// Temporary is the resolver for the temporary field.
+func (r *conversationResolver) Temporary(ctx context.Context, obj *ent.Conversation) (bool, error) {
+	return conversationTemporary(obj), nil
+}
+
 // Conversation is the resolver for the conversation field.
 func (r *conversationEventResolver) Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error) {
 	return r.eventConversation(ctx, obj)
@@ -181,6 +186,11 @@ func (r *mutationResolver) SelectBranch(ctx context.Context, conversationID uuid
 // ForkConversation is the resolver for the forkConversation field.
 func (r *mutationResolver) ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error) {
 	return r.forkConversation(ctx, messageID, clientRequestID)
+}
+
+// KeepConversation is the resolver for the keepConversation field.
+func (r *mutationResolver) KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.keepConversation(ctx, id, expectedVersion)
 }
 
 // Viewer is the resolver for the viewer field.

@@ -70,6 +70,8 @@ type CreateConversationInput struct {
 	KnowledgeBaseID *uuid.UUID
 	Title           string
 	HistoryStrategy *string
+	// Temporary asks for a temporary chat (temporary.go).
+	Temporary bool
 }
 
 // FeedbackInput rates one COMPLETED attempt.
