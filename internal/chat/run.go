@@ -30,8 +30,8 @@ type run struct {
 	// temporary: the conversation is a temporary chat, whose attempt
 	// changes never reach viewerEvents (temporary.go).
 	temporary bool
-	cancel         context.CancelCauseFunc
-	done           chan struct{}
+	cancel    context.CancelCauseFunc
+	done      chan struct{}
 	// evidence is who retrieved the run's evidence under which access
 	// stamp, once it has (sources.go, liveSources).
 	evidence atomic.Pointer[evidenceGrant]
