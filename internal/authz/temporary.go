@@ -60,7 +60,7 @@ func (g gone) of(c *sql.SelectTable) *sql.Predicate {
 	if g.expired {
 		ps = append(ps, TemporaryExpiredAt(c.C(conversation.FieldTemporaryExpiresAt), g.now))
 	}
-	return sql.Or(ps...)
+	return wrapped(sql.Or(ps...))
 }
 
 // TemporaryExpiredAt returns the predicate "column col, a conversation's
@@ -75,5 +75,15 @@ func TemporaryExpiredAt(col string, now time.Time) *sql.Predicate {
 // temporary_expires_at is column col is not an expired temporary chat at
 // now" (null: not temporary).
 func TemporaryLiveAt(col string, now time.Time) *sql.Predicate {
-	return sql.Or(sql.IsNull(col), sql.GT(col, now))
+	return wrapped(sql.Or(sql.IsNull(col), sql.GT(col, now)))
+}
+
+// wrapped returns p in parentheses. Ent's builders leave an OR that is
+// the only operand of an AND (or the only predicate added to a WHERE
+// clause that has one already) unwrapped, so that "a AND b OR c" would
+// bind wrongly.
+func wrapped(p *sql.Predicate) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) {
+		b.Wrap(func(b *sql.Builder) { b.Join(p) })
+	})
 }

@@ -122,7 +122,9 @@ const purgeBatch = 1000
 // before now, DELETED or not, with every row beneath them (the foreign
 // keys cascade: messages, attempts, sources, feedback, support grants,
 // conversation tags). ctx is the purge's system job. Before its rows go,
-// each one's local runs are cancelled and its conversation streams, on
+// each one's local runs are cancelled (and have recorded how they ended,
+// so that their streams end FAILED(CANCELLED) as for a deletion; runs on
+// other instances end by their own expiry timers) and its conversation streams, on
 // every instance, get CONVERSATION_DELETED, as for a deletion; its
 // owner's feed hears nothing, and no audit event names it (audit events
 // written while it lived, which name only its id, stay until their own
@@ -136,17 +138,42 @@ func (e *Engine) purgeTemporary(ctx context.Context, tenantID string, now time.T
 		return 0, err
 	}
 	for _, c := range doomed {
-		e.mu.Lock()
-		for _, r := range e.runs {
-			if r.conversationID == c.ID {
-				r.cancel(errDeleted)
-			}
-		}
-		e.mu.Unlock()
+		e.endLocalRuns(ctx, c.ID)
 		e.publishConversation(ctx, c.ID, ConversationEvent{Kind: ConversationDeleted})
 		if err := e.client.Conversation.DeleteOneID(c.ID).Exec(ctx); err != nil && !ent.IsNotFound(err) {
 			return 0, err
 		}
 	}
 	return len(doomed), nil
+}
+
+// runEndWait bounds how long the purge waits for a cancelled run to end.
+const runEndWait = 15 * time.Second
+
+// endLocalRuns cancels this instance's runs in conversation id as a
+// deletion does and waits until they have ended (or runEndWait passed).
+func (e *Engine) endLocalRuns(ctx context.Context, id uuid.UUID) {
+	var ending []*run
+	e.mu.Lock()
+	for _, r := range e.runs {
+		if r.conversationID == id {
+			r.cancel(errDeleted)
+			ending = append(ending, r)
+		}
+	}
+	e.mu.Unlock()
+	if len(ending) == 0 {
+		return
+	}
+	wait := time.NewTimer(runEndWait)
+	defer wait.Stop()
+	for _, r := range ending {
+		select {
+		case <-r.done:
+		case <-wait.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
