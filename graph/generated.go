@@ -234,6 +234,7 @@ type ComplexityRoot struct {
 		SummaryVersion         func(childComplexity int) int
 		SupportGrants          func(childComplexity int) int
 		Tags                   func(childComplexity int) int
+		Temporary              func(childComplexity int) int
 		TemporaryExpiresAt     func(childComplexity int) int
 		Title                  func(childComplexity int) int
 		TitleSource            func(childComplexity int) int
@@ -451,6 +452,7 @@ type ComplexityRoot struct {
 		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string) int
 		ForkConversation               func(childComplexity int, messageID uuid.UUID, clientRequestID *string) int
 		IngestDocument                 func(childComplexity int, input model.IngestDocumentInput) int
+		KeepConversation               func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		MoveConversationToFolder       func(childComplexity int, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) int
 		PinConversation                func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		RemoveConversationTags         func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID) int
@@ -606,6 +608,8 @@ type ComplexityRoot struct {
 		SupportApproval         func(childComplexity int) int
 		SupportGrantDefault     func(childComplexity int) int
 		SupportGrantMax         func(childComplexity int) int
+		TemporaryChatRetention  func(childComplexity int) int
+		TemporaryChats          func(childComplexity int) int
 		UpdatedAt               func(childComplexity int) int
 		Version                 func(childComplexity int) int
 	}
@@ -663,6 +667,7 @@ type ConversationResolver interface {
 	CurrentPath(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.MessageConnection, error)
 	Pinned(ctx context.Context, obj *ent.Conversation) (bool, error)
 	Metadata(ctx context.Context, obj *ent.Conversation) ([]*model.MetadataEntry, error)
+	Temporary(ctx context.Context, obj *ent.Conversation) (bool, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
@@ -709,6 +714,7 @@ type MutationResolver interface {
 	DeleteFolder(ctx context.Context, id uuid.UUID) (*model.DeleteFolderPayload, error)
 	MoveConversationToFolder(ctx context.Context, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error)
+	KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1612,6 +1618,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.Tags(childComplexity), true
+	case "Conversation.temporary":
+		if e.ComplexityRoot.Conversation.Temporary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.Temporary(childComplexity), true
 	case "Conversation.temporaryExpiresAt":
 		if e.ComplexityRoot.Conversation.TemporaryExpiresAt == nil {
 			break
@@ -2545,6 +2557,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.IngestDocument(childComplexity, args["input"].(model.IngestDocumentInput)), true
+	case "Mutation.keepConversation":
+		if e.ComplexityRoot.Mutation.KeepConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_keepConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.KeepConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
 	case "Mutation.moveConversationToFolder":
 		if e.ComplexityRoot.Mutation.MoveConversationToFolder == nil {
 			break
@@ -3464,6 +3487,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TenantSettings.SupportGrantMax(childComplexity), true
+	case "TenantSettings.temporaryChatRetention":
+		if e.ComplexityRoot.TenantSettings.TemporaryChatRetention == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.TemporaryChatRetention(childComplexity), true
+	case "TenantSettings.temporaryChats":
+		if e.ComplexityRoot.TenantSettings.TemporaryChats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.TemporaryChats(childComplexity), true
 	case "TenantSettings.updatedAt":
 		if e.ComplexityRoot.TenantSettings.UpdatedAt == nil {
 			break
@@ -5094,6 +5129,68 @@ extend type Mutation {
   """
   updateConversationMetadata(id: ID!, metadata: [MetadataEntryInput!]!, expectedVersion: Int): Conversation!
 }
+
+
+# Temporary chats
+
+extend input CreateConversationInput {
+  """
+  true starts a temporary chat (docs/API.md, "Temporary chats"): never
+  listed, searched, summarised into a stored summary, shared or exported,
+  and gone, with every row beneath it, once TenantSettings.temporaryChatRetention
+  has passed since its creation. Under the tenant's FORBIDDEN policy true is
+  FORBIDDEN; under ENFORCED every new conversation is temporary, whatever
+  this says.
+  """
+  temporary: Boolean
+}
+
+extend type Conversation {
+  """
+  Whether this is a temporary chat (temporaryExpiresAt is then set).
+  """
+  temporary: Boolean!
+}
+
+extend type TenantSettings {
+  """
+  Temporary chats: ALLOWED (default), FORBIDDEN or ENFORCED (every new
+  conversation is temporary and none can be kept).
+  """
+  temporaryChats: String!
+  """
+  How long a temporary chat lasts from its creation, as a Go duration
+  ("24h0m0s" by default; 5m to 720h).
+  """
+  temporaryChatRetention: String!
+}
+
+extend input UpdateTenantSettingsInput {
+  """
+  ALLOWED, FORBIDDEN or ENFORCED; anything else is BAD_USER_INPUT with
+  extensions.field "temporaryChats". Applies to conversations created from
+  now on.
+  """
+  temporaryChats: String
+  """
+  A Go duration from 5m to 720h (BAD_USER_INPUT with extensions.field
+  "temporaryChatRetention" otherwise). Applies to temporary chats created
+  from now on.
+  """
+  temporaryChatRetention: String
+}
+
+extend type Mutation {
+  """
+  Turns one of the viewer's own temporary chats into a normal conversation
+  (temporary false, temporaryExpiresAt null; the version is bumped and
+  CONVERSATION_UPDATED published). Keeping a normal conversation is a no-op.
+  Owner only: anyone else's, an unknown id and an expired temporary chat
+  are NOT_FOUND. Under the tenant's ENFORCED policy it is FORBIDDEN. With
+  expectedVersion, a conversation at another version is CONFLICT.
+  """
+  keepConversation(id: ID!, expectedVersion: Int): Conversation!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5464,6 +5561,8 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_pinned(ctx, field)
 	case "metadata":
 		return ec.fieldContext_Conversation_metadata(ctx, field)
+	case "temporary":
+		return ec.fieldContext_Conversation_temporary(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -6068,6 +6167,10 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_supportGrantDefault(ctx, field)
 	case "supportGrantMax":
 		return ec.fieldContext_TenantSettings_supportGrantMax(ctx, field)
+	case "temporaryChats":
+		return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
+	case "temporaryChatRetention":
+		return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
 }
@@ -6753,6 +6856,28 @@ func (ec *executionContext) field_Mutation_ingestDocument_args(ctx context.Conte
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_keepConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedVersion",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedVersion"] = arg1
 	return args, nil
 }
 
@@ -11341,6 +11466,29 @@ func (ec *executionContext) fieldContext_Conversation_metadata(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Conversation_temporary(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_temporary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Temporary(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_temporary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Conversation", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _ConversationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ConversationConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15779,6 +15927,50 @@ func (ec *executionContext) fieldContext_Mutation_updateConversationMetadata(ctx
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_keepConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_keepConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().KeepConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_keepConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_keepConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18702,6 +18894,52 @@ func (ec *executionContext) _TenantSettings_supportGrantMax(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_TenantSettings_supportGrantMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_temporaryChats(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemporaryChats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_temporaryChats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_temporaryChatRetention(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemporaryChatRetention, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_temporaryChatRetention(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
 }
 
@@ -24354,7 +24592,7 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy", "metadata", "folderId"}
+	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy", "metadata", "folderId", "temporary"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -24396,6 +24634,13 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 				return it, err
 			}
 			it.FolderID = data
+		case "temporary":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temporary"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Temporary = data
 		}
 	}
 	return it, nil
@@ -30752,7 +30997,7 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax"}
+	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30941,6 +31186,20 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.SupportGrantMax = data
+		case "temporaryChats":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temporaryChats"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemporaryChats = data
+		case "temporaryChatRetention":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temporaryChatRetention"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemporaryChatRetention = data
 		}
 	}
 	return it, nil
@@ -32135,6 +32394,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_metadata(ctx, field, obj)
+				})
+		case "temporary":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_temporary(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -33728,6 +33993,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "keepConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_keepConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34585,6 +34857,16 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "supportGrantMax":
 			out.Values[i] = ec._TenantSettings_supportGrantMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "temporaryChats":
+			out.Values[i] = ec._TenantSettings_temporaryChats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "temporaryChatRetention":
+			out.Values[i] = ec._TenantSettings_temporaryChatRetention(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

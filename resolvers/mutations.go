@@ -33,6 +33,7 @@ func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConve
 			return nil, err
 		}
 		cin.Metadata, cin.FolderID = org.Metadata, org.FolderID
+		cin.Temporary = in.Temporary != nil && *in.Temporary
 	}
 	c, err := r.engine.CreateConversation(ctx, cin)
 	return c, notFound(err, "knowledge base")
@@ -73,6 +74,13 @@ func (r *Resolver) unarchiveConversation(ctx context.Context, id uuid.UUID, expe
 func (r *Resolver) setConversationHistoryStrategy(ctx context.Context, id uuid.UUID, strategy *string, expectedVersion *int) (*ent.Conversation, error) {
 	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
 		return r.engine.SetConversationHistoryStrategy(ctx, id, strategy, chat.ExpectVersionIf(expectedVersion))
+	})
+}
+
+// keepConversation turns a temporary chat into a normal conversation.
+func (r *Resolver) keepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
+		return r.engine.KeepConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
 	})
 }
 
@@ -209,3 +217,7 @@ func (r *Resolver) deleteDocument(ctx context.Context, id uuid.UUID, reason *str
 	}
 	return &model.DeleteDocumentPayload{DeletedDocumentID: id}, nil
 }
+
+// conversationTemporary is Conversation.temporary: whether c is a
+// temporary chat.
+func conversationTemporary(c *ent.Conversation) bool { return chat.IsTemporary(c) }

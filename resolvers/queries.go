@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -51,7 +52,8 @@ func viewerModel(ctx context.Context) (*model.Viewer, error) {
 	}, nil
 }
 
-// ownConversations pages the viewer's own conversations, DELETED excluded,
+// ownConversations pages the viewer's own conversations, DELETED ones and
+// temporary chats excluded (a temporary chat is never listed),
 // most recently updated first unless orderBy says otherwise. Admins list
 // other users' conversations with adminConversations.
 func (r *Resolver) ownConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error) {
@@ -63,7 +65,7 @@ func (r *Resolver) ownConversations(ctx context.Context, after *Cursor, first *i
 		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldUpdatedAt}
 	}
 	return r.client.Conversation.Query().
-		Where(conversation.UserID(v.UserID), conversation.StatusNEQ(conversation.StatusDELETED)).
+		Where(conversation.UserID(v.UserID), conversation.StatusNEQ(conversation.StatusDELETED), chat.NotTemporary()).
 		Paginate(ctx, after, first, before, last,
 			ent.WithConversationOrder(orderBy), ent.WithConversationFilter(r.statusFilter(where).Filter))
 }

@@ -41,6 +41,7 @@ type Engine interface {
 	SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, strategy *string, opts ...chat.UpdateOption) (*ent.Conversation, error)
 	DeleteConversation(ctx context.Context, id uuid.UUID, reason string, opts ...chat.UpdateOption) (*ent.Conversation, error)
 	RestoreConversation(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error)
+	KeepConversation(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error)
 	ConversationStatus(conv *ent.Conversation) conversation.Status
 	ConversationStatusIs(s conversation.Status) predicate.Conversation
 	ConversationStatusIn(ss ...conversation.Status) predicate.Conversation

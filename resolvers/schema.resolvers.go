@@ -58,6 +58,11 @@ func (r *conversationResolver) Metadata(ctx context.Context, obj *ent.Conversati
 	return conversationMetadata(ctx, obj), nil
 }
 
+// Temporary is the resolver for the temporary field.
+func (r *conversationResolver) Temporary(ctx context.Context, obj *ent.Conversation) (bool, error) {
+	return conversationTemporary(obj), nil
+}
+
 // Conversation is the resolver for the conversation field.
 func (r *conversationEventResolver) Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error) {
 	return r.eventConversation(ctx, obj)
@@ -256,6 +261,11 @@ func (r *mutationResolver) MoveConversationToFolder(ctx context.Context, convers
 // UpdateConversationMetadata is the resolver for the updateConversationMetadata field.
 func (r *mutationResolver) UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error) {
 	return r.updateConversationMetadata(ctx, id, metadata, expectedVersion)
+}
+
+// KeepConversation is the resolver for the keepConversation field.
+func (r *mutationResolver) KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
+	return r.keepConversation(ctx, id, expectedVersion)
 }
 
 // Viewer is the resolver for the viewer field.

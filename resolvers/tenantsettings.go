@@ -87,6 +87,8 @@ func tenantSettingsModel(st tenantsettings.State) *model.TenantSettings {
 		SupportApproval:         string(s.SupportApproval),
 		SupportGrantDefault:     s.SupportGrantDefault.String(),
 		SupportGrantMax:         s.SupportGrantMax.String(),
+		TemporaryChats:          string(s.TemporaryChats),
+		TemporaryChatRetention:  s.TemporaryChatRetention.String(),
 	}
 }
 
@@ -116,6 +118,7 @@ func tenantSettingsPatch(in model.UpdateTenantSettingsInput) (tenantsettings.Pat
 		AskRatePerMinute:        in.AskRatePerMinute,
 		AskBurst:                in.AskBurst,
 		SupportApproval:         (*domain.SupportApproval)(in.SupportApproval),
+		TemporaryChats:          (*domain.TemporaryChats)(in.TemporaryChats),
 	}
 	if in.AllowedModels != nil && p.AllowedModels == nil {
 		p.AllowedModels = []string{}
@@ -130,6 +133,7 @@ func tenantSettingsPatch(in model.UpdateTenantSettingsInput) (tenantsettings.Pat
 		{"conversationMaxAge", in.ConversationMaxAge, &p.ConversationMaxAge},
 		{"supportGrantDefault", in.SupportGrantDefault, &p.SupportGrantDefault},
 		{"supportGrantMax", in.SupportGrantMax, &p.SupportGrantMax},
+		{"temporaryChatRetention", in.TemporaryChatRetention, &p.TemporaryChatRetention},
 	} {
 		if *d.out, err = parseDuration(d.name, d.in); err != nil {
 			return p, err

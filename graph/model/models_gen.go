@@ -191,6 +191,13 @@ type CreateConversationInput struct {
 	Metadata []*MetadataEntryInput `json:"metadata,omitempty"`
 	// One of the viewer's folders to file it in; null leaves it unfiled.
 	FolderID *uuid.UUID `json:"folderId,omitempty"`
+	// true starts a temporary chat (docs/API.md, "Temporary chats"): never
+	// listed, searched, summarised into a stored summary, shared or exported,
+	// and gone, with every row beneath it, once TenantSettings.temporaryChatRetention
+	// has passed since its creation. Under the tenant's FORBIDDEN policy true is
+	// FORBIDDEN; under ENFORCED every new conversation is temporary, whatever
+	// this says.
+	Temporary *bool `json:"temporary,omitempty"`
 }
 
 type CreateFolderInput struct {
@@ -381,6 +388,12 @@ type TenantSettings struct {
 	SupportApproval     string `json:"supportApproval"`
 	SupportGrantDefault string `json:"supportGrantDefault"`
 	SupportGrantMax     string `json:"supportGrantMax"`
+	// Temporary chats: ALLOWED (default), FORBIDDEN or ENFORCED (every new
+	// conversation is temporary and none can be kept).
+	TemporaryChats string `json:"temporaryChats"`
+	// How long a temporary chat lasts from its creation, as a Go duration
+	// ("24h0m0s" by default; 5m to 720h).
+	TemporaryChatRetention string `json:"temporaryChatRetention"`
 }
 
 type UpdateFolderInput struct {
@@ -431,6 +444,14 @@ type UpdateTenantSettingsInput struct {
 	SupportApproval         *string                    `json:"supportApproval,omitempty"`
 	SupportGrantDefault     *string                    `json:"supportGrantDefault,omitempty"`
 	SupportGrantMax         *string                    `json:"supportGrantMax,omitempty"`
+	// ALLOWED, FORBIDDEN or ENFORCED; anything else is BAD_USER_INPUT with
+	// extensions.field "temporaryChats". Applies to conversations created from
+	// now on.
+	TemporaryChats *string `json:"temporaryChats,omitempty"`
+	// A Go duration from 5m to 720h (BAD_USER_INPUT with extensions.field
+	// "temporaryChatRetention" otherwise). Applies to temporary chats created
+	// from now on.
+	TemporaryChatRetention *string `json:"temporaryChatRetention,omitempty"`
 }
 
 // The token usage of one model on one UTC day.

@@ -72,56 +72,81 @@ func IncludeDeletedInScope(ctx context.Context) context.Context {
 	return IncludeDeleted(ctx)
 }
 
-// liveness is, per table, the predicate that leaves out rows of DELETED
-// conversations. Tables without an entry do not live in a conversation.
-var liveness = map[string]func(*sql.Selector){
-	conversation.Table:    sql.FieldNEQ(conversation.FieldStatus, conversation.StatusDELETED.String()),
-	message.Table:         conversationNotDeleted(message.FieldConversationID),
-	attempt.Table:         conversationNotDeleted(attempt.FieldConversationID),
-	source.Table:          attemptNotDeleted(source.FieldAttemptID),
-	feedback.Table:        attemptNotDeleted(feedback.FieldAttemptID),
-	supportgrant.Table:    conversationNotDeleted(supportgrant.FieldConversationID),
-	conversationtag.Table: conversationNotDeleted(conversationtag.FieldConversationID),
+// liveness is, per table, the predicate that leaves out rows of gone
+// conversations (DELETED ones and expired temporary ones, temporary.go) as
+// g says. Tables without an entry do not live in a conversation.
+var liveness = map[string]func(g gone) func(*sql.Selector){
+	conversation.Table:    conversationLive,
+	message.Table:         conversationNotGone(message.FieldConversationID),
+	attempt.Table:         conversationNotGone(attempt.FieldConversationID),
+	source.Table:          attemptNotGone(source.FieldAttemptID),
+	feedback.Table:        attemptNotGone(feedback.FieldAttemptID),
+	supportgrant.Table:    conversationNotGone(supportgrant.FieldConversationID),
+	conversationtag.Table: conversationNotGone(conversationtag.FieldConversationID),
 }
 
-// notDeleted returns table's liveness predicate unless ctx includes
-// deleted rows, or nil.
+// notDeleted returns table's liveness predicate for ctx (nil when ctx
+// sees every row of table, or table does not live in a conversation).
 func notDeleted(ctx context.Context, table string) func(*sql.Selector) {
-	if IncludesDeleted(ctx) {
+	l, ok := liveness[table]
+	if !ok {
 		return nil
 	}
-	return liveness[table]
+	g := goneIn(ctx)
+	if !g.deleted && !g.expired {
+		return nil
+	}
+	return l(g)
 }
 
-// conversationNotDeleted keeps rows whose column col names a conversation
-// that is not DELETED: NOT EXISTS (one primary-key probe per row).
-func conversationNotDeleted(col string) func(*sql.Selector) {
+// conversationLive keeps the conversation rows that are not gone: not
+// DELETED, and not a temporary chat past its expiry.
+func conversationLive(g gone) func(*sql.Selector) {
 	return func(s *sql.Selector) {
-		b := sql.Dialect(s.Dialect())
-		c := b.Table(conversation.Table).As("authz_dc")
-		s.Where(sql.Not(sql.Exists(
-			b.Select(c.C(conversation.FieldID)).From(c).Where(sql.And(
-				sql.ColumnsEQ(c.C(conversation.FieldID), s.C(col)),
-				sql.EQ(c.C(conversation.FieldStatus), conversation.StatusDELETED.String()),
-			)),
-		)))
+		var ps []*sql.Predicate
+		if g.deleted {
+			ps = append(ps, sql.NEQ(s.C(conversation.FieldStatus), conversation.StatusDELETED.String()))
+		}
+		if g.expired {
+			ps = append(ps, TemporaryLiveAt(s.C(conversation.FieldTemporaryExpiresAt), g.now))
+		}
+		s.Where(sql.And(ps...))
 	}
 }
 
-// attemptNotDeleted keeps rows whose column col names an attempt whose
-// conversation is not DELETED.
-func attemptNotDeleted(col string) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		b := sql.Dialect(s.Dialect())
-		a := b.Table(attempt.Table).As("authz_da")
-		c := b.Table(conversation.Table).As("authz_dc")
-		s.Where(sql.Not(sql.Exists(
-			b.Select(a.C(attempt.FieldID)).From(a).
-				Join(c).On(c.C(conversation.FieldID), a.C(attempt.FieldConversationID)).
-				Where(sql.And(
-					sql.ColumnsEQ(a.C(attempt.FieldID), s.C(col)),
-					sql.EQ(c.C(conversation.FieldStatus), conversation.StatusDELETED.String()),
+// conversationNotGone keeps rows whose column col names a conversation
+// that is not gone: NOT EXISTS (one primary-key probe per row).
+func conversationNotGone(col string) func(gone) func(*sql.Selector) {
+	return func(g gone) func(*sql.Selector) {
+		return func(s *sql.Selector) {
+			b := sql.Dialect(s.Dialect())
+			c := b.Table(conversation.Table).As("authz_dc")
+			s.Where(sql.Not(sql.Exists(
+				b.Select(c.C(conversation.FieldID)).From(c).Where(sql.And(
+					sql.ColumnsEQ(c.C(conversation.FieldID), s.C(col)),
+					g.of(c),
 				)),
-		)))
+			)))
+		}
+	}
+}
+
+// attemptNotGone keeps rows whose column col names an attempt whose
+// conversation is not gone.
+func attemptNotGone(col string) func(gone) func(*sql.Selector) {
+	return func(g gone) func(*sql.Selector) {
+		return func(s *sql.Selector) {
+			b := sql.Dialect(s.Dialect())
+			a := b.Table(attempt.Table).As("authz_da")
+			c := b.Table(conversation.Table).As("authz_dc")
+			s.Where(sql.Not(sql.Exists(
+				b.Select(a.C(attempt.FieldID)).From(a).
+					Join(c).On(c.C(conversation.FieldID), a.C(attempt.FieldConversationID)).
+					Where(sql.And(
+						sql.ColumnsEQ(a.C(attempt.FieldID), s.C(col)),
+						g.of(c),
+					)),
+			)))
+		}
 	}
 }

@@ -46,7 +46,8 @@ func (e *Engine) AdminConversations(ctx context.Context, f AdminConversationFilt
 	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return ctx, nil, err
 	}
-	var ps []predicate.Conversation
+	// Temporary chats are never listed, not even DELETED ones (temporary.go).
+	ps := []predicate.Conversation{NotTemporary()}
 	switch {
 	case f.Status == nil:
 		ps = append(ps, conversation.StatusNEQ(conversation.StatusDELETED))

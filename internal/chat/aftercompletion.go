@@ -23,15 +23,19 @@ func (e *Engine) newSummarizer() *summary.Summarizer {
 }
 
 // afterCompletion runs the work that must not delay an answer: folding old
-// rounds into the summary and, after the first answer, a better title.
+// rounds into the summary and, after the first answer, a better title;
+// neither for a temporary chat.
 // pending is the conversation's USER messages after the summary's
 // coverage, counted by the completion transaction: when no fold is due
 // (summary.Due), the summariser is not started at all, which spares its
 // lock and its reads (docs/ENGINE.md, "Statements per ask"). A fold that
 // is due is still decided again on the fresh row, under the lock.
 func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
-	summarize := j.settings.StrategyFor(j.conv.HistoryStrategy).UsesSummary() && summary.Due(pending, j.settings)
-	title := j.first && e.cfg.GenerateTitles
+	// A temporary chat gets neither (temporary.go): no stored summary, no
+	// model-made title; its prompt history is built as usual.
+	temporary := IsTemporary(j.conv)
+	summarize := !temporary && j.settings.StrategyFor(j.conv.HistoryStrategy).UsesSummary() && summary.Due(pending, j.settings)
+	title := !temporary && j.first && e.cfg.GenerateTitles
 	if !summarize && !title {
 		return
 	}

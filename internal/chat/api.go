@@ -74,6 +74,8 @@ type CreateConversationInput struct {
 	// checked by internal/organise (Service.PrepareNew) beforehand.
 	Metadata map[string]string
 	FolderID *uuid.UUID
+	// Temporary asks for a temporary chat (temporary.go).
+	Temporary bool
 }
 
 // FeedbackInput rates one COMPLETED attempt.

@@ -152,7 +152,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	}
 	e.obs.AskAccepted(false)
 	e.messageCreated(ctx, msg)
-	e.attemptChanged(ctx, att)
+	e.attemptChangedIn(ctx, att, IsTemporary(conv))
 	// An ask that follows the current leaf moves it the way MESSAGE_CREATED
 	// tells; an edit or an ask on another branch switches branch.
 	if spot.edit != nil || (spot.parent != nil && !sameID(conv.CurrentLeafID, spot.parent)) {

@@ -91,7 +91,7 @@ func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, i
 	if err != nil {
 		return t, store.DomainError(err, "conversation")
 	}
-	if len(convs) != 1 || convs[0].Status == conversation.StatusDELETED {
+	if len(convs) != 1 || e.gone(convs[0]) {
 		return t, domain.NotFound("conversation")
 	}
 	t.conv = convs[0]

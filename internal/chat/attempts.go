@@ -107,7 +107,7 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 		return nil, store.DomainError(err, "attempt")
 	}
 	e.obs.AskAccepted(true)
-	e.attemptChanged(ctx, att)
+	e.attemptChangedIn(ctx, att, IsTemporary(conv))
 	e.branchSelected(ctx, conv, msg.ID)
 	e.start(runContext(ctx), conv, msg, att, st)
 	return &AskResult{UserMessage: msg, Attempt: att}, nil

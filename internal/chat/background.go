@@ -138,7 +138,8 @@ func (e *Engine) markInterrupted(ctx context.Context, id uuid.UUID, cond predica
 
 // PurgeOnce applies every tenant's retention: DELETED conversations past
 // RetentionDays are hard-deleted with everything beneath them (an audit
-// event records each), and audit events and feedback past their own
+// event records each), so are temporary chats past their expiry
+// (purgeTemporary), and audit events and feedback past their own
 // retention are removed.
 func (e *Engine) PurgeOnce(ctx context.Context) (int, error) {
 	ctx = viewer.SystemJobContext(ctx, viewer.JobPurge)
@@ -170,7 +171,12 @@ func (e *Engine) PurgeOnce(ctx context.Context) (int, error) {
 				return total, err
 			}
 		}
-		n, err := e.client.AuditEvent.Delete().
+		n, err := e.purgeTemporary(ctx, t.ID, now)
+		if err != nil {
+			return total, err
+		}
+		total += n
+		n, err = e.client.AuditEvent.Delete().
 			Where(auditevent.TenantID(t.ID), auditevent.AtLT(days(st.AuditRetentionDays))).Exec(ctx)
 		if err != nil {
 			return total, err

@@ -20,7 +20,8 @@ import (
 )
 
 // CreateConversation starts a conversation owned by the viewer, in the
-// given knowledge base (or the tenant's first one).
+// given knowledge base (or the tenant's first one); a temporary chat when
+// asked for or when the tenant enforces them (temporary.go).
 func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationInput) (*ent.Conversation, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -46,6 +47,10 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		return nil, err
 	}
 	now := e.now()
+	temporary, err := temporaryExpiry(st, in.Temporary, now)
+	if err != nil {
+		return nil, err
+	}
 	abs := now.Add(st.ConversationMaxAge.Duration)
 	create := e.client.Conversation.Create().
 		SetUserID(v.UserID).
@@ -55,7 +60,8 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), abs)).
 		SetAbsoluteExpiresAt(abs).
 		SetNillableHistoryStrategy(strategy).
-		SetNillableFolderID(in.FolderID)
+		SetNillableFolderID(in.FolderID).
+		SetNillableTemporaryExpiresAt(temporary)
 	if len(in.Metadata) > 0 {
 		create.SetMetadata(in.Metadata)
 	}
@@ -91,15 +97,16 @@ func (e *Engine) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversat
 	return e.loadConversation(ctx, id)
 }
 
-// loadConversation returns a visible, not deleted conversation. The
-// privacy rules already hide DELETED conversations (internal/authz); the
-// status check keeps that true where a context includes them.
+// loadConversation returns a visible conversation that is not gone
+// (DELETED, or a temporary chat past its expiry). The privacy rules
+// already hide those (internal/authz); the check keeps that true where a
+// context includes them.
 func (e *Engine) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
 	conv, err := e.client.Conversation.Get(ctx, id)
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	if conv.Status == conversation.StatusDELETED {
+	if e.gone(conv) {
 		return nil, domain.NotFound("conversation")
 	}
 	return conv, nil
@@ -119,7 +126,7 @@ func (e *Engine) loadOwnConversation(ctx context.Context, id uuid.UUID) (*ent.Co
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	if conv.Status == conversation.StatusDELETED {
+	if e.gone(conv) {
 		return nil, domain.NotFound("conversation")
 	}
 	return conv, nil

@@ -123,14 +123,27 @@ func (e *Engine) publishViewer(ctx context.Context, tenantID, ownerID string, ev
 // owner's feed (feed).
 func (e *Engine) conversationChanged(ctx context.Context, conv *ent.Conversation, kind ConversationEventKind, feed ViewerEventKind) {
 	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: kind})
+	if IsTemporary(conv) {
+		// A temporary chat never reaches the owner's feed (temporary.go).
+		return
+	}
 	e.publishViewer(ctx, conv.TenantID, conv.UserID, ViewerEvent{Kind: feed, ConversationID: conv.ID})
 }
 
 // attemptChanged publishes an attempt status change on its conversation
 // and its owner's feed.
 func (e *Engine) attemptChanged(ctx context.Context, a *ent.Attempt) {
+	e.attemptChangedIn(ctx, a, e.temporaryAttempt(ctx, a))
+}
+
+// attemptChangedIn is attemptChanged where the caller knows whether the
+// attempt's conversation is temporary: then its owner's feed hears nothing.
+func (e *Engine) attemptChangedIn(ctx context.Context, a *ent.Attempt, temporary bool) {
 	id := a.ID
 	e.publishConversation(ctx, a.ConversationID, ConversationEvent{Kind: ConversationAttemptUpdated, AttemptID: &id, AttemptStatus: string(a.Status)})
+	if temporary {
+		return
+	}
 	e.publishViewer(ctx, a.TenantID, a.OwnerID, ViewerEvent{Kind: ViewerAttemptUpdated, ConversationID: a.ConversationID,
 		AttemptID: &id, AttemptStatus: string(a.Status)})
 }
@@ -148,5 +161,8 @@ func (e *Engine) messageCreated(ctx context.Context, m *ent.Message) {
 func (e *Engine) branchSelected(ctx context.Context, conv *ent.Conversation, leafID uuid.UUID) {
 	id := leafID
 	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationBranchSelected, MessageID: &id})
+	if IsTemporary(conv) {
+		return
+	}
 	e.publishViewer(ctx, conv.TenantID, conv.UserID, ViewerEvent{Kind: ViewerBranchSelected, ConversationID: conv.ID, MessageID: &id})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -25,33 +26,29 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 	if err != nil {
 		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
 	}
-	if _, err := e.loadConversation(ctx, conversationID); err != nil {
+	conv, err := e.loadConversation(ctx, conversationID)
+	if err != nil {
 		sub.Close()
 		return nil, err
+	}
+	// A temporary chat's stream ends at its expiry as a deleted one's
+	// does (temporary.go); the purge pass tells streams on every instance
+	// too.
+	var expiry <-chan time.Time
+	var timer *time.Timer
+	if conv.TemporaryExpiresAt != nil {
+		timer = time.NewTimer(conv.TemporaryExpiresAt.Sub(e.now()))
+		expiry = timer.C
 	}
 	out := make(chan ConversationEvent, 16)
 	go func() {
 		defer close(out)
+		if timer != nil {
+			defer timer.Stop()
+		}
 		for {
-			for ev := range sub.C() {
-				var p conversationPayload
-				if json.Unmarshal(ev.Data, &p) != nil {
-					continue
-				}
-				ce := ConversationEvent{Kind: ConversationEventKind(ev.Kind), ConversationID: conversationID,
-					MessageID: p.Message, AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
-				select {
-				case out <- ce:
-				case <-ctx.Done():
-					sub.Close()
-					return
-				}
-				if ce.Kind == ConversationDeleted {
-					// Nothing of the conversation is visible any more:
-					// the stream ends after telling so.
-					sub.Close()
-					return
-				}
+			if e.forwardConversation(ctx, conversationID, sub, expiry, out) {
+				return
 			}
 			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
 				return
@@ -64,6 +61,45 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 		}
 	}()
 	return out, nil
+}
+
+// forwardConversation forwards sub's events to out until sub's channel
+// closes (false: the caller decides whether to resubscribe) or the stream
+// is over (true): ctx is done, or the conversation is gone
+// (CONVERSATION_DELETED, sent last, also when expiry fires).
+func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UUID, sub *broker.Subscription, expiry <-chan time.Time, out chan<- ConversationEvent) bool {
+	for {
+		var ce ConversationEvent
+		select {
+		case ev, ok := <-sub.C():
+			if !ok {
+				return false
+			}
+			var p conversationPayload
+			if json.Unmarshal(ev.Data, &p) != nil {
+				continue
+			}
+			ce = ConversationEvent{Kind: ConversationEventKind(ev.Kind), ConversationID: conversationID,
+				MessageID: p.Message, AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
+		case <-expiry:
+			ce = ConversationEvent{Kind: ConversationDeleted, ConversationID: conversationID, At: e.now()}
+		case <-ctx.Done():
+			sub.Close()
+			return true
+		}
+		select {
+		case out <- ce:
+		case <-ctx.Done():
+			sub.Close()
+			return true
+		}
+		if ce.Kind == ConversationDeleted {
+			// Nothing of the conversation is visible any more: the
+			// stream ends after telling so.
+			sub.Close()
+			return true
+		}
+	}
 }
 
 // SubscribeViewer streams changes of the viewer's own conversations

@@ -27,8 +27,11 @@ var (
 type run struct {
 	attemptID      uuid.UUID
 	conversationID uuid.UUID
-	cancel         context.CancelCauseFunc
-	done           chan struct{}
+	// temporary: the conversation is a temporary chat, whose attempt
+	// changes never reach viewerEvents (temporary.go).
+	temporary bool
+	cancel    context.CancelCauseFunc
+	done      chan struct{}
 	// evidence is who retrieved the run's evidence under which access
 	// stamp, once it has (sources.go, liveSources).
 	evidence atomic.Pointer[evidenceGrant]
@@ -49,7 +52,7 @@ type job struct {
 func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Message, att *ent.Attempt, st domain.TenantSettings) {
 	base := context.WithoutCancel(ctx)
 	rctx, cancel := context.WithCancelCause(base)
-	r := &run{attemptID: att.ID, conversationID: conv.ID, cancel: cancel, done: make(chan struct{})}
+	r := &run{attemptID: att.ID, conversationID: conv.ID, temporary: IsTemporary(conv), cancel: cancel, done: make(chan struct{})}
 	e.mu.Lock()
 	if e.closing {
 		// Shutdown began after the ask was admitted: do not start new work
@@ -77,6 +80,12 @@ func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Mes
 			close(r.done)
 			e.wg.Done()
 		}()
+		if at := conv.TemporaryExpiresAt; at != nil {
+			// A temporary chat that expires mid-answer is gone like a
+			// deleted one: its answer is cancelled (temporary.go).
+			gone := time.AfterFunc(at.Sub(e.now()), func() { cancel(errDeleted) })
+			defer gone.Stop()
+		}
 		tctx, tcancel := context.WithTimeoutCause(rctx, e.cfg.AnswerTimeout, errAnswerTimeout)
 		defer tcancel()
 		e.generate(tctx, job{conv: conv, msg: msg, att: att, settings: st, first: msg.SequenceNo == 1 && att.RetryOfID == nil})
@@ -122,9 +131,10 @@ func finalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // request's viewer and trace id, with rows of deleted conversations
 // visible. Deleting a conversation cancels its run, and the run must still
 // record how its attempt ended (FAILED, CANCELLED) on rows that readers no
-// longer see; it never returns them to a client. The run's statements are
+// longer see; so must a run whose temporary chat expired meanwhile
+// (authz.IncludeExpired). It never returns them to a client. The run's statements are
 // not the request's: they leave the request's statement tally
 // (store.WithStatementTally).
 func runContext(ctx context.Context) context.Context {
-	return store.WithoutStatementTally(authz.IncludeDeleted(ctx))
+	return store.WithoutStatementTally(authz.IncludeExpired(authz.IncludeDeleted(ctx)))
 }

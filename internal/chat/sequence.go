@@ -10,6 +10,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -150,5 +151,8 @@ func sequenceUpdate(dialect string, b seqBump, extra ...*entsql.Predicate) *ents
 	} else {
 		preds = append(preds, entsql.NEQ(conversation.FieldStatus, conversation.StatusDELETED.String()))
 	}
+	// A temporary chat past its expiry is gone like a DELETED one
+	// (internal/authz/temporary.go).
+	preds = append(preds, authz.TemporaryLiveAt(conversation.FieldTemporaryExpiresAt, b.now.UTC()))
 	return u.Where(entsql.And(append(preds, extra...)...))
 }

@@ -98,6 +98,34 @@ func (a SupportApproval) Valid() bool {
 	return a == SupportApprovalOwner || a == SupportApprovalOwnerOrAdmin || a == SupportApprovalAuto
 }
 
+// TemporaryChats says whether the tenant's users may start temporary chats
+// (docs/API.md, "Temporary chats").
+type TemporaryChats string
+
+// The temporary chat policies.
+const (
+	// TemporaryChatsAllowed: a conversation is temporary when asked for.
+	// Default.
+	TemporaryChatsAllowed TemporaryChats = "ALLOWED"
+	// TemporaryChatsForbidden: asking for a temporary conversation is
+	// refused (FORBIDDEN).
+	TemporaryChatsForbidden TemporaryChats = "FORBIDDEN"
+	// TemporaryChatsEnforced: every new conversation is temporary, and
+	// none can be kept.
+	TemporaryChatsEnforced TemporaryChats = "ENFORCED"
+)
+
+// Valid reports whether t is a known policy.
+func (t TemporaryChats) Valid() bool {
+	return t == TemporaryChatsAllowed || t == TemporaryChatsForbidden || t == TemporaryChatsEnforced
+}
+
+// The bounds of TenantSettings.TemporaryChatRetention.
+const (
+	MinTemporaryChatRetention = 5 * time.Minute
+	MaxTemporaryChatRetention = 30 * 24 * time.Hour
+)
+
 // BudgetRatios split a model's usable window (its context window minus the
 // answer reserve, capped by PromptTokenBudget) between the prompt's
 // sections. Defaults are derived from the article's 15/10/55/20 split
@@ -206,6 +234,11 @@ type TenantSettings struct {
 	SupportApproval     SupportApproval `json:"supportApproval"`
 	SupportGrantDefault Duration        `json:"supportGrantDefault"`
 	SupportGrantMax     Duration        `json:"supportGrantMax"`
+
+	// TemporaryChats allows, forbids or enforces temporary chats;
+	// TemporaryChatRetention is how long one lasts from its creation.
+	TemporaryChats         TemporaryChats `json:"temporaryChats"`
+	TemporaryChatRetention Duration       `json:"temporaryChatRetention"`
 }
 
 // legacySettings are the fields of settings stored before the four history
@@ -266,6 +299,8 @@ func DefaultTenantSettings() TenantSettings {
 		SupportApproval:         SupportApprovalOwner,
 		SupportGrantDefault:     Duration{24 * time.Hour},
 		SupportGrantMax:         Duration{7 * 24 * time.Hour},
+		TemporaryChats:          TemporaryChatsAllowed,
+		TemporaryChatRetention:  Duration{24 * time.Hour},
 	}
 }
 
@@ -283,6 +318,7 @@ func (s TenantSettings) WithDefaults() TenantSettings {
 	setDur(&s.ConversationMaxAge, d.ConversationMaxAge)
 	setDur(&s.SupportGrantDefault, d.SupportGrantDefault)
 	setDur(&s.SupportGrantMax, d.SupportGrantMax)
+	setDur(&s.TemporaryChatRetention, d.TemporaryChatRetention)
 	setInt := func(p *int, def int) {
 		if *p <= 0 {
 			*p = def
@@ -313,6 +349,9 @@ func (s TenantSettings) WithDefaults() TenantSettings {
 	if s.SupportApproval == "" {
 		s.SupportApproval = d.SupportApproval
 	}
+	if s.TemporaryChats == "" {
+		s.TemporaryChats = d.TemporaryChats
+	}
 	if s.BudgetRatios == (BudgetRatios{}) {
 		s.BudgetRatios = d.BudgetRatios
 	}
@@ -338,6 +377,12 @@ func (s TenantSettings) Validate() error {
 	}
 	if !s.SupportApproval.Valid() {
 		return bad("supportApproval", "unknown policy %q (want OWNER, OWNER_OR_ADMIN or AUTO)", s.SupportApproval)
+	}
+	if !s.TemporaryChats.Valid() {
+		return bad("temporaryChats", "unknown policy %q (want ALLOWED, FORBIDDEN or ENFORCED)", s.TemporaryChats)
+	}
+	if r := s.TemporaryChatRetention.Duration; r < MinTemporaryChatRetention || r > MaxTemporaryChatRetention {
+		return bad("temporaryChatRetention", "%v is outside %v..%v", r, MinTemporaryChatRetention, MaxTemporaryChatRetention)
 	}
 	r := s.BudgetRatios
 	for _, f := range []struct {

@@ -45,6 +45,9 @@ type Patch struct {
 	SupportApproval     *domain.SupportApproval
 	SupportGrantDefault *time.Duration
 	SupportGrantMax     *time.Duration
+
+	TemporaryChats         *domain.TemporaryChats
+	TemporaryChatRetention *time.Duration
 }
 
 // BudgetRatiosPatch is a partial update of domain.BudgetRatios.
@@ -68,6 +71,7 @@ func (p Patch) check() error {
 	}{
 		{"conversationIdleTTL", p.ConversationIdleTTL}, {"conversationMaxAge", p.ConversationMaxAge},
 		{"supportGrantDefault", p.SupportGrantDefault}, {"supportGrantMax", p.SupportGrantMax},
+		{"temporaryChatRetention", p.TemporaryChatRetention},
 	} {
 		if d.v != nil && *d.v <= 0 {
 			return badSetting(d.name, "must be a positive duration")
@@ -122,6 +126,7 @@ func (p Patch) apply(s domain.TenantSettings) domain.TenantSettings {
 	setDur(&s.ConversationMaxAge, p.ConversationMaxAge)
 	setDur(&s.SupportGrantDefault, p.SupportGrantDefault)
 	setDur(&s.SupportGrantMax, p.SupportGrantMax)
+	setDur(&s.TemporaryChatRetention, p.TemporaryChatRetention)
 	set(&s.RetentionDays, p.RetentionDays)
 	set(&s.AuditRetentionDays, p.AuditRetentionDays)
 	set(&s.FeedbackRetentionDays, p.FeedbackRetentionDays)
@@ -164,6 +169,7 @@ func (p Patch) apply(s domain.TenantSettings) domain.TenantSettings {
 	set(&s.AskRatePerMinute, p.AskRatePerMinute)
 	set(&s.AskBurst, p.AskBurst)
 	set(&s.SupportApproval, p.SupportApproval)
+	set(&s.TemporaryChats, p.TemporaryChats)
 	return s
 }
 

@@ -1,0 +1,179 @@
+package chat
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// Temporary chats (docs/ENGINE.md, "Temporary chats"). A conversation is
+// temporary while conversations.temporary_expires_at is set: it was made
+// with CreateConversationInput.Temporary (or under the tenant's ENFORCED
+// policy) and lasts TenantSettings.TemporaryChatRetention from its
+// creation. From that instant it is gone: internal/authz leaves it and
+// every row beneath it out of every read and write, exactly like an
+// unknown id, and the purge job (PurgeOnce) deletes the rows. Until then
+// it works like any conversation, except that it is never listed, never
+// reaches viewerEvents (another device must not learn of it), and never
+// gets an LLM summary or an LLM title (the model sees nothing beyond the
+// answers it gives). KeepConversation turns it into a normal one.
+
+// temporaryExpiry returns when a new conversation asked for with
+// temporary is gone under the tenant's settings st at now (nil: a normal
+// conversation). Asking for a temporary chat where the tenant forbids
+// them is FORBIDDEN; under ENFORCED every conversation is temporary.
+func temporaryExpiry(st domain.TenantSettings, temporary bool, now time.Time) (*time.Time, error) {
+	switch st.TemporaryChats {
+	case domain.TemporaryChatsEnforced:
+		temporary = true
+	case domain.TemporaryChatsForbidden:
+		if temporary {
+			return nil, domain.Errorf(domain.CodeForbidden, "temporary chats are turned off for this tenant").
+				With("field", "temporary")
+		}
+	}
+	if !temporary {
+		return nil, nil
+	}
+	at := now.Add(st.TemporaryChatRetention.Duration).UTC()
+	return &at, nil
+}
+
+// IsTemporary reports whether conv is a temporary chat.
+func IsTemporary(conv *ent.Conversation) bool { return conv.TemporaryExpiresAt != nil }
+
+// temporaryGoneAt reports whether conv is a temporary chat past its expiry
+// at now: gone, like a DELETED conversation.
+func temporaryGoneAt(conv *ent.Conversation, now time.Time) bool {
+	return conv.TemporaryExpiresAt != nil && !now.Before(*conv.TemporaryExpiresAt)
+}
+
+// gone reports whether conv is DELETED or an expired temporary chat by the
+// engine's clock. The privacy rules already hide both (internal/authz);
+// the check keeps that true where a context includes them.
+func (e *Engine) gone(conv *ent.Conversation) bool {
+	return conv.Status == conversation.StatusDELETED || temporaryGoneAt(conv, e.now())
+}
+
+// NotTemporary is the predicate of the conversation lists: temporary chats
+// are never listed (their owner's client holds the id).
+func NotTemporary() predicate.Conversation { return conversation.TemporaryExpiresAtIsNil() }
+
+// KeepConversation turns one of the viewer's own temporary chats into a
+// normal conversation: its temporary expiry is cleared, its version
+// bumped, and CONVERSATION_UPDATED published (now to viewerEvents too).
+// Keeping a normal conversation is a no-op. Anyone else's conversation,
+// and a temporary chat already gone, is NOT_FOUND; under the tenant's
+// ENFORCED policy keeping is FORBIDDEN. With ExpectVersion, a conversation
+// at another version is CONFLICT.
+func (e *Engine) KeepConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
+	st, err := e.settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
+			if !IsTemporary(c) {
+				return false, nil
+			}
+			if st.TemporaryChats == domain.TemporaryChatsEnforced {
+				return false, domain.Errorf(domain.CodeForbidden, "this tenant keeps every chat temporary")
+			}
+			u.ClearTemporaryExpiresAt()
+			return true, nil
+		})
+	if err != nil || !changed {
+		return conv, err
+	}
+	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationCreated)
+	return conv, nil
+}
+
+// temporaryAttempt reports whether attempt a lies in a temporary chat: as
+// its run on this instance knows, or else (an attempt ended by the reaper,
+// a cancel, another instance) as its conversation row says, read as a
+// system job, since it may be gone already. A row that is not there any
+// more counts as temporary: its feed hears nothing.
+func (e *Engine) temporaryAttempt(ctx context.Context, a *ent.Attempt) bool {
+	if r, ok := e.running(a.ID); ok {
+		return r.temporary
+	}
+	conv, err := e.client.Conversation.Query().
+		Where(conversation.ID(a.ConversationID)).
+		Select(conversation.FieldTemporaryExpiresAt).
+		Only(viewer.SystemJobContext(ctx, viewer.JobReaper))
+	if err != nil {
+		return ent.IsNotFound(err)
+	}
+	return IsTemporary(conv)
+}
+
+// purgeBatch bounds the temporary chats one purge pass deletes per tenant.
+const purgeBatch = 1000
+
+// purgeTemporary deletes the tenant's temporary chats whose expiry is at or
+// before now, DELETED or not, with every row beneath them (the foreign
+// keys cascade: messages, attempts, sources, feedback, support grants,
+// conversation tags). ctx is the purge's system job. Before its rows go,
+// each one's local runs are cancelled (and have recorded how they ended,
+// so that their streams end FAILED(CANCELLED) as for a deletion; runs on
+// other instances end by their own expiry timers) and its conversation streams, on
+// every instance, get CONVERSATION_DELETED, as for a deletion; its
+// owner's feed hears nothing, and no audit event names it (audit events
+// written while it lived, which name only its id, stay until their own
+// retention). It returns how many it deleted.
+func (e *Engine) purgeTemporary(ctx context.Context, tenantID string, now time.Time) (int, error) {
+	doomed, err := e.client.Conversation.Query().
+		Where(conversation.TenantID(tenantID), conversation.TemporaryExpiresAtLTE(now.UTC())).
+		Select(conversation.FieldID).
+		Limit(purgeBatch).All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range doomed {
+		e.endLocalRuns(ctx, c.ID)
+		e.publishConversation(ctx, c.ID, ConversationEvent{Kind: ConversationDeleted})
+		if err := e.client.Conversation.DeleteOneID(c.ID).Exec(ctx); err != nil && !ent.IsNotFound(err) {
+			return 0, err
+		}
+	}
+	return len(doomed), nil
+}
+
+// runEndWait bounds how long the purge waits for a cancelled run to end.
+const runEndWait = 15 * time.Second
+
+// endLocalRuns cancels this instance's runs in conversation id as a
+// deletion does and waits until they have ended (or runEndWait passed).
+func (e *Engine) endLocalRuns(ctx context.Context, id uuid.UUID) {
+	var ending []*run
+	e.mu.Lock()
+	for _, r := range e.runs {
+		if r.conversationID == id {
+			r.cancel(errDeleted)
+			ending = append(ending, r)
+		}
+	}
+	e.mu.Unlock()
+	if len(ending) == 0 {
+		return
+	}
+	wait := time.NewTimer(runEndWait)
+	defer wait.Stop()
+	for _, r := range ending {
+		select {
+		case <-r.done:
+		case <-wait.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
