@@ -106,6 +106,9 @@ type Deps struct {
 	// Knowledge administers knowledge bases and documents; nil makes the
 	// knowledge mutations UNAVAILABLE.
 	Knowledge Knowledge
+	// Portability exports and imports conversations
+	// (internal/portability); nil makes them UNAVAILABLE.
+	Portability Portability
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -126,10 +129,12 @@ type Resolver struct {
 	support   Support
 	settings  TenantSettings
 	knowledge Knowledge
-	subs      SubscriptionGate
-	limits    Limits
-	deliver   AttemptDelivery
-	now       func() time.Time
+	// portability exports and imports conversations (nil: UNAVAILABLE).
+	portability Portability
+	subs        SubscriptionGate
+	limits      Limits
+	deliver     AttemptDelivery
+	now         func() time.Time
 }
 
 // AttemptDelivery forwards an attempt's events from src to send until src
@@ -167,15 +172,16 @@ func New(d Deps) *Resolver {
 		d.DeliverAttempt = deliverEach
 	}
 	return &Resolver{
-		client:    d.Client,
-		nodeType:  d.NodeType,
-		engine:    d.Engine,
-		support:   d.Support,
-		settings:  d.TenantSettings,
-		knowledge: d.Knowledge,
-		subs:      d.Subscriptions,
-		limits:    d.Limits.withDefaults(),
-		deliver:   d.DeliverAttempt,
-		now:       d.Now,
+		client:      d.Client,
+		nodeType:    d.NodeType,
+		engine:      d.Engine,
+		support:     d.Support,
+		settings:    d.TenantSettings,
+		knowledge:   d.Knowledge,
+		portability: d.Portability,
+		subs:        d.Subscriptions,
+		limits:      d.Limits.withDefaults(),
+		deliver:     d.DeliverAttempt,
+		now:         d.Now,
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/portability"
 )
 
 // Metadata is the resolver for the metadata field.
@@ -183,6 +184,11 @@ func (r *mutationResolver) ForkConversation(ctx context.Context, messageID uuid.
 	return r.forkConversation(ctx, messageID, clientRequestID)
 }
 
+// ImportConversations is the resolver for the importConversations field.
+func (r *mutationResolver) ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error) {
+	return r.importConversations(ctx, input)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return viewerModel(ctx)
@@ -231,6 +237,11 @@ func (r *queryResolver) UsageSummary(ctx context.Context, from time.Time, to tim
 // TenantSettings is the resolver for the tenantSettings field.
 func (r *queryResolver) TenantSettings(ctx context.Context) (*model.TenantSettings, error) {
 	return r.tenantSettings(ctx)
+}
+
+// ExportConversation is the resolver for the exportConversation field.
+func (r *queryResolver) ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error) {
+	return r.exportConversation(ctx, id, format)
 }
 
 // Available is the resolver for the available field.

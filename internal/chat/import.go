@@ -159,7 +159,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 			SetNillableModel(m.Model).
 			SetPromptTokens(m.PromptTokens).
 			SetCompletionTokens(m.CompletionTokens).
-			SetTotalTokens(m.PromptTokens + m.CompletionTokens).
+			SetTotalTokens(m.PromptTokens+m.CompletionTokens).
 			SetContextManifest(&domain.ContextManifest{Imported: true, ChunkIDs: []string{}}).
 			SetStartedAt(at).
 			SetCompletedAt(done).

@@ -47,8 +47,11 @@ type Options struct {
 	TenantSettings resolvers.TenantSettings
 	// Knowledge serves the knowledge mutations; nil makes them UNAVAILABLE.
 	Knowledge resolvers.Knowledge
-	Verifier  TokenVerifier
-	Logger    *slog.Logger
+	// Portability exports and imports conversations (portability.New on
+	// DB and Engine); nil makes them UNAVAILABLE.
+	Portability Portability
+	Verifier    TokenVerifier
+	Logger      *slog.Logger
 	// Metrics nil creates a fresh set.
 	Metrics *Metrics
 	// Console configures the web console served at / (internal/webui).
@@ -109,6 +112,7 @@ func New(o Options) (*Server, error) {
 		Support:        o.Support,
 		TenantSettings: o.TenantSettings,
 		Knowledge:      o.Knowledge,
+		Portability:    o.Portability,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{
@@ -122,17 +126,19 @@ func New(o Options) (*Server, error) {
 	api = markGET(api)
 	api = authenticate(o.Verifier, api)
 	api = originGuard(origins, api)
-	api = cors.New(cors.Options{
+	withCORS := cors.New(cors.Options{
 		AllowOriginFunc:  origins.allowed,
 		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodOptions},
 		AllowedHeaders:   []string{"Authorization", "Content-Type", "Accept", "traceparent"},
 		ExposedHeaders:   []string{"Trace-Id"},
 		AllowCredentials: false,
 		MaxAge:           600,
-	}).Handler(api)
+	}).Handler
+	api = withCORS(api)
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
+	mux.Handle("/export/conversations.jsonl", withCORS(authenticate(o.Verifier, onlyGET(bulkExport(o.Portability, o.Logger)))))
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", readyz(o.DB.SQL, &s.draining))
 	if o.Config.HTTP.Metrics {

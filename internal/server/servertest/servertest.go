@@ -28,6 +28,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/store"
@@ -191,6 +192,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
 		Verifier: verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 		Support: grants, TenantSettings: settings,
+		Portability: portability.New(db.Client, engine, portability.Options{}),
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
