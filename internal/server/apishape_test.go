@@ -42,10 +42,11 @@ var restrictedRoots = map[string]string{
 // memberRootArgs gives the root query fields that take required arguments
 // their arguments for the member test.
 var memberRootArgs = map[string]string{
-	"conversation": "(id: $conversation)",
-	"attempt":      "(id: $attempt)",
-	"node":         "(id: $attempt)",
-	"nodes":        "(ids: $nodes)",
+	"conversation":       "(id: $conversation)",
+	"attempt":            "(id: $attempt)",
+	"node":               "(id: $attempt)",
+	"nodes":              "(ids: $nodes)",
+	"exportConversation": "(id: $conversation, format: MARKDOWN)",
 }
 
 // memberWorld is what alice (a member) owns after memberSetup: a
