@@ -27,6 +27,7 @@ import (
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/gqlid"
+	"github.com/ragchat/ragchat/internal/portability"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -190,6 +191,7 @@ type ComplexityRoot struct {
 		HistoryMessageIDs func(childComplexity int) int
 		HistoryRounds     func(childComplexity int) int
 		HistoryToSeq      func(childComplexity int) int
+		Imported          func(childComplexity int) int
 		Limits            func(childComplexity int) int
 		Model             func(childComplexity int) int
 		OmittedAnswers    func(childComplexity int) int
@@ -264,6 +266,13 @@ type ComplexityRoot struct {
 		Kind           func(childComplexity int) int
 		Message        func(childComplexity int) int
 		MessageID      func(childComplexity int) int
+	}
+
+	ConversationExport struct {
+		Content     func(childComplexity int) int
+		ContentType func(childComplexity int) int
+		Filename    func(childComplexity int) int
+		Format      func(childComplexity int) int
 	}
 
 	DeleteDocumentPayload struct {
@@ -353,6 +362,10 @@ type ComplexityRoot struct {
 		ParentID  func(childComplexity int) int
 		Position  func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
+	}
+
+	ImportConversationsPayload struct {
+		Conversations func(childComplexity int) int
 	}
 
 	KnowledgeBase struct {
@@ -451,6 +464,7 @@ type ComplexityRoot struct {
 		DenySupportAccess              func(childComplexity int, id uuid.UUID, reason *string) int
 		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string) int
 		ForkConversation               func(childComplexity int, messageID uuid.UUID, clientRequestID *string) int
+		ImportConversations            func(childComplexity int, input model.ImportConversationsInput) int
 		IngestDocument                 func(childComplexity int, input model.IngestDocumentInput) int
 		KeepConversation               func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		MoveConversationToFolder       func(childComplexity int, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) int
@@ -499,6 +513,7 @@ type ComplexityRoot struct {
 		Conversation       func(childComplexity int, id uuid.UUID) int
 		Conversations      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
 		DocumentACL        func(childComplexity int, documentID uuid.UUID) int
+		ExportConversation func(childComplexity int, id uuid.UUID, format portability.Format) int
 		FeedbackSummary    func(childComplexity int, from time.Time, to time.Time) int
 		Feedbacks          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
 		Folders            func(childComplexity int) int
@@ -715,6 +730,7 @@ type MutationResolver interface {
 	MoveConversationToFolder(ctx context.Context, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error)
 	KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -735,6 +751,7 @@ type QueryResolver interface {
 	TenantSettings(ctx context.Context) (*model.TenantSettings, error)
 	Tags(ctx context.Context) ([]*ent.Tag, error)
 	Folders(ctx context.Context) ([]*ent.Folder, error)
+	ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -1356,6 +1373,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContextManifest.HistoryToSeq(childComplexity), true
+	case "ContextManifest.imported":
+		if e.ComplexityRoot.ContextManifest.Imported == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContextManifest.Imported(childComplexity), true
 	case "ContextManifest.limits":
 		if e.ComplexityRoot.ContextManifest.Limits == nil {
 			break
@@ -1748,6 +1771,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ConversationEvent.MessageID(childComplexity), true
 
+	case "ConversationExport.content":
+		if e.ComplexityRoot.ConversationExport.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationExport.Content(childComplexity), true
+	case "ConversationExport.contentType":
+		if e.ComplexityRoot.ConversationExport.ContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationExport.ContentType(childComplexity), true
+	case "ConversationExport.filename":
+		if e.ComplexityRoot.ConversationExport.Filename == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationExport.Filename(childComplexity), true
+	case "ConversationExport.format":
+		if e.ComplexityRoot.ConversationExport.Format == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationExport.Format(childComplexity), true
+
 	case "DeleteDocumentPayload.deletedDocumentId":
 		if e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID == nil {
 			break
@@ -2060,6 +2108,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Folder.UpdatedAt(childComplexity), true
+
+	case "ImportConversationsPayload.conversations":
+		if e.ComplexityRoot.ImportConversationsPayload.Conversations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportConversationsPayload.Conversations(childComplexity), true
 
 	case "KnowledgeBase.createdAt":
 		if e.ComplexityRoot.KnowledgeBase.CreatedAt == nil {
@@ -2546,6 +2601,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ForkConversation(childComplexity, args["messageId"].(uuid.UUID), args["clientRequestId"].(*string)), true
+	case "Mutation.importConversations":
+		if e.ComplexityRoot.Mutation.ImportConversations == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importConversations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportConversations(childComplexity, args["input"].(model.ImportConversationsInput)), true
 	case "Mutation.ingestDocument":
 		if e.ComplexityRoot.Mutation.IngestDocument == nil {
 			break
@@ -2923,6 +2989,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.DocumentACL(childComplexity, args["documentId"].(uuid.UUID)), true
+	case "Query.exportConversation":
+		if e.ComplexityRoot.Query.ExportConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_exportConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ExportConversation(childComplexity, args["id"].(uuid.UUID), args["format"].(portability.Format)), true
 	case "Query.feedbackSummary":
 		if e.ComplexityRoot.Query.FeedbackSummary == nil {
 			break
@@ -3665,6 +3742,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("FeedbackWhereInput", ec.unmarshalInputFeedbackWhereInput),
 			graphql.NewInputUnmarshaler("FolderOrder", ec.unmarshalInputFolderOrder),
 			graphql.NewInputUnmarshaler("FolderWhereInput", ec.unmarshalInputFolderWhereInput),
+			graphql.NewInputUnmarshaler("ImportConversationsInput", ec.unmarshalInputImportConversationsInput),
 			graphql.NewInputUnmarshaler("IngestDocumentInput", ec.unmarshalInputIngestDocumentInput),
 			graphql.NewInputUnmarshaler("KnowledgeBaseOrder", ec.unmarshalInputKnowledgeBaseOrder),
 			graphql.NewInputUnmarshaler("KnowledgeBaseWhereInput", ec.unmarshalInputKnowledgeBaseWhereInput),
@@ -5191,6 +5269,97 @@ extend type Mutation {
   """
   keepConversation(id: ID!, expectedVersion: Int): Conversation!
 }
+
+
+# Export and import
+
+"""
+The formats of exportConversation (docs/API.md, "Export and import").
+"""
+enum ConversationExportFormat {
+  """
+  Our JSON format, version "ragchat.conversation/v1": every message of
+  every branch with its attempts and their sources as authorised now.
+  """
+  JSON
+  """
+  A readable transcript: the current branch, then every other branch.
+  """
+  MARKDOWN
+}
+
+"""
+One exported conversation, ready to save as a file.
+"""
+type ConversationExport {
+  format: ConversationExportFormat!
+  filename: String!
+  contentType: String!
+  content: String!
+}
+
+"""
+The formats importConversations reads.
+"""
+enum ImportFormat {
+  """
+  Our own JSON: one exported conversation, an array of them, or JSON Lines
+  as GET /export/conversations.jsonl writes them.
+  """
+  RAGCHAT_JSON
+  """
+  ChatGPT's conversations.json: an array of conversations whose mapping
+  holds the message tree.
+  """
+  CHATGPT
+}
+
+input ImportConversationsInput {
+  format: ImportFormat!
+  content: String!
+  """
+  The knowledge base the new conversations search (default: the tenant's
+  oldest one the viewer can see).
+  """
+  knowledgeBaseId: ID
+  """
+  An idempotency key: a replay returns the conversations the key imported.
+  """
+  clientRequestId: String
+}
+
+type ImportConversationsPayload {
+  """
+  The new conversations, in the order of the content.
+  """
+  conversations: [Conversation!]!
+}
+
+extend type ContextManifest {
+  """
+  True for an answer that came from an import: no prompt was built for it.
+  """
+  imported: Boolean!
+}
+
+extend type Query {
+  """
+  Exports one of the viewer's own conversations, every branch included.
+  Owner only: another user's, a DELETED or an unknown conversation is
+  NOT_FOUND; a temporary one is refused (BAD_USER_INPUT, field "id").
+  """
+  exportConversation(id: ID!, format: ConversationExportFormat!): ConversationExport!
+}
+
+extend type Mutation {
+  """
+  Imports conversations as new conversations of the viewer, keeping their
+  order and their message tree, all or nothing. Imported answers have no
+  sources and a manifest that says imported. The first bad record is named
+  in extensions.field (BAD_USER_INPUT).
+  """
+  importConversations(input: ImportConversationsInput!): ImportConversationsPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5493,6 +5662,8 @@ func (ec *executionContext) childFields_ContextManifest(ctx context.Context, fie
 		return ec.fieldContext_ContextManifest_answerReserve(ctx, field)
 	case "limits":
 		return ec.fieldContext_ContextManifest_limits(ctx, field)
+	case "imported":
+		return ec.fieldContext_ContextManifest_imported(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContextManifest", field.Name)
 }
@@ -5611,6 +5782,20 @@ func (ec *executionContext) childFields_ConversationEvent(ctx context.Context, f
 		return ec.fieldContext_ConversationEvent_attempt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConversationEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ConversationExport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "format":
+		return ec.fieldContext_ConversationExport_format(ctx, field)
+	case "filename":
+		return ec.fieldContext_ConversationExport_filename(ctx, field)
+	case "contentType":
+		return ec.fieldContext_ConversationExport_contentType(ctx, field)
+	case "content":
+		return ec.fieldContext_ConversationExport_content(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConversationExport", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteDocumentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5789,6 +5974,14 @@ func (ec *executionContext) childFields_Folder(ctx context.Context, field graphq
 		return ec.fieldContext_Folder_children(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Folder", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportConversationsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "conversations":
+		return ec.fieldContext_ImportConversationsPayload_conversations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportConversationsPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_KnowledgeBase(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6845,6 +7038,20 @@ func (ec *executionContext) field_Mutation_forkConversation_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_importConversations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ImportConversationsInput, error) {
+			return ec.unmarshalNImportConversationsInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐImportConversationsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_ingestDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7552,6 +7759,28 @@ func (ec *executionContext) field_Query_documentAcl_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["documentId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_exportConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "format",
+		func(ctx context.Context, v any) (portability.Format, error) {
+			return ec.unmarshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["format"] = arg1
 	return args, nil
 }
 
@@ -10645,6 +10874,29 @@ func (ec *executionContext) fieldContext_ContextManifest_limits(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _ContextManifest_imported(ctx context.Context, field graphql.CollectedField, obj *domain.ContextManifest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContextManifest_imported(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Imported, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContextManifest_imported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContextManifest", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _Conversation_id(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11863,6 +12115,98 @@ func (ec *executionContext) fieldContext_ConversationEvent_attempt(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ConversationExport_format(ctx context.Context, field graphql.CollectedField, obj *portability.Export) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationExport_format(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Format, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v portability.Format) graphql.Marshaler {
+			return ec.marshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationExport_format(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationExport", field, false, false, "ConversationExportFormat")
+}
+
+func (ec *executionContext) _ConversationExport_filename(ctx context.Context, field graphql.CollectedField, obj *portability.Export) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationExport_filename(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filename, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationExport_filename(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationExport", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConversationExport_contentType(ctx context.Context, field graphql.CollectedField, obj *portability.Export) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationExport_contentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationExport_contentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationExport", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConversationExport_content(ctx context.Context, field graphql.CollectedField, obj *portability.Export) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationExport_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationExport_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationExport", field, false, false, "String")
 }
 
 func (ec *executionContext) _DeleteDocumentPayload_deletedDocumentId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteDocumentPayload) (ret graphql.Marshaler) {
@@ -13100,6 +13444,38 @@ func (ec *executionContext) fieldContext_Folder_children(_ context.Context, fiel
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportConversationsPayload_conversations(ctx context.Context, field graphql.CollectedField, obj *model.ImportConversationsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportConversationsPayload_conversations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conversations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportConversationsPayload_conversations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportConversationsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
 		},
 	}
 	return fc, nil
@@ -15971,6 +16347,50 @@ func (ec *executionContext) fieldContext_Mutation_keepConversation(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_importConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importConversations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportConversations(ctx, fc.Args["input"].(model.ImportConversationsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ImportConversationsPayload) graphql.Marshaler {
+			return ec.marshalNImportConversationsPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐImportConversationsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importConversations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportConversationsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importConversations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16964,6 +17384,50 @@ func (ec *executionContext) fieldContext_Query_folders(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Folder(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_exportConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_exportConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ExportConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["format"].(portability.Format))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *portability.Export) graphql.Marshaler {
+			return ec.marshalNConversationExport2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐExport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_exportConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationExport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_exportConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -26595,6 +27059,69 @@ func UnmarshalFolderWhereInput(ctx context.Context, raw any) (ent.FolderWhereInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputImportConversationsInput(ctx context.Context, obj any) (model.ImportConversationsInput, error) {
+	var it model.ImportConversationsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"format", "content", "knowledgeBaseId", "clientRequestId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "format":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("format"))
+			data, err := ec.unmarshalNImportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐImportFormat(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Format = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		case "knowledgeBaseId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knowledgeBaseId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KnowledgeBaseID = data
+		case "clientRequestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientRequestID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalImportConversationsInput unmarshals raw into the ImportConversationsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalImportConversationsInput(ctx context.Context, raw any) (model.ImportConversationsInput, error) {
+	var out model.ImportConversationsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ImportConversationsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputIngestDocumentInput(ctx context.Context, obj any) (model.IngestDocumentInput, error) {
 	var it model.IngestDocumentInput
 	if obj == nil {
@@ -32199,6 +32726,11 @@ func (ec *executionContext) _ContextManifest(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "imported":
+			out.Values[i] = ec._ContextManifest_imported(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32558,6 +33090,54 @@ func (ec *executionContext) _ConversationEvent(ctx context.Context, sel ast.Sele
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._ConversationEvent_attempt(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var conversationExportImplementors = []string{"ConversationExport"}
+
+func (ec *executionContext) _ConversationExport(ctx context.Context, sel ast.SelectionSet, obj *portability.Export) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, conversationExportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConversationExport")
+		case "format":
+			out.Values[i] = ec._ConversationExport_format(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "filename":
+			out.Values[i] = ec._ConversationExport_filename(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contentType":
+			out.Values[i] = ec._ConversationExport_contentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._ConversationExport_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33175,6 +33755,39 @@ func (ec *executionContext) _Folder(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Folder_children(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var importConversationsPayloadImplementors = []string{"ImportConversationsPayload"}
+
+func (ec *executionContext) _ImportConversationsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ImportConversationsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importConversationsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportConversationsPayload")
+		case "conversations":
+			out.Values[i] = ec._ImportConversationsPayload_conversations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34000,6 +34613,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "importConversations":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importConversations(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34254,6 +34874,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_folders(ctx, field)
+				})
+		case "exportConversation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_exportConversation(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -35600,6 +36226,22 @@ func (ec *executionContext) marshalNBudgetRatios2ᚖgithubᚗcomᚋragchatᚋrag
 	return ec._BudgetRatios(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNConversation2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Conversation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx context.Context, sel ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Conversation!")
@@ -35633,6 +36275,40 @@ func (ec *executionContext) unmarshalNConversationEventKind2githubᚗcomᚋragch
 func (ec *executionContext) marshalNConversationEventKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationEventKind(ctx context.Context, sel ast.SelectionSet, v model.ConversationEventKind) graphql.Marshaler {
 	return v
 }
+
+func (ec *executionContext) marshalNConversationExport2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐExport(ctx context.Context, sel ast.SelectionSet, v *portability.Export) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConversationExport!")
+		return graphql.Null
+	}
+	return ec._ConversationExport(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat(ctx context.Context, v any) (portability.Format, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat(ctx context.Context, sel ast.SelectionSet, v portability.Format) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ConversationExportFormat!")
+	}
+	return res
+}
+
+var (
+	unmarshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat = map[string]portability.Format{
+		"JSON":     portability.FormatJSON,
+		"MARKDOWN": portability.FormatMarkdown,
+	}
+	marshalNConversationExportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐFormat = map[portability.Format]string{
+		portability.FormatJSON:     "JSON",
+		portability.FormatMarkdown: "MARKDOWN",
+	}
+)
 
 func (ec *executionContext) unmarshalNConversationOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationOrderField(ctx context.Context, v any) (*ent.ConversationOrderField, error) {
 	var res = new(ent.ConversationOrderField)
@@ -36004,6 +36680,45 @@ func (ec *executionContext) marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ
 
 	return ret
 }
+
+func (ec *executionContext) unmarshalNImportConversationsInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐImportConversationsInput(ctx context.Context, v any) (model.ImportConversationsInput, error) {
+	res, err := ec.unmarshalInputImportConversationsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportConversationsPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐImportConversationsPayload(ctx context.Context, sel ast.SelectionSet, v *model.ImportConversationsPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ImportConversationsPayload!")
+		return graphql.Null
+	}
+	return ec._ImportConversationsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNImportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐImportFormat(ctx context.Context, v any) (portability.ImportFormat, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNImportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐImportFormat[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐImportFormat(ctx context.Context, sel ast.SelectionSet, v portability.ImportFormat) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNImportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐImportFormat[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ImportFormat!")
+	}
+	return res
+}
+
+var (
+	unmarshalNImportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐImportFormat = map[string]portability.ImportFormat{
+		"RAGCHAT_JSON": portability.ImportRagchatJSON,
+		"CHATGPT":      portability.ImportChatGPT,
+	}
+	marshalNImportFormat2githubᚗcomᚋragchatᚋragchatᚋinternalᚋportabilityᚐImportFormat = map[portability.ImportFormat]string{
+		portability.ImportRagchatJSON: "RAGCHAT_JSON",
+		portability.ImportChatGPT:     "CHATGPT",
+	}
+)
 
 func (ec *executionContext) unmarshalNIngestDocumentInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐIngestDocumentInput(ctx context.Context, v any) (model.IngestDocumentInput, error) {
 	res, err := ec.unmarshalInputIngestDocumentInput(ctx, v)

@@ -110,6 +110,9 @@ type Deps struct {
 	// Organise organises conversations (internal/organise); nil makes its
 	// operations UNAVAILABLE.
 	Organise Organise
+	// Portability exports and imports conversations
+	// (internal/portability); nil makes them UNAVAILABLE.
+	Portability Portability
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -135,6 +138,8 @@ type Resolver struct {
 	limits    Limits
 	deliver   AttemptDelivery
 	now       func() time.Time
+	// portability exports and imports conversations (nil: UNAVAILABLE).
+	portability Portability
 }
 
 // AttemptDelivery forwards an attempt's events from src to send until src
@@ -172,16 +177,17 @@ func New(d Deps) *Resolver {
 		d.DeliverAttempt = deliverEach
 	}
 	return &Resolver{
-		client:    d.Client,
-		nodeType:  d.NodeType,
-		engine:    d.Engine,
-		support:   d.Support,
-		settings:  d.TenantSettings,
-		knowledge: d.Knowledge,
-		organise:  d.Organise,
-		subs:      d.Subscriptions,
-		limits:    d.Limits.withDefaults(),
-		deliver:   d.DeliverAttempt,
-		now:       d.Now,
+		client:      d.Client,
+		nodeType:    d.NodeType,
+		engine:      d.Engine,
+		support:     d.Support,
+		settings:    d.TenantSettings,
+		knowledge:   d.Knowledge,
+		organise:    d.Organise,
+		subs:        d.Subscriptions,
+		limits:      d.Limits.withDefaults(),
+		deliver:     d.DeliverAttempt,
+		now:         d.Now,
+		portability: d.Portability,
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/portability"
 )
 
 // Metadata is the resolver for the metadata field.
@@ -268,6 +269,11 @@ func (r *mutationResolver) KeepConversation(ctx context.Context, id uuid.UUID, e
 	return r.keepConversation(ctx, id, expectedVersion)
 }
 
+// ImportConversations is the resolver for the importConversations field.
+func (r *mutationResolver) ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error) {
+	return r.importConversations(ctx, input)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return viewerModel(ctx)
@@ -326,6 +332,11 @@ func (r *queryResolver) Tags(ctx context.Context) ([]*ent.Tag, error) {
 // Folders is the resolver for the folders field.
 func (r *queryResolver) Folders(ctx context.Context) ([]*ent.Folder, error) {
 	return r.folders(ctx)
+}
+
+// ExportConversation is the resolver for the exportConversation field.
+func (r *queryResolver) ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error) {
+	return r.exportConversation(ctx, id, format)
 }
 
 // Available is the resolver for the available field.

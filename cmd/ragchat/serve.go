@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
 )
 
@@ -84,6 +85,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Organise: c.organise,
 		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
+		Portability: portability.New(db.Client, c.engine, portability.Options{}),
 	})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/portability"
 )
 
 // Filters for adminConversations. Every filter stays inside the admin's tenant.
@@ -262,6 +263,21 @@ type FeedbackSummary struct {
 	Up       int                    `json:"up"`
 	Down     int                    `json:"down"`
 	ByReason []*FeedbackReasonCount `json:"byReason"`
+}
+
+type ImportConversationsInput struct {
+	Format  portability.ImportFormat `json:"format"`
+	Content string                   `json:"content"`
+	// The knowledge base the new conversations search (default: the tenant's
+	// oldest one the viewer can see).
+	KnowledgeBaseID *uuid.UUID `json:"knowledgeBaseId,omitempty"`
+	// An idempotency key: a replay returns the conversations the key imported.
+	ClientRequestID *string `json:"clientRequestId,omitempty"`
+}
+
+type ImportConversationsPayload struct {
+	// The new conversations, in the order of the content.
+	Conversations []*ent.Conversation `json:"conversations"`
 }
 
 type IngestDocumentInput struct {

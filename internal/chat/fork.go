@@ -182,8 +182,6 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 	if err != nil {
 		return nil, err
 	}
-	now := e.now()
-	abs := now.Add(st.ConversationMaxAge.Duration)
 	// Ids are chosen up front, so that each row names its parent, its
 	// attempt or its question, and the conversation its leaf, without a
 	// read back.
@@ -196,13 +194,10 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 	if err != nil {
 		return nil, err
 	}
-	fork, err := tx.Conversation.Create().
-		SetUserID(v.UserID).
+	fork, err := e.newConversation(tx, v, st).
 		SetKnowledgeBaseID(src.conv.KnowledgeBaseID).
 		SetTitle(src.conv.Title).
 		SetTitleSource(src.conv.TitleSource).
-		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), abs)).
-		SetAbsoluteExpiresAt(abs).
 		SetNillableHistoryStrategy(src.conv.HistoryStrategy).
 		SetLastSequenceNo(int64(len(src.path))).
 		SetCurrentLeafID(leaf).
@@ -212,12 +207,7 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 	if err != nil {
 		return nil, rollback(tx, err)
 	}
-	// Questions (and any other message without an attempt) first, then the
-	// attempts that answer them, then the answers that name the attempts,
-	// then the sources: each statement only names rows already written.
-	var first, answers []*ent.MessageCreate
-	var atts []*ent.AttemptCreate
-	var srcs []*ent.SourceCreate
+	var rows treeRows
 	for i, m := range src.path {
 		c := tx.Message.Create().
 			SetID(copies[m.ID]).
@@ -242,13 +232,12 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 			a = src.attempts[*m.AttemptID]
 		}
 		if m.Role != message.RoleASSISTANT || a == nil || m.ParentID == nil {
-			first = append(first, c)
+			rows.add(c, nil)
 			continue
 		}
 		attID := uuid.New()
 		c.SetAttemptID(attID)
-		answers = append(answers, c)
-		atts = append(atts, tx.Attempt.Create().
+		rows.add(c, tx.Attempt.Create().
 			SetID(attID).
 			SetConversationID(fork.ID).SetOwnerID(v.UserID).
 			SetUserMessageID(copies[*m.ParentID]).
@@ -281,24 +270,11 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 				// Unreadable now: the copy keeps its place, not its text.
 				sc.SetSnippet("").SetDocumentTitle("")
 			}
-			srcs = append(srcs, sc)
+			rows.sources = append(rows.sources, sc)
 		}
 	}
-	if err := tx.Message.CreateBulk(first...).Exec(ctx); err != nil {
+	if err := rows.write(ctx, tx); err != nil {
 		return nil, rollback(tx, err)
-	}
-	if len(atts) > 0 {
-		if err := tx.Attempt.CreateBulk(atts...).Exec(ctx); err != nil {
-			return nil, rollback(tx, err)
-		}
-		if err := tx.Message.CreateBulk(answers...).Exec(ctx); err != nil {
-			return nil, rollback(tx, err)
-		}
-	}
-	if len(srcs) > 0 {
-		if err := tx.Source.CreateBulk(srcs...).Exec(ctx); err != nil {
-			return nil, rollback(tx, err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, rollback(tx, err)

@@ -77,6 +77,10 @@ type ContextManifest struct {
 	// (docs/ENGINE.md, "The budget split"): System and Question are the
 	// ratios' shares, Evidence and History what those sections could use.
 	Limits SectionTokens `json:"limits"`
+	// Imported marks the manifest of an answer that came from an import
+	// (docs/API.md, "Export and import"): no prompt was built, and every
+	// other field is zero.
+	Imported bool `json:"imported,omitempty"`
 }
 
 // ManifestRound is one round a prompt carried.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,10 +42,11 @@ var restrictedRoots = map[string]string{
 // memberRootArgs gives the root query fields that take required arguments
 // their arguments for the member test.
 var memberRootArgs = map[string]string{
-	"conversation": "(id: $conversation)",
-	"attempt":      "(id: $attempt)",
-	"node":         "(id: $attempt)",
-	"nodes":        "(ids: $nodes)",
+	"conversation":       "(id: $conversation)",
+	"attempt":            "(id: $attempt)",
+	"node":               "(id: $attempt)",
+	"nodes":              "(ids: $nodes)",
+	"exportConversation": "(id: $conversation, format: MARKDOWN)",
 }
 
 // memberWorld is what alice (a member) owns after memberSetup: a
@@ -419,6 +421,10 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(messageId: $id, clientRequestId: \"payload-fork\")", map[string]any{"id": st.question}
 		}},
+	{name: "importConversations",
+		args: func(*payloadState) (string, map[string]any) {
+			return `(input: {format: CHATGPT, clientRequestId: "payload-import", content: ` + strconv.Quote(payloadImport) + `})`, nil
+		}},
 	{name: "requestSupportAccess", as: supportAgent,
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(conversationId: $id, reason: \"ticket 1\", duration: \"2h\")", map[string]any{"id": st.conversation}
@@ -547,3 +553,8 @@ func TestMutationPayloadsSelectEveryField(t *testing.T) {
 		})
 	}
 }
+
+// payloadImport is a ChatGPT conversation of one question and its answer.
+const payloadImport = `[{"title": "Imported", "create_time": 1700000000, "current_node": "a",
+  "mapping": {"q": {"id": "q", "message": {"author": {"role": "user"}, "content": {"content_type": "text", "parts": ["Hello?"]}, "create_time": 1700000001}, "parent": null, "children": ["a"]},
+              "a": {"id": "a", "message": {"author": {"role": "assistant"}, "content": {"content_type": "text", "parts": ["Hi."]}, "create_time": 1700000002}, "parent": "q", "children": []}}}]`

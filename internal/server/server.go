@@ -52,6 +52,9 @@ type Options struct {
 	Organise resolvers.Organise
 	Verifier TokenVerifier
 	Logger   *slog.Logger
+	// Portability exports and imports conversations (portability.New on
+	// DB and Engine); nil makes them UNAVAILABLE.
+	Portability Portability
 	// Metrics nil creates a fresh set.
 	Metrics *Metrics
 	// Console configures the web console served at / (internal/webui).
@@ -113,6 +116,7 @@ func New(o Options) (*Server, error) {
 		TenantSettings: o.TenantSettings,
 		Knowledge:      o.Knowledge,
 		Organise:       o.Organise,
+		Portability:    o.Portability,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{
@@ -126,17 +130,19 @@ func New(o Options) (*Server, error) {
 	api = markGET(api)
 	api = authenticate(o.Verifier, api)
 	api = originGuard(origins, api)
-	api = cors.New(cors.Options{
+	withCORS := cors.New(cors.Options{
 		AllowOriginFunc:  origins.allowed,
 		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodOptions},
 		AllowedHeaders:   []string{"Authorization", "Content-Type", "Accept", "traceparent"},
 		ExposedHeaders:   []string{"Trace-Id"},
 		AllowCredentials: false,
 		MaxAge:           600,
-	}).Handler(api)
+	}).Handler
+	api = withCORS(api)
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
+	mux.Handle("/export/conversations.jsonl", withCORS(authenticate(o.Verifier, onlyGET(bulkExport(o.Portability, o.Logger)))))
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", readyz(o.DB.SQL, &s.draining))
 	if o.Config.HTTP.Metrics {

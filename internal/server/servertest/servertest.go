@@ -29,6 +29,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
 	"github.com/ragchat/ragchat/internal/organise"
+	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/store"
@@ -192,7 +193,8 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
 		Verifier: verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 		Support: grants, TenantSettings: settings,
-		Organise: organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		Organise:    organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		Portability: portability.New(db.Client, engine, portability.Options{}),
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
