@@ -8,11 +8,17 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 export type AdminConversationWhereInput = {
   createdAfter?: string | null | undefined;
   createdBefore?: string | null | undefined;
+  /** Only conversations in this folder. */
+  folderId?: string | null | undefined;
   /** Only conversations with (true) or without (false) DOWN feedback. */
   hasNegativeFeedback?: boolean | null | undefined;
   knowledgeBaseId?: string | null | undefined;
+  metadata?: Array<MetadataFilterInput> | null | undefined;
+  pinned?: boolean | null | undefined;
   status?: ConversationStatus | null | undefined;
+  tagIds?: Array<string> | null | undefined;
   titleContains?: string | null | undefined;
+  unfiled?: boolean | null | undefined;
   /** The owner (JWT subject). */
   userId?: string | null | undefined;
 };
@@ -259,6 +265,12 @@ export type MessageRole =
   | 'SYSTEM'
   | 'USER';
 
+/** A metadata filter: the conversation has key with exactly value. */
+export type MetadataFilterInput = {
+  key: string;
+  value: string;
+};
+
 export type ModelContextWindowInput = {
   contextWindow: number;
   model: string;
@@ -337,6 +349,18 @@ export type UpdateTenantSettingsInput = {
   supportApproval?: string | null | undefined;
   supportGrantDefault?: string | null | undefined;
   supportGrantMax?: string | null | undefined;
+  /**
+   * A Go duration from 5m to 720h (BAD_USER_INPUT with extensions.field
+   * "temporaryChatRetention" otherwise). Applies to temporary chats created
+   * from now on.
+   */
+  temporaryChatRetention?: string | null | undefined;
+  /**
+   * ALLOWED, FORBIDDEN or ENFORCED; anything else is BAD_USER_INPUT with
+   * extensions.field "temporaryChats". Applies to conversations created from
+   * now on.
+   */
+  temporaryChats?: string | null | undefined;
 };
 
 export type ViewerEventKind =
