@@ -42,7 +42,9 @@ func temporaryExpiry(st domain.TenantSettings, temporary bool, now time.Time) (*
 	if !temporary {
 		return nil, nil
 	}
-	at := now.Add(st.TemporaryChatRetention.Duration).UTC()
+	// Microseconds, as both databases store it, so the created
+	// conversation shows the expiry every later read shows.
+	at := now.Add(st.TemporaryChatRetention.Duration).UTC().Truncate(time.Microsecond)
 	return &at, nil
 }
 
