@@ -49,6 +49,18 @@ type ImportMessage struct {
 	CompletedAt      *time.Time
 }
 
+// KnowledgeBaseFor returns the knowledge base a new conversation of the
+// viewer would use: id when the viewer may read it (NOT_FOUND otherwise,
+// like an unknown id), or the tenant's oldest one when id is nil. Import
+// checks it before it reads any content, so a foreign id is NOT_FOUND
+// whatever the content says.
+func (e *Engine) KnowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID, error) {
+	if _, err := viewer.Require(ctx); err != nil {
+		return uuid.Nil, err
+	}
+	return e.knowledgeBaseFor(ctx, id)
+}
+
 // ImportConversations writes convs as new conversations of the viewer in
 // knowledge base kbID (nil: the tenant's oldest; one the viewer cannot
 // see is NOT_FOUND), all in one transaction: all of them or none. Each

@@ -66,6 +66,13 @@ func (s *Service) Import(ctx context.Context, in ImportInput) ([]*ent.Conversati
 	if n := s.limits.ContentBytes; len(in.Content) > n {
 		return nil, domain.OverLimit("content", LimitImportSize, n, "the content is longer than %d bytes", n)
 	}
+	if in.KnowledgeBaseID != nil {
+		// A knowledge base the viewer may not read is NOT_FOUND before
+		// any content is read.
+		if _, err := s.engine.KnowledgeBaseFor(ctx, in.KnowledgeBaseID); err != nil {
+			return nil, err
+		}
+	}
 	key := ""
 	if in.ClientRequestID != "" {
 		if key, err = (domain.TextRule{Field: "clientRequestId", Limit: domain.LimitClientIDLength, Max: chat.MaxClientIDBytes, Bytes: true, Required: true}).Check(in.ClientRequestID); err != nil {

@@ -13,11 +13,13 @@ import (
 
 // Engine is the part of the conversation engine (*chat.Engine) that
 // export and import use: the re-authorisation of sources, the computed
-// status of a conversation and the write of imported conversations.
+// status of a conversation, the knowledge base an import may use and the
+// write of imported conversations.
 type Engine interface {
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	ConversationStatus(conv *ent.Conversation) conversation.Status
 	ImportConversations(ctx context.Context, kbID *uuid.UUID, convs []chat.ImportConversation) ([]*ent.Conversation, error)
+	KnowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID, error)
 }
 
 var _ Engine = (*chat.Engine)(nil)
