@@ -351,6 +351,10 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(id: $id)", map[string]any{"id": st.conversation}
 		}},
+	{name: "keepConversation",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id)", map[string]any{"id": st.conversation}
+		}},
 	{name: "createTag",
 		args: func(*payloadState) (string, map[string]any) {
 			return "(input: {name: \"Payloads\", color: \"#336699\"})", nil
