@@ -55,7 +55,7 @@ type txTraceDriver struct {
 func tracedDB(raw *store.DB) (*store.DB, *txLog) {
 	l := &txLog{}
 	drv := txTraceDriver{Driver: entsql.OpenDB(raw.Dialect, raw.SQL), log: l}
-	return &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: raw.SQL, Dialect: raw.Dialect}, l
+	return &store.DB{Client: store.NewClient(drv, raw.Dialect), SQL: raw.SQL, Dialect: raw.Dialect}, l
 }
 
 func (d txTraceDriver) Exec(ctx context.Context, q string, args, v any) error {
