@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/store"
 )
 

@@ -13,7 +13,6 @@ import (
 	"github.com/lib/pq"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
