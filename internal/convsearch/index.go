@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/hook"
 	"github.com/ragchat/ragchat/internal/textsearch"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -28,9 +29,9 @@ func Encode(dialectName, tenantID, userID, text string) textsearch.Indexed {
 	return textsearch.Indexed(textsearch.FTS5Document(tokens))
 }
 
-// ErrBulkTitle reports a title set by a bulk update, whose rows may have
-// different owners; titles are set one conversation at a time.
-var ErrBulkTitle = errors.New("convsearch: a conversation title must be set with UpdateOne, so that its search tokens are kept")
+// ErrBulkTitle reports a title set by a bulk update whose rows have
+// different owners; their tokens could not carry one owner's term.
+var ErrBulkTitle = errors.New("convsearch: a bulk title update spans conversations of several owners")
 
 // Install adds the hooks that set search_tokens to c: on every message
 // created (message content is immutable) and every conversation created
@@ -69,11 +70,37 @@ func Install(c *ent.Client, dialectName string) {
 				}
 				m.SetSearchTokens(Encode(dialectName, tenant, user, title))
 			default:
-				return nil, ErrBulkTitle
+				if err := bulkTitle(ctx, m, dialectName, title); err != nil {
+					return nil, err
+				}
 			}
 			return next.Mutate(ctx, m)
 		})
 	}, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne))
+}
+
+// bulkTitle sets the tokens of a bulk title update: the rows it matches
+// (as the mutation's own predicates and privacy select them) must share
+// one owner, whose term the tokens carry; none matching leaves it as it is.
+func bulkTitle(ctx context.Context, m *ent.ConversationMutation, dialectName, title string) error {
+	ids, err := m.IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	var rows []struct {
+		TenantID string `json:"tenant_id"`
+		UserID   string `json:"user_id"`
+	}
+	err = m.Client().Conversation.Query().Where(conversation.IDIn(ids...)).
+		GroupBy(conversation.FieldTenantID, conversation.FieldUserID).Scan(ctx, &rows)
+	if err != nil {
+		return err
+	}
+	if len(rows) != 1 {
+		return ErrBulkTitle
+	}
+	m.SetSearchTokens(Encode(dialectName, rows[0].TenantID, rows[0].UserID, title))
+	return nil
 }
 
 // tenantOf is the mutation's tenant, or the viewer's when it is unset.
