@@ -37,12 +37,13 @@ END`, fts, table, insert),
 		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %[1]s_delete AFTER DELETE ON %[2]s WHEN old.search_tokens IS NOT NULL BEGIN
   %[3]s
 END`, fts, table, remove),
-		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %[1]s_update_old AFTER UPDATE OF search_tokens ON %[2]s WHEN old.search_tokens IS NOT NULL BEGIN
-  %[3]s
-END`, fts, table, remove),
-		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %[1]s_update_new AFTER UPDATE OF search_tokens ON %[2]s WHEN new.search_tokens IS NOT NULL BEGIN
-  %[3]s
-END`, fts, table, insert),
+		// One trigger for updates: SQLite's order of several is unspecified.
+		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %[1]s_update AFTER UPDATE OF search_tokens ON %[2]s BEGIN
+  INSERT INTO %[1]s(%[1]s, rowid, search_tokens) SELECT 'delete', key, old.search_tokens FROM %[3]s WHERE id = old.id AND old.search_tokens IS NOT NULL;
+  DELETE FROM %[3]s WHERE id = old.id;
+  INSERT INTO %[3]s(id) SELECT new.id WHERE new.search_tokens IS NOT NULL;
+  INSERT INTO %[1]s(rowid, search_tokens) SELECT key, new.search_tokens FROM %[3]s WHERE id = new.id;
+END`, fts, table, keys),
 	}
 }
 
