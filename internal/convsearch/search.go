@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/textsearch"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -73,8 +74,11 @@ type Hit struct {
 	Kind         Kind
 	Snippet      Snippet
 	Score        float64
-	Cursor       string
-	at           time.Time
+	// OnCurrentBranch says, for a message hit, whether the message is on
+	// the conversation's current branch.
+	OnCurrentBranch *bool
+	Cursor          string
+	at              time.Time
 }
 
 // Page is one page of hits, best first, and the number of conversations hit.
@@ -223,6 +227,13 @@ func search(ctx context.Context, c *ent.Client, r Request, owner *string, tenant
 			text = h.Message.Content
 		}
 		h.Snippet = MakeSnippet(text, qterms)
+		if h.Message != nil {
+			on, err := onCurrentBranch(ctx, c, h.Conversation, h.Message)
+			if err != nil {
+				return nil, err
+			}
+			h.OnCurrentBranch = &on
+		}
 		h.Cursor = encodeCursor(cursor{S: h.Score, T: h.at, ID: h.Conversation.ID})
 		page.Hits = append(page.Hits, h)
 	}
@@ -230,6 +241,16 @@ func search(ctx context.Context, c *ent.Client, r Request, owner *string, tenant
 		page.StartCursor, page.EndCursor = page.Hits[0].Cursor, page.Hits[len(page.Hits)-1].Cursor
 	}
 	return page, nil
+}
+
+// onCurrentBranch reports whether m is on conv's current branch: an
+// ancestor of (or) the current leaf, found by the walk up from the leaf
+// that stops at m's depth.
+func onCurrentBranch(ctx context.Context, c *ent.Client, conv *ent.Conversation, m *ent.Message) (bool, error) {
+	if conv.CurrentLeafID == nil {
+		return false, nil
+	}
+	return c.Message.Query().Where(message.ID(m.ID), tree.Path(*conv.CurrentLeafID, m.Depth)).Exist(ctx)
 }
 
 // loadConv finds id among convs.
