@@ -62,6 +62,9 @@ func TestExplainUsesIndex(t *testing.T) {
 	}
 	db := storetest.Open(t, b)
 	seedScale(t, db, 20, 20, 60)
+	var idx string
+	require.NoError(t, db.SQL.QueryRow(`SELECT string_agg(indexname || ':' || i.indisvalid::text, ' ') FROM pg_indexes JOIN pg_class c ON c.relname = indexname JOIN pg_index i ON i.indexrelid = c.oid WHERE tablename = 'messages'`).Scan(&idx))
+	t.Logf("message indexes: %s", idx)
 	cap := &capture{Driver: entsql.OpenDB(dialect.Postgres, db.SQL)}
 	c := store.NewClient(cap, dialect.Postgres)
 	u := &viewer.Viewer{TenantID: "acme", UserID: "user0", Roles: []viewer.Role{viewer.RoleMember}}
