@@ -48,7 +48,9 @@ func TestSearchConversations(t *testing.T) {
 	eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) {
 		alice, bob := h.Client(t, "alice"), h.Client(t, "bob")
 		r := answered(t, alice, "上传文件最大是多少？", false)
-		var ans struct{ Attempt struct{ AssistantMessage struct{ Content string } } }
+		var ans struct {
+			Attempt struct{ AssistantMessage struct{ Content string } }
+		}
 		mustDo(t, alice, `query($a: ID!) { attempt(id: $a) { assistantMessage { content } } }`, map[string]any{"a": r.Attempt}, &ans)
 
 		got := organiseDo[searchHits](t, alice, searchQuery, map[string]any{"q": "上传文件"}, "searchConversations")
