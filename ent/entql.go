@@ -166,6 +166,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldFolderID:               {Type: field.TypeUUID, Column: conversation.FieldFolderID},
 			conversation.FieldMetadata:               {Type: field.TypeJSON, Column: conversation.FieldMetadata},
 			conversation.FieldTemporaryExpiresAt:     {Type: field.TypeTime, Column: conversation.FieldTemporaryExpiresAt},
+			conversation.FieldSearchTokens:           {Type: field.TypeOther, Column: conversation.FieldSearchTokens},
 		},
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
@@ -318,6 +319,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldPathSummary:        {Type: field.TypeString, Column: message.FieldPathSummary},
 			message.FieldPathSummaryVersion: {Type: field.TypeInt, Column: message.FieldPathSummaryVersion},
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
+			message.FieldSearchTokens:       {Type: field.TypeOther, Column: message.FieldSearchTokens},
 		},
 	}
 	graph.Nodes[12] = &sqlgraph.Node{
@@ -1764,6 +1766,11 @@ func (f *ConversationFilter) WhereTemporaryExpiresAt(p entql.TimeP) {
 	f.Where(p.Field(conversation.FieldTemporaryExpiresAt))
 }
 
+// WhereSearchTokens applies the entql other predicate on the search_tokens field.
+func (f *ConversationFilter) WhereSearchTokens(p entql.OtherP) {
+	f.Where(p.Field(conversation.FieldSearchTokens))
+}
+
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *ConversationFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -2711,6 +2718,11 @@ func (f *MessageFilter) WherePathSummaryVersion(p entql.IntP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *MessageFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(message.FieldCreatedAt))
+}
+
+// WhereSearchTokens applies the entql other predicate on the search_tokens field.
+func (f *MessageFilter) WhereSearchTokens(p entql.OtherP) {
+	f.Where(p.Field(message.FieldSearchTokens))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.

@@ -31,6 +31,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 const (
@@ -5096,6 +5097,7 @@ type ConversationMutation struct {
 	pinned_at                   *time.Time
 	metadata                    *map[string]string
 	temporary_expires_at        *time.Time
+	search_tokens               *textsearch.Indexed
 	clearedFields               map[string]struct{}
 	tenant                      *string
 	clearedtenant               bool
@@ -6285,6 +6287,55 @@ func (m *ConversationMutation) ResetTemporaryExpiresAt() {
 	delete(m.clearedFields, conversation.FieldTemporaryExpiresAt)
 }
 
+// SetSearchTokens sets the "search_tokens" field.
+func (m *ConversationMutation) SetSearchTokens(t textsearch.Indexed) {
+	m.search_tokens = &t
+}
+
+// SearchTokens returns the value of the "search_tokens" field in the mutation.
+func (m *ConversationMutation) SearchTokens() (r textsearch.Indexed, exists bool) {
+	v := m.search_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSearchTokens returns the old "search_tokens" field's value of the Conversation entity.
+// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConversationMutation) OldSearchTokens(ctx context.Context) (v textsearch.Indexed, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSearchTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSearchTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSearchTokens: %w", err)
+	}
+	return oldValue.SearchTokens, nil
+}
+
+// ClearSearchTokens clears the value of the "search_tokens" field.
+func (m *ConversationMutation) ClearSearchTokens() {
+	m.search_tokens = nil
+	m.clearedFields[conversation.FieldSearchTokens] = struct{}{}
+}
+
+// SearchTokensCleared returns if the "search_tokens" field was cleared in this mutation.
+func (m *ConversationMutation) SearchTokensCleared() bool {
+	_, ok := m.clearedFields[conversation.FieldSearchTokens]
+	return ok
+}
+
+// ResetSearchTokens resets all changes to the "search_tokens" field.
+func (m *ConversationMutation) ResetSearchTokens() {
+	m.search_tokens = nil
+	delete(m.clearedFields, conversation.FieldSearchTokens)
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *ConversationMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -6616,7 +6667,7 @@ func (m *ConversationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ConversationMutation) Fields() []string {
-	fields := make([]string, 0, 24)
+	fields := make([]string, 0, 25)
 	if m.tenant != nil {
 		fields = append(fields, conversation.FieldTenantID)
 	}
@@ -6689,6 +6740,9 @@ func (m *ConversationMutation) Fields() []string {
 	if m.temporary_expires_at != nil {
 		fields = append(fields, conversation.FieldTemporaryExpiresAt)
 	}
+	if m.search_tokens != nil {
+		fields = append(fields, conversation.FieldSearchTokens)
+	}
 	return fields
 }
 
@@ -6745,6 +6799,8 @@ func (m *ConversationMutation) Field(name string) (ent.Value, bool) {
 		return m.Metadata()
 	case conversation.FieldTemporaryExpiresAt:
 		return m.TemporaryExpiresAt()
+	case conversation.FieldSearchTokens:
+		return m.SearchTokens()
 	}
 	return nil, false
 }
@@ -6802,6 +6858,8 @@ func (m *ConversationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldMetadata(ctx)
 	case conversation.FieldTemporaryExpiresAt:
 		return m.OldTemporaryExpiresAt(ctx)
+	case conversation.FieldSearchTokens:
+		return m.OldSearchTokens(ctx)
 	}
 	return nil, fmt.Errorf("unknown Conversation field %s", name)
 }
@@ -6979,6 +7037,13 @@ func (m *ConversationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTemporaryExpiresAt(v)
 		return nil
+	case conversation.FieldSearchTokens:
+		v, ok := value.(textsearch.Indexed)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSearchTokens(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Conversation field %s", name)
 }
@@ -7087,6 +7152,9 @@ func (m *ConversationMutation) ClearedFields() []string {
 	if m.FieldCleared(conversation.FieldTemporaryExpiresAt) {
 		fields = append(fields, conversation.FieldTemporaryExpiresAt)
 	}
+	if m.FieldCleared(conversation.FieldSearchTokens) {
+		fields = append(fields, conversation.FieldSearchTokens)
+	}
 	return fields
 }
 
@@ -7127,6 +7195,9 @@ func (m *ConversationMutation) ClearField(name string) error {
 		return nil
 	case conversation.FieldTemporaryExpiresAt:
 		m.ClearTemporaryExpiresAt()
+		return nil
+	case conversation.FieldSearchTokens:
+		m.ClearSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Conversation nullable field %s", name)
@@ -7207,6 +7278,9 @@ func (m *ConversationMutation) ResetField(name string) error {
 		return nil
 	case conversation.FieldTemporaryExpiresAt:
 		m.ResetTemporaryExpiresAt()
+		return nil
+	case conversation.FieldSearchTokens:
+		m.ResetSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Conversation field %s", name)
@@ -12766,6 +12840,7 @@ type MessageMutation struct {
 	path_summary_version    *int
 	addpath_summary_version *int
 	created_at              *time.Time
+	search_tokens           *textsearch.Indexed
 	clearedFields           map[string]struct{}
 	tenant                  *string
 	clearedtenant           bool
@@ -13801,6 +13876,55 @@ func (m *MessageMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetSearchTokens sets the "search_tokens" field.
+func (m *MessageMutation) SetSearchTokens(t textsearch.Indexed) {
+	m.search_tokens = &t
+}
+
+// SearchTokens returns the value of the "search_tokens" field in the mutation.
+func (m *MessageMutation) SearchTokens() (r textsearch.Indexed, exists bool) {
+	v := m.search_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSearchTokens returns the old "search_tokens" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldSearchTokens(ctx context.Context) (v textsearch.Indexed, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSearchTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSearchTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSearchTokens: %w", err)
+	}
+	return oldValue.SearchTokens, nil
+}
+
+// ClearSearchTokens clears the value of the "search_tokens" field.
+func (m *MessageMutation) ClearSearchTokens() {
+	m.search_tokens = nil
+	m.clearedFields[message.FieldSearchTokens] = struct{}{}
+}
+
+// SearchTokensCleared returns if the "search_tokens" field was cleared in this mutation.
+func (m *MessageMutation) SearchTokensCleared() bool {
+	_, ok := m.clearedFields[message.FieldSearchTokens]
+	return ok
+}
+
+// ResetSearchTokens resets all changes to the "search_tokens" field.
+func (m *MessageMutation) ResetSearchTokens() {
+	m.search_tokens = nil
+	delete(m.clearedFields, message.FieldSearchTokens)
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *MessageMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -13970,7 +14094,7 @@ func (m *MessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MessageMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 20)
 	if m.tenant != nil {
 		fields = append(fields, message.FieldTenantID)
 	}
@@ -14028,6 +14152,9 @@ func (m *MessageMutation) Fields() []string {
 	if m.created_at != nil {
 		fields = append(fields, message.FieldCreatedAt)
 	}
+	if m.search_tokens != nil {
+		fields = append(fields, message.FieldSearchTokens)
+	}
 	return fields
 }
 
@@ -14074,6 +14201,8 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.PathSummaryVersion()
 	case message.FieldCreatedAt:
 		return m.CreatedAt()
+	case message.FieldSearchTokens:
+		return m.SearchTokens()
 	}
 	return nil, false
 }
@@ -14121,6 +14250,8 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldPathSummaryVersion(ctx)
 	case message.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case message.FieldSearchTokens:
+		return m.OldSearchTokens(ctx)
 	}
 	return nil, fmt.Errorf("unknown Message field %s", name)
 }
@@ -14263,6 +14394,13 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case message.FieldSearchTokens:
+		v, ok := value.(textsearch.Indexed)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSearchTokens(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)
 }
@@ -14386,6 +14524,9 @@ func (m *MessageMutation) ClearedFields() []string {
 	if m.FieldCleared(message.FieldPathSummary) {
 		fields = append(fields, message.FieldPathSummary)
 	}
+	if m.FieldCleared(message.FieldSearchTokens) {
+		fields = append(fields, message.FieldSearchTokens)
+	}
 	return fields
 }
 
@@ -14429,6 +14570,9 @@ func (m *MessageMutation) ClearField(name string) error {
 		return nil
 	case message.FieldPathSummary:
 		m.ClearPathSummary()
+		return nil
+	case message.FieldSearchTokens:
+		m.ClearSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Message nullable field %s", name)
@@ -14494,6 +14638,9 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case message.FieldSearchTokens:
+		m.ResetSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)

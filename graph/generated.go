@@ -275,6 +275,26 @@ type ComplexityRoot struct {
 		Format      func(childComplexity int) int
 	}
 
+	ConversationSearchHit struct {
+		Conversation    func(childComplexity int) int
+		MatchKind       func(childComplexity int) int
+		Message         func(childComplexity int) int
+		OnCurrentBranch func(childComplexity int) int
+		Score           func(childComplexity int) int
+		Snippet         func(childComplexity int) int
+	}
+
+	ConversationSearchHitConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ConversationSearchHitEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	DeleteDocumentPayload struct {
 		DeletedDocumentID func(childComplexity int) int
 	}
@@ -506,25 +526,27 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AdminConversations func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) int
-		Attempt            func(childComplexity int, id uuid.UUID) int
-		AttemptDiagnostics func(childComplexity int, id uuid.UUID) int
-		AuditEvents        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) int
-		Conversation       func(childComplexity int, id uuid.UUID) int
-		Conversations      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
-		DocumentACL        func(childComplexity int, documentID uuid.UUID) int
-		ExportConversation func(childComplexity int, id uuid.UUID, format portability.Format) int
-		FeedbackSummary    func(childComplexity int, from time.Time, to time.Time) int
-		Feedbacks          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
-		Folders            func(childComplexity int) int
-		KnowledgeBases     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
-		Node               func(childComplexity int, id uuid.UUID) int
-		Nodes              func(childComplexity int, ids []uuid.UUID) int
-		SupportGrants      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
-		Tags               func(childComplexity int) int
-		TenantSettings     func(childComplexity int) int
-		UsageSummary       func(childComplexity int, from time.Time, to time.Time) int
-		Viewer             func(childComplexity int) int
+		AdminConversations       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) int
+		AdminSearchConversations func(childComplexity int, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) int
+		Attempt                  func(childComplexity int, id uuid.UUID) int
+		AttemptDiagnostics       func(childComplexity int, id uuid.UUID) int
+		AuditEvents              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) int
+		Conversation             func(childComplexity int, id uuid.UUID) int
+		Conversations            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
+		DocumentACL              func(childComplexity int, documentID uuid.UUID) int
+		ExportConversation       func(childComplexity int, id uuid.UUID, format portability.Format) int
+		FeedbackSummary          func(childComplexity int, from time.Time, to time.Time) int
+		Feedbacks                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
+		Folders                  func(childComplexity int) int
+		KnowledgeBases           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
+		Node                     func(childComplexity int, id uuid.UUID) int
+		Nodes                    func(childComplexity int, ids []uuid.UUID) int
+		SearchConversations      func(childComplexity int, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) int
+		SupportGrants            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
+		Tags                     func(childComplexity int) int
+		TenantSettings           func(childComplexity int) int
+		UsageSummary             func(childComplexity int, from time.Time, to time.Time) int
+		Viewer                   func(childComplexity int) int
 	}
 
 	RoundScore struct {
@@ -535,6 +557,11 @@ type ComplexityRoot struct {
 		SharedTerms func(childComplexity int) int
 		Similarity  func(childComplexity int) int
 		UserSeq     func(childComplexity int) int
+	}
+
+	SearchSnippet struct {
+		Highlights func(childComplexity int) int
+		Text       func(childComplexity int) int
 	}
 
 	Source struct {
@@ -627,6 +654,11 @@ type ComplexityRoot struct {
 		TemporaryChats          func(childComplexity int) int
 		UpdatedAt               func(childComplexity int) int
 		Version                 func(childComplexity int) int
+	}
+
+	TextRange struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	UsageRow struct {
@@ -752,6 +784,8 @@ type QueryResolver interface {
 	Tags(ctx context.Context) ([]*ent.Tag, error)
 	Folders(ctx context.Context) ([]*ent.Folder, error)
 	ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error)
+	SearchConversations(ctx context.Context, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
+	AdminSearchConversations(ctx context.Context, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -1795,6 +1829,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConversationExport.Format(childComplexity), true
+
+	case "ConversationSearchHit.conversation":
+		if e.ComplexityRoot.ConversationSearchHit.Conversation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHit.Conversation(childComplexity), true
+	case "ConversationSearchHit.matchKind":
+		if e.ComplexityRoot.ConversationSearchHit.MatchKind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHit.MatchKind(childComplexity), true
+	case "ConversationSearchHit.message":
+		if e.ComplexityRoot.ConversationSearchHit.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHit.Message(childComplexity), true
+	case "ConversationSearchHit.onCurrentBranch":
+		if e.ComplexityRoot.ConversationSearchHit.OnCurrentBranch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHit.OnCurrentBranch(childComplexity), true
+	case "ConversationSearchHit.score":
+		if e.ComplexityRoot.ConversationSearchHit.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHit.Score(childComplexity), true
+	case "ConversationSearchHit.snippet":
+		if e.ComplexityRoot.ConversationSearchHit.Snippet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHit.Snippet(childComplexity), true
+
+	case "ConversationSearchHitConnection.edges":
+		if e.ComplexityRoot.ConversationSearchHitConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHitConnection.Edges(childComplexity), true
+	case "ConversationSearchHitConnection.pageInfo":
+		if e.ComplexityRoot.ConversationSearchHitConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHitConnection.PageInfo(childComplexity), true
+	case "ConversationSearchHitConnection.totalCount":
+		if e.ComplexityRoot.ConversationSearchHitConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHitConnection.TotalCount(childComplexity), true
+
+	case "ConversationSearchHitEdge.cursor":
+		if e.ComplexityRoot.ConversationSearchHitEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHitEdge.Cursor(childComplexity), true
+	case "ConversationSearchHitEdge.node":
+		if e.ComplexityRoot.ConversationSearchHitEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationSearchHitEdge.Node(childComplexity), true
 
 	case "DeleteDocumentPayload.deletedDocumentId":
 		if e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID == nil {
@@ -2923,6 +3026,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AdminConversations(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ConversationOrder), args["where"].(*model.AdminConversationWhereInput)), true
+	case "Query.adminSearchConversations":
+		if e.ComplexityRoot.Query.AdminSearchConversations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_adminSearchConversations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AdminSearchConversations(childComplexity, args["query"].(string), args["userId"].(*string), args["filter"].(*model.ConversationSearchFilter), args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
 	case "Query.attempt":
 		if e.ComplexityRoot.Query.Attempt == nil {
 			break
@@ -3062,6 +3176,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]uuid.UUID)), true
+	case "Query.searchConversations":
+		if e.ComplexityRoot.Query.SearchConversations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchConversations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SearchConversations(childComplexity, args["query"].(string), args["filter"].(*model.ConversationSearchFilter), args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
 	case "Query.supportGrants":
 		if e.ComplexityRoot.Query.SupportGrants == nil {
 			break
@@ -3145,6 +3270,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RoundScore.UserSeq(childComplexity), true
+
+	case "SearchSnippet.highlights":
+		if e.ComplexityRoot.SearchSnippet.Highlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchSnippet.Highlights(childComplexity), true
+	case "SearchSnippet.text":
+		if e.ComplexityRoot.SearchSnippet.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchSnippet.Text(childComplexity), true
 
 	case "Source.attempt":
 		if e.ComplexityRoot.Source.Attempt == nil {
@@ -3589,6 +3727,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TenantSettings.Version(childComplexity), true
 
+	case "TextRange.end":
+		if e.ComplexityRoot.TextRange.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextRange.End(childComplexity), true
+	case "TextRange.start":
+		if e.ComplexityRoot.TextRange.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextRange.Start(childComplexity), true
+
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
 			break
@@ -3730,6 +3881,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AuditEventWhereInput", ec.unmarshalInputAuditEventWhereInput),
 			graphql.NewInputUnmarshaler("BudgetRatiosInput", ec.unmarshalInputBudgetRatiosInput),
 			graphql.NewInputUnmarshaler("ConversationOrder", ec.unmarshalInputConversationOrder),
+			graphql.NewInputUnmarshaler("ConversationSearchFilter", ec.unmarshalInputConversationSearchFilter),
 			graphql.NewInputUnmarshaler("ConversationWhereInput", ec.unmarshalInputConversationWhereInput),
 			graphql.NewInputUnmarshaler("CreateConversationInput", ec.unmarshalInputCreateConversationInput),
 			graphql.NewInputUnmarshaler("CreateFolderInput", ec.unmarshalInputCreateFolderInput),
@@ -5360,6 +5512,110 @@ extend type Mutation {
   """
   importConversations(input: ImportConversationsInput!): ImportConversationsPayload!
 }
+
+"""
+Where a search hit matched: the conversation's title or one of its messages.
+"""
+enum SearchMatchKind {
+  "The conversation's title."
+  TITLE
+  "One of the conversation's messages."
+  MESSAGE
+}
+
+"""
+Narrows a conversation search; every set field must hold.
+"""
+input ConversationSearchFilter {
+  "Only pinned (true) or unpinned (false) conversations."
+  pinned: Boolean
+  "Only ARCHIVED (true) or ACTIVE (false) conversations."
+  archived: Boolean
+  "Only conversations in this folder."
+  folderId: ID
+  "Only conversations with every one of these tags (at most 50)."
+  tagIds: [ID!]
+  "Only hits written at or after this time (a message's creation, a title's conversation updatedAt)."
+  from: Time
+  "Only hits written before this time."
+  to: Time
+}
+
+"""
+A range of a snippet's text, in UTF-16 code units: [start, end).
+"""
+type TextRange {
+  "The first code unit of the range."
+  start: Int!
+  "The code unit after the range."
+  end: Int!
+}
+
+"""
+A window of about 120 characters of the matching text, with the matches marked.
+"""
+type SearchSnippet {
+  "The text of the window (plain text, not HTML)."
+  text: String!
+  "Where the query's terms occur in text."
+  highlights: [TextRange!]!
+}
+
+"""
+The best match of one conversation.
+"""
+type ConversationSearchHit {
+  "The conversation."
+  conversation: Conversation!
+  "The matching message; null for a title match."
+  message: Message
+  "Where it matched."
+  matchKind: SearchMatchKind!
+  "The matching text with the matches marked."
+  snippet: SearchSnippet!
+  "Whether the message is on the conversation's current branch; null for a title match."
+  onCurrentBranch: Boolean
+  "The relevance: more occurrences of the terms in shorter text rank higher; a title beats a message."
+  score: Float!
+}
+
+"""
+An edge of a conversation search.
+"""
+type ConversationSearchHitEdge {
+  "The hit."
+  node: ConversationSearchHit!
+  "The opaque cursor of the hit, for after."
+  cursor: Cursor!
+}
+
+"""
+A page of conversation search hits, best first (score, then recency, then id).
+"""
+type ConversationSearchHitConnection {
+  "The hits of the page."
+  edges: [ConversationSearchHitEdge!]!
+  "The page's position."
+  pageInfo: PageInfo!
+  "The number of conversations hit."
+  totalCount: Int
+}
+
+extend type Query {
+  """
+  Searches the viewer's own conversations (titles and messages; never
+  DELETED or temporary ones) for every term of query, in any language:
+  one hit per conversation. query: 1 to 256 characters with at least one
+  word; first: default 20, at most 100 (BAD_USER_INPUT with field and limit).
+  """
+  searchConversations(query: String!, filter: ConversationSearchFilter, first: Int, after: Cursor): ConversationSearchHitConnection!
+  """
+  Admin only: searchConversations over the admin's tenant, or one user's
+  conversations in it (userId). Every conversation of another user
+  returned is audited as an admin read.
+  """
+  adminSearchConversations(query: String!, userId: String, filter: ConversationSearchFilter, first: Int, after: Cursor): ConversationSearchHitConnection!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5798,6 +6054,46 @@ func (ec *executionContext) childFields_ConversationExport(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type ConversationExport", field.Name)
 }
 
+func (ec *executionContext) childFields_ConversationSearchHit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "conversation":
+		return ec.fieldContext_ConversationSearchHit_conversation(ctx, field)
+	case "message":
+		return ec.fieldContext_ConversationSearchHit_message(ctx, field)
+	case "matchKind":
+		return ec.fieldContext_ConversationSearchHit_matchKind(ctx, field)
+	case "snippet":
+		return ec.fieldContext_ConversationSearchHit_snippet(ctx, field)
+	case "onCurrentBranch":
+		return ec.fieldContext_ConversationSearchHit_onCurrentBranch(ctx, field)
+	case "score":
+		return ec.fieldContext_ConversationSearchHit_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConversationSearchHit", field.Name)
+}
+
+func (ec *executionContext) childFields_ConversationSearchHitConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ConversationSearchHitConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ConversationSearchHitConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ConversationSearchHitConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConversationSearchHitConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ConversationSearchHitEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ConversationSearchHitEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ConversationSearchHitEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConversationSearchHitEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteDocumentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedDocumentId":
@@ -6196,6 +6492,16 @@ func (ec *executionContext) childFields_RoundScore(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type RoundScore", field.Name)
 }
 
+func (ec *executionContext) childFields_SearchSnippet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "text":
+		return ec.fieldContext_SearchSnippet_text(ctx, field)
+	case "highlights":
+		return ec.fieldContext_SearchSnippet_highlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchSnippet", field.Name)
+}
+
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6366,6 +6672,16 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_TextRange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_TextRange_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TextRange_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextRange", field.Name)
 }
 
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7598,6 +7914,52 @@ func (ec *executionContext) field_Query_adminConversations_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_adminSearchConversations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "userId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ConversationSearchFilter, error) {
+			return ec.unmarshalOConversationSearchFilter2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_attemptDiagnostics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7939,6 +8301,44 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchConversations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ConversationSearchFilter, error) {
+			return ec.unmarshalOConversationSearchFilter2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -12207,6 +12607,313 @@ func (ec *executionContext) _ConversationExport_content(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_ConversationExport_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ConversationExport", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConversationSearchHit_conversation(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHit_conversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conversation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHit_conversation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationSearchHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationSearchHit_message(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHit_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalOMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHit_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationSearchHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationSearchHit_matchKind(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHit_matchKind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchKind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SearchMatchKind) graphql.Marshaler {
+			return ec.marshalNSearchMatchKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSearchMatchKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHit_matchKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationSearchHit", field, false, false, "SearchMatchKind")
+}
+
+func (ec *executionContext) _ConversationSearchHit_snippet(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHit_snippet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Snippet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchSnippet) graphql.Marshaler {
+			return ec.marshalNSearchSnippet2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSearchSnippet(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHit_snippet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationSearchHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchSnippet(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationSearchHit_onCurrentBranch(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHit_onCurrentBranch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OnCurrentBranch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHit_onCurrentBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationSearchHit", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ConversationSearchHit_score(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHit_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHit_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationSearchHit", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ConversationSearchHitConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHitConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHitConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ConversationSearchHitEdge) graphql.Marshaler {
+			return ec.marshalNConversationSearchHitEdge2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHitEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHitConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationSearchHitConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationSearchHitEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationSearchHitConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHitConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHitConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHitConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationSearchHitConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationSearchHitConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHitConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHitConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHitConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationSearchHitConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConversationSearchHitEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHitEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHitEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConversationSearchHit) graphql.Marshaler {
+			return ec.marshalNConversationSearchHit2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHit(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHitEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversationSearchHitEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationSearchHit(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConversationSearchHitEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ConversationSearchHitEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationSearchHitEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationSearchHitEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationSearchHitEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _DeleteDocumentPayload_deletedDocumentId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteDocumentPayload) (ret graphql.Marshaler) {
@@ -17432,6 +18139,94 @@ func (ec *executionContext) fieldContext_Query_exportConversation(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_searchConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_searchConversations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SearchConversations(ctx, fc.Args["query"].(string), fc.Args["filter"].(*model.ConversationSearchFilter), fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[uuid.UUID]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConversationSearchHitConnection) graphql.Marshaler {
+			return ec.marshalNConversationSearchHitConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHitConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_searchConversations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationSearchHitConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchConversations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_adminSearchConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_adminSearchConversations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AdminSearchConversations(ctx, fc.Args["query"].(string), fc.Args["userId"].(*string), fc.Args["filter"].(*model.ConversationSearchFilter), fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[uuid.UUID]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConversationSearchHitConnection) graphql.Marshaler {
+			return ec.marshalNConversationSearchHitConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHitConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_adminSearchConversations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationSearchHitConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_adminSearchConversations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17667,6 +18462,61 @@ func (ec *executionContext) _RoundScore_chosen(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_RoundScore_chosen(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RoundScore", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SearchSnippet_text(ctx context.Context, field graphql.CollectedField, obj *model.SearchSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchSnippet_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchSnippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchSnippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _SearchSnippet_highlights(ctx context.Context, field graphql.CollectedField, obj *model.SearchSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchSnippet_highlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Highlights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TextRange) graphql.Marshaler {
+			return ec.marshalNTextRange2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTextRangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchSnippet_highlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextRange(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Source_id(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
@@ -19405,6 +20255,52 @@ func (ec *executionContext) _TenantSettings_temporaryChatRetention(ctx context.C
 }
 func (ec *executionContext) fieldContext_TenantSettings_temporaryChatRetention(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextRange_start(ctx context.Context, field graphql.CollectedField, obj *model.TextRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextRange_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextRange_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TextRange_end(ctx context.Context, field graphql.CollectedField, obj *model.TextRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextRange_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextRange_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextRange", field, false, false, "Int")
 }
 
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
@@ -23998,6 +24894,83 @@ func (ec *executionContext) unmarshalInputConversationOrder(ctx context.Context,
 func UnmarshalConversationOrder(ctx context.Context, raw any) (ent.ConversationOrder, error) {
 	var out ent.ConversationOrder
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ConversationOrder", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputConversationSearchFilter(ctx context.Context, obj any) (model.ConversationSearchFilter, error) {
+	var it model.ConversationSearchFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"pinned", "archived", "folderId", "tagIds", "from", "to"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "pinned":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pinned"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pinned = data
+		case "archived":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("archived"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Archived = data
+		case "folderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("folderId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FolderID = data
+		case "tagIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tagIds"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TagIds = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalConversationSearchFilter unmarshals raw into the ConversationSearchFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalConversationSearchFilter(ctx context.Context, raw any) (model.ConversationSearchFilter, error) {
+	var out model.ConversationSearchFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ConversationSearchFilter", raw, &out)
 	return out, err
 }
 
@@ -33155,6 +34128,145 @@ func (ec *executionContext) _ConversationExport(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var conversationSearchHitImplementors = []string{"ConversationSearchHit"}
+
+func (ec *executionContext) _ConversationSearchHit(ctx context.Context, sel ast.SelectionSet, obj *model.ConversationSearchHit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, conversationSearchHitImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConversationSearchHit")
+		case "conversation":
+			out.Values[i] = ec._ConversationSearchHit_conversation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ConversationSearchHit_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "matchKind":
+			out.Values[i] = ec._ConversationSearchHit_matchKind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "snippet":
+			out.Values[i] = ec._ConversationSearchHit_snippet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "onCurrentBranch":
+			out.Values[i] = ec._ConversationSearchHit_onCurrentBranch(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._ConversationSearchHit_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var conversationSearchHitConnectionImplementors = []string{"ConversationSearchHitConnection"}
+
+func (ec *executionContext) _ConversationSearchHitConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ConversationSearchHitConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, conversationSearchHitConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConversationSearchHitConnection")
+		case "edges":
+			out.Values[i] = ec._ConversationSearchHitConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ConversationSearchHitConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ConversationSearchHitConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var conversationSearchHitEdgeImplementors = []string{"ConversationSearchHitEdge"}
+
+func (ec *executionContext) _ConversationSearchHitEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ConversationSearchHitEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, conversationSearchHitEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConversationSearchHitEdge")
+		case "node":
+			out.Values[i] = ec._ConversationSearchHitEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ConversationSearchHitEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var deleteDocumentPayloadImplementors = []string{"DeleteDocumentPayload"}
 
 func (ec *executionContext) _DeleteDocumentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteDocumentPayload) graphql.Marshaler {
@@ -34881,6 +35993,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_exportConversation(ctx, field)
 				})
+		case "searchConversations":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_searchConversations(ctx, field)
+				})
+		case "adminSearchConversations":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_adminSearchConversations(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -34955,6 +36079,44 @@ func (ec *executionContext) _RoundScore(ctx context.Context, sel ast.SelectionSe
 			}
 		case "chosen":
 			out.Values[i] = ec._RoundScore_chosen(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var searchSnippetImplementors = []string{"SearchSnippet"}
+
+func (ec *executionContext) _SearchSnippet(ctx context.Context, sel ast.SelectionSet, obj *model.SearchSnippet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchSnippetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchSnippet")
+		case "text":
+			out.Values[i] = ec._SearchSnippet_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "highlights":
+			out.Values[i] = ec._SearchSnippet_highlights(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35493,6 +36655,44 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "temporaryChatRetention":
 			out.Values[i] = ec._TenantSettings_temporaryChatRetention(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textRangeImplementors = []string{"TextRange"}
+
+func (ec *executionContext) _TextRange(ctx context.Context, sel ast.SelectionSet, obj *model.TextRange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textRangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextRange")
+		case "start":
+			out.Values[i] = ec._TextRange_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TextRange_end(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -36324,6 +37524,46 @@ func (ec *executionContext) marshalNConversationOrderField2ᚖgithubᚗcomᚋrag
 	return v
 }
 
+func (ec *executionContext) marshalNConversationSearchHit2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHit(ctx context.Context, sel ast.SelectionSet, v *model.ConversationSearchHit) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConversationSearchHit!")
+		return graphql.Null
+	}
+	return ec._ConversationSearchHit(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNConversationSearchHitConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHitConnection(ctx context.Context, sel ast.SelectionSet, v *model.ConversationSearchHitConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConversationSearchHitConnection!")
+		return graphql.Null
+	}
+	return ec._ConversationSearchHitConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNConversationSearchHitEdge2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHitEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ConversationSearchHitEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConversationSearchHitEdge2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHitEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNConversationSearchHitEdge2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchHitEdge(ctx context.Context, sel ast.SelectionSet, v *model.ConversationSearchHitEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConversationSearchHitEdge!")
+		return graphql.Null
+	}
+	return ec._ConversationSearchHitEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNConversationStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋconversationᚐStatus(ctx context.Context, v any) (conversation.Status, error) {
 	var res conversation.Status
 	err := res.UnmarshalGQL(v)
@@ -36962,6 +38202,14 @@ func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPag
 	return ec._PageInfo(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PageInfo!")
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPromptSectionTokens2githubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐSectionTokens(ctx context.Context, sel ast.SelectionSet, v domain.SectionTokens) graphql.Marshaler {
 	return ec._PromptSectionTokens(ctx, sel, &v)
 }
@@ -37029,6 +38277,24 @@ func (ec *executionContext) marshalNRoundScore2ᚕgithubᚗcomᚋragchatᚋragch
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNSearchMatchKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSearchMatchKind(ctx context.Context, v any) (model.SearchMatchKind, error) {
+	var res model.SearchMatchKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSearchMatchKind2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSearchMatchKind(ctx context.Context, sel ast.SelectionSet, v model.SearchMatchKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSearchSnippet2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSearchSnippet(ctx context.Context, sel ast.SelectionSet, v *model.SearchSnippet) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SearchSnippet!")
+		return graphql.Null
+	}
+	return ec._SearchSnippet(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSource(ctx context.Context, sel ast.SelectionSet, v *ent.Source) graphql.Marshaler {
@@ -37212,6 +38478,30 @@ func (ec *executionContext) marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋr
 		return graphql.Null
 	}
 	return ec._TenantSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTextRange2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTextRangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TextRange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTextRange2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTextRange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTextRange2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTextRange(ctx context.Context, sel ast.SelectionSet, v *model.TextRange) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextRange!")
+		return graphql.Null
+	}
+	return ec._TextRange(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -37733,6 +39023,14 @@ func (ec *executionContext) unmarshalOConversationOrder2ᚖgithubᚗcomᚋragcha
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputConversationOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOConversationSearchFilter2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐConversationSearchFilter(ctx context.Context, v any) (*model.ConversationSearchFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputConversationSearchFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -339,6 +339,16 @@ func (r *queryResolver) ExportConversation(ctx context.Context, id uuid.UUID, fo
 	return r.exportConversation(ctx, id, format)
 }
 
+// SearchConversations is the resolver for the searchConversations field.
+func (r *queryResolver) SearchConversations(ctx context.Context, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error) {
+	return r.searchConversations(ctx, false, query, nil, filter, first, after)
+}
+
+// AdminSearchConversations is the resolver for the adminSearchConversations field.
+func (r *queryResolver) AdminSearchConversations(ctx context.Context, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error) {
+	return r.searchConversations(ctx, true, query, userID, filter, first, after)
+}
+
 // Available is the resolver for the available field.
 func (r *sourceResolver) Available(ctx context.Context, obj *ent.Source) (bool, error) {
 	return r.sourceAvailable(ctx, obj)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
@@ -178,6 +179,56 @@ type ConversationEvent struct {
 	Attempt *ent.Attempt `json:"attempt,omitempty"`
 }
 
+// Narrows a conversation search; every set field must hold.
+type ConversationSearchFilter struct {
+	// Only pinned (true) or unpinned (false) conversations.
+	Pinned *bool `json:"pinned,omitempty"`
+	// Only ARCHIVED (true) or ACTIVE (false) conversations.
+	Archived *bool `json:"archived,omitempty"`
+	// Only conversations in this folder.
+	FolderID *uuid.UUID `json:"folderId,omitempty"`
+	// Only conversations with every one of these tags (at most 50).
+	TagIds []uuid.UUID `json:"tagIds,omitempty"`
+	// Only hits written at or after this time (a message's creation, a title's conversation updatedAt).
+	From *time.Time `json:"from,omitempty"`
+	// Only hits written before this time.
+	To *time.Time `json:"to,omitempty"`
+}
+
+// The best match of one conversation.
+type ConversationSearchHit struct {
+	// The conversation.
+	Conversation *ent.Conversation `json:"conversation"`
+	// The matching message; null for a title match.
+	Message *ent.Message `json:"message,omitempty"`
+	// Where it matched.
+	MatchKind SearchMatchKind `json:"matchKind"`
+	// The matching text with the matches marked.
+	Snippet *SearchSnippet `json:"snippet"`
+	// Whether the message is on the conversation's current branch; null for a title match.
+	OnCurrentBranch *bool `json:"onCurrentBranch,omitempty"`
+	// The relevance: more occurrences of the terms in shorter text rank higher; a title beats a message.
+	Score float64 `json:"score"`
+}
+
+// A page of conversation search hits, best first (score, then recency, then id).
+type ConversationSearchHitConnection struct {
+	// The hits of the page.
+	Edges []*ConversationSearchHitEdge `json:"edges"`
+	// The page's position.
+	PageInfo *entgql.PageInfo[uuid.UUID] `json:"pageInfo"`
+	// The number of conversations hit.
+	TotalCount *int `json:"totalCount,omitempty"`
+}
+
+// An edge of a conversation search.
+type ConversationSearchHitEdge struct {
+	// The hit.
+	Node *ConversationSearchHit `json:"node"`
+	// The opaque cursor of the hit, for after.
+	Cursor entgql.Cursor[uuid.UUID] `json:"cursor"`
+}
+
 type CreateConversationInput struct {
 	// The knowledge base to search; null picks the tenant's first one.
 	KnowledgeBaseID *uuid.UUID `json:"knowledgeBaseId,omitempty"`
@@ -342,6 +393,14 @@ type RetryAttemptInput struct {
 	ClientRequestID string `json:"clientRequestId"`
 }
 
+// A window of about 120 characters of the matching text, with the matches marked.
+type SearchSnippet struct {
+	// The text of the window (plain text, not HTML).
+	Text string `json:"text"`
+	// Where the query's terms occur in text.
+	Highlights []*TextRange `json:"highlights"`
+}
+
 type SubmitFeedbackInput struct {
 	// A COMPLETED attempt of the viewer's own conversation.
 	AttemptID uuid.UUID               `json:"attemptId"`
@@ -410,6 +469,14 @@ type TenantSettings struct {
 	// How long a temporary chat lasts from its creation, as a Go duration
 	// ("24h0m0s" by default; 5m to 720h).
 	TemporaryChatRetention string `json:"temporaryChatRetention"`
+}
+
+// A range of a snippet's text, in UTF-16 code units: [start, end).
+type TextRange struct {
+	// The first code unit of the range.
+	Start int `json:"start"`
+	// The code unit after the range.
+	End int `json:"end"`
 }
 
 type UpdateFolderInput struct {
@@ -702,6 +769,64 @@ func (e *Role) UnmarshalJSON(b []byte) error {
 }
 
 func (e Role) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a search hit matched: the conversation's title or one of its messages.
+type SearchMatchKind string
+
+const (
+	// The conversation's title.
+	SearchMatchKindTitle SearchMatchKind = "TITLE"
+	// One of the conversation's messages.
+	SearchMatchKindMessage SearchMatchKind = "MESSAGE"
+)
+
+var AllSearchMatchKind = []SearchMatchKind{
+	SearchMatchKindTitle,
+	SearchMatchKindMessage,
+}
+
+func (e SearchMatchKind) IsValid() bool {
+	switch e {
+	case SearchMatchKindTitle, SearchMatchKindMessage:
+		return true
+	}
+	return false
+}
+
+func (e SearchMatchKind) String() string {
+	return string(e)
+}
+
+func (e *SearchMatchKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SearchMatchKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SearchMatchKind", str)
+	}
+	return nil
+}
+
+func (e SearchMatchKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SearchMatchKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SearchMatchKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -71,11 +71,13 @@ func (e *Engine) generateTitle(ctx context.Context, conv *ent.Conversation, ques
 		return
 	}
 	title = capBytes(strings.TrimSpace(title), MaxTitleBytes)
-	n, err := e.client.Conversation.Update().
-		Where(conversation.ID(conv.ID), conversation.TitleSourceEQ(conversation.TitleSourceQUESTION)).
+	// One row by id (not a bulk update): the search index hook keeps
+	// the title's tokens (internal/convsearch).
+	_, err = e.client.Conversation.UpdateOneID(conv.ID).
+		Where(conversation.TitleSourceEQ(conversation.TitleSourceQUESTION)).
 		SetTitle(title).SetTitleSource(conversation.TitleSourceGENERATED).AddVersion(1).
 		Save(ctx)
-	if err == nil && n == 1 {
+	if err == nil {
 		e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
 	}
 }

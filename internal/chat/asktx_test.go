@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -55,7 +54,7 @@ type txTraceDriver struct {
 func tracedDB(raw *store.DB) (*store.DB, *txLog) {
 	l := &txLog{}
 	drv := txTraceDriver{Driver: entsql.OpenDB(raw.Dialect, raw.SQL), log: l}
-	return &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: raw.SQL, Dialect: raw.Dialect}, l
+	return &store.DB{Client: store.NewClient(drv, raw.Dialect), SQL: raw.SQL, Dialect: raw.Dialect}, l
 }
 
 func (d txTraceDriver) Exec(ctx context.Context, q string, args, v any) error {

@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
@@ -24,7 +23,7 @@ type hookDriver struct {
 // hookedDB returns raw with every Ent statement going through before.
 func hookedDB(raw *store.DB, before func() error) *store.DB {
 	drv := hookDriver{Driver: entsql.OpenDB(raw.Dialect, raw.SQL), before: before}
-	return &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: raw.SQL, Dialect: raw.Dialect, Session: raw.Session}
+	return &store.DB{Client: store.NewClient(drv, raw.Dialect), SQL: raw.SQL, Dialect: raw.Dialect, Session: raw.Session}
 }
 
 type execQuerier interface {

@@ -12,7 +12,6 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
@@ -83,7 +82,7 @@ func TestRetrievalDoesNotWaitForTheWindow(t *testing.T) {
 			}
 		}
 		drv := gateDriver{Driver: entsql.OpenDB(raw.Dialect, raw.SQL), gate: gate}
-		db := &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: raw.SQL, Dialect: raw.Dialect, Session: raw.Session}
+		db := &store.DB{Client: store.NewClient(drv, raw.Dialect), SQL: raw.SQL, Dialect: raw.Dialect, Session: raw.Session}
 		e := newEnvDeps(t, db, nil, func(d *chat.Deps) {
 			d.Model = embedSignal{Model: d.Model, embedded: func() {
 				if armed.Load() {

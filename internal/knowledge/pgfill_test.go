@@ -13,7 +13,6 @@ import (
 	"github.com/lib/pq"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
@@ -156,5 +155,5 @@ func (t recordingTx) ExecContext(ctx context.Context, query string, args ...any)
 // recordingDB returns db with a client that records into rec.
 func recordingDB(db *store.DB, rec *recorder) *store.DB {
 	drv := recordingDriver{Driver: entsql.OpenDB(db.Dialect, db.SQL), rec: rec}
-	return &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
+	return &store.DB{Client: store.NewClient(drv, db.Dialect), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
 }

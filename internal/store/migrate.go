@@ -93,7 +93,7 @@ func MigrateSQLite(ctx context.Context, client *ent.Client) error {
 	if err != nil {
 		return fmt.Errorf("store: migrate SQLite schema: %w", err)
 	}
-	return nil
+	return migrateSQLiteSearch(ctx, client)
 }
 
 // sqliteIndexWhere maps partial-index predicates from PostgreSQL's canonical
@@ -113,7 +113,7 @@ func sqliteTables(next schema.Creator) schema.Creator {
 			c := *t
 			c.Indexes = make([]*schema.Index, 0, len(t.Indexes))
 			for _, idx := range t.Indexes {
-				if idx.Name == VectorIndexName {
+				if idx.Name == VectorIndexName || searchIndexNames[idx.Name] {
 					continue
 				}
 				if where, ok := sqliteIndexWhere[idx.Name]; ok && idx.Annotation != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	_ "github.com/ragchat/ragchat/ent/runtime" // Privacy policies and hooks.
+	"github.com/ragchat/ragchat/internal/convsearch"
 )
 
 // DB is an open database: the Ent client, the raw pool and its dialect.
@@ -89,7 +90,7 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	n := &atomic.Uint64{}
 	drv := newPreparingDriver(dialect.Postgres, pool, n)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.Postgres, stmts: n, Session: session, cache: drv.cache}, nil
+	return &DB{Client: NewClient(drv, dialect.Postgres), SQL: pool, Dialect: dialect.Postgres, stmts: n, Session: session, cache: drv.cache}, nil
 }
 
 func openSQLite(ctx context.Context, cfg Config) (*DB, error) {
@@ -118,7 +119,7 @@ func OpenSQLiteDSN(ctx context.Context, dsn string, migrate bool) (*DB, error) {
 	}
 	n := &atomic.Uint64{}
 	drv := newCountingDriver(entsql.OpenDB(dialect.SQLite, pool), n)
-	db := &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: pool, Dialect: dialect.SQLite, stmts: n}
+	db := &DB{Client: NewClient(drv, dialect.SQLite), SQL: pool, Dialect: dialect.SQLite, stmts: n}
 	if migrate {
 		if err := MigrateSQLite(ctx, db.Client); err != nil {
 			pool.Close()
@@ -126,6 +127,16 @@ func OpenSQLiteDSN(ctx context.Context, dsn string, migrate bool) (*DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// NewClient opens the Ent client on drv with the store's hooks: the
+// conversation search index (convsearch.Install) is kept by every write.
+// Every client of a store database is made here (wrappers of a DB's driver
+// too), so that no write misses the hooks.
+func NewClient(drv dialect.Driver, dialectName string) *ent.Client {
+	c := ent.NewClient(ent.Driver(drv))
+	convsearch.Install(c, dialectName)
+	return c
 }
 
 // waitForDatabase pings pool until it answers or timeout passes, backing

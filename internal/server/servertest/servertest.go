@@ -17,7 +17,6 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/auth"
 	"github.com/ragchat/ragchat/internal/authwatch"
@@ -105,7 +104,7 @@ func Start(t testing.TB, b testdb.Backend, o Options) *Harness {
 	db := storetest.Open(t, b)
 	if o.Driver != nil {
 		drv := o.Driver(entsql.OpenDB(db.Dialect, db.SQL))
-		db = &store.DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
+		db = &store.DB{Client: store.NewClient(drv, db.Dialect), SQL: db.SQL, Dialect: db.Dialect, Session: db.Session}
 	}
 	// The harness opened the client: its interceptors are installed here,
 	// once (an instance Beside shares them).

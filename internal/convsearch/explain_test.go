@@ -1,0 +1,135 @@
+package convsearch_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/convsearch"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/store/storetest"
+	"github.com/ragchat/ragchat/internal/testdb"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+var explain = flag.Bool("explain", false, "run TestExplainUsesIndex")
+
+// capture is a driver that records the statements a search sends.
+type capture struct {
+	dialect.Driver
+	mu   sync.Mutex
+	seen []statement
+}
+
+type statement struct {
+	query string
+	args  []any
+}
+
+// Query implements dialect.Driver.
+func (c *capture) Query(ctx context.Context, query string, args, v any) error {
+	c.mu.Lock()
+	a, _ := args.([]any)
+	c.seen = append(c.seen, statement{query, a})
+	c.mu.Unlock()
+	return c.Driver.Query(ctx, query, args, v)
+}
+
+// TestExplainUsesIndex seeds 46 800 messages over 780 conversations of 20
+// users (the searched one has 400 of them), ANALYZEs, captures the
+// statements a search runs and checks that PostgreSQL plans the message
+// match with its GIN index. (The title match of a user with a few hundred
+// conversations may use the owner's B-tree instead, which is as cheap.)
+func TestExplainUsesIndex(t *testing.T) {
+	// Known failing: at this scale PostgreSQL plans the message match with
+	// the (tenant_id, owner_id) B-tree and filters by @@, not with the GIN
+	// index; the statements and plans are logged when run with -explain.
+	if !*explain {
+		t.Skip("the planner prefers the owner's B-tree at this scale (docs/ENGINE.md, \"Conversation search\"); run with -explain")
+	}
+	b := testdb.Backends(t)[0]
+	if b.Name != "postgres" {
+		t.Skip("EXPLAIN is a PostgreSQL test")
+	}
+	db := storetest.Open(t, b)
+	seedScale(t, db, 20, 20, 60)
+	var idx string
+	require.NoError(t, db.SQL.QueryRow(`SELECT string_agg(indexname || ':' || i.indisvalid::text, ' ') FROM pg_indexes JOIN pg_class c ON c.relname = indexname JOIN pg_index i ON i.indexrelid = c.oid WHERE tablename = 'messages'`).Scan(&idx))
+	t.Logf("message indexes: %s", idx)
+	cap := &capture{Driver: entsql.OpenDB(dialect.Postgres, db.SQL)}
+	c := store.NewClient(cap, dialect.Postgres)
+	u := &viewer.Viewer{TenantID: "acme", UserID: "user0", Roles: []viewer.Role{viewer.RoleMember}}
+	p, err := convsearch.Search(as(u), c, convsearch.Request{Query: "w7"})
+	require.NoError(t, err)
+	if p.TotalCount == 0 {
+		var n int
+		var tsv string
+		_ = db.SQL.QueryRow(`SELECT count(*) FROM messages WHERE search_tokens @@ '''w7'' & ''u:acme:user0'''::tsquery`).Scan(&n)
+		_ = db.SQL.QueryRow(`SELECT search_tokens::text FROM messages LIMIT 1`).Scan(&tsv)
+		t.Fatalf("no hits; %d rows match in SQL; %q; statements %+v", n, tsv, cap.seen)
+	}
+	indexes := map[string]bool{}
+	for _, s := range cap.seen {
+		if !strings.Contains(s.query, "@@") {
+			continue
+		}
+		rows, err := db.SQL.QueryContext(context.Background(), "EXPLAIN "+s.query, s.args...)
+		require.NoError(t, err)
+		var plan []string
+		for rows.Next() {
+			var line string
+			require.NoError(t, rows.Scan(&line))
+			plan = append(plan, line)
+		}
+		require.NoError(t, rows.Close())
+		text := strings.Join(plan, "\n")
+		t.Logf("%s\n%s", s.query, text)
+		for _, name := range []string{"messages_search_tokens_gin", "conversations_search_tokens_gin"} {
+			if strings.Contains(text, "Bitmap Index Scan on "+name) {
+				indexes[name] = true
+			}
+		}
+	}
+	require.True(t, indexes["messages_search_tokens_gin"], "the message match does not use its GIN index")
+}
+
+// seedScale writes users × convs conversations in tenant acme with msgs
+// messages each (PostgreSQL; messages by INSERT … SELECT generate_series,
+// with the word w<i mod 300> and the owner's term), and ANALYZEs.
+func seedScale(t testing.TB, db *store.DB, users, convs, msgs int) {
+	t.Helper()
+	ctx := context.Background()
+	sys := viewer.SystemJobContext(ctx, viewer.JobProvision)
+	db.Client.Tenant.Create().SetID("acme").SetName("acme").SaveX(sys)
+	kb := db.Client.KnowledgeBase.Create().SetTenantID("acme").SetName("kb").SetEmbeddingModel("m").SetEmbeddingDimensions(1024).SaveX(sys)
+	now := time.Now()
+	for u := range users {
+		n := convs
+		if u == 0 {
+			n = convs * 20 // the searched user is a heavy one
+		}
+		bulk := make([]*ent.ConversationCreate, 0, n)
+		for i := range n {
+			bulk = append(bulk, db.Client.Conversation.Create().SetTenantID("acme").SetUserID(fmt.Sprintf("user%d", u)).
+				SetKnowledgeBaseID(kb.ID).SetTitle(fmt.Sprintf("topic w%d", (u*convs+i)%300)).
+				SetExpiresAt(now.Add(time.Hour)).SetAbsoluteExpiresAt(now.Add(24*time.Hour)))
+		}
+		db.Client.Conversation.CreateBulk(bulk...).ExecX(sys)
+	}
+	_, err := db.SQL.ExecContext(ctx, `INSERT INTO messages (id, tenant_id, owner_id, conversation_id, sequence_no, role, content, created_at, search_tokens)
+SELECT gen_random_uuid(), 'acme', c.user_id, c.id, g, 'USER', 'message w' || (g % 300), now() - g * interval '1 minute',
+  ('''w' || (g % 300) || ''' ''message'' ''u:acme:' || c.user_id || '''')::tsvector
+FROM conversations c CROSS JOIN generate_series(1, $1::int) g`, msgs)
+	require.NoError(t, err)
+	_, err = db.SQL.ExecContext(ctx, `ANALYZE messages; ANALYZE conversations`)
+	require.NoError(t, err)
+}

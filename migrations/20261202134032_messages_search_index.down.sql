@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS "messages_search_tokens_gin";

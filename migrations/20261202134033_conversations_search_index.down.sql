@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS "conversations_search_tokens_gin";
