@@ -1,0 +1,1 @@
+import{t as e}from"./web-Cu31a0Ct.js";e();
