@@ -1,1 +1,0 @@
-import{t as e}from"./web-Cu31a0Ct.js";e();
