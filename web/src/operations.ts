@@ -26,23 +26,6 @@ export const ConversationFields = graphql(`
   }
 `);
 
-export const ConversationsQuery = graphql(`
-  query Conversations($first: Int!, $after: Cursor) {
-    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {
-      edges {
-        cursor
-        node {
-          ...ConversationFields
-        }
-      }
-      pageInfo {
-        hasNextPage
-        endCursor
-      }
-    }
-  }
-`);
-
 export const SourceFields = graphql(`
   fragment SourceFields on Source {
     id
@@ -138,6 +121,7 @@ export const ConversationQuery = graphql(`
   query Conversation($id: ID!, $last: Int!, $before: Cursor) {
     conversation(id: $id) {
       ...ConversationFields
+      ...OrganiseFields
       currentLeafId
       currentPath(last: $last, before: $before) {
         edges {
@@ -159,14 +143,6 @@ export const AttemptQuery = graphql(`
   query Attempt($id: ID!) {
     attempt(id: $id) {
       ...AttemptFields
-    }
-  }
-`);
-
-export const CreateConversationMutation = graphql(`
-  mutation CreateConversation {
-    createConversation {
-      ...ConversationFields
     }
   }
 `);

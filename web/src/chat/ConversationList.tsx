@@ -1,24 +1,49 @@
-// The viewer's conversations, newest first, with infinite scroll over the
-// Relay connection (first/after), rename, archive, and delete with undo
-// (restoreConversation), kept current by viewerEvents.
+// The viewer's conversations: pinned ones first (section "Pinned"), then
+// the viewer's folders with the conversations filed in them, then the
+// unfiled ones, newest first, with infinite scroll over the Relay
+// connection (first/after); pin, move to a folder, rename, archive, and
+// delete with undo (restoreConversation), kept current by viewerEvents.
+// "New conversation" starts a temporary chat when the switch is on.
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useEffect, useRef, useState } from 'react';
-import { ViewerEventsSubscription, ArchiveConversationMutation, ConversationsQuery, CreateConversationMutation, DeleteConversationMutation, RenameConversationMutation, RestoreConversationMutation } from '../operations';
+import { ViewerEventsSubscription, ArchiveConversationMutation, DeleteConversationMutation, RenameConversationMutation, RestoreConversationMutation } from '../operations';
+import {
+  CreateFolderMutation,
+  CreateTemporaryMutation,
+  DeleteFolderMutation,
+  MoveToFolderMutation,
+  PinConversationMutation,
+  RenameFolderMutation,
+  SidebarQuery,
+  UnpinConversationMutation,
+} from '../organise/operations';
+import { useTemporaryPolicy } from '../organise/temporaryPolicy';
 import { useT } from '../i18n';
 import { toUiError, type UiError } from '../errors';
 import { ErrorNote } from './ErrorNote';
 import { nodes } from '../relay';
+import { ConversationRow, type RowActions } from './ConversationRow';
+import { FolderTree, type FolderActions } from './FolderTree';
+import { TemporarySwitch } from './TemporarySwitch';
 
 const pageSize = 30;
 
 export function ConversationList({ selected, onSelect }: { selected: string | null; onSelect: (id: string | null) => void }) {
   const t = useT();
-  const { data, error, fetchMore, refetch } = useQuery(ConversationsQuery, { variables: { first: pageSize }, notifyOnNetworkStatusChange: true });
-  const [create] = useMutation(CreateConversationMutation);
+  const { data, error, fetchMore, refetch } = useQuery(SidebarQuery, { variables: { first: pageSize }, notifyOnNetworkStatusChange: true });
+  const [create] = useMutation(CreateTemporaryMutation);
   const [rename] = useMutation(RenameConversationMutation);
   const [archive] = useMutation(ArchiveConversationMutation);
   const [del] = useMutation(DeleteConversationMutation);
   const [restore] = useMutation(RestoreConversationMutation);
+  const [pin] = useMutation(PinConversationMutation);
+  const [unpin] = useMutation(UnpinConversationMutation);
+  const [move] = useMutation(MoveToFolderMutation);
+  const [createFolder] = useMutation(CreateFolderMutation);
+  const [renameFolder] = useMutation(RenameFolderMutation);
+  const [deleteFolder] = useMutation(DeleteFolderMutation);
+  const [policy, learnPolicy] = useTemporaryPolicy();
+  const [temporary, setTemporary] = useState(false);
   const [undo, setUndo] = useState<{ id: string; title: string } | null>(null);
   const [opError, setOpError] = useState<UiError | null>(null);
   const sentinel = useRef<HTMLLIElement>(null);
@@ -42,6 +67,7 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
     void fetchMore({
       variables: { after: conn.pageInfo.endCursor },
       updateQuery: (prev, { fetchMoreResult }) => ({
+        ...fetchMoreResult,
         conversations: {
           ...fetchMoreResult.conversations,
           edges: [...(prev.conversations?.edges ?? []), ...(fetchMoreResult.conversations.edges ?? [])],
@@ -69,22 +95,76 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
     }
   };
 
+  const startNew = () =>
+    run(async () => {
+      const asked = policy === 'ENFORCED' || temporary;
+      let res;
+      try {
+        res = await create({ variables: { temporary: asked || undefined } });
+      } catch (err) {
+        if (asked && toUiError(err).kind === 'forbidden') {
+          learnPolicy('FORBIDDEN');
+          setTemporary(false);
+        }
+        throw err;
+      }
+      const c = res.data?.createConversation;
+      if (c?.temporary && !asked) learnPolicy('ENFORCED');
+      if (!c?.temporary) await refetch();
+      if (c) onSelect(c.id);
+    });
+
+  const rows: RowActions = {
+    select: onSelect,
+    pin: (id, on) =>
+      void run(async () => {
+        await (on ? pin({ variables: { id } }) : unpin({ variables: { id } }));
+        await refetch();
+      }),
+    move: (id, folderId) =>
+      void run(async () => {
+        await move({ variables: { conversationId: id, folderId } });
+        await refetch();
+      }),
+    rename: (id, title) => void run(() => rename({ variables: { id, title } })),
+    archive: (id) => void run(() => archive({ variables: { id } })),
+    remove: (id, title) =>
+      void run(async () => {
+        await del({ variables: { id } });
+        setUndo({ id, title });
+        if (id === selected) onSelect(null);
+        await refetch();
+      }),
+  };
+  const folderActions: FolderActions = {
+    create: (parentId) => {
+      const name = window.prompt(parentId ? t.newSubfolder : t.newFolder);
+      if (name && name.trim())
+        void run(async () => {
+          await createFolder({ variables: { input: { name: name.trim(), parentId } } });
+          await refetch();
+        });
+    },
+    rename: (id, name) => void run(() => renameFolder({ variables: { id, name } })),
+    remove: (id) =>
+      void run(async () => {
+        await deleteFolder({ variables: { id } });
+        await refetch();
+      }),
+  };
+
+  const folders = data?.folders ?? [];
+  const known = new Set(folders.map((f) => f.id));
+  const pinned = nodes(data?.pinned.edges);
+  const rest = nodes(conn?.edges);
+  const unfiled = rest.filter((c) => !c.folderId || !known.has(c.folderId));
+
   return (
     <nav className="conv-list" aria-label={t.conversations}>
-      <button
-        type="button"
-        className="primary"
-        data-testid="new-conversation"
-        onClick={() =>
-          run(async () => {
-            const res = await create();
-            await refetch();
-            if (res.data) onSelect(res.data.createConversation.id);
-          })
-        }
-      >
+      <button type="button" className="primary" data-testid="new-conversation" onClick={() => void startNew()}>
         + {t.newConversation}
       </button>
+      <TemporarySwitch policy={policy} on={temporary} onChange={setTemporary} />
       {error && <ErrorNote error={toUiError(error)} onRetry={() => void refetch()} />}
       {opError && <ErrorNote error={opError} />}
       {undo && (
@@ -104,63 +184,32 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
           </button>
         </div>
       )}
-      <ul>
-        {nodes(conn?.edges).map((node) => (
-          <li key={node.id} className={node.id === selected ? 'selected' : ''}>
-            <a
-              href={`/c/${node.id}`}
-              aria-current={node.id === selected ? 'page' : undefined}
-              onClick={(e) => {
-                e.preventDefault();
-                onSelect(node.id);
-              }}
-            >
-              {node.title || '…'}
-              {node.status !== 'ACTIVE' && <small className="badge">{node.status === 'ARCHIVED' ? t.archived : t.expired}</small>}
-            </a>
-            <span className="row-actions">
-              <button
-                type="button"
-                title={t.rename}
-                aria-label={`${t.rename}: ${node.title}`}
-                onClick={() => {
-                  const title = window.prompt(t.rename, node.title);
-                  if (title && title.trim()) void run(() => rename({ variables: { id: node.id, title: title.trim() } }));
-                }}
-              >
-                ✎
+      {pinned.length > 0 && (
+        <section aria-label={t.pinned} data-testid="pinned">
+          <h3>{t.pinned}</h3>
+          <ul>
+            {pinned.map((node) => (
+              <ConversationRow key={node.id} node={node} selected={node.id === selected} folders={folders} actions={rows} />
+            ))}
+          </ul>
+        </section>
+      )}
+      <FolderTree folders={folders} conversations={rest} selected={selected} rows={rows} actions={folderActions} />
+      <section aria-label={t.unfiled} data-testid="unfiled">
+        {(pinned.length > 0 || folders.length > 0) && <h3>{t.unfiled}</h3>}
+        <ul>
+          {unfiled.map((node) => (
+            <ConversationRow key={node.id} node={node} selected={node.id === selected} folders={folders} actions={rows} />
+          ))}
+          {conn?.pageInfo.hasNextPage && (
+            <li ref={sentinel}>
+              <button type="button" onClick={more}>
+                {t.loadMore}
               </button>
-              {node.status === 'ACTIVE' && (
-                <button type="button" title={t.archive} aria-label={`${t.archive}: ${node.title}`} onClick={() => run(() => archive({ variables: { id: node.id } }))}>
-                  ⤓
-                </button>
-              )}
-              <button
-                type="button"
-                title={t.delete}
-                aria-label={`${t.delete}: ${node.title}`}
-                onClick={() =>
-                  run(async () => {
-                    await del({ variables: { id: node.id } });
-                    setUndo({ id: node.id, title: node.title });
-                    if (node.id === selected) onSelect(null);
-                    await refetch();
-                  })
-                }
-              >
-                🗑
-              </button>
-            </span>
-          </li>
-        ))}
-        {conn?.pageInfo.hasNextPage && (
-          <li ref={sentinel}>
-            <button type="button" onClick={more}>
-              {t.loadMore}
-            </button>
-          </li>
-        )}
-      </ul>
+            </li>
+          )}
+        </ul>
+      </section>
     </nav>
   );
 }

@@ -32,6 +32,7 @@ import { useT } from '../i18n';
 import { toUiError, type UiError } from '../errors';
 import { newId } from '../ids';
 import { ErrorNote } from './ErrorNote';
+import { ConversationHeader } from './ConversationHeader';
 import { Composer } from './Composer';
 import { Turn, attemptAnchor, type TurnActions } from './Turn';
 import { nodes } from '../relay';
@@ -273,10 +274,7 @@ export function ConversationView({ id }: { id: string }) {
   const locked = runningAttempt !== null || rateLeft > 0;
   return (
     <section className="conversation" aria-label={conv.title}>
-      <header className="conv-header">
-        <h2>{conv.title || '…'}</h2>
-        {conv.status !== 'ACTIVE' && <span className="badge">{conv.status === 'ARCHIVED' ? t.archived : t.expired}</span>}
-      </header>
+      <ConversationHeader conv={conv} />
       <div className="messages" ref={scroller} onScroll={onScroll} data-testid="messages" data-leaf={lastId ?? ''}>
         {path.more && (
           <button type="button" className="load-older" onClick={() => void loadOlder()} disabled={loadingOlder}>

@@ -31,14 +31,12 @@ type Documents = {
     "\n  query AuditEvents($first: Int!, $after: Cursor, $where: AuditEventWhereInput, $orderBy: AuditEventOrder) {\n    auditEvents(first: $first, after: $after, where: $where, orderBy: $orderBy) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          actor\n          action\n          targetType\n          targetId\n          reason\n          at\n          metadata {\n            key\n            value\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.AuditEventsDocument,
     "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": typeof types.ViewerDocument,
     "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": typeof types.ConversationFieldsFragmentDoc,
-    "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.ConversationsDocument,
     "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": typeof types.SourceFieldsFragmentDoc,
     "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": typeof types.AttemptFieldsFragmentDoc,
     "\n  fragment AttemptCoreFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n  }\n": typeof types.AttemptCoreFieldsFragmentDoc,
     "\n  fragment PathMessageFields on Message {\n    id\n    role\n    content\n    parentId\n    depth\n    createdAt\n    clientMessageId\n    attemptId\n    siblings {\n      ids\n      index\n      count\n    }\n    attempts {\n      ...AttemptCoreFields\n    }\n    attempt {\n      ...AttemptFields\n    }\n  }\n": typeof types.PathMessageFieldsFragmentDoc,
-    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": typeof types.ConversationDocument,
+    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": typeof types.ConversationDocument,
     "\n  query Attempt($id: ID!) {\n    attempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": typeof types.AttemptDocument,
-    "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n": typeof types.CreateConversationDocument,
     "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n": typeof types.RenameConversationDocument,
     "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.ArchiveConversationDocument,
     "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.DeleteConversationDocument,
@@ -52,6 +50,23 @@ type Documents = {
     "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": typeof types.AttemptEventsDocument,
     "\n  subscription ConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n    }\n  }\n": typeof types.ConversationEventsDocument,
     "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": typeof types.ViewerEventsDocument,
+    "\n  fragment OrganiseFields on Conversation {\n    id\n    version\n    pinned\n    folderId\n    temporary\n    temporaryExpiresAt\n    tags {\n      id\n      name\n      color\n    }\n  }\n": typeof types.OrganiseFieldsFragmentDoc,
+    "\n  query Sidebar($first: Int!, $after: Cursor) {\n    pinned: conversations(first: 50, where: { pinned: true }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n    }\n    conversations(first: $first, after: $after, where: { pinned: false }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    folders {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": typeof types.SidebarDocument,
+    "\n  query Tags {\n    tags {\n      id\n      name\n      color\n    }\n  }\n": typeof types.TagsDocument,
+    "\n  query ConversationOrganise($id: ID!) {\n    conversation(id: $id) {\n      ...OrganiseFields\n    }\n  }\n": typeof types.ConversationOrganiseDocument,
+    "\n  mutation PinConversation($id: ID!) {\n    pinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.PinConversationDocument,
+    "\n  mutation UnpinConversation($id: ID!) {\n    unpinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.UnpinConversationDocument,
+    "\n  mutation CreateFolder($input: CreateFolderInput!) {\n    createFolder(input: $input) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": typeof types.CreateFolderDocument,
+    "\n  mutation RenameFolder($id: ID!, $name: String!) {\n    updateFolder(id: $id, input: { name: $name }) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": typeof types.RenameFolderDocument,
+    "\n  mutation DeleteFolder($id: ID!) {\n    deleteFolder(id: $id) {\n      deletedFolderId\n    }\n  }\n": typeof types.DeleteFolderDocument,
+    "\n  mutation MoveToFolder($conversationId: ID!, $folderId: ID) {\n    moveConversationToFolder(conversationId: $conversationId, folderId: $folderId) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.MoveToFolderDocument,
+    "\n  mutation CreateTag($input: CreateTagInput!) {\n    createTag(input: $input) {\n      id\n      name\n      color\n    }\n  }\n": typeof types.CreateTagDocument,
+    "\n  mutation AddTags($conversationId: ID!, $tagIds: [ID!]!) {\n    addConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n": typeof types.AddTagsDocument,
+    "\n  mutation RemoveTags($conversationId: ID!, $tagIds: [ID!]!) {\n    removeConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n": typeof types.RemoveTagsDocument,
+    "\n  mutation CreateTemporaryConversation($temporary: Boolean) {\n    createConversation(input: { temporary: $temporary }) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.CreateTemporaryConversationDocument,
+    "\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.KeepConversationDocument,
+    "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n": typeof types.TemporaryPolicyDocument,
+    "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": typeof types.ExportConversationDocument,
 };
 const documents: Documents = {
     "\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AdminConversationsDocument,
@@ -71,14 +86,12 @@ const documents: Documents = {
     "\n  query AuditEvents($first: Int!, $after: Cursor, $where: AuditEventWhereInput, $orderBy: AuditEventOrder) {\n    auditEvents(first: $first, after: $after, where: $where, orderBy: $orderBy) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          actor\n          action\n          targetType\n          targetId\n          reason\n          at\n          metadata {\n            key\n            value\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AuditEventsDocument,
     "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": types.ViewerDocument,
     "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": types.ConversationFieldsFragmentDoc,
-    "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.ConversationsDocument,
     "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": types.SourceFieldsFragmentDoc,
     "\n  fragment AttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      ...SourceFields\n    }\n    feedback {\n      id\n      rating\n      reasonCodes\n      comment\n    }\n  }\n": types.AttemptFieldsFragmentDoc,
     "\n  fragment AttemptCoreFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n  }\n": types.AttemptCoreFieldsFragmentDoc,
     "\n  fragment PathMessageFields on Message {\n    id\n    role\n    content\n    parentId\n    depth\n    createdAt\n    clientMessageId\n    attemptId\n    siblings {\n      ids\n      index\n      count\n    }\n    attempts {\n      ...AttemptCoreFields\n    }\n    attempt {\n      ...AttemptFields\n    }\n  }\n": types.PathMessageFieldsFragmentDoc,
-    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": types.ConversationDocument,
+    "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": types.ConversationDocument,
     "\n  query Attempt($id: ID!) {\n    attempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": types.AttemptDocument,
-    "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n": types.CreateConversationDocument,
     "\n  mutation RenameConversation($id: ID!, $title: String!) {\n    renameConversation(id: $id, title: $title) {\n      ...ConversationFields\n    }\n  }\n": types.RenameConversationDocument,
     "\n  mutation ArchiveConversation($id: ID!) {\n    archiveConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.ArchiveConversationDocument,
     "\n  mutation DeleteConversation($id: ID!) {\n    deleteConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.DeleteConversationDocument,
@@ -92,6 +105,23 @@ const documents: Documents = {
     "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": types.AttemptEventsDocument,
     "\n  subscription ConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n    }\n  }\n": types.ConversationEventsDocument,
     "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": types.ViewerEventsDocument,
+    "\n  fragment OrganiseFields on Conversation {\n    id\n    version\n    pinned\n    folderId\n    temporary\n    temporaryExpiresAt\n    tags {\n      id\n      name\n      color\n    }\n  }\n": types.OrganiseFieldsFragmentDoc,
+    "\n  query Sidebar($first: Int!, $after: Cursor) {\n    pinned: conversations(first: 50, where: { pinned: true }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n    }\n    conversations(first: $first, after: $after, where: { pinned: false }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    folders {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": types.SidebarDocument,
+    "\n  query Tags {\n    tags {\n      id\n      name\n      color\n    }\n  }\n": types.TagsDocument,
+    "\n  query ConversationOrganise($id: ID!) {\n    conversation(id: $id) {\n      ...OrganiseFields\n    }\n  }\n": types.ConversationOrganiseDocument,
+    "\n  mutation PinConversation($id: ID!) {\n    pinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.PinConversationDocument,
+    "\n  mutation UnpinConversation($id: ID!) {\n    unpinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.UnpinConversationDocument,
+    "\n  mutation CreateFolder($input: CreateFolderInput!) {\n    createFolder(input: $input) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": types.CreateFolderDocument,
+    "\n  mutation RenameFolder($id: ID!, $name: String!) {\n    updateFolder(id: $id, input: { name: $name }) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": types.RenameFolderDocument,
+    "\n  mutation DeleteFolder($id: ID!) {\n    deleteFolder(id: $id) {\n      deletedFolderId\n    }\n  }\n": types.DeleteFolderDocument,
+    "\n  mutation MoveToFolder($conversationId: ID!, $folderId: ID) {\n    moveConversationToFolder(conversationId: $conversationId, folderId: $folderId) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.MoveToFolderDocument,
+    "\n  mutation CreateTag($input: CreateTagInput!) {\n    createTag(input: $input) {\n      id\n      name\n      color\n    }\n  }\n": types.CreateTagDocument,
+    "\n  mutation AddTags($conversationId: ID!, $tagIds: [ID!]!) {\n    addConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n": types.AddTagsDocument,
+    "\n  mutation RemoveTags($conversationId: ID!, $tagIds: [ID!]!) {\n    removeConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n": types.RemoveTagsDocument,
+    "\n  mutation CreateTemporaryConversation($temporary: Boolean) {\n    createConversation(input: { temporary: $temporary }) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.CreateTemporaryConversationDocument,
+    "\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.KeepConversationDocument,
+    "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n": types.TemporaryPolicyDocument,
+    "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": types.ExportConversationDocument,
 };
 
 /**
@@ -179,10 +209,6 @@ export function graphql(source: "\n  fragment ConversationFields on Conversation
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query Conversations($first: Int!, $after: Cursor) {\n    conversations(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
 export function graphql(source: "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n"): (typeof documents)["\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -199,15 +225,11 @@ export function graphql(source: "\n  fragment PathMessageFields on Message {\n  
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query Conversation($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...PathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query Attempt($id: ID!) {\n    attempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n"): (typeof documents)["\n  query Attempt($id: ID!) {\n    attempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n"];
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateConversation {\n    createConversation {\n      ...ConversationFields\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -260,6 +282,74 @@ export function graphql(source: "\n  subscription ConversationEvents($conversati
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"): (typeof documents)["\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment OrganiseFields on Conversation {\n    id\n    version\n    pinned\n    folderId\n    temporary\n    temporaryExpiresAt\n    tags {\n      id\n      name\n      color\n    }\n  }\n"): (typeof documents)["\n  fragment OrganiseFields on Conversation {\n    id\n    version\n    pinned\n    folderId\n    temporary\n    temporaryExpiresAt\n    tags {\n      id\n      name\n      color\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Sidebar($first: Int!, $after: Cursor) {\n    pinned: conversations(first: 50, where: { pinned: true }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n    }\n    conversations(first: $first, after: $after, where: { pinned: false }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    folders {\n      id\n      name\n      parentId\n      position\n    }\n  }\n"): (typeof documents)["\n  query Sidebar($first: Int!, $after: Cursor) {\n    pinned: conversations(first: 50, where: { pinned: true }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n    }\n    conversations(first: $first, after: $after, where: { pinned: false }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    folders {\n      id\n      name\n      parentId\n      position\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Tags {\n    tags {\n      id\n      name\n      color\n    }\n  }\n"): (typeof documents)["\n  query Tags {\n    tags {\n      id\n      name\n      color\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConversationOrganise($id: ID!) {\n    conversation(id: $id) {\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  query ConversationOrganise($id: ID!) {\n    conversation(id: $id) {\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PinConversation($id: ID!) {\n    pinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  mutation PinConversation($id: ID!) {\n    pinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UnpinConversation($id: ID!) {\n    unpinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  mutation UnpinConversation($id: ID!) {\n    unpinConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateFolder($input: CreateFolderInput!) {\n    createFolder(input: $input) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n"): (typeof documents)["\n  mutation CreateFolder($input: CreateFolderInput!) {\n    createFolder(input: $input) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RenameFolder($id: ID!, $name: String!) {\n    updateFolder(id: $id, input: { name: $name }) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n"): (typeof documents)["\n  mutation RenameFolder($id: ID!, $name: String!) {\n    updateFolder(id: $id, input: { name: $name }) {\n      id\n      name\n      parentId\n      position\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteFolder($id: ID!) {\n    deleteFolder(id: $id) {\n      deletedFolderId\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteFolder($id: ID!) {\n    deleteFolder(id: $id) {\n      deletedFolderId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MoveToFolder($conversationId: ID!, $folderId: ID) {\n    moveConversationToFolder(conversationId: $conversationId, folderId: $folderId) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  mutation MoveToFolder($conversationId: ID!, $folderId: ID) {\n    moveConversationToFolder(conversationId: $conversationId, folderId: $folderId) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateTag($input: CreateTagInput!) {\n    createTag(input: $input) {\n      id\n      name\n      color\n    }\n  }\n"): (typeof documents)["\n  mutation CreateTag($input: CreateTagInput!) {\n    createTag(input: $input) {\n      id\n      name\n      color\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation AddTags($conversationId: ID!, $tagIds: [ID!]!) {\n    addConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  mutation AddTags($conversationId: ID!, $tagIds: [ID!]!) {\n    addConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RemoveTags($conversationId: ID!, $tagIds: [ID!]!) {\n    removeConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  mutation RemoveTags($conversationId: ID!, $tagIds: [ID!]!) {\n    removeConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateTemporaryConversation($temporary: Boolean) {\n    createConversation(input: { temporary: $temporary }) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  mutation CreateTemporaryConversation($temporary: Boolean) {\n    createConversation(input: { temporary: $temporary }) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"): (typeof documents)["\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n"): (typeof documents)["\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n"): (typeof documents)["\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,0 +1,1 @@
+import{t as e}from"./web-C5nd5SMp.js";e();
