@@ -123,7 +123,11 @@ func seedScale(t testing.TB, db *store.DB, users, convs, heavy, msgs int) {
 				SetKnowledgeBaseID(kb.ID).SetTitle(fmt.Sprintf("topic w%d", (u*convs+i)%300)).
 				SetExpiresAt(now.Add(time.Hour)).SetAbsoluteExpiresAt(now.Add(24*time.Hour)))
 		}
-		db.Client.Conversation.CreateBulk(bulk...).ExecX(sys)
+		for len(bulk) > 0 {
+			k := min(len(bulk), 1000) // within PostgreSQL's 65535 parameters
+			db.Client.Conversation.CreateBulk(bulk[:k]...).ExecX(sys)
+			bulk = bulk[k:]
+		}
 	}
 	_, err := db.SQL.ExecContext(ctx, `INSERT INTO messages (id, tenant_id, owner_id, conversation_id, sequence_no, role, content, created_at, search_tokens)
 SELECT gen_random_uuid(), 'acme', c.user_id, c.id, g, 'USER', 'message w' || (g % 300), now() - g * interval '1 minute',
