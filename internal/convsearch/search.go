@@ -125,6 +125,9 @@ func search(ctx context.Context, c *ent.Client, r Request, owner *string, tenant
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRefs(ctx, c, r.Filter); err != nil {
+		return nil, err
+	}
 	convPs := []predicate.Conversation{
 		conversation.StatusNEQ(conversation.StatusDELETED),
 		conversation.TemporaryExpiresAtIsNil(),
