@@ -61,7 +61,7 @@ func TestExplainUsesIndex(t *testing.T) {
 		t.Skip("EXPLAIN is a PostgreSQL test")
 	}
 	db := storetest.Open(t, b)
-	seedScale(t, db, 20, 20, 60)
+	seedScale(t, db, 20, 20, 400, 60)
 	var idx string
 	require.NoError(t, db.SQL.QueryRow(`SELECT string_agg(indexname || ':' || i.indisvalid::text, ' ') FROM pg_indexes JOIN pg_class c ON c.relname = indexname JOIN pg_index i ON i.indexrelid = c.oid WHERE tablename = 'messages'`).Scan(&idx))
 	t.Logf("message indexes: %s", idx)
@@ -102,10 +102,10 @@ func TestExplainUsesIndex(t *testing.T) {
 	require.True(t, indexes["messages_search_tokens_gin"], "the message match does not use its GIN index")
 }
 
-// seedScale writes users × convs conversations in tenant acme with msgs
+// seedScale writes users × convs conversations (heavy for user0) in tenant acme with msgs
 // messages each (PostgreSQL; messages by INSERT … SELECT generate_series,
 // with the word w<i mod 300> and the owner's term), and ANALYZEs.
-func seedScale(t testing.TB, db *store.DB, users, convs, msgs int) {
+func seedScale(t testing.TB, db *store.DB, users, convs, heavy, msgs int) {
 	t.Helper()
 	ctx := context.Background()
 	sys := viewer.SystemJobContext(ctx, viewer.JobProvision)
@@ -115,7 +115,7 @@ func seedScale(t testing.TB, db *store.DB, users, convs, msgs int) {
 	for u := range users {
 		n := convs
 		if u == 0 {
-			n = convs * 20 // the searched user is a heavy one
+			n = heavy // the searched user is a heavy one
 		}
 		bulk := make([]*ent.ConversationCreate, 0, n)
 		for i := range n {
@@ -123,7 +123,11 @@ func seedScale(t testing.TB, db *store.DB, users, convs, msgs int) {
 				SetKnowledgeBaseID(kb.ID).SetTitle(fmt.Sprintf("topic w%d", (u*convs+i)%300)).
 				SetExpiresAt(now.Add(time.Hour)).SetAbsoluteExpiresAt(now.Add(24*time.Hour)))
 		}
-		db.Client.Conversation.CreateBulk(bulk...).ExecX(sys)
+		for len(bulk) > 0 {
+			k := min(len(bulk), 1000) // within PostgreSQL's 65535 parameters
+			db.Client.Conversation.CreateBulk(bulk[:k]...).ExecX(sys)
+			bulk = bulk[k:]
+		}
 	}
 	_, err := db.SQL.ExecContext(ctx, `INSERT INTO messages (id, tenant_id, owner_id, conversation_id, sequence_no, role, content, created_at, search_tokens)
 SELECT gen_random_uuid(), 'acme', c.user_id, c.id, g, 'USER', 'message w' || (g % 300), now() - g * interval '1 minute',
