@@ -3,7 +3,8 @@
 // unfiled ones, newest first, with infinite scroll over the Relay
 // connection (first/after); pin, move to a folder, rename, archive, and
 // delete with undo (restoreConversation), kept current by viewerEvents.
-// "New conversation" starts a temporary chat when the switch is on.
+// "New conversation" starts a temporary chat when the switch is on; the
+// search box (src/search) opens the conversation of a result.
 import { useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useEffect, useRef, useState } from 'react';
 import { ViewerEventsSubscription, ArchiveConversationMutation, DeleteConversationMutation, RenameConversationMutation, RestoreConversationMutation } from '../operations';
@@ -25,6 +26,7 @@ import { nodes } from '../relay';
 import { ConversationRow, type RowActions } from './ConversationRow';
 import { FolderTree, type FolderActions } from './FolderTree';
 import { TemporarySwitch } from './TemporarySwitch';
+import { SearchBox } from '../search/SearchBox';
 
 const pageSize = 30;
 
@@ -165,6 +167,7 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
         + {t.newConversation}
       </button>
       <TemporarySwitch policy={policy} on={temporary} onChange={setTemporary} />
+      <SearchBox onOpen={onSelect} />
       {error && <ErrorNote error={toUiError(error)} onRetry={() => void refetch()} />}
       {opError && <ErrorNote error={opError} />}
       {undo && (

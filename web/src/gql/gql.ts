@@ -67,6 +67,7 @@ type Documents = {
     "\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.KeepConversationDocument,
     "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n": typeof types.TemporaryPolicyDocument,
     "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": typeof types.ExportConversationDocument,
+    "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n": typeof types.SearchConversationsDocument,
 };
 const documents: Documents = {
     "\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AdminConversationsDocument,
@@ -122,6 +123,7 @@ const documents: Documents = {
     "\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.KeepConversationDocument,
     "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n": types.TemporaryPolicyDocument,
     "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": types.ExportConversationDocument,
+    "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n": types.SearchConversationsDocument,
 };
 
 /**
@@ -350,6 +352,10 @@ export function graphql(source: "\n  query TemporaryPolicy {\n    tenantSettings
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n"): (typeof documents)["\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,0 +1,1 @@
+import{t as e}from"./web-DQ1HdRt7.js";e();

@@ -1,1 +1,0 @@
-import{t as e}from"./web-C5nd5SMp.js";e();
