@@ -29,24 +29,26 @@ func roomyLimits(c *config.Config) {
 // field may depend on the viewer's role (docs/API.md, "Admin
 // diagnostics"). A new root field must be added here or to memberRootArgs.
 var restrictedRoots = map[string]string{
-	"adminConversations": "admin",
-	"feedbacks":          "admin",
-	"feedbackSummary":    "admin",
-	"usageSummary":       "admin",
-	"attemptDiagnostics": "admin",
-	"tenantSettings":     "admin",
-	"documentAcl":        "curator",
-	"auditEvents":        "admin",
+	"adminConversations":       "admin",
+	"feedbacks":                "admin",
+	"feedbackSummary":          "admin",
+	"usageSummary":             "admin",
+	"attemptDiagnostics":       "admin",
+	"tenantSettings":           "admin",
+	"documentAcl":              "curator",
+	"auditEvents":              "admin",
+	"adminSearchConversations": "admin",
 }
 
 // memberRootArgs gives the root query fields that take required arguments
 // their arguments for the member test.
 var memberRootArgs = map[string]string{
-	"conversation":       "(id: $conversation)",
-	"attempt":            "(id: $attempt)",
-	"node":               "(id: $attempt)",
-	"nodes":              "(ids: $nodes)",
-	"exportConversation": "(id: $conversation, format: MARKDOWN)",
+	"conversation":        "(id: $conversation)",
+	"attempt":             "(id: $attempt)",
+	"node":                "(id: $attempt)",
+	"nodes":               "(ids: $nodes)",
+	"exportConversation":  "(id: $conversation, format: MARKDOWN)",
+	"searchConversations": "(query: \"上传 upload\")",
 }
 
 // memberWorld is what alice (a member) owns after memberSetup: a
