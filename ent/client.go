@@ -28,6 +28,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -65,6 +66,8 @@ type Client struct {
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// SearchEntry is the client for interacting with the SearchEntry builders.
+	SearchEntry *SearchEntryClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
@@ -96,6 +99,7 @@ func (c *Client) init() {
 	c.Folder = NewFolderClient(c.config)
 	c.KnowledgeBase = NewKnowledgeBaseClient(c.config)
 	c.Message = NewMessageClient(c.config)
+	c.SearchEntry = NewSearchEntryClient(c.config)
 	c.Source = NewSourceClient(c.config)
 	c.SupportGrant = NewSupportGrantClient(c.config)
 	c.Tag = NewTagClient(c.config)
@@ -204,6 +208,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Folder:          NewFolderClient(cfg),
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
+		SearchEntry:     NewSearchEntryClient(cfg),
 		Source:          NewSourceClient(cfg),
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
@@ -239,6 +244,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Folder:          NewFolderClient(cfg),
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
+		SearchEntry:     NewSearchEntryClient(cfg),
 		Source:          NewSourceClient(cfg),
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
@@ -274,7 +280,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.SearchEntry, c.Source, c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -286,7 +292,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.SearchEntry, c.Source, c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -319,6 +325,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.KnowledgeBase.mutate(ctx, m)
 	case *MessageMutation:
 		return c.Message.mutate(ctx, m)
+	case *SearchEntryMutation:
+		return c.SearchEntry.mutate(ctx, m)
 	case *SourceMutation:
 		return c.Source.mutate(ctx, m)
 	case *SupportGrantMutation:
@@ -2612,6 +2620,172 @@ func (c *MessageClient) mutate(ctx context.Context, m *MessageMutation) (Value, 
 	}
 }
 
+// SearchEntryClient is a client for the SearchEntry schema.
+type SearchEntryClient struct {
+	config
+}
+
+// NewSearchEntryClient returns a client for the SearchEntry from the given config.
+func NewSearchEntryClient(c config) *SearchEntryClient {
+	return &SearchEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `searchentry.Hooks(f(g(h())))`.
+func (c *SearchEntryClient) Use(hooks ...Hook) {
+	c.hooks.SearchEntry = append(c.hooks.SearchEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `searchentry.Intercept(f(g(h())))`.
+func (c *SearchEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SearchEntry = append(c.inters.SearchEntry, interceptors...)
+}
+
+// Create returns a builder for creating a SearchEntry entity.
+func (c *SearchEntryClient) Create() *SearchEntryCreate {
+	mutation := newSearchEntryMutation(c.config, OpCreate)
+	return &SearchEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SearchEntry entities.
+func (c *SearchEntryClient) CreateBulk(builders ...*SearchEntryCreate) *SearchEntryCreateBulk {
+	return &SearchEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SearchEntryClient) MapCreateBulk(slice any, setFunc func(*SearchEntryCreate, int)) *SearchEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SearchEntryCreateBulk{err: fmt.Errorf("calling to SearchEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SearchEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SearchEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SearchEntry.
+func (c *SearchEntryClient) Update() *SearchEntryUpdate {
+	mutation := newSearchEntryMutation(c.config, OpUpdate)
+	return &SearchEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SearchEntryClient) UpdateOne(_m *SearchEntry) *SearchEntryUpdateOne {
+	mutation := newSearchEntryMutation(c.config, OpUpdateOne, withSearchEntry(_m))
+	return &SearchEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SearchEntryClient) UpdateOneID(id uuid.UUID) *SearchEntryUpdateOne {
+	mutation := newSearchEntryMutation(c.config, OpUpdateOne, withSearchEntryID(id))
+	return &SearchEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SearchEntry.
+func (c *SearchEntryClient) Delete() *SearchEntryDelete {
+	mutation := newSearchEntryMutation(c.config, OpDelete)
+	return &SearchEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SearchEntryClient) DeleteOne(_m *SearchEntry) *SearchEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SearchEntryClient) DeleteOneID(id uuid.UUID) *SearchEntryDeleteOne {
+	builder := c.Delete().Where(searchentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SearchEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for SearchEntry.
+func (c *SearchEntryClient) Query() *SearchEntryQuery {
+	return &SearchEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSearchEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SearchEntry entity by its id.
+func (c *SearchEntryClient) Get(ctx context.Context, id uuid.UUID) (*SearchEntry, error) {
+	return c.Query().Where(searchentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SearchEntryClient) GetX(ctx context.Context, id uuid.UUID) *SearchEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a SearchEntry.
+func (c *SearchEntryClient) QueryTenant(_m *SearchEntry) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(searchentry.Table, searchentry.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, searchentry.TenantTable, searchentry.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversation queries the conversation edge of a SearchEntry.
+func (c *SearchEntryClient) QueryConversation(_m *SearchEntry) *ConversationQuery {
+	query := (&ConversationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(searchentry.Table, searchentry.FieldID, id),
+			sqlgraph.To(conversation.Table, conversation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, searchentry.ConversationTable, searchentry.ConversationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SearchEntryClient) Hooks() []Hook {
+	hooks := c.hooks.SearchEntry
+	return append(hooks[:len(hooks):len(hooks)], searchentry.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SearchEntryClient) Interceptors() []Interceptor {
+	return c.inters.SearchEntry
+}
+
+func (c *SearchEntryClient) mutate(ctx context.Context, m *SearchEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SearchEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SearchEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SearchEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SearchEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SearchEntry mutation op: %q", m.Op())
+	}
+}
+
 // SourceClient is a client for the Source schema.
 type SourceClient struct {
 	config
@@ -3296,13 +3470,13 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 type (
 	hooks struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, Source, SupportGrant,
-		Tag, Tenant []ent.Hook
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry, Source,
+		SupportGrant, Tag, Tenant []ent.Hook
 	}
 	inters struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, Source, SupportGrant,
-		Tag, Tenant []ent.Interceptor
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry, Source,
+		SupportGrant, Tag, Tenant []ent.Interceptor
 	}
 )
 

@@ -16,7 +16,6 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // Conversation is the model entity for the Conversation schema.
@@ -72,8 +71,6 @@ type Conversation struct {
 	Metadata map[string]string `json:"metadata,omitempty"`
 	// For a temporary chat: when it is gone (docs/API.md, "Temporary chats"); null for a normal conversation.
 	TemporaryExpiresAt *time.Time `json:"temporary_expires_at,omitempty"`
-	// Search terms of the text and the owner (internal/convsearch); set by the store's hook.
-	SearchTokens textsearch.Indexed `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ConversationQuery when eager-loading is set.
 	Edges        ConversationEdges `json:"edges"`
@@ -192,8 +189,6 @@ func (*Conversation) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case conversation.FieldCreatedAt, conversation.FieldUpdatedAt, conversation.FieldExpiresAt, conversation.FieldAbsoluteExpiresAt, conversation.FieldDeletedAt, conversation.FieldPinnedAt, conversation.FieldTemporaryExpiresAt:
 			values[i] = new(sql.NullTime)
-		case conversation.FieldSearchTokens:
-			values[i] = new(textsearch.Indexed)
 		case conversation.FieldID, conversation.FieldKnowledgeBaseID:
 			values[i] = new(uuid.UUID)
 		default:
@@ -371,12 +366,6 @@ func (_m *Conversation) assignValues(columns []string, values []any) error {
 				_m.TemporaryExpiresAt = new(time.Time)
 				*_m.TemporaryExpiresAt = value.Time
 			}
-		case conversation.FieldSearchTokens:
-			if value, ok := values[i].(*textsearch.Indexed); !ok {
-				return fmt.Errorf("unexpected type %T for field search_tokens", values[i])
-			} else if value != nil {
-				_m.SearchTokens = *value
-			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -535,8 +524,6 @@ func (_m *Conversation) String() string {
 		builder.WriteString("temporary_expires_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
-	builder.WriteString(", ")
-	builder.WriteString("search_tokens=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

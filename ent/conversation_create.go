@@ -22,7 +22,6 @@ import (
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // ConversationCreate is the builder for creating a Conversation entity.
@@ -317,20 +316,6 @@ func (_c *ConversationCreate) SetTemporaryExpiresAt(v time.Time) *ConversationCr
 func (_c *ConversationCreate) SetNillableTemporaryExpiresAt(v *time.Time) *ConversationCreate {
 	if v != nil {
 		_c.SetTemporaryExpiresAt(*v)
-	}
-	return _c
-}
-
-// SetSearchTokens sets the "search_tokens" field.
-func (_c *ConversationCreate) SetSearchTokens(v textsearch.Indexed) *ConversationCreate {
-	_c.mutation.SetSearchTokens(v)
-	return _c
-}
-
-// SetNillableSearchTokens sets the "search_tokens" field if the given value is not nil.
-func (_c *ConversationCreate) SetNillableSearchTokens(v *textsearch.Indexed) *ConversationCreate {
-	if v != nil {
-		_c.SetSearchTokens(*v)
 	}
 	return _c
 }
@@ -739,10 +724,6 @@ func (_c *ConversationCreate) createSpec() (*Conversation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.TemporaryExpiresAt(); ok {
 		_spec.SetField(conversation.FieldTemporaryExpiresAt, field.TypeTime, value)
 		_node.TemporaryExpiresAt = &value
-	}
-	if value, ok := _c.mutation.SearchTokens(); ok {
-		_spec.SetField(conversation.FieldSearchTokens, field.TypeOther, value)
-		_node.SearchTokens = value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1188,24 +1169,6 @@ func (u *ConversationUpsert) ClearTemporaryExpiresAt() *ConversationUpsert {
 	return u
 }
 
-// SetSearchTokens sets the "search_tokens" field.
-func (u *ConversationUpsert) SetSearchTokens(v textsearch.Indexed) *ConversationUpsert {
-	u.Set(conversation.FieldSearchTokens, v)
-	return u
-}
-
-// UpdateSearchTokens sets the "search_tokens" field to the value that was provided on create.
-func (u *ConversationUpsert) UpdateSearchTokens() *ConversationUpsert {
-	u.SetExcluded(conversation.FieldSearchTokens)
-	return u
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (u *ConversationUpsert) ClearSearchTokens() *ConversationUpsert {
-	u.SetNull(conversation.FieldSearchTokens)
-	return u
-}
-
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1587,27 +1550,6 @@ func (u *ConversationUpsertOne) UpdateTemporaryExpiresAt() *ConversationUpsertOn
 func (u *ConversationUpsertOne) ClearTemporaryExpiresAt() *ConversationUpsertOne {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearTemporaryExpiresAt()
-	})
-}
-
-// SetSearchTokens sets the "search_tokens" field.
-func (u *ConversationUpsertOne) SetSearchTokens(v textsearch.Indexed) *ConversationUpsertOne {
-	return u.Update(func(s *ConversationUpsert) {
-		s.SetSearchTokens(v)
-	})
-}
-
-// UpdateSearchTokens sets the "search_tokens" field to the value that was provided on create.
-func (u *ConversationUpsertOne) UpdateSearchTokens() *ConversationUpsertOne {
-	return u.Update(func(s *ConversationUpsert) {
-		s.UpdateSearchTokens()
-	})
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (u *ConversationUpsertOne) ClearSearchTokens() *ConversationUpsertOne {
-	return u.Update(func(s *ConversationUpsert) {
-		s.ClearSearchTokens()
 	})
 }
 
@@ -2159,27 +2101,6 @@ func (u *ConversationUpsertBulk) UpdateTemporaryExpiresAt() *ConversationUpsertB
 func (u *ConversationUpsertBulk) ClearTemporaryExpiresAt() *ConversationUpsertBulk {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearTemporaryExpiresAt()
-	})
-}
-
-// SetSearchTokens sets the "search_tokens" field.
-func (u *ConversationUpsertBulk) SetSearchTokens(v textsearch.Indexed) *ConversationUpsertBulk {
-	return u.Update(func(s *ConversationUpsert) {
-		s.SetSearchTokens(v)
-	})
-}
-
-// UpdateSearchTokens sets the "search_tokens" field to the value that was provided on create.
-func (u *ConversationUpsertBulk) UpdateSearchTokens() *ConversationUpsertBulk {
-	return u.Update(func(s *ConversationUpsert) {
-		s.UpdateSearchTokens()
-	})
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (u *ConversationUpsertBulk) ClearSearchTokens() *ConversationUpsertBulk {
-	return u.Update(func(s *ConversationUpsert) {
-		s.ClearSearchTokens()
 	})
 }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // ConversationUpdate is the builder for updating Conversation entities.
@@ -326,26 +325,6 @@ func (_u *ConversationUpdate) SetNillableTemporaryExpiresAt(v *time.Time) *Conve
 // ClearTemporaryExpiresAt clears the value of the "temporary_expires_at" field.
 func (_u *ConversationUpdate) ClearTemporaryExpiresAt() *ConversationUpdate {
 	_u.mutation.ClearTemporaryExpiresAt()
-	return _u
-}
-
-// SetSearchTokens sets the "search_tokens" field.
-func (_u *ConversationUpdate) SetSearchTokens(v textsearch.Indexed) *ConversationUpdate {
-	_u.mutation.SetSearchTokens(v)
-	return _u
-}
-
-// SetNillableSearchTokens sets the "search_tokens" field if the given value is not nil.
-func (_u *ConversationUpdate) SetNillableSearchTokens(v *textsearch.Indexed) *ConversationUpdate {
-	if v != nil {
-		_u.SetSearchTokens(*v)
-	}
-	return _u
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (_u *ConversationUpdate) ClearSearchTokens() *ConversationUpdate {
-	_u.mutation.ClearSearchTokens()
 	return _u
 }
 
@@ -698,12 +677,6 @@ func (_u *ConversationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if _u.mutation.TemporaryExpiresAtCleared() {
 		_spec.ClearField(conversation.FieldTemporaryExpiresAt, field.TypeTime)
-	}
-	if value, ok := _u.mutation.SearchTokens(); ok {
-		_spec.SetField(conversation.FieldSearchTokens, field.TypeOther, value)
-	}
-	if _u.mutation.SearchTokensCleared() {
-		_spec.ClearField(conversation.FieldSearchTokens, field.TypeOther)
 	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1249,26 +1222,6 @@ func (_u *ConversationUpdateOne) ClearTemporaryExpiresAt() *ConversationUpdateOn
 	return _u
 }
 
-// SetSearchTokens sets the "search_tokens" field.
-func (_u *ConversationUpdateOne) SetSearchTokens(v textsearch.Indexed) *ConversationUpdateOne {
-	_u.mutation.SetSearchTokens(v)
-	return _u
-}
-
-// SetNillableSearchTokens sets the "search_tokens" field if the given value is not nil.
-func (_u *ConversationUpdateOne) SetNillableSearchTokens(v *textsearch.Indexed) *ConversationUpdateOne {
-	if v != nil {
-		_u.SetSearchTokens(*v)
-	}
-	return _u
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (_u *ConversationUpdateOne) ClearSearchTokens() *ConversationUpdateOne {
-	_u.mutation.ClearSearchTokens()
-	return _u
-}
-
 // AddMessageIDs adds the "messages" edge to the Message entity by IDs.
 func (_u *ConversationUpdateOne) AddMessageIDs(ids ...uuid.UUID) *ConversationUpdateOne {
 	_u.mutation.AddMessageIDs(ids...)
@@ -1648,12 +1601,6 @@ func (_u *ConversationUpdateOne) sqlSave(ctx context.Context) (_node *Conversati
 	}
 	if _u.mutation.TemporaryExpiresAtCleared() {
 		_spec.ClearField(conversation.FieldTemporaryExpiresAt, field.TypeTime)
-	}
-	if value, ok := _u.mutation.SearchTokens(); ok {
-		_spec.SetField(conversation.FieldSearchTokens, field.TypeOther, value)
-	}
-	if _u.mutation.SearchTokensCleared() {
-		_spec.ClearField(conversation.FieldSearchTokens, field.TypeOther)
 	}
 	if _u.mutation.MessagesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -24,6 +24,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -100,6 +101,7 @@ func checkColumn(t, c string) error {
 			folder.Table:          folder.ValidColumn,
 			knowledgebase.Table:   knowledgebase.ValidColumn,
 			message.Table:         message.ValidColumn,
+			searchentry.Table:     searchentry.ValidColumn,
 			source.Table:          source.ValidColumn,
 			supportgrant.Table:    supportgrant.ValidColumn,
 			tag.Table:             tag.ValidColumn,

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -29,7 +30,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 16)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 17)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -166,7 +167,6 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldFolderID:               {Type: field.TypeUUID, Column: conversation.FieldFolderID},
 			conversation.FieldMetadata:               {Type: field.TypeJSON, Column: conversation.FieldMetadata},
 			conversation.FieldTemporaryExpiresAt:     {Type: field.TypeTime, Column: conversation.FieldTemporaryExpiresAt},
-			conversation.FieldSearchTokens:           {Type: field.TypeOther, Column: conversation.FieldSearchTokens},
 		},
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
@@ -319,10 +319,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldPathSummary:        {Type: field.TypeString, Column: message.FieldPathSummary},
 			message.FieldPathSummaryVersion: {Type: field.TypeInt, Column: message.FieldPathSummaryVersion},
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
-			message.FieldSearchTokens:       {Type: field.TypeOther, Column: message.FieldSearchTokens},
 		},
 	}
 	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   searchentry.Table,
+			Columns: searchentry.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: searchentry.FieldID,
+			},
+		},
+		Type: "SearchEntry",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			searchentry.FieldTenantID:       {Type: field.TypeString, Column: searchentry.FieldTenantID},
+			searchentry.FieldOwnerID:        {Type: field.TypeString, Column: searchentry.FieldOwnerID},
+			searchentry.FieldConversationID: {Type: field.TypeUUID, Column: searchentry.FieldConversationID},
+			searchentry.FieldMessageID:      {Type: field.TypeUUID, Column: searchentry.FieldMessageID},
+			searchentry.FieldKind:           {Type: field.TypeEnum, Column: searchentry.FieldKind},
+			searchentry.FieldAt:             {Type: field.TypeTime, Column: searchentry.FieldAt},
+			searchentry.FieldRank:           {Type: field.TypeInt64, Column: searchentry.FieldRank},
+			searchentry.FieldSearchTokens:   {Type: field.TypeOther, Column: searchentry.FieldSearchTokens},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
@@ -347,7 +367,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -375,7 +395,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -394,7 +414,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -915,6 +935,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Message",
 		"Attempt",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   searchentry.TenantTable,
+			Columns: []string{searchentry.TenantColumn},
+			Bidi:    false,
+		},
+		"SearchEntry",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"conversation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   searchentry.ConversationTable,
+			Columns: []string{searchentry.ConversationColumn},
+			Bidi:    false,
+		},
+		"SearchEntry",
+		"Conversation",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -1764,11 +1808,6 @@ func (f *ConversationFilter) WhereMetadata(p entql.BytesP) {
 // WhereTemporaryExpiresAt applies the entql time.Time predicate on the temporary_expires_at field.
 func (f *ConversationFilter) WhereTemporaryExpiresAt(p entql.TimeP) {
 	f.Where(p.Field(conversation.FieldTemporaryExpiresAt))
-}
-
-// WhereSearchTokens applies the entql other predicate on the search_tokens field.
-func (f *ConversationFilter) WhereSearchTokens(p entql.OtherP) {
-	f.Where(p.Field(conversation.FieldSearchTokens))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
@@ -2720,11 +2759,6 @@ func (f *MessageFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(message.FieldCreatedAt))
 }
 
-// WhereSearchTokens applies the entql other predicate on the search_tokens field.
-func (f *MessageFilter) WhereSearchTokens(p entql.OtherP) {
-	f.Where(p.Field(message.FieldSearchTokens))
-}
-
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *MessageFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -2782,6 +2816,114 @@ func (f *MessageFilter) WhereHasAttemptsWith(preds ...predicate.Attempt) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SearchEntryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SearchEntryQuery builder.
+func (_q *SearchEntryQuery) Filter() *SearchEntryFilter {
+	return &SearchEntryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SearchEntryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SearchEntryMutation builder.
+func (m *SearchEntryMutation) Filter() *SearchEntryFilter {
+	return &SearchEntryFilter{config: m.config, predicateAdder: m}
+}
+
+// SearchEntryFilter provides a generic filtering capability at runtime for SearchEntryQuery.
+type SearchEntryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SearchEntryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *SearchEntryFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(searchentry.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *SearchEntryFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(searchentry.FieldTenantID))
+}
+
+// WhereOwnerID applies the entql string predicate on the owner_id field.
+func (f *SearchEntryFilter) WhereOwnerID(p entql.StringP) {
+	f.Where(p.Field(searchentry.FieldOwnerID))
+}
+
+// WhereConversationID applies the entql [16]byte predicate on the conversation_id field.
+func (f *SearchEntryFilter) WhereConversationID(p entql.ValueP) {
+	f.Where(p.Field(searchentry.FieldConversationID))
+}
+
+// WhereMessageID applies the entql [16]byte predicate on the message_id field.
+func (f *SearchEntryFilter) WhereMessageID(p entql.ValueP) {
+	f.Where(p.Field(searchentry.FieldMessageID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *SearchEntryFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(searchentry.FieldKind))
+}
+
+// WhereAt applies the entql time.Time predicate on the at field.
+func (f *SearchEntryFilter) WhereAt(p entql.TimeP) {
+	f.Where(p.Field(searchentry.FieldAt))
+}
+
+// WhereRank applies the entql int64 predicate on the rank field.
+func (f *SearchEntryFilter) WhereRank(p entql.Int64P) {
+	f.Where(p.Field(searchentry.FieldRank))
+}
+
+// WhereSearchTokens applies the entql other predicate on the search_tokens field.
+func (f *SearchEntryFilter) WhereSearchTokens(p entql.OtherP) {
+	f.Where(p.Field(searchentry.FieldSearchTokens))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *SearchEntryFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *SearchEntryFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversation applies a predicate to check if query has an edge conversation.
+func (f *SearchEntryFilter) WhereHasConversation() {
+	f.Where(entql.HasEdge("conversation"))
+}
+
+// WhereHasConversationWith applies a predicate to check if query has an edge conversation with a given conditions (other predicates).
+func (f *SearchEntryFilter) WhereHasConversationWith(preds ...predicate.Conversation) {
+	f.Where(entql.HasEdgeWith("conversation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SourceQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2810,7 +2952,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2966,7 +3108,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3109,7 +3251,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3221,7 +3363,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

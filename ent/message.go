@@ -14,7 +14,6 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/tenant"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // Message is the model entity for the Message schema.
@@ -60,8 +59,6 @@ type Message struct {
 	PathSummaryVersion int `json:"path_summary_version,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// Search terms of the text and the owner (internal/convsearch); set by the store's hook.
-	SearchTokens textsearch.Indexed `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the MessageQuery when eager-loading is set.
 	Edges        MessageEdges `json:"edges"`
@@ -142,8 +139,6 @@ func (*Message) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullString)
 		case message.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
-		case message.FieldSearchTokens:
-			values[i] = new(textsearch.Indexed)
 		case message.FieldID, message.FieldConversationID:
 			values[i] = new(uuid.UUID)
 		default:
@@ -291,12 +286,6 @@ func (_m *Message) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
 			}
-		case message.FieldSearchTokens:
-			if value, ok := values[i].(*textsearch.Indexed); !ok {
-				return fmt.Errorf("unexpected type %T for field search_tokens", values[i])
-			} else if value != nil {
-				_m.SearchTokens = *value
-			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -429,8 +418,6 @@ func (_m *Message) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
-	builder.WriteString(", ")
-	builder.WriteString("search_tokens=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/tenant"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // MessageCreate is the builder for creating a Message entity.
@@ -242,20 +241,6 @@ func (_c *MessageCreate) SetCreatedAt(v time.Time) *MessageCreate {
 func (_c *MessageCreate) SetNillableCreatedAt(v *time.Time) *MessageCreate {
 	if v != nil {
 		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
-// SetSearchTokens sets the "search_tokens" field.
-func (_c *MessageCreate) SetSearchTokens(v textsearch.Indexed) *MessageCreate {
-	_c.mutation.SetSearchTokens(v)
-	return _c
-}
-
-// SetNillableSearchTokens sets the "search_tokens" field if the given value is not nil.
-func (_c *MessageCreate) SetNillableSearchTokens(v *textsearch.Indexed) *MessageCreate {
-	if v != nil {
-		_c.SetSearchTokens(*v)
 	}
 	return _c
 }
@@ -545,10 +530,6 @@ func (_c *MessageCreate) createSpec() (*Message, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(message.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
-	}
-	if value, ok := _c.mutation.SearchTokens(); ok {
-		_spec.SetField(message.FieldSearchTokens, field.TypeOther, value)
-		_node.SearchTokens = value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -855,24 +836,6 @@ func (u *MessageUpsert) AddPathSummaryVersion(v int) *MessageUpsert {
 	return u
 }
 
-// SetSearchTokens sets the "search_tokens" field.
-func (u *MessageUpsert) SetSearchTokens(v textsearch.Indexed) *MessageUpsert {
-	u.Set(message.FieldSearchTokens, v)
-	return u
-}
-
-// UpdateSearchTokens sets the "search_tokens" field to the value that was provided on create.
-func (u *MessageUpsert) UpdateSearchTokens() *MessageUpsert {
-	u.SetExcluded(message.FieldSearchTokens)
-	return u
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (u *MessageUpsert) ClearSearchTokens() *MessageUpsert {
-	u.SetNull(message.FieldSearchTokens)
-	return u
-}
-
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1133,27 +1096,6 @@ func (u *MessageUpsertOne) AddPathSummaryVersion(v int) *MessageUpsertOne {
 func (u *MessageUpsertOne) UpdatePathSummaryVersion() *MessageUpsertOne {
 	return u.Update(func(s *MessageUpsert) {
 		s.UpdatePathSummaryVersion()
-	})
-}
-
-// SetSearchTokens sets the "search_tokens" field.
-func (u *MessageUpsertOne) SetSearchTokens(v textsearch.Indexed) *MessageUpsertOne {
-	return u.Update(func(s *MessageUpsert) {
-		s.SetSearchTokens(v)
-	})
-}
-
-// UpdateSearchTokens sets the "search_tokens" field to the value that was provided on create.
-func (u *MessageUpsertOne) UpdateSearchTokens() *MessageUpsertOne {
-	return u.Update(func(s *MessageUpsert) {
-		s.UpdateSearchTokens()
-	})
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (u *MessageUpsertOne) ClearSearchTokens() *MessageUpsertOne {
-	return u.Update(func(s *MessageUpsert) {
-		s.ClearSearchTokens()
 	})
 }
 
@@ -1584,27 +1526,6 @@ func (u *MessageUpsertBulk) AddPathSummaryVersion(v int) *MessageUpsertBulk {
 func (u *MessageUpsertBulk) UpdatePathSummaryVersion() *MessageUpsertBulk {
 	return u.Update(func(s *MessageUpsert) {
 		s.UpdatePathSummaryVersion()
-	})
-}
-
-// SetSearchTokens sets the "search_tokens" field.
-func (u *MessageUpsertBulk) SetSearchTokens(v textsearch.Indexed) *MessageUpsertBulk {
-	return u.Update(func(s *MessageUpsert) {
-		s.SetSearchTokens(v)
-	})
-}
-
-// UpdateSearchTokens sets the "search_tokens" field to the value that was provided on create.
-func (u *MessageUpsertBulk) UpdateSearchTokens() *MessageUpsertBulk {
-	return u.Update(func(s *MessageUpsert) {
-		s.UpdateSearchTokens()
-	})
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (u *MessageUpsertBulk) ClearSearchTokens() *MessageUpsertBulk {
-	return u.Update(func(s *MessageUpsert) {
-		s.ClearSearchTokens()
 	})
 }
 

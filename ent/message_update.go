@@ -14,7 +14,6 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // MessageUpdate is the builder for updating Message entities.
@@ -206,26 +205,6 @@ func (_u *MessageUpdate) AddPathSummaryVersion(v int) *MessageUpdate {
 	return _u
 }
 
-// SetSearchTokens sets the "search_tokens" field.
-func (_u *MessageUpdate) SetSearchTokens(v textsearch.Indexed) *MessageUpdate {
-	_u.mutation.SetSearchTokens(v)
-	return _u
-}
-
-// SetNillableSearchTokens sets the "search_tokens" field if the given value is not nil.
-func (_u *MessageUpdate) SetNillableSearchTokens(v *textsearch.Indexed) *MessageUpdate {
-	if v != nil {
-		_u.SetSearchTokens(*v)
-	}
-	return _u
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (_u *MessageUpdate) ClearSearchTokens() *MessageUpdate {
-	_u.mutation.ClearSearchTokens()
-	return _u
-}
-
 // SetAttempt sets the "attempt" edge to the Attempt entity.
 func (_u *MessageUpdate) SetAttempt(v *Attempt) *MessageUpdate {
 	return _u.SetAttemptID(v.ID)
@@ -405,12 +384,6 @@ func (_u *MessageUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedPathSummaryVersion(); ok {
 		_spec.AddField(message.FieldPathSummaryVersion, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.SearchTokens(); ok {
-		_spec.SetField(message.FieldSearchTokens, field.TypeOther, value)
-	}
-	if _u.mutation.SearchTokensCleared() {
-		_spec.ClearField(message.FieldSearchTokens, field.TypeOther)
 	}
 	if _u.mutation.AttemptCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -683,26 +656,6 @@ func (_u *MessageUpdateOne) AddPathSummaryVersion(v int) *MessageUpdateOne {
 	return _u
 }
 
-// SetSearchTokens sets the "search_tokens" field.
-func (_u *MessageUpdateOne) SetSearchTokens(v textsearch.Indexed) *MessageUpdateOne {
-	_u.mutation.SetSearchTokens(v)
-	return _u
-}
-
-// SetNillableSearchTokens sets the "search_tokens" field if the given value is not nil.
-func (_u *MessageUpdateOne) SetNillableSearchTokens(v *textsearch.Indexed) *MessageUpdateOne {
-	if v != nil {
-		_u.SetSearchTokens(*v)
-	}
-	return _u
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (_u *MessageUpdateOne) ClearSearchTokens() *MessageUpdateOne {
-	_u.mutation.ClearSearchTokens()
-	return _u
-}
-
 // SetAttempt sets the "attempt" edge to the Attempt entity.
 func (_u *MessageUpdateOne) SetAttempt(v *Attempt) *MessageUpdateOne {
 	return _u.SetAttemptID(v.ID)
@@ -912,12 +865,6 @@ func (_u *MessageUpdateOne) sqlSave(ctx context.Context) (_node *Message, err er
 	}
 	if value, ok := _u.mutation.AddedPathSummaryVersion(); ok {
 		_spec.AddField(message.FieldPathSummaryVersion, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.SearchTokens(); ok {
-		_spec.SetField(message.FieldSearchTokens, field.TypeOther, value)
-	}
-	if _u.mutation.SearchTokensCleared() {
-		_spec.ClearField(message.FieldSearchTokens, field.TypeOther)
 	}
 	if _u.mutation.AttemptCleared() {
 		edge := &sqlgraph.EdgeSpec{

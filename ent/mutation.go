@@ -26,6 +26,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -55,6 +56,7 @@ const (
 	TypeFolder          = "Folder"
 	TypeKnowledgeBase   = "KnowledgeBase"
 	TypeMessage         = "Message"
+	TypeSearchEntry     = "SearchEntry"
 	TypeSource          = "Source"
 	TypeSupportGrant    = "SupportGrant"
 	TypeTag             = "Tag"
@@ -5097,7 +5099,6 @@ type ConversationMutation struct {
 	pinned_at                   *time.Time
 	metadata                    *map[string]string
 	temporary_expires_at        *time.Time
-	search_tokens               *textsearch.Indexed
 	clearedFields               map[string]struct{}
 	tenant                      *string
 	clearedtenant               bool
@@ -6287,55 +6288,6 @@ func (m *ConversationMutation) ResetTemporaryExpiresAt() {
 	delete(m.clearedFields, conversation.FieldTemporaryExpiresAt)
 }
 
-// SetSearchTokens sets the "search_tokens" field.
-func (m *ConversationMutation) SetSearchTokens(t textsearch.Indexed) {
-	m.search_tokens = &t
-}
-
-// SearchTokens returns the value of the "search_tokens" field in the mutation.
-func (m *ConversationMutation) SearchTokens() (r textsearch.Indexed, exists bool) {
-	v := m.search_tokens
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldSearchTokens returns the old "search_tokens" field's value of the Conversation entity.
-// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ConversationMutation) OldSearchTokens(ctx context.Context) (v textsearch.Indexed, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldSearchTokens is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldSearchTokens requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldSearchTokens: %w", err)
-	}
-	return oldValue.SearchTokens, nil
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (m *ConversationMutation) ClearSearchTokens() {
-	m.search_tokens = nil
-	m.clearedFields[conversation.FieldSearchTokens] = struct{}{}
-}
-
-// SearchTokensCleared returns if the "search_tokens" field was cleared in this mutation.
-func (m *ConversationMutation) SearchTokensCleared() bool {
-	_, ok := m.clearedFields[conversation.FieldSearchTokens]
-	return ok
-}
-
-// ResetSearchTokens resets all changes to the "search_tokens" field.
-func (m *ConversationMutation) ResetSearchTokens() {
-	m.search_tokens = nil
-	delete(m.clearedFields, conversation.FieldSearchTokens)
-}
-
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *ConversationMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -6667,7 +6619,7 @@ func (m *ConversationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ConversationMutation) Fields() []string {
-	fields := make([]string, 0, 25)
+	fields := make([]string, 0, 24)
 	if m.tenant != nil {
 		fields = append(fields, conversation.FieldTenantID)
 	}
@@ -6740,9 +6692,6 @@ func (m *ConversationMutation) Fields() []string {
 	if m.temporary_expires_at != nil {
 		fields = append(fields, conversation.FieldTemporaryExpiresAt)
 	}
-	if m.search_tokens != nil {
-		fields = append(fields, conversation.FieldSearchTokens)
-	}
 	return fields
 }
 
@@ -6799,8 +6748,6 @@ func (m *ConversationMutation) Field(name string) (ent.Value, bool) {
 		return m.Metadata()
 	case conversation.FieldTemporaryExpiresAt:
 		return m.TemporaryExpiresAt()
-	case conversation.FieldSearchTokens:
-		return m.SearchTokens()
 	}
 	return nil, false
 }
@@ -6858,8 +6805,6 @@ func (m *ConversationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldMetadata(ctx)
 	case conversation.FieldTemporaryExpiresAt:
 		return m.OldTemporaryExpiresAt(ctx)
-	case conversation.FieldSearchTokens:
-		return m.OldSearchTokens(ctx)
 	}
 	return nil, fmt.Errorf("unknown Conversation field %s", name)
 }
@@ -7037,13 +6982,6 @@ func (m *ConversationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTemporaryExpiresAt(v)
 		return nil
-	case conversation.FieldSearchTokens:
-		v, ok := value.(textsearch.Indexed)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetSearchTokens(v)
-		return nil
 	}
 	return fmt.Errorf("unknown Conversation field %s", name)
 }
@@ -7152,9 +7090,6 @@ func (m *ConversationMutation) ClearedFields() []string {
 	if m.FieldCleared(conversation.FieldTemporaryExpiresAt) {
 		fields = append(fields, conversation.FieldTemporaryExpiresAt)
 	}
-	if m.FieldCleared(conversation.FieldSearchTokens) {
-		fields = append(fields, conversation.FieldSearchTokens)
-	}
 	return fields
 }
 
@@ -7195,9 +7130,6 @@ func (m *ConversationMutation) ClearField(name string) error {
 		return nil
 	case conversation.FieldTemporaryExpiresAt:
 		m.ClearTemporaryExpiresAt()
-		return nil
-	case conversation.FieldSearchTokens:
-		m.ClearSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Conversation nullable field %s", name)
@@ -7278,9 +7210,6 @@ func (m *ConversationMutation) ResetField(name string) error {
 		return nil
 	case conversation.FieldTemporaryExpiresAt:
 		m.ResetTemporaryExpiresAt()
-		return nil
-	case conversation.FieldSearchTokens:
-		m.ResetSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Conversation field %s", name)
@@ -12840,7 +12769,6 @@ type MessageMutation struct {
 	path_summary_version    *int
 	addpath_summary_version *int
 	created_at              *time.Time
-	search_tokens           *textsearch.Indexed
 	clearedFields           map[string]struct{}
 	tenant                  *string
 	clearedtenant           bool
@@ -13876,55 +13804,6 @@ func (m *MessageMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
-// SetSearchTokens sets the "search_tokens" field.
-func (m *MessageMutation) SetSearchTokens(t textsearch.Indexed) {
-	m.search_tokens = &t
-}
-
-// SearchTokens returns the value of the "search_tokens" field in the mutation.
-func (m *MessageMutation) SearchTokens() (r textsearch.Indexed, exists bool) {
-	v := m.search_tokens
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldSearchTokens returns the old "search_tokens" field's value of the Message entity.
-// If the Message object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MessageMutation) OldSearchTokens(ctx context.Context) (v textsearch.Indexed, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldSearchTokens is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldSearchTokens requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldSearchTokens: %w", err)
-	}
-	return oldValue.SearchTokens, nil
-}
-
-// ClearSearchTokens clears the value of the "search_tokens" field.
-func (m *MessageMutation) ClearSearchTokens() {
-	m.search_tokens = nil
-	m.clearedFields[message.FieldSearchTokens] = struct{}{}
-}
-
-// SearchTokensCleared returns if the "search_tokens" field was cleared in this mutation.
-func (m *MessageMutation) SearchTokensCleared() bool {
-	_, ok := m.clearedFields[message.FieldSearchTokens]
-	return ok
-}
-
-// ResetSearchTokens resets all changes to the "search_tokens" field.
-func (m *MessageMutation) ResetSearchTokens() {
-	m.search_tokens = nil
-	delete(m.clearedFields, message.FieldSearchTokens)
-}
-
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *MessageMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -14094,7 +13973,7 @@ func (m *MessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MessageMutation) Fields() []string {
-	fields := make([]string, 0, 20)
+	fields := make([]string, 0, 19)
 	if m.tenant != nil {
 		fields = append(fields, message.FieldTenantID)
 	}
@@ -14152,9 +14031,6 @@ func (m *MessageMutation) Fields() []string {
 	if m.created_at != nil {
 		fields = append(fields, message.FieldCreatedAt)
 	}
-	if m.search_tokens != nil {
-		fields = append(fields, message.FieldSearchTokens)
-	}
 	return fields
 }
 
@@ -14201,8 +14077,6 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.PathSummaryVersion()
 	case message.FieldCreatedAt:
 		return m.CreatedAt()
-	case message.FieldSearchTokens:
-		return m.SearchTokens()
 	}
 	return nil, false
 }
@@ -14250,8 +14124,6 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldPathSummaryVersion(ctx)
 	case message.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
-	case message.FieldSearchTokens:
-		return m.OldSearchTokens(ctx)
 	}
 	return nil, fmt.Errorf("unknown Message field %s", name)
 }
@@ -14394,13 +14266,6 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
-	case message.FieldSearchTokens:
-		v, ok := value.(textsearch.Indexed)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetSearchTokens(v)
-		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)
 }
@@ -14524,9 +14389,6 @@ func (m *MessageMutation) ClearedFields() []string {
 	if m.FieldCleared(message.FieldPathSummary) {
 		fields = append(fields, message.FieldPathSummary)
 	}
-	if m.FieldCleared(message.FieldSearchTokens) {
-		fields = append(fields, message.FieldSearchTokens)
-	}
 	return fields
 }
 
@@ -14570,9 +14432,6 @@ func (m *MessageMutation) ClearField(name string) error {
 		return nil
 	case message.FieldPathSummary:
 		m.ClearPathSummary()
-		return nil
-	case message.FieldSearchTokens:
-		m.ClearSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Message nullable field %s", name)
@@ -14638,9 +14497,6 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldCreatedAt:
 		m.ResetCreatedAt()
-		return nil
-	case message.FieldSearchTokens:
-		m.ResetSearchTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Message field %s", name)
@@ -14782,6 +14638,874 @@ func (m *MessageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Message edge %s", name)
+}
+
+// SearchEntryMutation represents an operation that mutates the SearchEntry nodes in the graph.
+type SearchEntryMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	owner_id            *string
+	message_id          *uuid.UUID
+	kind                *searchentry.Kind
+	at                  *time.Time
+	rank                *int64
+	addrank             *int64
+	search_tokens       *textsearch.Indexed
+	clearedFields       map[string]struct{}
+	tenant              *string
+	clearedtenant       bool
+	conversation        *uuid.UUID
+	clearedconversation bool
+	done                bool
+	oldValue            func(context.Context) (*SearchEntry, error)
+	predicates          []predicate.SearchEntry
+}
+
+var _ ent.Mutation = (*SearchEntryMutation)(nil)
+
+// searchentryOption allows management of the mutation configuration using functional options.
+type searchentryOption func(*SearchEntryMutation)
+
+// newSearchEntryMutation creates new mutation for the SearchEntry entity.
+func newSearchEntryMutation(c config, op Op, opts ...searchentryOption) *SearchEntryMutation {
+	m := &SearchEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSearchEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSearchEntryID sets the ID field of the mutation.
+func withSearchEntryID(id uuid.UUID) searchentryOption {
+	return func(m *SearchEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SearchEntry
+		)
+		m.oldValue = func(ctx context.Context) (*SearchEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SearchEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSearchEntry sets the old SearchEntry of the mutation.
+func withSearchEntry(node *SearchEntry) searchentryOption {
+	return func(m *SearchEntryMutation) {
+		m.oldValue = func(context.Context) (*SearchEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SearchEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SearchEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SearchEntry entities.
+func (m *SearchEntryMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SearchEntryMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SearchEntryMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SearchEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *SearchEntryMutation) SetTenantID(s string) {
+	m.tenant = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *SearchEntryMutation) TenantID() (r string, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *SearchEntryMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *SearchEntryMutation) SetOwnerID(s string) {
+	m.owner_id = &s
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *SearchEntryMutation) OwnerID() (r string, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldOwnerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *SearchEntryMutation) ResetOwnerID() {
+	m.owner_id = nil
+}
+
+// SetConversationID sets the "conversation_id" field.
+func (m *SearchEntryMutation) SetConversationID(u uuid.UUID) {
+	m.conversation = &u
+}
+
+// ConversationID returns the value of the "conversation_id" field in the mutation.
+func (m *SearchEntryMutation) ConversationID() (r uuid.UUID, exists bool) {
+	v := m.conversation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConversationID returns the old "conversation_id" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldConversationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConversationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConversationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConversationID: %w", err)
+	}
+	return oldValue.ConversationID, nil
+}
+
+// ResetConversationID resets all changes to the "conversation_id" field.
+func (m *SearchEntryMutation) ResetConversationID() {
+	m.conversation = nil
+}
+
+// SetMessageID sets the "message_id" field.
+func (m *SearchEntryMutation) SetMessageID(u uuid.UUID) {
+	m.message_id = &u
+}
+
+// MessageID returns the value of the "message_id" field in the mutation.
+func (m *SearchEntryMutation) MessageID() (r uuid.UUID, exists bool) {
+	v := m.message_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessageID returns the old "message_id" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldMessageID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessageID: %w", err)
+	}
+	return oldValue.MessageID, nil
+}
+
+// ClearMessageID clears the value of the "message_id" field.
+func (m *SearchEntryMutation) ClearMessageID() {
+	m.message_id = nil
+	m.clearedFields[searchentry.FieldMessageID] = struct{}{}
+}
+
+// MessageIDCleared returns if the "message_id" field was cleared in this mutation.
+func (m *SearchEntryMutation) MessageIDCleared() bool {
+	_, ok := m.clearedFields[searchentry.FieldMessageID]
+	return ok
+}
+
+// ResetMessageID resets all changes to the "message_id" field.
+func (m *SearchEntryMutation) ResetMessageID() {
+	m.message_id = nil
+	delete(m.clearedFields, searchentry.FieldMessageID)
+}
+
+// SetKind sets the "kind" field.
+func (m *SearchEntryMutation) SetKind(s searchentry.Kind) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *SearchEntryMutation) Kind() (r searchentry.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldKind(ctx context.Context) (v searchentry.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *SearchEntryMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAt sets the "at" field.
+func (m *SearchEntryMutation) SetAt(t time.Time) {
+	m.at = &t
+}
+
+// At returns the value of the "at" field in the mutation.
+func (m *SearchEntryMutation) At() (r time.Time, exists bool) {
+	v := m.at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAt returns the old "at" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAt: %w", err)
+	}
+	return oldValue.At, nil
+}
+
+// ResetAt resets all changes to the "at" field.
+func (m *SearchEntryMutation) ResetAt() {
+	m.at = nil
+}
+
+// SetRank sets the "rank" field.
+func (m *SearchEntryMutation) SetRank(i int64) {
+	m.rank = &i
+	m.addrank = nil
+}
+
+// Rank returns the value of the "rank" field in the mutation.
+func (m *SearchEntryMutation) Rank() (r int64, exists bool) {
+	v := m.rank
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRank returns the old "rank" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldRank(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRank is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRank requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRank: %w", err)
+	}
+	return oldValue.Rank, nil
+}
+
+// AddRank adds i to the "rank" field.
+func (m *SearchEntryMutation) AddRank(i int64) {
+	if m.addrank != nil {
+		*m.addrank += i
+	} else {
+		m.addrank = &i
+	}
+}
+
+// AddedRank returns the value that was added to the "rank" field in this mutation.
+func (m *SearchEntryMutation) AddedRank() (r int64, exists bool) {
+	v := m.addrank
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRank resets all changes to the "rank" field.
+func (m *SearchEntryMutation) ResetRank() {
+	m.rank = nil
+	m.addrank = nil
+}
+
+// SetSearchTokens sets the "search_tokens" field.
+func (m *SearchEntryMutation) SetSearchTokens(t textsearch.Indexed) {
+	m.search_tokens = &t
+}
+
+// SearchTokens returns the value of the "search_tokens" field in the mutation.
+func (m *SearchEntryMutation) SearchTokens() (r textsearch.Indexed, exists bool) {
+	v := m.search_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSearchTokens returns the old "search_tokens" field's value of the SearchEntry entity.
+// If the SearchEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchEntryMutation) OldSearchTokens(ctx context.Context) (v textsearch.Indexed, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSearchTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSearchTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSearchTokens: %w", err)
+	}
+	return oldValue.SearchTokens, nil
+}
+
+// ResetSearchTokens resets all changes to the "search_tokens" field.
+func (m *SearchEntryMutation) ResetSearchTokens() {
+	m.search_tokens = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *SearchEntryMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[searchentry.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *SearchEntryMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *SearchEntryMutation) TenantIDs() (ids []string) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *SearchEntryMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearConversation clears the "conversation" edge to the Conversation entity.
+func (m *SearchEntryMutation) ClearConversation() {
+	m.clearedconversation = true
+	m.clearedFields[searchentry.FieldConversationID] = struct{}{}
+}
+
+// ConversationCleared reports if the "conversation" edge to the Conversation entity was cleared.
+func (m *SearchEntryMutation) ConversationCleared() bool {
+	return m.clearedconversation
+}
+
+// ConversationIDs returns the "conversation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ConversationID instead. It exists only for internal usage by the builders.
+func (m *SearchEntryMutation) ConversationIDs() (ids []uuid.UUID) {
+	if id := m.conversation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetConversation resets all changes to the "conversation" edge.
+func (m *SearchEntryMutation) ResetConversation() {
+	m.conversation = nil
+	m.clearedconversation = false
+}
+
+// Where appends a list predicates to the SearchEntryMutation builder.
+func (m *SearchEntryMutation) Where(ps ...predicate.SearchEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SearchEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SearchEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SearchEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SearchEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SearchEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SearchEntry).
+func (m *SearchEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SearchEntryMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.tenant != nil {
+		fields = append(fields, searchentry.FieldTenantID)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, searchentry.FieldOwnerID)
+	}
+	if m.conversation != nil {
+		fields = append(fields, searchentry.FieldConversationID)
+	}
+	if m.message_id != nil {
+		fields = append(fields, searchentry.FieldMessageID)
+	}
+	if m.kind != nil {
+		fields = append(fields, searchentry.FieldKind)
+	}
+	if m.at != nil {
+		fields = append(fields, searchentry.FieldAt)
+	}
+	if m.rank != nil {
+		fields = append(fields, searchentry.FieldRank)
+	}
+	if m.search_tokens != nil {
+		fields = append(fields, searchentry.FieldSearchTokens)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SearchEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case searchentry.FieldTenantID:
+		return m.TenantID()
+	case searchentry.FieldOwnerID:
+		return m.OwnerID()
+	case searchentry.FieldConversationID:
+		return m.ConversationID()
+	case searchentry.FieldMessageID:
+		return m.MessageID()
+	case searchentry.FieldKind:
+		return m.Kind()
+	case searchentry.FieldAt:
+		return m.At()
+	case searchentry.FieldRank:
+		return m.Rank()
+	case searchentry.FieldSearchTokens:
+		return m.SearchTokens()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SearchEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case searchentry.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case searchentry.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case searchentry.FieldConversationID:
+		return m.OldConversationID(ctx)
+	case searchentry.FieldMessageID:
+		return m.OldMessageID(ctx)
+	case searchentry.FieldKind:
+		return m.OldKind(ctx)
+	case searchentry.FieldAt:
+		return m.OldAt(ctx)
+	case searchentry.FieldRank:
+		return m.OldRank(ctx)
+	case searchentry.FieldSearchTokens:
+		return m.OldSearchTokens(ctx)
+	}
+	return nil, fmt.Errorf("unknown SearchEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SearchEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case searchentry.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case searchentry.FieldOwnerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case searchentry.FieldConversationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConversationID(v)
+		return nil
+	case searchentry.FieldMessageID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessageID(v)
+		return nil
+	case searchentry.FieldKind:
+		v, ok := value.(searchentry.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case searchentry.FieldAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAt(v)
+		return nil
+	case searchentry.FieldRank:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRank(v)
+		return nil
+	case searchentry.FieldSearchTokens:
+		v, ok := value.(textsearch.Indexed)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSearchTokens(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SearchEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SearchEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.addrank != nil {
+		fields = append(fields, searchentry.FieldRank)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SearchEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case searchentry.FieldRank:
+		return m.AddedRank()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SearchEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case searchentry.FieldRank:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRank(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SearchEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SearchEntryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(searchentry.FieldMessageID) {
+		fields = append(fields, searchentry.FieldMessageID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SearchEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SearchEntryMutation) ClearField(name string) error {
+	switch name {
+	case searchentry.FieldMessageID:
+		m.ClearMessageID()
+		return nil
+	}
+	return fmt.Errorf("unknown SearchEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SearchEntryMutation) ResetField(name string) error {
+	switch name {
+	case searchentry.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case searchentry.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case searchentry.FieldConversationID:
+		m.ResetConversationID()
+		return nil
+	case searchentry.FieldMessageID:
+		m.ResetMessageID()
+		return nil
+	case searchentry.FieldKind:
+		m.ResetKind()
+		return nil
+	case searchentry.FieldAt:
+		m.ResetAt()
+		return nil
+	case searchentry.FieldRank:
+		m.ResetRank()
+		return nil
+	case searchentry.FieldSearchTokens:
+		m.ResetSearchTokens()
+		return nil
+	}
+	return fmt.Errorf("unknown SearchEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SearchEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.tenant != nil {
+		edges = append(edges, searchentry.EdgeTenant)
+	}
+	if m.conversation != nil {
+		edges = append(edges, searchentry.EdgeConversation)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SearchEntryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case searchentry.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case searchentry.EdgeConversation:
+		if id := m.conversation; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SearchEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SearchEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SearchEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedtenant {
+		edges = append(edges, searchentry.EdgeTenant)
+	}
+	if m.clearedconversation {
+		edges = append(edges, searchentry.EdgeConversation)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SearchEntryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case searchentry.EdgeTenant:
+		return m.clearedtenant
+	case searchentry.EdgeConversation:
+		return m.clearedconversation
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SearchEntryMutation) ClearEdge(name string) error {
+	switch name {
+	case searchentry.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case searchentry.EdgeConversation:
+		m.ClearConversation()
+		return nil
+	}
+	return fmt.Errorf("unknown SearchEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SearchEntryMutation) ResetEdge(name string) error {
+	switch name {
+	case searchentry.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case searchentry.EdgeConversation:
+		m.ResetConversation()
+		return nil
+	}
+	return fmt.Errorf("unknown SearchEntry edge %s", name)
 }
 
 // SourceMutation represents an operation that mutates the Source nodes in the graph.

@@ -38,6 +38,8 @@ type Tx struct {
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// SearchEntry is the client for interacting with the SearchEntry builders.
+	SearchEntry *SearchEntryClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
@@ -189,6 +191,7 @@ func (tx *Tx) init() {
 	tx.Folder = NewFolderClient(tx.config)
 	tx.KnowledgeBase = NewKnowledgeBaseClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
+	tx.SearchEntry = NewSearchEntryClient(tx.config)
 	tx.Source = NewSourceClient(tx.config)
 	tx.SupportGrant = NewSupportGrantClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)

@@ -67,8 +67,6 @@ const (
 	FieldMetadata = "metadata"
 	// FieldTemporaryExpiresAt holds the string denoting the temporary_expires_at field in the database.
 	FieldTemporaryExpiresAt = "temporary_expires_at"
-	// FieldSearchTokens holds the string denoting the search_tokens field in the database.
-	FieldSearchTokens = "search_tokens"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeKnowledgeBase holds the string denoting the knowledge_base edge name in mutations.
@@ -161,7 +159,6 @@ var Columns = []string{
 	FieldFolderID,
 	FieldMetadata,
 	FieldTemporaryExpiresAt,
-	FieldSearchTokens,
 }
 
 var (
@@ -402,11 +399,6 @@ func ByFolderID(opts ...sql.OrderTermOption) OrderOption {
 // ByTemporaryExpiresAt orders the results by the temporary_expires_at field.
 func ByTemporaryExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTemporaryExpiresAt, opts...).ToFunc()
-}
-
-// BySearchTokens orders the results by the search_tokens field.
-func BySearchTokens(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldSearchTokens, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

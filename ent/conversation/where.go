@@ -11,7 +11,6 @@ import (
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/edgefilter"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // ID filters vertices based on their ID field.
@@ -163,11 +162,6 @@ func FolderID(v uuid.UUID) predicate.Conversation {
 // TemporaryExpiresAt applies equality check predicate on the "temporary_expires_at" field. It's identical to TemporaryExpiresAtEQ.
 func TemporaryExpiresAt(v time.Time) predicate.Conversation {
 	return predicate.Conversation(sql.FieldEQ(FieldTemporaryExpiresAt, v))
-}
-
-// SearchTokens applies equality check predicate on the "search_tokens" field. It's identical to SearchTokensEQ.
-func SearchTokens(v textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldEQ(FieldSearchTokens, v))
 }
 
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
@@ -1267,56 +1261,6 @@ func TemporaryExpiresAtIsNil() predicate.Conversation {
 // TemporaryExpiresAtNotNil applies the NotNil predicate on the "temporary_expires_at" field.
 func TemporaryExpiresAtNotNil() predicate.Conversation {
 	return predicate.Conversation(sql.FieldNotNull(FieldTemporaryExpiresAt))
-}
-
-// SearchTokensEQ applies the EQ predicate on the "search_tokens" field.
-func SearchTokensEQ(v textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldEQ(FieldSearchTokens, v))
-}
-
-// SearchTokensNEQ applies the NEQ predicate on the "search_tokens" field.
-func SearchTokensNEQ(v textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldNEQ(FieldSearchTokens, v))
-}
-
-// SearchTokensIn applies the In predicate on the "search_tokens" field.
-func SearchTokensIn(vs ...textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldIn(FieldSearchTokens, vs...))
-}
-
-// SearchTokensNotIn applies the NotIn predicate on the "search_tokens" field.
-func SearchTokensNotIn(vs ...textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldNotIn(FieldSearchTokens, vs...))
-}
-
-// SearchTokensGT applies the GT predicate on the "search_tokens" field.
-func SearchTokensGT(v textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldGT(FieldSearchTokens, v))
-}
-
-// SearchTokensGTE applies the GTE predicate on the "search_tokens" field.
-func SearchTokensGTE(v textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldGTE(FieldSearchTokens, v))
-}
-
-// SearchTokensLT applies the LT predicate on the "search_tokens" field.
-func SearchTokensLT(v textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldLT(FieldSearchTokens, v))
-}
-
-// SearchTokensLTE applies the LTE predicate on the "search_tokens" field.
-func SearchTokensLTE(v textsearch.Indexed) predicate.Conversation {
-	return predicate.Conversation(sql.FieldLTE(FieldSearchTokens, v))
-}
-
-// SearchTokensIsNil applies the IsNil predicate on the "search_tokens" field.
-func SearchTokensIsNil() predicate.Conversation {
-	return predicate.Conversation(sql.FieldIsNull(FieldSearchTokens))
-}
-
-// SearchTokensNotNil applies the NotNil predicate on the "search_tokens" field.
-func SearchTokensNotNil() predicate.Conversation {
-	return predicate.Conversation(sql.FieldNotNull(FieldSearchTokens))
 }
 
 // HasTenant applies the HasEdge predicate on the "tenant" edge.

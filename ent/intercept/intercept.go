@@ -21,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -407,6 +408,33 @@ func (f TraverseMessage) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.MessageQuery", q)
 }
 
+// The SearchEntryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SearchEntryFunc func(context.Context, *ent.SearchEntryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SearchEntryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SearchEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SearchEntryQuery", q)
+}
+
+// The TraverseSearchEntry type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSearchEntry func(context.Context, *ent.SearchEntryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSearchEntry) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSearchEntry) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SearchEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SearchEntryQuery", q)
+}
+
 // The SourceFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SourceFunc func(context.Context, *ent.SourceQuery) (ent.Value, error)
 
@@ -542,6 +570,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.KnowledgeBaseQuery, predicate.KnowledgeBase, knowledgebase.OrderOption]{typ: ent.TypeKnowledgeBase, tq: q}, nil
 	case *ent.MessageQuery:
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
+	case *ent.SearchEntryQuery:
+		return &query[*ent.SearchEntryQuery, predicate.SearchEntry, searchentry.OrderOption]{typ: ent.TypeSearchEntry, tq: q}, nil
 	case *ent.SourceQuery:
 		return &query[*ent.SourceQuery, predicate.Source, source.OrderOption]{typ: ent.TypeSource, tq: q}, nil
 	case *ent.SupportGrantQuery:

@@ -57,8 +57,6 @@ const (
 	FieldPathSummaryVersion = "path_summary_version"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
-	// FieldSearchTokens holds the string denoting the search_tokens field in the database.
-	FieldSearchTokens = "search_tokens"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeConversation holds the string denoting the conversation edge name in mutations.
@@ -121,7 +119,6 @@ var Columns = []string{
 	FieldPathSummary,
 	FieldPathSummaryVersion,
 	FieldCreatedAt,
-	FieldSearchTokens,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -293,11 +290,6 @@ func ByPathSummaryVersion(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
-}
-
-// BySearchTokens orders the results by the search_tokens field.
-func BySearchTokens(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldSearchTokens, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

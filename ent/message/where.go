@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/edgefilter"
-	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
 // ID filters vertices based on their ID field.
@@ -146,11 +145,6 @@ func PathSummaryVersion(v int) predicate.Message {
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldCreatedAt, v))
-}
-
-// SearchTokens applies equality check predicate on the "search_tokens" field. It's identical to SearchTokensEQ.
-func SearchTokens(v textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldEQ(FieldSearchTokens, v))
 }
 
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
@@ -1151,56 +1145,6 @@ func CreatedAtLT(v time.Time) predicate.Message {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.Message {
 	return predicate.Message(sql.FieldLTE(FieldCreatedAt, v))
-}
-
-// SearchTokensEQ applies the EQ predicate on the "search_tokens" field.
-func SearchTokensEQ(v textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldEQ(FieldSearchTokens, v))
-}
-
-// SearchTokensNEQ applies the NEQ predicate on the "search_tokens" field.
-func SearchTokensNEQ(v textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldNEQ(FieldSearchTokens, v))
-}
-
-// SearchTokensIn applies the In predicate on the "search_tokens" field.
-func SearchTokensIn(vs ...textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldIn(FieldSearchTokens, vs...))
-}
-
-// SearchTokensNotIn applies the NotIn predicate on the "search_tokens" field.
-func SearchTokensNotIn(vs ...textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldNotIn(FieldSearchTokens, vs...))
-}
-
-// SearchTokensGT applies the GT predicate on the "search_tokens" field.
-func SearchTokensGT(v textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldGT(FieldSearchTokens, v))
-}
-
-// SearchTokensGTE applies the GTE predicate on the "search_tokens" field.
-func SearchTokensGTE(v textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldGTE(FieldSearchTokens, v))
-}
-
-// SearchTokensLT applies the LT predicate on the "search_tokens" field.
-func SearchTokensLT(v textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldLT(FieldSearchTokens, v))
-}
-
-// SearchTokensLTE applies the LTE predicate on the "search_tokens" field.
-func SearchTokensLTE(v textsearch.Indexed) predicate.Message {
-	return predicate.Message(sql.FieldLTE(FieldSearchTokens, v))
-}
-
-// SearchTokensIsNil applies the IsNil predicate on the "search_tokens" field.
-func SearchTokensIsNil() predicate.Message {
-	return predicate.Message(sql.FieldIsNull(FieldSearchTokens))
-}
-
-// SearchTokensNotNil applies the NotNil predicate on the "search_tokens" field.
-func SearchTokensNotNil() predicate.Message {
-	return predicate.Message(sql.FieldNotNull(FieldSearchTokens))
 }
 
 // HasTenant applies the HasEdge predicate on the "tenant" edge.

@@ -258,7 +258,6 @@ var (
 		{Name: "pinned_at", Type: field.TypeTime, Nullable: true},
 		{Name: "metadata", Type: field.TypeJSON, Nullable: true},
 		{Name: "temporary_expires_at", Type: field.TypeTime, Nullable: true},
-		{Name: "search_tokens", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "tsvector", "sqlite3": "text"}},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "folder_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "knowledge_base_id", Type: field.TypeUUID},
@@ -271,19 +270,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "conversations_tenants_tenant",
-				Columns:    []*schema.Column{ConversationsColumns[23]},
+				Columns:    []*schema.Column{ConversationsColumns[22]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "conversations_folders_conversations",
-				Columns:    []*schema.Column{ConversationsColumns[24]},
+				Columns:    []*schema.Column{ConversationsColumns[23]},
 				RefColumns: []*schema.Column{FoldersColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "conversations_knowledge_bases_conversations",
-				Columns:    []*schema.Column{ConversationsColumns[25]},
+				Columns:    []*schema.Column{ConversationsColumns[24]},
 				RefColumns: []*schema.Column{KnowledgeBasesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -292,12 +291,12 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_status_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[23], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
 			},
 			{
 				Name:    "conversation_tenant_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[23], ConversationsColumns[1]},
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[1]},
 			},
 			{
 				Name:    "conversation_status_deleted_at",
@@ -307,27 +306,17 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_fork_request_id",
 				Unique:  true,
-				Columns: []*schema.Column{ConversationsColumns[23], ConversationsColumns[3], ConversationsColumns[17]},
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[17]},
 			},
 			{
 				Name:    "conversation_tenant_id_user_id_folder_id",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[23], ConversationsColumns[3], ConversationsColumns[24]},
+				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[23]},
 			},
 			{
 				Name:    "conversation_temporary_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{ConversationsColumns[21]},
-			},
-			{
-				Name:    "conversations_search_tokens_gin",
-				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[22]},
-				Annotation: &entsql.IndexAnnotation{
-					Types: map[string]string{
-						"postgres": "GIN",
-					},
-				},
 			},
 		},
 	}
@@ -613,7 +602,6 @@ var (
 		{Name: "path_summary", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "path_summary_version", Type: field.TypeInt, Default: 0},
 		{Name: "created_at", Type: field.TypeTime},
-		{Name: "search_tokens", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "tsvector", "sqlite3": "text"}},
 		{Name: "attempt_id", Type: field.TypeUUID, Unique: true, Nullable: true},
 		{Name: "conversation_id", Type: field.TypeUUID},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
@@ -626,19 +614,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "messages_attempts_assistant_message",
-				Columns:    []*schema.Column{MessagesColumns[18]},
+				Columns:    []*schema.Column{MessagesColumns[17]},
 				RefColumns: []*schema.Column{AttemptsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "messages_conversations_messages",
-				Columns:    []*schema.Column{MessagesColumns[19]},
+				Columns:    []*schema.Column{MessagesColumns[18]},
 				RefColumns: []*schema.Column{ConversationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "messages_tenants_tenant",
-				Columns:    []*schema.Column{MessagesColumns[20]},
+				Columns:    []*schema.Column{MessagesColumns[19]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -647,27 +635,71 @@ var (
 			{
 				Name:    "message_tenant_id_owner_id",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
 			},
 			{
 				Name:    "message_conversation_id_sequence_no",
 				Unique:  true,
-				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[5]},
+				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[5]},
 			},
 			{
 				Name:    "message_conversation_id_client_message_id",
 				Unique:  true,
-				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[9]},
+				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[9]},
 			},
 			{
 				Name:    "message_parent_id_sequence_no",
 				Unique:  false,
 				Columns: []*schema.Column{MessagesColumns[2], MessagesColumns[5]},
 			},
+		},
+	}
+	// SearchEntriesColumns holds the columns for the "search_entries" table.
+	SearchEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeString, Size: 128},
+		{Name: "message_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"TITLE", "MESSAGE"}},
+		{Name: "at", Type: field.TypeTime},
+		{Name: "rank", Type: field.TypeInt64},
+		{Name: "search_tokens", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "tsvector", "sqlite3": "text"}},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "conversation_id", Type: field.TypeUUID},
+	}
+	// SearchEntriesTable holds the schema information for the "search_entries" table.
+	SearchEntriesTable = &schema.Table{
+		Name:       "search_entries",
+		Columns:    SearchEntriesColumns,
+		PrimaryKey: []*schema.Column{SearchEntriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
 			{
-				Name:    "messages_search_tokens_gin",
+				Symbol:     "search_entries_tenants_tenant",
+				Columns:    []*schema.Column{SearchEntriesColumns[7]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "search_entries_conversations_conversation",
+				Columns:    []*schema.Column{SearchEntriesColumns[8]},
+				RefColumns: []*schema.Column{ConversationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "searchentry_conversation_id_kind",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[17]},
+				Columns: []*schema.Column{SearchEntriesColumns[8], SearchEntriesColumns[3]},
+			},
+			{
+				Name:    "searchentry_message_id",
+				Unique:  true,
+				Columns: []*schema.Column{SearchEntriesColumns[2]},
+			},
+			{
+				Name:    "search_entries_search_tokens_gin",
+				Unique:  false,
+				Columns: []*schema.Column{SearchEntriesColumns[6]},
 				Annotation: &entsql.IndexAnnotation{
 					Types: map[string]string{
 						"postgres": "GIN",
@@ -857,6 +889,7 @@ var (
 		FoldersTable,
 		KnowledgeBasesTable,
 		MessagesTable,
+		SearchEntriesTable,
 		SourcesTable,
 		SupportGrantsTable,
 		TagsTable,
@@ -899,6 +932,8 @@ func init() {
 	MessagesTable.Annotation.Checks = map[string]string{
 		"message_role_check": "role IN ('USER', 'ASSISTANT', 'SYSTEM')",
 	}
+	SearchEntriesTable.ForeignKeys[0].RefTable = TenantsTable
+	SearchEntriesTable.ForeignKeys[1].RefTable = ConversationsTable
 	SourcesTable.ForeignKeys[0].RefTable = AttemptsTable
 	SourcesTable.ForeignKeys[1].RefTable = TenantsTable
 	SourcesTable.ForeignKeys[2].RefTable = ChunksTable

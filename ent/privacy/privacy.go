@@ -399,6 +399,30 @@ func (f MessageMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MessageMutation", m)
 }
 
+// The SearchEntryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SearchEntryQueryRuleFunc func(context.Context, *ent.SearchEntryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SearchEntryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SearchEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SearchEntryQuery", q)
+}
+
+// The SearchEntryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SearchEntryMutationRuleFunc func(context.Context, *ent.SearchEntryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SearchEntryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SearchEntryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SearchEntryMutation", m)
+}
+
 // The SourceQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SourceQueryRuleFunc func(context.Context, *ent.SourceQuery) error
@@ -554,6 +578,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.MessageQuery:
 		return q.Filter(), nil
+	case *ent.SearchEntryQuery:
+		return q.Filter(), nil
 	case *ent.SourceQuery:
 		return q.Filter(), nil
 	case *ent.SupportGrantQuery:
@@ -592,6 +618,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.KnowledgeBaseMutation:
 		return m.Filter(), nil
 	case *ent.MessageMutation:
+		return m.Filter(), nil
+	case *ent.SearchEntryMutation:
 		return m.Filter(), nil
 	case *ent.SourceMutation:
 		return m.Filter(), nil

@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/schema"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -1065,6 +1066,66 @@ func init() {
 	messageDescID := messageMixinFields0[0].Descriptor()
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
+	searchentryMixin := schema.SearchEntry{}.Mixin()
+	searchentry.Policy = privacy.NewPolicies(searchentryMixin[1], schema.SearchEntry{})
+	searchentry.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := searchentry.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	searchentryMixinFields0 := searchentryMixin[0].Fields()
+	_ = searchentryMixinFields0
+	searchentryMixinFields1 := searchentryMixin[1].Fields()
+	_ = searchentryMixinFields1
+	searchentryFields := schema.SearchEntry{}.Fields()
+	_ = searchentryFields
+	// searchentryDescTenantID is the schema descriptor for tenant_id field.
+	searchentryDescTenantID := searchentryMixinFields1[0].Descriptor()
+	// searchentry.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	searchentry.TenantIDValidator = func() func(string) error {
+		validators := searchentryDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// searchentryDescOwnerID is the schema descriptor for owner_id field.
+	searchentryDescOwnerID := searchentryFields[0].Descriptor()
+	// searchentry.OwnerIDValidator is a validator for the "owner_id" field. It is called by the builders before save.
+	searchentry.OwnerIDValidator = func() func(string) error {
+		validators := searchentryDescOwnerID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(owner_id string) error {
+			for _, fn := range fns {
+				if err := fn(owner_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// searchentryDescAt is the schema descriptor for at field.
+	searchentryDescAt := searchentryFields[4].Descriptor()
+	// searchentry.DefaultAt holds the default value on creation for the at field.
+	searchentry.DefaultAt = searchentryDescAt.Default.(func() time.Time)
+	// searchentryDescID is the schema descriptor for id field.
+	searchentryDescID := searchentryMixinFields0[0].Descriptor()
+	// searchentry.DefaultID holds the default value on creation for the id field.
+	searchentry.DefaultID = searchentryDescID.Default.(func() uuid.UUID)
 	sourceMixin := schema.Source{}.Mixin()
 	source.Policy = privacy.NewPolicies(sourceMixin[1], schema.Source{})
 	source.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -83,7 +83,6 @@ func (Conversation) Fields() []ent.Field {
 		field.Time("temporary_expires_at").Optional().Nillable().
 			Comment("For a temporary chat: when it is gone (docs/API.md, \"Temporary chats\"); null for a normal conversation.").
 			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),
-		searchTokensField(),
 	}
 }
 
@@ -116,7 +115,6 @@ func (Conversation) Indexes() []ent.Index {
 		index.Fields("tenant_id", "user_id", "fork_request_id").Unique(),
 		index.Fields("tenant_id", "user_id", "folder_id"),
 		index.Fields("temporary_expires_at"),
-		searchTokensIndex("conversations_search_tokens_gin"),
 	}
 }
 

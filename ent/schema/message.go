@@ -60,7 +60,6 @@ func (Message) Fields() []ent.Field {
 			Annotations(entgql.Skip(entgql.SkipAll)),
 		field.Time("created_at").Default(time.Now).Immutable().
 			Annotations(entgql.OrderField("CREATED_AT")),
-		searchTokensField(),
 	}
 }
 
@@ -83,7 +82,6 @@ func (Message) Indexes() []ent.Index {
 		index.Fields("conversation_id", "sequence_no").Unique(),
 		index.Fields("conversation_id", "client_message_id").Unique(),
 		index.Fields("parent_id", "sequence_no"),
-		searchTokensIndex("messages_search_tokens_gin"),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 )
@@ -83,6 +84,7 @@ var liveness = map[string]func(g gone) func(*sql.Selector){
 	feedback.Table:        attemptNotGone(feedback.FieldAttemptID),
 	supportgrant.Table:    conversationNotGone(supportgrant.FieldConversationID),
 	conversationtag.Table: conversationNotGone(conversationtag.FieldConversationID),
+	searchentry.Table:     conversationNotGone(searchentry.FieldConversationID),
 }
 
 // notDeleted returns table's liveness predicate for ctx (nil when ctx

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -49,6 +50,8 @@ var scopes = map[string]scope{
 	tag.Table:             ownedByViewer(tag.FieldUserID),
 	folder.Table:          ownedByViewer(folder.FieldUserID),
 	conversationtag.Table: underOwnConversation,
+	// The conversation search index mirrors messages and titles.
+	searchentry.Table: underOwnConversation,
 }
 
 // everyone lets every viewer of the tenant see every row.

@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/convsearch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
@@ -266,6 +267,12 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
 	} else {
 		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
+	}
+	if err == nil && b.title != nil {
+		// The bump set the title without Ent's hooks: index it here.
+		titled := *conv
+		titled.Title = *b.title
+		err = convsearch.IndexTitle(ctx, tx.Client(), e.db.Dialect, &titled)
 	}
 	if err != nil {
 		return nil, nil, rollback(tx, err)

@@ -2,114 +2,164 @@ package convsearch
 
 import (
 	"context"
-	"errors"
+	"time"
 
 	"entgo.io/ent/dialect"
+	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/hook"
+	"github.com/ragchat/ragchat/ent/privacy"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/internal/textsearch"
-	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// OwnerTerm is the term every indexed row carries for its owner, so that
-// the index lookup itself is scoped to one user of one tenant. Query text
+// OwnerTerm is the term every entry carries for its owner, so that the
+// index lookup itself is scoped to one user of one tenant. Query text
 // never produces it: Query splits at ':'.
 func OwnerTerm(tenantID, userID string) string { return "u:" + tenantID + ":" + userID }
 
-// Encode returns the stored form of text's terms plus the owner's term for
-// the given dialect: a tsvector's text on PostgreSQL, FTS5 column text on
-// SQLite.
+// TenantTerm is the term every entry carries for its tenant, which scopes
+// an admin's search the same way.
+func TenantTerm(tenantID string) string { return "t:" + tenantID }
+
+// The tiers of Rank: a title hit ranks above every message hit.
+const (
+	tierTitle   = 2
+	tierMessage = 1
+	tierScale   = int64(1e16) // above any Unix time in microseconds
+)
+
+// Rank is an entry's place in the order of hits, best first: its kind's
+// tier, then its time (newest first). A conversation's best entry is the
+// one of highest rank.
+func Rank(kind searchentry.Kind, at time.Time) int64 {
+	tier := int64(tierMessage)
+	if kind == searchentry.KindTITLE {
+		tier = tierTitle
+	}
+	return tier*tierScale + at.UnixMicro()
+}
+
+// Encode returns the stored form of text's terms plus the owner's and the
+// tenant's terms for the given dialect: a tsvector's text on PostgreSQL,
+// FTS5 column text on SQLite.
 func Encode(dialectName, tenantID, userID, text string) textsearch.Indexed {
-	tokens := append(textsearch.Tokens(text), OwnerTerm(tenantID, userID))
+	tokens := append(textsearch.Tokens(text), OwnerTerm(tenantID, userID), TenantTerm(tenantID))
 	if dialectName == dialect.Postgres {
 		return textsearch.Indexed(textsearch.TSVector(tokens))
 	}
 	return textsearch.Indexed(textsearch.FTS5Document(tokens))
 }
 
-// ErrBulkTitle reports a title set by a bulk update whose rows have
-// different owners; their tokens could not carry one owner's term.
-var ErrBulkTitle = errors.New("convsearch: a bulk title update spans conversations of several owners")
-
-// Install adds the hooks that set search_tokens to c: on every message
-// created (message content is immutable) and every conversation created
-// or retitled. The store calls it once where it opens the client. The
-// hooks run before the privacy policy, so the tenant is taken from the
-// mutation or, when the policy will set it, from the viewer.
+// Install adds the hooks that keep the search index (ent/schema.SearchEntry)
+// in step with c's writes: an entry for every message created (message
+// content is immutable) and one TITLE entry per conversation, written
+// when it is created and rewritten when it is retitled. Each runs after
+// the write it mirrors, in its transaction, so an entry exists exactly
+// when its row committed. The store calls it once where it opens the
+// client.
+//
+// The entry is written with the privacy decision Allow: the policy has
+// just admitted the write it mirrors (with the tenant and owner it
+// carries), and no viewer can write entries any other way.
 func Install(c *ent.Client, dialectName string) {
 	c.Message.Use(hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.MessageFunc(func(ctx context.Context, m *ent.MessageMutation) (ent.Value, error) {
-			content, ok := m.Content()
-			owner, _ := m.OwnerID()
-			if ok {
-				m.SetSearchTokens(Encode(dialectName, tenantOf(ctx, m.TenantID), owner, content))
+			v, err := next.Mutate(ctx, m)
+			if err != nil {
+				return v, err
 			}
-			return next.Mutate(ctx, m)
+			msg, ok := v.(*ent.Message)
+			if !ok {
+				return v, nil
+			}
+			return v, messageEntry(m.Client(), dialectName, msg).Exec(indexing(ctx))
 		})
 	}, ent.OpCreate))
 	c.Conversation.Use(hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.ConversationFunc(func(ctx context.Context, m *ent.ConversationMutation) (ent.Value, error) {
-			title, ok := m.Title()
-			if !ok {
+			if _, ok := m.Title(); !ok {
 				return next.Mutate(ctx, m)
 			}
-			switch {
-			case m.Op().Is(ent.OpCreate):
-				user, _ := m.UserID()
-				m.SetSearchTokens(Encode(dialectName, tenantOf(ctx, m.TenantID), user, title))
-			case m.Op().Is(ent.OpUpdateOne):
-				user, err := m.OldUserID(ctx)
-				if err != nil {
-					return nil, err
-				}
-				tenant, err := m.OldTenantID(ctx)
-				if err != nil {
-					return nil, err
-				}
-				m.SetSearchTokens(Encode(dialectName, tenant, user, title))
-			default:
-				if err := bulkTitle(ctx, m, dialectName, title); err != nil {
+			var ids []uuid.UUID
+			if m.Op().Is(ent.OpUpdate) {
+				var err error
+				if ids, err = m.IDs(ctx); err != nil {
 					return nil, err
 				}
 			}
-			return next.Mutate(ctx, m)
+			v, err := next.Mutate(ctx, m)
+			if err != nil {
+				return v, err
+			}
+			if conv, ok := v.(*ent.Conversation); ok {
+				return v, writeTitle(indexing(ctx), m.Client(), dialectName, conv, m.Op().Is(ent.OpCreate))
+			}
+			convs, err := m.Client().Conversation.Query().Where(conversation.IDIn(ids...)).All(indexing(ctx))
+			if err != nil {
+				return nil, err
+			}
+			for _, conv := range convs {
+				if err := writeTitle(indexing(ctx), m.Client(), dialectName, conv, false); err != nil {
+					return nil, err
+				}
+			}
+			return v, nil
 		})
 	}, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne))
 }
 
-// bulkTitle sets the tokens of a bulk title update: the rows it matches
-// (as the mutation's own predicates and privacy select them) must share
-// one owner, whose term the tokens carry; none matching leaves it as it is.
-func bulkTitle(ctx context.Context, m *ent.ConversationMutation, dialectName, title string) error {
-	ids, err := m.IDs(ctx)
-	if err != nil || len(ids) == 0 {
-		return err
-	}
-	var rows []struct {
-		TenantID string `json:"tenant_id"`
-		UserID   string `json:"user_id"`
-	}
-	err = m.Client().Conversation.Query().Where(conversation.IDIn(ids...)).
-		GroupBy(conversation.FieldTenantID, conversation.FieldUserID).Scan(ctx, &rows)
-	if err != nil {
-		return err
-	}
-	if len(rows) != 1 {
-		return ErrBulkTitle
-	}
-	m.SetSearchTokens(Encode(dialectName, rows[0].TenantID, rows[0].UserID, title))
-	return nil
+// indexing is ctx with the privacy decision of the index's own writes.
+func indexing(ctx context.Context) context.Context {
+	return privacy.DecisionContext(ctx, privacy.Allow)
 }
 
-// tenantOf is the mutation's tenant, or the viewer's when it is unset.
-func tenantOf(ctx context.Context, fromMutation func() (string, bool)) string {
-	if t, ok := fromMutation(); ok {
-		return t
+// messageEntry is the create of msg's MESSAGE entry.
+func messageEntry(c *ent.Client, dialectName string, msg *ent.Message) *ent.SearchEntryCreate {
+	return c.SearchEntry.Create().
+		SetTenantID(msg.TenantID).SetOwnerID(msg.OwnerID).SetConversationID(msg.ConversationID).
+		SetMessageID(msg.ID).SetKind(searchentry.KindMESSAGE).
+		SetAt(msg.CreatedAt).SetRank(Rank(searchentry.KindMESSAGE, msg.CreatedAt)).
+		SetSearchTokens(Encode(dialectName, msg.TenantID, msg.OwnerID, msg.Content))
+}
+
+// IndexTitle rewrites conv's TITLE entry for its title, through c (the
+// writer's transaction), for a title set by a statement that bypasses
+// Ent's hooks (the ask's sequence bump in internal/chat).
+func IndexTitle(ctx context.Context, c *ent.Client, dialectName string, conv *ent.Conversation) error {
+	return writeTitle(indexing(ctx), c, dialectName, conv, false)
+}
+
+// writeTitle writes conv's TITLE entry: a new one for a conversation just
+// created (none for an empty title), else the existing one rewritten (or
+// written, when there is none yet).
+func writeTitle(ctx context.Context, c *ent.Client, dialectName string, conv *ent.Conversation, created bool) error {
+	if created && conv.Title == "" {
+		return nil
 	}
-	if v := viewer.FromContext(ctx); v != nil {
-		return v.TenantID
+	at := time.Now()
+	if created {
+		at = conv.CreatedAt
 	}
-	return ""
+	tokens := Encode(dialectName, conv.TenantID, conv.UserID, conv.Title)
+	if !created {
+		n, err := c.SearchEntry.Update().
+			Where(searchentry.ConversationID(conv.ID), searchentry.KindEQ(searchentry.KindTITLE)).
+			SetSearchTokens(tokens).SetAt(at).SetRank(Rank(searchentry.KindTITLE, at)).
+			Save(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+	}
+	return titleEntry(c, conv, tokens, at).Exec(ctx)
+}
+
+// titleEntry is the create of conv's TITLE entry with tokens, dated at.
+func titleEntry(c *ent.Client, conv *ent.Conversation, tokens textsearch.Indexed, at time.Time) *ent.SearchEntryCreate {
+	return c.SearchEntry.Create().
+		SetTenantID(conv.TenantID).SetOwnerID(conv.UserID).SetConversationID(conv.ID).
+		SetKind(searchentry.KindTITLE).SetAt(at).SetRank(Rank(searchentry.KindTITLE, at)).
+		SetSearchTokens(tokens)
 }

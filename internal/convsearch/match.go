@@ -4,22 +4,23 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
-// matchP returns the predicate "the row of table matches every term":
+// matchP returns the predicate "the entry matches every term":
 // search_tokens @@ $q::tsquery on PostgreSQL (the GIN index), and on
-// SQLite the row's id among the FTS5 table's matches (<table>_search,
-// keyed by <table>_search_keys).
-func matchP(s *sql.Selector, table string, terms []string) *sql.Predicate {
+// SQLite the entry's id among the FTS5 table's matches (search_entries_search,
+// keyed by search_entries_search_keys; internal/store).
+func matchP(s *sql.Selector, terms []string) *sql.Predicate {
 	if s.Dialect() == dialect.Postgres {
 		return sql.P(func(b *sql.Builder) {
-			b.Ident(s.C("search_tokens")).WriteString(" @@ ").Arg(textsearch.TSQuery(terms)).WriteString("::tsquery")
+			b.Ident(s.C(searchentry.FieldSearchTokens)).WriteString(" @@ ").Arg(textsearch.TSQuery(terms)).WriteString("::tsquery")
 		})
 	}
-	fts, keys := table+"_search", table+"_search_keys"
+	fts, keys := searchentry.Table+"_search", searchentry.Table+"_search_keys"
 	return sql.P(func(b *sql.Builder) {
-		b.Ident(s.C("id")).WriteString(" IN (SELECT " + keys + ".id FROM " + fts + " JOIN " + keys +
+		b.Ident(s.C(searchentry.FieldID)).WriteString(" IN (SELECT " + keys + ".id FROM " + fts + " JOIN " + keys +
 			" ON " + keys + ".key = " + fts + ".rowid WHERE " + fts + " MATCH ").Arg(textsearch.FTS5Match(terms)).WriteString(")")
 	})
 }

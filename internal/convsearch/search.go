@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversationtag"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/textsearch"
@@ -31,9 +31,6 @@ const (
 	// DefaultFirst and MaxFirst are the default and largest page size.
 	DefaultFirst = 20
 	MaxFirst     = 100
-	// MaxCandidates bounds the matching messages (newest first) and the
-	// matching titles a search ranks.
-	MaxCandidates = 2000
 	// MaxTagIDs bounds the tag ids of a filter (as the lists' filters).
 	MaxTagIDs = 50
 )
@@ -73,7 +70,8 @@ type Hit struct {
 	Message      *ent.Message // nil for a title hit
 	Kind         Kind
 	Snippet      Snippet
-	Score        float64
+	// Score is the hit's tier: 2 for a title, 1 for a message.
+	Score float64
 	// OnCurrentBranch says, for a message hit, whether the message is on
 	// the conversation's current branch.
 	OnCurrentBranch *bool
@@ -92,7 +90,8 @@ type Page struct {
 
 // Search finds the viewer's own conversations whose title or messages
 // contain every term of the request's query (never DELETED or temporary
-// ones), one hit per conversation, by score, then recency, then id.
+// ones), one hit per conversation, best first (Rank: a title above a
+// message, then newest first, then conversation id).
 func Search(ctx context.Context, c *ent.Client, r Request) (*Page, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -113,13 +112,27 @@ func AdminSearch(ctx context.Context, c *ent.Client, r Request) (*Page, error) {
 	return search(ctx, c, r, r.UserID, v.TenantID)
 }
 
-// cursor is the decoded position of a hit.
+// cursor is the decoded position of a hit: its rank and conversation.
 type cursor struct {
-	S  float64   `json:"s"`
-	T  time.Time `json:"t"`
+	R  int64     `json:"r"`
 	ID uuid.UUID `json:"i"`
 }
 
+// best is a conversation's best entry's rank, as the ranking statement
+// returns it.
+type best struct {
+	ConversationID uuid.UUID `json:"conversation_id"`
+	Rank           int64     `json:"best"`
+}
+
+// search runs the request in three steps of a few statements each:
+//  1. one statement ranks the conversations: the entries that match every
+//     term (the GIN index, or the FTS5 table, answers it: the owner's or the
+//     tenant's term is one of the terms), of live conversations that pass
+//     the filter, grouped by conversation with the best rank, after the
+//     cursor, best first, one more than the page; a second counts them;
+//  2. the page's best entries, conversations and messages, by id;
+//  3. whether each message hit is on its conversation's current branch.
 func search(ctx context.Context, c *ent.Client, r Request, owner *string, tenant string) (*Page, error) {
 	terms, first, after, err := check(r)
 	if err != nil {
@@ -128,161 +141,165 @@ func search(ctx context.Context, c *ent.Client, r Request, owner *string, tenant
 	if err := checkRefs(ctx, c, r.Filter); err != nil {
 		return nil, err
 	}
-	convPs := []predicate.Conversation{
-		conversation.StatusNEQ(conversation.StatusDELETED),
-		conversation.TemporaryExpiresAtIsNil(),
-	}
-	msgPs := []predicate.Message{}
-	if owner != nil {
-		convPs = append(convPs, conversation.UserID(*owner))
-		msgPs = append(msgPs, message.OwnerID(*owner))
-		terms = append(terms, OwnerTerm(tenant, *owner))
-	}
-	convPs = append(convPs, r.Filter.predicates()...)
-
-	titleMatch := append(append([]predicate.Conversation{}, convPs...), func(s *sql.Selector) { s.Where(matchP(s, conversation.Table, terms)) })
-	if r.Filter.From != nil {
-		titleMatch = append(titleMatch, conversation.UpdatedAtGTE(*r.Filter.From))
-	}
-	if r.Filter.To != nil {
-		titleMatch = append(titleMatch, conversation.UpdatedAtLT(*r.Filter.To))
-	}
-	titles, err := c.Conversation.Query().Where(titleMatch...).
-		Order(ent.Desc(conversation.FieldUpdatedAt)).Limit(MaxCandidates).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	msgPs = append(msgPs, message.HasConversationWith(convPs...), func(s *sql.Selector) { s.Where(matchP(s, message.Table, terms)) })
-	if r.Filter.From != nil {
-		msgPs = append(msgPs, message.CreatedAtGTE(*r.Filter.From))
-	}
-	if r.Filter.To != nil {
-		msgPs = append(msgPs, message.CreatedAtLT(*r.Filter.To))
-	}
-	msgs, err := c.Message.Query().Where(msgPs...).
-		Order(ent.Desc(message.FieldCreatedAt), ent.Desc(message.FieldID)).Limit(MaxCandidates).All(ctx)
-	if err != nil {
-		return nil, err
-	}
 	qterms := terms
+	scope := TenantTerm(tenant)
 	if owner != nil {
-		qterms = terms[:len(terms)-1]
+		scope = OwnerTerm(tenant, *owner)
 	}
-	best := map[uuid.UUID]*Hit{}
-	for _, conv := range titles {
-		h := &Hit{Conversation: conv, Kind: KindTitle, at: conv.UpdatedAt}
-		h.Score = score(conv.Title, qterms) + 1 // a title beats a message of equal rank
-		best[conv.ID] = h
+	preds := []predicate.SearchEntry{
+		func(s *sql.Selector) { s.Where(matchP(s, append(append([]string{}, terms...), scope))) },
+		searchentry.HasConversationWith(append([]predicate.Conversation{
+			conversation.StatusNEQ(conversation.StatusDELETED),
+			conversation.TemporaryExpiresAtIsNil(),
+		}, r.Filter.predicates()...)...),
 	}
-	var need []uuid.UUID
-	for _, m := range msgs {
-		s := score(m.Content, qterms)
-		if h, ok := best[m.ConversationID]; ok && (h.Score > s || h.Score == s && !h.at.Before(m.CreatedAt)) {
-			continue
-		}
-		if _, ok := best[m.ConversationID]; !ok {
-			need = append(need, m.ConversationID)
-		}
-		best[m.ConversationID] = &Hit{Message: m, Kind: KindMessage, Score: s, at: m.CreatedAt}
+	if owner != nil {
+		preds = append(preds, searchentry.OwnerID(*owner))
 	}
-	if len(need) > 0 {
-		convs, err := c.Conversation.Query().Where(conversation.IDIn(need...)).All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		byID := make(map[uuid.UUID]*ent.Conversation, len(convs))
-		for _, conv := range convs {
-			byID[conv.ID] = conv
-		}
-		for _, id := range need {
-			if conv := byID[id]; conv != nil && best[id].Conversation == nil {
-				best[id].Conversation = conv
-			}
-		}
+	if r.Filter.From != nil {
+		preds = append(preds, searchentry.AtGTE(*r.Filter.From))
 	}
-	for id, h := range best {
-		if h.Conversation == nil {
-			if h.Message != nil {
-				h.Conversation = loadConv(titles, h.Message.ConversationID)
-			}
-			if h.Conversation == nil {
-				delete(best, id)
-			}
+	if r.Filter.To != nil {
+		preds = append(preds, searchentry.AtLT(*r.Filter.To))
+	}
+	var ranked []best
+	err = c.SearchEntry.Query().Where(preds...).Modify(func(s *sql.Selector) {
+		conv, rank := s.C(searchentry.FieldConversationID), s.C(searchentry.FieldRank)
+		s.Select(conv, sql.As(sql.Max(rank), "best")).GroupBy(conv)
+		if after != nil {
+			s.Having(sql.P(func(b *sql.Builder) {
+				b.WriteString("MAX(").Ident(rank).WriteString(") < ").Arg(after.R).
+					WriteString(" OR (MAX(").Ident(rank).WriteString(") = ").Arg(after.R).
+					WriteString(" AND ").Ident(conv).WriteString(" > ").Arg(after.ID).WriteString(")")
+			}))
 		}
+		s.OrderBy(sql.Desc("best"), conv).Limit(first + 1)
+	}).Scan(ctx, &ranked)
+	if err != nil {
+		return nil, err
 	}
-	all := make([]*Hit, 0, len(best))
-	for _, h := range best {
-		all = append(all, h)
+	total, err := c.SearchEntry.Query().Where(preds...).Unique(true).Select(searchentry.FieldConversationID).Count(ctx)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(all, func(i, j int) bool { return less(all[i], all[j]) })
-	page := &Page{TotalCount: len(all)}
-	start := 0
-	if after != nil {
-		start = sort.Search(len(all), func(i int) bool {
-			return less(&Hit{Score: after.S, at: after.T, Conversation: &ent.Conversation{ID: after.ID}}, all[i])
-		})
+	page := &Page{TotalCount: total, HasNext: len(ranked) > first}
+	ranked = ranked[:min(len(ranked), first)]
+	hits, err := load(ctx, c, ranked, qterms)
+	if err != nil {
+		return nil, err
 	}
-	end := min(start+first, len(all))
-	page.HasNext = end < len(all)
-	for _, h := range all[start:end] {
-		text := h.Conversation.Title
-		if h.Message != nil {
-			text = h.Message.Content
-		}
-		h.Snippet = MakeSnippet(text, qterms)
-		if h.Message != nil {
-			on, err := onCurrentBranch(ctx, c, h.Conversation, h.Message)
-			if err != nil {
-				return nil, err
-			}
-			h.OnCurrentBranch = &on
-		}
-		h.Cursor = encodeCursor(cursor{S: h.Score, T: h.at, ID: h.Conversation.ID})
-		page.Hits = append(page.Hits, h)
-	}
-	if len(page.Hits) > 0 {
-		page.StartCursor, page.EndCursor = page.Hits[0].Cursor, page.Hits[len(page.Hits)-1].Cursor
+	page.Hits = hits
+	if len(hits) > 0 {
+		page.StartCursor, page.EndCursor = hits[0].Cursor, hits[len(hits)-1].Cursor
 	}
 	return page, nil
 }
 
-// onCurrentBranch reports whether m is on conv's current branch: an
-// ancestor of (or) the current leaf, found by the walk up from the leaf
-// that stops at m's depth.
-func onCurrentBranch(ctx context.Context, c *ent.Client, conv *ent.Conversation, m *ent.Message) (bool, error) {
-	if conv.CurrentLeafID == nil {
-		return false, nil
+// load makes the hits of ranked (best first): each conversation's best
+// entry, the conversation, its message and whether that message is on the
+// current branch, with the snippet of terms. A row that is no longer
+// visible by the time it is read (deleted meanwhile) is left out.
+func load(ctx context.Context, c *ent.Client, ranked []best, terms []string) ([]*Hit, error) {
+	if len(ranked) == 0 {
+		return nil, nil
 	}
-	return c.Message.Query().Where(message.ID(m.ID), tree.Path(*conv.CurrentLeafID, m.Depth)).Exist(ctx)
+	convIDs := make([]uuid.UUID, 0, len(ranked))
+	ranks := make([]int64, 0, len(ranked))
+	for _, b := range ranked {
+		convIDs, ranks = append(convIDs, b.ConversationID), append(ranks, b.Rank)
+	}
+	entries, err := c.SearchEntry.Query().
+		Where(searchentry.ConversationIDIn(convIDs...), searchentry.RankIn(ranks...)).
+		Order(ent.Asc(searchentry.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	chosen := map[uuid.UUID]*ent.SearchEntry{}
+	var msgIDs []uuid.UUID
+	for _, b := range ranked {
+		for _, e := range entries {
+			if e.ConversationID == b.ConversationID && e.Rank == b.Rank {
+				chosen[b.ConversationID] = e
+				if e.MessageID != nil {
+					msgIDs = append(msgIDs, *e.MessageID)
+				}
+				break
+			}
+		}
+	}
+	convs, err := c.Conversation.Query().Where(conversation.IDIn(convIDs...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	convByID := make(map[uuid.UUID]*ent.Conversation, len(convs))
+	for _, conv := range convs {
+		convByID[conv.ID] = conv
+	}
+	msgByID := map[uuid.UUID]*ent.Message{}
+	if len(msgIDs) > 0 {
+		msgs, err := c.Message.Query().Where(message.IDIn(msgIDs...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			msgByID[m.ID] = m
+		}
+	}
+	var hits []*Hit
+	for _, b := range ranked {
+		e, conv := chosen[b.ConversationID], convByID[b.ConversationID]
+		if e == nil || conv == nil {
+			continue
+		}
+		h := &Hit{Conversation: conv, Kind: KindTitle, Score: tierTitle, at: e.At}
+		text := conv.Title
+		if e.MessageID != nil {
+			m := msgByID[*e.MessageID]
+			if m == nil {
+				continue
+			}
+			h.Message, h.Kind, h.Score, text = m, KindMessage, tierMessage, m.Content
+		}
+		h.Snippet = MakeSnippet(text, terms)
+		h.Cursor = encodeCursor(cursor{R: b.Rank, ID: conv.ID})
+		hits = append(hits, h)
+	}
+	if err := markBranches(ctx, c, hits); err != nil {
+		return nil, err
+	}
+	return hits, nil
 }
 
-// loadConv finds id among convs.
-func loadConv(convs []*ent.Conversation, id uuid.UUID) *ent.Conversation {
-	for _, c := range convs {
-		if c.ID == id {
-			return c
+// markBranches sets OnCurrentBranch of the message hits with one
+// statement: a message is on its conversation's current branch when it
+// is an ancestor of (or) the current leaf, found by the walk up from the
+// leaf that stops at the message's depth.
+func markBranches(ctx context.Context, c *ent.Client, hits []*Hit) error {
+	var ps []predicate.Message
+	for _, h := range hits {
+		if h.Message == nil {
+			continue
+		}
+		off := false
+		h.OnCurrentBranch = &off
+		if leaf := h.Conversation.CurrentLeafID; leaf != nil {
+			ps = append(ps, message.And(message.ID(h.Message.ID), tree.Path(*leaf, h.Message.Depth)))
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	on, err := c.Message.Query().Where(message.Or(ps...)).IDs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, h := range hits {
+		if h.Message != nil && slices.Contains(on, h.Message.ID) {
+			t := true
+			h.OnCurrentBranch = &t
 		}
 	}
 	return nil
-}
-
-// less orders hits: score desc, time desc, conversation id asc.
-func less(a, b *Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	if !a.at.Equal(b.at) {
-		return a.at.After(b.at)
-	}
-	return strings.Compare(a.Conversation.ID.String(), b.Conversation.ID.String()) < 0
-}
-
-// score ranks text for the terms identically on both backends: the
-// number of highlighted ranges, damped by the text's length.
-func score(text string, terms []string) float64 {
-	n := len(textsearch.Highlight(text, terms))
-	s := float64(n) / math.Log2(2+float64(utf8.RuneCountInString(text))/64)
-	return math.Round(s*1e6) / 1e6
 }
 
 // check validates the request and returns its terms, page size and cursor.

@@ -8,13 +8,33 @@ import (
 )
 
 // searchIndexNames are the GIN indexes on search_tokens, which SQLite
-// does not have: its FTS5 tables (sqliteSearchDDL) are the index there.
+// does not have: its FTS5 table (sqliteSearchDDL) is the index there.
 var searchIndexNames = map[string]bool{
-	"messages_search_tokens_gin":      true,
-	"conversations_search_tokens_gin": true,
+	"search_entries_search_tokens_gin": true,
 }
 
-// sqliteSearchDDL creates, for messages and conversations, the FTS5 table
+// searchTable is the table of the conversation search index
+// (ent/schema.SearchEntry).
+const searchTable = "search_entries"
+
+// retiredSearchDDL drops what an earlier schema kept on SQLite: FTS5
+// tables and triggers on the search_tokens columns of messages and
+// conversations, whose entries now live in search_entries (Backfill in
+// internal/convsearch indexes the rows they held). The columns themselves
+// stay, unread, as Ent's SQLite migration never drops a column.
+func retiredSearchDDL() []string {
+	var ddl []string
+	for _, table := range []string{"messages", "conversations"} {
+		fts := table + "_search"
+		for _, op := range []string{"insert", "delete", "update"} {
+			ddl = append(ddl, fmt.Sprintf(`DROP TRIGGER IF EXISTS %s_%s`, fts, op))
+		}
+		ddl = append(ddl, fmt.Sprintf(`DROP TABLE IF EXISTS %s`, fts), fmt.Sprintf(`DROP TABLE IF EXISTS %s_keys`, fts))
+	}
+	return ddl
+}
+
+// sqliteSearchDDL creates, for the search index's table, the FTS5 table
 // that indexes search_tokens (contentless, tokenize='ascii' as
 // textsearch.FTS5Tokenize requires) and the triggers that keep it in step
 // with every insert, update of search_tokens and delete (a cascade from a
@@ -47,13 +67,12 @@ END`, fts, table, keys),
 	}
 }
 
-// migrateSQLiteSearch creates the SQLite search tables and triggers.
+// migrateSQLiteSearch drops the retired search tables and triggers and
+// creates the search index's FTS5 table and triggers.
 func migrateSQLiteSearch(ctx context.Context, client *ent.Client) error {
-	for _, table := range []string{"messages", "conversations"} {
-		for _, q := range sqliteSearchDDL(table) {
-			if _, err := client.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("store: SQLite search index on %s: %w", table, err)
-			}
+	for _, q := range append(retiredSearchDDL(), sqliteSearchDDL(searchTable)...) {
+		if _, err := client.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: SQLite search index: %w", err)
 		}
 	}
 	return nil
