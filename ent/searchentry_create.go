@@ -310,6 +310,36 @@ func (_c *SearchEntryCreate) createSpec() (*SearchEntry, *sqlgraph.CreateSpec) {
 	return _node, _spec
 }
 
+// Prepare returns the SearchEntry that Save would create and the
+// sqlgraph.CreateSpec of its INSERT, without sending it. Like Save, it
+// applies the builder's defaults and runs the builder's hooks (the privacy
+// policy, the schema's hooks and those added with Use) around a terminal
+// mutator; that mutator runs the builder's checks and builds the spec
+// instead of writing the row. The hooks therefore see the returned
+// SearchEntry as if it were saved: the caller must write the spec's row
+// (in the builder's transaction, for a builder of a Tx) or abandon the
+// transaction. The SearchEntry carries the builder's client, so that its
+// edges can be queried once the row is written. A builder must not be
+// saved after it was prepared.
+func (_c *SearchEntryCreate) Prepare(ctx context.Context) (*SearchEntry, *sqlgraph.CreateSpec, error) {
+	if err := _c.defaults(); err != nil {
+		return nil, nil, err
+	}
+	var spec *sqlgraph.CreateSpec
+	node, err := withHooks(ctx, func(context.Context) (*SearchEntry, error) {
+		if err := _c.check(); err != nil {
+			return nil, err
+		}
+		node, s := _c.createSpec()
+		spec = s
+		return node, nil
+	}, _c.mutation, _c.hooks)
+	if err != nil {
+		return nil, nil, err
+	}
+	return node, spec, nil
+}
+
 // OnConflict allows configuring the `ON CONFLICT` / `ON DUPLICATE KEY` clause
 // of the `INSERT` statement. For example:
 //

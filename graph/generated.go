@@ -52,6 +52,7 @@ type ResolverRoot interface {
 	Source() SourceResolver
 	Subscription() SubscriptionResolver
 	SupportGrant() SupportGrantResolver
+	Viewer() ViewerResolver
 	ViewerEvent() ViewerEventResolver
 	ConversationWhereInput() ConversationWhereInputResolver
 }
@@ -671,12 +672,14 @@ type ComplexityRoot struct {
 	}
 
 	Viewer struct {
-		CanCurateKnowledge func(childComplexity int) int
-		Groups             func(childComplexity int) int
-		IsAdmin            func(childComplexity int) int
-		Roles              func(childComplexity int) int
-		TenantID           func(childComplexity int) int
-		UserID             func(childComplexity int) int
+		CanCurateKnowledge     func(childComplexity int) int
+		Groups                 func(childComplexity int) int
+		IsAdmin                func(childComplexity int) int
+		Roles                  func(childComplexity int) int
+		TemporaryChatRetention func(childComplexity int) int
+		TemporaryChats         func(childComplexity int) int
+		TenantID               func(childComplexity int) int
+		UserID                 func(childComplexity int) int
 	}
 
 	ViewerEvent struct {
@@ -800,6 +803,10 @@ type SubscriptionResolver interface {
 }
 type SupportGrantResolver interface {
 	State(ctx context.Context, obj *ent.SupportGrant) (model.SupportGrantState, error)
+}
+type ViewerResolver interface {
+	TemporaryChats(ctx context.Context, obj *model.Viewer) (string, error)
+	TemporaryChatRetention(ctx context.Context, obj *model.Viewer) (string, error)
 }
 type ViewerEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error)
@@ -3801,6 +3808,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.Roles(childComplexity), true
+	case "Viewer.temporaryChatRetention":
+		if e.ComplexityRoot.Viewer.TemporaryChatRetention == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.TemporaryChatRetention(childComplexity), true
+	case "Viewer.temporaryChats":
+		if e.ComplexityRoot.Viewer.TemporaryChats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.TemporaryChats(childComplexity), true
 	case "Viewer.tenantId":
 		if e.ComplexityRoot.Viewer.TenantID == nil {
 			break
@@ -5575,7 +5594,7 @@ type ConversationSearchHit {
   snippet: SearchSnippet!
   "Whether the message is on the conversation's current branch; null for a title match."
   onCurrentBranch: Boolean
-  "The relevance: more occurrences of the terms in shorter text rank higher; a title beats a message."
+  "The relevance tier of the hit: 2 for a title, 1 for a message. Hits are ordered by tier, then by the time of the match, newest first."
   score: Float!
 }
 
@@ -5590,7 +5609,7 @@ type ConversationSearchHitEdge {
 }
 
 """
-A page of conversation search hits, best first (score, then recency, then id).
+A page of conversation search hits, best first (score, then the time of the match, newest first, then id).
 """
 type ConversationSearchHitConnection {
   "The hits of the page."
@@ -5615,6 +5634,20 @@ extend type Query {
   returned is audited as an admin read.
   """
   adminSearchConversations(query: String!, userId: String, filter: ConversationSearchFilter, first: Int, after: Cursor): ConversationSearchHitConnection!
+}
+
+extend type Viewer {
+  """
+  The tenant's temporary-chat policy, as it applies to the viewer: ALLOWED,
+  FORBIDDEN or ENFORCED (docs/API.md, "Temporary chats"). Every viewer may
+  read it; the rest of the settings are tenantSettings (admins only).
+  """
+  temporaryChats: String!
+  """
+  How long a temporary chat lasts from its creation, as a Go duration
+  ("24h0m0s" by default).
+  """
+  temporaryChatRetention: String!
 }
 `, BuiltIn: false},
 }
@@ -6716,6 +6749,10 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_isAdmin(ctx, field)
 	case "canCurateKnowledge":
 		return ec.fieldContext_Viewer_canCurateKnowledge(ctx, field)
+	case "temporaryChats":
+		return ec.fieldContext_Viewer_temporaryChats(ctx, field)
+	case "temporaryChatRetention":
+		return ec.fieldContext_Viewer_temporaryChatRetention(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
@@ -20577,6 +20614,52 @@ func (ec *executionContext) _Viewer_canCurateKnowledge(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_Viewer_canCurateKnowledge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Viewer", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Viewer_temporaryChats(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_temporaryChats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().TemporaryChats(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_temporaryChats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, true, "String")
+}
+
+func (ec *executionContext) _Viewer_temporaryChatRetention(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_temporaryChatRetention(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().TemporaryChatRetention(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_temporaryChatRetention(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, true, "String")
 }
 
 func (ec *executionContext) _ViewerEvent_kind(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
@@ -36785,33 +36868,45 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		case "tenantId":
 			out.Values[i] = ec._Viewer_tenantId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "userId":
 			out.Values[i] = ec._Viewer_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "roles":
 			out.Values[i] = ec._Viewer_roles(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "groups":
 			out.Values[i] = ec._Viewer_groups(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "isAdmin":
 			out.Values[i] = ec._Viewer_isAdmin(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "canCurateKnowledge":
 			out.Values[i] = ec._Viewer_canCurateKnowledge(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "temporaryChats":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_temporaryChats(ctx, field, obj)
+				})
+		case "temporaryChatRetention":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_temporaryChatRetention(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -389,6 +389,16 @@ func (r *supportGrantResolver) State(ctx context.Context, obj *ent.SupportGrant)
 	return r.grantState(obj), nil
 }
 
+// TemporaryChats is the resolver for the temporaryChats field.
+func (r *viewerResolver) TemporaryChats(ctx context.Context, obj *model.Viewer) (string, error) {
+	return r.viewerTemporaryChats(ctx)
+}
+
+// TemporaryChatRetention is the resolver for the temporaryChatRetention field.
+func (r *viewerResolver) TemporaryChatRetention(ctx context.Context, obj *model.Viewer) (string, error) {
+	return r.viewerTemporaryChatRetention(ctx)
+}
+
 // Conversation is the resolver for the conversation field.
 func (r *viewerEventResolver) Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error) {
 	return r.viewerEventConversation(ctx, obj)
@@ -435,6 +445,9 @@ func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{
 // Subscription returns graph.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
+// Viewer returns graph.ViewerResolver implementation.
+func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
+
 // ViewerEvent returns graph.ViewerEventResolver implementation.
 func (r *Resolver) ViewerEvent() graph.ViewerEventResolver { return &viewerEventResolver{r} }
 
@@ -443,5 +456,6 @@ type (
 	conversationEventResolver struct{ *Resolver }
 	mutationResolver          struct{ *Resolver }
 	subscriptionResolver      struct{ *Resolver }
+	viewerResolver            struct{ *Resolver }
 	viewerEventResolver       struct{ *Resolver }
 )

@@ -15,6 +15,7 @@ import (
 type TenantSettings interface {
 	Get(ctx context.Context) (tenantsettings.State, error)
 	Update(ctx context.Context, patch tenantsettings.Patch, expectedVersion *int) (tenantsettings.State, error)
+	ForViewer(ctx context.Context) (tenantsettings.ViewerPolicy, error)
 }
 
 var _ TenantSettings = (*tenantsettings.Service)(nil)
@@ -167,4 +168,18 @@ func parseDuration(field string, s *string) (*time.Duration, error) {
 		return nil, badInput(field, "invalid tenant setting %s: %q is not a duration such as \"24h\" or \"90m\"", field, *s)
 	}
 	return &d, nil
+}
+
+// viewerTemporaryChats returns the tenant's temporary-chat policy for any
+// viewer of the tenant.
+func (r *Resolver) viewerTemporaryChats(ctx context.Context) (string, error) {
+	p, err := r.settings.ForViewer(ctx)
+	return string(p.TemporaryChats), err
+}
+
+// viewerTemporaryChatRetention returns how long a temporary chat lasts, as
+// a Go duration, for any viewer of the tenant.
+func (r *Resolver) viewerTemporaryChatRetention(ctx context.Context) (string, error) {
+	p, err := r.settings.ForViewer(ctx)
+	return p.TemporaryChatRetention.String(), err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat/treebackfill"
 	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/convsearch"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/portability"
@@ -129,6 +130,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Warn("message tree backfill stopped; the next start continues it", slog.Int("conversations", n), slog.String("error", err.Error()))
 		case n > 0:
 			log.Info("message tree backfill", slog.Int("conversations", n))
+		}
+	}()
+	// Messages and titles written before conversation search get their
+	// search entries the same way (docs/ENGINE.md, "Conversation search").
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n, err := convsearch.Backfill(bgCtx, db.Client, db.Dialect, convsearch.DefaultBackfillBatch)
+		switch {
+		case err != nil && bgCtx.Err() == nil:
+			log.Warn("search backfill stopped; the next start continues it", slog.Int("entries", n), slog.String("error", err.Error()))
+		case n > 0:
+			log.Info("search backfill", slog.Int("entries", n))
 		}
 	}()
 	serveErr := make(chan error, 1)

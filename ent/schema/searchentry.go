@@ -79,7 +79,7 @@ func (SearchEntry) Indexes() []ent.Index {
 
 // Annotations of the SearchEntry.
 func (SearchEntry) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip()}
+	return []schema.Annotation{entgql.Skip(), PreparedCreate{}}
 }
 
 // Policy of the SearchEntry: rows are scoped by internal/authz

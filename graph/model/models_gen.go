@@ -207,11 +207,11 @@ type ConversationSearchHit struct {
 	Snippet *SearchSnippet `json:"snippet"`
 	// Whether the message is on the conversation's current branch; null for a title match.
 	OnCurrentBranch *bool `json:"onCurrentBranch,omitempty"`
-	// The relevance: more occurrences of the terms in shorter text rank higher; a title beats a message.
+	// The relevance tier of the hit: 2 for a title, 1 for a message. Hits are ordered by tier, then by the time of the match, newest first.
 	Score float64 `json:"score"`
 }
 
-// A page of conversation search hits, best first (score, then recency, then id).
+// A page of conversation search hits, best first (score, then the time of the match, newest first, then id).
 type ConversationSearchHitConnection struct {
 	// The hits of the page.
 	Edges []*ConversationSearchHitEdge `json:"edges"`
@@ -557,6 +557,13 @@ type Viewer struct {
 	Groups             []string `json:"groups"`
 	IsAdmin            bool     `json:"isAdmin"`
 	CanCurateKnowledge bool     `json:"canCurateKnowledge"`
+	// The tenant's temporary-chat policy, as it applies to the viewer: ALLOWED,
+	// FORBIDDEN or ENFORCED (docs/API.md, "Temporary chats"). Every viewer may
+	// read it; the rest of the settings are tenantSettings (admins only).
+	TemporaryChats string `json:"temporaryChats"`
+	// How long a temporary chat lasts from its creation, as a Go duration
+	// ("24h0m0s" by default).
+	TemporaryChatRetention string `json:"temporaryChatRetention"`
 }
 
 // A change of one of the viewer's own conversations, whoever made it and on

@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/convsearch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/prepared"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -261,18 +262,25 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 		att *ent.Attempt
 		err error
 	)
-	mc := e.userMessage(ctx, tx, conv, clientMessageID, question).SetID(msgID).
-		SetNillableParentID(place.parent).SetDepth(place.depth).SetNillableEditedFromID(place.editedFrom)
 	if e.db.Dialect == dialect.Postgres {
-		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
-	} else {
-		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
+		// The search entries of the message and the title go in the
+		// ask's statement (insertAskPG).
+		ctx, _ = prepared.WithBatch(ctx)
 	}
-	if err == nil && b.title != nil {
-		// The bump set the title without Ent's hooks: index it here.
+	if b.title != nil {
+		// The bump sets the title without Ent's hooks: index it here.
 		titled := *conv
 		titled.Title = *b.title
-		err = convsearch.IndexTitle(ctx, tx.Client(), e.db.Dialect, &titled)
+		err = convsearch.IndexFirstTitle(ctx, tx.Client(), e.db.Dialect, &titled)
+	}
+	mc := e.userMessage(ctx, tx, conv, clientMessageID, question).SetID(msgID).
+		SetNillableParentID(place.parent).SetDepth(place.depth).SetNillableEditedFromID(place.editedFrom)
+	switch {
+	case err != nil:
+	case e.db.Dialect == dialect.Postgres:
+		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
+	default:
+		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
 	}
 	if err != nil {
 		return nil, nil, rollback(tx, err)

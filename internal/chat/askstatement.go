@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/prepared"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -73,12 +74,16 @@ func (e *Engine) insertAskPG(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 		}
 		take = step
 	}
-	seq, err := writeAsk(ctx, tx, take, b, msgSpec, attSpec)
+	var side []*sqlgraph.CreateSpec
+	if batch := prepared.From(ctx); batch != nil {
+		side = batch.Specs()
+	}
+	seq, err := writeAsk(ctx, tx, take, b, msgSpec, attSpec, side)
 	if errors.Is(err, errRateRefused) {
 		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, raw); err != nil {
 			return nil, nil, err
 		}
-		seq, err = writeAsk(ctx, tx, nil, b, msgSpec, attSpec)
+		seq, err = writeAsk(ctx, tx, nil, b, msgSpec, attSpec, side)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -90,12 +95,12 @@ func (e *Engine) insertAskPG(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 // writeAsk runs the ask statement in tx and returns the message's sequence
 // number. A refused rate is errRateRefused, a conversation that is no
 // longer ACTIVE ent.NotFoundError; in both cases nothing was written.
-func writeAsk(ctx context.Context, tx *ent.Tx, take entsql.Querier, b seqBump, msg, att *sqlgraph.CreateSpec) (int64, error) {
+func writeAsk(ctx context.Context, tx *ent.Tx, take entsql.Querier, b seqBump, msg, att *sqlgraph.CreateSpec, side []*sqlgraph.CreateSpec) (int64, error) {
 	var extra []*entsql.Predicate
 	if take != nil {
 		extra = append(extra, entsql.ExprP(`EXISTS (SELECT 1 FROM "ask_rate")`))
 	}
-	q, args, err := askStatement(take, sequenceUpdate(dialect.Postgres, b, extra...), msg, att)
+	q, args, err := askStatement(take, sequenceUpdate(dialect.Postgres, b, extra...), msg, att, side)
 	if err != nil {
 		return 0, err
 	}
@@ -129,16 +134,19 @@ func writeAsk(ctx context.Context, tx *ent.Tx, take entsql.Querier, b seqBump, m
 // not nil; numbering its arguments from $1, it comes first), then bump
 // (an UPDATE whose WHERE requires take's row), then the message of msg
 // with bump's sequence number in place of its own, then the attempt of
-// att. Its one row says the message's sequence number (NULL: nothing
+// att, then each row of side (the rows hooks added to the ask's
+// prepared.Batch: the search index's entries), written only with the
+// message. Its one row says the message's sequence number (NULL: nothing
 // written), whether the attempt was written and whether the rate admitted
 // the ask.
 //
 //	WITH "ask_rate" AS (INSERT INTO ask_rates … ON CONFLICT … DO UPDATE … WHERE … RETURNING tat),
 //	"ask_bump" AS (UPDATE "conversations" SET … WHERE … AND EXISTS (SELECT 1 FROM "ask_rate") RETURNING "last_sequence_no"),
 //	"ask_message" AS (INSERT INTO "messages" (…, "sequence_no", …) SELECT $…, "last_sequence_no", … FROM "ask_bump" RETURNING "sequence_no"),
-//	"ask_attempt" AS (INSERT INTO "attempts" (…) SELECT $… FROM "ask_message" RETURNING "id")
+//	"ask_attempt" AS (INSERT INTO "attempts" (…) SELECT $… FROM "ask_message" RETURNING "id"),
+//	"ask_side_0" AS (INSERT INTO "search_entries" (…) SELECT $… FROM "ask_message")
 //	SELECT (SELECT "sequence_no" FROM "ask_message"), EXISTS (SELECT 1 FROM "ask_attempt"), EXISTS (SELECT 1 FROM "ask_rate")
-func askStatement(take entsql.Querier, bump *entsql.UpdateBuilder, msg, att *sqlgraph.CreateSpec) (string, []any, error) {
+func askStatement(take entsql.Querier, bump *entsql.UpdateBuilder, msg, att *sqlgraph.CreateSpec, side []*sqlgraph.CreateSpec) (string, []any, error) {
 	msgCols, msgVals, err := specColumns(msg)
 	if err != nil {
 		return "", nil, err
@@ -167,7 +175,19 @@ func askStatement(take entsql.Querier, bump *entsql.UpdateBuilder, msg, att *sql
 	b.WriteString(`"ask_attempt" AS (INSERT INTO `).Ident(attempt.Table).WriteString(" ").
 		Wrap(func(b *entsql.Builder) { b.IdentComma(attCols...) }).
 		WriteString(" SELECT ").Args(attVals...).
-		WriteString(` FROM "ask_message" RETURNING `).Ident(attempt.FieldID).WriteString(") ")
+		WriteString(` FROM "ask_message" RETURNING `).Ident(attempt.FieldID).WriteString(")")
+	for i, spec := range side {
+		cols, vals, err := specColumns(spec)
+		if err != nil {
+			return "", nil, err
+		}
+		b.WriteString(fmt.Sprintf(`, "ask_side_%d" AS (INSERT INTO `, i))
+		b.Ident(spec.Table).WriteString(" ").
+			Wrap(func(b *entsql.Builder) { b.IdentComma(cols...) }).
+			WriteString(" SELECT ").Args(vals...).
+			WriteString(` FROM "ask_message")`)
+	}
+	b.WriteString(" ")
 	b.WriteString(`SELECT (SELECT "sequence_no" FROM "ask_message"), EXISTS (SELECT 1 FROM "ask_attempt"), `)
 	if take != nil {
 		b.WriteString(`EXISTS (SELECT 1 FROM "ask_rate")`)

@@ -136,9 +136,15 @@ func inOneTx(n int, end string) []string {
 
 // askTxStatements is the number of statements of an ask call between its
 // BEGIN and COMMIT (docs/BENCHMARKS.md, "Statements per ask"): the read,
-// then one data-modifying statement on PostgreSQL; the rate upsert, the
-// sequence, the message and the attempt on SQLite.
-var askTxStatements = map[string]int{dialect.Postgres: 2, dialect.SQLite: 5}
+// then one data-modifying statement on PostgreSQL (which also writes the
+// message's search entry); the rate upsert, the sequence, the message, its
+// search entry and the attempt on SQLite.
+var askTxStatements = map[string]int{dialect.Postgres: 2, dialect.SQLite: 6}
+
+// firstAskTxStatements is askTxStatements for the ask that sets the
+// conversation's title from its question: on SQLite the title's search
+// entry is one more statement; on PostgreSQL it is in the one statement.
+var firstAskTxStatements = map[string]int{dialect.Postgres: 2, dialect.SQLite: 7}
 
 // ratesTAT returns the stored theoretical arrival times of every ask-rate
 // bucket, to tell whether an ask was charged.

@@ -20,7 +20,6 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-
 // capture is a driver that records the statements a search sends.
 type capture struct {
 	dialect.Driver

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/hook"
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/internal/prepared"
 	"github.com/ragchat/ragchat/internal/textsearch"
 )
 
@@ -75,7 +76,7 @@ func Install(c *ent.Client, dialectName string) {
 			if !ok {
 				return v, nil
 			}
-			return v, messageEntry(m.Client(), dialectName, msg).Exec(indexing(ctx))
+			return v, write(indexing(ctx), messageEntry(m.Client(), dialectName, msg))
 		})
 	}, ent.OpCreate))
 	c.Conversation.Use(hook.On(func(next ent.Mutator) ent.Mutator {
@@ -125,11 +126,29 @@ func messageEntry(c *ent.Client, dialectName string, msg *ent.Message) *ent.Sear
 		SetSearchTokens(Encode(dialectName, msg.TenantID, msg.OwnerID, msg.Content))
 }
 
-// IndexTitle rewrites conv's TITLE entry for its title, through c (the
-// writer's transaction), for a title set by a statement that bypasses
-// Ent's hooks (the ask's sequence bump in internal/chat).
-func IndexTitle(ctx context.Context, c *ent.Client, dialectName string, conv *ent.Conversation) error {
-	return writeTitle(indexing(ctx), c, dialectName, conv, false)
+// IndexFirstTitle writes the TITLE entry of conv, which had no title and
+// so no entry, for the title set by a statement that bypasses Ent's hooks
+// (the ask's sequence bump in internal/chat), through c (the writer's
+// transaction). With a prepared.Batch in ctx the entry is added to it, to
+// be written by the caller's statement.
+func IndexFirstTitle(ctx context.Context, c *ent.Client, dialectName string, conv *ent.Conversation) error {
+	at := time.Now()
+	return write(indexing(ctx), titleEntry(c, conv, Encode(dialectName, conv.TenantID, conv.UserID, conv.Title), at))
+}
+
+// write sends create, or adds its spec to the prepared.Batch ctx carries
+// (the row it mirrors is being prepared, not yet written).
+func write(ctx context.Context, create *ent.SearchEntryCreate) error {
+	batch := prepared.From(ctx)
+	if batch == nil {
+		return create.Exec(ctx)
+	}
+	_, spec, err := create.Prepare(ctx)
+	if err != nil {
+		return err
+	}
+	batch.Add(spec)
+	return nil
 }
 
 // writeTitle writes conv's TITLE entry: a new one for a conversation just

@@ -82,7 +82,7 @@ func TestTemporaryChatsThroughTheAPI(t *testing.T) {
 // TestTemporaryChatPolicy: the tenant admin sets the policy and the
 // retention (checked, with the field named); FORBIDDEN refuses temporary
 // chats, ENFORCED makes every new conversation temporary and refuses to
-// keep one; members cannot change the policy.
+// keep one; members cannot change the policy, and read it on viewer.
 func TestTemporaryChatPolicy(t *testing.T) {
 	eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) {
 		alice := h.Client(t, "alice")
@@ -115,6 +115,13 @@ func TestTemporaryChatPolicy(t *testing.T) {
 		set := organiseDo[policy](t, admin, setTemporary, map[string]any{"p": "FORBIDDEN", "r": "2h"}, "updateTenantSettings")
 		if set != (policy{"FORBIDDEN", "2h0m0s"}) {
 			t.Errorf("set: %+v", set)
+		}
+		// A member cannot read tenantSettings, but reads the policy that
+		// decides what the temporary-chat switch may do on viewer.
+		var seen struct{ Viewer policy }
+		mustDo(t, alice, `{ viewer { temporaryChats temporaryChatRetention } }`, nil, &seen)
+		if seen.Viewer != set {
+			t.Errorf("the member's viewer shows %+v, the admin set %+v", seen.Viewer, set)
 		}
 		if e := organiseErr(t, alice, createTemporary, map[string]any{"t": true}); e.Code() != "FORBIDDEN" {
 			t.Errorf("temporary under FORBIDDEN: %s %v", e.Code(), e.Extensions)

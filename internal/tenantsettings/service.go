@@ -188,3 +188,22 @@ func settingsConflict(current, expected int) error {
 		"the tenant settings changed since version %d (they are at version %d); reload them and try again", expected, current).
 		With("currentVersion", current).With("expectedVersion", expected)
 }
+
+// ViewerPolicy is the part of the settings every viewer of the tenant may
+// read, because it decides what the viewer can do: the temporary-chat
+// policy and how long a temporary chat lasts.
+type ViewerPolicy struct {
+	TemporaryChats         domain.TemporaryChats
+	TemporaryChatRetention time.Duration
+}
+
+// ForViewer returns the viewer's ViewerPolicy, with defaults filled in.
+// Any viewer of the tenant may read it; the Ent privacy policy keeps it to
+// the viewer's own tenant.
+func (s *Service) ForViewer(ctx context.Context) (ViewerPolicy, error) {
+	st, err := Effective(ctx, s.client)
+	if err != nil {
+		return ViewerPolicy{}, err
+	}
+	return ViewerPolicy{TemporaryChats: st.TemporaryChats, TemporaryChatRetention: st.TemporaryChatRetention.Duration}, nil
+}

@@ -22,6 +22,9 @@ var (
 	// JobTreeBackfill sets the message tree of conversations written
 	// before message trees (internal/chat/treebackfill).
 	JobTreeBackfill = Job{"treebackfill"}
+	// JobSearchBackfill writes the search entries of messages and titles
+	// written before conversation search (internal/convsearch).
+	JobSearchBackfill = Job{"searchbackfill"}
 )
 
 type systemKey struct{}

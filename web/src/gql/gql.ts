@@ -65,7 +65,7 @@ type Documents = {
     "\n  mutation RemoveTags($conversationId: ID!, $tagIds: [ID!]!) {\n    removeConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n": typeof types.RemoveTagsDocument,
     "\n  mutation CreateTemporaryConversation($temporary: Boolean) {\n    createConversation(input: { temporary: $temporary }) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.CreateTemporaryConversationDocument,
     "\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": typeof types.KeepConversationDocument,
-    "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n": typeof types.TemporaryPolicyDocument,
+    "\n  query TemporaryPolicy {\n    viewer {\n      temporaryChats\n    }\n  }\n": typeof types.TemporaryPolicyDocument,
     "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": typeof types.ExportConversationDocument,
     "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n": typeof types.SearchConversationsDocument,
 };
@@ -121,7 +121,7 @@ const documents: Documents = {
     "\n  mutation RemoveTags($conversationId: ID!, $tagIds: [ID!]!) {\n    removeConversationTags(conversationId: $conversationId, tagIds: $tagIds) {\n      ...OrganiseFields\n    }\n  }\n": types.RemoveTagsDocument,
     "\n  mutation CreateTemporaryConversation($temporary: Boolean) {\n    createConversation(input: { temporary: $temporary }) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.CreateTemporaryConversationDocument,
     "\n  mutation KeepConversation($id: ID!) {\n    keepConversation(id: $id) {\n      ...ConversationFields\n      ...OrganiseFields\n    }\n  }\n": types.KeepConversationDocument,
-    "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n": types.TemporaryPolicyDocument,
+    "\n  query TemporaryPolicy {\n    viewer {\n      temporaryChats\n    }\n  }\n": types.TemporaryPolicyDocument,
     "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": types.ExportConversationDocument,
     "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n": types.SearchConversationsDocument,
 };
@@ -347,7 +347,7 @@ export function graphql(source: "\n  mutation KeepConversation($id: ID!) {\n    
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n"): (typeof documents)["\n  query TemporaryPolicy {\n    tenantSettings {\n      temporaryChats\n    }\n  }\n"];
+export function graphql(source: "\n  query TemporaryPolicy {\n    viewer {\n      temporaryChats\n    }\n  }\n"): (typeof documents)["\n  query TemporaryPolicy {\n    viewer {\n      temporaryChats\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -173,7 +173,7 @@ export const KeepConversationMutation = graphql(`
 
 export const TemporaryPolicyQuery = graphql(`
   query TemporaryPolicy {
-    tenantSettings {
+    viewer {
       temporaryChats
     }
   }

@@ -1,11 +1,10 @@
-// The tenant's temporary-chat policy as the console knows it: admins read
-// it (tenantSettings.temporaryChats); for members it is learned from the
-// server's answers (a temporary chat refused as FORBIDDEN, or a normal one
-// that came back temporary under ENFORCED) and shared by every component
-// of the page (the switch, and Keep on the header).
+// The tenant's temporary-chat policy as the console knows it: every viewer
+// reads it (viewer.temporaryChats), and a change made meanwhile is learned
+// from the server's answers (a temporary chat refused as FORBIDDEN, or a
+// normal one that came back temporary under ENFORCED); it is shared by
+// every component of the page (the switch, and Keep on the header).
 import { useQuery } from '@apollo/client/react';
 import { useSyncExternalStore } from 'react';
-import { ViewerQuery } from '../operations';
 import { TemporaryPolicyQuery } from './operations';
 
 /** ALLOWED, FORBIDDEN or ENFORCED (docs/API.md, "Temporary chats"). */
@@ -28,11 +27,9 @@ export function learnTemporaryPolicy(p: TemporaryPolicy): void {
 
 /** Returns the known policy and a function to record a learned one. */
 export function useTemporaryPolicy(): [TemporaryPolicy, (p: TemporaryPolicy) => void] {
-  const viewer = useQuery(ViewerQuery);
-  const isAdmin = viewer.data?.viewer.isAdmin ?? false;
-  const settings = useQuery(TemporaryPolicyQuery, { skip: !isAdmin });
+  const policy = useQuery(TemporaryPolicyQuery);
   const mine = useSyncExternalStore(subscribe, () => learned);
-  const read = settings.data?.tenantSettings.temporaryChats;
+  const read = policy.data?.viewer.temporaryChats;
   const known = mine ?? (read === 'FORBIDDEN' || read === 'ENFORCED' ? read : 'ALLOWED');
   return [known, learnTemporaryPolicy];
 }

@@ -1,0 +1,1 @@
+import{t as e}from"./web-BW9WIGNV.js";e();

@@ -1,1 +1,0 @@
-import{t as e}from"./web-DQ1HdRt7.js";e();
