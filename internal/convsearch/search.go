@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store/stmtplan"
 	"github.com/ragchat/ragchat/internal/textsearch"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -134,6 +135,8 @@ type best struct {
 //  2. the page's best entries, conversations and messages, by id;
 //  3. whether each message hit is on its conversation's current branch.
 func search(ctx context.Context, c *ent.Client, r Request, owner *string, tenant string) (*Page, error) {
+	// A broad term and a rare one want different plans: never a generic one.
+	ctx = stmtplan.PerExecution(ctx)
 	terms, first, after, err := check(r)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/ragchat/ragchat/internal/store/stmtplan"
 )
 
 // Sizes of the prepared-statement cache (docs/BENCHMARKS.md, "Targets":
@@ -51,8 +53,12 @@ func newStmtCache(db *sql.DB) *stmtCache {
 }
 
 // prepared returns q's prepared statement, preparing it once q has been
-// sent prepareAfter times; nil means "send q unprepared".
+// sent prepareAfter times; nil means "send q unprepared", which it always
+// is with a context marked by stmtplan.PerExecution.
 func (c *stmtCache) prepared(ctx context.Context, q string) *sql.Stmt {
+	if stmtplan.IsPerExecution(ctx) {
+		return nil
+	}
 	if s, ok := c.stmts.Get(q); ok {
 		return s
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/lib/pq"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ragchat/ragchat/internal/store/stmtplan"
+
 	"github.com/ragchat/ragchat/internal/testdb"
 )
 
@@ -67,6 +69,33 @@ func TestStmtCachePreparesOftenSentStatements(t *testing.T) {
 	pool.cache.close()
 	require.Zero(t, pool.cache.stmts.Len())
 	require.False(t, preparedOnConnection(t, db, q), "closing the cache deallocates")
+}
+
+// TestStmtCachePerExecutionIsNeverPrepared: a statement sent with a
+// context marked by stmtplan.PerExecution is never prepared, however often
+// it is sent, so PostgreSQL plans it with its values every time; the same
+// text sent unmarked is prepared as usual.
+func TestStmtCachePerExecutionIsNeverPrepared(t *testing.T) {
+	db := openRawPostgres(t)
+	db.SetMaxOpenConns(1)
+	pool := cachedPool{DB: db, cache: newStmtCache(db)}
+	const q = `SELECT name FROM items WHERE id = $1`
+	for _, tc := range []struct {
+		ctx      context.Context
+		prepared bool
+	}{
+		{stmtplan.PerExecution(context.Background()), false},
+		{context.Background(), true},
+	} {
+		for i := 1; i <= prepareAfter+3; i++ {
+			rows, err := pool.QueryContext(tc.ctx, q, i)
+			require.NoError(t, err)
+			require.True(t, rows.Next())
+			require.NoError(t, rows.Close())
+		}
+		require.Equal(t, tc.prepared, pool.cache.stmts.Contains(q))
+		require.Equal(t, tc.prepared, preparedOnConnection(t, db, q))
+	}
 }
 
 // TestStmtCacheClosedStatementFallsBack: a statement closed by an eviction
