@@ -80,9 +80,24 @@ test('ENFORCED: every new chat is temporary, the switch is locked on and Keep is
     await admin.getByTestId('new-conversation').waitFor();
     await admin.waitForFunction(() => !document.querySelector('[data-testid=temporary-switch]'));
 
-    // A member learns it from the refusal: the switch goes, the error says why.
-    const member = await app.page();
-    await signIn(member, app.base, 'demo-user');
+    // A member reads it too (viewer.temporaryChats): no switch at all.
+    const fresh = await app.page();
+    await signIn(fresh, app.base, 'demo-user');
+    await fresh.locator('[data-temporary-policy=FORBIDDEN]').waitFor();
+    assert.equal(await fresh.getByTestId('temporary-switch').count(), 0, 'no switch under FORBIDDEN');
+    await fresh.context().close();
+  } finally {
+    await gql(app.server.http, await tokenOf(admin), 'mutation { updateTenantSettings(input: {temporaryChats: "ALLOWED"}) { version } }');
+    await admin.context().close();
+  }
+});
+
+test('a member whose page was open when temporary chats were turned off learns it from the refusal', async () => {
+  const member = await app.page();
+  await signIn(member, app.base, 'demo-user');
+  await member.locator('[data-temporary-policy=ALLOWED]').waitFor();
+  const admin = await setPolicy('FORBIDDEN');
+  try {
     await member.getByTestId('temporary-switch').check();
     await member.getByTestId('new-conversation').click();
     await member.locator('[role=alert][data-code=FORBIDDEN]').waitFor();

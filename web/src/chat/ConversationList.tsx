@@ -162,7 +162,7 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
   const unfiled = rest.filter((c) => !c.folderId || !known.has(c.folderId));
 
   return (
-    <nav className="conv-list" aria-label={t.conversations}>
+    <nav className="conv-list" aria-label={t.conversations} data-temporary-policy={policy ?? undefined}>
       <button type="button" className="primary" data-testid="new-conversation" onClick={() => void startNew()}>
         + {t.newConversation}
       </button>

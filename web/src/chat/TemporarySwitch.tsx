@@ -3,9 +3,9 @@
 import { useT } from '../i18n';
 import type { TemporaryPolicy } from '../organise/temporaryPolicy';
 
-export function TemporarySwitch({ policy, on, onChange }: { policy: TemporaryPolicy; on: boolean; onChange: (on: boolean) => void }) {
+export function TemporarySwitch({ policy, on, onChange }: { policy: TemporaryPolicy | null; on: boolean; onChange: (on: boolean) => void }) {
   const t = useT();
-  if (policy === 'FORBIDDEN') return null;
+  if (policy === null || policy === 'FORBIDDEN') return null;
   const enforced = policy === 'ENFORCED';
   return (
     <label className="temporary-switch" title={enforced ? t.temporaryEnforced : undefined}>

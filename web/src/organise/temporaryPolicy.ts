@@ -25,11 +25,14 @@ export function learnTemporaryPolicy(p: TemporaryPolicy): void {
   for (const f of listeners) f();
 }
 
-/** Returns the known policy and a function to record a learned one. */
-export function useTemporaryPolicy(): [TemporaryPolicy, (p: TemporaryPolicy) => void] {
+/**
+ * Returns the known policy (null until the server's has been read) and a
+ * function to record a learned one.
+ */
+export function useTemporaryPolicy(): [TemporaryPolicy | null, (p: TemporaryPolicy) => void] {
   const policy = useQuery(TemporaryPolicyQuery);
   const mine = useSyncExternalStore(subscribe, () => learned);
   const read = policy.data?.viewer.temporaryChats;
-  const known = mine ?? (read === 'FORBIDDEN' || read === 'ENFORCED' ? read : 'ALLOWED');
-  return [known, learnTemporaryPolicy];
+  const stored = read === undefined ? null : read === 'FORBIDDEN' || read === 'ENFORCED' ? read : 'ALLOWED';
+  return [mine ?? stored, learnTemporaryPolicy];
 }
