@@ -143,6 +143,7 @@ func TestPublishNeverBlocksWhileBusIsDown(t *testing.T) {
 
 		bus.start()
 		eventually(t, func() bool { return b.Stats().Resets >= 1 }, "B's listener reconnects")
+		eventually(t, func() bool { return broker.SyncListener(b) == nil }, "the bus has B's subscription again")
 		release()
 
 		var mu sync.Mutex
@@ -195,6 +196,7 @@ func TestBusRestart(t *testing.T) {
 		assert.ErrorIs(t, remoteSub.Err(), broker.ErrLagged, "the engine must resync from the database")
 		for _, x := range []*broker.Distributed{a, b} {
 			eventually(t, func() bool { return x.Stats().Resets >= 1 }, "%s reconnects", x.Origin())
+			eventually(t, func() bool { return broker.SyncListener(x) == nil }, "the bus has %s's subscription again", x.Origin())
 		}
 		requireLive(t, localSub)
 
