@@ -297,6 +297,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CreateShareLinkPayload struct {
+		ShareLink func(childComplexity int) int
+		Token     func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
 	DeleteDocumentPayload struct {
 		DeletedDocumentID func(childComplexity int) int
 	}
@@ -478,6 +484,7 @@ type ComplexityRoot struct {
 		CreateConversation             func(childComplexity int, input *model.CreateConversationInput) int
 		CreateFolder                   func(childComplexity int, input model.CreateFolderInput) int
 		CreateKnowledgeBase            func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		CreateShareLink                func(childComplexity int, input model.CreateShareLinkInput) int
 		CreateTag                      func(childComplexity int, input model.CreateTagInput) int
 		DeleteConversation             func(childComplexity int, id uuid.UUID, reason *string, expectedVersion *int) int
 		DeleteDocument                 func(childComplexity int, documentID uuid.UUID, reason *string) int
@@ -496,6 +503,7 @@ type ComplexityRoot struct {
 		RequestSupportAccess           func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
 		RestoreConversation            func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		RetryAttempt                   func(childComplexity int, input model.RetryAttemptInput) int
+		RevokeShareLink                func(childComplexity int, id uuid.UUID) int
 		RevokeSupportAccess            func(childComplexity int, id uuid.UUID) int
 		SelectBranch                   func(childComplexity int, conversationID uuid.UUID, messageID uuid.UUID) int
 		SetConversationHistoryStrategy func(childComplexity int, id uuid.UUID, historyStrategy *string, expectedVersion *int) int
@@ -506,6 +514,7 @@ type ComplexityRoot struct {
 		UnpinConversation              func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		UpdateConversationMetadata     func(childComplexity int, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) int
 		UpdateFolder                   func(childComplexity int, id uuid.UUID, input model.UpdateFolderInput) int
+		UpdateShareLink                func(childComplexity int, id uuid.UUID, input model.UpdateShareLinkInput) int
 		UpdateTag                      func(childComplexity int, id uuid.UUID, input model.UpdateTagInput) int
 		UpdateTenantSettings           func(childComplexity int, input model.UpdateTenantSettingsInput, expectedVersion *int) int
 	}
@@ -541,14 +550,20 @@ type ComplexityRoot struct {
 		Feedbacks                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
 		Folders                  func(childComplexity int) int
 		KnowledgeBases           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
+		MyShareLinks             func(childComplexity int, first *int, after *entgql.Cursor[uuid.UUID]) int
 		Node                     func(childComplexity int, id uuid.UUID) int
 		Nodes                    func(childComplexity int, ids []uuid.UUID) int
 		SearchConversations      func(childComplexity int, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) int
+		SharedConversation       func(childComplexity int, token string) int
 		SupportGrants            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
 		Tags                     func(childComplexity int) int
 		TenantSettings           func(childComplexity int) int
 		UsageSummary             func(childComplexity int, from time.Time, to time.Time) int
 		Viewer                   func(childComplexity int) int
+	}
+
+	RevokeShareLinkPayload struct {
+		ShareLink func(childComplexity int) int
 	}
 
 	RoundScore struct {
@@ -589,6 +604,26 @@ type ComplexityRoot struct {
 	ShareLinkEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	SharedConversation struct {
+		Messages func(childComplexity int) int
+		Title    func(childComplexity int) int
+	}
+
+	SharedMessage struct {
+		Content   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Role      func(childComplexity int) int
+		Sources   func(childComplexity int) int
+	}
+
+	SharedSource struct {
+		Available func(childComplexity int) int
+		Cited     func(childComplexity int) int
+		Label     func(childComplexity int) int
+		Snippet   func(childComplexity int) int
+		Title     func(childComplexity int) int
 	}
 
 	Source struct {
@@ -667,6 +702,8 @@ type ComplexityRoot struct {
 		ModelContextWindows     func(childComplexity int) int
 		PrioritizedCandidates   func(childComplexity int) int
 		PromptTokenBudget       func(childComplexity int) int
+		PublicShareLinks        func(childComplexity int) int
+		PublicShareSources      func(childComplexity int) int
 		RetentionDays           func(childComplexity int) int
 		RetrievalTopK           func(childComplexity int) int
 		Summarizer              func(childComplexity int) int
@@ -686,6 +723,10 @@ type ComplexityRoot struct {
 	TextRange struct {
 		End   func(childComplexity int) int
 		Start func(childComplexity int) int
+	}
+
+	UpdateShareLinkPayload struct {
+		ShareLink func(childComplexity int) int
 	}
 
 	UsageRow struct {
@@ -792,6 +833,9 @@ type MutationResolver interface {
 	UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error)
 	KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error)
+	CreateShareLink(ctx context.Context, input model.CreateShareLinkInput) (*model.CreateShareLinkPayload, error)
+	UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error)
+	RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -815,6 +859,8 @@ type QueryResolver interface {
 	ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error)
 	SearchConversations(ctx context.Context, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
 	AdminSearchConversations(ctx context.Context, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
+	MyShareLinks(ctx context.Context, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.ShareLinkConnection, error)
+	SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -1932,6 +1978,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ConversationSearchHitEdge.Node(childComplexity), true
 
+	case "CreateShareLinkPayload.shareLink":
+		if e.ComplexityRoot.CreateShareLinkPayload.ShareLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareLinkPayload.ShareLink(childComplexity), true
+	case "CreateShareLinkPayload.token":
+		if e.ComplexityRoot.CreateShareLinkPayload.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareLinkPayload.Token(childComplexity), true
+	case "CreateShareLinkPayload.url":
+		if e.ComplexityRoot.CreateShareLinkPayload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareLinkPayload.URL(childComplexity), true
+
 	case "DeleteDocumentPayload.deletedDocumentId":
 		if e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID == nil {
 			break
@@ -2649,6 +2714,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateKnowledgeBase(childComplexity, args["input"].(model.CreateKnowledgeBaseInput)), true
+	case "Mutation.createShareLink":
+		if e.ComplexityRoot.Mutation.CreateShareLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createShareLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateShareLink(childComplexity, args["input"].(model.CreateShareLinkInput)), true
 	case "Mutation.createTag":
 		if e.ComplexityRoot.Mutation.CreateTag == nil {
 			break
@@ -2847,6 +2923,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryAttempt(childComplexity, args["input"].(model.RetryAttemptInput)), true
+	case "Mutation.revokeShareLink":
+		if e.ComplexityRoot.Mutation.RevokeShareLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeShareLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeShareLink(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.revokeSupportAccess":
 		if e.ComplexityRoot.Mutation.RevokeSupportAccess == nil {
 			break
@@ -2957,6 +3044,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateFolder(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateFolderInput)), true
+	case "Mutation.updateShareLink":
+		if e.ComplexityRoot.Mutation.UpdateShareLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateShareLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateShareLink(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateShareLinkInput)), true
 	case "Mutation.updateTag":
 		if e.ComplexityRoot.Mutation.UpdateTag == nil {
 			break
@@ -3187,6 +3285,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.KnowledgeBases(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.KnowledgeBaseOrder), args["where"].(*ent.KnowledgeBaseWhereInput)), true
+	case "Query.myShareLinks":
+		if e.ComplexityRoot.Query.MyShareLinks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myShareLinks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyShareLinks(childComplexity, args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -3220,6 +3329,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SearchConversations(childComplexity, args["query"].(string), args["filter"].(*model.ConversationSearchFilter), args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
+	case "Query.sharedConversation":
+		if e.ComplexityRoot.Query.SharedConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_sharedConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SharedConversation(childComplexity, args["token"].(string)), true
 	case "Query.supportGrants":
 		if e.ComplexityRoot.Query.SupportGrants == nil {
 			break
@@ -3260,6 +3380,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+
+	case "RevokeShareLinkPayload.shareLink":
+		if e.ComplexityRoot.RevokeShareLinkPayload.ShareLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeShareLinkPayload.ShareLink(childComplexity), true
 
 	case "RoundScore.chosen":
 		if e.ComplexityRoot.RoundScore.Chosen == nil {
@@ -3415,6 +3542,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShareLinkEdge.Node(childComplexity), true
+
+	case "SharedConversation.messages":
+		if e.ComplexityRoot.SharedConversation.Messages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedConversation.Messages(childComplexity), true
+	case "SharedConversation.title":
+		if e.ComplexityRoot.SharedConversation.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedConversation.Title(childComplexity), true
+
+	case "SharedMessage.content":
+		if e.ComplexityRoot.SharedMessage.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.Content(childComplexity), true
+	case "SharedMessage.createdAt":
+		if e.ComplexityRoot.SharedMessage.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.CreatedAt(childComplexity), true
+	case "SharedMessage.role":
+		if e.ComplexityRoot.SharedMessage.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.Role(childComplexity), true
+	case "SharedMessage.sources":
+		if e.ComplexityRoot.SharedMessage.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.Sources(childComplexity), true
+
+	case "SharedSource.available":
+		if e.ComplexityRoot.SharedSource.Available == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Available(childComplexity), true
+	case "SharedSource.cited":
+		if e.ComplexityRoot.SharedSource.Cited == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Cited(childComplexity), true
+	case "SharedSource.label":
+		if e.ComplexityRoot.SharedSource.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Label(childComplexity), true
+	case "SharedSource.snippet":
+		if e.ComplexityRoot.SharedSource.Snippet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Snippet(childComplexity), true
+	case "SharedSource.title":
+		if e.ComplexityRoot.SharedSource.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Title(childComplexity), true
 
 	case "Source.attempt":
 		if e.ComplexityRoot.Source.Attempt == nil {
@@ -3774,6 +3970,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TenantSettings.PromptTokenBudget(childComplexity), true
+	case "TenantSettings.publicShareLinks":
+		if e.ComplexityRoot.TenantSettings.PublicShareLinks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.PublicShareLinks(childComplexity), true
+	case "TenantSettings.publicShareSources":
+		if e.ComplexityRoot.TenantSettings.PublicShareSources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.PublicShareSources(childComplexity), true
 	case "TenantSettings.retentionDays":
 		if e.ComplexityRoot.TenantSettings.RetentionDays == nil {
 			break
@@ -3871,6 +4079,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TextRange.Start(childComplexity), true
+
+	case "UpdateShareLinkPayload.shareLink":
+		if e.ComplexityRoot.UpdateShareLinkPayload.ShareLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateShareLinkPayload.ShareLink(childComplexity), true
 
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
@@ -4030,6 +4245,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateConversationInput", ec.unmarshalInputCreateConversationInput),
 			graphql.NewInputUnmarshaler("CreateFolderInput", ec.unmarshalInputCreateFolderInput),
 			graphql.NewInputUnmarshaler("CreateKnowledgeBaseInput", ec.unmarshalInputCreateKnowledgeBaseInput),
+			graphql.NewInputUnmarshaler("CreateShareLinkInput", ec.unmarshalInputCreateShareLinkInput),
 			graphql.NewInputUnmarshaler("CreateTagInput", ec.unmarshalInputCreateTagInput),
 			graphql.NewInputUnmarshaler("DocumentAclInput", ec.unmarshalInputDocumentAclInput),
 			graphql.NewInputUnmarshaler("DocumentOrder", ec.unmarshalInputDocumentOrder),
@@ -4057,6 +4273,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("TagOrder", ec.unmarshalInputTagOrder),
 			graphql.NewInputUnmarshaler("TagWhereInput", ec.unmarshalInputTagWhereInput),
 			graphql.NewInputUnmarshaler("UpdateFolderInput", ec.unmarshalInputUpdateFolderInput),
+			graphql.NewInputUnmarshaler("UpdateShareLinkInput", ec.unmarshalInputUpdateShareLinkInput),
 			graphql.NewInputUnmarshaler("UpdateTagInput", ec.unmarshalInputUpdateTagInput),
 			graphql.NewInputUnmarshaler("UpdateTenantSettingsInput", ec.unmarshalInputUpdateTenantSettingsInput),
 		)
@@ -5776,6 +5993,158 @@ extend type Viewer {
   """
   temporaryChatRetention: String!
 }
+
+# Share links (docs/API.md, "Share links").
+
+input CreateShareLinkInput {
+  """
+  One of the viewer's own conversations (not a temporary chat:
+  BAD_USER_INPUT with extensions.field "conversationId").
+  """
+  conversationId: ID!
+  """
+  The last message the link shows; the path from the root to it is frozen
+  now. A message not in the conversation is NOT_FOUND.
+  """
+  upToMessageId: ID!
+  """
+  PUBLIC only while the tenant allows it (TenantSettings.publicShareLinks;
+  BAD_USER_INPUT with extensions.field "audience" otherwise).
+  """
+  audience: ShareLinkAudience!
+  """
+  For USERS (and only then): 1 to 100 user ids.
+  """
+  users: [String!]
+  """
+  When the link stops working; in the future. Null: never.
+  """
+  expiresAt: Time
+}
+
+input UpdateShareLinkInput {
+  audience: ShareLinkAudience
+  """
+  Replaces the users of a USERS link.
+  """
+  users: [String!]
+  expiresAt: Time
+  """
+  Removes the expiry.
+  """
+  clearExpiresAt: Boolean
+}
+
+type CreateShareLinkPayload {
+  shareLink: ShareLink!
+  """
+  The link's token: 256 random bits, base64url. It is shown only here;
+  the server keeps only its SHA-256.
+  """
+  token: String!
+  """
+  The console's path of the share: /s/<token>.
+  """
+  url: String!
+}
+
+type UpdateShareLinkPayload {
+  shareLink: ShareLink!
+}
+
+type RevokeShareLinkPayload {
+  shareLink: ShareLink!
+}
+
+"""
+What a reader of a share link sees: only these fields, never owner,
+tenant, trace, model, manifest, feedback or attempt details.
+"""
+type SharedConversation {
+  title: String!
+  """
+  The frozen path's questions and answers, root first.
+  """
+  messages: [SharedMessage!]!
+}
+
+type SharedMessage {
+  """
+  USER or ASSISTANT.
+  """
+  role: String!
+  content: String!
+  createdAt: Time!
+  """
+  An answer's sources by rank, re-authorised for the reader; [] for a
+  question.
+  """
+  sources: [SharedSource!]!
+}
+
+type SharedSource {
+  label: String!
+  cited: Boolean!
+  """
+  False when the reader may not read the source's document now; title and
+  snippet are then null.
+  """
+  available: Boolean!
+  title: String
+  snippet: String
+}
+
+extend type Mutation {
+  """
+  Shares the path of one of the viewer's own conversations up to a message
+  (owner only: anyone else's conversation is NOT_FOUND). Audited
+  (share.created).
+  """
+  createShareLink(input: CreateShareLinkInput!): CreateShareLinkPayload!
+  """
+  Changes the audience, users or expiry of one of the viewer's links; the
+  token stays. Audited (share.updated).
+  """
+  updateShareLink(id: ID!, input: UpdateShareLinkInput!): UpdateShareLinkPayload!
+  """
+  Ends one of the viewer's links at once, on every instance. Audited
+  (share.revoked).
+  """
+  revokeShareLink(id: ID!): RevokeShareLinkPayload!
+}
+
+extend type Query {
+  """
+  The viewer's own share links, newest first (first: default 20, at most
+  100).
+  """
+  myShareLinks(first: Int, after: Cursor): ShareLinkConnection!
+  """
+  The share a token opens. Works without an Authorization header for a
+  PUBLIC link; a TENANT link needs a viewer of its tenant, a USERS link one
+  of its users. Unknown, revoked, expired and wrong-audience tokens, and
+  links of deleted conversations, are the same NOT_FOUND. Rate-limited per
+  link and per client address (RATE_LIMITED with retryAfterSeconds).
+  """
+  sharedConversation(token: String!): SharedConversation!
+}
+
+extend type TenantSettings {
+  """
+  Whether share links may be PUBLIC (false by default).
+  """
+  publicShareLinks: Boolean!
+  """
+  Whether readers of PUBLIC links see the sources of documents visible to
+  the whole tenant (false by default).
+  """
+  publicShareSources: Boolean!
+}
+
+extend input UpdateTenantSettingsInput {
+  publicShareLinks: Boolean
+  publicShareSources: Boolean
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6254,6 +6623,18 @@ func (ec *executionContext) childFields_ConversationSearchHitEdge(ctx context.Co
 	return nil, fmt.Errorf("no field named %q was found under type ConversationSearchHitEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateShareLinkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shareLink":
+		return ec.fieldContext_CreateShareLinkPayload_shareLink(ctx, field)
+	case "token":
+		return ec.fieldContext_CreateShareLinkPayload_token(ctx, field)
+	case "url":
+		return ec.fieldContext_CreateShareLinkPayload_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateShareLinkPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteDocumentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedDocumentId":
@@ -6632,6 +7013,14 @@ func (ec *executionContext) childFields_PromptSectionTokens(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type PromptSectionTokens", field.Name)
 }
 
+func (ec *executionContext) childFields_RevokeShareLinkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shareLink":
+		return ec.fieldContext_RevokeShareLinkPayload_shareLink(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RevokeShareLinkPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RoundScore(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "userSeq":
@@ -6690,6 +7079,18 @@ func (ec *executionContext) childFields_ShareLink(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type ShareLink", field.Name)
 }
 
+func (ec *executionContext) childFields_ShareLinkConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ShareLinkConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ShareLinkConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ShareLinkConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareLinkConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_ShareLinkEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -6698,6 +7099,46 @@ func (ec *executionContext) childFields_ShareLinkEdge(ctx context.Context, field
 		return ec.fieldContext_ShareLinkEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ShareLinkEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SharedConversation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "title":
+		return ec.fieldContext_SharedConversation_title(ctx, field)
+	case "messages":
+		return ec.fieldContext_SharedConversation_messages(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharedConversation", field.Name)
+}
+
+func (ec *executionContext) childFields_SharedMessage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "role":
+		return ec.fieldContext_SharedMessage_role(ctx, field)
+	case "content":
+		return ec.fieldContext_SharedMessage_content(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SharedMessage_createdAt(ctx, field)
+	case "sources":
+		return ec.fieldContext_SharedMessage_sources(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharedMessage", field.Name)
+}
+
+func (ec *executionContext) childFields_SharedSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "label":
+		return ec.fieldContext_SharedSource_label(ctx, field)
+	case "cited":
+		return ec.fieldContext_SharedSource_cited(ctx, field)
+	case "available":
+		return ec.fieldContext_SharedSource_available(ctx, field)
+	case "title":
+		return ec.fieldContext_SharedSource_title(ctx, field)
+	case "snippet":
+		return ec.fieldContext_SharedSource_snippet(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharedSource", field.Name)
 }
 
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6868,6 +7309,10 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
 	case "temporaryChatRetention":
 		return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
+	case "publicShareLinks":
+		return ec.fieldContext_TenantSettings_publicShareLinks(ctx, field)
+	case "publicShareSources":
+		return ec.fieldContext_TenantSettings_publicShareSources(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
 }
@@ -6880,6 +7325,14 @@ func (ec *executionContext) childFields_TextRange(ctx context.Context, field gra
 		return ec.fieldContext_TextRange_end(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TextRange", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateShareLinkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shareLink":
+		return ec.fieldContext_UpdateShareLinkPayload_shareLink(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateShareLinkPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7388,6 +7841,20 @@ func (ec *executionContext) field_Mutation_createKnowledgeBase_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createShareLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateShareLinkInput, error) {
+			return ec.unmarshalNCreateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7776,6 +8243,20 @@ func (ec *executionContext) field_Mutation_retryAttempt_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_revokeShareLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_revokeSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7996,6 +8477,28 @@ func (ec *executionContext) field_Mutation_updateFolder_args(ctx context.Context
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateFolderInput, error) {
 			return ec.unmarshalNUpdateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateFolderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateShareLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateShareLinkInput, error) {
+			return ec.unmarshalNUpdateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8478,6 +8981,28 @@ func (ec *executionContext) field_Query_knowledgeBases_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_myShareLinks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8541,6 +9066,20 @@ func (ec *executionContext) field_Query_searchConversations_args(ctx context.Con
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_sharedConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
 	return args, nil
 }
 
@@ -13118,6 +13657,84 @@ func (ec *executionContext) fieldContext_ConversationSearchHitEdge_cursor(_ cont
 	return graphql.NewScalarFieldContext("ConversationSearchHitEdge", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _CreateShareLinkPayload_shareLink(ctx context.Context, field graphql.CollectedField, obj *model.CreateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateShareLinkPayload_shareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShareLink, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+			return ec.marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateShareLinkPayload_shareLink(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateShareLinkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLink(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateShareLinkPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.CreateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateShareLinkPayload_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateShareLinkPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateShareLinkPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _CreateShareLinkPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.CreateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateShareLinkPayload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateShareLinkPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateShareLinkPayload", field, false, false, "String")
+}
+
 func (ec *executionContext) _DeleteDocumentPayload_deletedDocumentId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteDocumentPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17300,6 +17917,138 @@ func (ec *executionContext) fieldContext_Mutation_importConversations(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createShareLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createShareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateShareLink(ctx, fc.Args["input"].(model.CreateShareLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateShareLinkPayload) graphql.Marshaler {
+			return ec.marshalNCreateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createShareLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateShareLinkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createShareLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateShareLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateShareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateShareLink(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateShareLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateShareLinkPayload) graphql.Marshaler {
+			return ec.marshalNUpdateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateShareLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateShareLinkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateShareLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeShareLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeShareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeShareLink(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RevokeShareLinkPayload) graphql.Marshaler {
+			return ec.marshalNRevokeShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRevokeShareLinkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeShareLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RevokeShareLinkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeShareLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18429,6 +19178,94 @@ func (ec *executionContext) fieldContext_Query_adminSearchConversations(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_myShareLinks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myShareLinks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyShareLinks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[uuid.UUID]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLinkConnection) graphql.Marshaler {
+			return ec.marshalNShareLinkConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myShareLinks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLinkConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myShareLinks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_sharedConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sharedConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SharedConversation(ctx, fc.Args["token"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SharedConversation) graphql.Marshaler {
+			return ec.marshalNSharedConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sharedConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharedConversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_sharedConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18500,6 +19337,38 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RevokeShareLinkPayload_shareLink(ctx context.Context, field graphql.CollectedField, obj *model.RevokeShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeShareLinkPayload_shareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShareLink, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+			return ec.marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeShareLinkPayload_shareLink(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RevokeShareLinkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLink(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19114,6 +19983,277 @@ func (ec *executionContext) _ShareLinkEdge_cursor(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_ShareLinkEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShareLinkEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _SharedConversation_title(ctx context.Context, field graphql.CollectedField, obj *model.SharedConversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedConversation_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedConversation_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedConversation", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedConversation_messages(ctx context.Context, field graphql.CollectedField, obj *model.SharedConversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedConversation_messages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Messages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SharedMessage) graphql.Marshaler {
+			return ec.marshalNSharedMessage2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessageᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedConversation_messages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SharedConversation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharedMessage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SharedMessage_role(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedMessage_content(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedMessage_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SharedMessage_sources(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_sources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SharedSource) graphql.Marshaler {
+			return ec.marshalNSharedSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSourceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_sources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SharedMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharedSource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SharedSource_label(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedSource_cited(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_cited(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cited, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_cited(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SharedSource_available(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_available(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Available, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_available(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SharedSource_title(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedSource_snippet(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_snippet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Snippet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_snippet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "String")
 }
 
 func (ec *executionContext) _Source_id(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
@@ -20854,6 +21994,52 @@ func (ec *executionContext) fieldContext_TenantSettings_temporaryChatRetention(_
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
 }
 
+func (ec *executionContext) _TenantSettings_publicShareLinks(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_publicShareLinks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublicShareLinks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_publicShareLinks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TenantSettings_publicShareSources(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_publicShareSources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublicShareSources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_publicShareSources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _TextRange_start(ctx context.Context, field graphql.CollectedField, obj *model.TextRange) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20898,6 +22084,38 @@ func (ec *executionContext) _TextRange_end(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_TextRange_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TextRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UpdateShareLinkPayload_shareLink(ctx context.Context, field graphql.CollectedField, obj *model.UpdateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateShareLinkPayload_shareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShareLink, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+			return ec.marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateShareLinkPayload_shareLink(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateShareLinkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLink(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
@@ -26840,6 +28058,76 @@ func (ec *executionContext) unmarshalInputCreateKnowledgeBaseInput(ctx context.C
 func UnmarshalCreateKnowledgeBaseInput(ctx context.Context, raw any) (model.CreateKnowledgeBaseInput, error) {
 	var out model.CreateKnowledgeBaseInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateKnowledgeBaseInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateShareLinkInput(ctx context.Context, obj any) (model.CreateShareLinkInput, error) {
+	var it model.CreateShareLinkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"conversationId", "upToMessageId", "audience", "users", "expiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationID = data
+		case "upToMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageID = data
+		case "audience":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audience"))
+			data, err := ec.unmarshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Audience = data
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateShareLinkInput unmarshals raw into the CreateShareLinkInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateShareLinkInput(ctx context.Context, raw any) (model.CreateShareLinkInput, error) {
+	var out model.CreateShareLinkInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateShareLinkInput", raw, &out)
 	return out, err
 }
 
@@ -33735,6 +35023,69 @@ func UnmarshalUpdateFolderInput(ctx context.Context, raw any) (model.UpdateFolde
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateShareLinkInput(ctx context.Context, obj any) (model.UpdateShareLinkInput, error) {
+	var it model.UpdateShareLinkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"audience", "users", "expiresAt", "clearExpiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "audience":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audience"))
+			data, err := ec.unmarshalOShareLinkAudience2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Audience = data
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		case "clearExpiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearExpiresAt"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearExpiresAt = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateShareLinkInput unmarshals raw into the UpdateShareLinkInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateShareLinkInput(ctx context.Context, raw any) (model.UpdateShareLinkInput, error) {
+	var out model.UpdateShareLinkInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateShareLinkInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateTagInput(ctx context.Context, obj any) (model.UpdateTagInput, error) {
 	var it model.UpdateTagInput
 	if obj == nil {
@@ -33795,7 +35146,7 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention"}
+	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention", "publicShareLinks", "publicShareSources"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33998,6 +35349,20 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.TemporaryChatRetention = data
+		case "publicShareLinks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publicShareLinks"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PublicShareLinks = data
+		case "publicShareSources":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publicShareSources"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PublicShareSources = data
 		}
 	}
 	return it, nil
@@ -35570,6 +36935,49 @@ func (ec *executionContext) _ConversationSearchHitEdge(ctx context.Context, sel 
 	return out
 }
 
+var createShareLinkPayloadImplementors = []string{"CreateShareLinkPayload"}
+
+func (ec *executionContext) _CreateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateShareLinkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createShareLinkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateShareLinkPayload")
+		case "shareLink":
+			out.Values[i] = ec._CreateShareLinkPayload_shareLink(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "token":
+			out.Values[i] = ec._CreateShareLinkPayload_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._CreateShareLinkPayload_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var deleteDocumentPayloadImplementors = []string{"DeleteDocumentPayload"}
 
 func (ec *executionContext) _DeleteDocumentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteDocumentPayload) graphql.Marshaler {
@@ -37035,6 +38443,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createShareLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createShareLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateShareLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateShareLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeShareLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeShareLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37308,6 +38737,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_adminSearchConversations(ctx, field)
 				})
+		case "myShareLinks":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myShareLinks(ctx, field)
+				})
+		case "sharedConversation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_sharedConversation(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -37321,6 +38762,39 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var revokeShareLinkPayloadImplementors = []string{"RevokeShareLinkPayload"}
+
+func (ec *executionContext) _RevokeShareLinkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeShareLinkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, revokeShareLinkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RevokeShareLinkPayload")
+		case "shareLink":
+			out.Values[i] = ec._RevokeShareLinkPayload_shareLink(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -37585,6 +39059,145 @@ func (ec *executionContext) _ShareLinkEdge(ctx context.Context, sel ast.Selectio
 		case "cursor":
 			out.Values[i] = ec._ShareLinkEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sharedConversationImplementors = []string{"SharedConversation"}
+
+func (ec *executionContext) _SharedConversation(ctx context.Context, sel ast.SelectionSet, obj *model.SharedConversation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sharedConversationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharedConversation")
+		case "title":
+			out.Values[i] = ec._SharedConversation_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messages":
+			out.Values[i] = ec._SharedConversation_messages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sharedMessageImplementors = []string{"SharedMessage"}
+
+func (ec *executionContext) _SharedMessage(ctx context.Context, sel ast.SelectionSet, obj *model.SharedMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sharedMessageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharedMessage")
+		case "role":
+			out.Values[i] = ec._SharedMessage_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._SharedMessage_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._SharedMessage_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sources":
+			out.Values[i] = ec._SharedMessage_sources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sharedSourceImplementors = []string{"SharedSource"}
+
+func (ec *executionContext) _SharedSource(ctx context.Context, sel ast.SelectionSet, obj *model.SharedSource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sharedSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharedSource")
+		case "label":
+			out.Values[i] = ec._SharedSource_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cited":
+			out.Values[i] = ec._SharedSource_cited(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "available":
+			out.Values[i] = ec._SharedSource_available(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SharedSource_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "snippet":
+			out.Values[i] = ec._SharedSource_snippet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -38125,6 +39738,16 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "publicShareLinks":
+			out.Values[i] = ec._TenantSettings_publicShareLinks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publicShareSources":
+			out.Values[i] = ec._TenantSettings_publicShareSources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38160,6 +39783,39 @@ func (ec *executionContext) _TextRange(ctx context.Context, sel ast.SelectionSet
 			}
 		case "end":
 			out.Values[i] = ec._TextRange_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var updateShareLinkPayloadImplementors = []string{"UpdateShareLinkPayload"}
+
+func (ec *executionContext) _UpdateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateShareLinkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateShareLinkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateShareLinkPayload")
+		case "shareLink":
+			out.Values[i] = ec._UpdateShareLinkPayload_shareLink(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -39078,6 +40734,19 @@ func (ec *executionContext) unmarshalNCreateKnowledgeBaseInput2githubᚗcomᚋra
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkInput(ctx context.Context, v any) (model.CreateShareLinkInput, error) {
+	res, err := ec.unmarshalInputCreateShareLinkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateShareLinkPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateShareLinkPayload!")
+		return graphql.Null
+	}
+	return ec._CreateShareLinkPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateTagInput(ctx context.Context, v any) (model.CreateTagInput, error) {
 	res, err := ec.unmarshalInputCreateTagInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39698,6 +41367,14 @@ func (ec *executionContext) unmarshalNRetryAttemptInput2githubᚗcomᚋragchat�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNRevokeShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRevokeShareLinkPayload(ctx context.Context, sel ast.SelectionSet, v *model.RevokeShareLinkPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RevokeShareLinkPayload!")
+		return graphql.Null
+	}
+	return ec._RevokeShareLinkPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRole(ctx context.Context, v any) (model.Role, error) {
 	var res model.Role
 	err := res.UnmarshalGQL(v)
@@ -39776,6 +41453,14 @@ func (ec *executionContext) marshalNSearchSnippet2ᚖgithubᚗcomᚋragchatᚋra
 	return ec._SearchSnippet(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShareLink!")
+		return graphql.Null
+	}
+	return ec._ShareLink(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx context.Context, v any) (sharelink.Audience, error) {
 	var res sharelink.Audience
 	err := res.UnmarshalGQL(v)
@@ -39784,6 +41469,14 @@ func (ec *executionContext) unmarshalNShareLinkAudience2githubᚗcomᚋragchat�
 
 func (ec *executionContext) marshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx context.Context, sel ast.SelectionSet, v sharelink.Audience) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNShareLinkConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLinkConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShareLinkConnection!")
+		return graphql.Null
+	}
+	return ec._ShareLinkConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNShareLinkOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkOrderField(ctx context.Context, v any) (*ent.ShareLinkOrderField, error) {
@@ -39803,6 +41496,62 @@ func (ec *executionContext) marshalNShareLinkOrderField2ᚖgithubᚗcomᚋragcha
 func (ec *executionContext) unmarshalNShareLinkWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInput(ctx context.Context, v any) (*ent.ShareLinkWhereInput, error) {
 	res, err := ec.unmarshalInputShareLinkWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSharedConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedConversation(ctx context.Context, sel ast.SelectionSet, v *model.SharedConversation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SharedConversation!")
+		return graphql.Null
+	}
+	return ec._SharedConversation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSharedMessage2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SharedMessage) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSharedMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessage(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSharedMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessage(ctx context.Context, sel ast.SelectionSet, v *model.SharedMessage) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SharedMessage!")
+		return graphql.Null
+	}
+	return ec._SharedMessage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSharedSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SharedSource) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSharedSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSharedSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSource(ctx context.Context, sel ast.SelectionSet, v *model.SharedSource) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SharedSource!")
+		return graphql.Null
+	}
+	return ec._SharedSource(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSource(ctx context.Context, sel ast.SelectionSet, v *ent.Source) graphql.Marshaler {
@@ -40043,6 +41792,19 @@ func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx
 func (ec *executionContext) unmarshalNUpdateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateFolderInput(ctx context.Context, v any) (model.UpdateFolderInput, error) {
 	res, err := ec.unmarshalInputUpdateFolderInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkInput(ctx context.Context, v any) (model.UpdateShareLinkInput, error) {
+	res, err := ec.unmarshalInputUpdateShareLinkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateShareLinkPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UpdateShareLinkPayload!")
+		return graphql.Null
+	}
+	return ec._UpdateShareLinkPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTagInput(ctx context.Context, v any) (model.UpdateTagInput, error) {

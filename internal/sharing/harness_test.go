@@ -49,10 +49,10 @@ func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 //	   → q2 → a2
 //	   → q2b (another branch)
 type world struct {
-	db    *store.DB
-	svc   *sharing.Service
-	clock *clock
-	conv  *ent.Conversation
+	db                  *store.DB
+	svc                 *sharing.Service
+	clock               *clock
+	conv                *ent.Conversation
 	q1, a1, q2, a2, q2b uuid.UUID
 	restrictedDoc       uuid.UUID
 	restrictedChunk     uuid.UUID
