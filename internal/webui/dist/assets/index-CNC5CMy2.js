@@ -1,0 +1,1 @@
+import{t as e}from"./web-DLIUa1Lp.js";e();
