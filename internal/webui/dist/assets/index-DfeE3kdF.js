@@ -1,0 +1,1 @@
+import{t as e}from"./web-CEGzWPA4.js";e();
