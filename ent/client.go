@@ -29,6 +29,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -68,6 +69,8 @@ type Client struct {
 	Message *MessageClient
 	// SearchEntry is the client for interacting with the SearchEntry builders.
 	SearchEntry *SearchEntryClient
+	// ShareLink is the client for interacting with the ShareLink builders.
+	ShareLink *ShareLinkClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
@@ -100,6 +103,7 @@ func (c *Client) init() {
 	c.KnowledgeBase = NewKnowledgeBaseClient(c.config)
 	c.Message = NewMessageClient(c.config)
 	c.SearchEntry = NewSearchEntryClient(c.config)
+	c.ShareLink = NewShareLinkClient(c.config)
 	c.Source = NewSourceClient(c.config)
 	c.SupportGrant = NewSupportGrantClient(c.config)
 	c.Tag = NewTagClient(c.config)
@@ -209,6 +213,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
+		ShareLink:       NewShareLinkClient(cfg),
 		Source:          NewSourceClient(cfg),
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
@@ -245,6 +250,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
+		ShareLink:       NewShareLinkClient(cfg),
 		Source:          NewSourceClient(cfg),
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
@@ -280,7 +286,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.SearchEntry, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -292,7 +298,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.SearchEntry, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -327,6 +333,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Message.mutate(ctx, m)
 	case *SearchEntryMutation:
 		return c.SearchEntry.mutate(ctx, m)
+	case *ShareLinkMutation:
+		return c.ShareLink.mutate(ctx, m)
 	case *SourceMutation:
 		return c.Source.mutate(ctx, m)
 	case *SupportGrantMutation:
@@ -2786,6 +2794,172 @@ func (c *SearchEntryClient) mutate(ctx context.Context, m *SearchEntryMutation) 
 	}
 }
 
+// ShareLinkClient is a client for the ShareLink schema.
+type ShareLinkClient struct {
+	config
+}
+
+// NewShareLinkClient returns a client for the ShareLink from the given config.
+func NewShareLinkClient(c config) *ShareLinkClient {
+	return &ShareLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `sharelink.Hooks(f(g(h())))`.
+func (c *ShareLinkClient) Use(hooks ...Hook) {
+	c.hooks.ShareLink = append(c.hooks.ShareLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `sharelink.Intercept(f(g(h())))`.
+func (c *ShareLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ShareLink = append(c.inters.ShareLink, interceptors...)
+}
+
+// Create returns a builder for creating a ShareLink entity.
+func (c *ShareLinkClient) Create() *ShareLinkCreate {
+	mutation := newShareLinkMutation(c.config, OpCreate)
+	return &ShareLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ShareLink entities.
+func (c *ShareLinkClient) CreateBulk(builders ...*ShareLinkCreate) *ShareLinkCreateBulk {
+	return &ShareLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShareLinkClient) MapCreateBulk(slice any, setFunc func(*ShareLinkCreate, int)) *ShareLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShareLinkCreateBulk{err: fmt.Errorf("calling to ShareLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShareLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShareLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ShareLink.
+func (c *ShareLinkClient) Update() *ShareLinkUpdate {
+	mutation := newShareLinkMutation(c.config, OpUpdate)
+	return &ShareLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShareLinkClient) UpdateOne(_m *ShareLink) *ShareLinkUpdateOne {
+	mutation := newShareLinkMutation(c.config, OpUpdateOne, withShareLink(_m))
+	return &ShareLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShareLinkClient) UpdateOneID(id uuid.UUID) *ShareLinkUpdateOne {
+	mutation := newShareLinkMutation(c.config, OpUpdateOne, withShareLinkID(id))
+	return &ShareLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ShareLink.
+func (c *ShareLinkClient) Delete() *ShareLinkDelete {
+	mutation := newShareLinkMutation(c.config, OpDelete)
+	return &ShareLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShareLinkClient) DeleteOne(_m *ShareLink) *ShareLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShareLinkClient) DeleteOneID(id uuid.UUID) *ShareLinkDeleteOne {
+	builder := c.Delete().Where(sharelink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShareLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for ShareLink.
+func (c *ShareLinkClient) Query() *ShareLinkQuery {
+	return &ShareLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShareLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ShareLink entity by its id.
+func (c *ShareLinkClient) Get(ctx context.Context, id uuid.UUID) (*ShareLink, error) {
+	return c.Query().Where(sharelink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShareLinkClient) GetX(ctx context.Context, id uuid.UUID) *ShareLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a ShareLink.
+func (c *ShareLinkClient) QueryTenant(_m *ShareLink) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(sharelink.Table, sharelink.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, sharelink.TenantTable, sharelink.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConversation queries the conversation edge of a ShareLink.
+func (c *ShareLinkClient) QueryConversation(_m *ShareLink) *ConversationQuery {
+	query := (&ConversationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(sharelink.Table, sharelink.FieldID, id),
+			sqlgraph.To(conversation.Table, conversation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, sharelink.ConversationTable, sharelink.ConversationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShareLinkClient) Hooks() []Hook {
+	hooks := c.hooks.ShareLink
+	return append(hooks[:len(hooks):len(hooks)], sharelink.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShareLinkClient) Interceptors() []Interceptor {
+	return c.inters.ShareLink
+}
+
+func (c *ShareLinkClient) mutate(ctx context.Context, m *ShareLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShareLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShareLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShareLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShareLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ShareLink mutation op: %q", m.Op())
+	}
+}
+
 // SourceClient is a client for the Source schema.
 type SourceClient struct {
 	config
@@ -3470,13 +3644,13 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 type (
 	hooks struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry, Source,
-		SupportGrant, Tag, Tenant []ent.Hook
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry,
+		ShareLink, Source, SupportGrant, Tag, Tenant []ent.Hook
 	}
 	inters struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry, Source,
-		SupportGrant, Tag, Tenant []ent.Interceptor
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry,
+		ShareLink, Source, SupportGrant, Tag, Tenant []ent.Interceptor
 	}
 )
 

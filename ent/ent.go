@@ -25,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -102,6 +103,7 @@ func checkColumn(t, c string) error {
 			knowledgebase.Table:   knowledgebase.ValidColumn,
 			message.Table:         message.ValidColumn,
 			searchentry.Table:     searchentry.ValidColumn,
+			sharelink.Table:       sharelink.ValidColumn,
 			source.Table:          source.ValidColumn,
 			supportgrant.Table:    supportgrant.ValidColumn,
 			tag.Table:             tag.ValidColumn,

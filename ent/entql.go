@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -30,7 +31,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 17)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 18)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -344,6 +345,33 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   sharelink.Table,
+			Columns: sharelink.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: sharelink.FieldID,
+			},
+		},
+		Type: "ShareLink",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			sharelink.FieldTenantID:       {Type: field.TypeString, Column: sharelink.FieldTenantID},
+			sharelink.FieldOwnerID:        {Type: field.TypeString, Column: sharelink.FieldOwnerID},
+			sharelink.FieldConversationID: {Type: field.TypeUUID, Column: sharelink.FieldConversationID},
+			sharelink.FieldUpToMessageID:  {Type: field.TypeUUID, Column: sharelink.FieldUpToMessageID},
+			sharelink.FieldPathMessageIds: {Type: field.TypeJSON, Column: sharelink.FieldPathMessageIds},
+			sharelink.FieldAudience:       {Type: field.TypeEnum, Column: sharelink.FieldAudience},
+			sharelink.FieldUsers:          {Type: field.TypeJSON, Column: sharelink.FieldUsers},
+			sharelink.FieldExpiresAt:      {Type: field.TypeTime, Column: sharelink.FieldExpiresAt},
+			sharelink.FieldRevokedAt:      {Type: field.TypeTime, Column: sharelink.FieldRevokedAt},
+			sharelink.FieldTokenHash:      {Type: field.TypeString, Column: sharelink.FieldTokenHash},
+			sharelink.FieldReadCount:      {Type: field.TypeInt64, Column: sharelink.FieldReadCount},
+			sharelink.FieldLastReadAt:     {Type: field.TypeTime, Column: sharelink.FieldLastReadAt},
+			sharelink.FieldCreatedAt:      {Type: field.TypeTime, Column: sharelink.FieldCreatedAt},
+			sharelink.FieldUpdatedAt:      {Type: field.TypeTime, Column: sharelink.FieldUpdatedAt},
+		},
+	}
+	graph.Nodes[14] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -367,7 +395,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -395,7 +423,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -414,7 +442,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -958,6 +986,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"SearchEntry",
+		"Conversation",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   sharelink.TenantTable,
+			Columns: []string{sharelink.TenantColumn},
+			Bidi:    false,
+		},
+		"ShareLink",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"conversation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   sharelink.ConversationTable,
+			Columns: []string{sharelink.ConversationColumn},
+			Bidi:    false,
+		},
+		"ShareLink",
 		"Conversation",
 	)
 	graph.MustAddE(
@@ -2924,6 +2976,144 @@ func (f *SearchEntryFilter) WhereHasConversationWith(preds ...predicate.Conversa
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ShareLinkQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ShareLinkQuery builder.
+func (_q *ShareLinkQuery) Filter() *ShareLinkFilter {
+	return &ShareLinkFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ShareLinkMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ShareLinkMutation builder.
+func (m *ShareLinkMutation) Filter() *ShareLinkFilter {
+	return &ShareLinkFilter{config: m.config, predicateAdder: m}
+}
+
+// ShareLinkFilter provides a generic filtering capability at runtime for ShareLinkQuery.
+type ShareLinkFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ShareLinkFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ShareLinkFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(sharelink.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *ShareLinkFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(sharelink.FieldTenantID))
+}
+
+// WhereOwnerID applies the entql string predicate on the owner_id field.
+func (f *ShareLinkFilter) WhereOwnerID(p entql.StringP) {
+	f.Where(p.Field(sharelink.FieldOwnerID))
+}
+
+// WhereConversationID applies the entql [16]byte predicate on the conversation_id field.
+func (f *ShareLinkFilter) WhereConversationID(p entql.ValueP) {
+	f.Where(p.Field(sharelink.FieldConversationID))
+}
+
+// WhereUpToMessageID applies the entql [16]byte predicate on the up_to_message_id field.
+func (f *ShareLinkFilter) WhereUpToMessageID(p entql.ValueP) {
+	f.Where(p.Field(sharelink.FieldUpToMessageID))
+}
+
+// WherePathMessageIds applies the entql json.RawMessage predicate on the path_message_ids field.
+func (f *ShareLinkFilter) WherePathMessageIds(p entql.BytesP) {
+	f.Where(p.Field(sharelink.FieldPathMessageIds))
+}
+
+// WhereAudience applies the entql string predicate on the audience field.
+func (f *ShareLinkFilter) WhereAudience(p entql.StringP) {
+	f.Where(p.Field(sharelink.FieldAudience))
+}
+
+// WhereUsers applies the entql json.RawMessage predicate on the users field.
+func (f *ShareLinkFilter) WhereUsers(p entql.BytesP) {
+	f.Where(p.Field(sharelink.FieldUsers))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *ShareLinkFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(sharelink.FieldExpiresAt))
+}
+
+// WhereRevokedAt applies the entql time.Time predicate on the revoked_at field.
+func (f *ShareLinkFilter) WhereRevokedAt(p entql.TimeP) {
+	f.Where(p.Field(sharelink.FieldRevokedAt))
+}
+
+// WhereTokenHash applies the entql string predicate on the token_hash field.
+func (f *ShareLinkFilter) WhereTokenHash(p entql.StringP) {
+	f.Where(p.Field(sharelink.FieldTokenHash))
+}
+
+// WhereReadCount applies the entql int64 predicate on the read_count field.
+func (f *ShareLinkFilter) WhereReadCount(p entql.Int64P) {
+	f.Where(p.Field(sharelink.FieldReadCount))
+}
+
+// WhereLastReadAt applies the entql time.Time predicate on the last_read_at field.
+func (f *ShareLinkFilter) WhereLastReadAt(p entql.TimeP) {
+	f.Where(p.Field(sharelink.FieldLastReadAt))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ShareLinkFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(sharelink.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ShareLinkFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(sharelink.FieldUpdatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *ShareLinkFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *ShareLinkFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversation applies a predicate to check if query has an edge conversation.
+func (f *ShareLinkFilter) WhereHasConversation() {
+	f.Where(entql.HasEdge("conversation"))
+}
+
+// WhereHasConversationWith applies a predicate to check if query has an edge conversation with a given conditions (other predicates).
+func (f *ShareLinkFilter) WhereHasConversationWith(preds ...predicate.Conversation) {
+	f.Where(entql.HasEdgeWith("conversation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SourceQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2952,7 +3142,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3108,7 +3298,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3251,7 +3441,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3363,7 +3553,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -1564,6 +1565,140 @@ func newMessagePaginateArgs(rv map[string]any) *messagePaginateArgs {
 	}
 	if v, ok := rv[whereField].(*MessageWhereInput); ok {
 		args.opts = append(args.opts, WithMessageFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *ShareLinkQuery) CollectFields(ctx context.Context, satisfies ...string) (*ShareLinkQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *ShareLinkQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(sharelink.Columns))
+		selectedFields = []string{sharelink.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "conversationId":
+			if _, ok := fieldSeen[sharelink.FieldConversationID]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldConversationID)
+				fieldSeen[sharelink.FieldConversationID] = struct{}{}
+			}
+		case "upToMessageId":
+			if _, ok := fieldSeen[sharelink.FieldUpToMessageID]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldUpToMessageID)
+				fieldSeen[sharelink.FieldUpToMessageID] = struct{}{}
+			}
+		case "audience":
+			if _, ok := fieldSeen[sharelink.FieldAudience]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldAudience)
+				fieldSeen[sharelink.FieldAudience] = struct{}{}
+			}
+		case "users":
+			if _, ok := fieldSeen[sharelink.FieldUsers]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldUsers)
+				fieldSeen[sharelink.FieldUsers] = struct{}{}
+			}
+		case "expiresAt":
+			if _, ok := fieldSeen[sharelink.FieldExpiresAt]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldExpiresAt)
+				fieldSeen[sharelink.FieldExpiresAt] = struct{}{}
+			}
+		case "revokedAt":
+			if _, ok := fieldSeen[sharelink.FieldRevokedAt]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldRevokedAt)
+				fieldSeen[sharelink.FieldRevokedAt] = struct{}{}
+			}
+		case "readCount":
+			if _, ok := fieldSeen[sharelink.FieldReadCount]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldReadCount)
+				fieldSeen[sharelink.FieldReadCount] = struct{}{}
+			}
+		case "lastReadAt":
+			if _, ok := fieldSeen[sharelink.FieldLastReadAt]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldLastReadAt)
+				fieldSeen[sharelink.FieldLastReadAt] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[sharelink.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldCreatedAt)
+				fieldSeen[sharelink.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[sharelink.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldUpdatedAt)
+				fieldSeen[sharelink.FieldUpdatedAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type sharelinkPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []ShareLinkPaginateOption
+}
+
+func newShareLinkPaginateArgs(rv map[string]any) *sharelinkPaginateArgs {
+	args := &sharelinkPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &ShareLinkOrder{Field: &ShareLinkOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithShareLinkOrder(order))
+			}
+		case *ShareLinkOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithShareLinkOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*ShareLinkWhereInput); ok {
+		args.opts = append(args.opts, WithShareLinkFilter(v.Filter))
 	}
 	return args
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -67,6 +68,11 @@ var messageImplementors = []string{"Message", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Message) IsNode() {}
+
+var sharelinkImplementors = []string{"ShareLink", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*ShareLink) IsNode() {}
 
 var sourceImplementors = []string{"Source", "Node"}
 
@@ -209,6 +215,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(message.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, messageImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case sharelink.Table:
+		query := c.ShareLink.Query().
+			Where(sharelink.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, sharelinkImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -429,6 +444,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Message.Query().
 			Where(message.IDIn(ids...))
 		query, err := query.CollectFields(ctx, messageImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case sharelink.Table:
+		query := c.ShareLink.Query().
+			Where(sharelink.IDIn(ids...))
+		query, err := query.CollectFields(ctx, sharelinkImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -2706,6 +2707,302 @@ func (_m *Message) ToEdge(order *MessageOrder) *MessageEdge {
 		order = DefaultMessageOrder
 	}
 	return &MessageEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// ShareLinkEdge is the edge representation of ShareLink.
+type ShareLinkEdge struct {
+	Node   *ShareLink `json:"node"`
+	Cursor Cursor     `json:"cursor"`
+}
+
+// ShareLinkConnection is the connection containing edges to ShareLink.
+type ShareLinkConnection struct {
+	Edges      []*ShareLinkEdge `json:"edges"`
+	PageInfo   PageInfo         `json:"pageInfo"`
+	TotalCount int              `json:"totalCount"`
+}
+
+func (c *ShareLinkConnection) build(nodes []*ShareLink, pager *sharelinkPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *ShareLink
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *ShareLink {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *ShareLink {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*ShareLinkEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &ShareLinkEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// ShareLinkPaginateOption enables pagination customization.
+type ShareLinkPaginateOption func(*sharelinkPager) error
+
+// WithShareLinkOrder configures pagination ordering.
+func WithShareLinkOrder(order *ShareLinkOrder) ShareLinkPaginateOption {
+	if order == nil {
+		order = DefaultShareLinkOrder
+	}
+	o := *order
+	return func(pager *sharelinkPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultShareLinkOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithShareLinkFilter configures pagination filter.
+func WithShareLinkFilter(filter func(*ShareLinkQuery) (*ShareLinkQuery, error)) ShareLinkPaginateOption {
+	return func(pager *sharelinkPager) error {
+		if filter == nil {
+			return errors.New("ShareLinkQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type sharelinkPager struct {
+	reverse bool
+	order   *ShareLinkOrder
+	filter  func(*ShareLinkQuery) (*ShareLinkQuery, error)
+}
+
+func newShareLinkPager(opts []ShareLinkPaginateOption, reverse bool) (*sharelinkPager, error) {
+	pager := &sharelinkPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultShareLinkOrder
+	}
+	return pager, nil
+}
+
+func (p *sharelinkPager) applyFilter(query *ShareLinkQuery) (*ShareLinkQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *sharelinkPager) toCursor(_m *ShareLink) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *sharelinkPager) applyCursors(query *ShareLinkQuery, after, before *Cursor) (*ShareLinkQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultShareLinkOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *sharelinkPager) applyOrder(query *ShareLinkQuery) *ShareLinkQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultShareLinkOrder.Field {
+		query = query.Order(DefaultShareLinkOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *sharelinkPager) orderExpr(query *ShareLinkQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultShareLinkOrder.Field {
+			b.Comma().Ident(DefaultShareLinkOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to ShareLink.
+func (_m *ShareLinkQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...ShareLinkPaginateOption,
+) (*ShareLinkConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newShareLinkPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &ShareLinkConnection{Edges: []*ShareLinkEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// ShareLinkOrderFieldCreatedAt orders ShareLink by created_at.
+	ShareLinkOrderFieldCreatedAt = &ShareLinkOrderField{
+		Value: func(_m *ShareLink) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: sharelink.FieldCreatedAt,
+		toTerm: sharelink.ByCreatedAt,
+		toCursor: func(_m *ShareLink) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f ShareLinkOrderField) String() string {
+	var str string
+	switch f.column {
+	case ShareLinkOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f ShareLinkOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *ShareLinkOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("ShareLinkOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *ShareLinkOrderFieldCreatedAt
+	default:
+		return fmt.Errorf("%s is not a valid ShareLinkOrderField", str)
+	}
+	return nil
+}
+
+// ShareLinkOrderField defines the ordering field of ShareLink.
+type ShareLinkOrderField struct {
+	// Value extracts the ordering value from the given ShareLink.
+	Value    func(*ShareLink) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) sharelink.OrderOption
+	toCursor func(*ShareLink) Cursor
+}
+
+// ShareLinkOrder defines the ordering of ShareLink.
+type ShareLinkOrder struct {
+	Direction OrderDirection       `json:"direction"`
+	Field     *ShareLinkOrderField `json:"field"`
+}
+
+// DefaultShareLinkOrder is the default ordering of ShareLink.
+var DefaultShareLinkOrder = &ShareLinkOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &ShareLinkOrderField{
+		Value: func(_m *ShareLink) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: sharelink.FieldID,
+		toTerm: sharelink.ByID,
+		toCursor: func(_m *ShareLink) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts ShareLink into ShareLinkEdge.
+func (_m *ShareLink) ToEdge(order *ShareLinkOrder) *ShareLinkEdge {
+	if order == nil {
+		order = DefaultShareLinkOrder
+	}
+	return &ShareLinkEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -4885,6 +4886,428 @@ func (i *MessageWhereInput) P() (predicate.Message, error) {
 		return predicates[0], nil
 	default:
 		return message.And(predicates...), nil
+	}
+}
+
+// ShareLinkWhereInput represents a where input for filtering ShareLink queries.
+type ShareLinkWhereInput struct {
+	Predicates []predicate.ShareLink  `json:"-"`
+	Not        *ShareLinkWhereInput   `json:"not,omitempty"`
+	Or         []*ShareLinkWhereInput `json:"or,omitempty"`
+	And        []*ShareLinkWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "conversation_id" field predicates.
+	ConversationID      *uuid.UUID  `json:"conversationId,omitempty"`
+	ConversationIDNEQ   *uuid.UUID  `json:"conversationIdNEQ,omitempty"`
+	ConversationIDIn    []uuid.UUID `json:"conversationIdIn,omitempty"`
+	ConversationIDNotIn []uuid.UUID `json:"conversationIdNotIn,omitempty"`
+
+	// "up_to_message_id" field predicates.
+	UpToMessageID      *uuid.UUID  `json:"upToMessageId,omitempty"`
+	UpToMessageIDNEQ   *uuid.UUID  `json:"upToMessageIdNEQ,omitempty"`
+	UpToMessageIDIn    []uuid.UUID `json:"upToMessageIdIn,omitempty"`
+	UpToMessageIDNotIn []uuid.UUID `json:"upToMessageIdNotIn,omitempty"`
+	UpToMessageIDGT    *uuid.UUID  `json:"upToMessageIdGT,omitempty"`
+	UpToMessageIDGTE   *uuid.UUID  `json:"upToMessageIdGTE,omitempty"`
+	UpToMessageIDLT    *uuid.UUID  `json:"upToMessageIdLT,omitempty"`
+	UpToMessageIDLTE   *uuid.UUID  `json:"upToMessageIdLTE,omitempty"`
+
+	// "audience" field predicates.
+	Audience      *sharelink.Audience  `json:"audience,omitempty"`
+	AudienceNEQ   *sharelink.Audience  `json:"audienceNEQ,omitempty"`
+	AudienceIn    []sharelink.Audience `json:"audienceIn,omitempty"`
+	AudienceNotIn []sharelink.Audience `json:"audienceNotIn,omitempty"`
+
+	// "expires_at" field predicates.
+	ExpiresAt       *time.Time  `json:"expiresAt,omitempty"`
+	ExpiresAtNEQ    *time.Time  `json:"expiresAtNEQ,omitempty"`
+	ExpiresAtIn     []time.Time `json:"expiresAtIn,omitempty"`
+	ExpiresAtNotIn  []time.Time `json:"expiresAtNotIn,omitempty"`
+	ExpiresAtGT     *time.Time  `json:"expiresAtGT,omitempty"`
+	ExpiresAtGTE    *time.Time  `json:"expiresAtGTE,omitempty"`
+	ExpiresAtLT     *time.Time  `json:"expiresAtLT,omitempty"`
+	ExpiresAtLTE    *time.Time  `json:"expiresAtLTE,omitempty"`
+	ExpiresAtIsNil  bool        `json:"expiresAtIsNil,omitempty"`
+	ExpiresAtNotNil bool        `json:"expiresAtNotNil,omitempty"`
+
+	// "revoked_at" field predicates.
+	RevokedAt       *time.Time  `json:"revokedAt,omitempty"`
+	RevokedAtNEQ    *time.Time  `json:"revokedAtNEQ,omitempty"`
+	RevokedAtIn     []time.Time `json:"revokedAtIn,omitempty"`
+	RevokedAtNotIn  []time.Time `json:"revokedAtNotIn,omitempty"`
+	RevokedAtGT     *time.Time  `json:"revokedAtGT,omitempty"`
+	RevokedAtGTE    *time.Time  `json:"revokedAtGTE,omitempty"`
+	RevokedAtLT     *time.Time  `json:"revokedAtLT,omitempty"`
+	RevokedAtLTE    *time.Time  `json:"revokedAtLTE,omitempty"`
+	RevokedAtIsNil  bool        `json:"revokedAtIsNil,omitempty"`
+	RevokedAtNotNil bool        `json:"revokedAtNotNil,omitempty"`
+
+	// "read_count" field predicates.
+	ReadCount      *int64  `json:"readCount,omitempty"`
+	ReadCountNEQ   *int64  `json:"readCountNEQ,omitempty"`
+	ReadCountIn    []int64 `json:"readCountIn,omitempty"`
+	ReadCountNotIn []int64 `json:"readCountNotIn,omitempty"`
+	ReadCountGT    *int64  `json:"readCountGT,omitempty"`
+	ReadCountGTE   *int64  `json:"readCountGTE,omitempty"`
+	ReadCountLT    *int64  `json:"readCountLT,omitempty"`
+	ReadCountLTE   *int64  `json:"readCountLTE,omitempty"`
+
+	// "last_read_at" field predicates.
+	LastReadAt       *time.Time  `json:"lastReadAt,omitempty"`
+	LastReadAtNEQ    *time.Time  `json:"lastReadAtNEQ,omitempty"`
+	LastReadAtIn     []time.Time `json:"lastReadAtIn,omitempty"`
+	LastReadAtNotIn  []time.Time `json:"lastReadAtNotIn,omitempty"`
+	LastReadAtGT     *time.Time  `json:"lastReadAtGT,omitempty"`
+	LastReadAtGTE    *time.Time  `json:"lastReadAtGTE,omitempty"`
+	LastReadAtLT     *time.Time  `json:"lastReadAtLT,omitempty"`
+	LastReadAtLTE    *time.Time  `json:"lastReadAtLTE,omitempty"`
+	LastReadAtIsNil  bool        `json:"lastReadAtIsNil,omitempty"`
+	LastReadAtNotNil bool        `json:"lastReadAtNotNil,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *ShareLinkWhereInput) AddPredicates(predicates ...predicate.ShareLink) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the ShareLinkWhereInput filter on the ShareLinkQuery builder.
+func (i *ShareLinkWhereInput) Filter(q *ShareLinkQuery) (*ShareLinkQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyShareLinkWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyShareLinkWhereInput is returned in case the ShareLinkWhereInput is empty.
+var ErrEmptyShareLinkWhereInput = errors.New("ent: empty predicate ShareLinkWhereInput")
+
+// P returns a predicate for filtering sharelinks.
+// An error is returned if the input is empty or invalid.
+func (i *ShareLinkWhereInput) P() (predicate.ShareLink, error) {
+	var predicates []predicate.ShareLink
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, sharelink.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.ShareLink, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, sharelink.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.ShareLink, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, sharelink.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, sharelink.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, sharelink.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, sharelink.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, sharelink.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, sharelink.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, sharelink.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, sharelink.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, sharelink.IDLTE(*i.IDLTE))
+	}
+	if i.ConversationID != nil {
+		predicates = append(predicates, sharelink.ConversationIDEQ(*i.ConversationID))
+	}
+	if i.ConversationIDNEQ != nil {
+		predicates = append(predicates, sharelink.ConversationIDNEQ(*i.ConversationIDNEQ))
+	}
+	if len(i.ConversationIDIn) > 0 {
+		predicates = append(predicates, sharelink.ConversationIDIn(i.ConversationIDIn...))
+	}
+	if len(i.ConversationIDNotIn) > 0 {
+		predicates = append(predicates, sharelink.ConversationIDNotIn(i.ConversationIDNotIn...))
+	}
+	if i.UpToMessageID != nil {
+		predicates = append(predicates, sharelink.UpToMessageIDEQ(*i.UpToMessageID))
+	}
+	if i.UpToMessageIDNEQ != nil {
+		predicates = append(predicates, sharelink.UpToMessageIDNEQ(*i.UpToMessageIDNEQ))
+	}
+	if len(i.UpToMessageIDIn) > 0 {
+		predicates = append(predicates, sharelink.UpToMessageIDIn(i.UpToMessageIDIn...))
+	}
+	if len(i.UpToMessageIDNotIn) > 0 {
+		predicates = append(predicates, sharelink.UpToMessageIDNotIn(i.UpToMessageIDNotIn...))
+	}
+	if i.UpToMessageIDGT != nil {
+		predicates = append(predicates, sharelink.UpToMessageIDGT(*i.UpToMessageIDGT))
+	}
+	if i.UpToMessageIDGTE != nil {
+		predicates = append(predicates, sharelink.UpToMessageIDGTE(*i.UpToMessageIDGTE))
+	}
+	if i.UpToMessageIDLT != nil {
+		predicates = append(predicates, sharelink.UpToMessageIDLT(*i.UpToMessageIDLT))
+	}
+	if i.UpToMessageIDLTE != nil {
+		predicates = append(predicates, sharelink.UpToMessageIDLTE(*i.UpToMessageIDLTE))
+	}
+	if i.Audience != nil {
+		predicates = append(predicates, sharelink.AudienceEQ(*i.Audience))
+	}
+	if i.AudienceNEQ != nil {
+		predicates = append(predicates, sharelink.AudienceNEQ(*i.AudienceNEQ))
+	}
+	if len(i.AudienceIn) > 0 {
+		predicates = append(predicates, sharelink.AudienceIn(i.AudienceIn...))
+	}
+	if len(i.AudienceNotIn) > 0 {
+		predicates = append(predicates, sharelink.AudienceNotIn(i.AudienceNotIn...))
+	}
+	if i.ExpiresAt != nil {
+		predicates = append(predicates, sharelink.ExpiresAtEQ(*i.ExpiresAt))
+	}
+	if i.ExpiresAtNEQ != nil {
+		predicates = append(predicates, sharelink.ExpiresAtNEQ(*i.ExpiresAtNEQ))
+	}
+	if len(i.ExpiresAtIn) > 0 {
+		predicates = append(predicates, sharelink.ExpiresAtIn(i.ExpiresAtIn...))
+	}
+	if len(i.ExpiresAtNotIn) > 0 {
+		predicates = append(predicates, sharelink.ExpiresAtNotIn(i.ExpiresAtNotIn...))
+	}
+	if i.ExpiresAtGT != nil {
+		predicates = append(predicates, sharelink.ExpiresAtGT(*i.ExpiresAtGT))
+	}
+	if i.ExpiresAtGTE != nil {
+		predicates = append(predicates, sharelink.ExpiresAtGTE(*i.ExpiresAtGTE))
+	}
+	if i.ExpiresAtLT != nil {
+		predicates = append(predicates, sharelink.ExpiresAtLT(*i.ExpiresAtLT))
+	}
+	if i.ExpiresAtLTE != nil {
+		predicates = append(predicates, sharelink.ExpiresAtLTE(*i.ExpiresAtLTE))
+	}
+	if i.ExpiresAtIsNil {
+		predicates = append(predicates, sharelink.ExpiresAtIsNil())
+	}
+	if i.ExpiresAtNotNil {
+		predicates = append(predicates, sharelink.ExpiresAtNotNil())
+	}
+	if i.RevokedAt != nil {
+		predicates = append(predicates, sharelink.RevokedAtEQ(*i.RevokedAt))
+	}
+	if i.RevokedAtNEQ != nil {
+		predicates = append(predicates, sharelink.RevokedAtNEQ(*i.RevokedAtNEQ))
+	}
+	if len(i.RevokedAtIn) > 0 {
+		predicates = append(predicates, sharelink.RevokedAtIn(i.RevokedAtIn...))
+	}
+	if len(i.RevokedAtNotIn) > 0 {
+		predicates = append(predicates, sharelink.RevokedAtNotIn(i.RevokedAtNotIn...))
+	}
+	if i.RevokedAtGT != nil {
+		predicates = append(predicates, sharelink.RevokedAtGT(*i.RevokedAtGT))
+	}
+	if i.RevokedAtGTE != nil {
+		predicates = append(predicates, sharelink.RevokedAtGTE(*i.RevokedAtGTE))
+	}
+	if i.RevokedAtLT != nil {
+		predicates = append(predicates, sharelink.RevokedAtLT(*i.RevokedAtLT))
+	}
+	if i.RevokedAtLTE != nil {
+		predicates = append(predicates, sharelink.RevokedAtLTE(*i.RevokedAtLTE))
+	}
+	if i.RevokedAtIsNil {
+		predicates = append(predicates, sharelink.RevokedAtIsNil())
+	}
+	if i.RevokedAtNotNil {
+		predicates = append(predicates, sharelink.RevokedAtNotNil())
+	}
+	if i.ReadCount != nil {
+		predicates = append(predicates, sharelink.ReadCountEQ(*i.ReadCount))
+	}
+	if i.ReadCountNEQ != nil {
+		predicates = append(predicates, sharelink.ReadCountNEQ(*i.ReadCountNEQ))
+	}
+	if len(i.ReadCountIn) > 0 {
+		predicates = append(predicates, sharelink.ReadCountIn(i.ReadCountIn...))
+	}
+	if len(i.ReadCountNotIn) > 0 {
+		predicates = append(predicates, sharelink.ReadCountNotIn(i.ReadCountNotIn...))
+	}
+	if i.ReadCountGT != nil {
+		predicates = append(predicates, sharelink.ReadCountGT(*i.ReadCountGT))
+	}
+	if i.ReadCountGTE != nil {
+		predicates = append(predicates, sharelink.ReadCountGTE(*i.ReadCountGTE))
+	}
+	if i.ReadCountLT != nil {
+		predicates = append(predicates, sharelink.ReadCountLT(*i.ReadCountLT))
+	}
+	if i.ReadCountLTE != nil {
+		predicates = append(predicates, sharelink.ReadCountLTE(*i.ReadCountLTE))
+	}
+	if i.LastReadAt != nil {
+		predicates = append(predicates, sharelink.LastReadAtEQ(*i.LastReadAt))
+	}
+	if i.LastReadAtNEQ != nil {
+		predicates = append(predicates, sharelink.LastReadAtNEQ(*i.LastReadAtNEQ))
+	}
+	if len(i.LastReadAtIn) > 0 {
+		predicates = append(predicates, sharelink.LastReadAtIn(i.LastReadAtIn...))
+	}
+	if len(i.LastReadAtNotIn) > 0 {
+		predicates = append(predicates, sharelink.LastReadAtNotIn(i.LastReadAtNotIn...))
+	}
+	if i.LastReadAtGT != nil {
+		predicates = append(predicates, sharelink.LastReadAtGT(*i.LastReadAtGT))
+	}
+	if i.LastReadAtGTE != nil {
+		predicates = append(predicates, sharelink.LastReadAtGTE(*i.LastReadAtGTE))
+	}
+	if i.LastReadAtLT != nil {
+		predicates = append(predicates, sharelink.LastReadAtLT(*i.LastReadAtLT))
+	}
+	if i.LastReadAtLTE != nil {
+		predicates = append(predicates, sharelink.LastReadAtLTE(*i.LastReadAtLTE))
+	}
+	if i.LastReadAtIsNil {
+		predicates = append(predicates, sharelink.LastReadAtIsNil())
+	}
+	if i.LastReadAtNotNil {
+		predicates = append(predicates, sharelink.LastReadAtNotNil())
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, sharelink.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, sharelink.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, sharelink.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, sharelink.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, sharelink.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, sharelink.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, sharelink.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, sharelink.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, sharelink.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, sharelink.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, sharelink.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, sharelink.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, sharelink.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, sharelink.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, sharelink.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, sharelink.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyShareLinkWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return sharelink.And(predicates...), nil
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -57,6 +58,7 @@ const (
 	TypeKnowledgeBase   = "KnowledgeBase"
 	TypeMessage         = "Message"
 	TypeSearchEntry     = "SearchEntry"
+	TypeShareLink       = "ShareLink"
 	TypeSource          = "Source"
 	TypeSupportGrant    = "SupportGrant"
 	TypeTag             = "Tag"
@@ -15506,6 +15508,1288 @@ func (m *SearchEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown SearchEntry edge %s", name)
+}
+
+// ShareLinkMutation represents an operation that mutates the ShareLink nodes in the graph.
+type ShareLinkMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *uuid.UUID
+	owner_id               *string
+	up_to_message_id       *uuid.UUID
+	path_message_ids       *[]uuid.UUID
+	appendpath_message_ids []uuid.UUID
+	audience               *sharelink.Audience
+	users                  *[]string
+	appendusers            []string
+	expires_at             *time.Time
+	revoked_at             *time.Time
+	token_hash             *string
+	read_count             *int64
+	addread_count          *int64
+	last_read_at           *time.Time
+	created_at             *time.Time
+	updated_at             *time.Time
+	clearedFields          map[string]struct{}
+	tenant                 *string
+	clearedtenant          bool
+	conversation           *uuid.UUID
+	clearedconversation    bool
+	done                   bool
+	oldValue               func(context.Context) (*ShareLink, error)
+	predicates             []predicate.ShareLink
+}
+
+var _ ent.Mutation = (*ShareLinkMutation)(nil)
+
+// sharelinkOption allows management of the mutation configuration using functional options.
+type sharelinkOption func(*ShareLinkMutation)
+
+// newShareLinkMutation creates new mutation for the ShareLink entity.
+func newShareLinkMutation(c config, op Op, opts ...sharelinkOption) *ShareLinkMutation {
+	m := &ShareLinkMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeShareLink,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withShareLinkID sets the ID field of the mutation.
+func withShareLinkID(id uuid.UUID) sharelinkOption {
+	return func(m *ShareLinkMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ShareLink
+		)
+		m.oldValue = func(ctx context.Context) (*ShareLink, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ShareLink.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withShareLink sets the old ShareLink of the mutation.
+func withShareLink(node *ShareLink) sharelinkOption {
+	return func(m *ShareLinkMutation) {
+		m.oldValue = func(context.Context) (*ShareLink, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ShareLinkMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ShareLinkMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ShareLink entities.
+func (m *ShareLinkMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ShareLinkMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ShareLinkMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ShareLink.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *ShareLinkMutation) SetTenantID(s string) {
+	m.tenant = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *ShareLinkMutation) TenantID() (r string, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *ShareLinkMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *ShareLinkMutation) SetOwnerID(s string) {
+	m.owner_id = &s
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *ShareLinkMutation) OwnerID() (r string, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldOwnerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *ShareLinkMutation) ResetOwnerID() {
+	m.owner_id = nil
+}
+
+// SetConversationID sets the "conversation_id" field.
+func (m *ShareLinkMutation) SetConversationID(u uuid.UUID) {
+	m.conversation = &u
+}
+
+// ConversationID returns the value of the "conversation_id" field in the mutation.
+func (m *ShareLinkMutation) ConversationID() (r uuid.UUID, exists bool) {
+	v := m.conversation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConversationID returns the old "conversation_id" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldConversationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConversationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConversationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConversationID: %w", err)
+	}
+	return oldValue.ConversationID, nil
+}
+
+// ResetConversationID resets all changes to the "conversation_id" field.
+func (m *ShareLinkMutation) ResetConversationID() {
+	m.conversation = nil
+}
+
+// SetUpToMessageID sets the "up_to_message_id" field.
+func (m *ShareLinkMutation) SetUpToMessageID(u uuid.UUID) {
+	m.up_to_message_id = &u
+}
+
+// UpToMessageID returns the value of the "up_to_message_id" field in the mutation.
+func (m *ShareLinkMutation) UpToMessageID() (r uuid.UUID, exists bool) {
+	v := m.up_to_message_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpToMessageID returns the old "up_to_message_id" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldUpToMessageID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpToMessageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpToMessageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpToMessageID: %w", err)
+	}
+	return oldValue.UpToMessageID, nil
+}
+
+// ResetUpToMessageID resets all changes to the "up_to_message_id" field.
+func (m *ShareLinkMutation) ResetUpToMessageID() {
+	m.up_to_message_id = nil
+}
+
+// SetPathMessageIds sets the "path_message_ids" field.
+func (m *ShareLinkMutation) SetPathMessageIds(u []uuid.UUID) {
+	m.path_message_ids = &u
+	m.appendpath_message_ids = nil
+}
+
+// PathMessageIds returns the value of the "path_message_ids" field in the mutation.
+func (m *ShareLinkMutation) PathMessageIds() (r []uuid.UUID, exists bool) {
+	v := m.path_message_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPathMessageIds returns the old "path_message_ids" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldPathMessageIds(ctx context.Context) (v []uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPathMessageIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPathMessageIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPathMessageIds: %w", err)
+	}
+	return oldValue.PathMessageIds, nil
+}
+
+// AppendPathMessageIds adds u to the "path_message_ids" field.
+func (m *ShareLinkMutation) AppendPathMessageIds(u []uuid.UUID) {
+	m.appendpath_message_ids = append(m.appendpath_message_ids, u...)
+}
+
+// AppendedPathMessageIds returns the list of values that were appended to the "path_message_ids" field in this mutation.
+func (m *ShareLinkMutation) AppendedPathMessageIds() ([]uuid.UUID, bool) {
+	if len(m.appendpath_message_ids) == 0 {
+		return nil, false
+	}
+	return m.appendpath_message_ids, true
+}
+
+// ResetPathMessageIds resets all changes to the "path_message_ids" field.
+func (m *ShareLinkMutation) ResetPathMessageIds() {
+	m.path_message_ids = nil
+	m.appendpath_message_ids = nil
+}
+
+// SetAudience sets the "audience" field.
+func (m *ShareLinkMutation) SetAudience(s sharelink.Audience) {
+	m.audience = &s
+}
+
+// Audience returns the value of the "audience" field in the mutation.
+func (m *ShareLinkMutation) Audience() (r sharelink.Audience, exists bool) {
+	v := m.audience
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAudience returns the old "audience" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldAudience(ctx context.Context) (v sharelink.Audience, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAudience is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAudience requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAudience: %w", err)
+	}
+	return oldValue.Audience, nil
+}
+
+// ResetAudience resets all changes to the "audience" field.
+func (m *ShareLinkMutation) ResetAudience() {
+	m.audience = nil
+}
+
+// SetUsers sets the "users" field.
+func (m *ShareLinkMutation) SetUsers(s []string) {
+	m.users = &s
+	m.appendusers = nil
+}
+
+// Users returns the value of the "users" field in the mutation.
+func (m *ShareLinkMutation) Users() (r []string, exists bool) {
+	v := m.users
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsers returns the old "users" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldUsers(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsers is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsers requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsers: %w", err)
+	}
+	return oldValue.Users, nil
+}
+
+// AppendUsers adds s to the "users" field.
+func (m *ShareLinkMutation) AppendUsers(s []string) {
+	m.appendusers = append(m.appendusers, s...)
+}
+
+// AppendedUsers returns the list of values that were appended to the "users" field in this mutation.
+func (m *ShareLinkMutation) AppendedUsers() ([]string, bool) {
+	if len(m.appendusers) == 0 {
+		return nil, false
+	}
+	return m.appendusers, true
+}
+
+// ClearUsers clears the value of the "users" field.
+func (m *ShareLinkMutation) ClearUsers() {
+	m.users = nil
+	m.appendusers = nil
+	m.clearedFields[sharelink.FieldUsers] = struct{}{}
+}
+
+// UsersCleared returns if the "users" field was cleared in this mutation.
+func (m *ShareLinkMutation) UsersCleared() bool {
+	_, ok := m.clearedFields[sharelink.FieldUsers]
+	return ok
+}
+
+// ResetUsers resets all changes to the "users" field.
+func (m *ShareLinkMutation) ResetUsers() {
+	m.users = nil
+	m.appendusers = nil
+	delete(m.clearedFields, sharelink.FieldUsers)
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *ShareLinkMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *ShareLinkMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (m *ShareLinkMutation) ClearExpiresAt() {
+	m.expires_at = nil
+	m.clearedFields[sharelink.FieldExpiresAt] = struct{}{}
+}
+
+// ExpiresAtCleared returns if the "expires_at" field was cleared in this mutation.
+func (m *ShareLinkMutation) ExpiresAtCleared() bool {
+	_, ok := m.clearedFields[sharelink.FieldExpiresAt]
+	return ok
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *ShareLinkMutation) ResetExpiresAt() {
+	m.expires_at = nil
+	delete(m.clearedFields, sharelink.FieldExpiresAt)
+}
+
+// SetRevokedAt sets the "revoked_at" field.
+func (m *ShareLinkMutation) SetRevokedAt(t time.Time) {
+	m.revoked_at = &t
+}
+
+// RevokedAt returns the value of the "revoked_at" field in the mutation.
+func (m *ShareLinkMutation) RevokedAt() (r time.Time, exists bool) {
+	v := m.revoked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRevokedAt returns the old "revoked_at" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldRevokedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRevokedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRevokedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRevokedAt: %w", err)
+	}
+	return oldValue.RevokedAt, nil
+}
+
+// ClearRevokedAt clears the value of the "revoked_at" field.
+func (m *ShareLinkMutation) ClearRevokedAt() {
+	m.revoked_at = nil
+	m.clearedFields[sharelink.FieldRevokedAt] = struct{}{}
+}
+
+// RevokedAtCleared returns if the "revoked_at" field was cleared in this mutation.
+func (m *ShareLinkMutation) RevokedAtCleared() bool {
+	_, ok := m.clearedFields[sharelink.FieldRevokedAt]
+	return ok
+}
+
+// ResetRevokedAt resets all changes to the "revoked_at" field.
+func (m *ShareLinkMutation) ResetRevokedAt() {
+	m.revoked_at = nil
+	delete(m.clearedFields, sharelink.FieldRevokedAt)
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *ShareLinkMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *ShareLinkMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *ShareLinkMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetReadCount sets the "read_count" field.
+func (m *ShareLinkMutation) SetReadCount(i int64) {
+	m.read_count = &i
+	m.addread_count = nil
+}
+
+// ReadCount returns the value of the "read_count" field in the mutation.
+func (m *ShareLinkMutation) ReadCount() (r int64, exists bool) {
+	v := m.read_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReadCount returns the old "read_count" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldReadCount(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReadCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReadCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReadCount: %w", err)
+	}
+	return oldValue.ReadCount, nil
+}
+
+// AddReadCount adds i to the "read_count" field.
+func (m *ShareLinkMutation) AddReadCount(i int64) {
+	if m.addread_count != nil {
+		*m.addread_count += i
+	} else {
+		m.addread_count = &i
+	}
+}
+
+// AddedReadCount returns the value that was added to the "read_count" field in this mutation.
+func (m *ShareLinkMutation) AddedReadCount() (r int64, exists bool) {
+	v := m.addread_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetReadCount resets all changes to the "read_count" field.
+func (m *ShareLinkMutation) ResetReadCount() {
+	m.read_count = nil
+	m.addread_count = nil
+}
+
+// SetLastReadAt sets the "last_read_at" field.
+func (m *ShareLinkMutation) SetLastReadAt(t time.Time) {
+	m.last_read_at = &t
+}
+
+// LastReadAt returns the value of the "last_read_at" field in the mutation.
+func (m *ShareLinkMutation) LastReadAt() (r time.Time, exists bool) {
+	v := m.last_read_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastReadAt returns the old "last_read_at" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldLastReadAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastReadAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastReadAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastReadAt: %w", err)
+	}
+	return oldValue.LastReadAt, nil
+}
+
+// ClearLastReadAt clears the value of the "last_read_at" field.
+func (m *ShareLinkMutation) ClearLastReadAt() {
+	m.last_read_at = nil
+	m.clearedFields[sharelink.FieldLastReadAt] = struct{}{}
+}
+
+// LastReadAtCleared returns if the "last_read_at" field was cleared in this mutation.
+func (m *ShareLinkMutation) LastReadAtCleared() bool {
+	_, ok := m.clearedFields[sharelink.FieldLastReadAt]
+	return ok
+}
+
+// ResetLastReadAt resets all changes to the "last_read_at" field.
+func (m *ShareLinkMutation) ResetLastReadAt() {
+	m.last_read_at = nil
+	delete(m.clearedFields, sharelink.FieldLastReadAt)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ShareLinkMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ShareLinkMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ShareLinkMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ShareLinkMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ShareLinkMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ShareLinkMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *ShareLinkMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[sharelink.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *ShareLinkMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *ShareLinkMutation) TenantIDs() (ids []string) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *ShareLinkMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearConversation clears the "conversation" edge to the Conversation entity.
+func (m *ShareLinkMutation) ClearConversation() {
+	m.clearedconversation = true
+	m.clearedFields[sharelink.FieldConversationID] = struct{}{}
+}
+
+// ConversationCleared reports if the "conversation" edge to the Conversation entity was cleared.
+func (m *ShareLinkMutation) ConversationCleared() bool {
+	return m.clearedconversation
+}
+
+// ConversationIDs returns the "conversation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ConversationID instead. It exists only for internal usage by the builders.
+func (m *ShareLinkMutation) ConversationIDs() (ids []uuid.UUID) {
+	if id := m.conversation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetConversation resets all changes to the "conversation" edge.
+func (m *ShareLinkMutation) ResetConversation() {
+	m.conversation = nil
+	m.clearedconversation = false
+}
+
+// Where appends a list predicates to the ShareLinkMutation builder.
+func (m *ShareLinkMutation) Where(ps ...predicate.ShareLink) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ShareLinkMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ShareLinkMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ShareLink, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ShareLinkMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ShareLinkMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ShareLink).
+func (m *ShareLinkMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ShareLinkMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.tenant != nil {
+		fields = append(fields, sharelink.FieldTenantID)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, sharelink.FieldOwnerID)
+	}
+	if m.conversation != nil {
+		fields = append(fields, sharelink.FieldConversationID)
+	}
+	if m.up_to_message_id != nil {
+		fields = append(fields, sharelink.FieldUpToMessageID)
+	}
+	if m.path_message_ids != nil {
+		fields = append(fields, sharelink.FieldPathMessageIds)
+	}
+	if m.audience != nil {
+		fields = append(fields, sharelink.FieldAudience)
+	}
+	if m.users != nil {
+		fields = append(fields, sharelink.FieldUsers)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, sharelink.FieldExpiresAt)
+	}
+	if m.revoked_at != nil {
+		fields = append(fields, sharelink.FieldRevokedAt)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, sharelink.FieldTokenHash)
+	}
+	if m.read_count != nil {
+		fields = append(fields, sharelink.FieldReadCount)
+	}
+	if m.last_read_at != nil {
+		fields = append(fields, sharelink.FieldLastReadAt)
+	}
+	if m.created_at != nil {
+		fields = append(fields, sharelink.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, sharelink.FieldUpdatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ShareLinkMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case sharelink.FieldTenantID:
+		return m.TenantID()
+	case sharelink.FieldOwnerID:
+		return m.OwnerID()
+	case sharelink.FieldConversationID:
+		return m.ConversationID()
+	case sharelink.FieldUpToMessageID:
+		return m.UpToMessageID()
+	case sharelink.FieldPathMessageIds:
+		return m.PathMessageIds()
+	case sharelink.FieldAudience:
+		return m.Audience()
+	case sharelink.FieldUsers:
+		return m.Users()
+	case sharelink.FieldExpiresAt:
+		return m.ExpiresAt()
+	case sharelink.FieldRevokedAt:
+		return m.RevokedAt()
+	case sharelink.FieldTokenHash:
+		return m.TokenHash()
+	case sharelink.FieldReadCount:
+		return m.ReadCount()
+	case sharelink.FieldLastReadAt:
+		return m.LastReadAt()
+	case sharelink.FieldCreatedAt:
+		return m.CreatedAt()
+	case sharelink.FieldUpdatedAt:
+		return m.UpdatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ShareLinkMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case sharelink.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case sharelink.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case sharelink.FieldConversationID:
+		return m.OldConversationID(ctx)
+	case sharelink.FieldUpToMessageID:
+		return m.OldUpToMessageID(ctx)
+	case sharelink.FieldPathMessageIds:
+		return m.OldPathMessageIds(ctx)
+	case sharelink.FieldAudience:
+		return m.OldAudience(ctx)
+	case sharelink.FieldUsers:
+		return m.OldUsers(ctx)
+	case sharelink.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case sharelink.FieldRevokedAt:
+		return m.OldRevokedAt(ctx)
+	case sharelink.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case sharelink.FieldReadCount:
+		return m.OldReadCount(ctx)
+	case sharelink.FieldLastReadAt:
+		return m.OldLastReadAt(ctx)
+	case sharelink.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case sharelink.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ShareLink field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShareLinkMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case sharelink.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case sharelink.FieldOwnerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case sharelink.FieldConversationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConversationID(v)
+		return nil
+	case sharelink.FieldUpToMessageID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpToMessageID(v)
+		return nil
+	case sharelink.FieldPathMessageIds:
+		v, ok := value.([]uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPathMessageIds(v)
+		return nil
+	case sharelink.FieldAudience:
+		v, ok := value.(sharelink.Audience)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAudience(v)
+		return nil
+	case sharelink.FieldUsers:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsers(v)
+		return nil
+	case sharelink.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case sharelink.FieldRevokedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRevokedAt(v)
+		return nil
+	case sharelink.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case sharelink.FieldReadCount:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReadCount(v)
+		return nil
+	case sharelink.FieldLastReadAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastReadAt(v)
+		return nil
+	case sharelink.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case sharelink.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShareLink field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ShareLinkMutation) AddedFields() []string {
+	var fields []string
+	if m.addread_count != nil {
+		fields = append(fields, sharelink.FieldReadCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ShareLinkMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case sharelink.FieldReadCount:
+		return m.AddedReadCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShareLinkMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case sharelink.FieldReadCount:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReadCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShareLink numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ShareLinkMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(sharelink.FieldUsers) {
+		fields = append(fields, sharelink.FieldUsers)
+	}
+	if m.FieldCleared(sharelink.FieldExpiresAt) {
+		fields = append(fields, sharelink.FieldExpiresAt)
+	}
+	if m.FieldCleared(sharelink.FieldRevokedAt) {
+		fields = append(fields, sharelink.FieldRevokedAt)
+	}
+	if m.FieldCleared(sharelink.FieldLastReadAt) {
+		fields = append(fields, sharelink.FieldLastReadAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ShareLinkMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ShareLinkMutation) ClearField(name string) error {
+	switch name {
+	case sharelink.FieldUsers:
+		m.ClearUsers()
+		return nil
+	case sharelink.FieldExpiresAt:
+		m.ClearExpiresAt()
+		return nil
+	case sharelink.FieldRevokedAt:
+		m.ClearRevokedAt()
+		return nil
+	case sharelink.FieldLastReadAt:
+		m.ClearLastReadAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ShareLink nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ShareLinkMutation) ResetField(name string) error {
+	switch name {
+	case sharelink.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case sharelink.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case sharelink.FieldConversationID:
+		m.ResetConversationID()
+		return nil
+	case sharelink.FieldUpToMessageID:
+		m.ResetUpToMessageID()
+		return nil
+	case sharelink.FieldPathMessageIds:
+		m.ResetPathMessageIds()
+		return nil
+	case sharelink.FieldAudience:
+		m.ResetAudience()
+		return nil
+	case sharelink.FieldUsers:
+		m.ResetUsers()
+		return nil
+	case sharelink.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case sharelink.FieldRevokedAt:
+		m.ResetRevokedAt()
+		return nil
+	case sharelink.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case sharelink.FieldReadCount:
+		m.ResetReadCount()
+		return nil
+	case sharelink.FieldLastReadAt:
+		m.ResetLastReadAt()
+		return nil
+	case sharelink.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case sharelink.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ShareLink field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ShareLinkMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.tenant != nil {
+		edges = append(edges, sharelink.EdgeTenant)
+	}
+	if m.conversation != nil {
+		edges = append(edges, sharelink.EdgeConversation)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ShareLinkMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case sharelink.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case sharelink.EdgeConversation:
+		if id := m.conversation; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ShareLinkMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ShareLinkMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ShareLinkMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedtenant {
+		edges = append(edges, sharelink.EdgeTenant)
+	}
+	if m.clearedconversation {
+		edges = append(edges, sharelink.EdgeConversation)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ShareLinkMutation) EdgeCleared(name string) bool {
+	switch name {
+	case sharelink.EdgeTenant:
+		return m.clearedtenant
+	case sharelink.EdgeConversation:
+		return m.clearedconversation
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ShareLinkMutation) ClearEdge(name string) error {
+	switch name {
+	case sharelink.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case sharelink.EdgeConversation:
+		m.ClearConversation()
+		return nil
+	}
+	return fmt.Errorf("unknown ShareLink unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ShareLinkMutation) ResetEdge(name string) error {
+	switch name {
+	case sharelink.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case sharelink.EdgeConversation:
+		m.ResetConversation()
+		return nil
+	}
+	return fmt.Errorf("unknown ShareLink edge %s", name)
 }
 
 // SourceMutation represents an operation that mutates the Source nodes in the graph.

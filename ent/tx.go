@@ -40,6 +40,8 @@ type Tx struct {
 	Message *MessageClient
 	// SearchEntry is the client for interacting with the SearchEntry builders.
 	SearchEntry *SearchEntryClient
+	// ShareLink is the client for interacting with the ShareLink builders.
+	ShareLink *ShareLinkClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
@@ -192,6 +194,7 @@ func (tx *Tx) init() {
 	tx.KnowledgeBase = NewKnowledgeBaseClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
 	tx.SearchEntry = NewSearchEntryClient(tx.config)
+	tx.ShareLink = NewShareLinkClient(tx.config)
 	tx.Source = NewSourceClient(tx.config)
 	tx.SupportGrant = NewSupportGrantClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)

@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -296,6 +297,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CreateShareLinkPayload struct {
+		ShareLink func(childComplexity int) int
+		Token     func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
 	DeleteDocumentPayload struct {
 		DeletedDocumentID func(childComplexity int) int
 	}
@@ -477,6 +484,7 @@ type ComplexityRoot struct {
 		CreateConversation             func(childComplexity int, input *model.CreateConversationInput) int
 		CreateFolder                   func(childComplexity int, input model.CreateFolderInput) int
 		CreateKnowledgeBase            func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		CreateShareLink                func(childComplexity int, input model.CreateShareLinkInput) int
 		CreateTag                      func(childComplexity int, input model.CreateTagInput) int
 		DeleteConversation             func(childComplexity int, id uuid.UUID, reason *string, expectedVersion *int) int
 		DeleteDocument                 func(childComplexity int, documentID uuid.UUID, reason *string) int
@@ -495,6 +503,7 @@ type ComplexityRoot struct {
 		RequestSupportAccess           func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
 		RestoreConversation            func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		RetryAttempt                   func(childComplexity int, input model.RetryAttemptInput) int
+		RevokeShareLink                func(childComplexity int, id uuid.UUID) int
 		RevokeSupportAccess            func(childComplexity int, id uuid.UUID) int
 		SelectBranch                   func(childComplexity int, conversationID uuid.UUID, messageID uuid.UUID) int
 		SetConversationHistoryStrategy func(childComplexity int, id uuid.UUID, historyStrategy *string, expectedVersion *int) int
@@ -505,6 +514,7 @@ type ComplexityRoot struct {
 		UnpinConversation              func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		UpdateConversationMetadata     func(childComplexity int, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) int
 		UpdateFolder                   func(childComplexity int, id uuid.UUID, input model.UpdateFolderInput) int
+		UpdateShareLink                func(childComplexity int, id uuid.UUID, input model.UpdateShareLinkInput) int
 		UpdateTag                      func(childComplexity int, id uuid.UUID, input model.UpdateTagInput) int
 		UpdateTenantSettings           func(childComplexity int, input model.UpdateTenantSettingsInput, expectedVersion *int) int
 	}
@@ -540,14 +550,20 @@ type ComplexityRoot struct {
 		Feedbacks                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
 		Folders                  func(childComplexity int) int
 		KnowledgeBases           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
+		MyShareLinks             func(childComplexity int, first *int, after *entgql.Cursor[uuid.UUID]) int
 		Node                     func(childComplexity int, id uuid.UUID) int
 		Nodes                    func(childComplexity int, ids []uuid.UUID) int
 		SearchConversations      func(childComplexity int, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) int
+		SharedConversation       func(childComplexity int, token string) int
 		SupportGrants            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
 		Tags                     func(childComplexity int) int
 		TenantSettings           func(childComplexity int) int
 		UsageSummary             func(childComplexity int, from time.Time, to time.Time) int
 		Viewer                   func(childComplexity int) int
+	}
+
+	RevokeShareLinkPayload struct {
+		ShareLink func(childComplexity int) int
 	}
 
 	RoundScore struct {
@@ -563,6 +579,51 @@ type ComplexityRoot struct {
 	SearchSnippet struct {
 		Highlights func(childComplexity int) int
 		Text       func(childComplexity int) int
+	}
+
+	ShareLink struct {
+		Audience       func(childComplexity int) int
+		ConversationID func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		ExpiresAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LastReadAt     func(childComplexity int) int
+		ReadCount      func(childComplexity int) int
+		RevokedAt      func(childComplexity int) int
+		UpToMessageID  func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		Users          func(childComplexity int) int
+	}
+
+	ShareLinkConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ShareLinkEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	SharedConversation struct {
+		Messages func(childComplexity int) int
+		Title    func(childComplexity int) int
+	}
+
+	SharedMessage struct {
+		Content   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Role      func(childComplexity int) int
+		Sources   func(childComplexity int) int
+	}
+
+	SharedSource struct {
+		Available func(childComplexity int) int
+		Cited     func(childComplexity int) int
+		Label     func(childComplexity int) int
+		Snippet   func(childComplexity int) int
+		Title     func(childComplexity int) int
 	}
 
 	Source struct {
@@ -641,6 +702,8 @@ type ComplexityRoot struct {
 		ModelContextWindows     func(childComplexity int) int
 		PrioritizedCandidates   func(childComplexity int) int
 		PromptTokenBudget       func(childComplexity int) int
+		PublicShareLinks        func(childComplexity int) int
+		PublicShareSources      func(childComplexity int) int
 		RetentionDays           func(childComplexity int) int
 		RetrievalTopK           func(childComplexity int) int
 		Summarizer              func(childComplexity int) int
@@ -660,6 +723,10 @@ type ComplexityRoot struct {
 	TextRange struct {
 		End   func(childComplexity int) int
 		Start func(childComplexity int) int
+	}
+
+	UpdateShareLinkPayload struct {
+		ShareLink func(childComplexity int) int
 	}
 
 	UsageRow struct {
@@ -766,6 +833,9 @@ type MutationResolver interface {
 	UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error)
 	KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error)
+	CreateShareLink(ctx context.Context, input model.CreateShareLinkInput) (*model.CreateShareLinkPayload, error)
+	UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error)
+	RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -789,6 +859,8 @@ type QueryResolver interface {
 	ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error)
 	SearchConversations(ctx context.Context, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
 	AdminSearchConversations(ctx context.Context, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
+	MyShareLinks(ctx context.Context, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.ShareLinkConnection, error)
+	SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -1906,6 +1978,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ConversationSearchHitEdge.Node(childComplexity), true
 
+	case "CreateShareLinkPayload.shareLink":
+		if e.ComplexityRoot.CreateShareLinkPayload.ShareLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareLinkPayload.ShareLink(childComplexity), true
+	case "CreateShareLinkPayload.token":
+		if e.ComplexityRoot.CreateShareLinkPayload.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareLinkPayload.Token(childComplexity), true
+	case "CreateShareLinkPayload.url":
+		if e.ComplexityRoot.CreateShareLinkPayload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareLinkPayload.URL(childComplexity), true
+
 	case "DeleteDocumentPayload.deletedDocumentId":
 		if e.ComplexityRoot.DeleteDocumentPayload.DeletedDocumentID == nil {
 			break
@@ -2623,6 +2714,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateKnowledgeBase(childComplexity, args["input"].(model.CreateKnowledgeBaseInput)), true
+	case "Mutation.createShareLink":
+		if e.ComplexityRoot.Mutation.CreateShareLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createShareLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateShareLink(childComplexity, args["input"].(model.CreateShareLinkInput)), true
 	case "Mutation.createTag":
 		if e.ComplexityRoot.Mutation.CreateTag == nil {
 			break
@@ -2821,6 +2923,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryAttempt(childComplexity, args["input"].(model.RetryAttemptInput)), true
+	case "Mutation.revokeShareLink":
+		if e.ComplexityRoot.Mutation.RevokeShareLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeShareLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeShareLink(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.revokeSupportAccess":
 		if e.ComplexityRoot.Mutation.RevokeSupportAccess == nil {
 			break
@@ -2931,6 +3044,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateFolder(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateFolderInput)), true
+	case "Mutation.updateShareLink":
+		if e.ComplexityRoot.Mutation.UpdateShareLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateShareLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateShareLink(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateShareLinkInput)), true
 	case "Mutation.updateTag":
 		if e.ComplexityRoot.Mutation.UpdateTag == nil {
 			break
@@ -3161,6 +3285,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.KnowledgeBases(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.KnowledgeBaseOrder), args["where"].(*ent.KnowledgeBaseWhereInput)), true
+	case "Query.myShareLinks":
+		if e.ComplexityRoot.Query.MyShareLinks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myShareLinks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyShareLinks(childComplexity, args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -3194,6 +3329,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SearchConversations(childComplexity, args["query"].(string), args["filter"].(*model.ConversationSearchFilter), args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
+	case "Query.sharedConversation":
+		if e.ComplexityRoot.Query.SharedConversation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_sharedConversation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SharedConversation(childComplexity, args["token"].(string)), true
 	case "Query.supportGrants":
 		if e.ComplexityRoot.Query.SupportGrants == nil {
 			break
@@ -3234,6 +3380,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+
+	case "RevokeShareLinkPayload.shareLink":
+		if e.ComplexityRoot.RevokeShareLinkPayload.ShareLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeShareLinkPayload.ShareLink(childComplexity), true
 
 	case "RoundScore.chosen":
 		if e.ComplexityRoot.RoundScore.Chosen == nil {
@@ -3290,6 +3443,174 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchSnippet.Text(childComplexity), true
+
+	case "ShareLink.audience":
+		if e.ComplexityRoot.ShareLink.Audience == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.Audience(childComplexity), true
+	case "ShareLink.conversationId":
+		if e.ComplexityRoot.ShareLink.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.ConversationID(childComplexity), true
+	case "ShareLink.createdAt":
+		if e.ComplexityRoot.ShareLink.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.CreatedAt(childComplexity), true
+	case "ShareLink.expiresAt":
+		if e.ComplexityRoot.ShareLink.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.ExpiresAt(childComplexity), true
+	case "ShareLink.id":
+		if e.ComplexityRoot.ShareLink.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.ID(childComplexity), true
+	case "ShareLink.lastReadAt":
+		if e.ComplexityRoot.ShareLink.LastReadAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.LastReadAt(childComplexity), true
+	case "ShareLink.readCount":
+		if e.ComplexityRoot.ShareLink.ReadCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.ReadCount(childComplexity), true
+	case "ShareLink.revokedAt":
+		if e.ComplexityRoot.ShareLink.RevokedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.RevokedAt(childComplexity), true
+	case "ShareLink.upToMessageId":
+		if e.ComplexityRoot.ShareLink.UpToMessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.UpToMessageID(childComplexity), true
+	case "ShareLink.updatedAt":
+		if e.ComplexityRoot.ShareLink.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.UpdatedAt(childComplexity), true
+	case "ShareLink.users":
+		if e.ComplexityRoot.ShareLink.Users == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.Users(childComplexity), true
+
+	case "ShareLinkConnection.edges":
+		if e.ComplexityRoot.ShareLinkConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLinkConnection.Edges(childComplexity), true
+	case "ShareLinkConnection.pageInfo":
+		if e.ComplexityRoot.ShareLinkConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLinkConnection.PageInfo(childComplexity), true
+	case "ShareLinkConnection.totalCount":
+		if e.ComplexityRoot.ShareLinkConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLinkConnection.TotalCount(childComplexity), true
+
+	case "ShareLinkEdge.cursor":
+		if e.ComplexityRoot.ShareLinkEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLinkEdge.Cursor(childComplexity), true
+	case "ShareLinkEdge.node":
+		if e.ComplexityRoot.ShareLinkEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLinkEdge.Node(childComplexity), true
+
+	case "SharedConversation.messages":
+		if e.ComplexityRoot.SharedConversation.Messages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedConversation.Messages(childComplexity), true
+	case "SharedConversation.title":
+		if e.ComplexityRoot.SharedConversation.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedConversation.Title(childComplexity), true
+
+	case "SharedMessage.content":
+		if e.ComplexityRoot.SharedMessage.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.Content(childComplexity), true
+	case "SharedMessage.createdAt":
+		if e.ComplexityRoot.SharedMessage.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.CreatedAt(childComplexity), true
+	case "SharedMessage.role":
+		if e.ComplexityRoot.SharedMessage.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.Role(childComplexity), true
+	case "SharedMessage.sources":
+		if e.ComplexityRoot.SharedMessage.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.Sources(childComplexity), true
+
+	case "SharedSource.available":
+		if e.ComplexityRoot.SharedSource.Available == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Available(childComplexity), true
+	case "SharedSource.cited":
+		if e.ComplexityRoot.SharedSource.Cited == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Cited(childComplexity), true
+	case "SharedSource.label":
+		if e.ComplexityRoot.SharedSource.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Label(childComplexity), true
+	case "SharedSource.snippet":
+		if e.ComplexityRoot.SharedSource.Snippet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Snippet(childComplexity), true
+	case "SharedSource.title":
+		if e.ComplexityRoot.SharedSource.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedSource.Title(childComplexity), true
 
 	case "Source.attempt":
 		if e.ComplexityRoot.Source.Attempt == nil {
@@ -3649,6 +3970,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TenantSettings.PromptTokenBudget(childComplexity), true
+	case "TenantSettings.publicShareLinks":
+		if e.ComplexityRoot.TenantSettings.PublicShareLinks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.PublicShareLinks(childComplexity), true
+	case "TenantSettings.publicShareSources":
+		if e.ComplexityRoot.TenantSettings.PublicShareSources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.PublicShareSources(childComplexity), true
 	case "TenantSettings.retentionDays":
 		if e.ComplexityRoot.TenantSettings.RetentionDays == nil {
 			break
@@ -3746,6 +4079,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TextRange.Start(childComplexity), true
+
+	case "UpdateShareLinkPayload.shareLink":
+		if e.ComplexityRoot.UpdateShareLinkPayload.ShareLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateShareLinkPayload.ShareLink(childComplexity), true
 
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
@@ -3905,6 +4245,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateConversationInput", ec.unmarshalInputCreateConversationInput),
 			graphql.NewInputUnmarshaler("CreateFolderInput", ec.unmarshalInputCreateFolderInput),
 			graphql.NewInputUnmarshaler("CreateKnowledgeBaseInput", ec.unmarshalInputCreateKnowledgeBaseInput),
+			graphql.NewInputUnmarshaler("CreateShareLinkInput", ec.unmarshalInputCreateShareLinkInput),
 			graphql.NewInputUnmarshaler("CreateTagInput", ec.unmarshalInputCreateTagInput),
 			graphql.NewInputUnmarshaler("DocumentAclInput", ec.unmarshalInputDocumentAclInput),
 			graphql.NewInputUnmarshaler("DocumentOrder", ec.unmarshalInputDocumentOrder),
@@ -3923,6 +4264,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("MetadataFilterInput", ec.unmarshalInputMetadataFilterInput),
 			graphql.NewInputUnmarshaler("ModelContextWindowInput", ec.unmarshalInputModelContextWindowInput),
 			graphql.NewInputUnmarshaler("RetryAttemptInput", ec.unmarshalInputRetryAttemptInput),
+			graphql.NewInputUnmarshaler("ShareLinkOrder", ec.unmarshalInputShareLinkOrder),
+			graphql.NewInputUnmarshaler("ShareLinkWhereInput", ec.unmarshalInputShareLinkWhereInput),
 			graphql.NewInputUnmarshaler("SourceWhereInput", ec.unmarshalInputSourceWhereInput),
 			graphql.NewInputUnmarshaler("SubmitFeedbackInput", ec.unmarshalInputSubmitFeedbackInput),
 			graphql.NewInputUnmarshaler("SupportGrantOrder", ec.unmarshalInputSupportGrantOrder),
@@ -3930,6 +4273,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("TagOrder", ec.unmarshalInputTagOrder),
 			graphql.NewInputUnmarshaler("TagWhereInput", ec.unmarshalInputTagWhereInput),
 			graphql.NewInputUnmarshaler("UpdateFolderInput", ec.unmarshalInputUpdateFolderInput),
+			graphql.NewInputUnmarshaler("UpdateShareLinkInput", ec.unmarshalInputUpdateShareLinkInput),
 			graphql.NewInputUnmarshaler("UpdateTagInput", ec.unmarshalInputUpdateTagInput),
 			graphql.NewInputUnmarshaler("UpdateTenantSettingsInput", ec.unmarshalInputUpdateTenantSettingsInput),
 		)
@@ -5649,6 +5993,158 @@ extend type Viewer {
   """
   temporaryChatRetention: String!
 }
+
+# Share links (docs/API.md, "Share links").
+
+input CreateShareLinkInput {
+  """
+  One of the viewer's own conversations (not a temporary chat:
+  BAD_USER_INPUT with extensions.field "conversationId").
+  """
+  conversationId: ID!
+  """
+  The last message the link shows; the path from the root to it is frozen
+  now. A message not in the conversation is NOT_FOUND.
+  """
+  upToMessageId: ID!
+  """
+  PUBLIC only while the tenant allows it (TenantSettings.publicShareLinks;
+  BAD_USER_INPUT with extensions.field "audience" otherwise).
+  """
+  audience: ShareLinkAudience!
+  """
+  For USERS (and only then): 1 to 100 user ids.
+  """
+  users: [String!]
+  """
+  When the link stops working; in the future. Null: never.
+  """
+  expiresAt: Time
+}
+
+input UpdateShareLinkInput {
+  audience: ShareLinkAudience
+  """
+  Replaces the users of a USERS link.
+  """
+  users: [String!]
+  expiresAt: Time
+  """
+  Removes the expiry.
+  """
+  clearExpiresAt: Boolean
+}
+
+type CreateShareLinkPayload {
+  shareLink: ShareLink!
+  """
+  The link's token: 256 random bits, base64url. It is shown only here;
+  the server keeps only its SHA-256.
+  """
+  token: String!
+  """
+  The console's path of the share: /s/<token>.
+  """
+  url: String!
+}
+
+type UpdateShareLinkPayload {
+  shareLink: ShareLink!
+}
+
+type RevokeShareLinkPayload {
+  shareLink: ShareLink!
+}
+
+"""
+What a reader of a share link sees: only these fields, never owner,
+tenant, trace, model, manifest, feedback or attempt details.
+"""
+type SharedConversation {
+  title: String!
+  """
+  The frozen path's questions and answers, root first.
+  """
+  messages: [SharedMessage!]!
+}
+
+type SharedMessage {
+  """
+  USER or ASSISTANT.
+  """
+  role: String!
+  content: String!
+  createdAt: Time!
+  """
+  An answer's sources by rank, re-authorised for the reader; [] for a
+  question.
+  """
+  sources: [SharedSource!]!
+}
+
+type SharedSource {
+  label: String!
+  cited: Boolean!
+  """
+  False when the reader may not read the source's document now; title and
+  snippet are then null.
+  """
+  available: Boolean!
+  title: String
+  snippet: String
+}
+
+extend type Mutation {
+  """
+  Shares the path of one of the viewer's own conversations up to a message
+  (owner only: anyone else's conversation is NOT_FOUND). Audited
+  (share.created).
+  """
+  createShareLink(input: CreateShareLinkInput!): CreateShareLinkPayload!
+  """
+  Changes the audience, users or expiry of one of the viewer's links; the
+  token stays. Audited (share.updated).
+  """
+  updateShareLink(id: ID!, input: UpdateShareLinkInput!): UpdateShareLinkPayload!
+  """
+  Ends one of the viewer's links at once, on every instance. Audited
+  (share.revoked).
+  """
+  revokeShareLink(id: ID!): RevokeShareLinkPayload!
+}
+
+extend type Query {
+  """
+  The viewer's own share links, newest first (first: default 20, at most
+  100).
+  """
+  myShareLinks(first: Int, after: Cursor): ShareLinkConnection!
+  """
+  The share a token opens. Works without an Authorization header for a
+  PUBLIC link; a TENANT link needs a viewer of its tenant, a USERS link one
+  of its users. Unknown, revoked, expired and wrong-audience tokens, and
+  links of deleted conversations, are the same NOT_FOUND. Rate-limited per
+  link and per client address (RATE_LIMITED with retryAfterSeconds).
+  """
+  sharedConversation(token: String!): SharedConversation!
+}
+
+extend type TenantSettings {
+  """
+  Whether share links may be PUBLIC (false by default).
+  """
+  publicShareLinks: Boolean!
+  """
+  Whether readers of PUBLIC links see the sources of documents visible to
+  the whole tenant (false by default).
+  """
+  publicShareSources: Boolean!
+}
+
+extend input UpdateTenantSettingsInput {
+  publicShareLinks: Boolean
+  publicShareSources: Boolean
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6127,6 +6623,18 @@ func (ec *executionContext) childFields_ConversationSearchHitEdge(ctx context.Co
 	return nil, fmt.Errorf("no field named %q was found under type ConversationSearchHitEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateShareLinkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shareLink":
+		return ec.fieldContext_CreateShareLinkPayload_shareLink(ctx, field)
+	case "token":
+		return ec.fieldContext_CreateShareLinkPayload_token(ctx, field)
+	case "url":
+		return ec.fieldContext_CreateShareLinkPayload_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateShareLinkPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteDocumentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedDocumentId":
@@ -6505,6 +7013,14 @@ func (ec *executionContext) childFields_PromptSectionTokens(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type PromptSectionTokens", field.Name)
 }
 
+func (ec *executionContext) childFields_RevokeShareLinkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shareLink":
+		return ec.fieldContext_RevokeShareLinkPayload_shareLink(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RevokeShareLinkPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RoundScore(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "userSeq":
@@ -6533,6 +7049,96 @@ func (ec *executionContext) childFields_SearchSnippet(ctx context.Context, field
 		return ec.fieldContext_SearchSnippet_highlights(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchSnippet", field.Name)
+}
+
+func (ec *executionContext) childFields_ShareLink(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ShareLink_id(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_ShareLink_conversationId(ctx, field)
+	case "upToMessageId":
+		return ec.fieldContext_ShareLink_upToMessageId(ctx, field)
+	case "audience":
+		return ec.fieldContext_ShareLink_audience(ctx, field)
+	case "users":
+		return ec.fieldContext_ShareLink_users(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_ShareLink_expiresAt(ctx, field)
+	case "revokedAt":
+		return ec.fieldContext_ShareLink_revokedAt(ctx, field)
+	case "readCount":
+		return ec.fieldContext_ShareLink_readCount(ctx, field)
+	case "lastReadAt":
+		return ec.fieldContext_ShareLink_lastReadAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ShareLink_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ShareLink_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareLink", field.Name)
+}
+
+func (ec *executionContext) childFields_ShareLinkConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ShareLinkConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ShareLinkConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ShareLinkConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareLinkConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ShareLinkEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ShareLinkEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ShareLinkEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareLinkEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SharedConversation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "title":
+		return ec.fieldContext_SharedConversation_title(ctx, field)
+	case "messages":
+		return ec.fieldContext_SharedConversation_messages(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharedConversation", field.Name)
+}
+
+func (ec *executionContext) childFields_SharedMessage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "role":
+		return ec.fieldContext_SharedMessage_role(ctx, field)
+	case "content":
+		return ec.fieldContext_SharedMessage_content(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SharedMessage_createdAt(ctx, field)
+	case "sources":
+		return ec.fieldContext_SharedMessage_sources(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharedMessage", field.Name)
+}
+
+func (ec *executionContext) childFields_SharedSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "label":
+		return ec.fieldContext_SharedSource_label(ctx, field)
+	case "cited":
+		return ec.fieldContext_SharedSource_cited(ctx, field)
+	case "available":
+		return ec.fieldContext_SharedSource_available(ctx, field)
+	case "title":
+		return ec.fieldContext_SharedSource_title(ctx, field)
+	case "snippet":
+		return ec.fieldContext_SharedSource_snippet(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharedSource", field.Name)
 }
 
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6703,6 +7309,10 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
 	case "temporaryChatRetention":
 		return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
+	case "publicShareLinks":
+		return ec.fieldContext_TenantSettings_publicShareLinks(ctx, field)
+	case "publicShareSources":
+		return ec.fieldContext_TenantSettings_publicShareSources(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
 }
@@ -6715,6 +7325,14 @@ func (ec *executionContext) childFields_TextRange(ctx context.Context, field gra
 		return ec.fieldContext_TextRange_end(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TextRange", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateShareLinkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shareLink":
+		return ec.fieldContext_UpdateShareLinkPayload_shareLink(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateShareLinkPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7223,6 +7841,20 @@ func (ec *executionContext) field_Mutation_createKnowledgeBase_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createShareLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateShareLinkInput, error) {
+			return ec.unmarshalNCreateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7611,6 +8243,20 @@ func (ec *executionContext) field_Mutation_retryAttempt_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_revokeShareLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_revokeSupportAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7831,6 +8477,28 @@ func (ec *executionContext) field_Mutation_updateFolder_args(ctx context.Context
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateFolderInput, error) {
 			return ec.unmarshalNUpdateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateFolderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateShareLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateShareLinkInput, error) {
+			return ec.unmarshalNUpdateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8313,6 +8981,28 @@ func (ec *executionContext) field_Query_knowledgeBases_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_myShareLinks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8376,6 +9066,20 @@ func (ec *executionContext) field_Query_searchConversations_args(ctx context.Con
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_sharedConversation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
 	return args, nil
 }
 
@@ -12953,6 +13657,84 @@ func (ec *executionContext) fieldContext_ConversationSearchHitEdge_cursor(_ cont
 	return graphql.NewScalarFieldContext("ConversationSearchHitEdge", field, false, false, "Cursor")
 }
 
+func (ec *executionContext) _CreateShareLinkPayload_shareLink(ctx context.Context, field graphql.CollectedField, obj *model.CreateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateShareLinkPayload_shareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShareLink, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+			return ec.marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateShareLinkPayload_shareLink(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateShareLinkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLink(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateShareLinkPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.CreateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateShareLinkPayload_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateShareLinkPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateShareLinkPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _CreateShareLinkPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.CreateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateShareLinkPayload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateShareLinkPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateShareLinkPayload", field, false, false, "String")
+}
+
 func (ec *executionContext) _DeleteDocumentPayload_deletedDocumentId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteDocumentPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17135,6 +17917,138 @@ func (ec *executionContext) fieldContext_Mutation_importConversations(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createShareLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createShareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateShareLink(ctx, fc.Args["input"].(model.CreateShareLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateShareLinkPayload) graphql.Marshaler {
+			return ec.marshalNCreateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createShareLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateShareLinkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createShareLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateShareLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateShareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateShareLink(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.UpdateShareLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateShareLinkPayload) graphql.Marshaler {
+			return ec.marshalNUpdateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateShareLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateShareLinkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateShareLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeShareLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeShareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeShareLink(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RevokeShareLinkPayload) graphql.Marshaler {
+			return ec.marshalNRevokeShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRevokeShareLinkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeShareLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RevokeShareLinkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeShareLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18264,6 +19178,94 @@ func (ec *executionContext) fieldContext_Query_adminSearchConversations(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_myShareLinks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myShareLinks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyShareLinks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[uuid.UUID]))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLinkConnection) graphql.Marshaler {
+			return ec.marshalNShareLinkConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myShareLinks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLinkConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myShareLinks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_sharedConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sharedConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SharedConversation(ctx, fc.Args["token"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SharedConversation) graphql.Marshaler {
+			return ec.marshalNSharedConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sharedConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharedConversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_sharedConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18335,6 +19337,38 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RevokeShareLinkPayload_shareLink(ctx context.Context, field graphql.CollectedField, obj *model.RevokeShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeShareLinkPayload_shareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShareLink, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+			return ec.marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeShareLinkPayload_shareLink(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RevokeShareLinkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLink(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18554,6 +19588,672 @@ func (ec *executionContext) fieldContext_SearchSnippet_highlights(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ShareLink_id(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ShareLink_conversationId(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_conversationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ShareLink_upToMessageId(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_upToMessageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpToMessageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_upToMessageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "UUID")
+}
+
+func (ec *executionContext) _ShareLink_audience(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_audience(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Audience, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v sharelink.Audience) graphql.Marshaler {
+			return ec.marshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_audience(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "ShareLinkAudience")
+}
+
+func (ec *executionContext) _ShareLink_users(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_users(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Users, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_users(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "String")
+}
+
+func (ec *executionContext) _ShareLink_expiresAt(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ShareLink_revokedAt(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_revokedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ShareLink_readCount(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_readCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_readCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShareLink_lastReadAt(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_lastReadAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastReadAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_lastReadAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ShareLink_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ShareLink_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ShareLinkConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLinkConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLinkConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ShareLinkEdge) graphql.Marshaler {
+			return ec.marshalOShareLinkEdge2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLinkConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShareLinkConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLinkEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShareLinkConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLinkConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLinkConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLinkConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShareLinkConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShareLinkConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLinkConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLinkConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLinkConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLinkConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShareLinkEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLinkEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLinkEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+			return ec.marshalOShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLinkEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShareLinkEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLink(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShareLinkEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLinkEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLinkEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLinkEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLinkEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _SharedConversation_title(ctx context.Context, field graphql.CollectedField, obj *model.SharedConversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedConversation_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedConversation_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedConversation", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedConversation_messages(ctx context.Context, field graphql.CollectedField, obj *model.SharedConversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedConversation_messages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Messages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SharedMessage) graphql.Marshaler {
+			return ec.marshalNSharedMessage2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessageᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedConversation_messages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SharedConversation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharedMessage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SharedMessage_role(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedMessage_content(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedMessage_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SharedMessage_sources(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_sources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SharedSource) graphql.Marshaler {
+			return ec.marshalNSharedSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSourceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_sources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SharedMessage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharedSource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SharedSource_label(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedSource_cited(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_cited(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cited, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_cited(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SharedSource_available(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_available(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Available, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_available(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SharedSource_title(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharedSource_snippet(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedSource_snippet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Snippet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SharedSource_snippet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedSource", field, false, false, "String")
 }
 
 func (ec *executionContext) _Source_id(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
@@ -20294,6 +21994,52 @@ func (ec *executionContext) fieldContext_TenantSettings_temporaryChatRetention(_
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
 }
 
+func (ec *executionContext) _TenantSettings_publicShareLinks(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_publicShareLinks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublicShareLinks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_publicShareLinks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TenantSettings_publicShareSources(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_publicShareSources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublicShareSources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_publicShareSources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _TextRange_start(ctx context.Context, field graphql.CollectedField, obj *model.TextRange) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20338,6 +22084,38 @@ func (ec *executionContext) _TextRange_end(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_TextRange_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TextRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UpdateShareLinkPayload_shareLink(ctx context.Context, field graphql.CollectedField, obj *model.UpdateShareLinkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateShareLinkPayload_shareLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShareLink, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+			return ec.marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateShareLinkPayload_shareLink(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateShareLinkPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareLink(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
@@ -26283,6 +28061,76 @@ func UnmarshalCreateKnowledgeBaseInput(ctx context.Context, raw any) (model.Crea
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateShareLinkInput(ctx context.Context, obj any) (model.CreateShareLinkInput, error) {
+	var it model.CreateShareLinkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"conversationId", "upToMessageId", "audience", "users", "expiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationID = data
+		case "upToMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageID = data
+		case "audience":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audience"))
+			data, err := ec.unmarshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Audience = data
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateShareLinkInput unmarshals raw into the CreateShareLinkInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateShareLinkInput(ctx context.Context, raw any) (model.CreateShareLinkInput, error) {
+	var out model.CreateShareLinkInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateShareLinkInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateTagInput(ctx context.Context, obj any) (model.CreateTagInput, error) {
 	var it model.CreateTagInput
 	if obj == nil {
@@ -30328,6 +32176,661 @@ func UnmarshalRetryAttemptInput(ctx context.Context, raw any) (model.RetryAttemp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputShareLinkOrder(ctx context.Context, obj any) (ent.ShareLinkOrder, error) {
+	var it ent.ShareLinkOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNShareLinkOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalShareLinkOrder unmarshals raw into the ShareLinkOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalShareLinkOrder(ctx context.Context, raw any) (ent.ShareLinkOrder, error) {
+	var out ent.ShareLinkOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ShareLinkOrder", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputShareLinkWhereInput(ctx context.Context, obj any) (ent.ShareLinkWhereInput, error) {
+	var it ent.ShareLinkWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "upToMessageId", "upToMessageIdNEQ", "upToMessageIdIn", "upToMessageIdNotIn", "upToMessageIdGT", "upToMessageIdGTE", "upToMessageIdLT", "upToMessageIdLTE", "audience", "audienceNEQ", "audienceIn", "audienceNotIn", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "expiresAtIsNil", "expiresAtNotNil", "revokedAt", "revokedAtNEQ", "revokedAtIn", "revokedAtNotIn", "revokedAtGT", "revokedAtGTE", "revokedAtLT", "revokedAtLTE", "revokedAtIsNil", "revokedAtNotNil", "readCount", "readCountNEQ", "readCountIn", "readCountNotIn", "readCountGT", "readCountGTE", "readCountLT", "readCountLTE", "lastReadAt", "lastReadAtNEQ", "lastReadAtIn", "lastReadAtNotIn", "lastReadAtGT", "lastReadAtGTE", "lastReadAtLT", "lastReadAtLTE", "lastReadAtIsNil", "lastReadAtNotNil", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOShareLinkWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOShareLinkWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOShareLinkWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationID = data
+		case "conversationIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationIDNEQ = data
+		case "conversationIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationIDIn = data
+		case "conversationIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationIDNotIn = data
+		case "upToMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageID = data
+		case "upToMessageIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageIDNEQ = data
+		case "upToMessageIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageIDIn = data
+		case "upToMessageIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageIDNotIn = data
+		case "upToMessageIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageIDGT = data
+		case "upToMessageIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageIDGTE = data
+		case "upToMessageIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageIDLT = data
+		case "upToMessageIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageIDLTE = data
+		case "audience":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audience"))
+			data, err := ec.unmarshalOShareLinkAudience2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Audience = data
+		case "audienceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audienceNEQ"))
+			data, err := ec.unmarshalOShareLinkAudience2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AudienceNEQ = data
+		case "audienceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audienceIn"))
+			data, err := ec.unmarshalOShareLinkAudience2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudienceᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AudienceIn = data
+		case "audienceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audienceNotIn"))
+			data, err := ec.unmarshalOShareLinkAudience2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudienceᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AudienceNotIn = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		case "expiresAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtNEQ = data
+		case "expiresAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtIn = data
+		case "expiresAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtNotIn = data
+		case "expiresAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtGT = data
+		case "expiresAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtGTE = data
+		case "expiresAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtLT = data
+		case "expiresAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtLTE = data
+		case "expiresAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtIsNil = data
+		case "expiresAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAtNotNil = data
+		case "revokedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAt = data
+		case "revokedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtNEQ = data
+		case "revokedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtIn = data
+		case "revokedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtNotIn = data
+		case "revokedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtGT = data
+		case "revokedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtGTE = data
+		case "revokedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtLT = data
+		case "revokedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtLTE = data
+		case "revokedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtIsNil = data
+		case "revokedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revokedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RevokedAtNotNil = data
+		case "readCount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCount"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCount = data
+		case "readCountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCountNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCountNEQ = data
+		case "readCountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCountIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCountIn = data
+		case "readCountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCountNotIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCountNotIn = data
+		case "readCountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCountGT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCountGT = data
+		case "readCountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCountGTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCountGTE = data
+		case "readCountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCountLT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCountLT = data
+		case "readCountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCountLTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadCountLTE = data
+		case "lastReadAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAt = data
+		case "lastReadAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtNEQ = data
+		case "lastReadAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtIn = data
+		case "lastReadAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtNotIn = data
+		case "lastReadAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtGT = data
+		case "lastReadAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtGTE = data
+		case "lastReadAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtLT = data
+		case "lastReadAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtLTE = data
+		case "lastReadAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtIsNil = data
+		case "lastReadAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReadAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReadAtNotNil = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalShareLinkWhereInput unmarshals raw into the ShareLinkWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalShareLinkWhereInput(ctx context.Context, raw any) (ent.ShareLinkWhereInput, error) {
+	var out ent.ShareLinkWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ShareLinkWhereInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, obj any) (ent.SourceWhereInput, error) {
 	var it ent.SourceWhereInput
 	if obj == nil {
@@ -32520,6 +35023,69 @@ func UnmarshalUpdateFolderInput(ctx context.Context, raw any) (model.UpdateFolde
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateShareLinkInput(ctx context.Context, obj any) (model.UpdateShareLinkInput, error) {
+	var it model.UpdateShareLinkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"audience", "users", "expiresAt", "clearExpiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "audience":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audience"))
+			data, err := ec.unmarshalOShareLinkAudience2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Audience = data
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		case "clearExpiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearExpiresAt"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearExpiresAt = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateShareLinkInput unmarshals raw into the UpdateShareLinkInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateShareLinkInput(ctx context.Context, raw any) (model.UpdateShareLinkInput, error) {
+	var out model.UpdateShareLinkInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateShareLinkInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateTagInput(ctx context.Context, obj any) (model.UpdateTagInput, error) {
 	var it model.UpdateTagInput
 	if obj == nil {
@@ -32580,7 +35146,7 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention"}
+	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention", "publicShareLinks", "publicShareSources"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -32783,6 +35349,20 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.TemporaryChatRetention = data
+		case "publicShareLinks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publicShareLinks"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PublicShareLinks = data
+		case "publicShareSources":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publicShareSources"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PublicShareSources = data
 		}
 	}
 	return it, nil
@@ -32823,6 +35403,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Source(ctx, sel, obj)
+	case *ent.ShareLink:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ShareLink(ctx, sel, obj)
 	case *ent.Message:
 		if obj == nil {
 			return graphql.Null
@@ -34350,6 +36935,49 @@ func (ec *executionContext) _ConversationSearchHitEdge(ctx context.Context, sel 
 	return out
 }
 
+var createShareLinkPayloadImplementors = []string{"CreateShareLinkPayload"}
+
+func (ec *executionContext) _CreateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateShareLinkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createShareLinkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateShareLinkPayload")
+		case "shareLink":
+			out.Values[i] = ec._CreateShareLinkPayload_shareLink(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "token":
+			out.Values[i] = ec._CreateShareLinkPayload_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._CreateShareLinkPayload_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var deleteDocumentPayloadImplementors = []string{"DeleteDocumentPayload"}
 
 func (ec *executionContext) _DeleteDocumentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteDocumentPayload) graphql.Marshaler {
@@ -35815,6 +38443,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createShareLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createShareLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateShareLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateShareLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeShareLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeShareLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36088,6 +38737,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_adminSearchConversations(ctx, field)
 				})
+		case "myShareLinks":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myShareLinks(ctx, field)
+				})
+		case "sharedConversation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_sharedConversation(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -36101,6 +38762,39 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var revokeShareLinkPayloadImplementors = []string{"RevokeShareLinkPayload"}
+
+func (ec *executionContext) _RevokeShareLinkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RevokeShareLinkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, revokeShareLinkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RevokeShareLinkPayload")
+		case "shareLink":
+			out.Values[i] = ec._RevokeShareLinkPayload_shareLink(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -36201,6 +38895,309 @@ func (ec *executionContext) _SearchSnippet(ctx context.Context, sel ast.Selectio
 		case "highlights":
 			out.Values[i] = ec._SearchSnippet_highlights(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var shareLinkImplementors = []string{"ShareLink", "Node"}
+
+func (ec *executionContext) _ShareLink(ctx context.Context, sel ast.SelectionSet, obj *ent.ShareLink) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shareLinkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShareLink")
+		case "id":
+			out.Values[i] = ec._ShareLink_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conversationId":
+			out.Values[i] = ec._ShareLink_conversationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "upToMessageId":
+			out.Values[i] = ec._ShareLink_upToMessageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "audience":
+			out.Values[i] = ec._ShareLink_audience(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "users":
+			out.Values[i] = ec._ShareLink_users(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._ShareLink_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "revokedAt":
+			out.Values[i] = ec._ShareLink_revokedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "readCount":
+			out.Values[i] = ec._ShareLink_readCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastReadAt":
+			out.Values[i] = ec._ShareLink_lastReadAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ShareLink_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._ShareLink_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var shareLinkConnectionImplementors = []string{"ShareLinkConnection"}
+
+func (ec *executionContext) _ShareLinkConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ShareLinkConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shareLinkConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShareLinkConnection")
+		case "edges":
+			out.Values[i] = ec._ShareLinkConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ShareLinkConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ShareLinkConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var shareLinkEdgeImplementors = []string{"ShareLinkEdge"}
+
+func (ec *executionContext) _ShareLinkEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ShareLinkEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shareLinkEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShareLinkEdge")
+		case "node":
+			out.Values[i] = ec._ShareLinkEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._ShareLinkEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sharedConversationImplementors = []string{"SharedConversation"}
+
+func (ec *executionContext) _SharedConversation(ctx context.Context, sel ast.SelectionSet, obj *model.SharedConversation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sharedConversationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharedConversation")
+		case "title":
+			out.Values[i] = ec._SharedConversation_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messages":
+			out.Values[i] = ec._SharedConversation_messages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sharedMessageImplementors = []string{"SharedMessage"}
+
+func (ec *executionContext) _SharedMessage(ctx context.Context, sel ast.SelectionSet, obj *model.SharedMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sharedMessageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharedMessage")
+		case "role":
+			out.Values[i] = ec._SharedMessage_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._SharedMessage_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._SharedMessage_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sources":
+			out.Values[i] = ec._SharedMessage_sources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sharedSourceImplementors = []string{"SharedSource"}
+
+func (ec *executionContext) _SharedSource(ctx context.Context, sel ast.SelectionSet, obj *model.SharedSource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sharedSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharedSource")
+		case "label":
+			out.Values[i] = ec._SharedSource_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cited":
+			out.Values[i] = ec._SharedSource_cited(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "available":
+			out.Values[i] = ec._SharedSource_available(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SharedSource_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "snippet":
+			out.Values[i] = ec._SharedSource_snippet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -36741,6 +39738,16 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "publicShareLinks":
+			out.Values[i] = ec._TenantSettings_publicShareLinks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publicShareSources":
+			out.Values[i] = ec._TenantSettings_publicShareSources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -36776,6 +39783,39 @@ func (ec *executionContext) _TextRange(ctx context.Context, sel ast.SelectionSet
 			}
 		case "end":
 			out.Values[i] = ec._TextRange_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var updateShareLinkPayloadImplementors = []string{"UpdateShareLinkPayload"}
+
+func (ec *executionContext) _UpdateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateShareLinkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateShareLinkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateShareLinkPayload")
+		case "shareLink":
+			out.Values[i] = ec._UpdateShareLinkPayload_shareLink(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -37694,6 +40734,19 @@ func (ec *executionContext) unmarshalNCreateKnowledgeBaseInput2githubᚗcomᚋra
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkInput(ctx context.Context, v any) (model.CreateShareLinkInput, error) {
+	res, err := ec.unmarshalInputCreateShareLinkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateShareLinkPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateShareLinkPayload!")
+		return graphql.Null
+	}
+	return ec._CreateShareLinkPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐCreateTagInput(ctx context.Context, v any) (model.CreateTagInput, error) {
 	res, err := ec.unmarshalInputCreateTagInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -38314,6 +41367,14 @@ func (ec *executionContext) unmarshalNRetryAttemptInput2githubᚗcomᚋragchat�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNRevokeShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRevokeShareLinkPayload(ctx context.Context, sel ast.SelectionSet, v *model.RevokeShareLinkPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RevokeShareLinkPayload!")
+		return graphql.Null
+	}
+	return ec._RevokeShareLinkPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRole(ctx context.Context, v any) (model.Role, error) {
 	var res model.Role
 	err := res.UnmarshalGQL(v)
@@ -38390,6 +41451,107 @@ func (ec *executionContext) marshalNSearchSnippet2ᚖgithubᚗcomᚋragchatᚋra
 		return graphql.Null
 	}
 	return ec._SearchSnippet(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShareLink!")
+		return graphql.Null
+	}
+	return ec._ShareLink(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx context.Context, v any) (sharelink.Audience, error) {
+	var res sharelink.Audience
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx context.Context, sel ast.SelectionSet, v sharelink.Audience) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNShareLinkConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLinkConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShareLinkConnection!")
+		return graphql.Null
+	}
+	return ec._ShareLinkConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNShareLinkOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkOrderField(ctx context.Context, v any) (*ent.ShareLinkOrderField, error) {
+	var res = new(ent.ShareLinkOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNShareLinkOrderField2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLinkOrderField) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShareLinkOrderField!")
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNShareLinkWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInput(ctx context.Context, v any) (*ent.ShareLinkWhereInput, error) {
+	res, err := ec.unmarshalInputShareLinkWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSharedConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedConversation(ctx context.Context, sel ast.SelectionSet, v *model.SharedConversation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SharedConversation!")
+		return graphql.Null
+	}
+	return ec._SharedConversation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSharedMessage2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SharedMessage) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSharedMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessage(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSharedMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedMessage(ctx context.Context, sel ast.SelectionSet, v *model.SharedMessage) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SharedMessage!")
+		return graphql.Null
+	}
+	return ec._SharedMessage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSharedSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SharedSource) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSharedSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSharedSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedSource(ctx context.Context, sel ast.SelectionSet, v *model.SharedSource) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SharedSource!")
+		return graphql.Null
+	}
+	return ec._SharedSource(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSource(ctx context.Context, sel ast.SelectionSet, v *ent.Source) graphql.Marshaler {
@@ -38630,6 +41792,19 @@ func (ec *executionContext) marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx
 func (ec *executionContext) unmarshalNUpdateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateFolderInput(ctx context.Context, v any) (model.UpdateFolderInput, error) {
 	res, err := ec.unmarshalInputUpdateFolderInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateShareLinkInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkInput(ctx context.Context, v any) (model.UpdateShareLinkInput, error) {
+	res, err := ec.unmarshalInputUpdateShareLinkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateShareLinkPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateShareLinkPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateShareLinkPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UpdateShareLinkPayload!")
+		return graphql.Null
+	}
+	return ec._UpdateShareLinkPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateTagInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTagInput(ctx context.Context, v any) (model.UpdateTagInput, error) {
@@ -40153,6 +43328,110 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋragchatᚋragchatᚋent�
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ShareLink(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOShareLinkAudience2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudienceᚄ(ctx context.Context, v any) ([]sharelink.Audience, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]sharelink.Audience, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOShareLinkAudience2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudienceᚄ(ctx context.Context, sel ast.SelectionSet, v []sharelink.Audience) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOShareLinkAudience2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx context.Context, v any) (*sharelink.Audience, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(sharelink.Audience)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOShareLinkAudience2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx context.Context, sel ast.SelectionSet, v *sharelink.Audience) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOShareLinkEdge2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ShareLinkEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOShareLinkEdge2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOShareLinkEdge2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLinkEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ShareLinkEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOShareLinkWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInputᚄ(ctx context.Context, v any) ([]*ent.ShareLinkWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.ShareLinkWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNShareLinkWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOShareLinkWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInput(ctx context.Context, v any) (*ent.ShareLinkWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputShareLinkWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Source) graphql.Marshaler {

@@ -113,6 +113,9 @@ type Deps struct {
 	// Portability exports and imports conversations
 	// (internal/portability); nil makes them UNAVAILABLE.
 	Portability Portability
+	// Sharing runs share links (internal/sharing); nil makes them
+	// UNAVAILABLE.
+	Sharing Sharing
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -134,6 +137,7 @@ type Resolver struct {
 	settings  TenantSettings
 	knowledge Knowledge
 	organise  Organise
+	sharing   Sharing
 	subs      SubscriptionGate
 	limits    Limits
 	deliver   AttemptDelivery
@@ -184,6 +188,7 @@ func New(d Deps) *Resolver {
 		settings:    d.TenantSettings,
 		knowledge:   d.Knowledge,
 		organise:    d.Organise,
+		sharing:     d.Sharing,
 		subs:        d.Subscriptions,
 		limits:      d.Limits.withDefaults(),
 		deliver:     d.DeliverAttempt,

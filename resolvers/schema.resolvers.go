@@ -274,6 +274,21 @@ func (r *mutationResolver) ImportConversations(ctx context.Context, input model.
 	return r.importConversations(ctx, input)
 }
 
+// CreateShareLink is the resolver for the createShareLink field.
+func (r *mutationResolver) CreateShareLink(ctx context.Context, input model.CreateShareLinkInput) (*model.CreateShareLinkPayload, error) {
+	return r.createShareLink(ctx, input)
+}
+
+// UpdateShareLink is the resolver for the updateShareLink field.
+func (r *mutationResolver) UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error) {
+	return r.updateShareLink(ctx, id, input)
+}
+
+// RevokeShareLink is the resolver for the revokeShareLink field.
+func (r *mutationResolver) RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error) {
+	return r.revokeShareLink(ctx, id)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return viewerModel(ctx)
@@ -347,6 +362,16 @@ func (r *queryResolver) SearchConversations(ctx context.Context, query string, f
 // AdminSearchConversations is the resolver for the adminSearchConversations field.
 func (r *queryResolver) AdminSearchConversations(ctx context.Context, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error) {
 	return r.searchConversations(ctx, true, query, userID, filter, first, after)
+}
+
+// MyShareLinks is the resolver for the myShareLinks field.
+func (r *queryResolver) MyShareLinks(ctx context.Context, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.ShareLinkConnection, error) {
+	return r.myShareLinks(ctx, first, after)
+}
+
+// SharedConversation is the resolver for the sharedConversation field.
+func (r *queryResolver) SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error) {
+	return r.sharedConversation(ctx, token)
 }
 
 // Available is the resolver for the available field.

@@ -90,6 +90,8 @@ func tenantSettingsModel(st tenantsettings.State) *model.TenantSettings {
 		SupportGrantMax:         s.SupportGrantMax.String(),
 		TemporaryChats:          string(s.TemporaryChats),
 		TemporaryChatRetention:  s.TemporaryChatRetention.String(),
+		PublicShareLinks:        s.PublicShareLinks,
+		PublicShareSources:      s.PublicShareSources,
 	}
 }
 
@@ -120,6 +122,8 @@ func tenantSettingsPatch(in model.UpdateTenantSettingsInput) (tenantsettings.Pat
 		AskBurst:                in.AskBurst,
 		SupportApproval:         (*domain.SupportApproval)(in.SupportApproval),
 		TemporaryChats:          (*domain.TemporaryChats)(in.TemporaryChats),
+		PublicShareLinks:        in.PublicShareLinks,
+		PublicShareSources:      in.PublicShareSources,
 	}
 	if in.AllowedModels != nil && p.AllowedModels == nil {
 		p.AllowedModels = []string{}

@@ -165,6 +165,18 @@ func (f SearchEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SearchEntryMutation", m)
 }
 
+// The ShareLinkFunc type is an adapter to allow the use of ordinary
+// function as ShareLink mutator.
+type ShareLinkFunc func(context.Context, *ent.ShareLinkMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ShareLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ShareLinkMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShareLinkMutation", m)
+}
+
 // The SourceFunc type is an adapter to allow the use of ordinary
 // function as Source mutator.
 type SourceFunc func(context.Context, *ent.SourceMutation) (ent.Value, error)

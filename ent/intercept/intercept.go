@@ -22,6 +22,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -435,6 +436,33 @@ func (f TraverseSearchEntry) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SearchEntryQuery", q)
 }
 
+// The ShareLinkFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ShareLinkFunc func(context.Context, *ent.ShareLinkQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ShareLinkFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ShareLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ShareLinkQuery", q)
+}
+
+// The TraverseShareLink type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseShareLink func(context.Context, *ent.ShareLinkQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseShareLink) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseShareLink) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShareLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ShareLinkQuery", q)
+}
+
 // The SourceFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SourceFunc func(context.Context, *ent.SourceQuery) (ent.Value, error)
 
@@ -572,6 +600,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
 	case *ent.SearchEntryQuery:
 		return &query[*ent.SearchEntryQuery, predicate.SearchEntry, searchentry.OrderOption]{typ: ent.TypeSearchEntry, tq: q}, nil
+	case *ent.ShareLinkQuery:
+		return &query[*ent.ShareLinkQuery, predicate.ShareLink, sharelink.OrderOption]{typ: ent.TypeShareLink, tq: q}, nil
 	case *ent.SourceQuery:
 		return &query[*ent.SourceQuery, predicate.Source, source.OrderOption]{typ: ent.TypeSource, tq: q}, nil
 	case *ent.SupportGrantQuery:

@@ -708,6 +708,56 @@ var (
 			},
 		},
 	}
+	// ShareLinksColumns holds the columns for the "share_links" table.
+	ShareLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeString, Size: 128},
+		{Name: "up_to_message_id", Type: field.TypeUUID},
+		{Name: "path_message_ids", Type: field.TypeJSON},
+		{Name: "audience", Type: field.TypeEnum, Enums: []string{"TENANT", "USERS", "PUBLIC"}},
+		{Name: "users", Type: field.TypeJSON, Nullable: true},
+		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "token_hash", Type: field.TypeString, Unique: true, Size: 64},
+		{Name: "read_count", Type: field.TypeInt64, Default: 0},
+		{Name: "last_read_at", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "conversation_id", Type: field.TypeUUID},
+	}
+	// ShareLinksTable holds the schema information for the "share_links" table.
+	ShareLinksTable = &schema.Table{
+		Name:       "share_links",
+		Columns:    ShareLinksColumns,
+		PrimaryKey: []*schema.Column{ShareLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "share_links_tenants_tenant",
+				Columns:    []*schema.Column{ShareLinksColumns[13]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "share_links_conversations_conversation",
+				Columns:    []*schema.Column{ShareLinksColumns[14]},
+				RefColumns: []*schema.Column{ConversationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "sharelink_tenant_id_owner_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ShareLinksColumns[13], ShareLinksColumns[1], ShareLinksColumns[11]},
+			},
+			{
+				Name:    "sharelink_conversation_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShareLinksColumns[14]},
+			},
+		},
+	}
 	// SourcesColumns holds the columns for the "sources" table.
 	SourcesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -890,6 +940,7 @@ var (
 		KnowledgeBasesTable,
 		MessagesTable,
 		SearchEntriesTable,
+		ShareLinksTable,
 		SourcesTable,
 		SupportGrantsTable,
 		TagsTable,
@@ -934,6 +985,12 @@ func init() {
 	}
 	SearchEntriesTable.ForeignKeys[0].RefTable = TenantsTable
 	SearchEntriesTable.ForeignKeys[1].RefTable = ConversationsTable
+	ShareLinksTable.ForeignKeys[0].RefTable = TenantsTable
+	ShareLinksTable.ForeignKeys[1].RefTable = ConversationsTable
+	ShareLinksTable.Annotation = &entsql.Annotation{}
+	ShareLinksTable.Annotation.Checks = map[string]string{
+		"share_link_audience_check": "audience IN ('TENANT', 'USERS', 'PUBLIC')",
+	}
 	SourcesTable.ForeignKeys[0].RefTable = AttemptsTable
 	SourcesTable.ForeignKeys[1].RefTable = TenantsTable
 	SourcesTable.ForeignKeys[2].RefTable = ChunksTable

@@ -45,6 +45,9 @@ type Message func(*sql.Selector)
 // SearchEntry is the predicate function for searchentry builders.
 type SearchEntry func(*sql.Selector)
 
+// ShareLink is the predicate function for sharelink builders.
+type ShareLink func(*sql.Selector)
+
 // Source is the predicate function for source builders.
 type Source func(*sql.Selector)
 

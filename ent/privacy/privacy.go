@@ -423,6 +423,30 @@ func (f SearchEntryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SearchEntryMutation", m)
 }
 
+// The ShareLinkQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ShareLinkQueryRuleFunc func(context.Context, *ent.ShareLinkQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ShareLinkQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShareLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ShareLinkQuery", q)
+}
+
+// The ShareLinkMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ShareLinkMutationRuleFunc func(context.Context, *ent.ShareLinkMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ShareLinkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ShareLinkMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ShareLinkMutation", m)
+}
+
 // The SourceQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SourceQueryRuleFunc func(context.Context, *ent.SourceQuery) error
@@ -580,6 +604,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.SearchEntryQuery:
 		return q.Filter(), nil
+	case *ent.ShareLinkQuery:
+		return q.Filter(), nil
 	case *ent.SourceQuery:
 		return q.Filter(), nil
 	case *ent.SupportGrantQuery:
@@ -620,6 +646,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.MessageMutation:
 		return m.Filter(), nil
 	case *ent.SearchEntryMutation:
+		return m.Filter(), nil
+	case *ent.ShareLinkMutation:
 		return m.Filter(), nil
 	case *ent.SourceMutation:
 		return m.Filter(), nil

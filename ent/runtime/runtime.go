@@ -21,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/schema"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -1126,6 +1127,94 @@ func init() {
 	searchentryDescID := searchentryMixinFields0[0].Descriptor()
 	// searchentry.DefaultID holds the default value on creation for the id field.
 	searchentry.DefaultID = searchentryDescID.Default.(func() uuid.UUID)
+	sharelinkMixin := schema.ShareLink{}.Mixin()
+	sharelink.Policy = privacy.NewPolicies(sharelinkMixin[1], schema.ShareLink{})
+	sharelink.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := sharelink.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	sharelinkMixinFields0 := sharelinkMixin[0].Fields()
+	_ = sharelinkMixinFields0
+	sharelinkMixinFields1 := sharelinkMixin[1].Fields()
+	_ = sharelinkMixinFields1
+	sharelinkFields := schema.ShareLink{}.Fields()
+	_ = sharelinkFields
+	// sharelinkDescTenantID is the schema descriptor for tenant_id field.
+	sharelinkDescTenantID := sharelinkMixinFields1[0].Descriptor()
+	// sharelink.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	sharelink.TenantIDValidator = func() func(string) error {
+		validators := sharelinkDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// sharelinkDescOwnerID is the schema descriptor for owner_id field.
+	sharelinkDescOwnerID := sharelinkFields[0].Descriptor()
+	// sharelink.OwnerIDValidator is a validator for the "owner_id" field. It is called by the builders before save.
+	sharelink.OwnerIDValidator = func() func(string) error {
+		validators := sharelinkDescOwnerID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(owner_id string) error {
+			for _, fn := range fns {
+				if err := fn(owner_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// sharelinkDescTokenHash is the schema descriptor for token_hash field.
+	sharelinkDescTokenHash := sharelinkFields[8].Descriptor()
+	// sharelink.TokenHashValidator is a validator for the "token_hash" field. It is called by the builders before save.
+	sharelink.TokenHashValidator = func() func(string) error {
+		validators := sharelinkDescTokenHash.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(token_hash string) error {
+			for _, fn := range fns {
+				if err := fn(token_hash); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// sharelinkDescReadCount is the schema descriptor for read_count field.
+	sharelinkDescReadCount := sharelinkFields[9].Descriptor()
+	// sharelink.DefaultReadCount holds the default value on creation for the read_count field.
+	sharelink.DefaultReadCount = sharelinkDescReadCount.Default.(int64)
+	// sharelink.ReadCountValidator is a validator for the "read_count" field. It is called by the builders before save.
+	sharelink.ReadCountValidator = sharelinkDescReadCount.Validators[0].(func(int64) error)
+	// sharelinkDescCreatedAt is the schema descriptor for created_at field.
+	sharelinkDescCreatedAt := sharelinkFields[11].Descriptor()
+	// sharelink.DefaultCreatedAt holds the default value on creation for the created_at field.
+	sharelink.DefaultCreatedAt = sharelinkDescCreatedAt.Default.(func() time.Time)
+	// sharelinkDescUpdatedAt is the schema descriptor for updated_at field.
+	sharelinkDescUpdatedAt := sharelinkFields[12].Descriptor()
+	// sharelink.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	sharelink.DefaultUpdatedAt = sharelinkDescUpdatedAt.Default.(func() time.Time)
+	// sharelinkDescID is the schema descriptor for id field.
+	sharelinkDescID := sharelinkMixinFields0[0].Descriptor()
+	// sharelink.DefaultID holds the default value on creation for the id field.
+	sharelink.DefaultID = sharelinkDescID.Default.(func() uuid.UUID)
 	sourceMixin := schema.Source{}.Mixin()
 	source.Policy = privacy.NewPolicies(sourceMixin[1], schema.Source{})
 	source.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/portability"
 )
@@ -267,6 +268,31 @@ type CreateKnowledgeBaseInput struct {
 	Description *string `json:"description,omitempty"`
 }
 
+type CreateShareLinkInput struct {
+	// One of the viewer's own conversations (not a temporary chat:
+	// BAD_USER_INPUT with extensions.field "conversationId").
+	ConversationID uuid.UUID `json:"conversationId"`
+	// The last message the link shows; the path from the root to it is frozen
+	// now. A message not in the conversation is NOT_FOUND.
+	UpToMessageID uuid.UUID `json:"upToMessageId"`
+	// PUBLIC only while the tenant allows it (TenantSettings.publicShareLinks;
+	// BAD_USER_INPUT with extensions.field "audience" otherwise).
+	Audience sharelink.Audience `json:"audience"`
+	// For USERS (and only then): 1 to 100 user ids.
+	Users []string `json:"users,omitempty"`
+	// When the link stops working; in the future. Null: never.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+type CreateShareLinkPayload struct {
+	ShareLink *ent.ShareLink `json:"shareLink"`
+	// The link's token: 256 random bits, base64url. It is shown only here;
+	// the server keeps only its SHA-256.
+	Token string `json:"token"`
+	// The console's path of the share: /s/<token>.
+	URL string `json:"url"`
+}
+
 type CreateTagInput struct {
 	// 1 to 64 characters after trimming, unique (ignoring case) among the
 	// viewer's tags.
@@ -393,12 +419,44 @@ type RetryAttemptInput struct {
 	ClientRequestID string `json:"clientRequestId"`
 }
 
+type RevokeShareLinkPayload struct {
+	ShareLink *ent.ShareLink `json:"shareLink"`
+}
+
 // A window of about 120 characters of the matching text, with the matches marked.
 type SearchSnippet struct {
 	// The text of the window (plain text, not HTML).
 	Text string `json:"text"`
 	// Where the query's terms occur in text.
 	Highlights []*TextRange `json:"highlights"`
+}
+
+// What a reader of a share link sees: only these fields, never owner,
+// tenant, trace, model, manifest, feedback or attempt details.
+type SharedConversation struct {
+	Title string `json:"title"`
+	// The frozen path's questions and answers, root first.
+	Messages []*SharedMessage `json:"messages"`
+}
+
+type SharedMessage struct {
+	// USER or ASSISTANT.
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"createdAt"`
+	// An answer's sources by rank, re-authorised for the reader; [] for a
+	// question.
+	Sources []*SharedSource `json:"sources"`
+}
+
+type SharedSource struct {
+	Label string `json:"label"`
+	Cited bool   `json:"cited"`
+	// False when the reader may not read the source's document now; title and
+	// snippet are then null.
+	Available bool    `json:"available"`
+	Title     *string `json:"title,omitempty"`
+	Snippet   *string `json:"snippet,omitempty"`
 }
 
 type SubmitFeedbackInput struct {
@@ -469,6 +527,11 @@ type TenantSettings struct {
 	// How long a temporary chat lasts from its creation, as a Go duration
 	// ("24h0m0s" by default; 5m to 720h).
 	TemporaryChatRetention string `json:"temporaryChatRetention"`
+	// Whether share links may be PUBLIC (false by default).
+	PublicShareLinks bool `json:"publicShareLinks"`
+	// Whether readers of PUBLIC links see the sources of documents visible to
+	// the whole tenant (false by default).
+	PublicShareSources bool `json:"publicShareSources"`
 }
 
 // A range of a snippet's text, in UTF-16 code units: [start, end).
@@ -487,6 +550,19 @@ type UpdateFolderInput struct {
 	ParentID graphql.Omittable[*uuid.UUID] `json:"parentId,omitempty"`
 	// A new position among its siblings; absent keeps it (null too).
 	Position graphql.Omittable[*int] `json:"position,omitempty"`
+}
+
+type UpdateShareLinkInput struct {
+	Audience *sharelink.Audience `json:"audience,omitempty"`
+	// Replaces the users of a USERS link.
+	Users     []string   `json:"users,omitempty"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// Removes the expiry.
+	ClearExpiresAt *bool `json:"clearExpiresAt,omitempty"`
+}
+
+type UpdateShareLinkPayload struct {
+	ShareLink *ent.ShareLink `json:"shareLink"`
 }
 
 type UpdateTagInput struct {
@@ -535,6 +611,8 @@ type UpdateTenantSettingsInput struct {
 	// "temporaryChatRetention" otherwise). Applies to temporary chats created
 	// from now on.
 	TemporaryChatRetention *string `json:"temporaryChatRetention,omitempty"`
+	PublicShareLinks       *bool   `json:"publicShareLinks,omitempty"`
+	PublicShareSources     *bool   `json:"publicShareSources,omitempty"`
 }
 
 // The token usage of one model on one UTC day.

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 )
@@ -85,6 +86,7 @@ var liveness = map[string]func(g gone) func(*sql.Selector){
 	supportgrant.Table:    conversationNotGone(supportgrant.FieldConversationID),
 	conversationtag.Table: conversationNotGone(conversationtag.FieldConversationID),
 	searchentry.Table:     conversationNotGone(searchentry.FieldConversationID),
+	sharelink.Table:       conversationNotGone(sharelink.FieldConversationID),
 }
 
 // notDeleted returns table's liveness predicate for ctx (nil when ctx

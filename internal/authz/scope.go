@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
@@ -52,6 +53,9 @@ var scopes = map[string]scope{
 	conversationtag.Table: underOwnConversation,
 	// The conversation search index mirrors messages and titles.
 	searchentry.Table: underOwnConversation,
+	// A share link is its owner's alone, admins included; readers reach
+	// a link only through its token (internal/sharing).
+	sharelink.Table: ownerOnly(sharelink.FieldOwnerID),
 }
 
 // everyone lets every viewer of the tenant see every row.
@@ -73,6 +77,14 @@ func ownedByViewer(col string) scope {
 		if v.IsAdmin() {
 			return nil
 		}
+		return sql.FieldEQ(col, v.UserID)
+	}
+}
+
+// ownerOnly limits every viewer, admins included, to the rows whose
+// column col names them.
+func ownerOnly(col string) scope {
+	return func(v *viewer.Viewer) func(*sql.Selector) {
 		return sql.FieldEQ(col, v.UserID)
 	}
 }

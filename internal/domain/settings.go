@@ -239,6 +239,13 @@ type TenantSettings struct {
 	// TemporaryChatRetention is how long one lasts from its creation.
 	TemporaryChats         TemporaryChats `json:"temporaryChats"`
 	TemporaryChatRetention Duration       `json:"temporaryChatRetention"`
+
+	// PublicShareLinks allows share links readable by anyone with the
+	// token (audience PUBLIC); PublicShareSources shows such readers the
+	// sources of documents visible to the whole tenant. Both are off by
+	// default (docs/API.md, "Share links").
+	PublicShareLinks   bool `json:"publicShareLinks"`
+	PublicShareSources bool `json:"publicShareSources"`
 }
 
 // legacySettings are the fields of settings stored before the four history

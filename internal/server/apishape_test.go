@@ -49,6 +49,7 @@ var memberRootArgs = map[string]string{
 	"nodes":               "(ids: $nodes)",
 	"exportConversation":  "(id: $conversation, format: MARKDOWN)",
 	"searchConversations": "(query: \"上传 upload\")",
+	"sharedConversation":  "(token: $token)",
 }
 
 // memberWorld is what alice (a member) owns after memberSetup: a
@@ -59,6 +60,8 @@ type memberWorld struct {
 	conversation string
 	attempt      string
 	nodes        []string
+	// shareToken opens a TENANT share link of the conversation.
+	shareToken string
 }
 
 func memberSetup(t *testing.T, h *servertest.Harness) memberWorld {
@@ -102,7 +105,10 @@ func memberSetup(t *testing.T, h *servertest.Harness) memberWorld {
 	nodes := []string{a.ID, a.ConversationID, a.UserMessageID, a.AssistantMessage.ID, a.Sources[0].ID,
 		a.Feedback[0].ID, a.Conversation.KnowledgeBase.ID, a.Conversation.KnowledgeBase.Documents.Edges[0].Node.ID,
 		retry.RetryAttempt.Attempt.ID}
-	return memberWorld{alice: alice, conversation: conv, attempt: att, nodes: nodes}
+	var share struct{ CreateShareLink struct{ Token string } }
+	mustDo(t, alice, `mutation($c: ID!, $m: ID!) { createShareLink(input: {conversationId: $c, upToMessageId: $m, audience: TENANT}) { token } }`,
+		map[string]any{"c": conv, "m": a.AssistantMessage.ID}, &share)
+	return memberWorld{alice: alice, conversation: conv, attempt: att, nodes: nodes, shareToken: share.CreateShareLink.Token}
 }
 
 // TestMemberQueriesNeverFailOnARole selects every field of every type a
@@ -138,13 +144,13 @@ func TestMemberQueriesNeverFailOnARole(t *testing.T) {
 	sort.Strings(roots)
 	// One operation per root field: each stays under the document's
 	// selection budget, and each is what one screen of a client asks.
-	vars := map[string]any{"conversation": w.conversation, "attempt": w.attempt, "nodes": w.nodes}
+	vars := map[string]any{"conversation": w.conversation, "attempt": w.attempt, "nodes": w.nodes, "token": w.shareToken}
 	var data strings.Builder
-	decls := map[string]string{"conversation": "$conversation: ID!", "attempt": "$attempt: ID!", "nodes": "$nodes: [ID!]!"}
+	decls := map[string]string{"conversation": "$conversation: ID!", "attempt": "$attempt: ID!", "nodes": "$nodes: [ID!]!", "token": "$token: String!"}
 	for _, root := range roots {
 		var used []string
 		opVars := map[string]any{}
-		for _, name := range []string{"conversation", "attempt", "nodes"} {
+		for _, name := range []string{"conversation", "attempt", "nodes", "token"} {
 			if strings.Contains(root, "$"+name) {
 				used = append(used, decls[name])
 				opVars[name] = vars[name]
@@ -326,6 +332,7 @@ type payloadState struct {
 	grant, deniedGrant                         string
 	tag, folder                                string // organising conversations
 	question                                   string // the asked question's message
+	shareLink                                  string
 }
 
 func str(v any, path ...string) string {
@@ -426,6 +433,19 @@ var mutationCases = []mutationCase{
 	{name: "forkConversation",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(messageId: $id, clientRequestId: \"payload-fork\")", map[string]any{"id": st.question}
+		}},
+	{name: "createShareLink",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(input: {conversationId: \"" + st.conversation + "\", upToMessageId: $id, audience: USERS, users: [\"bob\"], expiresAt: \"2099-01-01T00:00:00Z\"})", map[string]any{"id": st.question}
+		},
+		keep: func(st *payloadState, d map[string]any) { st.shareLink = str(d, "shareLink", "id") }},
+	{name: "updateShareLink",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, input: {audience: TENANT, clearExpiresAt: true})", map[string]any{"id": st.shareLink}
+		}},
+	{name: "revokeShareLink",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id)", map[string]any{"id": st.shareLink}
 		}},
 	{name: "importConversations",
 		args: func(*payloadState) (string, map[string]any) {

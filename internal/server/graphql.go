@@ -160,10 +160,10 @@ func (s *Server) countErrors(ctx context.Context, next graphql.ResponseHandler) 
 
 // requireAuthentication answers UNAUTHENTICATED for every root data field
 // when the request carries no viewer; introspection stays open (when
-// enabled).
+// enabled), and so do the anonymous roots (sharedConversation).
 func requireAuthentication(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
 	fc := graphql.GetRootFieldContext(ctx)
-	if viewer.FromContext(ctx) == nil && fc != nil && !strings.HasPrefix(fc.Field.Name, "__") {
+	if viewer.FromContext(ctx) == nil && fc != nil && !strings.HasPrefix(fc.Field.Name, "__") && !anonymousRoot(fc.Field.Name) {
 		graphql.AddError(ctx, domain.Errorf(domain.CodeUnauthenticated, "authentication required: send Authorization: Bearer <token>"))
 		return graphql.Null
 	}

@@ -110,9 +110,17 @@ func errAuthenticationRequired() *gqlerror.Error {
 	return gqlErr(domain.CodeUnauthenticated, "authentication required: send Authorization: Bearer <token>", nil)
 }
 
+// anonymousRoots are the root query fields that answer without a viewer:
+// sharedConversation, for PUBLIC share links (docs/API.md, "Share
+// links"). It decides itself whom it answers; only Query has it.
+var anonymousRoots = map[string]bool{"sharedConversation": true}
+
+// anonymousRoot reports whether root field name runs without a viewer.
+func anonymousRoot(name string) bool { return anonymousRoots[name] }
+
 // selectsDataFields reports whether the named operation selects a root
-// field other than introspection (__schema, __type, __typename), looking
-// through fragments. An unknown operation reports false: gqlgen refuses it.
+// field other than introspection (__schema, __type, __typename) and the
+// anonymous roots, looking through fragments. An unknown operation reports false: gqlgen refuses it.
 func selectsDataFields(doc *ast.QueryDocument, operation string) bool {
 	op := doc.Operations.ForName(operation)
 	if op == nil {
@@ -125,7 +133,7 @@ func selectsDataFields(doc *ast.QueryDocument, operation string) bool {
 		for _, sel := range set {
 			switch s := sel.(type) {
 			case *ast.Field:
-				if !strings.HasPrefix(s.Name, "__") {
+				if !strings.HasPrefix(s.Name, "__") && !anonymousRoot(s.Name) {
 					return true
 				}
 			case *ast.InlineFragment:

@@ -189,6 +189,11 @@ func TestAnonymousOperationsSelectOnlyIntrospection(t *testing.T) {
 		{"query A { __typename } query B { viewer { userId } }", "B", true},
 		{"query A { __typename } query B { viewer { userId } }", "C", false},
 		{fragmentBomb(40, "userId", ""), "", true},
+		// A share link's reader needs no viewer; nothing else beside it.
+		{`{ sharedConversation(token: "t") { title } }`, "", false},
+		{`{ s: sharedConversation(token: "t") { title } __typename }`, "", false},
+		{`{ sharedConversation(token: "t") { title } viewer { userId } }`, "", true},
+		{`{ sharedConversation(token: "t") { title } myShareLinks { totalCount } }`, "", true},
 	}
 	for _, tc := range cases {
 		doc, err := parser.ParseQuery(&ast.Source{Input: tc.query})

@@ -19,10 +19,13 @@ import (
 
 	"github.com/rs/cors"
 
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/cachesize"
+	"github.com/ragchat/ragchat/internal/clientaddr"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/webui"
 	"github.com/ragchat/ragchat/resolvers"
@@ -59,6 +62,9 @@ type Options struct {
 	Metrics *Metrics
 	// Console configures the web console served at / (internal/webui).
 	Console webui.Options
+	// Sharing runs share links; nil builds sharing.New on DB, its reads
+	// metered by the database rate limiter that every instance shares.
+	Sharing resolvers.Sharing
 	// Viewers, when set, ends the subscriptions opened with a token once
 	// a newer token of the same user with other roles or groups is seen
 	// on any replica (authwatch.StartViewers on the deployment's broker).
@@ -108,6 +114,9 @@ func New(o Options) (*Server, error) {
 		ws:       newGorillaWebsocket(origins, o.Metrics),
 		subs:     newSubscriptionGate(o.Config.Limits.MaxSubscriptionsConn, o.Metrics),
 	}
+	if o.Sharing == nil {
+		o.Sharing = sharing.New(o.DB.Client, sharing.Options{Logger: o.Logger, Limiter: askrate.NewDBLimiter(o.DB, nil)})
+	}
 	res := resolvers.New(resolvers.Deps{
 		Client:         o.DB.Client,
 		NodeType:       o.DB.NodeType,
@@ -116,6 +125,7 @@ func New(o Options) (*Server, error) {
 		TenantSettings: o.TenantSettings,
 		Knowledge:      o.Knowledge,
 		Organise:       o.Organise,
+		Sharing:        o.Sharing,
 		Portability:    o.Portability,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
@@ -129,6 +139,7 @@ func New(o Options) (*Server, error) {
 	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, api)
 	api = markGET(api)
 	api = authenticate(o.Verifier, api)
+	api = clientaddr.Middleware(api)
 	api = originGuard(origins, api)
 	withCORS := cors.New(cors.Options{
 		AllowOriginFunc:  origins.allowed,

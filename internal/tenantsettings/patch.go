@@ -48,6 +48,9 @@ type Patch struct {
 
 	TemporaryChats         *domain.TemporaryChats
 	TemporaryChatRetention *time.Duration
+
+	PublicShareLinks   *bool
+	PublicShareSources *bool
 }
 
 // BudgetRatiosPatch is a partial update of domain.BudgetRatios.
@@ -170,6 +173,8 @@ func (p Patch) apply(s domain.TenantSettings) domain.TenantSettings {
 	set(&s.AskBurst, p.AskBurst)
 	set(&s.SupportApproval, p.SupportApproval)
 	set(&s.TemporaryChats, p.TemporaryChats)
+	set(&s.PublicShareLinks, p.PublicShareLinks)
+	set(&s.PublicShareSources, p.PublicShareSources)
 	return s
 }
 

@@ -25,6 +25,11 @@ var (
 	// JobSearchBackfill writes the search entries of messages and titles
 	// written before conversation search (internal/convsearch).
 	JobSearchBackfill = Job{"searchbackfill"}
+	// JobShareRead reads one share link by its token's hash, and the
+	// frozen path it shows, for the reader of a share link
+	// (internal/sharing). Every row it returns is then re-authorised for
+	// the reader; it never writes anything but the link's read count.
+	JobShareRead = Job{"shareread"}
 )
 
 type systemKey struct{}

@@ -103,7 +103,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // isPage reports whether p is one of the console's client-side routes.
 func isPage(p string) bool {
 	return p == "/" || p == "/signin" || p == "/signin/silent" || p == "/admin" || strings.HasPrefix(p, "/admin/") ||
-		(strings.HasPrefix(p, "/c/") && len(p) > 3 && !strings.Contains(p[3:], "/"))
+		(strings.HasPrefix(p, "/c/") && len(p) > 3 && !strings.Contains(p[3:], "/")) ||
+		(strings.HasPrefix(p, "/s/") && len(p) > 3 && !strings.Contains(p[3:], "/"))
 }
 
 // servePage serves a page (index.html or graphiql.html), never cached (it

@@ -31,6 +31,8 @@ func TestRoutes(t *testing.T) {
 		{"admin tenant settings", "GET", "/admin/settings", 200, "text/html", "no-cache"},
 		{"admin audit events", "GET", "/admin/audit", 200, "text/html", "no-cache"},
 		{"sign-in", "GET", "/signin", 200, "text/html", "no-cache"},
+		{"share", "GET", "/s/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", 200, "text/html", "no-cache"},
+		{"nested share path", "GET", "/s/x/y", 404, "", ""},
 		{"asset", "GET", asset, 200, "text/javascript", "immutable"},
 		{"config", "GET", "/console-config.json", 200, "application/json", "no-cache"},
 		{"unknown", "GET", "/nope", 404, "", ""},

@@ -14,6 +14,7 @@ import { toUiError } from './errors';
 import { ErrorNote } from './chat/ErrorNote';
 
 const AdminApp = lazy(() => import('./admin/AdminApp'));
+const SharePage = lazy(() => import('./share/SharePage'));
 const SilentRenew = lazy(() => import('./signin/SilentRenew'));
 
 export function App() {
@@ -34,9 +35,11 @@ export function App() {
   }, [lang]);
   const path = location.pathname;
   const signedIn = !!getToken();
+  // A share (/s/<token>) renders without sign-in: PUBLIC links need none.
+  const share = path.startsWith('/s/') ? decodeURIComponent(path.slice(3)) : null;
   useEffect(() => {
-    if (path !== '/signin' && path !== '/signin/silent' && !signedIn) signInAgain();
-  }, [path, signedIn]);
+    if (path !== '/signin' && path !== '/signin/silent' && share === null && !signedIn) signInAgain();
+  }, [path, signedIn, share]);
   useEffect(() => (signedIn ? scheduleRenewal() : undefined), [signedIn]);
   const client = useMemo(() => makeClient(() => void reauthenticate(), reauthenticate), []);
   if (path === '/signin/silent') {
@@ -44,6 +47,15 @@ export function App() {
       <Suspense fallback={null}>
         <SilentRenew />
       </Suspense>
+    );
+  }
+  if (share !== null) {
+    return (
+      <I18n.Provider value={i18n}>
+        <Suspense fallback={null}>
+          <SharePage token={share} />
+        </Suspense>
+      </I18n.Provider>
     );
   }
   if (path === '/signin') {

@@ -5,6 +5,10 @@ import { createContext, useContext } from 'react';
 
 const en = {
   appName: 'ragchat',
+  sharedConversation: 'Shared conversation (read-only)',
+  shareNotFound: 'This share link does not exist, has expired or was revoked, or you may not read it.',
+  sourceUnavailable: 'source unavailable',
+  sharedSources: 'Sources',
   conversations: 'Conversations',
   newConversation: 'New conversation',
   loadMore: 'Load more',
@@ -104,6 +108,10 @@ export type Strings = typeof en;
 
 const zh: Strings = {
   appName: 'ragchat',
+  sharedConversation: '分享的会话（只读）',
+  shareNotFound: '此分享链接不存在、已过期或已撤销，或你无权查看。',
+  sourceUnavailable: '来源不可用',
+  sharedSources: '来源',
   conversations: '会话',
   newConversation: '新建会话',
   loadMore: '加载更多',

@@ -68,6 +68,7 @@ type Documents = {
     "\n  query TemporaryPolicy {\n    viewer {\n      temporaryChats\n    }\n  }\n": typeof types.TemporaryPolicyDocument,
     "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": typeof types.ExportConversationDocument,
     "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n": typeof types.SearchConversationsDocument,
+    "\n  query SharedConversation($token: String!) {\n    sharedConversation(token: $token) {\n      title\n      messages {\n        role\n        content\n        createdAt\n        sources {\n          label\n          cited\n          available\n          title\n          snippet\n        }\n      }\n    }\n  }\n": typeof types.SharedConversationDocument,
 };
 const documents: Documents = {
     "\n  query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {\n    adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      totalCount\n      edges {\n        node {\n          id\n          title\n          userId\n          status\n          createdAt\n          updatedAt\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AdminConversationsDocument,
@@ -124,6 +125,7 @@ const documents: Documents = {
     "\n  query TemporaryPolicy {\n    viewer {\n      temporaryChats\n    }\n  }\n": types.TemporaryPolicyDocument,
     "\n  query ExportConversation($id: ID!, $format: ConversationExportFormat!) {\n    exportConversation(id: $id, format: $format) {\n      format\n      filename\n      contentType\n      content\n    }\n  }\n": types.ExportConversationDocument,
     "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n": types.SearchConversationsDocument,
+    "\n  query SharedConversation($token: String!) {\n    sharedConversation(token: $token) {\n      title\n      messages {\n        role\n        content\n        createdAt\n        sources {\n          label\n          cited\n          available\n          title\n          snippet\n        }\n      }\n    }\n  }\n": types.SharedConversationDocument,
 };
 
 /**
@@ -356,6 +358,10 @@ export function graphql(source: "\n  query ExportConversation($id: ID!, $format:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query SearchConversations($query: String!, $first: Int) {\n    searchConversations(query: $query, first: $first) {\n      edges {\n        cursor\n        node {\n          conversation {\n            id\n            title\n          }\n          message {\n            id\n          }\n          matchKind\n          snippet {\n            text\n            highlights {\n              start\n              end\n            }\n          }\n          score\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SharedConversation($token: String!) {\n    sharedConversation(token: $token) {\n      title\n      messages {\n        role\n        content\n        createdAt\n        sources {\n          label\n          cited\n          available\n          title\n          snippet\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query SharedConversation($token: String!) {\n    sharedConversation(token: $token) {\n      title\n      messages {\n        role\n        content\n        createdAt\n        sources {\n          label\n          cited\n          available\n          title\n          snippet\n        }\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,0 +1,245 @@
+package sharing
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/chunk"
+	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/ent/document"
+	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/sharelink"
+	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/clientaddr"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/readaudit"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// SharedConversation is what a reader of a share link sees, built only
+// from allow-listed fields: the title and the frozen path's questions and
+// answers. Owner, tenant, trace, model, manifest, feedback and attempt
+// lineage never reach it.
+type SharedConversation struct {
+	Title    string
+	Messages []SharedMessage
+}
+
+// SharedMessage is one question or answer on the path.
+type SharedMessage struct {
+	Role      string
+	Content   string
+	CreatedAt time.Time
+	// Sources are an answer's sources by rank, re-authorised for the
+	// reader; a question has none.
+	Sources []SharedSource
+}
+
+// SharedSource is one source of an answer. When the reader may not read
+// its document now, Available is false and Title and Snippet are empty.
+type SharedSource struct {
+	Label     string
+	Cited     bool
+	Available bool
+	Title     string
+	Snippet   string
+}
+
+// errNotFound is every refusal of a token: unknown, revoked, expired, of
+// a deleted conversation, or for a reader outside the audience. One value,
+// so the answers are byte-identical.
+var errNotFound = domain.NotFound(linkKind)
+
+// Read returns the share that token opens for the reader in ctx (a viewer,
+// or nobody). A TENANT link needs a viewer of the link's tenant, a USERS
+// link one of its users (or its owner), a PUBLIC link nobody, while the
+// tenant allows public links. Every refusal is the same NOT_FOUND. Reads
+// are limited per client address (clientaddr) and per link, with
+// RATE_LIMITED and extensions.retryAfterSeconds; each read adds one to the
+// link's read count with one UPDATE.
+//
+// The lookup by the token's hash, and the reads of the path it shows, run
+// as the system job JobShareRead, narrowed by hand to the link's tenant
+// and conversation; the sources are then re-authorised for the reader:
+// a viewer of the tenant through the privacy rules (the chunk's document
+// must be readable by them now), anyone else only for documents visible to
+// the whole tenant and only if the tenant shows sources on public links.
+func (s *Service) Read(ctx context.Context, token string) (*SharedConversation, error) {
+	if addr := clientaddr.FromContext(ctx); addr != "" {
+		if err := s.take(ctx, "addr:"+addr, s.addr); err != nil {
+			return nil, err
+		}
+	}
+	if !wellFormed(token) {
+		return nil, errNotFound
+	}
+	sys := readaudit.Exempt(viewer.SystemJobContext(ctx, viewer.JobShareRead))
+	l, err := s.client.ShareLink.Query().Where(sharelink.TokenHash(hashToken(token))).Only(sys)
+	if err != nil {
+		return nil, notFoundOr(err)
+	}
+	now := s.now()
+	if l.RevokedAt != nil || (l.ExpiresAt != nil && !l.ExpiresAt.After(now)) {
+		return nil, errNotFound
+	}
+	conv, err := s.client.Conversation.Query().
+		Where(conversation.ID(l.ConversationID), conversation.TenantID(l.TenantID)).Only(sys)
+	if err != nil {
+		return nil, notFoundOr(err)
+	}
+	if conv.Status == conversation.StatusDELETED || conv.TemporaryExpiresAt != nil {
+		return nil, errNotFound
+	}
+	t, err := s.client.Tenant.Get(sys, l.TenantID)
+	if err != nil {
+		return nil, notFoundOr(err)
+	}
+	st := t.Settings
+	reader := viewer.FromContext(ctx)
+	member := reader != nil && reader.TenantID == l.TenantID
+	if !admits(l, st.PublicShareLinks, reader, member) {
+		return nil, errNotFound
+	}
+	if err := s.take(ctx, "link:"+l.ID.String(), s.link); err != nil {
+		return nil, err
+	}
+	out, err := s.shared(ctx, sys, l, conv, member, st.PublicShareSources)
+	if err != nil {
+		return nil, err
+	}
+	err = s.client.ShareLink.Update().Where(sharelink.ID(l.ID)).
+		AddReadCount(1).SetLastReadAt(now).Exec(sys)
+	if err != nil {
+		return nil, store.DomainError(err, linkKind)
+	}
+	return out, nil
+}
+
+// admits reports whether the reader may open l.
+func admits(l *ent.ShareLink, publicOn bool, reader *viewer.Viewer, member bool) bool {
+	switch l.Audience {
+	case sharelink.AudiencePUBLIC:
+		return publicOn
+	case sharelink.AudienceTENANT:
+		return member
+	case sharelink.AudienceUSERS:
+		return member && (reader.UserID == l.OwnerID || slices.Contains(l.Users, reader.UserID))
+	}
+	return false
+}
+
+// shared builds the reader's view of l's frozen path.
+func (s *Service) shared(ctx, sys context.Context, l *ent.ShareLink, conv *ent.Conversation, member, publicSources bool) (*SharedConversation, error) {
+	msgs, err := s.client.Message.Query().
+		Where(message.IDIn(l.PathMessageIds...), message.ConversationID(conv.ID), message.TenantID(l.TenantID),
+			message.RoleIn(message.RoleUSER, message.RoleASSISTANT)).
+		Order(ent.Asc(message.FieldDepth)).
+		Select(message.FieldRole, message.FieldContent, message.FieldCreatedAt, message.FieldAttemptID).All(sys)
+	if err != nil {
+		return nil, store.DomainError(err, linkKind)
+	}
+	var attempts []uuid.UUID
+	for _, m := range msgs {
+		if m.Role == message.RoleASSISTANT && m.AttemptID != nil {
+			attempts = append(attempts, *m.AttemptID)
+		}
+	}
+	byAttempt := map[uuid.UUID][]SharedSource{}
+	if len(attempts) > 0 {
+		srcs, err := s.client.Source.Query().
+			Where(source.AttemptIDIn(attempts...), source.TenantID(l.TenantID)).
+			Order(ent.Asc(source.FieldRank)).All(sys)
+		if err != nil {
+			return nil, store.DomainError(err, linkKind)
+		}
+		readable, err := s.readableChunks(ctx, sys, l.TenantID, srcs, member, publicSources)
+		if err != nil {
+			return nil, err
+		}
+		for _, src := range srcs {
+			v := SharedSource{Label: src.Label, Cited: src.Cited}
+			if src.ChunkID != nil && readable[*src.ChunkID] {
+				v.Available, v.Title, v.Snippet = true, src.DocumentTitle, src.Snippet
+			}
+			byAttempt[src.AttemptID] = append(byAttempt[src.AttemptID], v)
+		}
+	}
+	out := &SharedConversation{Title: conv.Title, Messages: make([]SharedMessage, 0, len(msgs))}
+	for _, m := range msgs {
+		sm := SharedMessage{Role: m.Role.String(), Content: m.Content, CreatedAt: m.CreatedAt, Sources: []SharedSource{}}
+		if m.Role == message.RoleASSISTANT && m.AttemptID != nil {
+			if ss := byAttempt[*m.AttemptID]; ss != nil {
+				sm.Sources = ss
+			}
+		}
+		out.Messages = append(out.Messages, sm)
+	}
+	return out, nil
+}
+
+// readableChunks returns which chunks of srcs the reader may read now: a
+// member of the tenant through the privacy rules in ctx, anyone else only
+// chunks of documents visible to the whole tenant, and only with
+// publicSources.
+func (s *Service) readableChunks(ctx, sys context.Context, tenantID string, srcs []*ent.Source, member, publicSources bool) (map[uuid.UUID]bool, error) {
+	var ids []uuid.UUID
+	for _, src := range srcs {
+		if src.ChunkID != nil {
+			ids = append(ids, *src.ChunkID)
+		}
+	}
+	out := make(map[uuid.UUID]bool, len(ids))
+	if len(ids) == 0 || (!member && !publicSources) {
+		return out, nil
+	}
+	var visible []uuid.UUID
+	var err error
+	if member {
+		visible, err = s.client.Chunk.Query().Where(chunk.IDIn(ids...)).IDs(ctx)
+	} else {
+		visible, err = s.client.Chunk.Query().Where(chunk.IDIn(ids...), chunk.TenantID(tenantID),
+			chunk.HasDocumentWith(document.TenantID(tenantID), document.VisibilityEQ(document.VisibilityTENANT))).IDs(sys)
+	}
+	if err != nil {
+		return nil, store.DomainError(err, "source")
+	}
+	for _, id := range visible {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// take takes one read from key's bucket, or returns RATE_LIMITED.
+func (s *Service) take(ctx context.Context, key string, r askrate.Rate) error {
+	if s.limiter == nil {
+		return nil
+	}
+	wait, err := s.limiter.Take(ctx, askrate.Key("share", key), r)
+	if err != nil {
+		return store.DomainError(err, "rate limit")
+	}
+	if wait <= 0 {
+		return nil
+	}
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	return domain.Errorf(domain.CodeRateLimited, "too many reads of share links; retry in %d s", secs).
+		With("retryAfterSeconds", secs).With("limit", LimitShareReads)
+}
+
+// LimitShareReads names the share read rate in RATE_LIMITED errors.
+const LimitShareReads = "shareReads"
+
+// notFoundOr maps a missing row to errNotFound and keeps other failures.
+func notFoundOr(err error) error {
+	if ent.IsNotFound(err) {
+		return errNotFound
+	}
+	return store.DomainError(err, linkKind)
+}
