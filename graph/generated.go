@@ -86,6 +86,9 @@ type ComplexityRoot struct {
 		Model              func(childComplexity int) int
 		OriginalQuestion   func(childComplexity int) int
 		PromptTokens       func(childComplexity int) int
+		ReaskOf            func(childComplexity int) int
+		ReaskOfID          func(childComplexity int) int
+		Reasks             func(childComplexity int) int
 		RefusalReason      func(childComplexity int) int
 		Refused            func(childComplexity int) int
 		RequiresHistory    func(childComplexity int) int
@@ -965,6 +968,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.PromptTokens(childComplexity), true
+	case "Attempt.reaskOf":
+		if e.ComplexityRoot.Attempt.ReaskOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.ReaskOf(childComplexity), true
+	case "Attempt.reaskOfId":
+		if e.ComplexityRoot.Attempt.ReaskOfID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.ReaskOfID(childComplexity), true
+	case "Attempt.reasks":
+		if e.ComplexityRoot.Attempt.Reasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.Reasks(childComplexity), true
 	case "Attempt.refusalReason":
 		if e.ComplexityRoot.Attempt.RefusalReason == nil {
 			break
@@ -5683,6 +5704,8 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_userMessageId(ctx, field)
 	case "retryOfId":
 		return ec.fieldContext_Attempt_retryOfId(ctx, field)
+	case "reaskOfId":
+		return ec.fieldContext_Attempt_reaskOfId(ctx, field)
 	case "clientRequestId":
 		return ec.fieldContext_Attempt_clientRequestId(ctx, field)
 	case "status":
@@ -5733,6 +5756,10 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_retryOf(ctx, field)
 	case "retries":
 		return ec.fieldContext_Attempt_retries(ctx, field)
+	case "reaskOf":
+		return ec.fieldContext_Attempt_reaskOf(ctx, field)
+	case "reasks":
+		return ec.fieldContext_Attempt_reasks(ctx, field)
 	case "assistantMessage":
 		return ec.fieldContext_Attempt_assistantMessage(ctx, field)
 	case "sources":
@@ -8790,6 +8817,29 @@ func (ec *executionContext) fieldContext_Attempt_retryOfId(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
+func (ec *executionContext) _Attempt_reaskOfId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_reaskOfId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReaskOfID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_reaskOfId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
+}
+
 func (ec *executionContext) _Attempt_clientRequestId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9389,6 +9439,70 @@ func (ec *executionContext) _Attempt_retries(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Attempt_retries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_reaskOf(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_reaskOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReaskOf(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalOAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_reaskOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_reasks(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_reasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reasks(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Attempt) graphql.Marshaler {
+			return ec.marshalOAttempt2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_reasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Attempt",
 		Field:      field,
@@ -22260,7 +22374,7 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "userMessageId", "userMessageIdNEQ", "userMessageIdIn", "userMessageIdNotIn", "retryOfId", "retryOfIdNEQ", "retryOfIdIn", "retryOfIdNotIn", "retryOfIdIsNil", "retryOfIdNotNil", "clientRequestId", "clientRequestIdNEQ", "clientRequestIdIn", "clientRequestIdNotIn", "clientRequestIdGT", "clientRequestIdGTE", "clientRequestIdLT", "clientRequestIdLTE", "clientRequestIdContains", "clientRequestIdHasPrefix", "clientRequestIdHasSuffix", "clientRequestIdIsNil", "clientRequestIdNotNil", "clientRequestIdEqualFold", "clientRequestIdContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdEqualFold", "traceIdContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "userMessageId", "userMessageIdNEQ", "userMessageIdIn", "userMessageIdNotIn", "retryOfId", "retryOfIdNEQ", "retryOfIdIn", "retryOfIdNotIn", "retryOfIdIsNil", "retryOfIdNotNil", "reaskOfId", "reaskOfIdNEQ", "reaskOfIdIn", "reaskOfIdNotIn", "reaskOfIdIsNil", "reaskOfIdNotNil", "clientRequestId", "clientRequestIdNEQ", "clientRequestIdIn", "clientRequestIdNotIn", "clientRequestIdGT", "clientRequestIdGTE", "clientRequestIdLT", "clientRequestIdLTE", "clientRequestIdContains", "clientRequestIdHasPrefix", "clientRequestIdHasSuffix", "clientRequestIdIsNil", "clientRequestIdNotNil", "clientRequestIdEqualFold", "clientRequestIdContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdEqualFold", "traceIdContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasReaskOf", "hasReaskOfWith", "hasReasks", "hasReasksWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -22554,6 +22668,48 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.RetryOfIDNotNil = data
+		case "reaskOfId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfID = data
+		case "reaskOfIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDNEQ = data
+		case "reaskOfIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDIn = data
+		case "reaskOfIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDNotIn = data
+		case "reaskOfIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDIsNil = data
+		case "reaskOfIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDNotNil = data
 		case "clientRequestId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -24115,6 +24271,34 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.HasRetriesWith = data
+		case "hasReaskOf":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReaskOf"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReaskOf = data
+		case "hasReaskOfWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReaskOfWith"))
+			data, err := ec.unmarshalOAttemptWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReaskOfWith = data
+		case "hasReasks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReasks"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReasks = data
+		case "hasReasksWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReasksWith"))
+			data, err := ec.unmarshalOAttemptWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReasksWith = data
 		case "hasAssistantMessage":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasAssistantMessage"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -32960,6 +33144,11 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "reaskOfId":
+			out.Values[i] = ec._Attempt_reaskOfId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "clientRequestId":
 			out.Values[i] = ec._Attempt_clientRequestId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -33088,6 +33277,18 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_retries(ctx, field, obj)
+				})
+		case "reaskOf":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_reaskOf(ctx, field, obj)
+				})
+		case "reasks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_reasks(ctx, field, obj)
 				})
 		case "assistantMessage":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
