@@ -19,6 +19,11 @@ import (
 	"github.com/ragchat/ragchat/internal/portability"
 )
 
+// Staleness is the resolver for the staleness field.
+func (r *attemptResolver) Staleness(ctx context.Context, obj *ent.Attempt) (*model.AttemptStaleness, error) {
+	return r.staleness(ctx, obj)
+}
+
 // Metadata is the resolver for the metadata field.
 func (r *auditEventResolver) Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error) {
 	return auditMetadata(obj), nil
@@ -272,6 +277,11 @@ func (r *mutationResolver) KeepConversation(ctx context.Context, id uuid.UUID, e
 // ImportConversations is the resolver for the importConversations field.
 func (r *mutationResolver) ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error) {
 	return r.importConversations(ctx, input)
+}
+
+// ReaskAttempt is the resolver for the reaskAttempt field.
+func (r *mutationResolver) ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error) {
+	return r.reask(ctx, attemptID, clientRequestID)
 }
 
 // Viewer is the resolver for the viewer field.
