@@ -1,4 +1,4 @@
-import{i as e,n as t,r as n,t as r}from"./rolldown-runtime-6EMuh_P4.js";import{r as i}from"./react-C99j_x4b.js";import{m as a,t as o}from"./jsx-runtime-DosNzmln.js";import{_ as s,a as c,b as l,g as u,h as d,i as f,l as p,m,o as h,p as g,r as _,s as v,u as y,v as b,y as x}from"./web-BW9WIGNV.js";import{t as S}from"./with-selector-BP6XWIZT.js";var C,w,T,E,D,O,k,A,j,M,N,ee,te,ne;function re(){return(re=t((()=>{h(),C=v(`
+import{i as e,n as t,r as n,t as r}from"./rolldown-runtime-6EMuh_P4.js";import{r as i}from"./react-C99j_x4b.js";import{m as a,t as o}from"./jsx-runtime-DosNzmln.js";import{_ as s,a as c,b as l,g as u,h as d,i as f,l as p,m,o as h,p as g,r as _,s as v,u as y,v as b,y as x}from"./web-Y7ax3kWH.js";import{t as S}from"./with-selector-BP6XWIZT.js";var C,w,T,E,D,O,k,A,j,M,N,ee,te,ne;function re(){return(re=t((()=>{h(),C=v(`
   query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {
     adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {
       totalCount

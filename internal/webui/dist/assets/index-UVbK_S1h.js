@@ -1,0 +1,1 @@
+import{t as e}from"./web-Y7ax3kWH.js";e();
