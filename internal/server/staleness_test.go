@@ -62,7 +62,9 @@ func TestStaleAnswersOverGraphQL(t *testing.T) {
 		}
 		staleness := func() stalenessView {
 			t.Helper()
-			var out struct{ Attempt struct{ Staleness stalenessView } }
+			var out struct {
+				Attempt struct{ Staleness stalenessView }
+			}
 			mustDo(t, alice, stalenessQuery, map[string]any{"a": att}, &out)
 			return out.Attempt.Staleness
 		}
@@ -99,7 +101,9 @@ func TestStaleAnswersOverGraphQL(t *testing.T) {
 		if !again.ReaskAttempt.Deduplicated || again.ReaskAttempt.Attempt.ID != r.Attempt.ID {
 			t.Errorf("repeated key: %+v, first %+v", again.ReaskAttempt, r)
 		}
-		var fresh struct{ Attempt struct{ Staleness stalenessView } }
+		var fresh struct {
+			Attempt struct{ Staleness stalenessView }
+		}
 		mustDo(t, alice, stalenessQuery, map[string]any{"a": r.Attempt.ID}, &fresh)
 		if fresh.Attempt.Staleness.Stale {
 			t.Errorf("the reask's answer is stale: %+v", fresh.Attempt.Staleness)
