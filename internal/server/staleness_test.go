@@ -40,8 +40,9 @@ type reaskView struct {
 // re-ingest changes nothing); then staleness lists the source as CHANGED
 // from version 1 to 2 without the cited text, and reaskAttempt asks the
 // question again as a new attempt linked to the stale one, idempotently.
-// Another user's attempt, or one of a deleted conversation, is NOT_FOUND
-// byte-identical to a random id.
+// A temporary chat's answer reasks too (without a key). Another user's
+// attempt, or one of a deleted conversation, is NOT_FOUND byte-identical
+// to a random id.
 func TestStaleAnswersOverGraphQL(t *testing.T) {
 	eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) {
 		alice, bob, curator := h.Client(t, "alice"), h.Client(t, "bob"), h.Client(t, "carol", "agent")
@@ -108,6 +109,18 @@ func TestStaleAnswersOverGraphQL(t *testing.T) {
 		if fresh.Attempt.Staleness.Stale {
 			t.Errorf("the reask's answer is stale: %+v", fresh.Attempt.Staleness)
 		}
+
+		// A temporary chat reasks like any other conversation.
+		var tmp struct{ CreateConversation struct{ ID string } }
+		mustDo(t, alice, `mutation { createConversation(input: {temporary: true}) { id } }`, nil, &tmp)
+		ta := ask(t, alice, tmp.CreateConversation.ID, "What is the zorkmid allowance in zorkmids per quarter?")
+		waitDone(t, alice, ta)
+		var tr reaskView
+		mustDo(t, alice, reaskMutation, map[string]any{"id": ta, "k": nil}, &tr)
+		if tr.ReaskAttempt.Attempt.ReaskOf == nil || tr.ReaskAttempt.Attempt.ReaskOf.ID != ta {
+			t.Errorf("temporary reask: %+v", tr.ReaskAttempt)
+		}
+		waitDone(t, alice, tr.ReaskAttempt.Attempt.ID)
 
 		sameAsRandom(t, bob, reaskMutation, "id", att, map[string]any{"k": "bob-1"})
 		sameAsRandom(t, bob, stalenessQuery, "a", att, nil)
