@@ -37,6 +37,8 @@ type Attempt struct {
 	UserMessageID uuid.UUID `json:"user_message_id,omitempty"`
 	// RetryOfID holds the value of the "retry_of_id" field.
 	RetryOfID *uuid.UUID `json:"retry_of_id,omitempty"`
+	// The stale attempt whose standalone question this attempt asks again (reaskAttempt).
+	ReaskOfID *uuid.UUID `json:"reask_of_id,omitempty"`
 	// The idempotency key of the ask or retry that created it.
 	ClientRequestID *string `json:"client_request_id,omitempty"`
 	// Status holds the value of the "status" field.
@@ -103,6 +105,10 @@ type AttemptEdges struct {
 	RetryOf *Attempt `json:"retry_of,omitempty"`
 	// Retries holds the value of the retries edge.
 	Retries []*Attempt `json:"retries,omitempty"`
+	// ReaskOf holds the value of the reask_of edge.
+	ReaskOf *Attempt `json:"reask_of,omitempty"`
+	// Reasks holds the value of the reasks edge.
+	Reasks []*Attempt `json:"reasks,omitempty"`
 	// AssistantMessage holds the value of the assistant_message edge.
 	AssistantMessage *Message `json:"assistant_message,omitempty"`
 	// Sources holds the value of the sources edge.
@@ -111,11 +117,12 @@ type AttemptEdges struct {
 	Feedback []*Feedback `json:"feedback,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [8]bool
+	loadedTypes [10]bool
 	// totalCount holds the count of the edges above.
-	totalCount [7]map[string]int
+	totalCount [9]map[string]int
 
 	namedRetries  map[string][]*Attempt
+	namedReasks   map[string][]*Attempt
 	namedSources  map[string][]*Source
 	namedFeedback map[string][]*Feedback
 }
@@ -173,12 +180,32 @@ func (e AttemptEdges) RetriesOrErr() ([]*Attempt, error) {
 	return nil, &NotLoadedError{edge: "retries"}
 }
 
+// ReaskOfOrErr returns the ReaskOf value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e AttemptEdges) ReaskOfOrErr() (*Attempt, error) {
+	if e.ReaskOf != nil {
+		return e.ReaskOf, nil
+	} else if e.loadedTypes[5] {
+		return nil, &NotFoundError{label: attempt.Label}
+	}
+	return nil, &NotLoadedError{edge: "reask_of"}
+}
+
+// ReasksOrErr returns the Reasks value or an error if the edge
+// was not loaded in eager-loading.
+func (e AttemptEdges) ReasksOrErr() ([]*Attempt, error) {
+	if e.loadedTypes[6] {
+		return e.Reasks, nil
+	}
+	return nil, &NotLoadedError{edge: "reasks"}
+}
+
 // AssistantMessageOrErr returns the AssistantMessage value or an error if the edge
 // was not loaded in eager-loading, or loaded but was not found.
 func (e AttemptEdges) AssistantMessageOrErr() (*Message, error) {
 	if e.AssistantMessage != nil {
 		return e.AssistantMessage, nil
-	} else if e.loadedTypes[5] {
+	} else if e.loadedTypes[7] {
 		return nil, &NotFoundError{label: message.Label}
 	}
 	return nil, &NotLoadedError{edge: "assistant_message"}
@@ -187,7 +214,7 @@ func (e AttemptEdges) AssistantMessageOrErr() (*Message, error) {
 // SourcesOrErr returns the Sources value or an error if the edge
 // was not loaded in eager-loading.
 func (e AttemptEdges) SourcesOrErr() ([]*Source, error) {
-	if e.loadedTypes[6] {
+	if e.loadedTypes[8] {
 		return e.Sources, nil
 	}
 	return nil, &NotLoadedError{edge: "sources"}
@@ -196,7 +223,7 @@ func (e AttemptEdges) SourcesOrErr() ([]*Source, error) {
 // FeedbackOrErr returns the Feedback value or an error if the edge
 // was not loaded in eager-loading.
 func (e AttemptEdges) FeedbackOrErr() ([]*Feedback, error) {
-	if e.loadedTypes[7] {
+	if e.loadedTypes[9] {
 		return e.Feedback, nil
 	}
 	return nil, &NotLoadedError{edge: "feedback"}
@@ -207,7 +234,7 @@ func (*Attempt) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case attempt.FieldRetryOfID:
+		case attempt.FieldRetryOfID, attempt.FieldReaskOfID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case attempt.FieldContextManifest:
 			values[i] = new([]byte)
@@ -284,6 +311,13 @@ func (_m *Attempt) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RetryOfID = new(uuid.UUID)
 				*_m.RetryOfID = *value.S.(*uuid.UUID)
+			}
+		case attempt.FieldReaskOfID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field reask_of_id", values[i])
+			} else if value.Valid {
+				_m.ReaskOfID = new(uuid.UUID)
+				*_m.ReaskOfID = *value.S.(*uuid.UUID)
 			}
 		case attempt.FieldClientRequestID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -480,6 +514,16 @@ func (_m *Attempt) QueryRetries() *AttemptQuery {
 	return NewAttemptClient(_m.config).QueryRetries(_m)
 }
 
+// QueryReaskOf queries the "reask_of" edge of the Attempt entity.
+func (_m *Attempt) QueryReaskOf() *AttemptQuery {
+	return NewAttemptClient(_m.config).QueryReaskOf(_m)
+}
+
+// QueryReasks queries the "reasks" edge of the Attempt entity.
+func (_m *Attempt) QueryReasks() *AttemptQuery {
+	return NewAttemptClient(_m.config).QueryReasks(_m)
+}
+
 // QueryAssistantMessage queries the "assistant_message" edge of the Attempt entity.
 func (_m *Attempt) QueryAssistantMessage() *MessageQuery {
 	return NewAttemptClient(_m.config).QueryAssistantMessage(_m)
@@ -538,6 +582,11 @@ func (_m *Attempt) String() string {
 	builder.WriteString(", ")
 	if v := _m.RetryOfID; v != nil {
 		builder.WriteString("retry_of_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ReaskOfID; v != nil {
+		builder.WriteString("reask_of_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
@@ -659,6 +708,30 @@ func (_m *Attempt) appendNamedRetries(name string, edges ...*Attempt) {
 		_m.Edges.namedRetries[name] = []*Attempt{}
 	} else {
 		_m.Edges.namedRetries[name] = append(_m.Edges.namedRetries[name], edges...)
+	}
+}
+
+// NamedReasks returns the Reasks named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Attempt) NamedReasks(name string) ([]*Attempt, error) {
+	if _m.Edges.namedReasks == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedReasks[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Attempt) appendNamedReasks(name string, edges ...*Attempt) {
+	if _m.Edges.namedReasks == nil {
+		_m.Edges.namedReasks = make(map[string][]*Attempt)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedReasks[name] = []*Attempt{}
+	} else {
+		_m.Edges.namedReasks[name] = append(_m.Edges.namedReasks[name], edges...)
 	}
 }
 

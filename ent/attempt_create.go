@@ -96,6 +96,20 @@ func (_c *AttemptCreate) SetNillableRetryOfID(v *uuid.UUID) *AttemptCreate {
 	return _c
 }
 
+// SetReaskOfID sets the "reask_of_id" field.
+func (_c *AttemptCreate) SetReaskOfID(v uuid.UUID) *AttemptCreate {
+	_c.mutation.SetReaskOfID(v)
+	return _c
+}
+
+// SetNillableReaskOfID sets the "reask_of_id" field if the given value is not nil.
+func (_c *AttemptCreate) SetNillableReaskOfID(v *uuid.UUID) *AttemptCreate {
+	if v != nil {
+		_c.SetReaskOfID(*v)
+	}
+	return _c
+}
+
 // SetClientRequestID sets the "client_request_id" field.
 func (_c *AttemptCreate) SetClientRequestID(v string) *AttemptCreate {
 	_c.mutation.SetClientRequestID(v)
@@ -455,6 +469,26 @@ func (_c *AttemptCreate) AddRetries(v ...*Attempt) *AttemptCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddRetryIDs(ids...)
+}
+
+// SetReaskOf sets the "reask_of" edge to the Attempt entity.
+func (_c *AttemptCreate) SetReaskOf(v *Attempt) *AttemptCreate {
+	return _c.SetReaskOfID(v.ID)
+}
+
+// AddReaskIDs adds the "reasks" edge to the Attempt entity by IDs.
+func (_c *AttemptCreate) AddReaskIDs(ids ...uuid.UUID) *AttemptCreate {
+	_c.mutation.AddReaskIDs(ids...)
+	return _c
+}
+
+// AddReasks adds the "reasks" edges to the Attempt entity.
+func (_c *AttemptCreate) AddReasks(v ...*Attempt) *AttemptCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddReaskIDs(ids...)
 }
 
 // SetAssistantMessageID sets the "assistant_message" edge to the Message entity by ID.
@@ -960,6 +994,39 @@ func (_c *AttemptCreate) createSpec() (*Attempt, *sqlgraph.CreateSpec) {
 			Inverse: false,
 			Table:   attempt.RetriesTable,
 			Columns: []string{attempt.RetriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ReaskOfIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   attempt.ReaskOfTable,
+			Columns: []string{attempt.ReaskOfColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.ReaskOfID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ReasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
@@ -1494,6 +1561,9 @@ func (u *AttemptUpsertOne) UpdateNewValues() *AttemptUpsertOne {
 		}
 		if _, exists := u.create.mutation.RetryOfID(); exists {
 			s.SetIgnore(attempt.FieldRetryOfID)
+		}
+		if _, exists := u.create.mutation.ReaskOfID(); exists {
+			s.SetIgnore(attempt.FieldReaskOfID)
 		}
 		if _, exists := u.create.mutation.ClientRequestID(); exists {
 			s.SetIgnore(attempt.FieldClientRequestID)
@@ -2155,6 +2225,9 @@ func (u *AttemptUpsertBulk) UpdateNewValues() *AttemptUpsertBulk {
 			}
 			if _, exists := b.mutation.RetryOfID(); exists {
 				s.SetIgnore(attempt.FieldRetryOfID)
+			}
+			if _, exists := b.mutation.ReaskOfID(); exists {
+				s.SetIgnore(attempt.FieldReaskOfID)
 			}
 			if _, exists := b.mutation.ClientRequestID(); exists {
 				s.SetIgnore(attempt.FieldClientRequestID)

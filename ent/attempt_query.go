@@ -36,12 +36,15 @@ type AttemptQuery struct {
 	withUserMessage      *MessageQuery
 	withRetryOf          *AttemptQuery
 	withRetries          *AttemptQuery
+	withReaskOf          *AttemptQuery
+	withReasks           *AttemptQuery
 	withAssistantMessage *MessageQuery
 	withSources          *SourceQuery
 	withFeedback         *FeedbackQuery
 	loadTotal            []func(context.Context, []*Attempt) error
 	modifiers            []func(*sql.Selector)
 	withNamedRetries     map[string]*AttemptQuery
+	withNamedReasks      map[string]*AttemptQuery
 	withNamedSources     map[string]*SourceQuery
 	withNamedFeedback    map[string]*FeedbackQuery
 	// intermediate query (i.e. traversal path).
@@ -183,6 +186,50 @@ func (_q *AttemptQuery) QueryRetries() *AttemptQuery {
 			sqlgraph.From(attempt.Table, attempt.FieldID, selector),
 			sqlgraph.To(attempt.Table, attempt.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, attempt.RetriesTable, attempt.RetriesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryReaskOf chains the current query on the "reask_of" edge.
+func (_q *AttemptQuery) QueryReaskOf() *AttemptQuery {
+	query := (&AttemptClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(attempt.Table, attempt.FieldID, selector),
+			sqlgraph.To(attempt.Table, attempt.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, attempt.ReaskOfTable, attempt.ReaskOfColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryReasks chains the current query on the "reasks" edge.
+func (_q *AttemptQuery) QueryReasks() *AttemptQuery {
+	query := (&AttemptClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(attempt.Table, attempt.FieldID, selector),
+			sqlgraph.To(attempt.Table, attempt.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, attempt.ReasksTable, attempt.ReasksColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -453,6 +500,8 @@ func (_q *AttemptQuery) Clone() *AttemptQuery {
 		withUserMessage:      _q.withUserMessage.Clone(),
 		withRetryOf:          _q.withRetryOf.Clone(),
 		withRetries:          _q.withRetries.Clone(),
+		withReaskOf:          _q.withReaskOf.Clone(),
+		withReasks:           _q.withReasks.Clone(),
 		withAssistantMessage: _q.withAssistantMessage.Clone(),
 		withSources:          _q.withSources.Clone(),
 		withFeedback:         _q.withFeedback.Clone(),
@@ -515,6 +564,28 @@ func (_q *AttemptQuery) WithRetries(opts ...func(*AttemptQuery)) *AttemptQuery {
 		opt(query)
 	}
 	_q.withRetries = query
+	return _q
+}
+
+// WithReaskOf tells the query-builder to eager-load the nodes that are connected to
+// the "reask_of" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *AttemptQuery) WithReaskOf(opts ...func(*AttemptQuery)) *AttemptQuery {
+	query := (&AttemptClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withReaskOf = query
+	return _q
+}
+
+// WithReasks tells the query-builder to eager-load the nodes that are connected to
+// the "reasks" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *AttemptQuery) WithReasks(opts ...func(*AttemptQuery)) *AttemptQuery {
+	query := (&AttemptClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withReasks = query
 	return _q
 }
 
@@ -635,12 +706,14 @@ func (_q *AttemptQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Atte
 	var (
 		nodes       = []*Attempt{}
 		_spec       = _q.querySpec()
-		loadedTypes = [8]bool{
+		loadedTypes = [10]bool{
 			_q.withTenant != nil,
 			_q.withConversation != nil,
 			_q.withUserMessage != nil,
 			_q.withRetryOf != nil,
 			_q.withRetries != nil,
+			_q.withReaskOf != nil,
+			_q.withReasks != nil,
 			_q.withAssistantMessage != nil,
 			_q.withSources != nil,
 			_q.withFeedback != nil,
@@ -698,6 +771,19 @@ func (_q *AttemptQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Atte
 			return nil, err
 		}
 	}
+	if query := _q.withReaskOf; query != nil {
+		if err := _q.loadReaskOf(ctx, query, nodes, nil,
+			func(n *Attempt, e *Attempt) { n.Edges.ReaskOf = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withReasks; query != nil {
+		if err := _q.loadReasks(ctx, query, nodes,
+			func(n *Attempt) { n.Edges.Reasks = []*Attempt{} },
+			func(n *Attempt, e *Attempt) { n.Edges.Reasks = append(n.Edges.Reasks, e) }); err != nil {
+			return nil, err
+		}
+	}
 	if query := _q.withAssistantMessage; query != nil {
 		if err := _q.loadAssistantMessage(ctx, query, nodes, nil,
 			func(n *Attempt, e *Message) { n.Edges.AssistantMessage = e }); err != nil {
@@ -722,6 +808,13 @@ func (_q *AttemptQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Atte
 		if err := _q.loadRetries(ctx, query, nodes,
 			func(n *Attempt) { n.appendNamedRetries(name) },
 			func(n *Attempt, e *Attempt) { n.appendNamedRetries(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedReasks {
+		if err := _q.loadReasks(ctx, query, nodes,
+			func(n *Attempt) { n.appendNamedReasks(name) },
+			func(n *Attempt, e *Attempt) { n.appendNamedReasks(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -899,6 +992,71 @@ func (_q *AttemptQuery) loadRetries(ctx context.Context, query *AttemptQuery, no
 	}
 	return nil
 }
+func (_q *AttemptQuery) loadReaskOf(ctx context.Context, query *AttemptQuery, nodes []*Attempt, init func(*Attempt), assign func(*Attempt, *Attempt)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*Attempt)
+	for i := range nodes {
+		if nodes[i].ReaskOfID == nil {
+			continue
+		}
+		fk := *nodes[i].ReaskOfID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(attempt.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "reask_of_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
+func (_q *AttemptQuery) loadReasks(ctx context.Context, query *AttemptQuery, nodes []*Attempt, init func(*Attempt), assign func(*Attempt, *Attempt)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Attempt)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(attempt.FieldReaskOfID)
+	}
+	query.Where(predicate.Attempt(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(attempt.ReasksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ReaskOfID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "reask_of_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "reask_of_id" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 func (_q *AttemptQuery) loadAssistantMessage(ctx context.Context, query *MessageQuery, nodes []*Attempt, init func(*Attempt), assign func(*Attempt, *Message)) error {
 	fks := make([]driver.Value, 0, len(nodes))
 	nodeids := make(map[uuid.UUID]*Attempt)
@@ -1030,6 +1188,9 @@ func (_q *AttemptQuery) querySpec() *sqlgraph.QuerySpec {
 		if _q.withRetryOf != nil {
 			_spec.Node.AddColumnOnce(attempt.FieldRetryOfID)
 		}
+		if _q.withReaskOf != nil {
+			_spec.Node.AddColumnOnce(attempt.FieldReaskOfID)
+		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {
 		_spec.Predicate = func(selector *sql.Selector) {
@@ -1133,6 +1294,20 @@ func (_q *AttemptQuery) WithNamedRetries(name string, opts ...func(*AttemptQuery
 		_q.withNamedRetries = make(map[string]*AttemptQuery)
 	}
 	_q.withNamedRetries[name] = query
+	return _q
+}
+
+// WithNamedReasks tells the query-builder to eager-load the nodes that are connected to the "reasks"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *AttemptQuery) WithNamedReasks(name string, opts ...func(*AttemptQuery)) *AttemptQuery {
+	query := (&AttemptClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedReasks == nil {
+		_q.withNamedReasks = make(map[string]*AttemptQuery)
+	}
+	_q.withNamedReasks[name] = query
 	return _q
 }
 

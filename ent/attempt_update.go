@@ -442,6 +442,21 @@ func (_u *AttemptUpdate) AddRetries(v ...*Attempt) *AttemptUpdate {
 	return _u.AddRetryIDs(ids...)
 }
 
+// AddReaskIDs adds the "reasks" edge to the Attempt entity by IDs.
+func (_u *AttemptUpdate) AddReaskIDs(ids ...uuid.UUID) *AttemptUpdate {
+	_u.mutation.AddReaskIDs(ids...)
+	return _u
+}
+
+// AddReasks adds the "reasks" edges to the Attempt entity.
+func (_u *AttemptUpdate) AddReasks(v ...*Attempt) *AttemptUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddReaskIDs(ids...)
+}
+
 // SetAssistantMessageID sets the "assistant_message" edge to the Message entity by ID.
 func (_u *AttemptUpdate) SetAssistantMessageID(id uuid.UUID) *AttemptUpdate {
 	_u.mutation.SetAssistantMessageID(id)
@@ -515,6 +530,27 @@ func (_u *AttemptUpdate) RemoveRetries(v ...*Attempt) *AttemptUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveRetryIDs(ids...)
+}
+
+// ClearReasks clears all "reasks" edges to the Attempt entity.
+func (_u *AttemptUpdate) ClearReasks() *AttemptUpdate {
+	_u.mutation.ClearReasks()
+	return _u
+}
+
+// RemoveReaskIDs removes the "reasks" edge to Attempt entities by IDs.
+func (_u *AttemptUpdate) RemoveReaskIDs(ids ...uuid.UUID) *AttemptUpdate {
+	_u.mutation.RemoveReaskIDs(ids...)
+	return _u
+}
+
+// RemoveReasks removes "reasks" edges to Attempt entities.
+func (_u *AttemptUpdate) RemoveReasks(v ...*Attempt) *AttemptUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveReaskIDs(ids...)
 }
 
 // ClearAssistantMessage clears the "assistant_message" edge to the Message entity.
@@ -846,6 +882,51 @@ func (_u *AttemptUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Inverse: false,
 			Table:   attempt.RetriesTable,
 			Columns: []string{attempt.RetriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ReasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedReasksIDs(); len(nodes) > 0 && !_u.mutation.ReasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
@@ -1405,6 +1486,21 @@ func (_u *AttemptUpdateOne) AddRetries(v ...*Attempt) *AttemptUpdateOne {
 	return _u.AddRetryIDs(ids...)
 }
 
+// AddReaskIDs adds the "reasks" edge to the Attempt entity by IDs.
+func (_u *AttemptUpdateOne) AddReaskIDs(ids ...uuid.UUID) *AttemptUpdateOne {
+	_u.mutation.AddReaskIDs(ids...)
+	return _u
+}
+
+// AddReasks adds the "reasks" edges to the Attempt entity.
+func (_u *AttemptUpdateOne) AddReasks(v ...*Attempt) *AttemptUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddReaskIDs(ids...)
+}
+
 // SetAssistantMessageID sets the "assistant_message" edge to the Message entity by ID.
 func (_u *AttemptUpdateOne) SetAssistantMessageID(id uuid.UUID) *AttemptUpdateOne {
 	_u.mutation.SetAssistantMessageID(id)
@@ -1478,6 +1574,27 @@ func (_u *AttemptUpdateOne) RemoveRetries(v ...*Attempt) *AttemptUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveRetryIDs(ids...)
+}
+
+// ClearReasks clears all "reasks" edges to the Attempt entity.
+func (_u *AttemptUpdateOne) ClearReasks() *AttemptUpdateOne {
+	_u.mutation.ClearReasks()
+	return _u
+}
+
+// RemoveReaskIDs removes the "reasks" edge to Attempt entities by IDs.
+func (_u *AttemptUpdateOne) RemoveReaskIDs(ids ...uuid.UUID) *AttemptUpdateOne {
+	_u.mutation.RemoveReaskIDs(ids...)
+	return _u
+}
+
+// RemoveReasks removes "reasks" edges to Attempt entities.
+func (_u *AttemptUpdateOne) RemoveReasks(v ...*Attempt) *AttemptUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveReaskIDs(ids...)
 }
 
 // ClearAssistantMessage clears the "assistant_message" edge to the Message entity.
@@ -1839,6 +1956,51 @@ func (_u *AttemptUpdateOne) sqlSave(ctx context.Context) (_node *Attempt, err er
 			Inverse: false,
 			Table:   attempt.RetriesTable,
 			Columns: []string{attempt.RetriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ReasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedReasksIDs(); len(nodes) > 0 && !_u.mutation.ReasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attempt.FieldID, field.TypeUUID),

@@ -31,6 +31,8 @@ type Chunk struct {
 	Ordinal int `json:"ordinal,omitempty"`
 	// Content holds the value of the "content" field.
 	Content string `json:"content,omitempty"`
+	// ContentHash holds the value of the "content_hash" field.
+	ContentHash *string `json:"content_hash,omitempty"`
 	// TokenCount holds the value of the "token_count" field.
 	TokenCount int `json:"token_count,omitempty"`
 	// Embedding holds the value of the "embedding" field.
@@ -98,7 +100,7 @@ func (*Chunk) scanValues(columns []string) ([]any, error) {
 			values[i] = new(pgvector.Vector)
 		case chunk.FieldOrdinal, chunk.FieldTokenCount:
 			values[i] = new(sql.NullInt64)
-		case chunk.FieldTenantID, chunk.FieldContent:
+		case chunk.FieldTenantID, chunk.FieldContent, chunk.FieldContentHash:
 			values[i] = new(sql.NullString)
 		case chunk.FieldID, chunk.FieldDocumentID, chunk.FieldKnowledgeBaseID:
 			values[i] = new(uuid.UUID)
@@ -152,6 +154,13 @@ func (_m *Chunk) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field content", values[i])
 			} else if value.Valid {
 				_m.Content = value.String
+			}
+		case chunk.FieldContentHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field content_hash", values[i])
+			} else if value.Valid {
+				_m.ContentHash = new(string)
+				*_m.ContentHash = value.String
 			}
 		case chunk.FieldTokenCount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -230,6 +239,11 @@ func (_m *Chunk) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("content=")
 	builder.WriteString(_m.Content)
+	builder.WriteString(", ")
+	if v := _m.ContentHash; v != nil {
+		builder.WriteString("content_hash=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("token_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TokenCount))

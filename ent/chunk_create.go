@@ -57,6 +57,20 @@ func (_c *ChunkCreate) SetContent(v string) *ChunkCreate {
 	return _c
 }
 
+// SetContentHash sets the "content_hash" field.
+func (_c *ChunkCreate) SetContentHash(v string) *ChunkCreate {
+	_c.mutation.SetContentHash(v)
+	return _c
+}
+
+// SetNillableContentHash sets the "content_hash" field if the given value is not nil.
+func (_c *ChunkCreate) SetNillableContentHash(v *string) *ChunkCreate {
+	if v != nil {
+		_c.SetContentHash(*v)
+	}
+	return _c
+}
+
 // SetTokenCount sets the "token_count" field.
 func (_c *ChunkCreate) SetTokenCount(v int) *ChunkCreate {
 	_c.mutation.SetTokenCount(v)
@@ -177,6 +191,11 @@ func (_c *ChunkCreate) check() error {
 			return &ValidationError{Name: "content", err: fmt.Errorf(`ent: validator failed for field "Chunk.content": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.ContentHash(); ok {
+		if err := chunk.ContentHashValidator(v); err != nil {
+			return &ValidationError{Name: "content_hash", err: fmt.Errorf(`ent: validator failed for field "Chunk.content_hash": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.TokenCount(); !ok {
 		return &ValidationError{Name: "token_count", err: errors.New(`ent: missing required field "Chunk.token_count"`)}
 	}
@@ -240,6 +259,10 @@ func (_c *ChunkCreate) createSpec() (*Chunk, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Content(); ok {
 		_spec.SetField(chunk.FieldContent, field.TypeString, value)
 		_node.Content = value
+	}
+	if value, ok := _c.mutation.ContentHash(); ok {
+		_spec.SetField(chunk.FieldContentHash, field.TypeString, value)
+		_node.ContentHash = &value
 	}
 	if value, ok := _c.mutation.TokenCount(); ok {
 		_spec.SetField(chunk.FieldTokenCount, field.TypeInt, value)
@@ -364,6 +387,24 @@ func (u *ChunkUpsert) UpdateContent() *ChunkUpsert {
 	return u
 }
 
+// SetContentHash sets the "content_hash" field.
+func (u *ChunkUpsert) SetContentHash(v string) *ChunkUpsert {
+	u.Set(chunk.FieldContentHash, v)
+	return u
+}
+
+// UpdateContentHash sets the "content_hash" field to the value that was provided on create.
+func (u *ChunkUpsert) UpdateContentHash() *ChunkUpsert {
+	u.SetExcluded(chunk.FieldContentHash)
+	return u
+}
+
+// ClearContentHash clears the value of the "content_hash" field.
+func (u *ChunkUpsert) ClearContentHash() *ChunkUpsert {
+	u.SetNull(chunk.FieldContentHash)
+	return u
+}
+
 // SetTokenCount sets the "token_count" field.
 func (u *ChunkUpsert) SetTokenCount(v int) *ChunkUpsert {
 	u.Set(chunk.FieldTokenCount, v)
@@ -465,6 +506,27 @@ func (u *ChunkUpsertOne) SetContent(v string) *ChunkUpsertOne {
 func (u *ChunkUpsertOne) UpdateContent() *ChunkUpsertOne {
 	return u.Update(func(s *ChunkUpsert) {
 		s.UpdateContent()
+	})
+}
+
+// SetContentHash sets the "content_hash" field.
+func (u *ChunkUpsertOne) SetContentHash(v string) *ChunkUpsertOne {
+	return u.Update(func(s *ChunkUpsert) {
+		s.SetContentHash(v)
+	})
+}
+
+// UpdateContentHash sets the "content_hash" field to the value that was provided on create.
+func (u *ChunkUpsertOne) UpdateContentHash() *ChunkUpsertOne {
+	return u.Update(func(s *ChunkUpsert) {
+		s.UpdateContentHash()
+	})
+}
+
+// ClearContentHash clears the value of the "content_hash" field.
+func (u *ChunkUpsertOne) ClearContentHash() *ChunkUpsertOne {
+	return u.Update(func(s *ChunkUpsert) {
+		s.ClearContentHash()
 	})
 }
 
@@ -741,6 +803,27 @@ func (u *ChunkUpsertBulk) SetContent(v string) *ChunkUpsertBulk {
 func (u *ChunkUpsertBulk) UpdateContent() *ChunkUpsertBulk {
 	return u.Update(func(s *ChunkUpsert) {
 		s.UpdateContent()
+	})
+}
+
+// SetContentHash sets the "content_hash" field.
+func (u *ChunkUpsertBulk) SetContentHash(v string) *ChunkUpsertBulk {
+	return u.Update(func(s *ChunkUpsert) {
+		s.SetContentHash(v)
+	})
+}
+
+// UpdateContentHash sets the "content_hash" field to the value that was provided on create.
+func (u *ChunkUpsertBulk) UpdateContentHash() *ChunkUpsertBulk {
+	return u.Update(func(s *ChunkUpsert) {
+		s.UpdateContentHash()
+	})
+}
+
+// ClearContentHash clears the value of the "content_hash" field.
+func (u *ChunkUpsertBulk) ClearContentHash() *ChunkUpsertBulk {
+	return u.Update(func(s *ChunkUpsert) {
+		s.ClearContentHash()
 	})
 }
 

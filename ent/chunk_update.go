@@ -43,6 +43,26 @@ func (_u *ChunkUpdate) SetNillableContent(v *string) *ChunkUpdate {
 	return _u
 }
 
+// SetContentHash sets the "content_hash" field.
+func (_u *ChunkUpdate) SetContentHash(v string) *ChunkUpdate {
+	_u.mutation.SetContentHash(v)
+	return _u
+}
+
+// SetNillableContentHash sets the "content_hash" field if the given value is not nil.
+func (_u *ChunkUpdate) SetNillableContentHash(v *string) *ChunkUpdate {
+	if v != nil {
+		_u.SetContentHash(*v)
+	}
+	return _u
+}
+
+// ClearContentHash clears the value of the "content_hash" field.
+func (_u *ChunkUpdate) ClearContentHash() *ChunkUpdate {
+	_u.mutation.ClearContentHash()
+	return _u
+}
+
 // SetTokenCount sets the "token_count" field.
 func (_u *ChunkUpdate) SetTokenCount(v int) *ChunkUpdate {
 	_u.mutation.ResetTokenCount()
@@ -117,6 +137,11 @@ func (_u *ChunkUpdate) check() error {
 			return &ValidationError{Name: "content", err: fmt.Errorf(`ent: validator failed for field "Chunk.content": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ContentHash(); ok {
+		if err := chunk.ContentHashValidator(v); err != nil {
+			return &ValidationError{Name: "content_hash", err: fmt.Errorf(`ent: validator failed for field "Chunk.content_hash": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.TokenCount(); ok {
 		if err := chunk.TokenCountValidator(v); err != nil {
 			return &ValidationError{Name: "token_count", err: fmt.Errorf(`ent: validator failed for field "Chunk.token_count": %w`, err)}
@@ -154,6 +179,12 @@ func (_u *ChunkUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Content(); ok {
 		_spec.SetField(chunk.FieldContent, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ContentHash(); ok {
+		_spec.SetField(chunk.FieldContentHash, field.TypeString, value)
+	}
+	if _u.mutation.ContentHashCleared() {
+		_spec.ClearField(chunk.FieldContentHash, field.TypeString)
 	}
 	if value, ok := _u.mutation.TokenCount(); ok {
 		_spec.SetField(chunk.FieldTokenCount, field.TypeInt, value)
@@ -197,6 +228,26 @@ func (_u *ChunkUpdateOne) SetNillableContent(v *string) *ChunkUpdateOne {
 	if v != nil {
 		_u.SetContent(*v)
 	}
+	return _u
+}
+
+// SetContentHash sets the "content_hash" field.
+func (_u *ChunkUpdateOne) SetContentHash(v string) *ChunkUpdateOne {
+	_u.mutation.SetContentHash(v)
+	return _u
+}
+
+// SetNillableContentHash sets the "content_hash" field if the given value is not nil.
+func (_u *ChunkUpdateOne) SetNillableContentHash(v *string) *ChunkUpdateOne {
+	if v != nil {
+		_u.SetContentHash(*v)
+	}
+	return _u
+}
+
+// ClearContentHash clears the value of the "content_hash" field.
+func (_u *ChunkUpdateOne) ClearContentHash() *ChunkUpdateOne {
+	_u.mutation.ClearContentHash()
 	return _u
 }
 
@@ -287,6 +338,11 @@ func (_u *ChunkUpdateOne) check() error {
 			return &ValidationError{Name: "content", err: fmt.Errorf(`ent: validator failed for field "Chunk.content": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.ContentHash(); ok {
+		if err := chunk.ContentHashValidator(v); err != nil {
+			return &ValidationError{Name: "content_hash", err: fmt.Errorf(`ent: validator failed for field "Chunk.content_hash": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.TokenCount(); ok {
 		if err := chunk.TokenCountValidator(v); err != nil {
 			return &ValidationError{Name: "token_count", err: fmt.Errorf(`ent: validator failed for field "Chunk.token_count": %w`, err)}
@@ -341,6 +397,12 @@ func (_u *ChunkUpdateOne) sqlSave(ctx context.Context) (_node *Chunk, err error)
 	}
 	if value, ok := _u.mutation.Content(); ok {
 		_spec.SetField(chunk.FieldContent, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ContentHash(); ok {
+		_spec.SetField(chunk.FieldContentHash, field.TypeString, value)
+	}
+	if _u.mutation.ContentHashCleared() {
+		_spec.ClearField(chunk.FieldContentHash, field.TypeString)
 	}
 	if value, ok := _u.mutation.TokenCount(); ok {
 		_spec.SetField(chunk.FieldTokenCount, field.TypeInt, value)

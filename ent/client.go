@@ -670,6 +670,38 @@ func (c *AttemptClient) QueryRetries(_m *Attempt) *AttemptQuery {
 	return query
 }
 
+// QueryReaskOf queries the reask_of edge of a Attempt.
+func (c *AttemptClient) QueryReaskOf(_m *Attempt) *AttemptQuery {
+	query := (&AttemptClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(attempt.Table, attempt.FieldID, id),
+			sqlgraph.To(attempt.Table, attempt.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, attempt.ReaskOfTable, attempt.ReaskOfColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryReasks queries the reasks edge of a Attempt.
+func (c *AttemptClient) QueryReasks(_m *Attempt) *AttemptQuery {
+	query := (&AttemptClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(attempt.Table, attempt.FieldID, id),
+			sqlgraph.To(attempt.Table, attempt.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, attempt.ReasksTable, attempt.ReasksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryAssistantMessage queries the assistant_message edge of a Attempt.
 func (c *AttemptClient) QueryAssistantMessage(_m *Attempt) *MessageQuery {
 	query := (&MessageClient{config: c.config}).Query()

@@ -66,6 +66,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			attempt.FieldConversationID:     {Type: field.TypeUUID, Column: attempt.FieldConversationID},
 			attempt.FieldUserMessageID:      {Type: field.TypeUUID, Column: attempt.FieldUserMessageID},
 			attempt.FieldRetryOfID:          {Type: field.TypeUUID, Column: attempt.FieldRetryOfID},
+			attempt.FieldReaskOfID:          {Type: field.TypeUUID, Column: attempt.FieldReaskOfID},
 			attempt.FieldClientRequestID:    {Type: field.TypeString, Column: attempt.FieldClientRequestID},
 			attempt.FieldStatus:             {Type: field.TypeEnum, Column: attempt.FieldStatus},
 			attempt.FieldOriginalQuestion:   {Type: field.TypeString, Column: attempt.FieldOriginalQuestion},
@@ -129,6 +130,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chunk.FieldKnowledgeBaseID: {Type: field.TypeUUID, Column: chunk.FieldKnowledgeBaseID},
 			chunk.FieldOrdinal:         {Type: field.TypeInt, Column: chunk.FieldOrdinal},
 			chunk.FieldContent:         {Type: field.TypeString, Column: chunk.FieldContent},
+			chunk.FieldContentHash:     {Type: field.TypeString, Column: chunk.FieldContentHash},
 			chunk.FieldTokenCount:      {Type: field.TypeInt, Column: chunk.FieldTokenCount},
 			chunk.FieldEmbedding:       {Type: field.TypeOther, Column: chunk.FieldEmbedding},
 		},
@@ -392,6 +394,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldSnippet:         {Type: field.TypeString, Column: source.FieldSnippet},
 			source.FieldDocumentTitle:   {Type: field.TypeString, Column: source.FieldDocumentTitle},
 			source.FieldDocumentVersion: {Type: field.TypeInt, Column: source.FieldDocumentVersion},
+			source.FieldChunkHash:       {Type: field.TypeString, Column: source.FieldChunkHash},
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
@@ -515,6 +518,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Inverse: false,
 			Table:   attempt.RetriesTable,
 			Columns: []string{attempt.RetriesColumn},
+			Bidi:    false,
+		},
+		"Attempt",
+		"Attempt",
+	)
+	graph.MustAddE(
+		"reask_of",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   attempt.ReaskOfTable,
+			Columns: []string{attempt.ReaskOfColumn},
+			Bidi:    false,
+		},
+		"Attempt",
+		"Attempt",
+	)
+	graph.MustAddE(
+		"reasks",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   attempt.ReasksTable,
+			Columns: []string{attempt.ReasksColumn},
 			Bidi:    false,
 		},
 		"Attempt",
@@ -1259,6 +1286,11 @@ func (f *AttemptFilter) WhereRetryOfID(p entql.ValueP) {
 	f.Where(p.Field(attempt.FieldRetryOfID))
 }
 
+// WhereReaskOfID applies the entql [16]byte predicate on the reask_of_id field.
+func (f *AttemptFilter) WhereReaskOfID(p entql.ValueP) {
+	f.Where(p.Field(attempt.FieldReaskOfID))
+}
+
 // WhereClientRequestID applies the entql string predicate on the client_request_id field.
 func (f *AttemptFilter) WhereClientRequestID(p entql.StringP) {
 	f.Where(p.Field(attempt.FieldClientRequestID))
@@ -1443,6 +1475,34 @@ func (f *AttemptFilter) WhereHasRetries() {
 // WhereHasRetriesWith applies a predicate to check if query has an edge retries with a given conditions (other predicates).
 func (f *AttemptFilter) WhereHasRetriesWith(preds ...predicate.Attempt) {
 	f.Where(entql.HasEdgeWith("retries", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasReaskOf applies a predicate to check if query has an edge reask_of.
+func (f *AttemptFilter) WhereHasReaskOf() {
+	f.Where(entql.HasEdge("reask_of"))
+}
+
+// WhereHasReaskOfWith applies a predicate to check if query has an edge reask_of with a given conditions (other predicates).
+func (f *AttemptFilter) WhereHasReaskOfWith(preds ...predicate.Attempt) {
+	f.Where(entql.HasEdgeWith("reask_of", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasReasks applies a predicate to check if query has an edge reasks.
+func (f *AttemptFilter) WhereHasReasks() {
+	f.Where(entql.HasEdge("reasks"))
+}
+
+// WhereHasReasksWith applies a predicate to check if query has an edge reasks with a given conditions (other predicates).
+func (f *AttemptFilter) WhereHasReasksWith(preds ...predicate.Attempt) {
+	f.Where(entql.HasEdgeWith("reasks", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}
@@ -1648,6 +1708,11 @@ func (f *ChunkFilter) WhereOrdinal(p entql.IntP) {
 // WhereContent applies the entql string predicate on the content field.
 func (f *ChunkFilter) WhereContent(p entql.StringP) {
 	f.Where(p.Field(chunk.FieldContent))
+}
+
+// WhereContentHash applies the entql string predicate on the content_hash field.
+func (f *ChunkFilter) WhereContentHash(p entql.StringP) {
+	f.Where(p.Field(chunk.FieldContentHash))
 }
 
 // WhereTokenCount applies the entql int predicate on the token_count field.
@@ -3206,6 +3271,11 @@ func (f *SourceFilter) WhereDocumentTitle(p entql.StringP) {
 // WhereDocumentVersion applies the entql int predicate on the document_version field.
 func (f *SourceFilter) WhereDocumentVersion(p entql.IntP) {
 	f.Where(p.Field(source.FieldDocumentVersion))
+}
+
+// WhereChunkHash applies the entql string predicate on the chunk_hash field.
+func (f *SourceFilter) WhereChunkHash(p entql.StringP) {
+	f.Where(p.Field(source.FieldChunkHash))
 }
 
 // WhereCited applies the entql bool predicate on the cited field.

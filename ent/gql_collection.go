@@ -105,6 +105,34 @@ func (_q *AttemptQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				*wq = *query
 			})
 
+		case "reaskOf":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&AttemptClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, attemptImplementors)...); err != nil {
+				return err
+			}
+			_q.withReaskOf = query
+			if _, ok := fieldSeen[attempt.FieldReaskOfID]; !ok {
+				selectedFields = append(selectedFields, attempt.FieldReaskOfID)
+				fieldSeen[attempt.FieldReaskOfID] = struct{}{}
+			}
+
+		case "reasks":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&AttemptClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, attemptImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedReasks(alias, func(wq *AttemptQuery) {
+				*wq = *query
+			})
+
 		case "assistantMessage":
 			var (
 				alias = field.Alias
@@ -165,6 +193,11 @@ func (_q *AttemptQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 			if _, ok := fieldSeen[attempt.FieldRetryOfID]; !ok {
 				selectedFields = append(selectedFields, attempt.FieldRetryOfID)
 				fieldSeen[attempt.FieldRetryOfID] = struct{}{}
+			}
+		case "reaskOfId":
+			if _, ok := fieldSeen[attempt.FieldReaskOfID]; !ok {
+				selectedFields = append(selectedFields, attempt.FieldReaskOfID)
+				fieldSeen[attempt.FieldReaskOfID] = struct{}{}
 			}
 		case "clientRequestId":
 			if _, ok := fieldSeen[attempt.FieldClientRequestID]; !ok {

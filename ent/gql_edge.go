@@ -44,6 +44,26 @@ func (_m *Attempt) Retries(ctx context.Context) (result []*Attempt, err error) {
 	return result, err
 }
 
+func (_m *Attempt) ReaskOf(ctx context.Context) (*Attempt, error) {
+	result, err := _m.Edges.ReaskOfOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryReaskOf().Only(ctx)
+	}
+	return result, MaskNotFound(err)
+}
+
+func (_m *Attempt) Reasks(ctx context.Context) (result []*Attempt, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedReasks(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.ReasksOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryReasks().All(ctx)
+	}
+	return result, err
+}
+
 func (_m *Attempt) AssistantMessage(ctx context.Context) (*Message, error) {
 	result, err := _m.Edges.AssistantMessageOrErr()
 	if IsNotLoaded(err) {

@@ -80,6 +80,14 @@ type AttemptWhereInput struct {
 	RetryOfIDIsNil  bool        `json:"retryOfIdIsNil,omitempty"`
 	RetryOfIDNotNil bool        `json:"retryOfIdNotNil,omitempty"`
 
+	// "reask_of_id" field predicates.
+	ReaskOfID       *uuid.UUID  `json:"reaskOfId,omitempty"`
+	ReaskOfIDNEQ    *uuid.UUID  `json:"reaskOfIdNEQ,omitempty"`
+	ReaskOfIDIn     []uuid.UUID `json:"reaskOfIdIn,omitempty"`
+	ReaskOfIDNotIn  []uuid.UUID `json:"reaskOfIdNotIn,omitempty"`
+	ReaskOfIDIsNil  bool        `json:"reaskOfIdIsNil,omitempty"`
+	ReaskOfIDNotNil bool        `json:"reaskOfIdNotNil,omitempty"`
+
 	// "client_request_id" field predicates.
 	ClientRequestID             *string  `json:"clientRequestId,omitempty"`
 	ClientRequestIDNEQ          *string  `json:"clientRequestIdNEQ,omitempty"`
@@ -353,6 +361,14 @@ type AttemptWhereInput struct {
 	HasRetries     *bool                `json:"hasRetries,omitempty"`
 	HasRetriesWith []*AttemptWhereInput `json:"hasRetriesWith,omitempty"`
 
+	// "reask_of" edge predicates.
+	HasReaskOf     *bool                `json:"hasReaskOf,omitempty"`
+	HasReaskOfWith []*AttemptWhereInput `json:"hasReaskOfWith,omitempty"`
+
+	// "reasks" edge predicates.
+	HasReasks     *bool                `json:"hasReasks,omitempty"`
+	HasReasksWith []*AttemptWhereInput `json:"hasReasksWith,omitempty"`
+
 	// "assistant_message" edge predicates.
 	HasAssistantMessage     *bool                `json:"hasAssistantMessage,omitempty"`
 	HasAssistantMessageWith []*MessageWhereInput `json:"hasAssistantMessageWith,omitempty"`
@@ -550,6 +566,24 @@ func (i *AttemptWhereInput) P() (predicate.Attempt, error) {
 	}
 	if i.RetryOfIDNotNil {
 		predicates = append(predicates, attempt.RetryOfIDNotNil())
+	}
+	if i.ReaskOfID != nil {
+		predicates = append(predicates, attempt.ReaskOfIDEQ(*i.ReaskOfID))
+	}
+	if i.ReaskOfIDNEQ != nil {
+		predicates = append(predicates, attempt.ReaskOfIDNEQ(*i.ReaskOfIDNEQ))
+	}
+	if len(i.ReaskOfIDIn) > 0 {
+		predicates = append(predicates, attempt.ReaskOfIDIn(i.ReaskOfIDIn...))
+	}
+	if len(i.ReaskOfIDNotIn) > 0 {
+		predicates = append(predicates, attempt.ReaskOfIDNotIn(i.ReaskOfIDNotIn...))
+	}
+	if i.ReaskOfIDIsNil {
+		predicates = append(predicates, attempt.ReaskOfIDIsNil())
+	}
+	if i.ReaskOfIDNotNil {
+		predicates = append(predicates, attempt.ReaskOfIDNotNil())
 	}
 	if i.ClientRequestID != nil {
 		predicates = append(predicates, attempt.ClientRequestIDEQ(*i.ClientRequestID))
@@ -1268,6 +1302,42 @@ func (i *AttemptWhereInput) P() (predicate.Attempt, error) {
 			with = append(with, p)
 		}
 		predicates = append(predicates, attempt.HasRetriesWith(with...))
+	}
+	if i.HasReaskOf != nil {
+		p := attempt.HasReaskOf()
+		if !*i.HasReaskOf {
+			p = attempt.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasReaskOfWith) > 0 {
+		with := make([]predicate.Attempt, 0, len(i.HasReaskOfWith))
+		for _, w := range i.HasReaskOfWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasReaskOfWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, attempt.HasReaskOfWith(with...))
+	}
+	if i.HasReasks != nil {
+		p := attempt.HasReasks()
+		if !*i.HasReasks {
+			p = attempt.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasReasksWith) > 0 {
+		with := make([]predicate.Attempt, 0, len(i.HasReasksWith))
+		for _, w := range i.HasReasksWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasReasksWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, attempt.HasReasksWith(with...))
 	}
 	if i.HasAssistantMessage != nil {
 		p := attempt.HasAssistantMessage()

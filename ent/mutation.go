@@ -591,6 +591,11 @@ type AttemptMutation struct {
 	retries                  map[uuid.UUID]struct{}
 	removedretries           map[uuid.UUID]struct{}
 	clearedretries           bool
+	reask_of                 *uuid.UUID
+	clearedreask_of          bool
+	reasks                   map[uuid.UUID]struct{}
+	removedreasks            map[uuid.UUID]struct{}
+	clearedreasks            bool
 	assistant_message        *uuid.UUID
 	clearedassistant_message bool
 	sources                  map[uuid.UUID]struct{}
@@ -971,6 +976,55 @@ func (m *AttemptMutation) RetryOfIDCleared() bool {
 func (m *AttemptMutation) ResetRetryOfID() {
 	m.retry_of = nil
 	delete(m.clearedFields, attempt.FieldRetryOfID)
+}
+
+// SetReaskOfID sets the "reask_of_id" field.
+func (m *AttemptMutation) SetReaskOfID(u uuid.UUID) {
+	m.reask_of = &u
+}
+
+// ReaskOfID returns the value of the "reask_of_id" field in the mutation.
+func (m *AttemptMutation) ReaskOfID() (r uuid.UUID, exists bool) {
+	v := m.reask_of
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReaskOfID returns the old "reask_of_id" field's value of the Attempt entity.
+// If the Attempt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttemptMutation) OldReaskOfID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReaskOfID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReaskOfID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReaskOfID: %w", err)
+	}
+	return oldValue.ReaskOfID, nil
+}
+
+// ClearReaskOfID clears the value of the "reask_of_id" field.
+func (m *AttemptMutation) ClearReaskOfID() {
+	m.reask_of = nil
+	m.clearedFields[attempt.FieldReaskOfID] = struct{}{}
+}
+
+// ReaskOfIDCleared returns if the "reask_of_id" field was cleared in this mutation.
+func (m *AttemptMutation) ReaskOfIDCleared() bool {
+	_, ok := m.clearedFields[attempt.FieldReaskOfID]
+	return ok
+}
+
+// ResetReaskOfID resets all changes to the "reask_of_id" field.
+func (m *AttemptMutation) ResetReaskOfID() {
+	m.reask_of = nil
+	delete(m.clearedFields, attempt.FieldReaskOfID)
 }
 
 // SetClientRequestID sets the "client_request_id" field.
@@ -2255,6 +2309,87 @@ func (m *AttemptMutation) ResetRetries() {
 	m.removedretries = nil
 }
 
+// ClearReaskOf clears the "reask_of" edge to the Attempt entity.
+func (m *AttemptMutation) ClearReaskOf() {
+	m.clearedreask_of = true
+	m.clearedFields[attempt.FieldReaskOfID] = struct{}{}
+}
+
+// ReaskOfCleared reports if the "reask_of" edge to the Attempt entity was cleared.
+func (m *AttemptMutation) ReaskOfCleared() bool {
+	return m.ReaskOfIDCleared() || m.clearedreask_of
+}
+
+// ReaskOfIDs returns the "reask_of" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ReaskOfID instead. It exists only for internal usage by the builders.
+func (m *AttemptMutation) ReaskOfIDs() (ids []uuid.UUID) {
+	if id := m.reask_of; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetReaskOf resets all changes to the "reask_of" edge.
+func (m *AttemptMutation) ResetReaskOf() {
+	m.reask_of = nil
+	m.clearedreask_of = false
+}
+
+// AddReaskIDs adds the "reasks" edge to the Attempt entity by ids.
+func (m *AttemptMutation) AddReaskIDs(ids ...uuid.UUID) {
+	if m.reasks == nil {
+		m.reasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.reasks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearReasks clears the "reasks" edge to the Attempt entity.
+func (m *AttemptMutation) ClearReasks() {
+	m.clearedreasks = true
+}
+
+// ReasksCleared reports if the "reasks" edge to the Attempt entity was cleared.
+func (m *AttemptMutation) ReasksCleared() bool {
+	return m.clearedreasks
+}
+
+// RemoveReaskIDs removes the "reasks" edge to the Attempt entity by IDs.
+func (m *AttemptMutation) RemoveReaskIDs(ids ...uuid.UUID) {
+	if m.removedreasks == nil {
+		m.removedreasks = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.reasks, ids[i])
+		m.removedreasks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedReasks returns the removed IDs of the "reasks" edge to the Attempt entity.
+func (m *AttemptMutation) RemovedReasksIDs() (ids []uuid.UUID) {
+	for id := range m.removedreasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ReasksIDs returns the "reasks" edge IDs in the mutation.
+func (m *AttemptMutation) ReasksIDs() (ids []uuid.UUID) {
+	for id := range m.reasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetReasks resets all changes to the "reasks" edge.
+func (m *AttemptMutation) ResetReasks() {
+	m.reasks = nil
+	m.clearedreasks = false
+	m.removedreasks = nil
+}
+
 // SetAssistantMessageID sets the "assistant_message" edge to the Message entity by id.
 func (m *AttemptMutation) SetAssistantMessageID(id uuid.UUID) {
 	m.assistant_message = &id
@@ -2436,7 +2571,7 @@ func (m *AttemptMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AttemptMutation) Fields() []string {
-	fields := make([]string, 0, 31)
+	fields := make([]string, 0, 32)
 	if m.tenant != nil {
 		fields = append(fields, attempt.FieldTenantID)
 	}
@@ -2457,6 +2592,9 @@ func (m *AttemptMutation) Fields() []string {
 	}
 	if m.retry_of != nil {
 		fields = append(fields, attempt.FieldRetryOfID)
+	}
+	if m.reask_of != nil {
+		fields = append(fields, attempt.FieldReaskOfID)
 	}
 	if m.client_request_id != nil {
 		fields = append(fields, attempt.FieldClientRequestID)
@@ -2552,6 +2690,8 @@ func (m *AttemptMutation) Field(name string) (ent.Value, bool) {
 		return m.UserMessageID()
 	case attempt.FieldRetryOfID:
 		return m.RetryOfID()
+	case attempt.FieldReaskOfID:
+		return m.ReaskOfID()
 	case attempt.FieldClientRequestID:
 		return m.ClientRequestID()
 	case attempt.FieldStatus:
@@ -2623,6 +2763,8 @@ func (m *AttemptMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldUserMessageID(ctx)
 	case attempt.FieldRetryOfID:
 		return m.OldRetryOfID(ctx)
+	case attempt.FieldReaskOfID:
+		return m.OldReaskOfID(ctx)
 	case attempt.FieldClientRequestID:
 		return m.OldClientRequestID(ctx)
 	case attempt.FieldStatus:
@@ -2728,6 +2870,13 @@ func (m *AttemptMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRetryOfID(v)
+		return nil
+	case attempt.FieldReaskOfID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReaskOfID(v)
 		return nil
 	case attempt.FieldClientRequestID:
 		v, ok := value.(string)
@@ -2993,6 +3142,9 @@ func (m *AttemptMutation) ClearedFields() []string {
 	if m.FieldCleared(attempt.FieldRetryOfID) {
 		fields = append(fields, attempt.FieldRetryOfID)
 	}
+	if m.FieldCleared(attempt.FieldReaskOfID) {
+		fields = append(fields, attempt.FieldReaskOfID)
+	}
 	if m.FieldCleared(attempt.FieldClientRequestID) {
 		fields = append(fields, attempt.FieldClientRequestID)
 	}
@@ -3045,6 +3197,9 @@ func (m *AttemptMutation) ClearField(name string) error {
 	switch name {
 	case attempt.FieldRetryOfID:
 		m.ClearRetryOfID()
+		return nil
+	case attempt.FieldReaskOfID:
+		m.ClearReaskOfID()
 		return nil
 	case attempt.FieldClientRequestID:
 		m.ClearClientRequestID()
@@ -3110,6 +3265,9 @@ func (m *AttemptMutation) ResetField(name string) error {
 		return nil
 	case attempt.FieldRetryOfID:
 		m.ResetRetryOfID()
+		return nil
+	case attempt.FieldReaskOfID:
+		m.ResetReaskOfID()
 		return nil
 	case attempt.FieldClientRequestID:
 		m.ResetClientRequestID()
@@ -3189,7 +3347,7 @@ func (m *AttemptMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *AttemptMutation) AddedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 10)
 	if m.tenant != nil {
 		edges = append(edges, attempt.EdgeTenant)
 	}
@@ -3204,6 +3362,12 @@ func (m *AttemptMutation) AddedEdges() []string {
 	}
 	if m.retries != nil {
 		edges = append(edges, attempt.EdgeRetries)
+	}
+	if m.reask_of != nil {
+		edges = append(edges, attempt.EdgeReaskOf)
+	}
+	if m.reasks != nil {
+		edges = append(edges, attempt.EdgeReasks)
 	}
 	if m.assistant_message != nil {
 		edges = append(edges, attempt.EdgeAssistantMessage)
@@ -3243,6 +3407,16 @@ func (m *AttemptMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case attempt.EdgeReaskOf:
+		if id := m.reask_of; id != nil {
+			return []ent.Value{*id}
+		}
+	case attempt.EdgeReasks:
+		ids := make([]ent.Value, 0, len(m.reasks))
+		for id := range m.reasks {
+			ids = append(ids, id)
+		}
+		return ids
 	case attempt.EdgeAssistantMessage:
 		if id := m.assistant_message; id != nil {
 			return []ent.Value{*id}
@@ -3265,9 +3439,12 @@ func (m *AttemptMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *AttemptMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 10)
 	if m.removedretries != nil {
 		edges = append(edges, attempt.EdgeRetries)
+	}
+	if m.removedreasks != nil {
+		edges = append(edges, attempt.EdgeReasks)
 	}
 	if m.removedsources != nil {
 		edges = append(edges, attempt.EdgeSources)
@@ -3285,6 +3462,12 @@ func (m *AttemptMutation) RemovedIDs(name string) []ent.Value {
 	case attempt.EdgeRetries:
 		ids := make([]ent.Value, 0, len(m.removedretries))
 		for id := range m.removedretries {
+			ids = append(ids, id)
+		}
+		return ids
+	case attempt.EdgeReasks:
+		ids := make([]ent.Value, 0, len(m.removedreasks))
+		for id := range m.removedreasks {
 			ids = append(ids, id)
 		}
 		return ids
@@ -3306,7 +3489,7 @@ func (m *AttemptMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *AttemptMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 10)
 	if m.clearedtenant {
 		edges = append(edges, attempt.EdgeTenant)
 	}
@@ -3321,6 +3504,12 @@ func (m *AttemptMutation) ClearedEdges() []string {
 	}
 	if m.clearedretries {
 		edges = append(edges, attempt.EdgeRetries)
+	}
+	if m.clearedreask_of {
+		edges = append(edges, attempt.EdgeReaskOf)
+	}
+	if m.clearedreasks {
+		edges = append(edges, attempt.EdgeReasks)
 	}
 	if m.clearedassistant_message {
 		edges = append(edges, attempt.EdgeAssistantMessage)
@@ -3348,6 +3537,10 @@ func (m *AttemptMutation) EdgeCleared(name string) bool {
 		return m.clearedretry_of
 	case attempt.EdgeRetries:
 		return m.clearedretries
+	case attempt.EdgeReaskOf:
+		return m.clearedreask_of
+	case attempt.EdgeReasks:
+		return m.clearedreasks
 	case attempt.EdgeAssistantMessage:
 		return m.clearedassistant_message
 	case attempt.EdgeSources:
@@ -3374,6 +3567,9 @@ func (m *AttemptMutation) ClearEdge(name string) error {
 	case attempt.EdgeRetryOf:
 		m.ClearRetryOf()
 		return nil
+	case attempt.EdgeReaskOf:
+		m.ClearReaskOf()
+		return nil
 	case attempt.EdgeAssistantMessage:
 		m.ClearAssistantMessage()
 		return nil
@@ -3399,6 +3595,12 @@ func (m *AttemptMutation) ResetEdge(name string) error {
 		return nil
 	case attempt.EdgeRetries:
 		m.ResetRetries()
+		return nil
+	case attempt.EdgeReaskOf:
+		m.ResetReaskOf()
+		return nil
+	case attempt.EdgeReasks:
+		m.ResetReasks()
 		return nil
 	case attempt.EdgeAssistantMessage:
 		m.ResetAssistantMessage()
@@ -4208,6 +4410,7 @@ type ChunkMutation struct {
 	ordinal               *int
 	addordinal            *int
 	content               *string
+	content_hash          *string
 	token_count           *int
 	addtoken_count        *int
 	embedding             *pgvector.Vector
@@ -4527,6 +4730,55 @@ func (m *ChunkMutation) ResetContent() {
 	m.content = nil
 }
 
+// SetContentHash sets the "content_hash" field.
+func (m *ChunkMutation) SetContentHash(s string) {
+	m.content_hash = &s
+}
+
+// ContentHash returns the value of the "content_hash" field in the mutation.
+func (m *ChunkMutation) ContentHash() (r string, exists bool) {
+	v := m.content_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContentHash returns the old "content_hash" field's value of the Chunk entity.
+// If the Chunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkMutation) OldContentHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContentHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContentHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContentHash: %w", err)
+	}
+	return oldValue.ContentHash, nil
+}
+
+// ClearContentHash clears the value of the "content_hash" field.
+func (m *ChunkMutation) ClearContentHash() {
+	m.content_hash = nil
+	m.clearedFields[chunk.FieldContentHash] = struct{}{}
+}
+
+// ContentHashCleared returns if the "content_hash" field was cleared in this mutation.
+func (m *ChunkMutation) ContentHashCleared() bool {
+	_, ok := m.clearedFields[chunk.FieldContentHash]
+	return ok
+}
+
+// ResetContentHash resets all changes to the "content_hash" field.
+func (m *ChunkMutation) ResetContentHash() {
+	m.content_hash = nil
+	delete(m.clearedFields, chunk.FieldContentHash)
+}
+
 // SetTokenCount sets the "token_count" field.
 func (m *ChunkMutation) SetTokenCount(i int) {
 	m.token_count = &i
@@ -4734,7 +4986,7 @@ func (m *ChunkMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ChunkMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.tenant != nil {
 		fields = append(fields, chunk.FieldTenantID)
 	}
@@ -4749,6 +5001,9 @@ func (m *ChunkMutation) Fields() []string {
 	}
 	if m.content != nil {
 		fields = append(fields, chunk.FieldContent)
+	}
+	if m.content_hash != nil {
+		fields = append(fields, chunk.FieldContentHash)
 	}
 	if m.token_count != nil {
 		fields = append(fields, chunk.FieldTokenCount)
@@ -4774,6 +5029,8 @@ func (m *ChunkMutation) Field(name string) (ent.Value, bool) {
 		return m.Ordinal()
 	case chunk.FieldContent:
 		return m.Content()
+	case chunk.FieldContentHash:
+		return m.ContentHash()
 	case chunk.FieldTokenCount:
 		return m.TokenCount()
 	case chunk.FieldEmbedding:
@@ -4797,6 +5054,8 @@ func (m *ChunkMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldOrdinal(ctx)
 	case chunk.FieldContent:
 		return m.OldContent(ctx)
+	case chunk.FieldContentHash:
+		return m.OldContentHash(ctx)
 	case chunk.FieldTokenCount:
 		return m.OldTokenCount(ctx)
 	case chunk.FieldEmbedding:
@@ -4844,6 +5103,13 @@ func (m *ChunkMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetContent(v)
+		return nil
+	case chunk.FieldContentHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContentHash(v)
 		return nil
 	case chunk.FieldTokenCount:
 		v, ok := value.(int)
@@ -4915,7 +5181,11 @@ func (m *ChunkMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *ChunkMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(chunk.FieldContentHash) {
+		fields = append(fields, chunk.FieldContentHash)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -4928,6 +5198,11 @@ func (m *ChunkMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *ChunkMutation) ClearField(name string) error {
+	switch name {
+	case chunk.FieldContentHash:
+		m.ClearContentHash()
+		return nil
+	}
 	return fmt.Errorf("unknown Chunk nullable field %s", name)
 }
 
@@ -4949,6 +5224,9 @@ func (m *ChunkMutation) ResetField(name string) error {
 		return nil
 	case chunk.FieldContent:
 		m.ResetContent()
+		return nil
+	case chunk.FieldContentHash:
+		m.ResetContentHash()
 		return nil
 	case chunk.FieldTokenCount:
 		m.ResetTokenCount()
@@ -16808,6 +17086,7 @@ type SourceMutation struct {
 	document_title      *string
 	document_version    *int
 	adddocument_version *int
+	chunk_hash          *string
 	cited               *bool
 	clearedFields       map[string]struct{}
 	tenant              *string
@@ -17409,6 +17688,55 @@ func (m *SourceMutation) ResetDocumentVersion() {
 	m.adddocument_version = nil
 }
 
+// SetChunkHash sets the "chunk_hash" field.
+func (m *SourceMutation) SetChunkHash(s string) {
+	m.chunk_hash = &s
+}
+
+// ChunkHash returns the value of the "chunk_hash" field in the mutation.
+func (m *SourceMutation) ChunkHash() (r string, exists bool) {
+	v := m.chunk_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChunkHash returns the old "chunk_hash" field's value of the Source entity.
+// If the Source object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SourceMutation) OldChunkHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChunkHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChunkHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChunkHash: %w", err)
+	}
+	return oldValue.ChunkHash, nil
+}
+
+// ClearChunkHash clears the value of the "chunk_hash" field.
+func (m *SourceMutation) ClearChunkHash() {
+	m.chunk_hash = nil
+	m.clearedFields[source.FieldChunkHash] = struct{}{}
+}
+
+// ChunkHashCleared returns if the "chunk_hash" field was cleared in this mutation.
+func (m *SourceMutation) ChunkHashCleared() bool {
+	_, ok := m.clearedFields[source.FieldChunkHash]
+	return ok
+}
+
+// ResetChunkHash resets all changes to the "chunk_hash" field.
+func (m *SourceMutation) ResetChunkHash() {
+	m.chunk_hash = nil
+	delete(m.clearedFields, source.FieldChunkHash)
+}
+
 // SetCited sets the "cited" field.
 func (m *SourceMutation) SetCited(b bool) {
 	m.cited = &b
@@ -17587,7 +17915,7 @@ func (m *SourceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SourceMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.tenant != nil {
 		fields = append(fields, source.FieldTenantID)
 	}
@@ -17620,6 +17948,9 @@ func (m *SourceMutation) Fields() []string {
 	}
 	if m.document_version != nil {
 		fields = append(fields, source.FieldDocumentVersion)
+	}
+	if m.chunk_hash != nil {
+		fields = append(fields, source.FieldChunkHash)
 	}
 	if m.cited != nil {
 		fields = append(fields, source.FieldCited)
@@ -17654,6 +17985,8 @@ func (m *SourceMutation) Field(name string) (ent.Value, bool) {
 		return m.DocumentTitle()
 	case source.FieldDocumentVersion:
 		return m.DocumentVersion()
+	case source.FieldChunkHash:
+		return m.ChunkHash()
 	case source.FieldCited:
 		return m.Cited()
 	}
@@ -17687,6 +18020,8 @@ func (m *SourceMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldDocumentTitle(ctx)
 	case source.FieldDocumentVersion:
 		return m.OldDocumentVersion(ctx)
+	case source.FieldChunkHash:
+		return m.OldChunkHash(ctx)
 	case source.FieldCited:
 		return m.OldCited(ctx)
 	}
@@ -17775,6 +18110,13 @@ func (m *SourceMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDocumentVersion(v)
 		return nil
+	case source.FieldChunkHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChunkHash(v)
+		return nil
 	case source.FieldCited:
 		v, ok := value.(bool)
 		if !ok {
@@ -17857,6 +18199,9 @@ func (m *SourceMutation) ClearedFields() []string {
 	if m.FieldCleared(source.FieldDocumentID) {
 		fields = append(fields, source.FieldDocumentID)
 	}
+	if m.FieldCleared(source.FieldChunkHash) {
+		fields = append(fields, source.FieldChunkHash)
+	}
 	return fields
 }
 
@@ -17876,6 +18221,9 @@ func (m *SourceMutation) ClearField(name string) error {
 		return nil
 	case source.FieldDocumentID:
 		m.ClearDocumentID()
+		return nil
+	case source.FieldChunkHash:
+		m.ClearChunkHash()
 		return nil
 	}
 	return fmt.Errorf("unknown Source nullable field %s", name)
@@ -17917,6 +18265,9 @@ func (m *SourceMutation) ResetField(name string) error {
 		return nil
 	case source.FieldDocumentVersion:
 		m.ResetDocumentVersion()
+		return nil
+	case source.FieldChunkHash:
+		m.ResetChunkHash()
 		return nil
 	case source.FieldCited:
 		m.ResetCited()

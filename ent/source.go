@@ -43,6 +43,8 @@ type Source struct {
 	DocumentTitle string `json:"document_title,omitempty"`
 	// DocumentVersion holds the value of the "document_version" field.
 	DocumentVersion int `json:"document_version,omitempty"`
+	// ChunkHash holds the value of the "chunk_hash" field.
+	ChunkHash *string `json:"chunk_hash,omitempty"`
 	// Cited holds the value of the "cited" field.
 	Cited bool `json:"cited,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -125,7 +127,7 @@ func (*Source) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case source.FieldRank, source.FieldDocumentVersion:
 			values[i] = new(sql.NullInt64)
-		case source.FieldTenantID, source.FieldOwnerID, source.FieldLabel, source.FieldSnippet, source.FieldDocumentTitle:
+		case source.FieldTenantID, source.FieldOwnerID, source.FieldLabel, source.FieldSnippet, source.FieldDocumentTitle, source.FieldChunkHash:
 			values[i] = new(sql.NullString)
 		case source.FieldID, source.FieldAttemptID:
 			values[i] = new(uuid.UUID)
@@ -217,6 +219,13 @@ func (_m *Source) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field document_version", values[i])
 			} else if value.Valid {
 				_m.DocumentVersion = int(value.Int64)
+			}
+		case source.FieldChunkHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field chunk_hash", values[i])
+			} else if value.Valid {
+				_m.ChunkHash = new(string)
+				*_m.ChunkHash = value.String
 			}
 		case source.FieldCited:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -316,6 +325,11 @@ func (_m *Source) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("document_version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.DocumentVersion))
+	builder.WriteString(", ")
+	if v := _m.ChunkHash; v != nil {
+		builder.WriteString("chunk_hash=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("cited=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Cited))

@@ -109,6 +109,20 @@ func (_c *SourceCreate) SetDocumentVersion(v int) *SourceCreate {
 	return _c
 }
 
+// SetChunkHash sets the "chunk_hash" field.
+func (_c *SourceCreate) SetChunkHash(v string) *SourceCreate {
+	_c.mutation.SetChunkHash(v)
+	return _c
+}
+
+// SetNillableChunkHash sets the "chunk_hash" field if the given value is not nil.
+func (_c *SourceCreate) SetNillableChunkHash(v *string) *SourceCreate {
+	if v != nil {
+		_c.SetChunkHash(*v)
+	}
+	return _c
+}
+
 // SetCited sets the "cited" field.
 func (_c *SourceCreate) SetCited(v bool) *SourceCreate {
 	_c.mutation.SetCited(v)
@@ -262,6 +276,11 @@ func (_c *SourceCreate) check() error {
 	if _, ok := _c.mutation.DocumentVersion(); !ok {
 		return &ValidationError{Name: "document_version", err: errors.New(`ent: missing required field "Source.document_version"`)}
 	}
+	if v, ok := _c.mutation.ChunkHash(); ok {
+		if err := source.ChunkHashValidator(v); err != nil {
+			return &ValidationError{Name: "chunk_hash", err: fmt.Errorf(`ent: validator failed for field "Source.chunk_hash": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.Cited(); !ok {
 		return &ValidationError{Name: "cited", err: errors.New(`ent: missing required field "Source.cited"`)}
 	}
@@ -334,6 +353,10 @@ func (_c *SourceCreate) createSpec() (*Source, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.DocumentVersion(); ok {
 		_spec.SetField(source.FieldDocumentVersion, field.TypeInt, value)
 		_node.DocumentVersion = value
+	}
+	if value, ok := _c.mutation.ChunkHash(); ok {
+		_spec.SetField(source.FieldChunkHash, field.TypeString, value)
+		_node.ChunkHash = &value
 	}
 	if value, ok := _c.mutation.Cited(); ok {
 		_spec.SetField(source.FieldCited, field.TypeBool, value)
@@ -538,6 +561,9 @@ func (u *SourceUpsertOne) UpdateNewValues() *SourceUpsertOne {
 		}
 		if _, exists := u.create.mutation.DocumentVersion(); exists {
 			s.SetIgnore(source.FieldDocumentVersion)
+		}
+		if _, exists := u.create.mutation.ChunkHash(); exists {
+			s.SetIgnore(source.FieldChunkHash)
 		}
 		if _, exists := u.create.mutation.Cited(); exists {
 			s.SetIgnore(source.FieldCited)
@@ -824,6 +850,9 @@ func (u *SourceUpsertBulk) UpdateNewValues() *SourceUpsertBulk {
 			}
 			if _, exists := b.mutation.DocumentVersion(); exists {
 				s.SetIgnore(source.FieldDocumentVersion)
+			}
+			if _, exists := b.mutation.ChunkHash(); exists {
+				s.SetIgnore(source.FieldChunkHash)
 			}
 			if _, exists := b.mutation.Cited(); exists {
 				s.SetIgnore(source.FieldCited)

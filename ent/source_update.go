@@ -154,6 +154,9 @@ func (_u *SourceUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if _u.mutation.ChunkHashCleared() {
+		_spec.ClearField(source.FieldChunkHash, field.TypeString)
+	}
 	if _u.mutation.ChunkCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -386,6 +389,9 @@ func (_u *SourceUpdateOne) sqlSave(ctx context.Context) (_node *Source, err erro
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.ChunkHashCleared() {
+		_spec.ClearField(source.FieldChunkHash, field.TypeString)
 	}
 	if _u.mutation.ChunkCleared() {
 		edge := &sqlgraph.EdgeSpec{

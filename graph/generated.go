@@ -43,6 +43,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Attempt() AttemptResolver
 	AuditEvent() AuditEventResolver
 	ContextManifest() ContextManifestResolver
 	Conversation() ConversationResolver
@@ -87,6 +88,9 @@ type ComplexityRoot struct {
 		Model              func(childComplexity int) int
 		OriginalQuestion   func(childComplexity int) int
 		PromptTokens       func(childComplexity int) int
+		ReaskOf            func(childComplexity int) int
+		ReaskOfID          func(childComplexity int) int
+		Reasks             func(childComplexity int) int
 		RefusalReason      func(childComplexity int) int
 		Refused            func(childComplexity int) int
 		RequiresHistory    func(childComplexity int) int
@@ -94,6 +98,7 @@ type ComplexityRoot struct {
 		RetryOf            func(childComplexity int) int
 		RetryOfID          func(childComplexity int) int
 		Sources            func(childComplexity int) int
+		Staleness          func(childComplexity int) int
 		StandaloneQuestion func(childComplexity int) int
 		StartedAt          func(childComplexity int) int
 		Status             func(childComplexity int) int
@@ -136,6 +141,11 @@ type ComplexityRoot struct {
 		Sources            func(childComplexity int) int
 		StandaloneQuestion func(childComplexity int) int
 		Text               func(childComplexity int) int
+	}
+
+	AttemptStaleness struct {
+		Sources func(childComplexity int) int
+		Stale   func(childComplexity int) int
 	}
 
 	AttemptTimings struct {
@@ -498,6 +508,7 @@ type ComplexityRoot struct {
 		KeepConversation               func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		MoveConversationToFolder       func(childComplexity int, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) int
 		PinConversation                func(childComplexity int, id uuid.UUID, expectedVersion *int) int
+		ReaskAttempt                   func(childComplexity int, attemptID uuid.UUID, clientRequestID *string) int
 		RemoveConversationTags         func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID) int
 		RenameConversation             func(childComplexity int, id uuid.UUID, title string, expectedVersion *int) int
 		RequestSupportAccess           func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
@@ -560,6 +571,12 @@ type ComplexityRoot struct {
 		TenantSettings           func(childComplexity int) int
 		UsageSummary             func(childComplexity int, from time.Time, to time.Time) int
 		Viewer                   func(childComplexity int) int
+	}
+
+	ReaskAttemptPayload struct {
+		Attempt      func(childComplexity int) int
+		Deduplicated func(childComplexity int) int
+		UserMessage  func(childComplexity int) int
 	}
 
 	RevokeShareLinkPayload struct {
@@ -639,6 +656,14 @@ type ComplexityRoot struct {
 		Rank            func(childComplexity int) int
 		Score           func(childComplexity int) int
 		Snippet         func(childComplexity int) int
+	}
+
+	SourceStaleness struct {
+		Change                 func(childComplexity int) int
+		CitedVersion           func(childComplexity int) int
+		CurrentVersion         func(childComplexity int) int
+		Source                 func(childComplexity int) int
+		StillContainsCitedText func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -765,6 +790,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AttemptResolver interface {
+	Staleness(ctx context.Context, obj *ent.Attempt) (*model.AttemptStaleness, error)
+}
 type AuditEventResolver interface {
 	Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error)
 }
@@ -836,6 +864,7 @@ type MutationResolver interface {
 	CreateShareLink(ctx context.Context, input model.CreateShareLinkInput) (*model.CreateShareLinkPayload, error)
 	UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error)
 	RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error)
+	ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1037,6 +1066,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.PromptTokens(childComplexity), true
+	case "Attempt.reaskOf":
+		if e.ComplexityRoot.Attempt.ReaskOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.ReaskOf(childComplexity), true
+	case "Attempt.reaskOfId":
+		if e.ComplexityRoot.Attempt.ReaskOfID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.ReaskOfID(childComplexity), true
+	case "Attempt.reasks":
+		if e.ComplexityRoot.Attempt.Reasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.Reasks(childComplexity), true
 	case "Attempt.refusalReason":
 		if e.ComplexityRoot.Attempt.RefusalReason == nil {
 			break
@@ -1079,6 +1126,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.Sources(childComplexity), true
+	case "Attempt.staleness":
+		if e.ComplexityRoot.Attempt.Staleness == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.Staleness(childComplexity), true
 	case "Attempt.standaloneQuestion":
 		if e.ComplexityRoot.Attempt.StandaloneQuestion == nil {
 			break
@@ -1263,6 +1316,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AttemptEvent.Text(childComplexity), true
+
+	case "AttemptStaleness.sources":
+		if e.ComplexityRoot.AttemptStaleness.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptStaleness.Sources(childComplexity), true
+	case "AttemptStaleness.stale":
+		if e.ComplexityRoot.AttemptStaleness.Stale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptStaleness.Stale(childComplexity), true
 
 	case "AttemptTimings.completedAt":
 		if e.ComplexityRoot.AttemptTimings.CompletedAt == nil {
@@ -2868,6 +2934,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PinConversation(childComplexity, args["id"].(uuid.UUID), args["expectedVersion"].(*int)), true
+	case "Mutation.reaskAttempt":
+		if e.ComplexityRoot.Mutation.ReaskAttempt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reaskAttempt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReaskAttempt(childComplexity, args["attemptId"].(uuid.UUID), args["clientRequestId"].(*string)), true
 	case "Mutation.removeConversationTags":
 		if e.ComplexityRoot.Mutation.RemoveConversationTags == nil {
 			break
@@ -3381,6 +3458,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
+	case "ReaskAttemptPayload.attempt":
+		if e.ComplexityRoot.ReaskAttemptPayload.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReaskAttemptPayload.Attempt(childComplexity), true
+	case "ReaskAttemptPayload.deduplicated":
+		if e.ComplexityRoot.ReaskAttemptPayload.Deduplicated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReaskAttemptPayload.Deduplicated(childComplexity), true
+	case "ReaskAttemptPayload.userMessage":
+		if e.ComplexityRoot.ReaskAttemptPayload.UserMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReaskAttemptPayload.UserMessage(childComplexity), true
+
 	case "RevokeShareLinkPayload.shareLink":
 		if e.ComplexityRoot.RevokeShareLinkPayload.ShareLink == nil {
 			break
@@ -3684,6 +3780,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Source.Snippet(childComplexity), true
+
+	case "SourceStaleness.change":
+		if e.ComplexityRoot.SourceStaleness.Change == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceStaleness.Change(childComplexity), true
+	case "SourceStaleness.citedVersion":
+		if e.ComplexityRoot.SourceStaleness.CitedVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceStaleness.CitedVersion(childComplexity), true
+	case "SourceStaleness.currentVersion":
+		if e.ComplexityRoot.SourceStaleness.CurrentVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceStaleness.CurrentVersion(childComplexity), true
+	case "SourceStaleness.source":
+		if e.ComplexityRoot.SourceStaleness.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceStaleness.Source(childComplexity), true
+	case "SourceStaleness.stillContainsCitedText":
+		if e.ComplexityRoot.SourceStaleness.StillContainsCitedText == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceStaleness.StillContainsCitedText(childComplexity), true
 
 	case "Subscription.attemptEvents":
 		if e.ComplexityRoot.Subscription.AttemptEvents == nil {
@@ -6145,6 +6272,87 @@ extend input UpdateTenantSettingsInput {
   publicShareLinks: Boolean
   publicShareSources: Boolean
 }
+
+"""
+How a cited document differs from the version an answer's source
+snapshotted (docs/API.md, "Stale answers").
+"""
+enum SourceChange {
+  "The document's current version is not the cited one."
+  CHANGED
+  "The document was deleted."
+  DELETED
+  "The viewer may not read the document now: no detail is given."
+  UNAVAILABLE
+}
+
+"""
+One source of an answer that is not current.
+"""
+type SourceStaleness {
+  "The source, re-authorised like Attempt.sources."
+  source: Source!
+  "How its document changed."
+  change: SourceChange!
+  "The document version the source cited; CHANGED only."
+  citedVersion: Int
+  "The document's current version; CHANGED only."
+  currentVersion: Int
+  """
+  Whether the current version still has a chunk with the cited chunk's
+  exact text (by content hash); CHANGED only, and null when the source
+  predates content hashes.
+  """
+  stillContainsCitedText: Boolean
+}
+
+"""
+Whether an answer's evidence changed since it was written, computed on
+read.
+"""
+type AttemptStaleness {
+  """
+  True when a source's document was deleted, or changed and no longer
+  contains the cited text (or cannot tell).
+  """
+  stale: Boolean!
+  "The sources that are not current, in rank order; empty when all are."
+  sources: [SourceStaleness!]!
+}
+
+"""
+What reaskAttempt returns at once, before the answer exists. Follow the
+answer with the attemptEvents subscription.
+"""
+type ReaskAttemptPayload {
+  "The new question: the stale attempt's standalone question."
+  userMessage: Message!
+  "The new attempt; its reaskOf is the stale one."
+  attempt: Attempt!
+  "The request repeated an earlier idempotency key."
+  deduplicated: Boolean!
+}
+
+extend type Attempt {
+  """
+  Whether the documents this attempt cited changed since (docs/API.md,
+  "Stale answers"), as the viewer may see them now. Computed on every
+  read: refetch it when the conversation is opened or an event arrives.
+  """
+  staleness: AttemptStaleness!
+}
+
+extend type Mutation {
+  """
+  Owner only: asks a stale attempt's standalone question again on the
+  conversation's current branch, as a new question and attempt whose
+  reaskOf is the stale one. clientRequestId is the new question's
+  idempotency key, shared with ask's clientMessageId (omitted: no
+  idempotency). Another user's attempt, one of a deleted conversation or
+  an unknown id is NOT_FOUND; the rest of ask's errors apply.
+  """
+  reaskAttempt(attemptId: ID!, clientRequestId: String): ReaskAttemptPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6179,6 +6387,8 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_userMessageId(ctx, field)
 	case "retryOfId":
 		return ec.fieldContext_Attempt_retryOfId(ctx, field)
+	case "reaskOfId":
+		return ec.fieldContext_Attempt_reaskOfId(ctx, field)
 	case "clientRequestId":
 		return ec.fieldContext_Attempt_clientRequestId(ctx, field)
 	case "status":
@@ -6229,12 +6439,18 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_retryOf(ctx, field)
 	case "retries":
 		return ec.fieldContext_Attempt_retries(ctx, field)
+	case "reaskOf":
+		return ec.fieldContext_Attempt_reaskOf(ctx, field)
+	case "reasks":
+		return ec.fieldContext_Attempt_reasks(ctx, field)
 	case "assistantMessage":
 		return ec.fieldContext_Attempt_assistantMessage(ctx, field)
 	case "sources":
 		return ec.fieldContext_Attempt_sources(ctx, field)
 	case "feedback":
 		return ec.fieldContext_Attempt_feedback(ctx, field)
+	case "staleness":
+		return ec.fieldContext_Attempt_staleness(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attempt", field.Name)
 }
@@ -6303,6 +6519,16 @@ func (ec *executionContext) childFields_AttemptEvent(ctx context.Context, field 
 		return ec.fieldContext_AttemptEvent_failureMessage(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AttemptEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_AttemptStaleness(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stale":
+		return ec.fieldContext_AttemptStaleness_stale(ctx, field)
+	case "sources":
+		return ec.fieldContext_AttemptStaleness_sources(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttemptStaleness", field.Name)
 }
 
 func (ec *executionContext) childFields_AttemptTimings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7013,6 +7239,18 @@ func (ec *executionContext) childFields_PromptSectionTokens(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type PromptSectionTokens", field.Name)
 }
 
+func (ec *executionContext) childFields_ReaskAttemptPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userMessage":
+		return ec.fieldContext_ReaskAttemptPayload_userMessage(ctx, field)
+	case "attempt":
+		return ec.fieldContext_ReaskAttemptPayload_attempt(ctx, field)
+	case "deduplicated":
+		return ec.fieldContext_ReaskAttemptPayload_deduplicated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReaskAttemptPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RevokeShareLinkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "shareLink":
@@ -7169,6 +7407,22 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 		return ec.fieldContext_Source_documentId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Source", field.Name)
+}
+
+func (ec *executionContext) childFields_SourceStaleness(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_SourceStaleness_source(ctx, field)
+	case "change":
+		return ec.fieldContext_SourceStaleness_change(ctx, field)
+	case "citedVersion":
+		return ec.fieldContext_SourceStaleness_citedVersion(ctx, field)
+	case "currentVersion":
+		return ec.fieldContext_SourceStaleness_currentVersion(ctx, field)
+	case "stillContainsCitedText":
+		return ec.fieldContext_SourceStaleness_stillContainsCitedText(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SourceStaleness", field.Name)
 }
 
 func (ec *executionContext) childFields_SupportGrant(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8122,6 +8376,28 @@ func (ec *executionContext) field_Mutation_pinConversation_args(ctx context.Cont
 		return nil, err
 	}
 	args["expectedVersion"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reaskAttempt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "attemptId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["attemptId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestId"] = arg1
 	return args, nil
 }
 
@@ -9494,6 +9770,29 @@ func (ec *executionContext) fieldContext_Attempt_retryOfId(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
 }
 
+func (ec *executionContext) _Attempt_reaskOfId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_reaskOfId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReaskOfID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_reaskOfId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attempt", field, false, false, "ID")
+}
+
 func (ec *executionContext) _Attempt_clientRequestId(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10105,6 +10404,70 @@ func (ec *executionContext) fieldContext_Attempt_retries(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Attempt_reaskOf(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_reaskOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReaskOf(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalOAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_reaskOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_reasks(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_reasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reasks(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Attempt) graphql.Marshaler {
+			return ec.marshalOAttempt2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_reasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Attempt_assistantMessage(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10196,6 +10559,38 @@ func (ec *executionContext) fieldContext_Attempt_feedback(_ context.Context, fie
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Feedback(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_staleness(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_staleness(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attempt().Staleness(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptStaleness) graphql.Marshaler {
+			return ec.marshalNAttemptStaleness2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptStaleness(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_staleness(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptStaleness(ctx, field)
 		},
 	}
 	return fc, nil
@@ -10745,6 +11140,61 @@ func (ec *executionContext) _AttemptEvent_failureMessage(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_AttemptEvent_failureMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AttemptEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttemptStaleness_stale(ctx context.Context, field graphql.CollectedField, obj *model.AttemptStaleness) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptStaleness_stale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stale, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptStaleness_stale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptStaleness", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _AttemptStaleness_sources(ctx context.Context, field graphql.CollectedField, obj *model.AttemptStaleness) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptStaleness_sources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SourceStaleness) graphql.Marshaler {
+			return ec.marshalNSourceStaleness2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceStalenessᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptStaleness_sources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttemptStaleness",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SourceStaleness(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AttemptTimings_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.AttemptTimings) (ret graphql.Marshaler) {
@@ -18049,6 +18499,50 @@ func (ec *executionContext) fieldContext_Mutation_revokeShareLink(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_reaskAttempt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reaskAttempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReaskAttempt(ctx, fc.Args["attemptId"].(uuid.UUID), fc.Args["clientRequestId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReaskAttemptPayload) graphql.Marshaler {
+			return ec.marshalNReaskAttemptPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐReaskAttemptPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reaskAttempt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReaskAttemptPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reaskAttempt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19342,6 +19836,93 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _ReaskAttemptPayload_userMessage(ctx context.Context, field graphql.CollectedField, obj *model.ReaskAttemptPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReaskAttemptPayload_userMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Message) graphql.Marshaler {
+			return ec.marshalNMessage2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReaskAttemptPayload_userMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReaskAttemptPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReaskAttemptPayload_attempt(ctx context.Context, field graphql.CollectedField, obj *model.ReaskAttemptPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReaskAttemptPayload_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
+			return ec.marshalNAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReaskAttemptPayload_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReaskAttemptPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReaskAttemptPayload_deduplicated(ctx context.Context, field graphql.CollectedField, obj *model.ReaskAttemptPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReaskAttemptPayload_deduplicated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deduplicated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReaskAttemptPayload_deduplicated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReaskAttemptPayload", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _RevokeShareLinkPayload_shareLink(ctx context.Context, field graphql.CollectedField, obj *model.RevokeShareLinkPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20539,6 +21120,130 @@ func (ec *executionContext) _Source_documentId(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Source_documentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Source", field, true, true, "ID")
+}
+
+func (ec *executionContext) _SourceStaleness_source(ctx context.Context, field graphql.CollectedField, obj *model.SourceStaleness) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceStaleness_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Source) graphql.Marshaler {
+			return ec.marshalNSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceStaleness_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SourceStaleness",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Source(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SourceStaleness_change(ctx context.Context, field graphql.CollectedField, obj *model.SourceStaleness) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceStaleness_change(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Change, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.SourceChange) graphql.Marshaler {
+			return ec.marshalNSourceChange2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceStaleness_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceStaleness", field, false, false, "SourceChange")
+}
+
+func (ec *executionContext) _SourceStaleness_citedVersion(ctx context.Context, field graphql.CollectedField, obj *model.SourceStaleness) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceStaleness_citedVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CitedVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SourceStaleness_citedVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceStaleness", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SourceStaleness_currentVersion(ctx context.Context, field graphql.CollectedField, obj *model.SourceStaleness) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceStaleness_currentVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SourceStaleness_currentVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceStaleness", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SourceStaleness_stillContainsCitedText(ctx context.Context, field graphql.CollectedField, obj *model.SourceStaleness) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceStaleness_stillContainsCitedText(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StillContainsCitedText, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SourceStaleness_stillContainsCitedText(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceStaleness", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Subscription_attemptEvents(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -24038,7 +24743,7 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "userMessageId", "userMessageIdNEQ", "userMessageIdIn", "userMessageIdNotIn", "retryOfId", "retryOfIdNEQ", "retryOfIdIn", "retryOfIdNotIn", "retryOfIdIsNil", "retryOfIdNotNil", "clientRequestId", "clientRequestIdNEQ", "clientRequestIdIn", "clientRequestIdNotIn", "clientRequestIdGT", "clientRequestIdGTE", "clientRequestIdLT", "clientRequestIdLTE", "clientRequestIdContains", "clientRequestIdHasPrefix", "clientRequestIdHasSuffix", "clientRequestIdIsNil", "clientRequestIdNotNil", "clientRequestIdEqualFold", "clientRequestIdContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdEqualFold", "traceIdContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "userMessageId", "userMessageIdNEQ", "userMessageIdIn", "userMessageIdNotIn", "retryOfId", "retryOfIdNEQ", "retryOfIdIn", "retryOfIdNotIn", "retryOfIdIsNil", "retryOfIdNotNil", "reaskOfId", "reaskOfIdNEQ", "reaskOfIdIn", "reaskOfIdNotIn", "reaskOfIdIsNil", "reaskOfIdNotNil", "clientRequestId", "clientRequestIdNEQ", "clientRequestIdIn", "clientRequestIdNotIn", "clientRequestIdGT", "clientRequestIdGTE", "clientRequestIdLT", "clientRequestIdLTE", "clientRequestIdContains", "clientRequestIdHasPrefix", "clientRequestIdHasSuffix", "clientRequestIdIsNil", "clientRequestIdNotNil", "clientRequestIdEqualFold", "clientRequestIdContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "originalQuestion", "originalQuestionNEQ", "originalQuestionIn", "originalQuestionNotIn", "originalQuestionGT", "originalQuestionGTE", "originalQuestionLT", "originalQuestionLTE", "originalQuestionContains", "originalQuestionHasPrefix", "originalQuestionHasSuffix", "originalQuestionEqualFold", "originalQuestionContainsFold", "standaloneQuestion", "standaloneQuestionNEQ", "standaloneQuestionIn", "standaloneQuestionNotIn", "standaloneQuestionGT", "standaloneQuestionGTE", "standaloneQuestionLT", "standaloneQuestionLTE", "standaloneQuestionContains", "standaloneQuestionHasPrefix", "standaloneQuestionHasSuffix", "standaloneQuestionIsNil", "standaloneQuestionNotNil", "standaloneQuestionEqualFold", "standaloneQuestionContainsFold", "requiresHistory", "requiresHistoryNEQ", "answer", "answerNEQ", "answerIn", "answerNotIn", "answerGT", "answerGTE", "answerLT", "answerLTE", "answerContains", "answerHasPrefix", "answerHasSuffix", "answerEqualFold", "answerContainsFold", "checkpointSeq", "checkpointSeqNEQ", "checkpointSeqIn", "checkpointSeqNotIn", "checkpointSeqGT", "checkpointSeqGTE", "checkpointSeqLT", "checkpointSeqLTE", "checkpointAt", "checkpointAtNEQ", "checkpointAtIn", "checkpointAtNotIn", "checkpointAtGT", "checkpointAtGTE", "checkpointAtLT", "checkpointAtLTE", "checkpointAtIsNil", "checkpointAtNotNil", "refused", "refusedNEQ", "refusalReason", "refusalReasonNEQ", "refusalReasonIn", "refusalReasonNotIn", "refusalReasonGT", "refusalReasonGTE", "refusalReasonLT", "refusalReasonLTE", "refusalReasonContains", "refusalReasonHasPrefix", "refusalReasonHasSuffix", "refusalReasonIsNil", "refusalReasonNotNil", "refusalReasonEqualFold", "refusalReasonContainsFold", "failureCode", "failureCodeNEQ", "failureCodeIn", "failureCodeNotIn", "failureCodeGT", "failureCodeGTE", "failureCodeLT", "failureCodeLTE", "failureCodeContains", "failureCodeHasPrefix", "failureCodeHasSuffix", "failureCodeIsNil", "failureCodeNotNil", "failureCodeEqualFold", "failureCodeContainsFold", "failureMessage", "failureMessageNEQ", "failureMessageIn", "failureMessageNotIn", "failureMessageGT", "failureMessageGTE", "failureMessageLT", "failureMessageLTE", "failureMessageContains", "failureMessageHasPrefix", "failureMessageHasSuffix", "failureMessageIsNil", "failureMessageNotNil", "failureMessageEqualFold", "failureMessageContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelIsNil", "modelNotNil", "modelEqualFold", "modelContainsFold", "promptTokens", "promptTokensNEQ", "promptTokensIn", "promptTokensNotIn", "promptTokensGT", "promptTokensGTE", "promptTokensLT", "promptTokensLTE", "completionTokens", "completionTokensNEQ", "completionTokensIn", "completionTokensNotIn", "completionTokensGT", "completionTokensGTE", "completionTokensLT", "completionTokensLTE", "totalTokens", "totalTokensNEQ", "totalTokensIn", "totalTokensNotIn", "totalTokensGT", "totalTokensGTE", "totalTokensLT", "totalTokensLTE", "summaryVersion", "summaryVersionNEQ", "summaryVersionIn", "summaryVersionNotIn", "summaryVersionGT", "summaryVersionGTE", "summaryVersionLT", "summaryVersionLTE", "traceId", "traceIdNEQ", "traceIdIn", "traceIdNotIn", "traceIdGT", "traceIdGTE", "traceIdLT", "traceIdLTE", "traceIdContains", "traceIdHasPrefix", "traceIdHasSuffix", "traceIdEqualFold", "traceIdContainsFold", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "firstTokenAt", "firstTokenAtNEQ", "firstTokenAtIn", "firstTokenAtNotIn", "firstTokenAtGT", "firstTokenAtGTE", "firstTokenAtLT", "firstTokenAtLTE", "firstTokenAtIsNil", "firstTokenAtNotNil", "completedAt", "completedAtNEQ", "completedAtIn", "completedAtNotIn", "completedAtGT", "completedAtGTE", "completedAtLT", "completedAtLTE", "completedAtIsNil", "completedAtNotNil", "hasConversation", "hasConversationWith", "hasUserMessage", "hasUserMessageWith", "hasRetryOf", "hasRetryOfWith", "hasRetries", "hasRetriesWith", "hasReaskOf", "hasReaskOfWith", "hasReasks", "hasReasksWith", "hasAssistantMessage", "hasAssistantMessageWith", "hasSources", "hasSourcesWith", "hasFeedback", "hasFeedbackWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -24332,6 +25037,48 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.RetryOfIDNotNil = data
+		case "reaskOfId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfID = data
+		case "reaskOfIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDNEQ = data
+		case "reaskOfIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDIn = data
+		case "reaskOfIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDNotIn = data
+		case "reaskOfIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDIsNil = data
+		case "reaskOfIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaskOfIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReaskOfIDNotNil = data
 		case "clientRequestId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientRequestId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -25893,6 +26640,34 @@ func (ec *executionContext) unmarshalInputAttemptWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.HasRetriesWith = data
+		case "hasReaskOf":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReaskOf"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReaskOf = data
+		case "hasReaskOfWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReaskOfWith"))
+			data, err := ec.unmarshalOAttemptWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReaskOfWith = data
+		case "hasReasks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReasks"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReasks = data
+		case "hasReasksWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasReasksWith"))
+			data, err := ec.unmarshalOAttemptWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasReasksWith = data
 		case "hasAssistantMessage":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasAssistantMessage"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -35545,6 +36320,11 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "reaskOfId":
+			out.Values[i] = ec._Attempt_reaskOfId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "clientRequestId":
 			out.Values[i] = ec._Attempt_clientRequestId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -35674,6 +36454,18 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_retries(ctx, field, obj)
 				})
+		case "reaskOf":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_reaskOf(ctx, field, obj)
+				})
+		case "reasks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_reasks(ctx, field, obj)
+				})
 		case "assistantMessage":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -35691,6 +36483,12 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_feedback(ctx, field, obj)
+				})
+		case "staleness":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_staleness(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -35907,6 +36705,44 @@ func (ec *executionContext) _AttemptEvent(ctx context.Context, sel ast.Selection
 		case "failureMessage":
 			out.Values[i] = ec._AttemptEvent_failureMessage(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attemptStalenessImplementors = []string{"AttemptStaleness"}
+
+func (ec *executionContext) _AttemptStaleness(ctx context.Context, sel ast.SelectionSet, obj *model.AttemptStaleness) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attemptStalenessImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttemptStaleness")
+		case "stale":
+			out.Values[i] = ec._AttemptStaleness_stale(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sources":
+			out.Values[i] = ec._AttemptStaleness_sources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -38464,6 +39300,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "reaskAttempt":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reaskAttempt(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38762,6 +39605,49 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reaskAttemptPayloadImplementors = []string{"ReaskAttemptPayload"}
+
+func (ec *executionContext) _ReaskAttemptPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReaskAttemptPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reaskAttemptPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReaskAttemptPayload")
+		case "userMessage":
+			out.Values[i] = ec._ReaskAttemptPayload_userMessage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempt":
+			out.Values[i] = ec._ReaskAttemptPayload_attempt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deduplicated":
+			out.Values[i] = ec._ReaskAttemptPayload_deduplicated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39293,6 +40179,59 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Source_documentId(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sourceStalenessImplementors = []string{"SourceStaleness"}
+
+func (ec *executionContext) _SourceStaleness(ctx context.Context, sel ast.SelectionSet, obj *model.SourceStaleness) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sourceStalenessImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SourceStaleness")
+		case "source":
+			out.Values[i] = ec._SourceStaleness_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "change":
+			out.Values[i] = ec._SourceStaleness_change(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "citedVersion":
+			out.Values[i] = ec._SourceStaleness_citedVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "currentVersion":
+			out.Values[i] = ec._SourceStaleness_currentVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "stillContainsCitedText":
+			out.Values[i] = ec._SourceStaleness_stillContainsCitedText(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -40465,6 +41404,14 @@ func (ec *executionContext) marshalNAttemptOrderField2ᚖgithubᚗcomᚋragchat�
 	return v
 }
 
+func (ec *executionContext) marshalNAttemptStaleness2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptStaleness(ctx context.Context, sel ast.SelectionSet, v *model.AttemptStaleness) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttemptStaleness!")
+		return graphql.Null
+	}
+	return ec._AttemptStaleness(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAttemptStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattemptᚐStatus(ctx context.Context, v any) (attempt.Status, error) {
 	var res attempt.Status
 	err := res.UnmarshalGQL(v)
@@ -41362,6 +42309,14 @@ func (ec *executionContext) marshalNPromptSectionTokens2githubᚗcomᚋragchat�
 	return ec._PromptSectionTokens(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNReaskAttemptPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐReaskAttemptPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReaskAttemptPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReaskAttemptPayload!")
+		return graphql.Null
+	}
+	return ec._ReaskAttemptPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRetryAttemptInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐRetryAttemptInput(ctx context.Context, v any) (model.RetryAttemptInput, error) {
 	res, err := ec.unmarshalInputRetryAttemptInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -41560,6 +42515,40 @@ func (ec *executionContext) marshalNSource2ᚖgithubᚗcomᚋragchatᚋragchat�
 		return graphql.Null
 	}
 	return ec._Source(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSourceChange2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceChange(ctx context.Context, v any) (model.SourceChange, error) {
+	var res model.SourceChange
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSourceChange2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceChange(ctx context.Context, sel ast.SelectionSet, v model.SourceChange) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSourceStaleness2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceStalenessᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SourceStaleness) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSourceStaleness2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceStaleness(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSourceStaleness2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceStaleness(ctx context.Context, sel ast.SelectionSet, v *model.SourceStaleness) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SourceStaleness!")
+		return graphql.Null
+	}
+	return ec._SourceStaleness(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSourceWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSourceWhereInput(ctx context.Context, v any) (*ent.SourceWhereInput, error) {

@@ -70,6 +70,9 @@ func (r *queryResolver) SupportGrants(ctx context.Context, after *entgql.Cursor[
 	return r.supportGrants(ctx, after, first, before, last, orderBy, where)
 }
 
+// Attempt returns graph.AttemptResolver implementation.
+func (r *Resolver) Attempt() graph.AttemptResolver { return &attemptResolver{r} }
+
 // AuditEvent returns graph.AuditEventResolver implementation.
 func (r *Resolver) AuditEvent() graph.AuditEventResolver { return &auditEventResolver{r} }
 
@@ -94,6 +97,7 @@ func (r *Resolver) ConversationWhereInput() graph.ConversationWhereInputResolver
 }
 
 type (
+	attemptResolver                struct{ *Resolver }
 	auditEventResolver             struct{ *Resolver }
 	conversationResolver           struct{ *Resolver }
 	messageResolver                struct{ *Resolver }

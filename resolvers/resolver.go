@@ -52,6 +52,8 @@ type Engine interface {
 	LegacyLeaf(ctx context.Context, conversationID uuid.UUID) (*uuid.UUID, error)
 	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error)
 	Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
+	Reask(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
+	Staleness(ctx context.Context, att *ent.Attempt) (*chat.AttemptStaleness, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
 	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)

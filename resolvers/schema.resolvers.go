@@ -19,6 +19,11 @@ import (
 	"github.com/ragchat/ragchat/internal/portability"
 )
 
+// Staleness is the resolver for the staleness field.
+func (r *attemptResolver) Staleness(ctx context.Context, obj *ent.Attempt) (*model.AttemptStaleness, error) {
+	return r.staleness(ctx, obj)
+}
+
 // Metadata is the resolver for the metadata field.
 func (r *auditEventResolver) Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error) {
 	return auditMetadata(obj), nil
@@ -287,6 +292,11 @@ func (r *mutationResolver) UpdateShareLink(ctx context.Context, id uuid.UUID, in
 // RevokeShareLink is the resolver for the revokeShareLink field.
 func (r *mutationResolver) RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error) {
 	return r.revokeShareLink(ctx, id)
+}
+
+// ReaskAttempt is the resolver for the reaskAttempt field.
+func (r *mutationResolver) ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error) {
+	return r.reask(ctx, attemptID, clientRequestID)
 }
 
 // Viewer is the resolver for the viewer field.

@@ -33,6 +33,8 @@ const (
 	FieldUserMessageID = "user_message_id"
 	// FieldRetryOfID holds the string denoting the retry_of_id field in the database.
 	FieldRetryOfID = "retry_of_id"
+	// FieldReaskOfID holds the string denoting the reask_of_id field in the database.
+	FieldReaskOfID = "reask_of_id"
 	// FieldClientRequestID holds the string denoting the client_request_id field in the database.
 	FieldClientRequestID = "client_request_id"
 	// FieldStatus holds the string denoting the status field in the database.
@@ -91,6 +93,10 @@ const (
 	EdgeRetryOf = "retry_of"
 	// EdgeRetries holds the string denoting the retries edge name in mutations.
 	EdgeRetries = "retries"
+	// EdgeReaskOf holds the string denoting the reask_of edge name in mutations.
+	EdgeReaskOf = "reask_of"
+	// EdgeReasks holds the string denoting the reasks edge name in mutations.
+	EdgeReasks = "reasks"
 	// EdgeAssistantMessage holds the string denoting the assistant_message edge name in mutations.
 	EdgeAssistantMessage = "assistant_message"
 	// EdgeSources holds the string denoting the sources edge name in mutations.
@@ -128,6 +134,14 @@ const (
 	RetriesTable = "attempts"
 	// RetriesColumn is the table column denoting the retries relation/edge.
 	RetriesColumn = "retry_of_id"
+	// ReaskOfTable is the table that holds the reask_of relation/edge.
+	ReaskOfTable = "attempts"
+	// ReaskOfColumn is the table column denoting the reask_of relation/edge.
+	ReaskOfColumn = "reask_of_id"
+	// ReasksTable is the table that holds the reasks relation/edge.
+	ReasksTable = "attempts"
+	// ReasksColumn is the table column denoting the reasks relation/edge.
+	ReasksColumn = "reask_of_id"
 	// AssistantMessageTable is the table that holds the assistant_message relation/edge.
 	AssistantMessageTable = "messages"
 	// AssistantMessageInverseTable is the table name for the Message entity.
@@ -161,6 +175,7 @@ var Columns = []string{
 	FieldConversationID,
 	FieldUserMessageID,
 	FieldRetryOfID,
+	FieldReaskOfID,
 	FieldClientRequestID,
 	FieldStatus,
 	FieldOriginalQuestion,
@@ -329,6 +344,11 @@ func ByRetryOfID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRetryOfID, opts...).ToFunc()
 }
 
+// ByReaskOfID orders the results by the reask_of_id field.
+func ByReaskOfID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReaskOfID, opts...).ToFunc()
+}
+
 // ByClientRequestID orders the results by the client_request_id field.
 func ByClientRequestID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldClientRequestID, opts...).ToFunc()
@@ -486,6 +506,27 @@ func ByRetries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByReaskOfField orders the results by reask_of field.
+func ByReaskOfField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newReaskOfStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByReasksCount orders the results by reasks count.
+func ByReasksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newReasksStep(), opts...)
+	}
+}
+
+// ByReasks orders the results by reasks terms.
+func ByReasks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newReasksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByAssistantMessageField orders the results by assistant_message field.
 func ByAssistantMessageField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -553,6 +594,20 @@ func newRetriesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(Table, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, RetriesTable, RetriesColumn),
+	)
+}
+func newReaskOfStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(Table, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, true, ReaskOfTable, ReaskOfColumn),
+	)
+}
+func newReasksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(Table, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ReasksTable, ReasksColumn),
 	)
 }
 func newAssistantMessageStep() *sqlgraph.Step {

@@ -92,6 +92,11 @@ func RetryOfID(v uuid.UUID) predicate.Attempt {
 	return predicate.Attempt(sql.FieldEQ(FieldRetryOfID, v))
 }
 
+// ReaskOfID applies equality check predicate on the "reask_of_id" field. It's identical to ReaskOfIDEQ.
+func ReaskOfID(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldEQ(FieldReaskOfID, v))
+}
+
 // ClientRequestID applies equality check predicate on the "client_request_id" field. It's identical to ClientRequestIDEQ.
 func ClientRequestID(v string) predicate.Attempt {
 	return predicate.Attempt(sql.FieldEQ(FieldClientRequestID, v))
@@ -480,6 +485,36 @@ func RetryOfIDIsNil() predicate.Attempt {
 // RetryOfIDNotNil applies the NotNil predicate on the "retry_of_id" field.
 func RetryOfIDNotNil() predicate.Attempt {
 	return predicate.Attempt(sql.FieldNotNull(FieldRetryOfID))
+}
+
+// ReaskOfIDEQ applies the EQ predicate on the "reask_of_id" field.
+func ReaskOfIDEQ(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldEQ(FieldReaskOfID, v))
+}
+
+// ReaskOfIDNEQ applies the NEQ predicate on the "reask_of_id" field.
+func ReaskOfIDNEQ(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldNEQ(FieldReaskOfID, v))
+}
+
+// ReaskOfIDIn applies the In predicate on the "reask_of_id" field.
+func ReaskOfIDIn(vs ...uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldIn(FieldReaskOfID, vs...))
+}
+
+// ReaskOfIDNotIn applies the NotIn predicate on the "reask_of_id" field.
+func ReaskOfIDNotIn(vs ...uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldNotIn(FieldReaskOfID, vs...))
+}
+
+// ReaskOfIDIsNil applies the IsNil predicate on the "reask_of_id" field.
+func ReaskOfIDIsNil() predicate.Attempt {
+	return predicate.Attempt(sql.FieldIsNull(FieldReaskOfID))
+}
+
+// ReaskOfIDNotNil applies the NotNil predicate on the "reask_of_id" field.
+func ReaskOfIDNotNil() predicate.Attempt {
+	return predicate.Attempt(sql.FieldNotNull(FieldReaskOfID))
 }
 
 // ClientRequestIDEQ applies the EQ predicate on the "client_request_id" field.
@@ -1823,6 +1858,62 @@ func HasRetries() predicate.Attempt {
 func HasRetriesWith(preds ...predicate.Attempt) predicate.Attempt {
 	return predicate.Attempt(func(s *sql.Selector) {
 		step := newRetriesStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasReaskOf applies the HasEdge predicate on the "reask_of" edge.
+func HasReaskOf() predicate.Attempt {
+	return predicate.Attempt(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, ReaskOfTable, ReaskOfColumn),
+		)
+		if edgefilter.Enabled() {
+			HasReaskOfWith()(s)
+			return
+		}
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasReaskOfWith applies the HasEdge predicate on the "reask_of" edge with a given conditions (other predicates).
+func HasReaskOfWith(preds ...predicate.Attempt) predicate.Attempt {
+	return predicate.Attempt(func(s *sql.Selector) {
+		step := newReaskOfStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasReasks applies the HasEdge predicate on the "reasks" edge.
+func HasReasks() predicate.Attempt {
+	return predicate.Attempt(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ReasksTable, ReasksColumn),
+		)
+		if edgefilter.Enabled() {
+			HasReasksWith()(s)
+			return
+		}
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasReasksWith applies the HasEdge predicate on the "reasks" edge with a given conditions (other predicates).
+func HasReasksWith(preds ...predicate.Attempt) predicate.Attempt {
+	return predicate.Attempt(func(s *sql.Selector) {
+		step := newReasksStep()
 		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attempts"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {

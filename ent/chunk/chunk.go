@@ -24,6 +24,8 @@ const (
 	FieldOrdinal = "ordinal"
 	// FieldContent holds the string denoting the content field in the database.
 	FieldContent = "content"
+	// FieldContentHash holds the string denoting the content_hash field in the database.
+	FieldContentHash = "content_hash"
 	// FieldTokenCount holds the string denoting the token_count field in the database.
 	FieldTokenCount = "token_count"
 	// FieldEmbedding holds the string denoting the embedding field in the database.
@@ -67,6 +69,7 @@ var Columns = []string{
 	FieldKnowledgeBaseID,
 	FieldOrdinal,
 	FieldContent,
+	FieldContentHash,
 	FieldTokenCount,
 	FieldEmbedding,
 }
@@ -87,7 +90,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/ragchat/ragchat/ent/runtime"
 var (
-	Hooks  [1]ent.Hook
+	Hooks  [2]ent.Hook
 	Policy ent.Policy
 	// TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
 	TenantIDValidator func(string) error
@@ -95,6 +98,8 @@ var (
 	OrdinalValidator func(int) error
 	// ContentValidator is a validator for the "content" field. It is called by the builders before save.
 	ContentValidator func(string) error
+	// ContentHashValidator is a validator for the "content_hash" field. It is called by the builders before save.
+	ContentHashValidator func(string) error
 	// TokenCountValidator is a validator for the "token_count" field. It is called by the builders before save.
 	TokenCountValidator func(int) error
 	// DefaultID holds the default value on creation for the "id" field.
@@ -132,6 +137,11 @@ func ByOrdinal(opts ...sql.OrderTermOption) OrderOption {
 // ByContent orders the results by the content field.
 func ByContent(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldContent, opts...).ToFunc()
+}
+
+// ByContentHash orders the results by the content_hash field.
+func ByContentHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldContentHash, opts...).ToFunc()
 }
 
 // ByTokenCount orders the results by the token_count field.

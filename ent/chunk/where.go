@@ -81,6 +81,11 @@ func Content(v string) predicate.Chunk {
 	return predicate.Chunk(sql.FieldEQ(FieldContent, v))
 }
 
+// ContentHash applies equality check predicate on the "content_hash" field. It's identical to ContentHashEQ.
+func ContentHash(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldEQ(FieldContentHash, v))
+}
+
 // TokenCount applies equality check predicate on the "token_count" field. It's identical to TokenCountEQ.
 func TokenCount(v int) predicate.Chunk {
 	return predicate.Chunk(sql.FieldEQ(FieldTokenCount, v))
@@ -299,6 +304,81 @@ func ContentEqualFold(v string) predicate.Chunk {
 // ContentContainsFold applies the ContainsFold predicate on the "content" field.
 func ContentContainsFold(v string) predicate.Chunk {
 	return predicate.Chunk(sql.FieldContainsFold(FieldContent, v))
+}
+
+// ContentHashEQ applies the EQ predicate on the "content_hash" field.
+func ContentHashEQ(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldEQ(FieldContentHash, v))
+}
+
+// ContentHashNEQ applies the NEQ predicate on the "content_hash" field.
+func ContentHashNEQ(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldNEQ(FieldContentHash, v))
+}
+
+// ContentHashIn applies the In predicate on the "content_hash" field.
+func ContentHashIn(vs ...string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldIn(FieldContentHash, vs...))
+}
+
+// ContentHashNotIn applies the NotIn predicate on the "content_hash" field.
+func ContentHashNotIn(vs ...string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldNotIn(FieldContentHash, vs...))
+}
+
+// ContentHashGT applies the GT predicate on the "content_hash" field.
+func ContentHashGT(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldGT(FieldContentHash, v))
+}
+
+// ContentHashGTE applies the GTE predicate on the "content_hash" field.
+func ContentHashGTE(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldGTE(FieldContentHash, v))
+}
+
+// ContentHashLT applies the LT predicate on the "content_hash" field.
+func ContentHashLT(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldLT(FieldContentHash, v))
+}
+
+// ContentHashLTE applies the LTE predicate on the "content_hash" field.
+func ContentHashLTE(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldLTE(FieldContentHash, v))
+}
+
+// ContentHashContains applies the Contains predicate on the "content_hash" field.
+func ContentHashContains(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldContains(FieldContentHash, v))
+}
+
+// ContentHashHasPrefix applies the HasPrefix predicate on the "content_hash" field.
+func ContentHashHasPrefix(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldHasPrefix(FieldContentHash, v))
+}
+
+// ContentHashHasSuffix applies the HasSuffix predicate on the "content_hash" field.
+func ContentHashHasSuffix(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldHasSuffix(FieldContentHash, v))
+}
+
+// ContentHashIsNil applies the IsNil predicate on the "content_hash" field.
+func ContentHashIsNil() predicate.Chunk {
+	return predicate.Chunk(sql.FieldIsNull(FieldContentHash))
+}
+
+// ContentHashNotNil applies the NotNil predicate on the "content_hash" field.
+func ContentHashNotNil() predicate.Chunk {
+	return predicate.Chunk(sql.FieldNotNull(FieldContentHash))
+}
+
+// ContentHashEqualFold applies the EqualFold predicate on the "content_hash" field.
+func ContentHashEqualFold(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldEqualFold(FieldContentHash, v))
+}
+
+// ContentHashContainsFold applies the ContainsFold predicate on the "content_hash" field.
+func ContentHashContainsFold(v string) predicate.Chunk {
+	return predicate.Chunk(sql.FieldContainsFold(FieldContentHash, v))
 }
 
 // TokenCountEQ applies the EQ predicate on the "token_count" field.

@@ -61,6 +61,7 @@ var (
 		{Name: "lease_expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "retry_of_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "reask_of_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "conversation_id", Type: field.TypeUUID},
 		{Name: "user_message_id", Type: field.TypeUUID},
 	}
@@ -83,14 +84,20 @@ var (
 				OnDelete:   schema.SetNull,
 			},
 			{
-				Symbol:     "attempts_conversations_attempts",
+				Symbol:     "attempts_attempts_reasks",
 				Columns:    []*schema.Column{AttemptsColumns[30]},
+				RefColumns: []*schema.Column{AttemptsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "attempts_conversations_attempts",
+				Columns:    []*schema.Column{AttemptsColumns[31]},
 				RefColumns: []*schema.Column{ConversationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "attempts_messages_attempts",
-				Columns:    []*schema.Column{AttemptsColumns[31]},
+				Columns:    []*schema.Column{AttemptsColumns[32]},
 				RefColumns: []*schema.Column{MessagesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -104,7 +111,7 @@ var (
 			{
 				Name:    "attempt_one_pending_per_conversation",
 				Unique:  true,
-				Columns: []*schema.Column{AttemptsColumns[30]},
+				Columns: []*schema.Column{AttemptsColumns[31]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "((status)::text = 'PENDING'::text)",
 				},
@@ -112,17 +119,17 @@ var (
 			{
 				Name:    "attempt_conversation_id_client_request_id",
 				Unique:  true,
-				Columns: []*schema.Column{AttemptsColumns[30], AttemptsColumns[4]},
+				Columns: []*schema.Column{AttemptsColumns[31], AttemptsColumns[4]},
 			},
 			{
 				Name:    "attempt_conversation_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AttemptsColumns[30], AttemptsColumns[2]},
+				Columns: []*schema.Column{AttemptsColumns[31], AttemptsColumns[2]},
 			},
 			{
 				Name:    "attempt_user_message_id",
 				Unique:  false,
-				Columns: []*schema.Column{AttemptsColumns[31]},
+				Columns: []*schema.Column{AttemptsColumns[32]},
 			},
 			{
 				Name:    "attempt_status_lease_expires_at",
@@ -179,6 +186,7 @@ var (
 		{Name: "id", Type: field.TypeUUID},
 		{Name: "ordinal", Type: field.TypeInt},
 		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "content_hash", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "token_count", Type: field.TypeInt},
 		{Name: "embedding", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "vector(1024)", "sqlite3": "text"}},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
@@ -193,19 +201,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "chunks_tenants_tenant",
-				Columns:    []*schema.Column{ChunksColumns[5]},
+				Columns:    []*schema.Column{ChunksColumns[6]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "chunks_documents_chunks",
-				Columns:    []*schema.Column{ChunksColumns[6]},
+				Columns:    []*schema.Column{ChunksColumns[7]},
 				RefColumns: []*schema.Column{DocumentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "chunks_knowledge_bases_chunks",
-				Columns:    []*schema.Column{ChunksColumns[7]},
+				Columns:    []*schema.Column{ChunksColumns[8]},
 				RefColumns: []*schema.Column{KnowledgeBasesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -214,17 +222,22 @@ var (
 			{
 				Name:    "chunk_document_id_ordinal",
 				Unique:  true,
-				Columns: []*schema.Column{ChunksColumns[6], ChunksColumns[1]},
+				Columns: []*schema.Column{ChunksColumns[7], ChunksColumns[1]},
 			},
 			{
 				Name:    "chunk_knowledge_base_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChunksColumns[7]},
+				Columns: []*schema.Column{ChunksColumns[8]},
+			},
+			{
+				Name:    "chunk_document_id_content_hash",
+				Unique:  false,
+				Columns: []*schema.Column{ChunksColumns[7], ChunksColumns[3]},
 			},
 			{
 				Name:    "chunks_embedding_hnsw",
 				Unique:  false,
-				Columns: []*schema.Column{ChunksColumns[4]},
+				Columns: []*schema.Column{ChunksColumns[5]},
 				Annotation: &entsql.IndexAnnotation{
 					OpClass: "vector_cosine_ops",
 					Types: map[string]string{
@@ -768,6 +781,7 @@ var (
 		{Name: "snippet", Type: field.TypeString, Size: 2147483647},
 		{Name: "document_title", Type: field.TypeString, Size: 500},
 		{Name: "document_version", Type: field.TypeInt},
+		{Name: "chunk_hash", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "cited", Type: field.TypeBool, Default: false},
 		{Name: "attempt_id", Type: field.TypeUUID},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
@@ -782,25 +796,25 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "sources_attempts_sources",
-				Columns:    []*schema.Column{SourcesColumns[9]},
+				Columns:    []*schema.Column{SourcesColumns[10]},
 				RefColumns: []*schema.Column{AttemptsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "sources_tenants_tenant",
-				Columns:    []*schema.Column{SourcesColumns[10]},
+				Columns:    []*schema.Column{SourcesColumns[11]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "sources_chunks_chunk",
-				Columns:    []*schema.Column{SourcesColumns[11]},
+				Columns:    []*schema.Column{SourcesColumns[12]},
 				RefColumns: []*schema.Column{ChunksColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "sources_documents_document",
-				Columns:    []*schema.Column{SourcesColumns[12]},
+				Columns:    []*schema.Column{SourcesColumns[13]},
 				RefColumns: []*schema.Column{DocumentsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -809,17 +823,17 @@ var (
 			{
 				Name:    "source_tenant_id_owner_id",
 				Unique:  false,
-				Columns: []*schema.Column{SourcesColumns[10], SourcesColumns[1]},
+				Columns: []*schema.Column{SourcesColumns[11], SourcesColumns[1]},
 			},
 			{
 				Name:    "source_attempt_id_rank",
 				Unique:  true,
-				Columns: []*schema.Column{SourcesColumns[9], SourcesColumns[3]},
+				Columns: []*schema.Column{SourcesColumns[10], SourcesColumns[3]},
 			},
 			{
 				Name:    "source_chunk_id",
 				Unique:  false,
-				Columns: []*schema.Column{SourcesColumns[11]},
+				Columns: []*schema.Column{SourcesColumns[12]},
 			},
 		},
 	}
@@ -951,8 +965,9 @@ var (
 func init() {
 	AttemptsTable.ForeignKeys[0].RefTable = TenantsTable
 	AttemptsTable.ForeignKeys[1].RefTable = AttemptsTable
-	AttemptsTable.ForeignKeys[2].RefTable = ConversationsTable
-	AttemptsTable.ForeignKeys[3].RefTable = MessagesTable
+	AttemptsTable.ForeignKeys[2].RefTable = AttemptsTable
+	AttemptsTable.ForeignKeys[3].RefTable = ConversationsTable
+	AttemptsTable.ForeignKeys[4].RefTable = MessagesTable
 	AttemptsTable.Annotation = &entsql.Annotation{}
 	AttemptsTable.Annotation.Checks = map[string]string{
 		"attempt_status_check": "status IN ('PENDING', 'COMPLETED', 'FAILED')",

@@ -156,71 +156,71 @@ func init() {
 	// attempt.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	attempt.UpdateDefaultUpdatedAt = attemptDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// attemptDescClientRequestID is the schema descriptor for client_request_id field.
-	attemptDescClientRequestID := attemptFields[3].Descriptor()
+	attemptDescClientRequestID := attemptFields[4].Descriptor()
 	// attempt.ClientRequestIDValidator is a validator for the "client_request_id" field. It is called by the builders before save.
 	attempt.ClientRequestIDValidator = attemptDescClientRequestID.Validators[0].(func(string) error)
 	// attemptDescRequiresHistory is the schema descriptor for requires_history field.
-	attemptDescRequiresHistory := attemptFields[7].Descriptor()
+	attemptDescRequiresHistory := attemptFields[8].Descriptor()
 	// attempt.DefaultRequiresHistory holds the default value on creation for the requires_history field.
 	attempt.DefaultRequiresHistory = attemptDescRequiresHistory.Default.(bool)
 	// attemptDescAnswer is the schema descriptor for answer field.
-	attemptDescAnswer := attemptFields[8].Descriptor()
+	attemptDescAnswer := attemptFields[9].Descriptor()
 	// attempt.DefaultAnswer holds the default value on creation for the answer field.
 	attempt.DefaultAnswer = attemptDescAnswer.Default.(string)
 	// attemptDescCheckpointSeq is the schema descriptor for checkpoint_seq field.
-	attemptDescCheckpointSeq := attemptFields[9].Descriptor()
+	attemptDescCheckpointSeq := attemptFields[10].Descriptor()
 	// attempt.DefaultCheckpointSeq holds the default value on creation for the checkpoint_seq field.
 	attempt.DefaultCheckpointSeq = attemptDescCheckpointSeq.Default.(int)
 	// attempt.CheckpointSeqValidator is a validator for the "checkpoint_seq" field. It is called by the builders before save.
 	attempt.CheckpointSeqValidator = attemptDescCheckpointSeq.Validators[0].(func(int) error)
 	// attemptDescRefused is the schema descriptor for refused field.
-	attemptDescRefused := attemptFields[11].Descriptor()
+	attemptDescRefused := attemptFields[12].Descriptor()
 	// attempt.DefaultRefused holds the default value on creation for the refused field.
 	attempt.DefaultRefused = attemptDescRefused.Default.(bool)
 	// attemptDescRefusalReason is the schema descriptor for refusal_reason field.
-	attemptDescRefusalReason := attemptFields[12].Descriptor()
+	attemptDescRefusalReason := attemptFields[13].Descriptor()
 	// attempt.RefusalReasonValidator is a validator for the "refusal_reason" field. It is called by the builders before save.
 	attempt.RefusalReasonValidator = attemptDescRefusalReason.Validators[0].(func(string) error)
 	// attemptDescFailureCode is the schema descriptor for failure_code field.
-	attemptDescFailureCode := attemptFields[13].Descriptor()
+	attemptDescFailureCode := attemptFields[14].Descriptor()
 	// attempt.FailureCodeValidator is a validator for the "failure_code" field. It is called by the builders before save.
 	attempt.FailureCodeValidator = attemptDescFailureCode.Validators[0].(func(string) error)
 	// attemptDescModel is the schema descriptor for model field.
-	attemptDescModel := attemptFields[15].Descriptor()
+	attemptDescModel := attemptFields[16].Descriptor()
 	// attempt.ModelValidator is a validator for the "model" field. It is called by the builders before save.
 	attempt.ModelValidator = attemptDescModel.Validators[0].(func(string) error)
 	// attemptDescPromptTokens is the schema descriptor for prompt_tokens field.
-	attemptDescPromptTokens := attemptFields[16].Descriptor()
+	attemptDescPromptTokens := attemptFields[17].Descriptor()
 	// attempt.DefaultPromptTokens holds the default value on creation for the prompt_tokens field.
 	attempt.DefaultPromptTokens = attemptDescPromptTokens.Default.(int)
 	// attempt.PromptTokensValidator is a validator for the "prompt_tokens" field. It is called by the builders before save.
 	attempt.PromptTokensValidator = attemptDescPromptTokens.Validators[0].(func(int) error)
 	// attemptDescCompletionTokens is the schema descriptor for completion_tokens field.
-	attemptDescCompletionTokens := attemptFields[17].Descriptor()
+	attemptDescCompletionTokens := attemptFields[18].Descriptor()
 	// attempt.DefaultCompletionTokens holds the default value on creation for the completion_tokens field.
 	attempt.DefaultCompletionTokens = attemptDescCompletionTokens.Default.(int)
 	// attempt.CompletionTokensValidator is a validator for the "completion_tokens" field. It is called by the builders before save.
 	attempt.CompletionTokensValidator = attemptDescCompletionTokens.Validators[0].(func(int) error)
 	// attemptDescTotalTokens is the schema descriptor for total_tokens field.
-	attemptDescTotalTokens := attemptFields[18].Descriptor()
+	attemptDescTotalTokens := attemptFields[19].Descriptor()
 	// attempt.DefaultTotalTokens holds the default value on creation for the total_tokens field.
 	attempt.DefaultTotalTokens = attemptDescTotalTokens.Default.(int)
 	// attempt.TotalTokensValidator is a validator for the "total_tokens" field. It is called by the builders before save.
 	attempt.TotalTokensValidator = attemptDescTotalTokens.Validators[0].(func(int) error)
 	// attemptDescSummaryVersion is the schema descriptor for summary_version field.
-	attemptDescSummaryVersion := attemptFields[20].Descriptor()
+	attemptDescSummaryVersion := attemptFields[21].Descriptor()
 	// attempt.DefaultSummaryVersion holds the default value on creation for the summary_version field.
 	attempt.DefaultSummaryVersion = attemptDescSummaryVersion.Default.(int)
 	// attempt.SummaryVersionValidator is a validator for the "summary_version" field. It is called by the builders before save.
 	attempt.SummaryVersionValidator = attemptDescSummaryVersion.Validators[0].(func(int) error)
 	// attemptDescTraceID is the schema descriptor for trace_id field.
-	attemptDescTraceID := attemptFields[21].Descriptor()
+	attemptDescTraceID := attemptFields[22].Descriptor()
 	// attempt.DefaultTraceID holds the default value on creation for the trace_id field.
 	attempt.DefaultTraceID = attemptDescTraceID.Default.(string)
 	// attempt.TraceIDValidator is a validator for the "trace_id" field. It is called by the builders before save.
 	attempt.TraceIDValidator = attemptDescTraceID.Validators[0].(func(string) error)
 	// attemptDescLeaseOwner is the schema descriptor for lease_owner field.
-	attemptDescLeaseOwner := attemptFields[25].Descriptor()
+	attemptDescLeaseOwner := attemptFields[26].Descriptor()
 	// attempt.LeaseOwnerValidator is a validator for the "lease_owner" field. It is called by the builders before save.
 	attempt.LeaseOwnerValidator = attemptDescLeaseOwner.Validators[0].(func(string) error)
 	// attemptDescID is the schema descriptor for id field.
@@ -355,6 +355,9 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	chunkHooks := schema.Chunk{}.Hooks()
+
+	chunk.Hooks[1] = chunkHooks[0]
 	chunkMixinFields0 := chunkMixin[0].Fields()
 	_ = chunkMixinFields0
 	chunkMixinFields1 := chunkMixin[1].Fields()
@@ -387,8 +390,12 @@ func init() {
 	chunkDescContent := chunkFields[3].Descriptor()
 	// chunk.ContentValidator is a validator for the "content" field. It is called by the builders before save.
 	chunk.ContentValidator = chunkDescContent.Validators[0].(func(string) error)
+	// chunkDescContentHash is the schema descriptor for content_hash field.
+	chunkDescContentHash := chunkFields[4].Descriptor()
+	// chunk.ContentHashValidator is a validator for the "content_hash" field. It is called by the builders before save.
+	chunk.ContentHashValidator = chunkDescContentHash.Validators[0].(func(string) error)
 	// chunkDescTokenCount is the schema descriptor for token_count field.
-	chunkDescTokenCount := chunkFields[4].Descriptor()
+	chunkDescTokenCount := chunkFields[5].Descriptor()
 	// chunk.TokenCountValidator is a validator for the "token_count" field. It is called by the builders before save.
 	chunk.TokenCountValidator = chunkDescTokenCount.Validators[0].(func(int) error)
 	// chunkDescID is the schema descriptor for id field.
@@ -1295,8 +1302,12 @@ func init() {
 	sourceDescDocumentTitle := sourceFields[7].Descriptor()
 	// source.DocumentTitleValidator is a validator for the "document_title" field. It is called by the builders before save.
 	source.DocumentTitleValidator = sourceDescDocumentTitle.Validators[0].(func(string) error)
+	// sourceDescChunkHash is the schema descriptor for chunk_hash field.
+	sourceDescChunkHash := sourceFields[9].Descriptor()
+	// source.ChunkHashValidator is a validator for the "chunk_hash" field. It is called by the builders before save.
+	source.ChunkHashValidator = sourceDescChunkHash.Validators[0].(func(string) error)
 	// sourceDescCited is the schema descriptor for cited field.
-	sourceDescCited := sourceFields[9].Descriptor()
+	sourceDescCited := sourceFields[10].Descriptor()
 	// source.DefaultCited holds the default value on creation for the cited field.
 	source.DefaultCited = sourceDescCited.Default.(bool)
 	// sourceDescID is the schema descriptor for id field.

@@ -32,6 +32,8 @@ func (Attempt) Fields() []ent.Field {
 		field.UUID("conversation_id", uuid.UUID{}).Immutable(),
 		field.UUID("user_message_id", uuid.UUID{}).Immutable(),
 		field.UUID("retry_of_id", uuid.UUID{}).Optional().Nillable().Immutable(),
+		field.UUID("reask_of_id", uuid.UUID{}).Optional().Nillable().Immutable().
+			Comment("The stale attempt whose standalone question this attempt asks again (reaskAttempt)."),
 		field.String("client_request_id").Optional().Nillable().MaxLen(128).Immutable().
 			Comment("The idempotency key of the ask or retry that created it."),
 		field.Enum("status").Values("PENDING", "COMPLETED", "FAILED").Default("PENDING"),
@@ -74,6 +76,9 @@ func (Attempt) Edges() []ent.Edge {
 			Field("user_message_id").Unique().Required().Immutable(),
 		edge.To("retries", Attempt.Type).
 			From("retry_of").Field("retry_of_id").Unique().Immutable(),
+		edge.To("reasks", Attempt.Type).
+			From("reask_of").Field("reask_of_id").Unique().Immutable().
+			Annotations(entsql.OnDelete(entsql.SetNull)),
 		edge.To("assistant_message", Message.Type).Unique().
 			Annotations(entsql.OnDelete(entsql.SetNull)),
 		edge.To("sources", Source.Type).

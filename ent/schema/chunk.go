@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"context"
+	"errors"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
@@ -11,10 +14,13 @@ import (
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
 	"github.com/pgvector/pgvector-go"
+	gen "github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/chunk"
+	"github.com/ragchat/ragchat/ent/hook"
 
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/contenthash"
 )
 
 // Chunk is a retrievable piece of a document with its embedding. On
@@ -34,6 +40,11 @@ func (Chunk) Fields() []ent.Field {
 		field.UUID("knowledge_base_id", uuid.UUID{}).Immutable(),
 		field.Int("ordinal").NonNegative().Immutable(),
 		field.Text("content").NotEmpty(),
+		// The SHA-256 hex of content, set by the chunk's hook whenever
+		// content is written (never by callers); NULL only on SQLite rows
+		// written before the column existed and not yet backfilled
+		// (internal/store.MigrateSQLite).
+		field.String("content_hash").Optional().Nillable().MaxLen(64),
 		field.Int("token_count").NonNegative(),
 		field.Other("embedding", pgvector.Vector{}).
 			SchemaType(map[string]string{
@@ -58,6 +69,7 @@ func (Chunk) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("document_id", "ordinal").Unique(),
 		index.Fields("knowledge_base_id"),
+		index.Fields("document_id", "content_hash"),
 		index.Fields("embedding").
 			StorageKey("chunks_embedding_hnsw").
 			Annotations(
@@ -65,6 +77,31 @@ func (Chunk) Indexes() []ent.Index {
 				entsql.OpClass("vector_cosine_ops"),
 			),
 	}
+}
+
+// Hooks of the Chunk.
+func (Chunk) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(setContentHash, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne)}
+}
+
+// errContentHashByCaller refuses a mutation that sets content_hash
+// without content: the hash is derived, never written on its own.
+var errContentHashByCaller = errors.New("chunk: content_hash is set from content, not by callers")
+
+// setContentHash sets content_hash from content on every mutation that
+// writes content.
+func setContentHash(next ent.Mutator) ent.Mutator {
+	return hook.ChunkFunc(func(ctx context.Context, m *gen.ChunkMutation) (ent.Value, error) {
+		content, ok := m.Content()
+		if !ok {
+			if _, set := m.ContentHash(); set || m.ContentHashCleared() {
+				return nil, errContentHashByCaller
+			}
+			return next.Mutate(ctx, m)
+		}
+		m.SetContentHash(contenthash.Of(content))
+		return next.Mutate(ctx, m)
+	})
 }
 
 // Annotations of the Chunk.

@@ -46,6 +46,13 @@ func (Source) Fields() []ent.Field {
 		field.String("document_title").Immutable().MaxLen(500).
 			Annotations(entgql.Skip()),
 		field.Int("document_version").Immutable(),
+		// The cited chunk's content hash when the source was written
+		// (internal/contenthash), so that staleness can tell whether the
+		// document's current version still contains the cited text; NULL
+		// for sources written before hashes whose chunk was gone by the
+		// backfill, and for redacted fork copies.
+		field.String("chunk_hash").Optional().Nillable().MaxLen(64).Immutable().
+			Annotations(entgql.Skip()),
 		field.Bool("cited").Default(false).Immutable(),
 	}
 }

@@ -36,6 +36,8 @@ const (
 	FieldDocumentTitle = "document_title"
 	// FieldDocumentVersion holds the string denoting the document_version field in the database.
 	FieldDocumentVersion = "document_version"
+	// FieldChunkHash holds the string denoting the chunk_hash field in the database.
+	FieldChunkHash = "chunk_hash"
 	// FieldCited holds the string denoting the cited field in the database.
 	FieldCited = "cited"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -92,6 +94,7 @@ var Columns = []string{
 	FieldSnippet,
 	FieldDocumentTitle,
 	FieldDocumentVersion,
+	FieldChunkHash,
 	FieldCited,
 }
 
@@ -123,6 +126,8 @@ var (
 	RankValidator func(int) error
 	// DocumentTitleValidator is a validator for the "document_title" field. It is called by the builders before save.
 	DocumentTitleValidator func(string) error
+	// ChunkHashValidator is a validator for the "chunk_hash" field. It is called by the builders before save.
+	ChunkHashValidator func(string) error
 	// DefaultCited holds the default value on creation for the "cited" field.
 	DefaultCited bool
 	// DefaultID holds the default value on creation for the "id" field.
@@ -190,6 +195,11 @@ func ByDocumentTitle(opts ...sql.OrderTermOption) OrderOption {
 // ByDocumentVersion orders the results by the document_version field.
 func ByDocumentVersion(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDocumentVersion, opts...).ToFunc()
+}
+
+// ByChunkHash orders the results by the chunk_hash field.
+func ByChunkHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChunkHash, opts...).ToFunc()
 }
 
 // ByCited orders the results by the cited field.

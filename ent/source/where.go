@@ -105,6 +105,11 @@ func DocumentVersion(v int) predicate.Source {
 	return predicate.Source(sql.FieldEQ(FieldDocumentVersion, v))
 }
 
+// ChunkHash applies equality check predicate on the "chunk_hash" field. It's identical to ChunkHashEQ.
+func ChunkHash(v string) predicate.Source {
+	return predicate.Source(sql.FieldEQ(FieldChunkHash, v))
+}
+
 // Cited applies equality check predicate on the "cited" field. It's identical to CitedEQ.
 func Cited(v bool) predicate.Source {
 	return predicate.Source(sql.FieldEQ(FieldCited, v))
@@ -633,6 +638,81 @@ func DocumentVersionLT(v int) predicate.Source {
 // DocumentVersionLTE applies the LTE predicate on the "document_version" field.
 func DocumentVersionLTE(v int) predicate.Source {
 	return predicate.Source(sql.FieldLTE(FieldDocumentVersion, v))
+}
+
+// ChunkHashEQ applies the EQ predicate on the "chunk_hash" field.
+func ChunkHashEQ(v string) predicate.Source {
+	return predicate.Source(sql.FieldEQ(FieldChunkHash, v))
+}
+
+// ChunkHashNEQ applies the NEQ predicate on the "chunk_hash" field.
+func ChunkHashNEQ(v string) predicate.Source {
+	return predicate.Source(sql.FieldNEQ(FieldChunkHash, v))
+}
+
+// ChunkHashIn applies the In predicate on the "chunk_hash" field.
+func ChunkHashIn(vs ...string) predicate.Source {
+	return predicate.Source(sql.FieldIn(FieldChunkHash, vs...))
+}
+
+// ChunkHashNotIn applies the NotIn predicate on the "chunk_hash" field.
+func ChunkHashNotIn(vs ...string) predicate.Source {
+	return predicate.Source(sql.FieldNotIn(FieldChunkHash, vs...))
+}
+
+// ChunkHashGT applies the GT predicate on the "chunk_hash" field.
+func ChunkHashGT(v string) predicate.Source {
+	return predicate.Source(sql.FieldGT(FieldChunkHash, v))
+}
+
+// ChunkHashGTE applies the GTE predicate on the "chunk_hash" field.
+func ChunkHashGTE(v string) predicate.Source {
+	return predicate.Source(sql.FieldGTE(FieldChunkHash, v))
+}
+
+// ChunkHashLT applies the LT predicate on the "chunk_hash" field.
+func ChunkHashLT(v string) predicate.Source {
+	return predicate.Source(sql.FieldLT(FieldChunkHash, v))
+}
+
+// ChunkHashLTE applies the LTE predicate on the "chunk_hash" field.
+func ChunkHashLTE(v string) predicate.Source {
+	return predicate.Source(sql.FieldLTE(FieldChunkHash, v))
+}
+
+// ChunkHashContains applies the Contains predicate on the "chunk_hash" field.
+func ChunkHashContains(v string) predicate.Source {
+	return predicate.Source(sql.FieldContains(FieldChunkHash, v))
+}
+
+// ChunkHashHasPrefix applies the HasPrefix predicate on the "chunk_hash" field.
+func ChunkHashHasPrefix(v string) predicate.Source {
+	return predicate.Source(sql.FieldHasPrefix(FieldChunkHash, v))
+}
+
+// ChunkHashHasSuffix applies the HasSuffix predicate on the "chunk_hash" field.
+func ChunkHashHasSuffix(v string) predicate.Source {
+	return predicate.Source(sql.FieldHasSuffix(FieldChunkHash, v))
+}
+
+// ChunkHashIsNil applies the IsNil predicate on the "chunk_hash" field.
+func ChunkHashIsNil() predicate.Source {
+	return predicate.Source(sql.FieldIsNull(FieldChunkHash))
+}
+
+// ChunkHashNotNil applies the NotNil predicate on the "chunk_hash" field.
+func ChunkHashNotNil() predicate.Source {
+	return predicate.Source(sql.FieldNotNull(FieldChunkHash))
+}
+
+// ChunkHashEqualFold applies the EqualFold predicate on the "chunk_hash" field.
+func ChunkHashEqualFold(v string) predicate.Source {
+	return predicate.Source(sql.FieldEqualFold(FieldChunkHash, v))
+}
+
+// ChunkHashContainsFold applies the ContainsFold predicate on the "chunk_hash" field.
+func ChunkHashContainsFold(v string) predicate.Source {
+	return predicate.Source(sql.FieldContainsFold(FieldChunkHash, v))
 }
 
 // CitedEQ applies the EQ predicate on the "cited" field.

@@ -117,6 +117,16 @@ type AttemptEvent struct {
 	FailureMessage *string `json:"failureMessage,omitempty"`
 }
 
+// Whether an answer's evidence changed since it was written, computed on
+// read.
+type AttemptStaleness struct {
+	// True when a source's document was deleted, or changed and no longer
+	// contains the cited text (or cannot tell).
+	Stale bool `json:"stale"`
+	// The sources that are not current, in rank order; empty when all are.
+	Sources []*SourceStaleness `json:"sources"`
+}
+
 // When an attempt started, produced its first token and finished.
 type AttemptTimings struct {
 	StartedAt    time.Time  `json:"startedAt"`
@@ -410,6 +420,17 @@ type ModelContextWindowInput struct {
 	ContextWindow int    `json:"contextWindow"`
 }
 
+// What reaskAttempt returns at once, before the answer exists. Follow the
+// answer with the attemptEvents subscription.
+type ReaskAttemptPayload struct {
+	// The new question: the stale attempt's standalone question.
+	UserMessage *ent.Message `json:"userMessage"`
+	// The new attempt; its reaskOf is the stale one.
+	Attempt *ent.Attempt `json:"attempt"`
+	// The request repeated an earlier idempotency key.
+	Deduplicated bool `json:"deduplicated"`
+}
+
 type RetryAttemptInput struct {
 	// The attempt to retry, at any depth of the conversation; the new attempt
 	// answers the same user message (its answer is a sibling of the old one)
@@ -457,6 +478,22 @@ type SharedSource struct {
 	Available bool    `json:"available"`
 	Title     *string `json:"title,omitempty"`
 	Snippet   *string `json:"snippet,omitempty"`
+}
+
+// One source of an answer that is not current.
+type SourceStaleness struct {
+	// The source, re-authorised like Attempt.sources.
+	Source *ent.Source `json:"source"`
+	// How its document changed.
+	Change SourceChange `json:"change"`
+	// The document version the source cited; CHANGED only.
+	CitedVersion *int `json:"citedVersion,omitempty"`
+	// The document's current version; CHANGED only.
+	CurrentVersion *int `json:"currentVersion,omitempty"`
+	// Whether the current version still has a chunk with the cited chunk's
+	// exact text (by content hash); CHANGED only, and null when the source
+	// predates content hashes.
+	StillContainsCitedText *bool `json:"stillContainsCitedText,omitempty"`
 }
 
 type SubmitFeedbackInput struct {
@@ -912,6 +949,68 @@ func (e *SearchMatchKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e SearchMatchKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a cited document differs from the version an answer's source
+// snapshotted (docs/API.md, "Stale answers").
+type SourceChange string
+
+const (
+	// The document's current version is not the cited one.
+	SourceChangeChanged SourceChange = "CHANGED"
+	// The document was deleted.
+	SourceChangeDeleted SourceChange = "DELETED"
+	// The viewer may not read the document now: no detail is given.
+	SourceChangeUnavailable SourceChange = "UNAVAILABLE"
+)
+
+var AllSourceChange = []SourceChange{
+	SourceChangeChanged,
+	SourceChangeDeleted,
+	SourceChangeUnavailable,
+}
+
+func (e SourceChange) IsValid() bool {
+	switch e {
+	case SourceChangeChanged, SourceChangeDeleted, SourceChangeUnavailable:
+		return true
+	}
+	return false
+}
+
+func (e SourceChange) String() string {
+	return string(e)
+}
+
+func (e *SourceChange) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SourceChange(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SourceChange", str)
+	}
+	return nil
+}
+
+func (e SourceChange) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SourceChange) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SourceChange) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

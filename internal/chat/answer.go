@@ -7,9 +7,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/chat/history"
+	"github.com/ragchat/ragchat/internal/contenthash"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
@@ -177,6 +179,7 @@ func (e *Engine) retrieve(ctx context.Context, j job, question string) ([]prompt
 		out = append(out, prompt.Evidence{
 			ChunkID: h.Chunk.ID, DocumentID: h.Document.ID, DocumentTitle: h.Document.Title,
 			DocumentVersion: h.Document.Version, Content: h.Chunk.Content, Score: h.Score,
+			ContentHash: chunkHash(h.Chunk),
 		})
 	}
 	return out, nil
@@ -193,7 +196,7 @@ func packSources(ev []prompt.Labeled) []sourcePacket {
 		out[i] = sourcePacket{
 			ID: uuid.Must(uuid.NewV7()), Chunk: x.ChunkID, Document: x.DocumentID, Label: x.Label,
 			Rank: i + 1, Score: x.Score, Snippet: truncateRunes(x.Content, maxSnippetRunes),
-			Title: x.DocumentTitle, Version: x.DocumentVersion,
+			Title: x.DocumentTitle, Version: x.DocumentVersion, Hash: x.ContentHash,
 		}
 	}
 	return out
@@ -271,4 +274,13 @@ func citationFilter(sources []sourcePacket) *promptfmt.CitationFilter {
 		known[s.Label] = true
 	}
 	return promptfmt.NewCitationFilter(known)
+}
+
+// chunkHash is c's stored content hash, or the hash of its content when
+// the row has none yet (a SQLite row from before content hashes).
+func chunkHash(c *ent.Chunk) string {
+	if c.ContentHash != nil {
+		return *c.ContentHash
+	}
+	return contenthash.Of(c.Content)
 }

@@ -46,6 +46,9 @@ type askSpot struct {
 	// backfilled is set once the conversation, written before message
 	// trees, has been made a tree for this ask (backfillTree).
 	backfilled bool
+	// reaskOf is the stale attempt a reask asks again (Reask): the new
+	// attempt links to it.
+	reaskOf *uuid.UUID
 }
 
 // ask is Ask, AskParent and EditMessage: the question goes where spot
@@ -133,7 +136,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 		}
 	}
 
-	msg, att, err := e.createAsk(ctx, tx, v, conv, t.place, clientMessageID, question, st, raw, charge)
+	msg, att, err := e.createAsk(ctx, tx, v, conv, t.place, spot.reaskOf, clientMessageID, question, st, raw, charge)
 	if err != nil {
 		// Nothing was created, so the ask costs nothing. A concurrent twin
 		// may have won the race for the same key or the conversation's one
@@ -246,7 +249,7 @@ type treePlace struct {
 // inserts the USER message at place and the PENDING attempt. On PostgreSQL
 // that is one statement (insertAskPG), for every ask and edit; on SQLite
 // Ent sends one statement per step.
-func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, place treePlace, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
+func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, place treePlace, reaskOf *uuid.UUID, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
 	now := e.now()
 	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
 	// The message's id is chosen here, so that the bump, which comes
@@ -278,9 +281,9 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 	switch {
 	case err != nil:
 	case e.db.Dialect == dialect.Postgres:
-		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
+		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID, reaskOf)
 	default:
-		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID)
+		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID, reaskOf)
 	}
 	if err != nil {
 		return nil, nil, rollback(tx, err)
@@ -294,7 +297,7 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 // insertAskEnt writes the ask in tx with Ent, one statement per step: with
 // charge, the rate (Take in tx), the sequence (and the leaf), the message
 // of mc, the attempt.
-func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string) (*ent.Message, *ent.Attempt, error) {
+func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string, reaskOf *uuid.UUID) (*ent.Message, *ent.Attempt, error) {
 	if charge {
 		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, raw); err != nil {
 			return nil, nil, err
@@ -308,7 +311,7 @@ func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer,
 	if err != nil {
 		return nil, nil, err
 	}
-	att, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil).Save(ctx)
+	att, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil).SetNillableReaskOfID(reaskOf).Save(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -147,7 +147,8 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 				SetAttemptID(j.att.ID).SetOwnerID(j.conv.UserID).
 				SetChunkID(s.Chunk).SetDocumentID(s.Document).
 				SetLabel(s.Label).SetRank(s.Rank).SetScore(s.Score).SetSnippet(s.Snippet).
-				SetDocumentTitle(s.Title).SetDocumentVersion(s.Version).SetCited(cited[s.Label])
+				SetDocumentTitle(s.Title).SetDocumentVersion(s.Version).SetCited(cited[s.Label]).
+				SetNillableChunkHash(nonEmpty(s.Hash))
 		}
 		if err := tx.Source.CreateBulk(bulk...).Exec(ctx); err != nil {
 			return nil, 0, rollback(tx, err)

@@ -49,6 +49,7 @@ type sourcePacket struct {
 	Snippet  string    `json:"sn"`
 	Title    string    `json:"ti"`
 	Version  int       `json:"v"`
+	Hash     string    `json:"h,omitempty"`
 }
 
 func (p sourcePacket) source(attemptID uuid.UUID) *ent.Source {
@@ -56,7 +57,16 @@ func (p sourcePacket) source(attemptID uuid.UUID) *ent.Source {
 	return &ent.Source{
 		ID: p.ID, AttemptID: attemptID, ChunkID: &chunk, DocumentID: &doc, Label: p.Label,
 		Rank: p.Rank, Score: p.Score, Snippet: p.Snippet, DocumentTitle: p.Title, DocumentVersion: p.Version,
+		ChunkHash: nonEmpty(p.Hash),
 	}
+}
+
+// nonEmpty is a pointer to s, or nil for "".
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // conversationPayload is the JSON body of a conversation event.

@@ -265,7 +265,8 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 				SetDocumentVersion(s.DocumentVersion).SetCited(s.Cited)
 			if s.ChunkID != nil && src.readable[*s.ChunkID] {
 				sc.SetChunkID(*s.ChunkID).SetNillableDocumentID(s.DocumentID).
-					SetSnippet(s.Snippet).SetDocumentTitle(s.DocumentTitle)
+					SetSnippet(s.Snippet).SetDocumentTitle(s.DocumentTitle).
+					SetNillableChunkHash(s.ChunkHash)
 			} else {
 				// Unreadable now: the copy keeps its place, not its text.
 				sc.SetSnippet("").SetDocumentTitle("")

@@ -297,9 +297,15 @@ func TestTreeBackfillFromPreviousMigration(t *testing.T) {
 	require.False(t, dirty)
 	require.Equal(t, uint(previousMigration), version)
 	// The knowledge tables did not change with message trees: today's
-	// loader fills them as the old one did.
+	// loader fills them as the old one did, but for chunks.content_hash
+	// (a later migration, content_hashes), which the old schema gets for
+	// the load only; migrating up adds it again and backfills it.
+	_, err = old.SQL.ExecContext(ctx, `ALTER TABLE chunks ADD COLUMN content_hash varchar`)
+	require.NoError(t, err)
 	svc := knowledge.NewService(old.Client, offline.New(offline.Options{TokenDelay: -1}), tokens.Default(), knowledge.Options{})
 	_, err = knowledge.LoadDemo(ctx, old.Client, svc)
+	require.NoError(t, err)
+	_, err = old.SQL.ExecContext(ctx, `ALTER TABLE chunks DROP COLUMN content_hash`)
 	require.NoError(t, err)
 	kb, err := old.Client.KnowledgeBase.Query().First(as(alice))
 	require.NoError(t, err)
@@ -313,6 +319,9 @@ func TestTreeBackfillFromPreviousMigration(t *testing.T) {
 	t.Cleanup(func() { _ = db.Close() })
 	var before time.Time
 	require.NoError(t, db.SQL.QueryRowContext(ctx, `SELECT updated_at FROM conversations WHERE id = $1`, ids[0].conv).Scan(&before))
+	var unhashed int
+	require.NoError(t, db.SQL.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE content_hash IS NULL`).Scan(&unhashed))
+	assert.Zero(t, unhashed, "the content_hashes migration backfilled every chunk")
 	e := newEnv(t, db)
 	n, err := treebackfill.All(ctx, db.Client, 1)
 	require.NoError(t, err)

@@ -47,7 +47,10 @@ type Evidence struct {
 	DocumentTitle   string
 	DocumentVersion int
 	Content         string
-	Score           float64
+	// ContentHash is the chunk's content hash (internal/contenthash) of
+	// its whole text, which Content may be a trimmed part of.
+	ContentHash string
+	Score       float64
 }
 
 // Round is one whole conversation round: a USER message and its COMPLETED

@@ -426,6 +426,10 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(messageId: $id, question: \"单个文件的上传上限是多少？\", clientMessageId: \"payload-edit\")", map[string]any{"id": st.question}
 		}},
+	{name: "reaskAttempt",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(attemptId: $id, clientRequestId: \"payload-reask\")", map[string]any{"id": st.attempt}
+		}},
 	{name: "selectBranch",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(conversationId: \"" + st.conversation + "\", messageId: $id)", map[string]any{"id": st.question}
@@ -572,7 +576,7 @@ func TestMutationPayloadsSelectEveryField(t *testing.T) {
 				if c.keep != nil {
 					c.keep(st, data[c.name])
 				}
-				if c.name == "ask" || c.name == "retryAttempt" || c.name == "editMessage" {
+				if c.name == "ask" || c.name == "retryAttempt" || c.name == "editMessage" || c.name == "reaskAttempt" {
 					waitDone(t, st.alice, str(data[c.name], "attempt", "id"))
 				}
 			}

@@ -93,6 +93,9 @@ func MigrateSQLite(ctx context.Context, client *ent.Client) error {
 	if err != nil {
 		return fmt.Errorf("store: migrate SQLite schema: %w", err)
 	}
+	if err := backfillSQLiteHashes(ctx, client); err != nil {
+		return err
+	}
 	return migrateSQLiteSearch(ctx, client)
 }
 

@@ -203,6 +203,43 @@ export const RetryMutation = graphql(`
   }
 `);
 
+// An answer's staleness (docs/API.md, "Stale answers"): computed on read,
+// so it is read on its own when a completed answer is shown, never as part
+// of the path's pages.
+export const AttemptStalenessQuery = graphql(`
+  query AttemptStaleness($id: ID!) {
+    attempt(id: $id) {
+      id
+      staleness {
+        stale
+        sources {
+          change
+          citedVersion
+          currentVersion
+          stillContainsCitedText
+          source {
+            ...SourceFields
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const ReaskMutation = graphql(`
+  mutation Reask($attemptId: ID!, $clientRequestId: String) {
+    reaskAttempt(attemptId: $attemptId, clientRequestId: $clientRequestId) {
+      deduplicated
+      userMessage {
+        id
+      }
+      attempt {
+        ...AttemptFields
+      }
+    }
+  }
+`);
+
 export const EditMessageMutation = graphql(`
   mutation EditMessage($messageId: ID!, $question: String!, $clientMessageId: String!) {
     editMessage(messageId: $messageId, question: $question, clientMessageId: $clientMessageId) {

@@ -26,7 +26,7 @@
 import { useApolloClient, useFragment, useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { retryDeadline, useCountdown } from '../countdown';
-import { AskMutation, CancelMutation, ConversationEventsSubscription, ConversationQuery, EditMessageMutation, PathMessageFields, RetryMutation, SelectBranchMutation } from '../operations';
+import { AskMutation, CancelMutation, ConversationEventsSubscription, ConversationQuery, EditMessageMutation, PathMessageFields, ReaskMutation, RetryMutation, SelectBranchMutation } from '../operations';
 import type { ConversationQuery as ConversationResult } from '../gql/graphql';
 import { useT } from '../i18n';
 import { toUiError, type UiError } from '../errors';
@@ -75,6 +75,7 @@ export function ConversationView({ id }: { id: string }) {
   const [edit] = useMutation(EditMessageMutation);
   const [select] = useMutation(SelectBranchMutation);
   const [retry] = useMutation(RetryMutation);
+  const [reaskAttempt] = useMutation(ReaskMutation);
   const [cancel] = useMutation(CancelMutation);
 
   const conv = data?.conversation;
@@ -217,7 +218,10 @@ export function ConversationView({ id }: { id: string }) {
     }
   };
 
-  const actions: TurnActions & { regenerate: (questionId: string, attemptId: string, clientRequestId?: string) => Promise<void> } = {
+  const actions: TurnActions & {
+    regenerate: (questionId: string, attemptId: string, clientRequestId?: string) => Promise<void>;
+    reask: (attemptId: string, clientRequestId?: string) => Promise<void>;
+  } = {
     edit: async (messageId, question, clientMessageId) => {
       setAskError(null);
       try {
@@ -261,6 +265,15 @@ export function ConversationView({ id }: { id: string }) {
         await reread();
       } catch (err) {
         failed(err, () => void actions.regenerate(questionId, attemptId, clientRequestId));
+      }
+    },
+    reask: async (attemptId: string, clientRequestId: string = newId()) => {
+      setAskError(null);
+      try {
+        await reaskAttempt({ variables: { attemptId, clientRequestId } });
+        await reread();
+      } catch (err) {
+        failed(err, () => void actions.reask(attemptId, clientRequestId));
       }
     },
     cancel: (attemptId) => {

@@ -17,6 +17,7 @@ import { AnswerMarkdown } from './Markdown';
 import { SourcesPanel, sourceAnchor } from './Sources';
 import { StreamingAnswer } from './StreamingAnswer';
 import { FeedbackBox } from './Feedback';
+import { StaleBadge } from './StaleBadge';
 import { isComposingEnter } from './Composer';
 import { newId } from '../ids';
 import { siblingAt } from './path';
@@ -34,6 +35,8 @@ export interface TurnActions {
   select: (messageId: string) => Promise<void>;
   /** retryAttempt on the attempt, adding the new one to the question's attempts. */
   regenerate: (questionId: string, attemptId: string) => Promise<void>;
+  /** reaskAttempt: the stale answer's question asked again on the current branch. */
+  reask: (attemptId: string) => Promise<void>;
   cancel: (attemptId: string) => void;
 }
 
@@ -101,6 +104,7 @@ export function Turn({ question, answer, readOnly, locked, actions }: TurnProps)
             void actions.regenerate(question.id, attemptId);
           } : undefined}
           onCancel={actions.cancel}
+          onReask={actions.reask}
         />
       )}
     </article>
@@ -213,6 +217,7 @@ interface AttemptByIdProps {
   versions: ReactNode;
   onRetry?: (attemptId: string) => void;
   onCancel: (id: string) => void;
+  onReask?: (attemptId: string) => Promise<void>;
 }
 
 /**
@@ -226,7 +231,7 @@ function AttemptById(props: AttemptByIdProps) {
   return <AttemptView attempt={data} {...props} />;
 }
 
-function AttemptView({ attempt, readOnly, locked, versions, onRetry, onCancel }: AttemptByIdProps & { attempt: AttemptFieldsFragment }) {
+function AttemptView({ attempt, readOnly, locked, versions, onRetry, onCancel, onReask }: AttemptByIdProps & { attempt: AttemptFieldsFragment }) {
   const t = useT();
   const [liveQuestion, setLiveQuestion] = useState<string | null>(null);
   const [liveSources, setLiveSources] = useState<readonly SourceFieldsFragment[] | null>(null);
@@ -267,6 +272,7 @@ function AttemptView({ attempt, readOnly, locked, versions, onRetry, onCancel }:
           {!readOnly && attempt.status === 'COMPLETED' && <FeedbackBox attempt={attempt} />}
         </div>
       )}
+      {attempt.status === 'COMPLETED' && <StaleBadge attemptId={attempt.id} readOnly={readOnly} locked={locked} onReask={onReask} />}
       <SourcesPanel attemptId={attempt.id} sources={sources} answer={pending ? '' : attempt.answer} final={!pending} />
     </div>
   );

@@ -43,6 +43,8 @@ type Documents = {
     "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": typeof types.RestoreConversationDocument,
     "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...PathMessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.AskDocument,
     "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.RetryDocument,
+    "\n  query AttemptStaleness($id: ID!) {\n    attempt(id: $id) {\n      id\n      staleness {\n        stale\n        sources {\n          change\n          citedVersion\n          currentVersion\n          stillContainsCitedText\n          source {\n            ...SourceFields\n          }\n        }\n      }\n    }\n  }\n": typeof types.AttemptStalenessDocument,
+    "\n  mutation Reask($attemptId: ID!, $clientRequestId: String) {\n    reaskAttempt(attemptId: $attemptId, clientRequestId: $clientRequestId) {\n      deduplicated\n      userMessage {\n        id\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.ReaskDocument,
     "\n  mutation EditMessage($messageId: ID!, $question: String!, $clientMessageId: String!) {\n    editMessage(messageId: $messageId, question: $question, clientMessageId: $clientMessageId) {\n      deduplicated\n      userMessage {\n        id\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": typeof types.EditMessageDocument,
     "\n  mutation SelectBranch($conversationId: ID!, $messageId: ID!) {\n    selectBranch(conversationId: $conversationId, messageId: $messageId) {\n      id\n      currentLeafId\n    }\n  }\n": typeof types.SelectBranchDocument,
     "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": typeof types.CancelDocument,
@@ -100,6 +102,8 @@ const documents: Documents = {
     "\n  mutation RestoreConversation($id: ID!) {\n    restoreConversation(id: $id) {\n      ...ConversationFields\n    }\n  }\n": types.RestoreConversationDocument,
     "\n  mutation Ask($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...PathMessageFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.AskDocument,
     "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.RetryDocument,
+    "\n  query AttemptStaleness($id: ID!) {\n    attempt(id: $id) {\n      id\n      staleness {\n        stale\n        sources {\n          change\n          citedVersion\n          currentVersion\n          stillContainsCitedText\n          source {\n            ...SourceFields\n          }\n        }\n      }\n    }\n  }\n": types.AttemptStalenessDocument,
+    "\n  mutation Reask($attemptId: ID!, $clientRequestId: String) {\n    reaskAttempt(attemptId: $attemptId, clientRequestId: $clientRequestId) {\n      deduplicated\n      userMessage {\n        id\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.ReaskDocument,
     "\n  mutation EditMessage($messageId: ID!, $question: String!, $clientMessageId: String!) {\n    editMessage(messageId: $messageId, question: $question, clientMessageId: $clientMessageId) {\n      deduplicated\n      userMessage {\n        id\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n": types.EditMessageDocument,
     "\n  mutation SelectBranch($conversationId: ID!, $messageId: ID!) {\n    selectBranch(conversationId: $conversationId, messageId: $messageId) {\n      id\n      currentLeafId\n    }\n  }\n": types.SelectBranchDocument,
     "\n  mutation Cancel($id: ID!) {\n    cancelAttempt(id: $id) {\n      ...AttemptFields\n    }\n  }\n": types.CancelDocument,
@@ -258,6 +262,14 @@ export function graphql(source: "\n  mutation Ask($input: AskInput!) {\n    ask(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Retry($input: RetryAttemptInput!) {\n    retryAttempt(input: $input) {\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AttemptStaleness($id: ID!) {\n    attempt(id: $id) {\n      id\n      staleness {\n        stale\n        sources {\n          change\n          citedVersion\n          currentVersion\n          stillContainsCitedText\n          source {\n            ...SourceFields\n          }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query AttemptStaleness($id: ID!) {\n    attempt(id: $id) {\n      id\n      staleness {\n        stale\n        sources {\n          change\n          citedVersion\n          currentVersion\n          stillContainsCitedText\n          source {\n            ...SourceFields\n          }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Reask($attemptId: ID!, $clientRequestId: String) {\n    reaskAttempt(attemptId: $attemptId, clientRequestId: $clientRequestId) {\n      deduplicated\n      userMessage {\n        id\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation Reask($attemptId: ID!, $clientRequestId: String) {\n    reaskAttempt(attemptId: $attemptId, clientRequestId: $clientRequestId) {\n      deduplicated\n      userMessage {\n        id\n      }\n      attempt {\n        ...AttemptFields\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
