@@ -34,7 +34,7 @@ export function StaleBadge({ attemptId, readOnly, locked, onReask }: StaleBadgeP
                 ? t.sourceChangedFrom(s.citedVersion, s.currentVersion)
                 : s.change === 'DELETED'
                   ? t.sourceDeleted
-                  : t.sourceUnavailable}
+                  : t.staleSourceUnavailable}
               {s.stillContainsCitedText ? ` · ${t.sourceStillContains}` : ''}
             </span>
           </li>

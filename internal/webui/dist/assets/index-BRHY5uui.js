@@ -1,0 +1,1 @@
+import{t as e}from"./web-Cl4CHnaq.js";e();

@@ -1,1 +1,0 @@
-import{t as e}from"./web-tNPRatG0.js";e();
