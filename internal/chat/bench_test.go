@@ -21,9 +21,11 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/testdb"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // countedDB wraps raw so that every Ent statement is counted.
@@ -77,17 +79,26 @@ func seedRounds(tb testing.TB, e *env, conv *ent.Conversation, rounds, keep int)
 // TestContextCostIsFlat: assembling the context of a 1,000-round
 // conversation sends exactly as many statements as for a 10-round one,
 // because only the window and the summary are loaded, whatever the
-// history strategy.
+// history strategy. The two conversations are seeded once per backend and
+// each strategy is set on the tenant in turn.
 func TestContextCostIsFlat(t *testing.T) {
-	for _, s := range domain.HistoryStrategies {
-		t.Run(string(s), func(t *testing.T) {
-			storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
-				db, n := countedDB(raw)
-				e := newEnv(t, db, func(_ *chat.Config, st *domain.TenantSettings) { st.HistoryStrategy = s })
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		e := newEnv(t, db)
+		var convs []*ent.Conversation
+		for _, rounds := range []int{10, 1000} {
+			conv := e.conversation(t, alice)
+			seedRounds(t, e, conv, rounds, 8)
+			convs = append(convs, conv)
+		}
+		sys := viewer.SystemJobContext(context.Background(), viewer.JobProvision)
+		for _, s := range domain.HistoryStrategies {
+			t.Run(string(s), func(t *testing.T) {
+				st := domain.DefaultTenantSettings()
+				st.HistoryStrategy = s
+				require.NoError(t, e.db.Client.Tenant.UpdateOneID(demo.TenantID).SetSettings(st).Exec(sys))
 				var counts []int64
-				for _, rounds := range []int{10, 1000} {
-					conv := e.conversation(t, alice)
-					seedRounds(t, e, conv, rounds, 8)
+				for _, conv := range convs {
 					// Warm up caches (the SQLite retriever caches vectors), then count.
 					_, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
 					require.NoError(t, err)
@@ -105,8 +116,8 @@ func TestContextCostIsFlat(t *testing.T) {
 				require.Equal(t, counts[0], counts[1], "statements for 10 vs 1,000 rounds")
 				t.Logf("statements per context assembly: %d", counts[0])
 			})
-		})
-	}
+		}
+	})
 	// Opening a branched conversation: the current path's last page of 50
 	// (the leaf, the page, every message's siblings) and the context of
 	// the next question on it cost the same statements at 100 messages as
