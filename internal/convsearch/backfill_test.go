@@ -38,3 +38,29 @@ func TestBackfill(t *testing.T) {
 		require.Zero(t, n, "nothing left to write")
 	})
 }
+
+// TestBackfillOnTwoReplicasAtOnce: two replicas starting together both
+// run Backfill over the same rows; neither fails, and every message ends
+// with exactly one entry (message_id is unique; the loser's rows are
+// skipped).
+func TestBackfillOnTwoReplicasAtOnce(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		fixture(t, db.Client)
+		_, err := db.SQL.Exec(`DELETE FROM search_entries`)
+		require.NoError(t, err)
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() {
+				_, err := convsearch.Backfill(t.Context(), db.Client, db.Dialect, 2)
+				errs <- err
+			}()
+		}
+		require.NoError(t, <-errs)
+		require.NoError(t, <-errs)
+		var messages, entries int
+		require.NoError(t, db.SQL.QueryRow(`SELECT COUNT(*) FROM messages`).Scan(&messages))
+		require.NoError(t, db.SQL.QueryRow(`SELECT COUNT(*) FROM search_entries WHERE message_id IS NOT NULL`).Scan(&entries))
+		require.Equal(t, messages, entries)
+		require.Len(t, hitIDs(t, as(alice), db.Client, convsearch.Request{Query: "vpn"}, false), 2)
+	})
+}
