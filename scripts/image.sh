@@ -94,10 +94,16 @@ chmod 0700 "$work/data"
 chmod 1777 "$work/tmp"
 
 say "buildah from scratch"
+# Two archives, so that owners and modes are exact (buildah copy keeps
+# neither for directories): root's files, and the data directory owned by
+# ragchat. buildah add unpacks them as they are.
+tar --numeric-owner --owner=0 --group=0 -C "$work/rootfs" -cf "$work/root.tar" .
+tar --numeric-owner --owner=0 --group=0 -C "$work" -cf "$work/tmp.tar" tmp
+tar --numeric-owner --owner=65532 --group=65532 -C "$work" -cf "$work/data.tar" data
 ctr=$(bh from --isolation chroot scratch)
-bh copy --quiet --chown 0:0 "$ctr" "$work/rootfs/" /
-bh copy --quiet --chown 65532:65532 "$ctr" "$work/data" /data
-bh copy --quiet --chown 0:0 "$ctr" "$work/tmp" /tmp
+for a in root tmp data; do
+	bh add --quiet "$ctr" "$work/$a.tar" /
+done
 
 meta=(
 	"org.opencontainers.image.title=ragchat"
