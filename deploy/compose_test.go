@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -21,8 +22,8 @@ type composeFile struct {
 		Profiles    []string
 		Ports       []string
 		Volumes     []string
-		StopGrace   string `yaml:"stop_grace_period"`
-		StopSignal  string `yaml:"stop_signal"`
+		StopGrace   string                                `yaml:"stop_grace_period"`
+		StopSignal  string                                `yaml:"stop_signal"`
 		DependsOn   map[string]struct{ Condition string } `yaml:"depends_on"`
 		Deploy      struct{ Replicas int }
 		Healthcheck struct {
@@ -229,3 +230,6 @@ func documented(t *testing.T, file string, env map[string]string) {
 		}
 	}
 }
+
+// splitHostPort is net.SplitHostPort without the error for tests.
+func splitHostPort(addr string) (string, string, error) { return net.SplitHostPort(addr) }
