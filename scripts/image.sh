@@ -17,15 +17,16 @@
 #
 # Usage: scripts/image.sh [OCI_DIR]
 #   OCI_DIR   the OCI layout directory to write (default bin/image); the
-#             image is tagged there as ragchat:<version>, and with
-#             IMAGE_STORAGE=1 also committed to the local containers-storage
-#             as localhost/ragchat:<version> (for `podman run`)
+#             image is tagged there as ragchat:<version>. Copy it with
+#             skopeo: skopeo copy oci:bin/image:ragchat:<version> \
+#             containers-storage:localhost/ragchat:<version> (podman), or
+#             docker://<registry>/ragchat:<version>; podman also runs
+#             oci:<dir>:<tag> directly
 # Environment:
 #   IMAGE_VERSION        the version (default: git describe --always --dirty)
 #   IMAGE_BUILDAH_ROOT   buildah's storage directory (default: a temporary
 #                        one, removed at the end, so the build touches no
 #                        system storage)
-#   IMAGE_STORAGE        1: also commit to containers-storage
 #   CA_BUNDLE            the CA bundle (default /etc/ssl/certs/ca-certificates.crt)
 #
 # buildah runs with the vfs storage driver and chroot isolation, which work
@@ -132,10 +133,6 @@ bh config "${cfg[@]}" "$ctr"
 
 say "commit oci:$out:ragchat:$version"
 bh commit --quiet --format oci --disable-compression=false "$ctr" "oci:$out:ragchat:$version" >/dev/null
-if [[ ${IMAGE_STORAGE:-} == 1 ]]; then
-	say "commit containers-storage:localhost/ragchat:$version"
-	buildah --storage-driver vfs push --quiet "oci:$out:ragchat:$version" "containers-storage:localhost/ragchat:$version" >/dev/null
-fi
 size=$(du -sb "$out/blobs" | cut -f1)
 say "done: oci:$out:ragchat:$version ($((size / 1024 / 1024)) MiB of blobs; compressed layer and config)"
 printf '%s\n' "oci:$out:ragchat:$version"
