@@ -7,7 +7,7 @@ BENCHFLAGS  ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run build build-bench generate check-generate migration test test-go bench bench-go lint web
+.PHONY: help run build build-bench generate check-generate migration test test-go bench bench-go lint web image
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-15s %s\n", $$1, $$2 }'
@@ -26,6 +26,9 @@ generate: ## Regenerate code (Ent, entgql, gqlgen): go generate ./...
 
 check-generate: ## Fail if go generate changes generated code.
 	scripts/check-generate.sh
+
+image: ## OCI image of ragchat serve, from scratch with buildah, into bin/image (docs/DEPLOYMENT.md, "The container image").
+	scripts/image.sh bin/image
 
 web: ## Build the web console (npm ci, codegen, vite) into internal/webui/dist; commit the result.
 	scripts/web.sh build

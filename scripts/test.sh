@@ -9,6 +9,8 @@
 #      scripts/web.sh check        `make web` reproduces the committed console
 #      scripts/web.sh size         the chat's JavaScript is within its budget
 #   2. go vet ./...
+#      (then, before the Go tests: buildah, skopeo, podman and runc for
+#      TestImage, which builds `make image` and runs it)
 #   3. a PostgreSQL 15 + pgvector server: RAGCHAT_TEST_DATABASE_URL when set,
 #      otherwise a throwaway cluster (scripts/pgtest.sh ensure + start) that
 #      is always stopped at the end, also on failure or Ctrl-C
@@ -57,6 +59,24 @@ ensure_cgo() {
 		say "ERROR: go test -race needs cgo and a C compiler (gcc); install gcc or set CC"
 		exit 1
 	}
+}
+
+# ensure_image_tools installs what TestImage (cmd/ragchat/image_test.go)
+# builds and runs the container image with: buildah, skopeo, podman, and
+# runc (crun refuses hybrid cgroup hierarchies; the test picks runc).
+ensure_image_tools() {
+	local missing=()
+	for tool in buildah skopeo podman runc; do
+		command -v "$tool" >/dev/null || missing+=("$tool")
+	done
+	((${#missing[@]} == 0)) && return 0
+	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+		say "installing ${missing[*]} for the container image test"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+			say "WARNING: could not install ${missing[*]}; TestImage will skip what needs them"
+	else
+		say "WARNING: ${missing[*]} not installed; TestImage will skip what needs them"
+	fi
 }
 
 go_tests() {
@@ -127,6 +147,7 @@ db_tests() {
 		exit 1
 	}
 	ensure_cgo
+	ensure_image_tools
 	local rc=0
 	migration_check || rc=1
 	go_tests || rc=1

@@ -6,6 +6,8 @@
 //	ragchat ingest --tenant T --kb K FILES…
 //	                                   ingest documents as an admin of T
 //	ragchat version                    print the version
+//	ragchat healthcheck [--live]       exit 0 when the local server is
+//	                                   ready (/readyz) or live (/healthz)
 //
 // Configuration comes from environment variables (docs/API.md). The
 // benchmark harness is a separate binary, cmd/ragchat-bench, that runs
@@ -37,6 +39,7 @@ func commands() []command {
 		{"token", "print a development JWT for a tenant and user", runToken},
 		{"ingest", "ingest documents into a knowledge base as an admin of a tenant", runIngest},
 		{"version", "print the version", runVersion},
+		{"healthcheck", "exit 0 when the local server is ready (/readyz); for container health checks", runHealthcheck},
 	}
 }
 
