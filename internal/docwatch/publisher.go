@@ -73,6 +73,18 @@ func (p *Publisher) Interval() time.Duration { return p.interval }
 // and metrics.
 func (p *Publisher) Broadcasts() uint64 { return p.sent.Load() }
 
+// Idle reports whether no change waits for a broadcast.
+func (p *Publisher) Idle() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range p.tenants {
+		if t.timer != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Changed records that docs of tenant changed (call it once the change is
 // committed). The broadcast that carries them goes out at once when the
 // tenant's last one is at least an interval old, else at the end of that
