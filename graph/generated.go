@@ -269,15 +269,17 @@ type ComplexityRoot struct {
 	}
 
 	ConversationEvent struct {
-		At             func(childComplexity int) int
-		Attempt        func(childComplexity int) int
-		AttemptID      func(childComplexity int) int
-		AttemptStatus  func(childComplexity int) int
-		Conversation   func(childComplexity int) int
-		ConversationID func(childComplexity int) int
-		Kind           func(childComplexity int) int
-		Message        func(childComplexity int) int
-		MessageID      func(childComplexity int) int
+		At                  func(childComplexity int) int
+		Attempt             func(childComplexity int) int
+		AttemptID           func(childComplexity int) int
+		AttemptStatus       func(childComplexity int) int
+		ChangedAttemptCount func(childComplexity int) int
+		ChangedAttemptIds   func(childComplexity int) int
+		Conversation        func(childComplexity int) int
+		ConversationID      func(childComplexity int) int
+		Kind                func(childComplexity int) int
+		Message             func(childComplexity int) int
+		MessageID           func(childComplexity int) int
 	}
 
 	ConversationExport struct {
@@ -775,14 +777,16 @@ type ComplexityRoot struct {
 	}
 
 	ViewerEvent struct {
-		At             func(childComplexity int) int
-		Attempt        func(childComplexity int) int
-		AttemptID      func(childComplexity int) int
-		AttemptStatus  func(childComplexity int) int
-		Conversation   func(childComplexity int) int
-		ConversationID func(childComplexity int) int
-		Kind           func(childComplexity int) int
-		MessageID      func(childComplexity int) int
+		At                  func(childComplexity int) int
+		Attempt             func(childComplexity int) int
+		AttemptID           func(childComplexity int) int
+		AttemptStatus       func(childComplexity int) int
+		ChangedAttemptCount func(childComplexity int) int
+		ChangedAttemptIds   func(childComplexity int) int
+		Conversation        func(childComplexity int) int
+		ConversationID      func(childComplexity int) int
+		Kind                func(childComplexity int) int
+		MessageID           func(childComplexity int) int
 	}
 }
 
@@ -1919,6 +1923,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConversationEvent.AttemptStatus(childComplexity), true
+	case "ConversationEvent.changedAttemptCount":
+		if e.ComplexityRoot.ConversationEvent.ChangedAttemptCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.ChangedAttemptCount(childComplexity), true
+	case "ConversationEvent.changedAttemptIds":
+		if e.ComplexityRoot.ConversationEvent.ChangedAttemptIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.ChangedAttemptIds(childComplexity), true
 	case "ConversationEvent.conversation":
 		if e.ComplexityRoot.ConversationEvent.Conversation == nil {
 			break
@@ -4324,6 +4340,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ViewerEvent.AttemptStatus(childComplexity), true
+	case "ViewerEvent.changedAttemptCount":
+		if e.ComplexityRoot.ViewerEvent.ChangedAttemptCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.ChangedAttemptCount(childComplexity), true
+	case "ViewerEvent.changedAttemptIds":
+		if e.ComplexityRoot.ViewerEvent.ChangedAttemptIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.ChangedAttemptIds(childComplexity), true
 	case "ViewerEvent.conversation":
 		if e.ComplexityRoot.ViewerEvent.Conversation == nil {
 			break
@@ -6353,6 +6381,49 @@ extend type Mutation {
   """
   reaskAttempt(attemptId: ID!, clientRequestId: String): ReaskAttemptPayload!
 }
+
+# Document-change events (docs/API.md, "Document-change events").
+
+extend enum ConversationEventKind {
+  """
+  Documents cited by answers of the conversation changed (re-ingested with
+  other content), as the viewer may read them now: changedAttemptIds
+  (at most 50) and changedAttemptCount. At most one per conversation per
+  document-change broadcast (one per tenant per second). Refetch the
+  attempts' staleness.
+  """
+  SOURCES_CHANGED
+}
+
+extend enum ViewerEventKind {
+  """
+  Documents cited by answers of this conversation of the viewer changed
+  (re-ingested with other content), as the viewer may read them now:
+  changedAttemptIds (at most 50) and changedAttemptCount. At most one per
+  conversation per document-change broadcast (one per tenant per second).
+  """
+  SOURCES_CHANGED
+}
+
+extend type ConversationEvent {
+  """
+  SOURCES_CHANGED: attempts of the conversation, on any branch, that cite a
+  changed document (at most 50, in id order); null for other kinds.
+  """
+  changedAttemptIds: [ID!]
+  "SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds."
+  changedAttemptCount: Int
+}
+
+extend type ViewerEvent {
+  """
+  SOURCES_CHANGED: attempts of the conversation, on any branch, that cite a
+  changed document (at most 50, in id order); null for other kinds.
+  """
+  changedAttemptIds: [ID!]
+  "SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds."
+  changedAttemptCount: Int
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6791,6 +6862,10 @@ func (ec *executionContext) childFields_ConversationEvent(ctx context.Context, f
 		return ec.fieldContext_ConversationEvent_message(ctx, field)
 	case "attempt":
 		return ec.fieldContext_ConversationEvent_attempt(ctx, field)
+	case "changedAttemptIds":
+		return ec.fieldContext_ConversationEvent_changedAttemptIds(ctx, field)
+	case "changedAttemptCount":
+		return ec.fieldContext_ConversationEvent_changedAttemptCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConversationEvent", field.Name)
 }
@@ -7647,6 +7722,10 @@ func (ec *executionContext) childFields_ViewerEvent(ctx context.Context, field g
 		return ec.fieldContext_ViewerEvent_conversation(ctx, field)
 	case "attempt":
 		return ec.fieldContext_ViewerEvent_attempt(ctx, field)
+	case "changedAttemptIds":
+		return ec.fieldContext_ViewerEvent_changedAttemptIds(ctx, field)
+	case "changedAttemptCount":
+		return ec.fieldContext_ViewerEvent_changedAttemptCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ViewerEvent", field.Name)
 }
@@ -13706,6 +13785,52 @@ func (ec *executionContext) fieldContext_ConversationEvent_attempt(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ConversationEvent_changedAttemptIds(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_changedAttemptIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_changedAttemptIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ConversationEvent_changedAttemptCount(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_changedAttemptCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ConversationExport_format(ctx context.Context, field graphql.CollectedField, obj *portability.Export) (ret graphql.Marshaler) {
@@ -23345,6 +23470,52 @@ func (ec *executionContext) fieldContext_ViewerEvent_attempt(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ViewerEvent_changedAttemptIds(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_changedAttemptIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_changedAttemptIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ViewerEvent_changedAttemptCount(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_changedAttemptCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "Int")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -37567,6 +37738,16 @@ func (ec *executionContext) _ConversationEvent(ctx context.Context, sel ast.Sele
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._ConversationEvent_attempt(ctx, field, obj)
 				})
+		case "changedAttemptIds":
+			out.Values[i] = ec._ConversationEvent_changedAttemptIds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "changedAttemptCount":
+			out.Values[i] = ec._ConversationEvent_changedAttemptCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -40956,6 +41137,16 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._ViewerEvent_attempt(ctx, field, obj)
 				})
+		case "changedAttemptIds":
+			out.Values[i] = ec._ViewerEvent_changedAttemptIds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "changedAttemptCount":
+			out.Values[i] = ec._ViewerEvent_changedAttemptCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

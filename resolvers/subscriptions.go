@@ -157,6 +157,7 @@ func conversationEventModel(ev chat.ConversationEvent) *model.ConversationEvent 
 		s := attempt.Status(ev.AttemptStatus)
 		m.AttemptStatus = &s
 	}
+	m.ChangedAttemptIds, m.ChangedAttemptCount = changedAttempts(conversationSourcesChanged(ev), ev.ChangedAttemptIDs, ev.ChangedAttempts)
 	return m
 }
 

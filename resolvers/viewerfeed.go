@@ -46,6 +46,7 @@ func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 		s := attempt.Status(ev.AttemptStatus)
 		m.AttemptStatus = &s
 	}
+	m.ChangedAttemptIds, m.ChangedAttemptCount = changedAttempts(viewerSourcesChanged(ev), ev.ChangedAttemptIDs, ev.ChangedAttempts)
 	return m
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
@@ -73,6 +74,9 @@ type core struct {
 	settings  *tenantsettings.Service
 	knowledge *knowledge.Service
 	organise  *organise.Service
+	// docChanges broadcasts this process's document changes to the open
+	// streams of every replica (internal/docwatch).
+	docChanges *docwatch.Publisher
 }
 
 // newCore wires the engine, delegated support access, the tenant settings
@@ -99,6 +103,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
 	}
+	docChanges := docwatch.NewPublisher(b, docwatch.Options{Logger: log})
 	engine := chat.New(ecfg, chat.Deps{
 		DB:         db,
 		Model:      model,
@@ -108,10 +113,12 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Now:        time.Now,
 		Observer:   obs,
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
+
+		DocumentChanges: docChanges,
 	})
-	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
 	return &core{
-		db: db, model: model, broker: b, engine: engine,
+		db: db, model: model, broker: b, engine: engine, docChanges: docChanges,
 		support:   support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes}),
 		settings:  tenantsettings.New(db.Client, engine.ServerChatModel()),
 		knowledge: svc,
@@ -131,6 +138,7 @@ func engineLimits(cfg config.Config) chat.Limits {
 
 // close releases the broker and the database.
 func (c *core) close() {
+	c.docChanges.Close()
 	_ = c.broker.Close()
 	_ = c.db.Close()
 }

@@ -188,6 +188,11 @@ type ConversationEvent struct {
 	Message *ent.Message `json:"message,omitempty"`
 	// ATTEMPT_UPDATED: the attempt as it is now; null once it is gone.
 	Attempt *ent.Attempt `json:"attempt,omitempty"`
+	// SOURCES_CHANGED: attempts of the conversation, on any branch, that cite a
+	// changed document (at most 50, in id order); null for other kinds.
+	ChangedAttemptIds []uuid.UUID `json:"changedAttemptIds,omitempty"`
+	// SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds.
+	ChangedAttemptCount *int `json:"changedAttemptCount,omitempty"`
 }
 
 // Narrows a conversation search; every set field must hold.
@@ -698,6 +703,11 @@ type ViewerEvent struct {
 	Conversation *ent.Conversation `json:"conversation,omitempty"`
 	// ATTEMPT_UPDATED: the attempt as it is now.
 	Attempt *ent.Attempt `json:"attempt,omitempty"`
+	// SOURCES_CHANGED: attempts of the conversation, on any branch, that cite a
+	// changed document (at most 50, in id order); null for other kinds.
+	ChangedAttemptIds []uuid.UUID `json:"changedAttemptIds,omitempty"`
+	// SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds.
+	ChangedAttemptCount *int `json:"changedAttemptCount,omitempty"`
 }
 
 type AttemptEventKind string
@@ -778,6 +788,12 @@ const (
 	// The current branch changed (selectBranch, editMessage, retryAttempt or an
 	// ask on another branch): messageId is the new current leaf.
 	ConversationEventKindBranchSelected ConversationEventKind = "BRANCH_SELECTED"
+	// Documents cited by answers of the conversation changed (re-ingested with
+	// other content), as the viewer may read them now: changedAttemptIds
+	// (at most 50) and changedAttemptCount. At most one per conversation per
+	// document-change broadcast (one per tenant per second). Refetch the
+	// attempts' staleness.
+	ConversationEventKindSourcesChanged ConversationEventKind = "SOURCES_CHANGED"
 )
 
 var AllConversationEventKind = []ConversationEventKind{
@@ -786,11 +802,12 @@ var AllConversationEventKind = []ConversationEventKind{
 	ConversationEventKindConversationUpdated,
 	ConversationEventKindConversationDeleted,
 	ConversationEventKindBranchSelected,
+	ConversationEventKindSourcesChanged,
 }
 
 func (e ConversationEventKind) IsValid() bool {
 	switch e {
-	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected:
+	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected, ConversationEventKindSourcesChanged:
 		return true
 	}
 	return false
@@ -1095,6 +1112,11 @@ const (
 	// The conversation's current branch changed (on this or another device):
 	// messageId is the new current leaf.
 	ViewerEventKindBranchSelected ViewerEventKind = "BRANCH_SELECTED"
+	// Documents cited by answers of this conversation of the viewer changed
+	// (re-ingested with other content), as the viewer may read them now:
+	// changedAttemptIds (at most 50) and changedAttemptCount. At most one per
+	// conversation per document-change broadcast (one per tenant per second).
+	ViewerEventKindSourcesChanged ViewerEventKind = "SOURCES_CHANGED"
 )
 
 var AllViewerEventKind = []ViewerEventKind{
@@ -1105,11 +1127,12 @@ var AllViewerEventKind = []ViewerEventKind{
 	ViewerEventKindConversationRestored,
 	ViewerEventKindAttemptUpdated,
 	ViewerEventKindBranchSelected,
+	ViewerEventKindSourcesChanged,
 }
 
 func (e ViewerEventKind) IsValid() bool {
 	switch e {
-	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected:
+	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindSourcesChanged:
 		return true
 	}
 	return false

@@ -149,6 +149,9 @@ const (
 	// ConversationBranchSelected: the current branch changed; MessageID is
 	// the new current leaf.
 	ConversationBranchSelected ConversationEventKind = "BRANCH_SELECTED"
+	// ConversationSourcesChanged: documents cited by attempts of the
+	// conversation changed (ChangedAttemptIDs, ChangedAttempts).
+	ConversationSourcesChanged ConversationEventKind = "SOURCES_CHANGED"
 )
 
 // ConversationEvent tells a second tab that something changed: a message
@@ -161,6 +164,11 @@ type ConversationEvent struct {
 	AttemptID      *uuid.UUID
 	AttemptStatus  string
 	At             time.Time
+	// ChangedAttemptIDs are, for SOURCES_CHANGED, attempts that cite a
+	// changed document (at most MaxChangedAttemptIDs); ChangedAttempts
+	// counts them all.
+	ChangedAttemptIDs []uuid.UUID
+	ChangedAttempts   int
 }
 
 // ViewerEventKind is the type of a viewer feed event.
@@ -181,6 +189,9 @@ const (
 	// ViewerBranchSelected: the conversation's current branch changed;
 	// MessageID is the new current leaf.
 	ViewerBranchSelected ViewerEventKind = "BRANCH_SELECTED"
+	// ViewerSourcesChanged: documents cited by attempts of the
+	// conversation changed (ChangedAttemptIDs, ChangedAttempts).
+	ViewerSourcesChanged ViewerEventKind = "SOURCES_CHANGED"
 )
 
 // ViewerEvent tells a user's other devices that one of their conversations
@@ -193,6 +204,11 @@ type ViewerEvent struct {
 	// MessageID is the new current leaf of a BRANCH_SELECTED event.
 	MessageID *uuid.UUID
 	At        time.Time
+	// ChangedAttemptIDs are, for SOURCES_CHANGED, attempts that cite a
+	// changed document (at most MaxChangedAttemptIDs); ChangedAttempts
+	// counts them all.
+	ChangedAttemptIDs []uuid.UUID
+	ChangedAttempts   int
 }
 
 // AdminConversationFilter narrows an admin's listing of the tenant's

@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/chat/summary"
+	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
@@ -88,6 +89,10 @@ type Deps struct {
 	Observer Observer
 	// AskLimiter meters asks and retries per user; nil meters nothing.
 	AskLimiter askrate.Limiter
+	// DocumentChanges broadcasts the document changes reported to
+	// DocumentsChanged to every replica's streams; nil broadcasts none
+	// (streams still hear other replicas' broadcasts).
+	DocumentChanges *docwatch.Publisher
 }
 
 // WithDefaults fills the zero fields of c.
@@ -206,6 +211,9 @@ type Engine struct {
 	// re-authorised sources may be reused (sources.go).
 	access *authwatch.Access
 
+	// docChanges broadcasts document changes (docevents.go); nil: none.
+	docChanges *docwatch.Publisher
+
 	// beforeRun, when set (by tests, under mu), runs at the start of each
 	// answer's goroutine.
 	beforeRun func()
@@ -217,6 +225,7 @@ func New(cfg Config, deps Deps) *Engine {
 		cfg: cfg.WithDefaults(), db: deps.DB, client: deps.DB.Client, model: deps.Model,
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
+		docChanges: deps.DocumentChanges,
 	}
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
 	if e.log == nil {

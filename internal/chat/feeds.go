@@ -15,7 +15,9 @@ import (
 )
 
 // SubscribeConversation streams change notifications of a conversation the
-// viewer may see, so that a second tab stays in sync. Events carry ids;
+// viewer may see, so that a second tab stays in sync, and tells when a
+// document its answers cite changed (SOURCES_CHANGED, docevents.go,
+// at most one per document-change broadcast). Events carry ids;
 // clients refetch. The channel closes when ctx is done, and after
 // CONVERSATION_DELETED. It subscribes before reading the conversation, so
 // that a deletion in between still reaches the stream.
@@ -40,14 +42,16 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 		timer = time.NewTimer(conv.TemporaryExpiresAt.Sub(e.now()))
 		expiry = timer.C
 	}
+	docs := e.followDocuments(ctx, conv.TenantID)
 	out := make(chan ConversationEvent, 16)
 	go func() {
 		defer close(out)
+		defer docs.close()
 		if timer != nil {
 			defer timer.Stop()
 		}
 		for {
-			if e.forwardConversation(ctx, conversationID, sub, expiry, out) {
+			if e.forwardConversation(ctx, conversationID, sub, docs, expiry, out) {
 				return
 			}
 			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
@@ -66,11 +70,29 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 // forwardConversation forwards sub's events to out until sub's channel
 // closes (false: the caller decides whether to resubscribe) or the stream
 // is over (true): ctx is done, or the conversation is gone
-// (CONVERSATION_DELETED, sent last, also when expiry fires).
-func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UUID, sub *broker.Subscription, expiry <-chan time.Time, out chan<- ConversationEvent) bool {
+// (CONVERSATION_DELETED, sent last, also when expiry fires). A broadcast
+// of docs that concerns attempts of the conversation the viewer may read
+// becomes one SOURCES_CHANGED.
+func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UUID, sub *broker.Subscription, docs *docFollow, expiry <-chan time.Time, out chan<- ConversationEvent) bool {
 	for {
 		var ce ConversationEvent
 		select {
+		case ev, ok := <-docs.C():
+			b, ok := docs.batch(ctx, ev, ok)
+			if !ok {
+				continue
+			}
+			changes, err := e.citingAttempts(ctx, b, &conversationID)
+			if err != nil {
+				e.log.WarnContext(ctx, "document changes not checked for a conversation stream", "conversation", conversationID, "err", err)
+				continue
+			}
+			if len(changes) == 0 {
+				continue
+			}
+			c := changes[0]
+			ce = ConversationEvent{Kind: ConversationSourcesChanged, ConversationID: conversationID, At: e.now(),
+				ChangedAttemptIDs: c.attempts, ChangedAttempts: c.count}
 		case ev, ok := <-sub.C():
 			if !ok {
 				return false
@@ -105,8 +127,8 @@ func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UU
 // SubscribeViewer streams changes of the viewer's own conversations
 // (docs/API.md, viewerEvents): created, updated (renamed, titled,
 // summarised), archived, deleted, restored, and attempt status changes,
-// the current branch selected (BRANCH_SELECTED, with the new leaf),
-// made by anyone (the viewer on another device, an admin, the engine) on
+// the current branch selected (BRANCH_SELECTED, with the new leaf), and
+// cited documents changed (SOURCES_CHANGED, docevents.go), made by anyone (the viewer on another device, an admin, the engine) on
 // any instance. Only events about conversations the viewer owns are
 // published to their feed, and each event names its user, which is
 // checked again here. Events carry ids; clients refetch. The channel
@@ -122,23 +144,14 @@ func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error
 	if err != nil {
 		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
 	}
+	docs := e.followDocuments(ctx, v.TenantID)
 	out := make(chan ViewerEvent, 16)
 	go func() {
 		defer close(out)
+		defer docs.close()
 		for {
-			for ev := range sub.C() {
-				var p viewerPayload
-				if json.Unmarshal(ev.Data, &p) != nil || p.Tenant != v.TenantID || p.User != v.UserID {
-					continue
-				}
-				ve := ViewerEvent{Kind: ViewerEventKind(ev.Kind), ConversationID: p.Conversation,
-					AttemptID: p.Attempt, AttemptStatus: p.Status, MessageID: p.Message, At: p.At}
-				select {
-				case out <- ve:
-				case <-ctx.Done():
-					sub.Close()
-					return
-				}
+			if e.forwardViewer(ctx, v, sub, docs, out) {
+				return
 			}
 			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
 				return
@@ -151,4 +164,56 @@ func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error
 		}
 	}()
 	return out, nil
+}
+
+// forwardViewer forwards the viewer feed sub's events to out until sub's
+// channel closes (false: the caller decides whether to resubscribe) or ctx
+// is done (true). A broadcast of docs becomes one SOURCES_CHANGED per
+// conversation of the viewer with attempts citing a changed document the
+// viewer may read.
+func (e *Engine) forwardViewer(ctx context.Context, v *viewer.Viewer, sub *broker.Subscription, docs *docFollow, out chan<- ViewerEvent) bool {
+	send := func(ve ViewerEvent) bool {
+		select {
+		case out <- ve:
+			return true
+		case <-ctx.Done():
+			sub.Close()
+			return false
+		}
+	}
+	for {
+		select {
+		case ev, ok := <-sub.C():
+			if !ok {
+				return false
+			}
+			var p viewerPayload
+			if json.Unmarshal(ev.Data, &p) != nil || p.Tenant != v.TenantID || p.User != v.UserID {
+				continue
+			}
+			if !send(ViewerEvent{Kind: ViewerEventKind(ev.Kind), ConversationID: p.Conversation,
+				AttemptID: p.Attempt, AttemptStatus: p.Status, MessageID: p.Message, At: p.At}) {
+				return true
+			}
+		case ev, ok := <-docs.C():
+			b, ok := docs.batch(ctx, ev, ok)
+			if !ok {
+				continue
+			}
+			changes, err := e.citingAttempts(ctx, b, nil)
+			if err != nil {
+				e.log.WarnContext(ctx, "document changes not checked for a viewer feed", "err", err)
+				continue
+			}
+			for _, c := range changes {
+				if !send(ViewerEvent{Kind: ViewerSourcesChanged, ConversationID: c.conversation, At: e.now(),
+					ChangedAttemptIDs: c.attempts, ChangedAttempts: c.count}) {
+					return true
+				}
+			}
+		case <-ctx.Done():
+			sub.Close()
+			return true
+		}
+	}
 }

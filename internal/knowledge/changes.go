@@ -3,6 +3,8 @@ package knowledge
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -22,4 +24,25 @@ func (s *Service) accessChanged(ctx context.Context) {
 		return
 	}
 	s.opts.Changes.AccessChanged(ctx, v.TenantID)
+}
+
+// DocumentNotifier is told which documents' content changed: a re-ingest
+// replaced a document's chunks with others (a re-ingest of the same
+// content changes nothing and is not reported). chat.Engine.DocumentsChanged
+// is the notifier, so that open streams tell their clients which answers
+// cited a changed document (internal/docwatch). A deletion is not
+// reported: the citing sources no longer name the document once it is
+// gone (their link is cleared), and staleness reports them as DELETED.
+type DocumentNotifier interface {
+	DocumentsChanged(ctx context.Context, tenantID string, docIDs []uuid.UUID)
+}
+
+// documentsChanged tells the notifier, if any, that the content of docIDs
+// of the viewer's tenant changed; call it once the change is committed.
+func (s *Service) documentsChanged(ctx context.Context, docIDs ...uuid.UUID) {
+	v := viewer.FromContext(ctx)
+	if s.opts.Documents == nil || v == nil || len(docIDs) == 0 {
+		return
+	}
+	s.opts.Documents.DocumentsChanged(ctx, v.TenantID, docIDs)
 }

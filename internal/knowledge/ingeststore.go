@@ -25,7 +25,7 @@ const chunkInsertBatch = 500
 // change of access: a document's chunks replaced, or its access list
 // changed.
 func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum string, prep *prepared) (doc *ent.Document, retry bool, err error) {
-	changed := false
+	changed, replaced := false, false
 	err = withTx(ctx, s.client, func(tx *ent.Tx) error {
 		// Serialise writers of this knowledge base (PostgreSQL), so that two
 		// ingests of the same source cannot both create it.
@@ -53,6 +53,7 @@ func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum s
 			doc, err = createDocument(ctx, tx, kbID, v, sum)
 		default:
 			changed = true // the chunks its citations name are gone
+			replaced = true
 			doc, err = replaceDocument(ctx, tx, cur, v, sum)
 		}
 		if err != nil {
@@ -71,6 +72,9 @@ func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum s
 	}
 	if changed {
 		s.accessChanged(ctx)
+	}
+	if replaced {
+		s.documentsChanged(ctx, doc.ID)
 	}
 	return detachDocument(doc), false, nil
 }

@@ -30,6 +30,9 @@ type Options struct {
 	// Changes is told of every committed change of document access (nil:
 	// nobody is).
 	Changes AccessNotifier
+	// Documents is told which documents' content changed once each change
+	// is committed (nil: nobody is).
+	Documents DocumentNotifier
 }
 
 // withDefaults fills the zero fields of o.

@@ -304,7 +304,8 @@ export const AttemptEventsSubscription = graphql(`
 
 // The open conversation's changes; the console follows BRANCH_SELECTED (a
 // switch, edit or regenerate here or on another device) by reading the
-// current path again.
+// current path again, and SOURCES_CHANGED by reading the stale badges'
+// staleness again.
 export const ConversationEventsSubscription = graphql(`
   subscription ConversationEvents($conversationId: ID!) {
     conversationEvents(conversationId: $conversationId) {

@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -70,6 +71,9 @@ type Options struct {
 	// Broker configures the in-process broker, or the local broker inside
 	// the PostgreSQL one (not with Beside, which shares its broker).
 	Broker broker.MemoryOptions
+	// DocumentChangeInterval is the shortest time between two document-
+	// change broadcasts of one tenant (docwatch.DefaultInterval when 0).
+	DocumentChangeInterval time.Duration
 }
 
 // Harness is a running in-process server.
@@ -81,6 +85,8 @@ type Harness struct {
 	Server    *server.Server
 	Config    config.Config
 	Issuer    *auth.Issuer
+	// DocumentChanges is this instance's document-change publisher.
+	DocumentChanges *docwatch.Publisher
 
 	httpServer *httptest.Server
 	broker     broker.Broker
@@ -166,6 +172,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	}
 	log := server.NewLogger(logOutput(o), "debug")
 	metrics := server.NewMetrics()
+	docChanges := docwatch.NewPublisher(br, docwatch.Options{Logger: log, Interval: o.DocumentChangeInterval})
 	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
 		CommentChars:     cfg.Limits.MaxCommentRunes,
@@ -176,8 +183,10 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
 		Logger:    log, Now: time.Now, Observer: metrics,
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
+
+		DocumentChanges: docChanges,
 	})
-	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
 		t.Fatalf("servertest: load demo: %v", err)
 	}
@@ -204,7 +213,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	h := &Harness{
 		URL: hs.URL + "/graphql", DB: db, Engine: engine, Knowledge: svc, Server: srv, Config: cfg,
 		Issuer: auth.NewDevIssuer(Secret, ""), httpServer: hs, broker: br, ownBroker: ownBroker, dsn: dsn, viewers: viewers,
-		bgCancel: bgCancel, bgDone: make(chan struct{}),
+		bgCancel: bgCancel, bgDone: make(chan struct{}), DocumentChanges: docChanges,
 	}
 	go func() {
 		defer close(h.bgDone)
@@ -224,6 +233,7 @@ func (h *Harness) close() {
 	h.bgCancel()
 	<-h.bgDone
 	h.viewers.Close()
+	h.DocumentChanges.Close()
 	if h.ownBroker {
 		_ = h.broker.Close()
 	}

@@ -26,7 +26,7 @@
 import { useApolloClient, useFragment, useMutation, useQuery, useSubscription } from '@apollo/client/react';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { retryDeadline, useCountdown } from '../countdown';
-import { AskMutation, CancelMutation, ConversationEventsSubscription, ConversationQuery, EditMessageMutation, PathMessageFields, ReaskMutation, RetryMutation, SelectBranchMutation } from '../operations';
+import { AskMutation, AttemptStalenessQuery, CancelMutation, ConversationEventsSubscription, ConversationQuery, EditMessageMutation, PathMessageFields, ReaskMutation, RetryMutation, SelectBranchMutation } from '../operations';
 import type { ConversationQuery as ConversationResult } from '../gql/graphql';
 import { useT } from '../i18n';
 import { toUiError, type UiError } from '../errors';
@@ -147,6 +147,9 @@ export function ConversationView({ id }: { id: string }) {
     onData: ({ data: ev }) => {
       const e = ev.data?.conversationEvents;
       if (e?.kind === 'BRANCH_SELECTED' && e.messageId !== lastRef.current) rereadQuietly();
+      // A cited document changed (docs/API.md, "Document-change events"):
+      // the stale badges on screen read their staleness again.
+      if (e?.kind === 'SOURCES_CHANGED') void client.refetchQueries({ include: [AttemptStalenessQuery] }).catch(() => {});
     },
   });
 

@@ -207,7 +207,15 @@ export type ConversationEventKind =
    */
   | 'CONVERSATION_DELETED'
   | 'CONVERSATION_UPDATED'
-  | 'MESSAGE_CREATED';
+  | 'MESSAGE_CREATED'
+  /**
+   * Documents cited by answers of the conversation changed (re-ingested with
+   * other content), as the viewer may read them now: changedAttemptIds
+   * (at most 50) and changedAttemptCount. At most one per conversation per
+   * document-change broadcast (one per tenant per second). Refetch the
+   * attempts' staleness.
+   */
+  | 'SOURCES_CHANGED';
 
 /** The formats of exportConversation (docs/API.md, "Export and import"). */
 export type ConversationExportFormat =
@@ -433,7 +441,14 @@ export type ViewerEventKind =
   | 'CONVERSATION_DELETED'
   | 'CONVERSATION_RESTORED'
   /** Renamed by the user, titled after its first answer, or its summary changed. */
-  | 'CONVERSATION_UPDATED';
+  | 'CONVERSATION_UPDATED'
+  /**
+   * Documents cited by answers of this conversation of the viewer changed
+   * (re-ingested with other content), as the viewer may read them now:
+   * changedAttemptIds (at most 50) and changedAttemptCount. At most one per
+   * conversation per document-change broadcast (one per tenant per second).
+   */
+  | 'SOURCES_CHANGED';
 
 export type AdminConversationsQueryVariables = Exact<{
   where?: AdminConversationWhereInput | null | undefined;

@@ -1,0 +1,1 @@
+import{t as e}from"./web-D0XX_-OD.js";e();
