@@ -61,6 +61,12 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			"json request body could not be decoded: %+v body:%s", err, string(body))}))
 		return
 	}
+	if bytes.Contains(body, []byte(`id"`)) || bytes.Contains(body, []byte(`Id"`)) {
+		var ids documentIDBody
+		if json.Unmarshal(body, &ids) == nil {
+			ctx = withBodyDocumentID(ctx, ids)
+		}
+	}
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
