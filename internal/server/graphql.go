@@ -62,7 +62,7 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver, ops persisted.Extension) 
 	})
 	srv.AddTransport(transport.SSE{KeepAlivePingInterval: cfg.HTTP.SSEKeepAlive})
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(getTransport{})
 	srv.AddTransport(postTransport{})
 
 	queries := newLRUCache[*ast.QueryDocument](queryCacheSize)
