@@ -55,18 +55,18 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := dec.Decode(params); err != nil {
+	// One pass reads the operation and the persisted document id keys.
+	req := struct {
+		*graphql.RawParams
+		documentIDBody
+	}{RawParams: params}
+	if err := dec.Decode(&req); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		writeResponse(w, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf(
 			"json request body could not be decoded: %+v body:%s", err, string(body))}))
 		return
 	}
-	if bytes.Contains(body, []byte(`id"`)) || bytes.Contains(body, []byte(`Id"`)) {
-		var ids documentIDBody
-		if json.Unmarshal(body, &ids) == nil {
-			ctx = withBodyDocumentID(ctx, ids)
-		}
-	}
+	ctx = withBodyDocumentID(ctx, req.documentIDBody)
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
