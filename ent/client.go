@@ -28,6 +28,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
@@ -67,6 +68,8 @@ type Client struct {
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// PersistedQuery is the client for interacting with the PersistedQuery builders.
+	PersistedQuery *PersistedQueryClient
 	// SearchEntry is the client for interacting with the SearchEntry builders.
 	SearchEntry *SearchEntryClient
 	// ShareLink is the client for interacting with the ShareLink builders.
@@ -102,6 +105,7 @@ func (c *Client) init() {
 	c.Folder = NewFolderClient(c.config)
 	c.KnowledgeBase = NewKnowledgeBaseClient(c.config)
 	c.Message = NewMessageClient(c.config)
+	c.PersistedQuery = NewPersistedQueryClient(c.config)
 	c.SearchEntry = NewSearchEntryClient(c.config)
 	c.ShareLink = NewShareLinkClient(c.config)
 	c.Source = NewSourceClient(c.config)
@@ -212,6 +216,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Folder:          NewFolderClient(cfg),
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
+		PersistedQuery:  NewPersistedQueryClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
 		ShareLink:       NewShareLinkClient(cfg),
 		Source:          NewSourceClient(cfg),
@@ -249,6 +254,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Folder:          NewFolderClient(cfg),
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
+		PersistedQuery:  NewPersistedQueryClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
 		ShareLink:       NewShareLinkClient(cfg),
 		Source:          NewSourceClient(cfg),
@@ -286,7 +292,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.PersistedQuery, c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag,
+		c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -298,7 +305,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.PersistedQuery, c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag,
+		c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -331,6 +339,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.KnowledgeBase.mutate(ctx, m)
 	case *MessageMutation:
 		return c.Message.mutate(ctx, m)
+	case *PersistedQueryMutation:
+		return c.PersistedQuery.mutate(ctx, m)
 	case *SearchEntryMutation:
 		return c.SearchEntry.mutate(ctx, m)
 	case *ShareLinkMutation:
@@ -2660,6 +2670,140 @@ func (c *MessageClient) mutate(ctx context.Context, m *MessageMutation) (Value, 
 	}
 }
 
+// PersistedQueryClient is a client for the PersistedQuery schema.
+type PersistedQueryClient struct {
+	config
+}
+
+// NewPersistedQueryClient returns a client for the PersistedQuery from the given config.
+func NewPersistedQueryClient(c config) *PersistedQueryClient {
+	return &PersistedQueryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `persistedquery.Hooks(f(g(h())))`.
+func (c *PersistedQueryClient) Use(hooks ...Hook) {
+	c.hooks.PersistedQuery = append(c.hooks.PersistedQuery, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `persistedquery.Intercept(f(g(h())))`.
+func (c *PersistedQueryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PersistedQuery = append(c.inters.PersistedQuery, interceptors...)
+}
+
+// Create returns a builder for creating a PersistedQuery entity.
+func (c *PersistedQueryClient) Create() *PersistedQueryCreate {
+	mutation := newPersistedQueryMutation(c.config, OpCreate)
+	return &PersistedQueryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PersistedQuery entities.
+func (c *PersistedQueryClient) CreateBulk(builders ...*PersistedQueryCreate) *PersistedQueryCreateBulk {
+	return &PersistedQueryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PersistedQueryClient) MapCreateBulk(slice any, setFunc func(*PersistedQueryCreate, int)) *PersistedQueryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PersistedQueryCreateBulk{err: fmt.Errorf("calling to PersistedQueryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PersistedQueryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PersistedQueryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PersistedQuery.
+func (c *PersistedQueryClient) Update() *PersistedQueryUpdate {
+	mutation := newPersistedQueryMutation(c.config, OpUpdate)
+	return &PersistedQueryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PersistedQueryClient) UpdateOne(_m *PersistedQuery) *PersistedQueryUpdateOne {
+	mutation := newPersistedQueryMutation(c.config, OpUpdateOne, withPersistedQuery(_m))
+	return &PersistedQueryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PersistedQueryClient) UpdateOneID(id string) *PersistedQueryUpdateOne {
+	mutation := newPersistedQueryMutation(c.config, OpUpdateOne, withPersistedQueryID(id))
+	return &PersistedQueryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PersistedQuery.
+func (c *PersistedQueryClient) Delete() *PersistedQueryDelete {
+	mutation := newPersistedQueryMutation(c.config, OpDelete)
+	return &PersistedQueryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PersistedQueryClient) DeleteOne(_m *PersistedQuery) *PersistedQueryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PersistedQueryClient) DeleteOneID(id string) *PersistedQueryDeleteOne {
+	builder := c.Delete().Where(persistedquery.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PersistedQueryDeleteOne{builder}
+}
+
+// Query returns a query builder for PersistedQuery.
+func (c *PersistedQueryClient) Query() *PersistedQueryQuery {
+	return &PersistedQueryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePersistedQuery},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PersistedQuery entity by its id.
+func (c *PersistedQueryClient) Get(ctx context.Context, id string) (*PersistedQuery, error) {
+	return c.Query().Where(persistedquery.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PersistedQueryClient) GetX(ctx context.Context, id string) *PersistedQuery {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PersistedQueryClient) Hooks() []Hook {
+	hooks := c.hooks.PersistedQuery
+	return append(hooks[:len(hooks):len(hooks)], persistedquery.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PersistedQueryClient) Interceptors() []Interceptor {
+	return c.inters.PersistedQuery
+}
+
+func (c *PersistedQueryClient) mutate(ctx context.Context, m *PersistedQueryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PersistedQueryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PersistedQueryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PersistedQueryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PersistedQueryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PersistedQuery mutation op: %q", m.Op())
+	}
+}
+
 // SearchEntryClient is a client for the SearchEntry schema.
 type SearchEntryClient struct {
 	config
@@ -3676,13 +3820,13 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 type (
 	hooks struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry,
-		ShareLink, Source, SupportGrant, Tag, Tenant []ent.Hook
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, PersistedQuery,
+		SearchEntry, ShareLink, Source, SupportGrant, Tag, Tenant []ent.Hook
 	}
 	inters struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, SearchEntry,
-		ShareLink, Source, SupportGrant, Tag, Tenant []ent.Interceptor
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, PersistedQuery,
+		SearchEntry, ShareLink, Source, SupportGrant, Tag, Tenant []ent.Interceptor
 	}
 )
 

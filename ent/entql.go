@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/sharelink"
@@ -31,7 +32,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 18)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -326,6 +327,22 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   persistedquery.Table,
+			Columns: persistedquery.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeString,
+				Column: persistedquery.FieldID,
+			},
+		},
+		Type: "PersistedQuery",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			persistedquery.FieldQuery:      {Type: field.TypeString, Column: persistedquery.FieldQuery},
+			persistedquery.FieldCreatedAt:  {Type: field.TypeTime, Column: persistedquery.FieldCreatedAt},
+			persistedquery.FieldLastUsedAt: {Type: field.TypeTime, Column: persistedquery.FieldLastUsedAt},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   searchentry.Table,
 			Columns: searchentry.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -345,7 +362,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			searchentry.FieldSearchTokens:   {Type: field.TypeOther, Column: searchentry.FieldSearchTokens},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   sharelink.Table,
 			Columns: sharelink.Columns,
@@ -372,7 +389,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			sharelink.FieldUpdatedAt:      {Type: field.TypeTime, Column: sharelink.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
@@ -398,7 +415,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -426,7 +443,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -445,7 +462,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -2933,6 +2950,61 @@ func (f *MessageFilter) WhereHasAttemptsWith(preds ...predicate.Attempt) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PersistedQueryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PersistedQueryQuery builder.
+func (_q *PersistedQueryQuery) Filter() *PersistedQueryFilter {
+	return &PersistedQueryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PersistedQueryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PersistedQueryMutation builder.
+func (m *PersistedQueryMutation) Filter() *PersistedQueryFilter {
+	return &PersistedQueryFilter{config: m.config, predicateAdder: m}
+}
+
+// PersistedQueryFilter provides a generic filtering capability at runtime for PersistedQueryQuery.
+type PersistedQueryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PersistedQueryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql string predicate on the id field.
+func (f *PersistedQueryFilter) WhereID(p entql.StringP) {
+	f.Where(p.Field(persistedquery.FieldID))
+}
+
+// WhereQuery applies the entql string predicate on the query field.
+func (f *PersistedQueryFilter) WhereQuery(p entql.StringP) {
+	f.Where(p.Field(persistedquery.FieldQuery))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PersistedQueryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(persistedquery.FieldCreatedAt))
+}
+
+// WhereLastUsedAt applies the entql time.Time predicate on the last_used_at field.
+func (f *PersistedQueryFilter) WhereLastUsedAt(p entql.TimeP) {
+	f.Where(p.Field(persistedquery.FieldLastUsedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SearchEntryQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2961,7 +3033,7 @@ type SearchEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SearchEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3069,7 +3141,7 @@ type ShareLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShareLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3207,7 +3279,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3368,7 +3440,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3511,7 +3583,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3623,7 +3695,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -38,6 +38,8 @@ type Tx struct {
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// PersistedQuery is the client for interacting with the PersistedQuery builders.
+	PersistedQuery *PersistedQueryClient
 	// SearchEntry is the client for interacting with the SearchEntry builders.
 	SearchEntry *SearchEntryClient
 	// ShareLink is the client for interacting with the ShareLink builders.
@@ -193,6 +195,7 @@ func (tx *Tx) init() {
 	tx.Folder = NewFolderClient(tx.config)
 	tx.KnowledgeBase = NewKnowledgeBaseClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
+	tx.PersistedQuery = NewPersistedQueryClient(tx.config)
 	tx.SearchEntry = NewSearchEntryClient(tx.config)
 	tx.ShareLink = NewShareLinkClient(tx.config)
 	tx.Source = NewSourceClient(tx.config)

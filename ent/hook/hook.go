@@ -153,6 +153,18 @@ func (f MessageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MessageMutation", m)
 }
 
+// The PersistedQueryFunc type is an adapter to allow the use of ordinary
+// function as PersistedQuery mutator.
+type PersistedQueryFunc func(context.Context, *ent.PersistedQueryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PersistedQueryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PersistedQueryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PersistedQueryMutation", m)
+}
+
 // The SearchEntryFunc type is an adapter to allow the use of ordinary
 // function as SearchEntry mutator.
 type SearchEntryFunc func(context.Context, *ent.SearchEntryMutation) (ent.Value, error)

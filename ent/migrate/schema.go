@@ -667,6 +667,26 @@ var (
 			},
 		},
 	}
+	// PersistedQueriesColumns holds the columns for the "persisted_queries" table.
+	PersistedQueriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "query", Type: field.TypeString, Size: 2147483647},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime},
+	}
+	// PersistedQueriesTable holds the schema information for the "persisted_queries" table.
+	PersistedQueriesTable = &schema.Table{
+		Name:       "persisted_queries",
+		Columns:    PersistedQueriesColumns,
+		PrimaryKey: []*schema.Column{PersistedQueriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "persistedquery_last_used_at",
+				Unique:  false,
+				Columns: []*schema.Column{PersistedQueriesColumns[3]},
+			},
+		},
+	}
 	// SearchEntriesColumns holds the columns for the "search_entries" table.
 	SearchEntriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -953,6 +973,7 @@ var (
 		FoldersTable,
 		KnowledgeBasesTable,
 		MessagesTable,
+		PersistedQueriesTable,
 		SearchEntriesTable,
 		ShareLinksTable,
 		SourcesTable,

@@ -399,6 +399,30 @@ func (f MessageMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MessageMutation", m)
 }
 
+// The PersistedQueryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PersistedQueryQueryRuleFunc func(context.Context, *ent.PersistedQueryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PersistedQueryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PersistedQueryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PersistedQueryQuery", q)
+}
+
+// The PersistedQueryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PersistedQueryMutationRuleFunc func(context.Context, *ent.PersistedQueryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PersistedQueryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PersistedQueryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PersistedQueryMutation", m)
+}
+
 // The SearchEntryQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SearchEntryQueryRuleFunc func(context.Context, *ent.SearchEntryQuery) error
@@ -602,6 +626,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.MessageQuery:
 		return q.Filter(), nil
+	case *ent.PersistedQueryQuery:
+		return q.Filter(), nil
 	case *ent.SearchEntryQuery:
 		return q.Filter(), nil
 	case *ent.ShareLinkQuery:
@@ -644,6 +670,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.KnowledgeBaseMutation:
 		return m.Filter(), nil
 	case *ent.MessageMutation:
+		return m.Filter(), nil
+	case *ent.PersistedQueryMutation:
 		return m.Filter(), nil
 	case *ent.SearchEntryMutation:
 		return m.Filter(), nil

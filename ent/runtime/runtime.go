@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/schema"
 	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/sharelink"
@@ -1074,6 +1075,47 @@ func init() {
 	messageDescID := messageMixinFields0[0].Descriptor()
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
+	persistedquery.Policy = privacy.NewPolicies(schema.PersistedQuery{})
+	persistedquery.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := persistedquery.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	persistedqueryFields := schema.PersistedQuery{}.Fields()
+	_ = persistedqueryFields
+	// persistedqueryDescQuery is the schema descriptor for query field.
+	persistedqueryDescQuery := persistedqueryFields[1].Descriptor()
+	// persistedquery.QueryValidator is a validator for the "query" field. It is called by the builders before save.
+	persistedquery.QueryValidator = persistedqueryDescQuery.Validators[0].(func(string) error)
+	// persistedqueryDescCreatedAt is the schema descriptor for created_at field.
+	persistedqueryDescCreatedAt := persistedqueryFields[2].Descriptor()
+	// persistedquery.DefaultCreatedAt holds the default value on creation for the created_at field.
+	persistedquery.DefaultCreatedAt = persistedqueryDescCreatedAt.Default.(func() time.Time)
+	// persistedqueryDescLastUsedAt is the schema descriptor for last_used_at field.
+	persistedqueryDescLastUsedAt := persistedqueryFields[3].Descriptor()
+	// persistedquery.DefaultLastUsedAt holds the default value on creation for the last_used_at field.
+	persistedquery.DefaultLastUsedAt = persistedqueryDescLastUsedAt.Default.(func() time.Time)
+	// persistedqueryDescID is the schema descriptor for id field.
+	persistedqueryDescID := persistedqueryFields[0].Descriptor()
+	// persistedquery.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	persistedquery.IDValidator = func() func(string) error {
+		validators := persistedqueryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	searchentryMixin := schema.SearchEntry{}.Mixin()
 	searchentry.Policy = privacy.NewPolicies(searchentryMixin[1], schema.SearchEntry{})
 	searchentry.Hooks[0] = func(next ent.Mutator) ent.Mutator {

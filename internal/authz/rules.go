@@ -41,6 +41,17 @@ func AllowIfSystemJob() privacy.QueryMutationRule {
 	})
 }
 
+// AllowIfJob allows everything to the one system job job, and skips for
+// every other context (a later rule decides).
+func AllowIfJob(job viewer.Job) privacy.QueryMutationRule {
+	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
+		if j, ok := viewer.SystemJob(ctx); ok && j == job {
+			return privacy.Allow
+		}
+		return privacy.Skip
+	})
+}
+
 // tenantFilter is implemented by the generated filters of every entity with
 // a tenant_id column.
 type tenantFilter interface {

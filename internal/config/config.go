@@ -186,8 +186,17 @@ type Limits struct {
 	// whose settings set none.
 	AskRatePerMinute float64
 	AskBurst         int
-	// APQCacheSize is the number of persisted queries kept.
+	// APQCacheSize is the number of persisted queries kept in memory, in
+	// front of the shared table.
 	APQCacheSize int
+	// PersistedQueriesMax bounds the shared table of persisted queries
+	// (least recently used out first).
+	PersistedQueriesMax int
+	// PersistedManifest is the path of a trusted documents manifest in
+	// Apollo's or Relay's format ("" for none).
+	PersistedManifest string
+	// PersistedOnly refuses every document not in PersistedManifest.
+	PersistedOnly bool
 }
 
 // Log configures logging. Message text (questions, answers, snippets) is
@@ -321,6 +330,9 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		AskRatePerMinute:     e.float("RAGCHAT_ASK_RATE_PER_MINUTE", 30),
 		AskBurst:             e.integer("RAGCHAT_ASK_BURST", 10, 1),
 		APQCacheSize:         e.integer("RAGCHAT_APQ_CACHE_SIZE", 1000, 1),
+		PersistedQueriesMax:  e.integer("RAGCHAT_PERSISTED_QUERIES_MAX", 10000, 1),
+		PersistedManifest:    e.str("RAGCHAT_PERSISTED_MANIFEST", ""),
+		PersistedOnly:        e.boolean("RAGCHAT_PERSISTED_ONLY", false),
 	}
 
 	c.Log = Log{
@@ -330,6 +342,9 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 	case "debug", "info", "warn", "error":
 	default:
 		e.fail("RAGCHAT_LOG_LEVEL", c.Log.Level, "debug, info, warn or error")
+	}
+	if c.Limits.PersistedOnly && c.Limits.PersistedManifest == "" {
+		e.fail("RAGCHAT_PERSISTED_ONLY", "true", "false unless RAGCHAT_PERSISTED_MANIFEST names a manifest")
 	}
 
 	if err := c.checkAuth(); err != nil {

@@ -233,3 +233,22 @@ func TestBrokerSecret(t *testing.T) {
 		})
 	}
 }
+
+// TestPersistedOperations reads the persisted operations settings: off by
+// default, and persisted-only mode refused without a manifest.
+func TestPersistedOperations(t *testing.T) {
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits.PersistedOnly || c.Limits.PersistedManifest != "" || c.Limits.PersistedQueriesMax != 10000 {
+		t.Fatalf("defaults: %+v", c.Limits)
+	}
+	c, err = load(map[string]string{"RAGCHAT_PERSISTED_ONLY": "true", "RAGCHAT_PERSISTED_MANIFEST": "/m.json", "RAGCHAT_PERSISTED_QUERIES_MAX": "50"})
+	if err != nil || !c.Limits.PersistedOnly || c.Limits.PersistedManifest != "/m.json" || c.Limits.PersistedQueriesMax != 50 {
+		t.Fatalf("set: %+v %v", c.Limits, err)
+	}
+	if _, err := load(map[string]string{"RAGCHAT_PERSISTED_ONLY": "true"}); err == nil || !strings.Contains(err.Error(), "RAGCHAT_PERSISTED_ONLY") {
+		t.Fatalf("only-mode without a manifest: %v", err)
+	}
+}

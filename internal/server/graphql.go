@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/internal/cachesize"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/persisted"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 	"github.com/ragchat/ragchat/resolvers"
@@ -33,7 +34,7 @@ const parserTokenLimit = 15000
 // gqlgen's transport), SSE (graphql-sse, before
 // POST, whose check also matches SSE requests), OPTIONS, GET (queries
 // only) and POST.
-func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
+func (s *Server) graphQLHandler(r *resolvers.Resolver, ops persisted.Extension) *handler.Server {
 	cfg := s.cfg
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: complexityRoot()}))
 
@@ -61,20 +62,22 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	})
 	srv.AddTransport(transport.SSE{KeepAlivePingInterval: cfg.HTTP.SSEKeepAlive})
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(getTransport{})
 	srv.AddTransport(postTransport{})
 
 	queries := newLRUCache[*ast.QueryDocument](queryCacheSize)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(parserTokenLimit)
-	apq := newLRUCache[string](cfg.Limits.APQCacheSize)
-	srv.Use(extension.AutomaticPersistedQuery{Cache: apq})
-	// After APQ, which may supply the query text; before gqlgen validates.
+	// First: persisted operations supply the query text of a hash or a
+	// document id, and refuse unknown documents in persisted-only mode
+	// before anything parses them.
+	srv.Use(ops)
+	// After them; before gqlgen validates.
 	precheck := newDocumentPrecheck(defaultDocumentBounds)
 	srv.Use(precheck)
 	s.caches = append(s.caches,
 		func() cachesize.Size { return queries.sizeAs("graphql_documents") },
-		func() cachesize.Size { return apq.sizeAs("graphql_persisted_queries") },
+		func() cachesize.Size { return persistedSize(ops.Cache) },
 		func() cachesize.Size { return precheck.passed.sizeAs("graphql_prechecked") })
 	if cfg.HTTP.Introspection {
 		srv.Use(extension.Introspection{})
@@ -177,7 +180,11 @@ type getRequestKey struct{}
 func markGET(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.Header.Get("Upgrade") == "" {
-			r = r.WithContext(context.WithValue(r.Context(), getRequestKey{}, true))
+			ctx := context.WithValue(r.Context(), getRequestKey{}, true)
+			if id := documentIDFromQuery(r.URL.Query()); id != "" {
+				ctx = persisted.WithDocumentID(ctx, id)
+			}
+			r = r.WithContext(ctx)
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -55,19 +55,25 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := dec.Decode(params); err != nil {
+	// One pass reads the operation and the persisted document id keys.
+	req := struct {
+		*graphql.RawParams
+		documentIDBody
+	}{RawParams: params}
+	if err := dec.Decode(&req); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		writeResponse(w, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf(
 			"json request body could not be decoded: %+v body:%s", err, string(body))}))
 		return
 	}
+	ctx = withBodyDocumentID(ctx, req.documentIDBody)
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
 	rc, opErr := exec.CreateOperationContext(ctx, params)
 	if opErr != nil {
-		w.WriteHeader(operationErrorStatus(contentType, opErr))
-		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
+		w.WriteHeader(operationErrorStatus(contentType, params.Query, opErr))
+		writeRequestError(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, rc)
@@ -98,15 +104,38 @@ func responseContentType(r *http.Request) string {
 }
 
 // operationErrorStatus is the HTTP status of a request whose operation
-// could not be built (a parse or validation error is a protocol error).
-func operationErrorStatus(contentType string, errs gqlerror.List) int {
-	if errcode.GetErrorKind(errs) != errcode.KindProtocol {
-		return http.StatusOK
-	}
-	if contentType == contentTypeGraphQLResponse {
+// could not be built, as the GraphQL-over-HTTP spec has it: 400 for a
+// request without a document (no query, and no persisted document that
+// supplied one); otherwise 200 for application/json (a client that
+// predates the spec reads the errors from any 200 body), and 400 for a
+// parse or validation error (a protocol error) with
+// application/graphql-response+json.
+func operationErrorStatus(contentType, query string, errs gqlerror.List) int {
+	protocol := errcode.GetErrorKind(errs) == errcode.KindProtocol
+	if protocol && (query == "" || contentType == contentTypeGraphQLResponse) {
 		return http.StatusBadRequest
 	}
-	return http.StatusUnprocessableEntity
+	return http.StatusOK
+}
+
+// writeRequestError writes the response to a request error (an operation
+// that could not be built: the document did not parse or validate, a
+// variable could not be coerced, a persisted document is unknown): its
+// errors and extensions, without a data entry, since execution never
+// began (GraphQL spec, "Response"; GraphQL-over-HTTP, "Request errors").
+func writeRequestError(w io.Writer, resp *graphql.Response) {
+	if resp == nil {
+		resp = &graphql.Response{}
+	}
+	out := struct {
+		Errors     gqlerror.List  `json:"errors"`
+		Extensions map[string]any `json:"extensions,omitempty"`
+	}{resp.Errors, resp.Extensions}
+	b, err := json.Marshal(out)
+	if err != nil {
+		panic(fmt.Errorf("unable to marshal a GraphQL request error: %w", err))
+	}
+	_, _ = w.Write(b)
 }
 
 var responseBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}

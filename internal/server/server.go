@@ -133,7 +133,11 @@ func New(o Options) (*Server, error) {
 			MaxNodes: o.Config.Limits.MaxPageSize,
 		},
 	})
-	gql := s.graphQLHandler(res)
+	ops, err := persistedOperations(o.Config, o.DB.Client, o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	gql := s.graphQLHandler(res, ops)
 
 	var api http.Handler = gql
 	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, api)

@@ -30,6 +30,10 @@ var (
 	// (internal/sharing). Every row it returns is then re-authorised for
 	// the reader; it never writes anything but the link's read count.
 	JobShareRead = Job{"shareread"}
+	// JobPersistedQueries reads and writes the shared table of automatic
+	// persisted queries (internal/persisted), which holds no tenant data;
+	// it is the only job that table's policy allows.
+	JobPersistedQueries = Job{"persistedqueries"}
 )
 
 type systemKey struct{}

@@ -1,0 +1,8 @@
+// Package persisted serves persisted GraphQL operations: Apollo's
+// automatic persisted queries (APQ), kept in a bounded table every
+// instance shares (Store), and trusted documents loaded from a manifest in
+// Apollo's or Relay's format (Manifest), which RAGCHAT_PERSISTED_ONLY makes
+// the only documents the server runs. Extension is the gqlgen extension
+// that applies both to every operation before gqlgen parses it
+// (docs/API.md and docs/ENGINE.md, "Persisted operations").
+package persisted
