@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
@@ -24,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
+	"github.com/ragchat/ragchat/internal/tracing"
 )
 
 // Config tunes the engine. Zero fields take the defaults in WithDefaults;
@@ -88,6 +90,9 @@ type Deps struct {
 	Observer Observer
 	// AskLimiter meters asks and retries per user; nil meters nothing.
 	AskLimiter askrate.Limiter
+	// Tracer traces the steps of each ask (docs/ENGINE.md, "Traces");
+	// nil traces nothing (a no-op tracer).
+	Tracer trace.Tracer
 }
 
 // WithDefaults fills the zero fields of c.
@@ -174,6 +179,9 @@ type Engine struct {
 	log    *slog.Logger
 	now    func() time.Time
 	obs    Observer
+	// tracer starts the ask's step spans (tracing.go); a no-op when
+	// tracing is off.
+	tracer trace.Tracer
 
 	limiter askrate.Limiter // nil: asks are not metered
 
@@ -217,6 +225,10 @@ func New(cfg Config, deps Deps) *Engine {
 		cfg: cfg.WithDefaults(), db: deps.DB, client: deps.DB.Client, model: deps.Model,
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
+		tracer: deps.Tracer,
+	}
+	if e.tracer == nil {
+		e.tracer = tracing.Tracer(nil)
 	}
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
 	if e.log == nil {
@@ -279,11 +291,16 @@ func WithTraceID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, traceKey{}, id)
 }
 
-// traceID returns ctx's trace id, or, when ctx has none, a new random one
-// on each call.
+// traceID returns ctx's trace id: the one WithTraceID set, else the id of
+// the trace of ctx's span, or, when ctx has neither, a new random one on
+// each call. With tracing on, the server sets the operation span's trace
+// id, so an attempt names the trace of the request that created it.
 func traceID(ctx context.Context) string {
 	if id, ok := ctx.Value(traceKey{}).(string); ok && id != "" {
 		return id
+	}
+	if id, ok := tracing.TraceIDOf(ctx); ok {
+		return id.String()
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
