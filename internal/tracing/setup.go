@@ -25,8 +25,9 @@ const InstrumentationName = "github.com/ragchat/ragchat"
 
 // Enabled reports whether the environment asks for traces to be exported:
 // OTEL_TRACES_EXPORTER is "otlp", or, with OTEL_TRACES_EXPORTER unset, any
-// OTEL_EXPORTER_OTLP_* variable is set. OTEL_SDK_DISABLED=true and
-// OTEL_TRACES_EXPORTER=none turn tracing off whatever else is set.
+// OTEL_EXPORTER_OTLP_* variable is set (an empty value counts as unset).
+// OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn tracing off
+// whatever else is set.
 func Enabled() bool {
 	if disabled, _ := strconv.ParseBool(os.Getenv("OTEL_SDK_DISABLED")); disabled {
 		return false
@@ -38,7 +39,8 @@ func Enabled() bool {
 		return true
 	}
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "OTEL_EXPORTER_OTLP_") {
+		name, value, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "OTEL_EXPORTER_OTLP_") && value != "" {
 			return true
 		}
 	}
