@@ -28,9 +28,15 @@ const (
 	spanComplete  = "ask.complete"
 )
 
-// startSpan starts an ask step's span with attrs (ids and counts only).
+// startSpan starts an ask step's span with attrs (ids and counts only),
+// which a span that records nothing (tracing off, or sampled out) does
+// not keep.
 func (e *Engine) startSpan(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	return e.tracer.Start(ctx, name, trace.WithAttributes(attrs...))
+	ctx, span := e.tracer.Start(ctx, name)
+	if len(attrs) > 0 && span.IsRecording() {
+		span.SetAttributes(attrs...)
+	}
+	return ctx, span
 }
 
 // endSpan ends an ask step's span; err marks it failed with its error
