@@ -324,6 +324,48 @@ func TestTracesOverWebSocket(t *testing.T) {
 	}
 }
 
+// traceparentTransport adds a traceparent header to every request.
+type traceparentTransport struct {
+	base        http.RoundTripper
+	traceparent string
+}
+
+func (t traceparentTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("traceparent", t.traceparent)
+	return t.base.RoundTrip(req)
+}
+
+// TestTracesOverSSE checks that the traceparent header of a graphql-sse
+// request is the parent of its subscription's operation span.
+func TestTracesOverSSE(t *testing.T) {
+	recv, flush, opts := startTracing(t)
+	h := start(t, *opts)
+	c := h.Client(t, "alice")
+	a := ask(t, c, createConversation(t, c), "How do I reset my password?")
+	waitDone(t, c, a)
+	traceID := tracing.NewTraceID().String()
+	c.HTTP = &http.Client{Transport: traceparentTransport{base: http.DefaultTransport, traceparent: "00-" + traceID + "-2222222222222222-01"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sub, err := c.SubscribeSSE(ctx, `subscription Events($a: ID!) { attemptEvents(attemptId: $a) { kind } }`, map[string]any{"a": a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Stop()
+	if _, err := sub.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spans := awaitSpans(t, recv, flush, traceID, "graphql.operation subscription Events")
+	op := one(t, spans, "graphql.operation subscription Events")
+	if got := hex.EncodeToString(op.ParentSpanId); got != "2222222222222222" {
+		t.Errorf("operation span's parent %s, want the traceparent's", got)
+	}
+	if strAttr(op, "graphql.operation.type") != "subscription" {
+		t.Errorf("operation attributes %v", op.Attributes)
+	}
+}
+
 // TestTraceIDWithoutTraceparent checks that a request without traceparent
 // gets one trace id for its Trace-Id header, its operation span and the
 // attempt it creates.
