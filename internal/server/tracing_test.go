@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -280,47 +281,60 @@ func TestTracesOfOneAsk(t *testing.T) {
 	})
 }
 
-// TestTracesOverWebSocket checks that the traceparent of a WebSocket's
-// connection_init payload ("headers.traceparent" here) is the parent of
-// the operations on that socket, and their attempts' traceId its id.
+// TestTracesOverWebSocket checks, on both WebSocket protocols, that the
+// traceparent of a connection_init payload (top level, or in "headers")
+// is the parent of the operations on that socket, and their attempts'
+// traceId its id.
 func TestTracesOverWebSocket(t *testing.T) {
 	recv, flush, opts := startTracing(t)
 	h := start(t, *opts)
 	c := h.Client(t, "alice")
-	conv := createConversation(t, c)
-	traceID := tracing.NewTraceID().String()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ws, err := c.DialWS(ctx, gqlclient.WSOptions{Payload: map[string]any{
-		"Authorization": "Bearer " + c.Token,
-		"headers":       map[string]any{"traceparent": "00-" + traceID + "-1111111111111111-01"},
-	}})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name, protocol string
+		payload        func(traceparent string) map[string]any
+	}{
+		{"graphql-transport-ws headers.traceparent", gqlclient.ProtocolTransportWS, func(tp string) map[string]any {
+			return map[string]any{"Authorization": "Bearer " + c.Token, "headers": map[string]any{"traceparent": tp}}
+		}},
+		{"legacy graphql-ws traceparent", gqlclient.ProtocolLegacyWS, func(tp string) map[string]any {
+			return map[string]any{"Authorization": "Bearer " + c.Token, "traceparent": tp}
+		}},
 	}
-	defer ws.Close()
-	sub, err := ws.Subscribe(`mutation AskWS($c: ID!) { ask(input: {conversationId: $c, clientMessageId: "ws-1", question: "How do I reset my password?"}) { attempt { id traceId } } }`,
-		map[string]any{"c": conv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := sub.Next(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out struct {
-		Ask struct{ Attempt struct{ ID, TraceID string } }
-	}
-	if err := resp.Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	if out.Ask.Attempt.TraceID != traceID {
-		t.Errorf("attempt traceId %q, want connection_init's %s", out.Ask.Attempt.TraceID, traceID)
-	}
-	waitDone(t, c, out.Ask.Attempt.ID)
-	spans := awaitSpans(t, recv, flush, traceID, "graphql.operation mutation AskWS", "ask.answer", "ask.complete")
-	if got := hex.EncodeToString(one(t, spans, "graphql.operation mutation AskWS").ParentSpanId); got != "1111111111111111" {
-		t.Errorf("operation span's parent %s, want connection_init's", got)
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			conv := createConversation(t, c)
+			traceID := tracing.NewTraceID().String()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			ws, err := c.DialWS(ctx, gqlclient.WSOptions{Protocol: tc.protocol, Payload: tc.payload("00-" + traceID + "-1111111111111111-01")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			sub, err := ws.Subscribe(`mutation AskWS($c: ID!, $k: String!) { ask(input: {conversationId: $c, clientMessageId: $k, question: "How do I reset my password?"}) { attempt { id traceId } } }`,
+				map[string]any{"c": conv, "k": fmt.Sprintf("ws-%d", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := sub.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out struct {
+				Ask struct{ Attempt struct{ ID, TraceID string } }
+			}
+			if err := resp.Decode(&out); err != nil {
+				t.Fatal(err)
+			}
+			if out.Ask.Attempt.TraceID != traceID {
+				t.Errorf("attempt traceId %q, want connection_init's %s", out.Ask.Attempt.TraceID, traceID)
+			}
+			waitDone(t, c, out.Ask.Attempt.ID)
+			spans := awaitSpans(t, recv, flush, traceID, "graphql.operation mutation AskWS", "ask.answer", "ask.complete")
+			if got := hex.EncodeToString(one(t, spans, "graphql.operation mutation AskWS").ParentSpanId); got != "1111111111111111" {
+				t.Errorf("operation span's parent %s, want connection_init's", got)
+			}
+		})
 	}
 }
 
