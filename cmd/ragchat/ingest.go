@@ -49,7 +49,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The configured broker, so that the running servers learn of the
 	// documents whose chunks a re-ingest replaced (their open streams
 	// re-check the citations; internal/authwatch).
-	c, err := newCore(ctx, cfg, db, log, nil)
+	c, err := newCore(ctx, cfg, db, log, nil, nil)
 	if err != nil {
 		db.Close()
 		return err

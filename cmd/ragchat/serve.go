@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
@@ -18,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
+	"github.com/ragchat/ragchat/internal/tracing"
 )
 
 // runServe runs the API server until SIGINT or SIGTERM, then shuts down
@@ -47,7 +49,22 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.InstanceID = ident.id
 	log.Info("instance identity", slog.String("instance", ident.id), slog.Bool("stable", ident.stable))
 	metrics := server.NewMetrics()
-	c, err := newCore(ctx, cfg, db, log, metrics)
+	tp, stopTracing, err := tracing.Setup(ctx)
+	if err != nil {
+		ident.release()
+		db.Close()
+		return err
+	}
+	// After the server and the engine stopped: the last spans are flushed.
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(tctx); err != nil {
+			log.Warn("traces not flushed", slog.String("error", err.Error()))
+		}
+	}()
+	log.Info("tracing", slog.Bool("export", tracing.Enabled()))
+	c, err := newCore(ctx, cfg, db, log, metrics, tp)
 	if err != nil {
 		ident.release()
 		db.Close()
@@ -86,7 +103,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Organise: c.organise,
 		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
-		Portability: portability.New(db.Client, c.engine, portability.Options{}),
+		Portability:    portability.New(db.Client, c.engine, portability.Options{}),
+		TracerProvider: tp,
 	})
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
@@ -20,6 +22,7 @@ import (
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
+	"github.com/ragchat/ragchat/internal/tracing"
 )
 
 // openDB opens the configured database, migrating when configured, and
@@ -82,8 +85,9 @@ type core struct {
 // newCore wires the engine, delegated support access, the tenant settings
 // and the knowledge service on db; the engine
 // leases attempts to cfg.InstanceID (empty: a random id) and reports asks
-// and attempts to obs (nil: nowhere).
-func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observer) (*core, error) {
+// and attempts to obs (nil: nowhere) and traces asks with tp (nil: no
+// traces).
+func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Logger, obs chat.Observer, tp trace.TracerProvider) (*core, error) {
 	model, err := newModel(cfg)
 	if err != nil {
 		return nil, err
@@ -115,6 +119,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
 
 		DocumentChanges: docChanges,
+		Tracer:          tracing.Tracer(tp),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
 	return &core{

@@ -40,7 +40,7 @@ func TestOpenDBInstallsTheInterceptors(t *testing.T) {
 			require.NoError(t, err)
 			db, err := openDB(ctx, cfg, log, true)
 			require.NoError(t, err)
-			c, err := newCore(ctx, cfg, db, log, nil)
+			c, err := newCore(ctx, cfg, db, log, nil, nil)
 			if err != nil {
 				_ = db.Close()
 				t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
@@ -16,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/promptfmt"
+	"github.com/ragchat/ragchat/internal/tracing"
 )
 
 // generate runs one attempt to its end (docs/ENGINE.md D1, "Ask, step by
@@ -24,6 +27,8 @@ import (
 // recorded on the attempt, and every failure, wherever it happened, goes
 // through fail once.
 func (e *Engine) generate(ctx context.Context, j job) {
+	ctx, span := e.startSpan(ctx, spanAnswer, jobAttributes(j)...)
+	defer span.End()
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	p := &progress{}
@@ -43,9 +48,22 @@ func (e *Engine) generate(ctx context.Context, j job) {
 
 	c, err := e.answer(ctx, j, p)
 	if err == nil {
-		err = e.complete(ctx, j, p, c)
+		cctx, cspan := e.startSpan(ctx, spanComplete)
+		err = e.complete(cctx, j, p, c)
+		endSpan(cspan, err)
 	}
+	outcome := "completed"
+	switch {
+	case err != nil:
+		outcome = "failed"
+	case c.refused:
+		outcome = "refused"
+	}
+	span.SetAttributes(tracing.Outcome.String(outcome))
 	if err != nil {
+		code, _ := failureCode(ctx, err)
+		span.SetAttributes(tracing.FailureCode.String(string(code)))
+		span.SetStatus(codes.Error, string(code))
 		e.fail(ctx, j, p, err)
 	}
 }
@@ -85,7 +103,21 @@ func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, er
 // It returns the completion with the model's usage, or the error that
 // stopped it (the model's, or the run's cancellation).
 func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.BuiltContext, c completion) (completion, error) {
-	st, err := e.model.ChatStream(ctx, llm.ChatRequest{
+	calledAt := e.now()
+	mctx, mspan := e.startSpan(ctx, spanModel, tracing.Model.String(bc.Model))
+	// The model span lasts until the first text (or the stream's end); the
+	// stream span from there to the last delta.
+	var sspan trace.Span
+	deltas := 0
+	defer func() {
+		if sspan == nil {
+			mspan.End()
+			return
+		}
+		sspan.SetAttributes(tracing.Deltas.Int(deltas))
+		sspan.End()
+	}()
+	st, err := e.model.ChatStream(mctx, llm.ChatRequest{
 		Model: bc.Model,
 		Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: bc.Assembled.System},
@@ -98,6 +130,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 		PromptTokens: bc.Assembled.Manifest.Tokens.Total,
 	})
 	if err != nil {
+		failSpan(mspan, err)
 		return c, err
 	}
 	defer st.Close()
@@ -110,15 +143,24 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 			break
 		}
 		if err != nil {
+			failSpan(streamOrModel(sspan, mspan), err)
 			return c, err
 		}
 		if delta = cite.Push(delta); delta == "" {
 			continue
 		}
+		if sspan == nil {
+			mspan.SetAttributes(tracing.TimeToFirstToken.Int64(e.now().Sub(calledAt).Milliseconds()))
+			mspan.AddEvent("first token")
+			mspan.End()
+			_, sspan = e.startSpan(ctx, spanStream)
+		}
+		deltas++
 		seq := p.add(delta, e.now())
 		e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: delta})
 	}
 	if err := ctx.Err(); err != nil {
+		failSpan(streamOrModel(sspan, mspan), err)
 		return c, err
 	}
 	if rest := cite.Flush(); rest != "" {
@@ -126,6 +168,9 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 		e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: rest})
 	}
 	c.usage, c.model = st.Usage(), st.Model()
+	if sspan != nil {
+		sspan.SetAttributes(tracing.PromptTokens.Int(c.usage.PromptTokens), tracing.AnswerTokens.Int(c.usage.CompletionTokens))
+	}
 	return c, nil
 }
 
@@ -152,10 +197,19 @@ func (e *Engine) saveRewrite(ctx context.Context, j job, standalone string, requ
 // retrieve embeds the standalone question and searches the conversation's
 // knowledge base among the chunks the viewer may read now, keeping those
 // above the evidence threshold.
-func (e *Engine) retrieve(ctx context.Context, j job, question string) ([]prompt.Evidence, error) {
+func (e *Engine) retrieve(ctx context.Context, j job, question string) (_ []prompt.Evidence, err error) {
 	if err := e.checkEmbeddingModel(ctx, j.conv.KnowledgeBaseID); err != nil {
 		return nil, err
 	}
+	ctx, span := e.startSpan(ctx, spanRetrieve,
+		tracing.KnowledgeBase.String(j.conv.KnowledgeBaseID.String()),
+		tracing.Statement.String(e.retrieveStatement()), tracing.TopK.Int(j.settings.RetrievalTopK))
+	var hits []Hit
+	var out []prompt.Evidence
+	defer func() {
+		span.SetAttributes(tracing.Hits.Int(len(hits)), tracing.Chunks.Int(len(out)))
+		endSpan(span, err)
+	}()
 	vecs, err := e.model.Embed(ctx, []string{question})
 	if err != nil {
 		return nil, err
@@ -163,7 +217,7 @@ func (e *Engine) retrieve(ctx context.Context, j job, question string) ([]prompt
 	if len(vecs) != 1 {
 		return nil, llm.Errorf(llm.KindUpstream, "embedding returned %d vectors for 1 input", len(vecs))
 	}
-	hits, err := e.search.Search(ctx, j.conv.KnowledgeBaseID, vecs[0], j.settings.RetrievalTopK)
+	hits, err = e.search.Search(ctx, j.conv.KnowledgeBaseID, vecs[0], j.settings.RetrievalTopK)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +225,7 @@ func (e *Engine) retrieve(ctx context.Context, j job, question string) ([]prompt
 	if threshold <= 0 {
 		threshold = e.cfg.MinEvidenceScore
 	}
-	out := make([]prompt.Evidence, 0, len(hits))
+	out = make([]prompt.Evidence, 0, len(hits))
 	for _, h := range hits {
 		if h.Score < threshold || h.Chunk == nil || h.Document == nil {
 			continue

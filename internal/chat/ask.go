@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prepared"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tracing"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -69,7 +70,9 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	t, err := e.loadAskTarget(ctx, tx.Conversation, conversationID, clientMessageID, spot)
+	lctx, span := e.startSpan(ctx, spanLoad, tracing.ConversationID.String(conversationID.String()))
+	t, err := e.loadAskTarget(lctx, tx.Conversation, conversationID, clientMessageID, spot)
+	endSpan(span, err)
 	if err != nil {
 		if spot.edit != nil && domain.ErrorCode(err) == domain.CodeNotFound {
 			// The edited message's conversation is gone: the message is.
@@ -95,14 +98,8 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 			return res, err
 		}
 	}
-	if err := e.checkOpen(conv); err != nil {
+	if err := e.authoriseAsk(ctx, conv, t); err != nil {
 		return nil, rollback(tx, err)
-	}
-	if err := e.admit(); err != nil {
-		return nil, rollback(tx, err)
-	}
-	if t.pending != "" {
-		return nil, rollback(tx, busyError(t.pending))
 	}
 	if legacyTree(conv) && !spot.backfilled {
 		// Written before message trees: made a tree first, in a
@@ -136,7 +133,12 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 		}
 	}
 
-	msg, att, err := e.createAsk(ctx, tx, v, conv, t.place, spot.reaskOf, clientMessageID, question, st, raw, charge)
+	cctx, span := e.startSpan(ctx, spanCreate, tracing.ConversationID.String(conv.ID.String()))
+	msg, att, err := e.createAsk(cctx, tx, v, conv, t.place, spot.reaskOf, clientMessageID, question, st, raw, charge)
+	if err == nil {
+		span.SetAttributes(tracing.AttemptID.String(att.ID.String()), tracing.MessageID.String(msg.ID.String()))
+	}
+	endSpan(span, err)
 	if err != nil {
 		// Nothing was created, so the ask costs nothing. A concurrent twin
 		// may have won the race for the same key or the conversation's one
@@ -165,6 +167,22 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	}
 	e.start(runContext(ctx), conv, msg, att, st)
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
+}
+
+// authoriseAsk checks that the loaded conversation takes the ask (the
+// read itself went through the privacy policies): it is open, the engine
+// admits work, and no other answer is running in it.
+func (e *Engine) authoriseAsk(ctx context.Context, conv *ent.Conversation, t askTarget) error {
+	_, span := e.startSpan(ctx, spanAuthorise, tracing.ConversationID.String(conv.ID.String()))
+	err := e.checkOpen(conv)
+	if err == nil {
+		err = e.admit()
+	}
+	if err == nil && t.pending != "" {
+		err = busyError(t.pending)
+	}
+	endSpan(span, err)
+	return err
 }
 
 // sameID reports whether two optional ids are equal.

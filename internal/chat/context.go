@@ -17,7 +17,7 @@ import (
 // reading through the engine's client with its model and logger.
 func (e *Engine) newAssembler() *history.Assembler {
 	obs, _ := e.obs.(history.ContextObserver)
-	return &history.Assembler{Client: e.client, Model: e.model, Log: e.log, ModelWindows: e.cfg.ModelWindows, Observer: obs}
+	return &history.Assembler{Client: e.client, Model: e.model, Log: e.log, ModelWindows: e.cfg.ModelWindows, Observer: obs, Tracer: e.tracer}
 }
 
 // buildContext builds j's prompt context with the one context pipeline

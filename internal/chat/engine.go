@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
@@ -25,6 +26,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
+	"github.com/ragchat/ragchat/internal/tracing"
 )
 
 // Config tunes the engine. Zero fields take the defaults in WithDefaults;
@@ -93,6 +95,9 @@ type Deps struct {
 	// DocumentsChanged to every replica's streams; nil broadcasts none
 	// (streams still hear other replicas' broadcasts).
 	DocumentChanges *docwatch.Publisher
+	// Tracer traces the steps of each ask (docs/ENGINE.md, "Traces");
+	// nil traces nothing (a no-op tracer).
+	Tracer trace.Tracer
 }
 
 // WithDefaults fills the zero fields of c.
@@ -179,6 +184,9 @@ type Engine struct {
 	log    *slog.Logger
 	now    func() time.Time
 	obs    Observer
+	// tracer starts the ask's step spans (tracing.go); a no-op when
+	// tracing is off.
+	tracer trace.Tracer
 
 	limiter askrate.Limiter // nil: asks are not metered
 
@@ -226,6 +234,10 @@ func New(cfg Config, deps Deps) *Engine {
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
 		docChanges: deps.DocumentChanges,
+		tracer:     deps.Tracer,
+	}
+	if e.tracer == nil {
+		e.tracer = tracing.Tracer(nil)
 	}
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
 	if e.log == nil {
@@ -288,11 +300,16 @@ func WithTraceID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, traceKey{}, id)
 }
 
-// traceID returns ctx's trace id, or, when ctx has none, a new random one
-// on each call.
+// traceID returns ctx's trace id: the one WithTraceID set, else the id of
+// the trace of ctx's span, or, when ctx has neither, a new random one on
+// each call. With tracing on, the server sets the operation span's trace
+// id, so an attempt names the trace of the request that created it.
 func traceID(ctx context.Context) string {
 	if id, ok := ctx.Value(traceKey{}).(string); ok && id != "" {
 		return id
+	}
+	if id, ok := tracing.TraceIDOf(ctx); ok {
+		return id.String()
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])

@@ -64,6 +64,8 @@ func verifyHeader(ctx context.Context, verifier TokenVerifier, header string) (*
 // wsInit authenticates a WebSocket connection from its connection_init
 // payload ("Authorization": "Bearer <token>"), falling back to the upgrade
 // request's header. Without a valid token the connection closes with 4403.
+// A traceparent in the payload is the parent of the connection's
+// operation spans (withConnTrace).
 // The connection's context gets the viewer and a subscription counter, and
 // ends when the token expires.
 func wsInit(verifier TokenVerifier) transport.WebsocketInitFunc {
@@ -79,6 +81,7 @@ func wsInit(verifier TokenVerifier) transport.WebsocketInitFunc {
 		}
 		ctx = viewer.NewContext(ctx, v)
 		ctx = context.WithValue(ctx, wsConnKey{}, true)
+		ctx = withConnTrace(ctx, payload)
 		if !v.ExpiresAt.IsZero() {
 			// The connection ends when its token does; the client reconnects
 			// with a fresh token (an expired one is refused with 4403).

@@ -100,7 +100,8 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver, ops persisted.Extension) 
 	return srv
 }
 
-// aroundOperation refuses mutations and subscriptions while draining,
+// aroundOperation starts the operation's span (tracing.go), refuses
+// mutations and subscriptions while draining,
 // ends subscriptions whose token is superseded (holdSubscription) and
 // records the operation's metrics. (The resolvers' OperationScope gives
 // each operation its state.)
@@ -110,23 +111,31 @@ func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHand
 	if op != nil && op.Operation != nil {
 		kind = string(op.Operation.Operation)
 	}
+	if overWebSocket(ctx) {
+		// The connection's trace id is the upgrade request's; each
+		// operation on it gets its own, or continues the trace of the
+		// connection_init payload.
+		ctx = operationTrace(ctx)
+	}
+	ctx, span := s.startOperationSpan(ctx, op, kind)
 	refuse := func(code domain.Code, msg string) graphql.ResponseHandler {
 		s.metrics.operations.WithLabelValues(kind, "error").Inc()
-		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{gqlErr(code, msg, nil)}})
+		resp := &graphql.Response{Errors: gqlerror.List{gqlErr(code, msg, nil)}}
+		endOperationSpan(span, resp)
+		return graphql.OneShot(resp)
 	}
 	if s.draining.Load() && kind != string(ast.Query) {
 		return refuse(domain.CodeUnavailable, "server shutting down; retry on another instance")
 	}
-	if overWebSocket(ctx) {
-		// The connection's trace id is the upgrade request's; each
-		// operation on it gets its own.
-		ctx = withTrace(ctx, NewTraceID())
-	}
 	ctx, tally := store.WithStatementTally(ctx)
 	start := time.Now()
 	var handle graphql.ResponseHandler
-	if kind == string(ast.Subscription) {
+	subscription := kind == string(ast.Subscription)
+	if subscription {
 		handle = s.holdSubscription(ctx, next)
+		// A subscription's span covers its start (the resolver has
+		// subscribed), not its life.
+		endOperationSpan(span, nil)
 	} else {
 		handle = next(ctx)
 	}
@@ -134,6 +143,9 @@ func (s *Server) aroundOperation(ctx context.Context, next graphql.OperationHand
 	return func(ctx context.Context) *graphql.Response {
 		resp := handle(ctx)
 		if resp != nil && first.CompareAndSwap(false, true) {
+			if !subscription {
+				endOperationSpan(span, resp)
+			}
 			outcome := "ok"
 			if len(resp.Errors) > 0 {
 				outcome = "error"

@@ -3,16 +3,14 @@ package server
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/tracing"
 )
 
 type traceKey struct{}
@@ -36,24 +34,7 @@ func TraceID(ctx context.Context) string {
 
 // NewTraceID returns a random 16-byte trace id in hex (the W3C trace-id
 // format).
-func NewTraceID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// traceFromHeader takes the trace id of a W3C traceparent header
-// ("00-<32 hex>-<16 hex>-<2 hex>"), if valid.
-func traceFromHeader(h string) (string, bool) {
-	parts := strings.Split(h, "-")
-	if len(parts) != 4 || len(parts[1]) != 32 || parts[1] == strings.Repeat("0", 32) {
-		return "", false
-	}
-	if _, err := hex.DecodeString(parts[1]); err != nil {
-		return "", false
-	}
-	return strings.ToLower(parts[1]), true
-}
+func NewTraceID() string { return tracing.NewTraceID().String() }
 
 // NewLogger returns a JSON logger at level that adds the trace id of the
 // context to every record logged with a context.
@@ -126,17 +107,14 @@ func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // Unwrap exposes the underlying writer to http.ResponseController.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// accessLog assigns each request a trace id (from traceparent when valid),
+// accessLog assigns each request a trace id (from traceparent when valid,
+// which also becomes the parent of the request's operation spans),
 // echoes it in the Trace-Id response header and logs one line per request:
 // method, path, status, bytes and duration. It never logs bodies.
 func accessLog(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id, ok := traceFromHeader(r.Header.Get("traceparent"))
-		if !ok {
-			id = NewTraceID()
-		}
-		ctx := withTrace(r.Context(), id)
+		ctx, id := requestTrace(r)
 		w.Header().Set("Trace-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r.WithContext(ctx))

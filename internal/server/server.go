@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rs/cors"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
@@ -27,6 +28,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tracing"
 	"github.com/ragchat/ragchat/internal/webui"
 	"github.com/ragchat/ragchat/resolvers"
 )
@@ -69,6 +71,10 @@ type Options struct {
 	// a newer token of the same user with other roles or groups is seen
 	// on any replica (authwatch.StartViewers on the deployment's broker).
 	Viewers *authwatch.Viewers
+	// TracerProvider traces each GraphQL operation (docs/API.md,
+	// "Traces"); nil traces nothing (a no-op tracer). Pass the engine a
+	// tracer of the same provider (chat.Deps.Tracer).
+	TracerProvider trace.TracerProvider
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -80,6 +86,7 @@ type Server struct {
 	metrics  *Metrics
 	engine   Engine
 	viewers  *authwatch.Viewers
+	tracer   trace.Tracer
 	ws       *gorillaWebsocket
 	subs     *subscriptionGate
 	draining atomic.Bool
@@ -111,6 +118,7 @@ func New(o Options) (*Server, error) {
 		metrics:  o.Metrics,
 		engine:   o.Engine,
 		viewers:  o.Viewers,
+		tracer:   tracing.Tracer(o.TracerProvider),
 		ws:       newGorillaWebsocket(origins, o.Metrics),
 		subs:     newSubscriptionGate(o.Config.Limits.MaxSubscriptionsConn, o.Metrics),
 	}
@@ -148,7 +156,7 @@ func New(o Options) (*Server, error) {
 	withCORS := cors.New(cors.Options{
 		AllowOriginFunc:  origins.allowed,
 		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-		AllowedHeaders:   []string{"Authorization", "Content-Type", "Accept", "traceparent"},
+		AllowedHeaders:   []string{"Authorization", "Content-Type", "Accept", "traceparent", "tracestate"},
 		ExposedHeaders:   []string{"Trace-Id"},
 		AllowCredentials: false,
 		MaxAge:           600,

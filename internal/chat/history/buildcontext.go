@@ -6,6 +6,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
+	"github.com/ragchat/ragchat/internal/tracing"
 )
 
 // BuiltContext is the prompt context of one answer: the standalone
@@ -45,13 +46,20 @@ func (a *Assembler) Build(ctx context.Context, req Request) (BuiltContext, error
 	timer := a.timeContext(&afterRewrite)
 	early := retrieveEarly(ctx, req)
 	defer early.drain()
-	win, err := a.loadWindow(ctx, req)
+	wctx, span := a.startSpan(ctx, "ask.window")
+	win, err := a.loadWindow(wctx, req)
 	if err != nil {
+		endSpan(span, err)
 		return bc, &ContextError{Kind: "conversation", Err: err}
 	}
+	span.SetAttributes(tracing.HistoryRounds.Int(len(win.rounds)))
+	endSpan(span, nil)
 	bc.SummaryVersion = win.summaryVersion
 	sc := a.newRoundScorer(win)
-	bc.Standalone, bc.RequiresHistory = a.rewrite(ctx, req, win, sc)
+	rctx, span := a.startSpan(ctx, "ask.rewrite")
+	bc.Standalone, bc.RequiresHistory = a.rewrite(rctx, req, win, sc)
+	span.SetAttributes(tracing.RequiresHistory.Bool(bc.RequiresHistory), tracing.Rewritten.Bool(bc.Standalone != req.Question))
+	endSpan(span, nil)
 	if afterRewrite != nil {
 		if err := afterRewrite(bc.Standalone, bc.RequiresHistory); err != nil {
 			return bc, err
@@ -72,6 +80,7 @@ func (a *Assembler) Build(ctx context.Context, req Request) (BuiltContext, error
 		summary = withPendingRounds(summary, notChosen(win.unfolded, candidates), st.SummaryMaxChars)
 	}
 	bc.Model = req.ChatModel
+	_, span = a.startSpan(ctx, "ask.assemble")
 	info := a.modelInfo(bc.Model, st)
 	b := budgetFor(info, st)
 	bc.Assembled = prompt.Assemble(prompt.Input{
@@ -97,11 +106,15 @@ func (a *Assembler) Build(ctx context.Context, req Request) (BuiltContext, error
 	scoreRounds(m, candidates)
 	namePath(m, win)
 	bc.MaxAnswer = b.answerLimit(m.Tokens.Total)
+	span.SetAttributes(manifestAttributes(m, len(bc.Assembled.Evidence))...)
 	if over := m.Tokens.Total + minAnswerTokens - info.Window; over > 0 {
 		// Only the never-cut rules and question can get here: a window
 		// too small for them fails the attempt rather than overflow.
-		return bc, llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens with the framing) plus an answer", info.Name, info.Window, m.Tokens.Total)
+		err := llm.Errorf(llm.KindBadRequest, "model %q has a context window of %d tokens, too small for the rules and the question (%d tokens with the framing) plus an answer", info.Name, info.Window, m.Tokens.Total)
+		endSpan(span, err)
+		return bc, err
 	}
+	endSpan(span, nil)
 	return bc, nil
 }
 

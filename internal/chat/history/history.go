@@ -19,7 +19,7 @@
 //   - The budget split per model (modelbudget.go): the usable window, the
 //     answer reserve and the answer's limit.
 //   - The assembly itself (buildcontext.go), timed for a ContextObserver
-//     (contexttime.go).
+//     (contexttime.go) and traced step by step (tracing.go).
 //
 // It knows nothing of attempts, runs, events or GraphQL: the engine
 // (internal/chat) passes what it needs in an Assembler, made once, and a
@@ -33,6 +33,7 @@ import (
 	"log/slog"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -55,6 +56,9 @@ type Assembler struct {
 	ModelWindows map[string]int
 	// Observer, when not nil, receives how long each assembly took.
 	Observer ContextObserver
+	// Tracer, when not nil, traces Build's steps (window, rewrite,
+	// assemble) as children of the span in its ctx.
+	Tracer trace.Tracer
 }
 
 // Request is one context to build: for the question of a user message

@@ -16,6 +16,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/auth"
@@ -37,6 +38,7 @@ import (
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/testdb"
+	"github.com/ragchat/ragchat/internal/tracing"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -74,6 +76,9 @@ type Options struct {
 	// DocumentChangeInterval is the shortest time between two document-
 	// change broadcasts of one tenant (docwatch.DefaultInterval when 0).
 	DocumentChangeInterval time.Duration
+	// TracerProvider traces the server's operations and the engine's asks
+	// (nil: no traces).
+	TracerProvider trace.TracerProvider
 }
 
 // Harness is a running in-process server.
@@ -185,6 +190,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
 
 		DocumentChanges: docChanges,
+		Tracer:          tracing.Tracer(o.TracerProvider),
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
@@ -201,8 +207,9 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
 		Verifier: verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 		Support: grants, TenantSettings: settings,
-		Organise:    organise.New(db.Client, engine, organise.Options{Now: time.Now}),
-		Portability: portability.New(db.Client, engine, portability.Options{}),
+		Organise:       organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		Portability:    portability.New(db.Client, engine, portability.Options{}),
+		TracerProvider: o.TracerProvider,
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
