@@ -30,6 +30,10 @@ var (
 	// (internal/sharing). Every row it returns is then re-authorised for
 	// the reader; it never writes anything but the link's read count.
 	JobShareRead = Job{"shareread"}
+	// JobModelProfile reads, by id and tenant, the model profile an
+	// attempt or conversation already recorded, and counts a tenant's
+	// enabled profiles (internal/modelprofile). It never writes.
+	JobModelProfile = Job{"modelprofile"}
 )
 
 type systemKey struct{}
