@@ -41,6 +41,7 @@ func (e *Engine) generate(ctx context.Context, j job) {
 		<-checkpointed
 	}()
 
+	j.model = e.modelOf(ctx, j)
 	c, err := e.answer(ctx, j, p)
 	if err == nil {
 		err = e.complete(ctx, j, p, c)
@@ -85,7 +86,11 @@ func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, er
 // It returns the completion with the model's usage, or the error that
 // stopped it (the model's, or the run's cancellation).
 func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.BuiltContext, c completion) (completion, error) {
-	st, err := e.model.ChatStream(ctx, llm.ChatRequest{
+	m := j.model
+	if m.llm == nil {
+		m.llm = e.model
+	}
+	st, err := m.llm.ChatStream(ctx, m.chatRequest(llm.ChatRequest{
 		Model: bc.Model,
 		Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: bc.Assembled.System},
@@ -96,7 +101,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 		// model without usage reports need not tokenise it again, and the
 		// attempt's promptTokens is then the manifest's total.
 		PromptTokens: bc.Assembled.Manifest.Tokens.Total,
-	})
+	}))
 	if err != nil {
 		return c, err
 	}

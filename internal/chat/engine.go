@@ -22,6 +22,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
@@ -88,6 +89,9 @@ type Deps struct {
 	Observer Observer
 	// AskLimiter meters asks and retries per user; nil meters nothing.
 	AskLimiter askrate.Limiter
+	// Models resolves model profiles (modelchoice.go); nil answers every
+	// ask with Model, as before profiles.
+	Models *modelprofile.Service
 }
 
 // WithDefaults fills the zero fields of c.
@@ -177,6 +181,8 @@ type Engine struct {
 
 	limiter askrate.Limiter // nil: asks are not metered
 
+	profiles *modelprofile.Service // nil: no model profiles
+
 	// kbModels remembers each knowledge base's embedding model
 	// (embedcheck.go), for at most maxKBModels knowledge bases.
 	kbModels *lru.Cache[uuid.UUID, string]
@@ -216,7 +222,7 @@ func New(cfg Config, deps Deps) *Engine {
 	e := &Engine{
 		cfg: cfg.WithDefaults(), db: deps.DB, client: deps.DB.Client, model: deps.Model,
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
-		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
+		obs: deps.Observer, limiter: deps.AskLimiter, profiles: deps.Models, runs: map[uuid.UUID]*run{},
 	}
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
 	if e.log == nil {
