@@ -87,6 +87,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
 		Portability: portability.New(db.Client, c.engine, portability.Options{}),
+		Models:      c.models,
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/ragchat/ragchat/internal/askrate"
@@ -14,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
 	"github.com/ragchat/ragchat/internal/llm/openai"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/organise"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/store"
@@ -73,6 +75,7 @@ type core struct {
 	settings  *tenantsettings.Service
 	knowledge *knowledge.Service
 	organise  *organise.Service
+	models    *modelprofile.Service
 }
 
 // newCore wires the engine, delegated support access, the tenant settings
@@ -95,6 +98,10 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		minScore = offline.SuggestedMinEvidenceScore
 	}
 	ecfg.MinEvidenceScore = minScore
+	models, err := newModelProfiles(cfg, db, model, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	ecfg.Limits = engineLimits(cfg)
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
@@ -108,6 +115,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Now:        time.Now,
 		Observer:   obs,
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
+		Models:     models,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
 	return &core{
@@ -116,6 +124,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		settings:  tenantsettings.New(db.Client, engine.ServerChatModel()),
 		knowledge: svc,
 		organise:  organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		models:    models,
 	}, nil
 }
 
@@ -133,4 +142,32 @@ func engineLimits(cfg config.Config) chat.Limits {
 func (c *core) close() {
 	_ = c.broker.Close()
 	_ = c.db.Close()
+}
+
+// newModelProfiles returns the model profile service with the server's
+// model as endpoint "default", the offline model as "offline" and one
+// OpenAI-compatible client per endpoint of RAGCHAT_MODEL_ENDPOINTS
+// (docs/DEPLOYMENT.md, "Model endpoints"), each created once here.
+func newModelProfiles(cfg config.Config, db *store.DB, model llm.Model, getenv func(string) string) (*modelprofile.Service, error) {
+	eps, err := modelprofile.ParseEndpoints(getenv)
+	if err != nil {
+		return nil, err
+	}
+	off := model
+	if cfg.Model.OpenAI {
+		off = offline.New(offline.Options{TokenDelay: cfg.Model.OfflineTokenDelay})
+	}
+	extra := map[string]llm.Model{}
+	for _, ep := range eps {
+		m, err := openai.New(cfg.Model.Limits.OpenAI(openai.Config{
+			BaseURL: ep.BaseURL, APIKey: ep.APIKey,
+			EmbeddingModel: cfg.Model.EmbeddingModel, EmbeddingDimensions: cfg.Model.EmbeddingDimensions,
+			RequestDimensions: cfg.Model.EmbeddingDimensions > 0,
+		}))
+		if err != nil {
+			return nil, fmt.Errorf("model endpoint %s: %w", ep.Name, err)
+		}
+		extra[ep.Name] = m
+	}
+	return modelprofile.New(db.Client, modelprofile.NewEndpoints(model, off, extra)), nil
 }

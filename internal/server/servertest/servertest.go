@@ -27,6 +27,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/organise"
 	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
@@ -54,6 +55,10 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
 	// Model replaces the offline model (token delay 1ms by default).
 	Model llm.Model
+	// Endpoints are extra model endpoints by name, for model profiles
+	// (internal/modelprofile); "default" is Model and "offline" the
+	// offline model, always.
+	Endpoints map[string]llm.Model
 	// Log receives the server's and the engine's JSON logs (default:
 	// discarded).
 	Log io.Writer
@@ -166,6 +171,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	}
 	log := server.NewLogger(logOutput(o), "debug")
 	metrics := server.NewMetrics()
+	models := modelprofile.New(db.Client, modelprofile.NewEndpoints(model, offline.New(offline.Options{TokenDelay: time.Millisecond}), o.Endpoints))
 	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
 		CommentChars:     cfg.Limits.MaxCommentRunes,
@@ -176,6 +182,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
 		Logger:    log, Now: time.Now, Observer: metrics,
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
+		Models:     models,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
@@ -194,6 +201,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Support: grants, TenantSettings: settings,
 		Organise:    organise.New(db.Client, engine, organise.Options{Now: time.Now}),
 		Portability: portability.New(db.Client, engine, portability.Options{}),
+		Models:      models,
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
