@@ -323,3 +323,13 @@ export const ViewerEventsSubscription = graphql(`
     }
   }
 `);
+
+export const AvailableModelsQuery = graphql(`
+  query AvailableModels {
+    availableModels {
+      id
+      name
+      model
+    }
+  }
+`);
