@@ -65,6 +65,10 @@ type Attempt struct {
 	FailureMessage *string `json:"failure_message,omitempty"`
 	// Model holds the value of the "model" field.
 	Model *string `json:"model,omitempty"`
+	// The model profile the attempt answered with (docs/API.md, "Model profiles"); null: the server's model.
+	ModelProfileID *uuid.UUID `json:"model_profile_id,omitempty"`
+	// The sampling parameters the attempt used, every one resolved.
+	ModelParameters domain.ModelParameters `json:"model_parameters,omitempty"`
 	// PromptTokens holds the value of the "prompt_tokens" field.
 	PromptTokens int `json:"prompt_tokens,omitempty"`
 	// CompletionTokens holds the value of the "completion_tokens" field.
@@ -234,9 +238,9 @@ func (*Attempt) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case attempt.FieldRetryOfID, attempt.FieldReaskOfID:
+		case attempt.FieldRetryOfID, attempt.FieldReaskOfID, attempt.FieldModelProfileID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case attempt.FieldContextManifest:
+		case attempt.FieldModelParameters, attempt.FieldContextManifest:
 			values[i] = new([]byte)
 		case attempt.FieldRequiresHistory, attempt.FieldRefused:
 			values[i] = new(sql.NullBool)
@@ -403,6 +407,21 @@ func (_m *Attempt) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Model = new(string)
 				*_m.Model = value.String
+			}
+		case attempt.FieldModelProfileID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field model_profile_id", values[i])
+			} else if value.Valid {
+				_m.ModelProfileID = new(uuid.UUID)
+				*_m.ModelProfileID = *value.S.(*uuid.UUID)
+			}
+		case attempt.FieldModelParameters:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field model_parameters", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.ModelParameters); err != nil {
+					return fmt.Errorf("unmarshal field model_parameters: %w", err)
+				}
 			}
 		case attempt.FieldPromptTokens:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -642,6 +661,14 @@ func (_m *Attempt) String() string {
 		builder.WriteString("model=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	if v := _m.ModelProfileID; v != nil {
+		builder.WriteString("model_profile_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("model_parameters=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ModelParameters))
 	builder.WriteString(", ")
 	builder.WriteString("prompt_tokens=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PromptTokens))

@@ -284,6 +284,34 @@ func (_c *AttemptCreate) SetNillableModel(v *string) *AttemptCreate {
 	return _c
 }
 
+// SetModelProfileID sets the "model_profile_id" field.
+func (_c *AttemptCreate) SetModelProfileID(v uuid.UUID) *AttemptCreate {
+	_c.mutation.SetModelProfileID(v)
+	return _c
+}
+
+// SetNillableModelProfileID sets the "model_profile_id" field if the given value is not nil.
+func (_c *AttemptCreate) SetNillableModelProfileID(v *uuid.UUID) *AttemptCreate {
+	if v != nil {
+		_c.SetModelProfileID(*v)
+	}
+	return _c
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (_c *AttemptCreate) SetModelParameters(v domain.ModelParameters) *AttemptCreate {
+	_c.mutation.SetModelParameters(v)
+	return _c
+}
+
+// SetNillableModelParameters sets the "model_parameters" field if the given value is not nil.
+func (_c *AttemptCreate) SetNillableModelParameters(v *domain.ModelParameters) *AttemptCreate {
+	if v != nil {
+		_c.SetModelParameters(*v)
+	}
+	return _c
+}
+
 // SetPromptTokens sets the "prompt_tokens" field.
 func (_c *AttemptCreate) SetPromptTokens(v int) *AttemptCreate {
 	_c.mutation.SetPromptTokens(v)
@@ -875,6 +903,14 @@ func (_c *AttemptCreate) createSpec() (*Attempt, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Model(); ok {
 		_spec.SetField(attempt.FieldModel, field.TypeString, value)
 		_node.Model = &value
+	}
+	if value, ok := _c.mutation.ModelProfileID(); ok {
+		_spec.SetField(attempt.FieldModelProfileID, field.TypeUUID, value)
+		_node.ModelProfileID = &value
+	}
+	if value, ok := _c.mutation.ModelParameters(); ok {
+		_spec.SetField(attempt.FieldModelParameters, field.TypeJSON, value)
+		_node.ModelParameters = value
 	}
 	if value, ok := _c.mutation.PromptTokens(); ok {
 		_spec.SetField(attempt.FieldPromptTokens, field.TypeInt, value)
@@ -1571,6 +1607,12 @@ func (u *AttemptUpsertOne) UpdateNewValues() *AttemptUpsertOne {
 		if _, exists := u.create.mutation.OriginalQuestion(); exists {
 			s.SetIgnore(attempt.FieldOriginalQuestion)
 		}
+		if _, exists := u.create.mutation.ModelProfileID(); exists {
+			s.SetIgnore(attempt.FieldModelProfileID)
+		}
+		if _, exists := u.create.mutation.ModelParameters(); exists {
+			s.SetIgnore(attempt.FieldModelParameters)
+		}
 		if _, exists := u.create.mutation.StartedAt(); exists {
 			s.SetIgnore(attempt.FieldStartedAt)
 		}
@@ -2234,6 +2276,12 @@ func (u *AttemptUpsertBulk) UpdateNewValues() *AttemptUpsertBulk {
 			}
 			if _, exists := b.mutation.OriginalQuestion(); exists {
 				s.SetIgnore(attempt.FieldOriginalQuestion)
+			}
+			if _, exists := b.mutation.ModelProfileID(); exists {
+				s.SetIgnore(attempt.FieldModelProfileID)
+			}
+			if _, exists := b.mutation.ModelParameters(); exists {
+				s.SetIgnore(attempt.FieldModelParameters)
 			}
 			if _, exists := b.mutation.StartedAt(); exists {
 				s.SetIgnore(attempt.FieldStartedAt)

@@ -790,6 +790,12 @@ func (_u *AttemptUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.ModelCleared() {
 		_spec.ClearField(attempt.FieldModel, field.TypeString)
 	}
+	if _u.mutation.ModelProfileIDCleared() {
+		_spec.ClearField(attempt.FieldModelProfileID, field.TypeUUID)
+	}
+	if _u.mutation.ModelParametersCleared() {
+		_spec.ClearField(attempt.FieldModelParameters, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.PromptTokens(); ok {
 		_spec.SetField(attempt.FieldPromptTokens, field.TypeInt, value)
 	}
@@ -1863,6 +1869,12 @@ func (_u *AttemptUpdateOne) sqlSave(ctx context.Context) (_node *Attempt, err er
 	}
 	if _u.mutation.ModelCleared() {
 		_spec.ClearField(attempt.FieldModel, field.TypeString)
+	}
+	if _u.mutation.ModelProfileIDCleared() {
+		_spec.ClearField(attempt.FieldModelProfileID, field.TypeUUID)
+	}
+	if _u.mutation.ModelParametersCleared() {
+		_spec.ClearField(attempt.FieldModelParameters, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.PromptTokens(); ok {
 		_spec.SetField(attempt.FieldPromptTokens, field.TypeInt, value)

@@ -28,6 +28,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/sharelink"
@@ -68,6 +69,8 @@ type Client struct {
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// ModelProfile is the client for interacting with the ModelProfile builders.
+	ModelProfile *ModelProfileClient
 	// PersistedQuery is the client for interacting with the PersistedQuery builders.
 	PersistedQuery *PersistedQueryClient
 	// SearchEntry is the client for interacting with the SearchEntry builders.
@@ -105,6 +108,7 @@ func (c *Client) init() {
 	c.Folder = NewFolderClient(c.config)
 	c.KnowledgeBase = NewKnowledgeBaseClient(c.config)
 	c.Message = NewMessageClient(c.config)
+	c.ModelProfile = NewModelProfileClient(c.config)
 	c.PersistedQuery = NewPersistedQueryClient(c.config)
 	c.SearchEntry = NewSearchEntryClient(c.config)
 	c.ShareLink = NewShareLinkClient(c.config)
@@ -216,6 +220,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Folder:          NewFolderClient(cfg),
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
+		ModelProfile:    NewModelProfileClient(cfg),
 		PersistedQuery:  NewPersistedQueryClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
 		ShareLink:       NewShareLinkClient(cfg),
@@ -254,6 +259,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Folder:          NewFolderClient(cfg),
 		KnowledgeBase:   NewKnowledgeBaseClient(cfg),
 		Message:         NewMessageClient(cfg),
+		ModelProfile:    NewModelProfileClient(cfg),
 		PersistedQuery:  NewPersistedQueryClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
 		ShareLink:       NewShareLinkClient(cfg),
@@ -292,8 +298,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.PersistedQuery, c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag,
-		c.Tenant,
+		c.ModelProfile, c.PersistedQuery, c.SearchEntry, c.ShareLink, c.Source,
+		c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -305,8 +311,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.AskRate, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation, c.ConversationTag,
 		c.Document, c.DocumentGrant, c.Feedback, c.Folder, c.KnowledgeBase, c.Message,
-		c.PersistedQuery, c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag,
-		c.Tenant,
+		c.ModelProfile, c.PersistedQuery, c.SearchEntry, c.ShareLink, c.Source,
+		c.SupportGrant, c.Tag, c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -339,6 +345,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.KnowledgeBase.mutate(ctx, m)
 	case *MessageMutation:
 		return c.Message.mutate(ctx, m)
+	case *ModelProfileMutation:
+		return c.ModelProfile.mutate(ctx, m)
 	case *PersistedQueryMutation:
 		return c.PersistedQuery.mutate(ctx, m)
 	case *SearchEntryMutation:
@@ -2670,6 +2678,156 @@ func (c *MessageClient) mutate(ctx context.Context, m *MessageMutation) (Value, 
 	}
 }
 
+// ModelProfileClient is a client for the ModelProfile schema.
+type ModelProfileClient struct {
+	config
+}
+
+// NewModelProfileClient returns a client for the ModelProfile from the given config.
+func NewModelProfileClient(c config) *ModelProfileClient {
+	return &ModelProfileClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `modelprofile.Hooks(f(g(h())))`.
+func (c *ModelProfileClient) Use(hooks ...Hook) {
+	c.hooks.ModelProfile = append(c.hooks.ModelProfile, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `modelprofile.Intercept(f(g(h())))`.
+func (c *ModelProfileClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ModelProfile = append(c.inters.ModelProfile, interceptors...)
+}
+
+// Create returns a builder for creating a ModelProfile entity.
+func (c *ModelProfileClient) Create() *ModelProfileCreate {
+	mutation := newModelProfileMutation(c.config, OpCreate)
+	return &ModelProfileCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ModelProfile entities.
+func (c *ModelProfileClient) CreateBulk(builders ...*ModelProfileCreate) *ModelProfileCreateBulk {
+	return &ModelProfileCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ModelProfileClient) MapCreateBulk(slice any, setFunc func(*ModelProfileCreate, int)) *ModelProfileCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ModelProfileCreateBulk{err: fmt.Errorf("calling to ModelProfileClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ModelProfileCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ModelProfileCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ModelProfile.
+func (c *ModelProfileClient) Update() *ModelProfileUpdate {
+	mutation := newModelProfileMutation(c.config, OpUpdate)
+	return &ModelProfileUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ModelProfileClient) UpdateOne(_m *ModelProfile) *ModelProfileUpdateOne {
+	mutation := newModelProfileMutation(c.config, OpUpdateOne, withModelProfile(_m))
+	return &ModelProfileUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ModelProfileClient) UpdateOneID(id uuid.UUID) *ModelProfileUpdateOne {
+	mutation := newModelProfileMutation(c.config, OpUpdateOne, withModelProfileID(id))
+	return &ModelProfileUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ModelProfile.
+func (c *ModelProfileClient) Delete() *ModelProfileDelete {
+	mutation := newModelProfileMutation(c.config, OpDelete)
+	return &ModelProfileDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ModelProfileClient) DeleteOne(_m *ModelProfile) *ModelProfileDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ModelProfileClient) DeleteOneID(id uuid.UUID) *ModelProfileDeleteOne {
+	builder := c.Delete().Where(modelprofile.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ModelProfileDeleteOne{builder}
+}
+
+// Query returns a query builder for ModelProfile.
+func (c *ModelProfileClient) Query() *ModelProfileQuery {
+	return &ModelProfileQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeModelProfile},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ModelProfile entity by its id.
+func (c *ModelProfileClient) Get(ctx context.Context, id uuid.UUID) (*ModelProfile, error) {
+	return c.Query().Where(modelprofile.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ModelProfileClient) GetX(ctx context.Context, id uuid.UUID) *ModelProfile {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a ModelProfile.
+func (c *ModelProfileClient) QueryTenant(_m *ModelProfile) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(modelprofile.Table, modelprofile.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, modelprofile.TenantTable, modelprofile.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ModelProfileClient) Hooks() []Hook {
+	hooks := c.hooks.ModelProfile
+	return append(hooks[:len(hooks):len(hooks)], modelprofile.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ModelProfileClient) Interceptors() []Interceptor {
+	return c.inters.ModelProfile
+}
+
+func (c *ModelProfileClient) mutate(ctx context.Context, m *ModelProfileMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ModelProfileCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ModelProfileUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ModelProfileUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ModelProfileDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ModelProfile mutation op: %q", m.Op())
+	}
+}
+
 // PersistedQueryClient is a client for the PersistedQuery schema.
 type PersistedQueryClient struct {
 	config
@@ -3820,13 +3978,15 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 type (
 	hooks struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, PersistedQuery,
-		SearchEntry, ShareLink, Source, SupportGrant, Tag, Tenant []ent.Hook
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, ModelProfile,
+		PersistedQuery, SearchEntry, ShareLink, Source, SupportGrant, Tag,
+		Tenant []ent.Hook
 	}
 	inters struct {
 		AskRate, Attempt, AuditEvent, Chunk, Conversation, ConversationTag, Document,
-		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, PersistedQuery,
-		SearchEntry, ShareLink, Source, SupportGrant, Tag, Tenant []ent.Interceptor
+		DocumentGrant, Feedback, Folder, KnowledgeBase, Message, ModelProfile,
+		PersistedQuery, SearchEntry, ShareLink, Source, SupportGrant, Tag,
+		Tenant []ent.Interceptor
 	}
 )
 

@@ -69,6 +69,10 @@ type Conversation struct {
 	FolderID *uuid.UUID `json:"folder_id,omitempty"`
 	// An integrator's key-value pairs: at most 16 keys of up to 64 characters, values of up to 512 (docs/API.md, "Conversation metadata").
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// The conversation's model profile (docs/API.md, "Model profiles"); null follows the tenant default.
+	ModelProfileID *uuid.UUID `json:"model_profile_id,omitempty"`
+	// The conversation's own sampling parameters; unset ones come from the profile.
+	ModelParameters domain.ModelParameters `json:"model_parameters,omitempty"`
 	// For a temporary chat: when it is gone (docs/API.md, "Temporary chats"); null for a normal conversation.
 	TemporaryExpiresAt *time.Time `json:"temporary_expires_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -179,9 +183,9 @@ func (*Conversation) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case conversation.FieldCurrentLeafID, conversation.FieldForkedFromMessageID, conversation.FieldFolderID:
+		case conversation.FieldCurrentLeafID, conversation.FieldForkedFromMessageID, conversation.FieldFolderID, conversation.FieldModelProfileID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
-		case conversation.FieldMetadata:
+		case conversation.FieldMetadata, conversation.FieldModelParameters:
 			values[i] = new([]byte)
 		case conversation.FieldSummaryMessageSequence, conversation.FieldSummaryVersion, conversation.FieldVersion, conversation.FieldLastSequenceNo:
 			values[i] = new(sql.NullInt64)
@@ -359,6 +363,21 @@ func (_m *Conversation) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field metadata: %w", err)
 				}
 			}
+		case conversation.FieldModelProfileID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field model_profile_id", values[i])
+			} else if value.Valid {
+				_m.ModelProfileID = new(uuid.UUID)
+				*_m.ModelProfileID = *value.S.(*uuid.UUID)
+			}
+		case conversation.FieldModelParameters:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field model_parameters", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.ModelParameters); err != nil {
+					return fmt.Errorf("unmarshal field model_parameters: %w", err)
+				}
+			}
 		case conversation.FieldTemporaryExpiresAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field temporary_expires_at", values[i])
@@ -519,6 +538,14 @@ func (_m *Conversation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("metadata=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Metadata))
+	builder.WriteString(", ")
+	if v := _m.ModelProfileID; v != nil {
+		builder.WriteString("model_profile_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("model_parameters=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ModelParameters))
 	builder.WriteString(", ")
 	if v := _m.TemporaryExpiresAt; v != nil {
 		builder.WriteString("temporary_expires_at=")

@@ -306,6 +306,34 @@ func (_c *ConversationCreate) SetMetadata(v map[string]string) *ConversationCrea
 	return _c
 }
 
+// SetModelProfileID sets the "model_profile_id" field.
+func (_c *ConversationCreate) SetModelProfileID(v uuid.UUID) *ConversationCreate {
+	_c.mutation.SetModelProfileID(v)
+	return _c
+}
+
+// SetNillableModelProfileID sets the "model_profile_id" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableModelProfileID(v *uuid.UUID) *ConversationCreate {
+	if v != nil {
+		_c.SetModelProfileID(*v)
+	}
+	return _c
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (_c *ConversationCreate) SetModelParameters(v domain.ModelParameters) *ConversationCreate {
+	_c.mutation.SetModelParameters(v)
+	return _c
+}
+
+// SetNillableModelParameters sets the "model_parameters" field if the given value is not nil.
+func (_c *ConversationCreate) SetNillableModelParameters(v *domain.ModelParameters) *ConversationCreate {
+	if v != nil {
+		_c.SetModelParameters(*v)
+	}
+	return _c
+}
+
 // SetTemporaryExpiresAt sets the "temporary_expires_at" field.
 func (_c *ConversationCreate) SetTemporaryExpiresAt(v time.Time) *ConversationCreate {
 	_c.mutation.SetTemporaryExpiresAt(v)
@@ -720,6 +748,14 @@ func (_c *ConversationCreate) createSpec() (*Conversation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.Metadata(); ok {
 		_spec.SetField(conversation.FieldMetadata, field.TypeJSON, value)
 		_node.Metadata = value
+	}
+	if value, ok := _c.mutation.ModelProfileID(); ok {
+		_spec.SetField(conversation.FieldModelProfileID, field.TypeUUID, value)
+		_node.ModelProfileID = &value
+	}
+	if value, ok := _c.mutation.ModelParameters(); ok {
+		_spec.SetField(conversation.FieldModelParameters, field.TypeJSON, value)
+		_node.ModelParameters = value
 	}
 	if value, ok := _c.mutation.TemporaryExpiresAt(); ok {
 		_spec.SetField(conversation.FieldTemporaryExpiresAt, field.TypeTime, value)
@@ -1151,6 +1187,42 @@ func (u *ConversationUpsert) ClearMetadata() *ConversationUpsert {
 	return u
 }
 
+// SetModelProfileID sets the "model_profile_id" field.
+func (u *ConversationUpsert) SetModelProfileID(v uuid.UUID) *ConversationUpsert {
+	u.Set(conversation.FieldModelProfileID, v)
+	return u
+}
+
+// UpdateModelProfileID sets the "model_profile_id" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdateModelProfileID() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldModelProfileID)
+	return u
+}
+
+// ClearModelProfileID clears the value of the "model_profile_id" field.
+func (u *ConversationUpsert) ClearModelProfileID() *ConversationUpsert {
+	u.SetNull(conversation.FieldModelProfileID)
+	return u
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (u *ConversationUpsert) SetModelParameters(v domain.ModelParameters) *ConversationUpsert {
+	u.Set(conversation.FieldModelParameters, v)
+	return u
+}
+
+// UpdateModelParameters sets the "model_parameters" field to the value that was provided on create.
+func (u *ConversationUpsert) UpdateModelParameters() *ConversationUpsert {
+	u.SetExcluded(conversation.FieldModelParameters)
+	return u
+}
+
+// ClearModelParameters clears the value of the "model_parameters" field.
+func (u *ConversationUpsert) ClearModelParameters() *ConversationUpsert {
+	u.SetNull(conversation.FieldModelParameters)
+	return u
+}
+
 // SetTemporaryExpiresAt sets the "temporary_expires_at" field.
 func (u *ConversationUpsert) SetTemporaryExpiresAt(v time.Time) *ConversationUpsert {
 	u.Set(conversation.FieldTemporaryExpiresAt, v)
@@ -1529,6 +1601,48 @@ func (u *ConversationUpsertOne) UpdateMetadata() *ConversationUpsertOne {
 func (u *ConversationUpsertOne) ClearMetadata() *ConversationUpsertOne {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearMetadata()
+	})
+}
+
+// SetModelProfileID sets the "model_profile_id" field.
+func (u *ConversationUpsertOne) SetModelProfileID(v uuid.UUID) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetModelProfileID(v)
+	})
+}
+
+// UpdateModelProfileID sets the "model_profile_id" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdateModelProfileID() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateModelProfileID()
+	})
+}
+
+// ClearModelProfileID clears the value of the "model_profile_id" field.
+func (u *ConversationUpsertOne) ClearModelProfileID() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearModelProfileID()
+	})
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (u *ConversationUpsertOne) SetModelParameters(v domain.ModelParameters) *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetModelParameters(v)
+	})
+}
+
+// UpdateModelParameters sets the "model_parameters" field to the value that was provided on create.
+func (u *ConversationUpsertOne) UpdateModelParameters() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateModelParameters()
+	})
+}
+
+// ClearModelParameters clears the value of the "model_parameters" field.
+func (u *ConversationUpsertOne) ClearModelParameters() *ConversationUpsertOne {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearModelParameters()
 	})
 }
 
@@ -2080,6 +2194,48 @@ func (u *ConversationUpsertBulk) UpdateMetadata() *ConversationUpsertBulk {
 func (u *ConversationUpsertBulk) ClearMetadata() *ConversationUpsertBulk {
 	return u.Update(func(s *ConversationUpsert) {
 		s.ClearMetadata()
+	})
+}
+
+// SetModelProfileID sets the "model_profile_id" field.
+func (u *ConversationUpsertBulk) SetModelProfileID(v uuid.UUID) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetModelProfileID(v)
+	})
+}
+
+// UpdateModelProfileID sets the "model_profile_id" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdateModelProfileID() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateModelProfileID()
+	})
+}
+
+// ClearModelProfileID clears the value of the "model_profile_id" field.
+func (u *ConversationUpsertBulk) ClearModelProfileID() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearModelProfileID()
+	})
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (u *ConversationUpsertBulk) SetModelParameters(v domain.ModelParameters) *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.SetModelParameters(v)
+	})
+}
+
+// UpdateModelParameters sets the "model_parameters" field to the value that was provided on create.
+func (u *ConversationUpsertBulk) UpdateModelParameters() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.UpdateModelParameters()
+	})
+}
+
+// ClearModelParameters clears the value of the "model_parameters" field.
+func (u *ConversationUpsertBulk) ClearModelParameters() *ConversationUpsertBulk {
+	return u.Update(func(s *ConversationUpsert) {
+		s.ClearModelParameters()
 	})
 }
 

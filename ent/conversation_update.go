@@ -308,6 +308,46 @@ func (_u *ConversationUpdate) ClearMetadata() *ConversationUpdate {
 	return _u
 }
 
+// SetModelProfileID sets the "model_profile_id" field.
+func (_u *ConversationUpdate) SetModelProfileID(v uuid.UUID) *ConversationUpdate {
+	_u.mutation.SetModelProfileID(v)
+	return _u
+}
+
+// SetNillableModelProfileID sets the "model_profile_id" field if the given value is not nil.
+func (_u *ConversationUpdate) SetNillableModelProfileID(v *uuid.UUID) *ConversationUpdate {
+	if v != nil {
+		_u.SetModelProfileID(*v)
+	}
+	return _u
+}
+
+// ClearModelProfileID clears the value of the "model_profile_id" field.
+func (_u *ConversationUpdate) ClearModelProfileID() *ConversationUpdate {
+	_u.mutation.ClearModelProfileID()
+	return _u
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (_u *ConversationUpdate) SetModelParameters(v domain.ModelParameters) *ConversationUpdate {
+	_u.mutation.SetModelParameters(v)
+	return _u
+}
+
+// SetNillableModelParameters sets the "model_parameters" field if the given value is not nil.
+func (_u *ConversationUpdate) SetNillableModelParameters(v *domain.ModelParameters) *ConversationUpdate {
+	if v != nil {
+		_u.SetModelParameters(*v)
+	}
+	return _u
+}
+
+// ClearModelParameters clears the value of the "model_parameters" field.
+func (_u *ConversationUpdate) ClearModelParameters() *ConversationUpdate {
+	_u.mutation.ClearModelParameters()
+	return _u
+}
+
 // SetTemporaryExpiresAt sets the "temporary_expires_at" field.
 func (_u *ConversationUpdate) SetTemporaryExpiresAt(v time.Time) *ConversationUpdate {
 	_u.mutation.SetTemporaryExpiresAt(v)
@@ -671,6 +711,18 @@ func (_u *ConversationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(conversation.FieldMetadata, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.ModelProfileID(); ok {
+		_spec.SetField(conversation.FieldModelProfileID, field.TypeUUID, value)
+	}
+	if _u.mutation.ModelProfileIDCleared() {
+		_spec.ClearField(conversation.FieldModelProfileID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.ModelParameters(); ok {
+		_spec.SetField(conversation.FieldModelParameters, field.TypeJSON, value)
+	}
+	if _u.mutation.ModelParametersCleared() {
+		_spec.ClearField(conversation.FieldModelParameters, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.TemporaryExpiresAt(); ok {
 		_spec.SetField(conversation.FieldTemporaryExpiresAt, field.TypeTime, value)
@@ -1202,6 +1254,46 @@ func (_u *ConversationUpdateOne) ClearMetadata() *ConversationUpdateOne {
 	return _u
 }
 
+// SetModelProfileID sets the "model_profile_id" field.
+func (_u *ConversationUpdateOne) SetModelProfileID(v uuid.UUID) *ConversationUpdateOne {
+	_u.mutation.SetModelProfileID(v)
+	return _u
+}
+
+// SetNillableModelProfileID sets the "model_profile_id" field if the given value is not nil.
+func (_u *ConversationUpdateOne) SetNillableModelProfileID(v *uuid.UUID) *ConversationUpdateOne {
+	if v != nil {
+		_u.SetModelProfileID(*v)
+	}
+	return _u
+}
+
+// ClearModelProfileID clears the value of the "model_profile_id" field.
+func (_u *ConversationUpdateOne) ClearModelProfileID() *ConversationUpdateOne {
+	_u.mutation.ClearModelProfileID()
+	return _u
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (_u *ConversationUpdateOne) SetModelParameters(v domain.ModelParameters) *ConversationUpdateOne {
+	_u.mutation.SetModelParameters(v)
+	return _u
+}
+
+// SetNillableModelParameters sets the "model_parameters" field if the given value is not nil.
+func (_u *ConversationUpdateOne) SetNillableModelParameters(v *domain.ModelParameters) *ConversationUpdateOne {
+	if v != nil {
+		_u.SetModelParameters(*v)
+	}
+	return _u
+}
+
+// ClearModelParameters clears the value of the "model_parameters" field.
+func (_u *ConversationUpdateOne) ClearModelParameters() *ConversationUpdateOne {
+	_u.mutation.ClearModelParameters()
+	return _u
+}
+
 // SetTemporaryExpiresAt sets the "temporary_expires_at" field.
 func (_u *ConversationUpdateOne) SetTemporaryExpiresAt(v time.Time) *ConversationUpdateOne {
 	_u.mutation.SetTemporaryExpiresAt(v)
@@ -1595,6 +1687,18 @@ func (_u *ConversationUpdateOne) sqlSave(ctx context.Context) (_node *Conversati
 	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(conversation.FieldMetadata, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.ModelProfileID(); ok {
+		_spec.SetField(conversation.FieldModelProfileID, field.TypeUUID, value)
+	}
+	if _u.mutation.ModelProfileIDCleared() {
+		_spec.ClearField(conversation.FieldModelProfileID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.ModelParameters(); ok {
+		_spec.SetField(conversation.FieldModelParameters, field.TypeJSON, value)
+	}
+	if _u.mutation.ModelParametersCleared() {
+		_spec.ClearField(conversation.FieldModelParameters, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.TemporaryExpiresAt(); ok {
 		_spec.SetField(conversation.FieldTemporaryExpiresAt, field.TypeTime, value)

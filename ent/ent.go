@@ -24,6 +24,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/sharelink"
@@ -103,6 +104,7 @@ func checkColumn(t, c string) error {
 			folder.Table:          folder.ValidColumn,
 			knowledgebase.Table:   knowledgebase.ValidColumn,
 			message.Table:         message.ValidColumn,
+			modelprofile.Table:    modelprofile.ValidColumn,
 			persistedquery.Table:  persistedquery.ValidColumn,
 			searchentry.Table:     searchentry.ValidColumn,
 			sharelink.Table:       sharelink.ValidColumn,

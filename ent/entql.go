@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
@@ -32,7 +33,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 20)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -81,6 +82,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			attempt.FieldFailureCode:        {Type: field.TypeString, Column: attempt.FieldFailureCode},
 			attempt.FieldFailureMessage:     {Type: field.TypeString, Column: attempt.FieldFailureMessage},
 			attempt.FieldModel:              {Type: field.TypeString, Column: attempt.FieldModel},
+			attempt.FieldModelProfileID:     {Type: field.TypeUUID, Column: attempt.FieldModelProfileID},
+			attempt.FieldModelParameters:    {Type: field.TypeJSON, Column: attempt.FieldModelParameters},
 			attempt.FieldPromptTokens:       {Type: field.TypeInt, Column: attempt.FieldPromptTokens},
 			attempt.FieldCompletionTokens:   {Type: field.TypeInt, Column: attempt.FieldCompletionTokens},
 			attempt.FieldTotalTokens:        {Type: field.TypeInt, Column: attempt.FieldTotalTokens},
@@ -170,6 +173,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldPinnedAt:               {Type: field.TypeTime, Column: conversation.FieldPinnedAt},
 			conversation.FieldFolderID:               {Type: field.TypeUUID, Column: conversation.FieldFolderID},
 			conversation.FieldMetadata:               {Type: field.TypeJSON, Column: conversation.FieldMetadata},
+			conversation.FieldModelProfileID:         {Type: field.TypeUUID, Column: conversation.FieldModelProfileID},
+			conversation.FieldModelParameters:        {Type: field.TypeJSON, Column: conversation.FieldModelParameters},
 			conversation.FieldTemporaryExpiresAt:     {Type: field.TypeTime, Column: conversation.FieldTemporaryExpiresAt},
 		},
 	}
@@ -327,6 +332,39 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   modelprofile.Table,
+			Columns: modelprofile.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: modelprofile.FieldID,
+			},
+		},
+		Type: "ModelProfile",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			modelprofile.FieldTenantID:               {Type: field.TypeString, Column: modelprofile.FieldTenantID},
+			modelprofile.FieldCreatedAt:              {Type: field.TypeTime, Column: modelprofile.FieldCreatedAt},
+			modelprofile.FieldUpdatedAt:              {Type: field.TypeTime, Column: modelprofile.FieldUpdatedAt},
+			modelprofile.FieldName:                   {Type: field.TypeString, Column: modelprofile.FieldName},
+			modelprofile.FieldEndpoint:               {Type: field.TypeString, Column: modelprofile.FieldEndpoint},
+			modelprofile.FieldModel:                  {Type: field.TypeString, Column: modelprofile.FieldModel},
+			modelprofile.FieldContextWindow:          {Type: field.TypeInt, Column: modelprofile.FieldContextWindow},
+			modelprofile.FieldTemperatureMin:         {Type: field.TypeFloat64, Column: modelprofile.FieldTemperatureMin},
+			modelprofile.FieldTemperatureMax:         {Type: field.TypeFloat64, Column: modelprofile.FieldTemperatureMax},
+			modelprofile.FieldTemperatureDefault:     {Type: field.TypeFloat64, Column: modelprofile.FieldTemperatureDefault},
+			modelprofile.FieldTopPMin:                {Type: field.TypeFloat64, Column: modelprofile.FieldTopPMin},
+			modelprofile.FieldTopPMax:                {Type: field.TypeFloat64, Column: modelprofile.FieldTopPMax},
+			modelprofile.FieldTopPDefault:            {Type: field.TypeFloat64, Column: modelprofile.FieldTopPDefault},
+			modelprofile.FieldMaxAnswerTokensMax:     {Type: field.TypeInt, Column: modelprofile.FieldMaxAnswerTokensMax},
+			modelprofile.FieldMaxAnswerTokensDefault: {Type: field.TypeInt, Column: modelprofile.FieldMaxAnswerTokensDefault},
+			modelprofile.FieldPriceInputPerM:         {Type: field.TypeInt64, Column: modelprofile.FieldPriceInputPerM},
+			modelprofile.FieldPriceOutputPerM:        {Type: field.TypeInt64, Column: modelprofile.FieldPriceOutputPerM},
+			modelprofile.FieldEnabled:                {Type: field.TypeBool, Column: modelprofile.FieldEnabled},
+			modelprofile.FieldAllowedGroups:          {Type: field.TypeJSON, Column: modelprofile.FieldAllowedGroups},
+			modelprofile.FieldIsDefault:              {Type: field.TypeBool, Column: modelprofile.FieldIsDefault},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   persistedquery.Table,
 			Columns: persistedquery.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -341,7 +379,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			persistedquery.FieldLastUsedAt: {Type: field.TypeTime, Column: persistedquery.FieldLastUsedAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   searchentry.Table,
 			Columns: searchentry.Columns,
@@ -362,7 +400,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			searchentry.FieldSearchTokens:   {Type: field.TypeOther, Column: searchentry.FieldSearchTokens},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   sharelink.Table,
 			Columns: sharelink.Columns,
@@ -389,7 +427,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			sharelink.FieldUpdatedAt:      {Type: field.TypeTime, Column: sharelink.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
@@ -415,7 +453,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -443,7 +481,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -462,7 +500,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -1013,6 +1051,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   modelprofile.TenantTable,
+			Columns: []string{modelprofile.TenantColumn},
+			Bidi:    false,
+		},
+		"ModelProfile",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   searchentry.TenantTable,
 			Columns: []string{searchentry.TenantColumn},
 			Bidi:    false,
@@ -1371,6 +1421,16 @@ func (f *AttemptFilter) WhereFailureMessage(p entql.StringP) {
 // WhereModel applies the entql string predicate on the model field.
 func (f *AttemptFilter) WhereModel(p entql.StringP) {
 	f.Where(p.Field(attempt.FieldModel))
+}
+
+// WhereModelProfileID applies the entql [16]byte predicate on the model_profile_id field.
+func (f *AttemptFilter) WhereModelProfileID(p entql.ValueP) {
+	f.Where(p.Field(attempt.FieldModelProfileID))
+}
+
+// WhereModelParameters applies the entql json.RawMessage predicate on the model_parameters field.
+func (f *AttemptFilter) WhereModelParameters(p entql.BytesP) {
+	f.Where(p.Field(attempt.FieldModelParameters))
 }
 
 // WherePromptTokens applies the entql int predicate on the prompt_tokens field.
@@ -1937,6 +1997,16 @@ func (f *ConversationFilter) WhereFolderID(p entql.ValueP) {
 // WhereMetadata applies the entql json.RawMessage predicate on the metadata field.
 func (f *ConversationFilter) WhereMetadata(p entql.BytesP) {
 	f.Where(p.Field(conversation.FieldMetadata))
+}
+
+// WhereModelProfileID applies the entql [16]byte predicate on the model_profile_id field.
+func (f *ConversationFilter) WhereModelProfileID(p entql.ValueP) {
+	f.Where(p.Field(conversation.FieldModelProfileID))
+}
+
+// WhereModelParameters applies the entql json.RawMessage predicate on the model_parameters field.
+func (f *ConversationFilter) WhereModelParameters(p entql.BytesP) {
+	f.Where(p.Field(conversation.FieldModelParameters))
 }
 
 // WhereTemporaryExpiresAt applies the entql time.Time predicate on the temporary_expires_at field.
@@ -2950,6 +3020,160 @@ func (f *MessageFilter) WhereHasAttemptsWith(preds ...predicate.Attempt) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ModelProfileQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ModelProfileQuery builder.
+func (_q *ModelProfileQuery) Filter() *ModelProfileFilter {
+	return &ModelProfileFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ModelProfileMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ModelProfileMutation builder.
+func (m *ModelProfileMutation) Filter() *ModelProfileFilter {
+	return &ModelProfileFilter{config: m.config, predicateAdder: m}
+}
+
+// ModelProfileFilter provides a generic filtering capability at runtime for ModelProfileQuery.
+type ModelProfileFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ModelProfileFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ModelProfileFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(modelprofile.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *ModelProfileFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(modelprofile.FieldTenantID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ModelProfileFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(modelprofile.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ModelProfileFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(modelprofile.FieldUpdatedAt))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *ModelProfileFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(modelprofile.FieldName))
+}
+
+// WhereEndpoint applies the entql string predicate on the endpoint field.
+func (f *ModelProfileFilter) WhereEndpoint(p entql.StringP) {
+	f.Where(p.Field(modelprofile.FieldEndpoint))
+}
+
+// WhereModel applies the entql string predicate on the model field.
+func (f *ModelProfileFilter) WhereModel(p entql.StringP) {
+	f.Where(p.Field(modelprofile.FieldModel))
+}
+
+// WhereContextWindow applies the entql int predicate on the context_window field.
+func (f *ModelProfileFilter) WhereContextWindow(p entql.IntP) {
+	f.Where(p.Field(modelprofile.FieldContextWindow))
+}
+
+// WhereTemperatureMin applies the entql float64 predicate on the temperature_min field.
+func (f *ModelProfileFilter) WhereTemperatureMin(p entql.Float64P) {
+	f.Where(p.Field(modelprofile.FieldTemperatureMin))
+}
+
+// WhereTemperatureMax applies the entql float64 predicate on the temperature_max field.
+func (f *ModelProfileFilter) WhereTemperatureMax(p entql.Float64P) {
+	f.Where(p.Field(modelprofile.FieldTemperatureMax))
+}
+
+// WhereTemperatureDefault applies the entql float64 predicate on the temperature_default field.
+func (f *ModelProfileFilter) WhereTemperatureDefault(p entql.Float64P) {
+	f.Where(p.Field(modelprofile.FieldTemperatureDefault))
+}
+
+// WhereTopPMin applies the entql float64 predicate on the top_p_min field.
+func (f *ModelProfileFilter) WhereTopPMin(p entql.Float64P) {
+	f.Where(p.Field(modelprofile.FieldTopPMin))
+}
+
+// WhereTopPMax applies the entql float64 predicate on the top_p_max field.
+func (f *ModelProfileFilter) WhereTopPMax(p entql.Float64P) {
+	f.Where(p.Field(modelprofile.FieldTopPMax))
+}
+
+// WhereTopPDefault applies the entql float64 predicate on the top_p_default field.
+func (f *ModelProfileFilter) WhereTopPDefault(p entql.Float64P) {
+	f.Where(p.Field(modelprofile.FieldTopPDefault))
+}
+
+// WhereMaxAnswerTokensMax applies the entql int predicate on the max_answer_tokens_max field.
+func (f *ModelProfileFilter) WhereMaxAnswerTokensMax(p entql.IntP) {
+	f.Where(p.Field(modelprofile.FieldMaxAnswerTokensMax))
+}
+
+// WhereMaxAnswerTokensDefault applies the entql int predicate on the max_answer_tokens_default field.
+func (f *ModelProfileFilter) WhereMaxAnswerTokensDefault(p entql.IntP) {
+	f.Where(p.Field(modelprofile.FieldMaxAnswerTokensDefault))
+}
+
+// WherePriceInputPerM applies the entql int64 predicate on the price_input_per_m field.
+func (f *ModelProfileFilter) WherePriceInputPerM(p entql.Int64P) {
+	f.Where(p.Field(modelprofile.FieldPriceInputPerM))
+}
+
+// WherePriceOutputPerM applies the entql int64 predicate on the price_output_per_m field.
+func (f *ModelProfileFilter) WherePriceOutputPerM(p entql.Int64P) {
+	f.Where(p.Field(modelprofile.FieldPriceOutputPerM))
+}
+
+// WhereEnabled applies the entql bool predicate on the enabled field.
+func (f *ModelProfileFilter) WhereEnabled(p entql.BoolP) {
+	f.Where(p.Field(modelprofile.FieldEnabled))
+}
+
+// WhereAllowedGroups applies the entql json.RawMessage predicate on the allowed_groups field.
+func (f *ModelProfileFilter) WhereAllowedGroups(p entql.BytesP) {
+	f.Where(p.Field(modelprofile.FieldAllowedGroups))
+}
+
+// WhereIsDefault applies the entql bool predicate on the is_default field.
+func (f *ModelProfileFilter) WhereIsDefault(p entql.BoolP) {
+	f.Where(p.Field(modelprofile.FieldIsDefault))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *ModelProfileFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *ModelProfileFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PersistedQueryQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2978,7 +3202,7 @@ type PersistedQueryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PersistedQueryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3033,7 +3257,7 @@ type SearchEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SearchEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3141,7 +3365,7 @@ type ShareLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShareLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3279,7 +3503,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3440,7 +3664,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3583,7 +3807,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3695,7 +3919,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

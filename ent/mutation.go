@@ -25,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
@@ -58,6 +59,7 @@ const (
 	TypeFolder          = "Folder"
 	TypeKnowledgeBase   = "KnowledgeBase"
 	TypeMessage         = "Message"
+	TypeModelProfile    = "ModelProfile"
 	TypePersistedQuery  = "PersistedQuery"
 	TypeSearchEntry     = "SearchEntry"
 	TypeShareLink       = "ShareLink"
@@ -566,6 +568,8 @@ type AttemptMutation struct {
 	failure_code             *string
 	failure_message          *string
 	model                    *string
+	model_profile_id         *uuid.UUID
+	model_parameters         *domain.ModelParameters
 	prompt_tokens            *int
 	addprompt_tokens         *int
 	completion_tokens        *int
@@ -1608,6 +1612,104 @@ func (m *AttemptMutation) ResetModel() {
 	delete(m.clearedFields, attempt.FieldModel)
 }
 
+// SetModelProfileID sets the "model_profile_id" field.
+func (m *AttemptMutation) SetModelProfileID(u uuid.UUID) {
+	m.model_profile_id = &u
+}
+
+// ModelProfileID returns the value of the "model_profile_id" field in the mutation.
+func (m *AttemptMutation) ModelProfileID() (r uuid.UUID, exists bool) {
+	v := m.model_profile_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModelProfileID returns the old "model_profile_id" field's value of the Attempt entity.
+// If the Attempt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttemptMutation) OldModelProfileID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModelProfileID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModelProfileID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModelProfileID: %w", err)
+	}
+	return oldValue.ModelProfileID, nil
+}
+
+// ClearModelProfileID clears the value of the "model_profile_id" field.
+func (m *AttemptMutation) ClearModelProfileID() {
+	m.model_profile_id = nil
+	m.clearedFields[attempt.FieldModelProfileID] = struct{}{}
+}
+
+// ModelProfileIDCleared returns if the "model_profile_id" field was cleared in this mutation.
+func (m *AttemptMutation) ModelProfileIDCleared() bool {
+	_, ok := m.clearedFields[attempt.FieldModelProfileID]
+	return ok
+}
+
+// ResetModelProfileID resets all changes to the "model_profile_id" field.
+func (m *AttemptMutation) ResetModelProfileID() {
+	m.model_profile_id = nil
+	delete(m.clearedFields, attempt.FieldModelProfileID)
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (m *AttemptMutation) SetModelParameters(dp domain.ModelParameters) {
+	m.model_parameters = &dp
+}
+
+// ModelParameters returns the value of the "model_parameters" field in the mutation.
+func (m *AttemptMutation) ModelParameters() (r domain.ModelParameters, exists bool) {
+	v := m.model_parameters
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModelParameters returns the old "model_parameters" field's value of the Attempt entity.
+// If the Attempt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttemptMutation) OldModelParameters(ctx context.Context) (v domain.ModelParameters, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModelParameters is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModelParameters requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModelParameters: %w", err)
+	}
+	return oldValue.ModelParameters, nil
+}
+
+// ClearModelParameters clears the value of the "model_parameters" field.
+func (m *AttemptMutation) ClearModelParameters() {
+	m.model_parameters = nil
+	m.clearedFields[attempt.FieldModelParameters] = struct{}{}
+}
+
+// ModelParametersCleared returns if the "model_parameters" field was cleared in this mutation.
+func (m *AttemptMutation) ModelParametersCleared() bool {
+	_, ok := m.clearedFields[attempt.FieldModelParameters]
+	return ok
+}
+
+// ResetModelParameters resets all changes to the "model_parameters" field.
+func (m *AttemptMutation) ResetModelParameters() {
+	m.model_parameters = nil
+	delete(m.clearedFields, attempt.FieldModelParameters)
+}
+
 // SetPromptTokens sets the "prompt_tokens" field.
 func (m *AttemptMutation) SetPromptTokens(i int) {
 	m.prompt_tokens = &i
@@ -2573,7 +2675,7 @@ func (m *AttemptMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AttemptMutation) Fields() []string {
-	fields := make([]string, 0, 32)
+	fields := make([]string, 0, 34)
 	if m.tenant != nil {
 		fields = append(fields, attempt.FieldTenantID)
 	}
@@ -2636,6 +2738,12 @@ func (m *AttemptMutation) Fields() []string {
 	}
 	if m.model != nil {
 		fields = append(fields, attempt.FieldModel)
+	}
+	if m.model_profile_id != nil {
+		fields = append(fields, attempt.FieldModelProfileID)
+	}
+	if m.model_parameters != nil {
+		fields = append(fields, attempt.FieldModelParameters)
 	}
 	if m.prompt_tokens != nil {
 		fields = append(fields, attempt.FieldPromptTokens)
@@ -2720,6 +2828,10 @@ func (m *AttemptMutation) Field(name string) (ent.Value, bool) {
 		return m.FailureMessage()
 	case attempt.FieldModel:
 		return m.Model()
+	case attempt.FieldModelProfileID:
+		return m.ModelProfileID()
+	case attempt.FieldModelParameters:
+		return m.ModelParameters()
 	case attempt.FieldPromptTokens:
 		return m.PromptTokens()
 	case attempt.FieldCompletionTokens:
@@ -2793,6 +2905,10 @@ func (m *AttemptMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldFailureMessage(ctx)
 	case attempt.FieldModel:
 		return m.OldModel(ctx)
+	case attempt.FieldModelProfileID:
+		return m.OldModelProfileID(ctx)
+	case attempt.FieldModelParameters:
+		return m.OldModelParameters(ctx)
 	case attempt.FieldPromptTokens:
 		return m.OldPromptTokens(ctx)
 	case attempt.FieldCompletionTokens:
@@ -2970,6 +3086,20 @@ func (m *AttemptMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetModel(v)
+		return nil
+	case attempt.FieldModelProfileID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModelProfileID(v)
+		return nil
+	case attempt.FieldModelParameters:
+		v, ok := value.(domain.ModelParameters)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModelParameters(v)
 		return nil
 	case attempt.FieldPromptTokens:
 		v, ok := value.(int)
@@ -3168,6 +3298,12 @@ func (m *AttemptMutation) ClearedFields() []string {
 	if m.FieldCleared(attempt.FieldModel) {
 		fields = append(fields, attempt.FieldModel)
 	}
+	if m.FieldCleared(attempt.FieldModelProfileID) {
+		fields = append(fields, attempt.FieldModelProfileID)
+	}
+	if m.FieldCleared(attempt.FieldModelParameters) {
+		fields = append(fields, attempt.FieldModelParameters)
+	}
 	if m.FieldCleared(attempt.FieldContextManifest) {
 		fields = append(fields, attempt.FieldContextManifest)
 	}
@@ -3223,6 +3359,12 @@ func (m *AttemptMutation) ClearField(name string) error {
 		return nil
 	case attempt.FieldModel:
 		m.ClearModel()
+		return nil
+	case attempt.FieldModelProfileID:
+		m.ClearModelProfileID()
+		return nil
+	case attempt.FieldModelParameters:
+		m.ClearModelParameters()
 		return nil
 	case attempt.FieldContextManifest:
 		m.ClearContextManifest()
@@ -3309,6 +3451,12 @@ func (m *AttemptMutation) ResetField(name string) error {
 		return nil
 	case attempt.FieldModel:
 		m.ResetModel()
+		return nil
+	case attempt.FieldModelProfileID:
+		m.ResetModelProfileID()
+		return nil
+	case attempt.FieldModelParameters:
+		m.ResetModelParameters()
 		return nil
 	case attempt.FieldPromptTokens:
 		m.ResetPromptTokens()
@@ -5380,6 +5528,8 @@ type ConversationMutation struct {
 	history_strategy            *domain.HistoryStrategy
 	pinned_at                   *time.Time
 	metadata                    *map[string]string
+	model_profile_id            *uuid.UUID
+	model_parameters            *domain.ModelParameters
 	temporary_expires_at        *time.Time
 	clearedFields               map[string]struct{}
 	tenant                      *string
@@ -6521,6 +6671,104 @@ func (m *ConversationMutation) ResetMetadata() {
 	delete(m.clearedFields, conversation.FieldMetadata)
 }
 
+// SetModelProfileID sets the "model_profile_id" field.
+func (m *ConversationMutation) SetModelProfileID(u uuid.UUID) {
+	m.model_profile_id = &u
+}
+
+// ModelProfileID returns the value of the "model_profile_id" field in the mutation.
+func (m *ConversationMutation) ModelProfileID() (r uuid.UUID, exists bool) {
+	v := m.model_profile_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModelProfileID returns the old "model_profile_id" field's value of the Conversation entity.
+// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConversationMutation) OldModelProfileID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModelProfileID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModelProfileID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModelProfileID: %w", err)
+	}
+	return oldValue.ModelProfileID, nil
+}
+
+// ClearModelProfileID clears the value of the "model_profile_id" field.
+func (m *ConversationMutation) ClearModelProfileID() {
+	m.model_profile_id = nil
+	m.clearedFields[conversation.FieldModelProfileID] = struct{}{}
+}
+
+// ModelProfileIDCleared returns if the "model_profile_id" field was cleared in this mutation.
+func (m *ConversationMutation) ModelProfileIDCleared() bool {
+	_, ok := m.clearedFields[conversation.FieldModelProfileID]
+	return ok
+}
+
+// ResetModelProfileID resets all changes to the "model_profile_id" field.
+func (m *ConversationMutation) ResetModelProfileID() {
+	m.model_profile_id = nil
+	delete(m.clearedFields, conversation.FieldModelProfileID)
+}
+
+// SetModelParameters sets the "model_parameters" field.
+func (m *ConversationMutation) SetModelParameters(dp domain.ModelParameters) {
+	m.model_parameters = &dp
+}
+
+// ModelParameters returns the value of the "model_parameters" field in the mutation.
+func (m *ConversationMutation) ModelParameters() (r domain.ModelParameters, exists bool) {
+	v := m.model_parameters
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModelParameters returns the old "model_parameters" field's value of the Conversation entity.
+// If the Conversation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConversationMutation) OldModelParameters(ctx context.Context) (v domain.ModelParameters, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModelParameters is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModelParameters requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModelParameters: %w", err)
+	}
+	return oldValue.ModelParameters, nil
+}
+
+// ClearModelParameters clears the value of the "model_parameters" field.
+func (m *ConversationMutation) ClearModelParameters() {
+	m.model_parameters = nil
+	m.clearedFields[conversation.FieldModelParameters] = struct{}{}
+}
+
+// ModelParametersCleared returns if the "model_parameters" field was cleared in this mutation.
+func (m *ConversationMutation) ModelParametersCleared() bool {
+	_, ok := m.clearedFields[conversation.FieldModelParameters]
+	return ok
+}
+
+// ResetModelParameters resets all changes to the "model_parameters" field.
+func (m *ConversationMutation) ResetModelParameters() {
+	m.model_parameters = nil
+	delete(m.clearedFields, conversation.FieldModelParameters)
+}
+
 // SetTemporaryExpiresAt sets the "temporary_expires_at" field.
 func (m *ConversationMutation) SetTemporaryExpiresAt(t time.Time) {
 	m.temporary_expires_at = &t
@@ -6901,7 +7149,7 @@ func (m *ConversationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ConversationMutation) Fields() []string {
-	fields := make([]string, 0, 24)
+	fields := make([]string, 0, 26)
 	if m.tenant != nil {
 		fields = append(fields, conversation.FieldTenantID)
 	}
@@ -6971,6 +7219,12 @@ func (m *ConversationMutation) Fields() []string {
 	if m.metadata != nil {
 		fields = append(fields, conversation.FieldMetadata)
 	}
+	if m.model_profile_id != nil {
+		fields = append(fields, conversation.FieldModelProfileID)
+	}
+	if m.model_parameters != nil {
+		fields = append(fields, conversation.FieldModelParameters)
+	}
 	if m.temporary_expires_at != nil {
 		fields = append(fields, conversation.FieldTemporaryExpiresAt)
 	}
@@ -7028,6 +7282,10 @@ func (m *ConversationMutation) Field(name string) (ent.Value, bool) {
 		return m.FolderID()
 	case conversation.FieldMetadata:
 		return m.Metadata()
+	case conversation.FieldModelProfileID:
+		return m.ModelProfileID()
+	case conversation.FieldModelParameters:
+		return m.ModelParameters()
 	case conversation.FieldTemporaryExpiresAt:
 		return m.TemporaryExpiresAt()
 	}
@@ -7085,6 +7343,10 @@ func (m *ConversationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldFolderID(ctx)
 	case conversation.FieldMetadata:
 		return m.OldMetadata(ctx)
+	case conversation.FieldModelProfileID:
+		return m.OldModelProfileID(ctx)
+	case conversation.FieldModelParameters:
+		return m.OldModelParameters(ctx)
 	case conversation.FieldTemporaryExpiresAt:
 		return m.OldTemporaryExpiresAt(ctx)
 	}
@@ -7257,6 +7519,20 @@ func (m *ConversationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetMetadata(v)
 		return nil
+	case conversation.FieldModelProfileID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModelProfileID(v)
+		return nil
+	case conversation.FieldModelParameters:
+		v, ok := value.(domain.ModelParameters)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModelParameters(v)
+		return nil
 	case conversation.FieldTemporaryExpiresAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -7369,6 +7645,12 @@ func (m *ConversationMutation) ClearedFields() []string {
 	if m.FieldCleared(conversation.FieldMetadata) {
 		fields = append(fields, conversation.FieldMetadata)
 	}
+	if m.FieldCleared(conversation.FieldModelProfileID) {
+		fields = append(fields, conversation.FieldModelProfileID)
+	}
+	if m.FieldCleared(conversation.FieldModelParameters) {
+		fields = append(fields, conversation.FieldModelParameters)
+	}
 	if m.FieldCleared(conversation.FieldTemporaryExpiresAt) {
 		fields = append(fields, conversation.FieldTemporaryExpiresAt)
 	}
@@ -7409,6 +7691,12 @@ func (m *ConversationMutation) ClearField(name string) error {
 		return nil
 	case conversation.FieldMetadata:
 		m.ClearMetadata()
+		return nil
+	case conversation.FieldModelProfileID:
+		m.ClearModelProfileID()
+		return nil
+	case conversation.FieldModelParameters:
+		m.ClearModelParameters()
 		return nil
 	case conversation.FieldTemporaryExpiresAt:
 		m.ClearTemporaryExpiresAt()
@@ -7489,6 +7777,12 @@ func (m *ConversationMutation) ResetField(name string) error {
 		return nil
 	case conversation.FieldMetadata:
 		m.ResetMetadata()
+		return nil
+	case conversation.FieldModelProfileID:
+		m.ResetModelProfileID()
+		return nil
+	case conversation.FieldModelParameters:
+		m.ResetModelParameters()
 		return nil
 	case conversation.FieldTemporaryExpiresAt:
 		m.ResetTemporaryExpiresAt()
@@ -14920,6 +15214,1823 @@ func (m *MessageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Message edge %s", name)
+}
+
+// ModelProfileMutation represents an operation that mutates the ModelProfile nodes in the graph.
+type ModelProfileMutation struct {
+	config
+	op                           Op
+	typ                          string
+	id                           *uuid.UUID
+	created_at                   *time.Time
+	updated_at                   *time.Time
+	name                         *string
+	endpoint                     *string
+	model                        *string
+	context_window               *int
+	addcontext_window            *int
+	temperature_min              *float64
+	addtemperature_min           *float64
+	temperature_max              *float64
+	addtemperature_max           *float64
+	temperature_default          *float64
+	addtemperature_default       *float64
+	top_p_min                    *float64
+	addtop_p_min                 *float64
+	top_p_max                    *float64
+	addtop_p_max                 *float64
+	top_p_default                *float64
+	addtop_p_default             *float64
+	max_answer_tokens_max        *int
+	addmax_answer_tokens_max     *int
+	max_answer_tokens_default    *int
+	addmax_answer_tokens_default *int
+	price_input_per_m            *int64
+	addprice_input_per_m         *int64
+	price_output_per_m           *int64
+	addprice_output_per_m        *int64
+	enabled                      *bool
+	allowed_groups               *[]string
+	appendallowed_groups         []string
+	is_default                   *bool
+	clearedFields                map[string]struct{}
+	tenant                       *string
+	clearedtenant                bool
+	done                         bool
+	oldValue                     func(context.Context) (*ModelProfile, error)
+	predicates                   []predicate.ModelProfile
+}
+
+var _ ent.Mutation = (*ModelProfileMutation)(nil)
+
+// modelprofileOption allows management of the mutation configuration using functional options.
+type modelprofileOption func(*ModelProfileMutation)
+
+// newModelProfileMutation creates new mutation for the ModelProfile entity.
+func newModelProfileMutation(c config, op Op, opts ...modelprofileOption) *ModelProfileMutation {
+	m := &ModelProfileMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeModelProfile,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withModelProfileID sets the ID field of the mutation.
+func withModelProfileID(id uuid.UUID) modelprofileOption {
+	return func(m *ModelProfileMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ModelProfile
+		)
+		m.oldValue = func(ctx context.Context) (*ModelProfile, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ModelProfile.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withModelProfile sets the old ModelProfile of the mutation.
+func withModelProfile(node *ModelProfile) modelprofileOption {
+	return func(m *ModelProfileMutation) {
+		m.oldValue = func(context.Context) (*ModelProfile, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ModelProfileMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ModelProfileMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ModelProfile entities.
+func (m *ModelProfileMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ModelProfileMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ModelProfileMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ModelProfile.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *ModelProfileMutation) SetTenantID(s string) {
+	m.tenant = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *ModelProfileMutation) TenantID() (r string, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *ModelProfileMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ModelProfileMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ModelProfileMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ModelProfileMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ModelProfileMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ModelProfileMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ModelProfileMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *ModelProfileMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *ModelProfileMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *ModelProfileMutation) ResetName() {
+	m.name = nil
+}
+
+// SetEndpoint sets the "endpoint" field.
+func (m *ModelProfileMutation) SetEndpoint(s string) {
+	m.endpoint = &s
+}
+
+// Endpoint returns the value of the "endpoint" field in the mutation.
+func (m *ModelProfileMutation) Endpoint() (r string, exists bool) {
+	v := m.endpoint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndpoint returns the old "endpoint" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldEndpoint(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndpoint is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndpoint requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndpoint: %w", err)
+	}
+	return oldValue.Endpoint, nil
+}
+
+// ResetEndpoint resets all changes to the "endpoint" field.
+func (m *ModelProfileMutation) ResetEndpoint() {
+	m.endpoint = nil
+}
+
+// SetModel sets the "model" field.
+func (m *ModelProfileMutation) SetModel(s string) {
+	m.model = &s
+}
+
+// Model returns the value of the "model" field in the mutation.
+func (m *ModelProfileMutation) Model() (r string, exists bool) {
+	v := m.model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModel returns the old "model" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldModel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModel: %w", err)
+	}
+	return oldValue.Model, nil
+}
+
+// ResetModel resets all changes to the "model" field.
+func (m *ModelProfileMutation) ResetModel() {
+	m.model = nil
+}
+
+// SetContextWindow sets the "context_window" field.
+func (m *ModelProfileMutation) SetContextWindow(i int) {
+	m.context_window = &i
+	m.addcontext_window = nil
+}
+
+// ContextWindow returns the value of the "context_window" field in the mutation.
+func (m *ModelProfileMutation) ContextWindow() (r int, exists bool) {
+	v := m.context_window
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContextWindow returns the old "context_window" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldContextWindow(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContextWindow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContextWindow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContextWindow: %w", err)
+	}
+	return oldValue.ContextWindow, nil
+}
+
+// AddContextWindow adds i to the "context_window" field.
+func (m *ModelProfileMutation) AddContextWindow(i int) {
+	if m.addcontext_window != nil {
+		*m.addcontext_window += i
+	} else {
+		m.addcontext_window = &i
+	}
+}
+
+// AddedContextWindow returns the value that was added to the "context_window" field in this mutation.
+func (m *ModelProfileMutation) AddedContextWindow() (r int, exists bool) {
+	v := m.addcontext_window
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetContextWindow resets all changes to the "context_window" field.
+func (m *ModelProfileMutation) ResetContextWindow() {
+	m.context_window = nil
+	m.addcontext_window = nil
+}
+
+// SetTemperatureMin sets the "temperature_min" field.
+func (m *ModelProfileMutation) SetTemperatureMin(f float64) {
+	m.temperature_min = &f
+	m.addtemperature_min = nil
+}
+
+// TemperatureMin returns the value of the "temperature_min" field in the mutation.
+func (m *ModelProfileMutation) TemperatureMin() (r float64, exists bool) {
+	v := m.temperature_min
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemperatureMin returns the old "temperature_min" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldTemperatureMin(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemperatureMin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemperatureMin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemperatureMin: %w", err)
+	}
+	return oldValue.TemperatureMin, nil
+}
+
+// AddTemperatureMin adds f to the "temperature_min" field.
+func (m *ModelProfileMutation) AddTemperatureMin(f float64) {
+	if m.addtemperature_min != nil {
+		*m.addtemperature_min += f
+	} else {
+		m.addtemperature_min = &f
+	}
+}
+
+// AddedTemperatureMin returns the value that was added to the "temperature_min" field in this mutation.
+func (m *ModelProfileMutation) AddedTemperatureMin() (r float64, exists bool) {
+	v := m.addtemperature_min
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTemperatureMin resets all changes to the "temperature_min" field.
+func (m *ModelProfileMutation) ResetTemperatureMin() {
+	m.temperature_min = nil
+	m.addtemperature_min = nil
+}
+
+// SetTemperatureMax sets the "temperature_max" field.
+func (m *ModelProfileMutation) SetTemperatureMax(f float64) {
+	m.temperature_max = &f
+	m.addtemperature_max = nil
+}
+
+// TemperatureMax returns the value of the "temperature_max" field in the mutation.
+func (m *ModelProfileMutation) TemperatureMax() (r float64, exists bool) {
+	v := m.temperature_max
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemperatureMax returns the old "temperature_max" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldTemperatureMax(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemperatureMax is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemperatureMax requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemperatureMax: %w", err)
+	}
+	return oldValue.TemperatureMax, nil
+}
+
+// AddTemperatureMax adds f to the "temperature_max" field.
+func (m *ModelProfileMutation) AddTemperatureMax(f float64) {
+	if m.addtemperature_max != nil {
+		*m.addtemperature_max += f
+	} else {
+		m.addtemperature_max = &f
+	}
+}
+
+// AddedTemperatureMax returns the value that was added to the "temperature_max" field in this mutation.
+func (m *ModelProfileMutation) AddedTemperatureMax() (r float64, exists bool) {
+	v := m.addtemperature_max
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTemperatureMax resets all changes to the "temperature_max" field.
+func (m *ModelProfileMutation) ResetTemperatureMax() {
+	m.temperature_max = nil
+	m.addtemperature_max = nil
+}
+
+// SetTemperatureDefault sets the "temperature_default" field.
+func (m *ModelProfileMutation) SetTemperatureDefault(f float64) {
+	m.temperature_default = &f
+	m.addtemperature_default = nil
+}
+
+// TemperatureDefault returns the value of the "temperature_default" field in the mutation.
+func (m *ModelProfileMutation) TemperatureDefault() (r float64, exists bool) {
+	v := m.temperature_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemperatureDefault returns the old "temperature_default" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldTemperatureDefault(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemperatureDefault is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemperatureDefault requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemperatureDefault: %w", err)
+	}
+	return oldValue.TemperatureDefault, nil
+}
+
+// AddTemperatureDefault adds f to the "temperature_default" field.
+func (m *ModelProfileMutation) AddTemperatureDefault(f float64) {
+	if m.addtemperature_default != nil {
+		*m.addtemperature_default += f
+	} else {
+		m.addtemperature_default = &f
+	}
+}
+
+// AddedTemperatureDefault returns the value that was added to the "temperature_default" field in this mutation.
+func (m *ModelProfileMutation) AddedTemperatureDefault() (r float64, exists bool) {
+	v := m.addtemperature_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTemperatureDefault resets all changes to the "temperature_default" field.
+func (m *ModelProfileMutation) ResetTemperatureDefault() {
+	m.temperature_default = nil
+	m.addtemperature_default = nil
+}
+
+// SetTopPMin sets the "top_p_min" field.
+func (m *ModelProfileMutation) SetTopPMin(f float64) {
+	m.top_p_min = &f
+	m.addtop_p_min = nil
+}
+
+// TopPMin returns the value of the "top_p_min" field in the mutation.
+func (m *ModelProfileMutation) TopPMin() (r float64, exists bool) {
+	v := m.top_p_min
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTopPMin returns the old "top_p_min" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldTopPMin(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTopPMin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTopPMin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTopPMin: %w", err)
+	}
+	return oldValue.TopPMin, nil
+}
+
+// AddTopPMin adds f to the "top_p_min" field.
+func (m *ModelProfileMutation) AddTopPMin(f float64) {
+	if m.addtop_p_min != nil {
+		*m.addtop_p_min += f
+	} else {
+		m.addtop_p_min = &f
+	}
+}
+
+// AddedTopPMin returns the value that was added to the "top_p_min" field in this mutation.
+func (m *ModelProfileMutation) AddedTopPMin() (r float64, exists bool) {
+	v := m.addtop_p_min
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTopPMin resets all changes to the "top_p_min" field.
+func (m *ModelProfileMutation) ResetTopPMin() {
+	m.top_p_min = nil
+	m.addtop_p_min = nil
+}
+
+// SetTopPMax sets the "top_p_max" field.
+func (m *ModelProfileMutation) SetTopPMax(f float64) {
+	m.top_p_max = &f
+	m.addtop_p_max = nil
+}
+
+// TopPMax returns the value of the "top_p_max" field in the mutation.
+func (m *ModelProfileMutation) TopPMax() (r float64, exists bool) {
+	v := m.top_p_max
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTopPMax returns the old "top_p_max" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldTopPMax(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTopPMax is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTopPMax requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTopPMax: %w", err)
+	}
+	return oldValue.TopPMax, nil
+}
+
+// AddTopPMax adds f to the "top_p_max" field.
+func (m *ModelProfileMutation) AddTopPMax(f float64) {
+	if m.addtop_p_max != nil {
+		*m.addtop_p_max += f
+	} else {
+		m.addtop_p_max = &f
+	}
+}
+
+// AddedTopPMax returns the value that was added to the "top_p_max" field in this mutation.
+func (m *ModelProfileMutation) AddedTopPMax() (r float64, exists bool) {
+	v := m.addtop_p_max
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTopPMax resets all changes to the "top_p_max" field.
+func (m *ModelProfileMutation) ResetTopPMax() {
+	m.top_p_max = nil
+	m.addtop_p_max = nil
+}
+
+// SetTopPDefault sets the "top_p_default" field.
+func (m *ModelProfileMutation) SetTopPDefault(f float64) {
+	m.top_p_default = &f
+	m.addtop_p_default = nil
+}
+
+// TopPDefault returns the value of the "top_p_default" field in the mutation.
+func (m *ModelProfileMutation) TopPDefault() (r float64, exists bool) {
+	v := m.top_p_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTopPDefault returns the old "top_p_default" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldTopPDefault(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTopPDefault is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTopPDefault requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTopPDefault: %w", err)
+	}
+	return oldValue.TopPDefault, nil
+}
+
+// AddTopPDefault adds f to the "top_p_default" field.
+func (m *ModelProfileMutation) AddTopPDefault(f float64) {
+	if m.addtop_p_default != nil {
+		*m.addtop_p_default += f
+	} else {
+		m.addtop_p_default = &f
+	}
+}
+
+// AddedTopPDefault returns the value that was added to the "top_p_default" field in this mutation.
+func (m *ModelProfileMutation) AddedTopPDefault() (r float64, exists bool) {
+	v := m.addtop_p_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTopPDefault resets all changes to the "top_p_default" field.
+func (m *ModelProfileMutation) ResetTopPDefault() {
+	m.top_p_default = nil
+	m.addtop_p_default = nil
+}
+
+// SetMaxAnswerTokensMax sets the "max_answer_tokens_max" field.
+func (m *ModelProfileMutation) SetMaxAnswerTokensMax(i int) {
+	m.max_answer_tokens_max = &i
+	m.addmax_answer_tokens_max = nil
+}
+
+// MaxAnswerTokensMax returns the value of the "max_answer_tokens_max" field in the mutation.
+func (m *ModelProfileMutation) MaxAnswerTokensMax() (r int, exists bool) {
+	v := m.max_answer_tokens_max
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxAnswerTokensMax returns the old "max_answer_tokens_max" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldMaxAnswerTokensMax(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxAnswerTokensMax is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxAnswerTokensMax requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxAnswerTokensMax: %w", err)
+	}
+	return oldValue.MaxAnswerTokensMax, nil
+}
+
+// AddMaxAnswerTokensMax adds i to the "max_answer_tokens_max" field.
+func (m *ModelProfileMutation) AddMaxAnswerTokensMax(i int) {
+	if m.addmax_answer_tokens_max != nil {
+		*m.addmax_answer_tokens_max += i
+	} else {
+		m.addmax_answer_tokens_max = &i
+	}
+}
+
+// AddedMaxAnswerTokensMax returns the value that was added to the "max_answer_tokens_max" field in this mutation.
+func (m *ModelProfileMutation) AddedMaxAnswerTokensMax() (r int, exists bool) {
+	v := m.addmax_answer_tokens_max
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxAnswerTokensMax resets all changes to the "max_answer_tokens_max" field.
+func (m *ModelProfileMutation) ResetMaxAnswerTokensMax() {
+	m.max_answer_tokens_max = nil
+	m.addmax_answer_tokens_max = nil
+}
+
+// SetMaxAnswerTokensDefault sets the "max_answer_tokens_default" field.
+func (m *ModelProfileMutation) SetMaxAnswerTokensDefault(i int) {
+	m.max_answer_tokens_default = &i
+	m.addmax_answer_tokens_default = nil
+}
+
+// MaxAnswerTokensDefault returns the value of the "max_answer_tokens_default" field in the mutation.
+func (m *ModelProfileMutation) MaxAnswerTokensDefault() (r int, exists bool) {
+	v := m.max_answer_tokens_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxAnswerTokensDefault returns the old "max_answer_tokens_default" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldMaxAnswerTokensDefault(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxAnswerTokensDefault is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxAnswerTokensDefault requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxAnswerTokensDefault: %w", err)
+	}
+	return oldValue.MaxAnswerTokensDefault, nil
+}
+
+// AddMaxAnswerTokensDefault adds i to the "max_answer_tokens_default" field.
+func (m *ModelProfileMutation) AddMaxAnswerTokensDefault(i int) {
+	if m.addmax_answer_tokens_default != nil {
+		*m.addmax_answer_tokens_default += i
+	} else {
+		m.addmax_answer_tokens_default = &i
+	}
+}
+
+// AddedMaxAnswerTokensDefault returns the value that was added to the "max_answer_tokens_default" field in this mutation.
+func (m *ModelProfileMutation) AddedMaxAnswerTokensDefault() (r int, exists bool) {
+	v := m.addmax_answer_tokens_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxAnswerTokensDefault resets all changes to the "max_answer_tokens_default" field.
+func (m *ModelProfileMutation) ResetMaxAnswerTokensDefault() {
+	m.max_answer_tokens_default = nil
+	m.addmax_answer_tokens_default = nil
+}
+
+// SetPriceInputPerM sets the "price_input_per_m" field.
+func (m *ModelProfileMutation) SetPriceInputPerM(i int64) {
+	m.price_input_per_m = &i
+	m.addprice_input_per_m = nil
+}
+
+// PriceInputPerM returns the value of the "price_input_per_m" field in the mutation.
+func (m *ModelProfileMutation) PriceInputPerM() (r int64, exists bool) {
+	v := m.price_input_per_m
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriceInputPerM returns the old "price_input_per_m" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldPriceInputPerM(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriceInputPerM is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriceInputPerM requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriceInputPerM: %w", err)
+	}
+	return oldValue.PriceInputPerM, nil
+}
+
+// AddPriceInputPerM adds i to the "price_input_per_m" field.
+func (m *ModelProfileMutation) AddPriceInputPerM(i int64) {
+	if m.addprice_input_per_m != nil {
+		*m.addprice_input_per_m += i
+	} else {
+		m.addprice_input_per_m = &i
+	}
+}
+
+// AddedPriceInputPerM returns the value that was added to the "price_input_per_m" field in this mutation.
+func (m *ModelProfileMutation) AddedPriceInputPerM() (r int64, exists bool) {
+	v := m.addprice_input_per_m
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPriceInputPerM resets all changes to the "price_input_per_m" field.
+func (m *ModelProfileMutation) ResetPriceInputPerM() {
+	m.price_input_per_m = nil
+	m.addprice_input_per_m = nil
+}
+
+// SetPriceOutputPerM sets the "price_output_per_m" field.
+func (m *ModelProfileMutation) SetPriceOutputPerM(i int64) {
+	m.price_output_per_m = &i
+	m.addprice_output_per_m = nil
+}
+
+// PriceOutputPerM returns the value of the "price_output_per_m" field in the mutation.
+func (m *ModelProfileMutation) PriceOutputPerM() (r int64, exists bool) {
+	v := m.price_output_per_m
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriceOutputPerM returns the old "price_output_per_m" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldPriceOutputPerM(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriceOutputPerM is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriceOutputPerM requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriceOutputPerM: %w", err)
+	}
+	return oldValue.PriceOutputPerM, nil
+}
+
+// AddPriceOutputPerM adds i to the "price_output_per_m" field.
+func (m *ModelProfileMutation) AddPriceOutputPerM(i int64) {
+	if m.addprice_output_per_m != nil {
+		*m.addprice_output_per_m += i
+	} else {
+		m.addprice_output_per_m = &i
+	}
+}
+
+// AddedPriceOutputPerM returns the value that was added to the "price_output_per_m" field in this mutation.
+func (m *ModelProfileMutation) AddedPriceOutputPerM() (r int64, exists bool) {
+	v := m.addprice_output_per_m
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPriceOutputPerM resets all changes to the "price_output_per_m" field.
+func (m *ModelProfileMutation) ResetPriceOutputPerM() {
+	m.price_output_per_m = nil
+	m.addprice_output_per_m = nil
+}
+
+// SetEnabled sets the "enabled" field.
+func (m *ModelProfileMutation) SetEnabled(b bool) {
+	m.enabled = &b
+}
+
+// Enabled returns the value of the "enabled" field in the mutation.
+func (m *ModelProfileMutation) Enabled() (r bool, exists bool) {
+	v := m.enabled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEnabled returns the old "enabled" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldEnabled(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEnabled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEnabled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEnabled: %w", err)
+	}
+	return oldValue.Enabled, nil
+}
+
+// ResetEnabled resets all changes to the "enabled" field.
+func (m *ModelProfileMutation) ResetEnabled() {
+	m.enabled = nil
+}
+
+// SetAllowedGroups sets the "allowed_groups" field.
+func (m *ModelProfileMutation) SetAllowedGroups(s []string) {
+	m.allowed_groups = &s
+	m.appendallowed_groups = nil
+}
+
+// AllowedGroups returns the value of the "allowed_groups" field in the mutation.
+func (m *ModelProfileMutation) AllowedGroups() (r []string, exists bool) {
+	v := m.allowed_groups
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllowedGroups returns the old "allowed_groups" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldAllowedGroups(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllowedGroups is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllowedGroups requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllowedGroups: %w", err)
+	}
+	return oldValue.AllowedGroups, nil
+}
+
+// AppendAllowedGroups adds s to the "allowed_groups" field.
+func (m *ModelProfileMutation) AppendAllowedGroups(s []string) {
+	m.appendallowed_groups = append(m.appendallowed_groups, s...)
+}
+
+// AppendedAllowedGroups returns the list of values that were appended to the "allowed_groups" field in this mutation.
+func (m *ModelProfileMutation) AppendedAllowedGroups() ([]string, bool) {
+	if len(m.appendallowed_groups) == 0 {
+		return nil, false
+	}
+	return m.appendallowed_groups, true
+}
+
+// ClearAllowedGroups clears the value of the "allowed_groups" field.
+func (m *ModelProfileMutation) ClearAllowedGroups() {
+	m.allowed_groups = nil
+	m.appendallowed_groups = nil
+	m.clearedFields[modelprofile.FieldAllowedGroups] = struct{}{}
+}
+
+// AllowedGroupsCleared returns if the "allowed_groups" field was cleared in this mutation.
+func (m *ModelProfileMutation) AllowedGroupsCleared() bool {
+	_, ok := m.clearedFields[modelprofile.FieldAllowedGroups]
+	return ok
+}
+
+// ResetAllowedGroups resets all changes to the "allowed_groups" field.
+func (m *ModelProfileMutation) ResetAllowedGroups() {
+	m.allowed_groups = nil
+	m.appendallowed_groups = nil
+	delete(m.clearedFields, modelprofile.FieldAllowedGroups)
+}
+
+// SetIsDefault sets the "is_default" field.
+func (m *ModelProfileMutation) SetIsDefault(b bool) {
+	m.is_default = &b
+}
+
+// IsDefault returns the value of the "is_default" field in the mutation.
+func (m *ModelProfileMutation) IsDefault() (r bool, exists bool) {
+	v := m.is_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsDefault returns the old "is_default" field's value of the ModelProfile entity.
+// If the ModelProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ModelProfileMutation) OldIsDefault(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsDefault is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsDefault requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsDefault: %w", err)
+	}
+	return oldValue.IsDefault, nil
+}
+
+// ResetIsDefault resets all changes to the "is_default" field.
+func (m *ModelProfileMutation) ResetIsDefault() {
+	m.is_default = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *ModelProfileMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[modelprofile.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *ModelProfileMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *ModelProfileMutation) TenantIDs() (ids []string) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *ModelProfileMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// Where appends a list predicates to the ModelProfileMutation builder.
+func (m *ModelProfileMutation) Where(ps ...predicate.ModelProfile) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ModelProfileMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ModelProfileMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ModelProfile, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ModelProfileMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ModelProfileMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ModelProfile).
+func (m *ModelProfileMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ModelProfileMutation) Fields() []string {
+	fields := make([]string, 0, 20)
+	if m.tenant != nil {
+		fields = append(fields, modelprofile.FieldTenantID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, modelprofile.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, modelprofile.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, modelprofile.FieldName)
+	}
+	if m.endpoint != nil {
+		fields = append(fields, modelprofile.FieldEndpoint)
+	}
+	if m.model != nil {
+		fields = append(fields, modelprofile.FieldModel)
+	}
+	if m.context_window != nil {
+		fields = append(fields, modelprofile.FieldContextWindow)
+	}
+	if m.temperature_min != nil {
+		fields = append(fields, modelprofile.FieldTemperatureMin)
+	}
+	if m.temperature_max != nil {
+		fields = append(fields, modelprofile.FieldTemperatureMax)
+	}
+	if m.temperature_default != nil {
+		fields = append(fields, modelprofile.FieldTemperatureDefault)
+	}
+	if m.top_p_min != nil {
+		fields = append(fields, modelprofile.FieldTopPMin)
+	}
+	if m.top_p_max != nil {
+		fields = append(fields, modelprofile.FieldTopPMax)
+	}
+	if m.top_p_default != nil {
+		fields = append(fields, modelprofile.FieldTopPDefault)
+	}
+	if m.max_answer_tokens_max != nil {
+		fields = append(fields, modelprofile.FieldMaxAnswerTokensMax)
+	}
+	if m.max_answer_tokens_default != nil {
+		fields = append(fields, modelprofile.FieldMaxAnswerTokensDefault)
+	}
+	if m.price_input_per_m != nil {
+		fields = append(fields, modelprofile.FieldPriceInputPerM)
+	}
+	if m.price_output_per_m != nil {
+		fields = append(fields, modelprofile.FieldPriceOutputPerM)
+	}
+	if m.enabled != nil {
+		fields = append(fields, modelprofile.FieldEnabled)
+	}
+	if m.allowed_groups != nil {
+		fields = append(fields, modelprofile.FieldAllowedGroups)
+	}
+	if m.is_default != nil {
+		fields = append(fields, modelprofile.FieldIsDefault)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ModelProfileMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case modelprofile.FieldTenantID:
+		return m.TenantID()
+	case modelprofile.FieldCreatedAt:
+		return m.CreatedAt()
+	case modelprofile.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case modelprofile.FieldName:
+		return m.Name()
+	case modelprofile.FieldEndpoint:
+		return m.Endpoint()
+	case modelprofile.FieldModel:
+		return m.Model()
+	case modelprofile.FieldContextWindow:
+		return m.ContextWindow()
+	case modelprofile.FieldTemperatureMin:
+		return m.TemperatureMin()
+	case modelprofile.FieldTemperatureMax:
+		return m.TemperatureMax()
+	case modelprofile.FieldTemperatureDefault:
+		return m.TemperatureDefault()
+	case modelprofile.FieldTopPMin:
+		return m.TopPMin()
+	case modelprofile.FieldTopPMax:
+		return m.TopPMax()
+	case modelprofile.FieldTopPDefault:
+		return m.TopPDefault()
+	case modelprofile.FieldMaxAnswerTokensMax:
+		return m.MaxAnswerTokensMax()
+	case modelprofile.FieldMaxAnswerTokensDefault:
+		return m.MaxAnswerTokensDefault()
+	case modelprofile.FieldPriceInputPerM:
+		return m.PriceInputPerM()
+	case modelprofile.FieldPriceOutputPerM:
+		return m.PriceOutputPerM()
+	case modelprofile.FieldEnabled:
+		return m.Enabled()
+	case modelprofile.FieldAllowedGroups:
+		return m.AllowedGroups()
+	case modelprofile.FieldIsDefault:
+		return m.IsDefault()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ModelProfileMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case modelprofile.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case modelprofile.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case modelprofile.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case modelprofile.FieldName:
+		return m.OldName(ctx)
+	case modelprofile.FieldEndpoint:
+		return m.OldEndpoint(ctx)
+	case modelprofile.FieldModel:
+		return m.OldModel(ctx)
+	case modelprofile.FieldContextWindow:
+		return m.OldContextWindow(ctx)
+	case modelprofile.FieldTemperatureMin:
+		return m.OldTemperatureMin(ctx)
+	case modelprofile.FieldTemperatureMax:
+		return m.OldTemperatureMax(ctx)
+	case modelprofile.FieldTemperatureDefault:
+		return m.OldTemperatureDefault(ctx)
+	case modelprofile.FieldTopPMin:
+		return m.OldTopPMin(ctx)
+	case modelprofile.FieldTopPMax:
+		return m.OldTopPMax(ctx)
+	case modelprofile.FieldTopPDefault:
+		return m.OldTopPDefault(ctx)
+	case modelprofile.FieldMaxAnswerTokensMax:
+		return m.OldMaxAnswerTokensMax(ctx)
+	case modelprofile.FieldMaxAnswerTokensDefault:
+		return m.OldMaxAnswerTokensDefault(ctx)
+	case modelprofile.FieldPriceInputPerM:
+		return m.OldPriceInputPerM(ctx)
+	case modelprofile.FieldPriceOutputPerM:
+		return m.OldPriceOutputPerM(ctx)
+	case modelprofile.FieldEnabled:
+		return m.OldEnabled(ctx)
+	case modelprofile.FieldAllowedGroups:
+		return m.OldAllowedGroups(ctx)
+	case modelprofile.FieldIsDefault:
+		return m.OldIsDefault(ctx)
+	}
+	return nil, fmt.Errorf("unknown ModelProfile field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ModelProfileMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case modelprofile.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case modelprofile.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case modelprofile.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case modelprofile.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case modelprofile.FieldEndpoint:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndpoint(v)
+		return nil
+	case modelprofile.FieldModel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModel(v)
+		return nil
+	case modelprofile.FieldContextWindow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContextWindow(v)
+		return nil
+	case modelprofile.FieldTemperatureMin:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemperatureMin(v)
+		return nil
+	case modelprofile.FieldTemperatureMax:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemperatureMax(v)
+		return nil
+	case modelprofile.FieldTemperatureDefault:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemperatureDefault(v)
+		return nil
+	case modelprofile.FieldTopPMin:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTopPMin(v)
+		return nil
+	case modelprofile.FieldTopPMax:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTopPMax(v)
+		return nil
+	case modelprofile.FieldTopPDefault:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTopPDefault(v)
+		return nil
+	case modelprofile.FieldMaxAnswerTokensMax:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxAnswerTokensMax(v)
+		return nil
+	case modelprofile.FieldMaxAnswerTokensDefault:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxAnswerTokensDefault(v)
+		return nil
+	case modelprofile.FieldPriceInputPerM:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriceInputPerM(v)
+		return nil
+	case modelprofile.FieldPriceOutputPerM:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriceOutputPerM(v)
+		return nil
+	case modelprofile.FieldEnabled:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEnabled(v)
+		return nil
+	case modelprofile.FieldAllowedGroups:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllowedGroups(v)
+		return nil
+	case modelprofile.FieldIsDefault:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsDefault(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ModelProfile field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ModelProfileMutation) AddedFields() []string {
+	var fields []string
+	if m.addcontext_window != nil {
+		fields = append(fields, modelprofile.FieldContextWindow)
+	}
+	if m.addtemperature_min != nil {
+		fields = append(fields, modelprofile.FieldTemperatureMin)
+	}
+	if m.addtemperature_max != nil {
+		fields = append(fields, modelprofile.FieldTemperatureMax)
+	}
+	if m.addtemperature_default != nil {
+		fields = append(fields, modelprofile.FieldTemperatureDefault)
+	}
+	if m.addtop_p_min != nil {
+		fields = append(fields, modelprofile.FieldTopPMin)
+	}
+	if m.addtop_p_max != nil {
+		fields = append(fields, modelprofile.FieldTopPMax)
+	}
+	if m.addtop_p_default != nil {
+		fields = append(fields, modelprofile.FieldTopPDefault)
+	}
+	if m.addmax_answer_tokens_max != nil {
+		fields = append(fields, modelprofile.FieldMaxAnswerTokensMax)
+	}
+	if m.addmax_answer_tokens_default != nil {
+		fields = append(fields, modelprofile.FieldMaxAnswerTokensDefault)
+	}
+	if m.addprice_input_per_m != nil {
+		fields = append(fields, modelprofile.FieldPriceInputPerM)
+	}
+	if m.addprice_output_per_m != nil {
+		fields = append(fields, modelprofile.FieldPriceOutputPerM)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ModelProfileMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case modelprofile.FieldContextWindow:
+		return m.AddedContextWindow()
+	case modelprofile.FieldTemperatureMin:
+		return m.AddedTemperatureMin()
+	case modelprofile.FieldTemperatureMax:
+		return m.AddedTemperatureMax()
+	case modelprofile.FieldTemperatureDefault:
+		return m.AddedTemperatureDefault()
+	case modelprofile.FieldTopPMin:
+		return m.AddedTopPMin()
+	case modelprofile.FieldTopPMax:
+		return m.AddedTopPMax()
+	case modelprofile.FieldTopPDefault:
+		return m.AddedTopPDefault()
+	case modelprofile.FieldMaxAnswerTokensMax:
+		return m.AddedMaxAnswerTokensMax()
+	case modelprofile.FieldMaxAnswerTokensDefault:
+		return m.AddedMaxAnswerTokensDefault()
+	case modelprofile.FieldPriceInputPerM:
+		return m.AddedPriceInputPerM()
+	case modelprofile.FieldPriceOutputPerM:
+		return m.AddedPriceOutputPerM()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ModelProfileMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case modelprofile.FieldContextWindow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddContextWindow(v)
+		return nil
+	case modelprofile.FieldTemperatureMin:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTemperatureMin(v)
+		return nil
+	case modelprofile.FieldTemperatureMax:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTemperatureMax(v)
+		return nil
+	case modelprofile.FieldTemperatureDefault:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTemperatureDefault(v)
+		return nil
+	case modelprofile.FieldTopPMin:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTopPMin(v)
+		return nil
+	case modelprofile.FieldTopPMax:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTopPMax(v)
+		return nil
+	case modelprofile.FieldTopPDefault:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTopPDefault(v)
+		return nil
+	case modelprofile.FieldMaxAnswerTokensMax:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxAnswerTokensMax(v)
+		return nil
+	case modelprofile.FieldMaxAnswerTokensDefault:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxAnswerTokensDefault(v)
+		return nil
+	case modelprofile.FieldPriceInputPerM:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPriceInputPerM(v)
+		return nil
+	case modelprofile.FieldPriceOutputPerM:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPriceOutputPerM(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ModelProfile numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ModelProfileMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(modelprofile.FieldAllowedGroups) {
+		fields = append(fields, modelprofile.FieldAllowedGroups)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ModelProfileMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ModelProfileMutation) ClearField(name string) error {
+	switch name {
+	case modelprofile.FieldAllowedGroups:
+		m.ClearAllowedGroups()
+		return nil
+	}
+	return fmt.Errorf("unknown ModelProfile nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ModelProfileMutation) ResetField(name string) error {
+	switch name {
+	case modelprofile.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case modelprofile.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case modelprofile.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case modelprofile.FieldName:
+		m.ResetName()
+		return nil
+	case modelprofile.FieldEndpoint:
+		m.ResetEndpoint()
+		return nil
+	case modelprofile.FieldModel:
+		m.ResetModel()
+		return nil
+	case modelprofile.FieldContextWindow:
+		m.ResetContextWindow()
+		return nil
+	case modelprofile.FieldTemperatureMin:
+		m.ResetTemperatureMin()
+		return nil
+	case modelprofile.FieldTemperatureMax:
+		m.ResetTemperatureMax()
+		return nil
+	case modelprofile.FieldTemperatureDefault:
+		m.ResetTemperatureDefault()
+		return nil
+	case modelprofile.FieldTopPMin:
+		m.ResetTopPMin()
+		return nil
+	case modelprofile.FieldTopPMax:
+		m.ResetTopPMax()
+		return nil
+	case modelprofile.FieldTopPDefault:
+		m.ResetTopPDefault()
+		return nil
+	case modelprofile.FieldMaxAnswerTokensMax:
+		m.ResetMaxAnswerTokensMax()
+		return nil
+	case modelprofile.FieldMaxAnswerTokensDefault:
+		m.ResetMaxAnswerTokensDefault()
+		return nil
+	case modelprofile.FieldPriceInputPerM:
+		m.ResetPriceInputPerM()
+		return nil
+	case modelprofile.FieldPriceOutputPerM:
+		m.ResetPriceOutputPerM()
+		return nil
+	case modelprofile.FieldEnabled:
+		m.ResetEnabled()
+		return nil
+	case modelprofile.FieldAllowedGroups:
+		m.ResetAllowedGroups()
+		return nil
+	case modelprofile.FieldIsDefault:
+		m.ResetIsDefault()
+		return nil
+	}
+	return fmt.Errorf("unknown ModelProfile field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ModelProfileMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.tenant != nil {
+		edges = append(edges, modelprofile.EdgeTenant)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ModelProfileMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case modelprofile.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ModelProfileMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ModelProfileMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ModelProfileMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedtenant {
+		edges = append(edges, modelprofile.EdgeTenant)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ModelProfileMutation) EdgeCleared(name string) bool {
+	switch name {
+	case modelprofile.EdgeTenant:
+		return m.clearedtenant
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ModelProfileMutation) ClearEdge(name string) error {
+	switch name {
+	case modelprofile.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown ModelProfile unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ModelProfileMutation) ResetEdge(name string) error {
+	switch name {
+	case modelprofile.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown ModelProfile edge %s", name)
 }
 
 // PersistedQueryMutation represents an operation that mutates the PersistedQuery nodes in the graph.

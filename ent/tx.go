@@ -38,6 +38,8 @@ type Tx struct {
 	KnowledgeBase *KnowledgeBaseClient
 	// Message is the client for interacting with the Message builders.
 	Message *MessageClient
+	// ModelProfile is the client for interacting with the ModelProfile builders.
+	ModelProfile *ModelProfileClient
 	// PersistedQuery is the client for interacting with the PersistedQuery builders.
 	PersistedQuery *PersistedQueryClient
 	// SearchEntry is the client for interacting with the SearchEntry builders.
@@ -195,6 +197,7 @@ func (tx *Tx) init() {
 	tx.Folder = NewFolderClient(tx.config)
 	tx.KnowledgeBase = NewKnowledgeBaseClient(tx.config)
 	tx.Message = NewMessageClient(tx.config)
+	tx.ModelProfile = NewModelProfileClient(tx.config)
 	tx.PersistedQuery = NewPersistedQueryClient(tx.config)
 	tx.SearchEntry = NewSearchEntryClient(tx.config)
 	tx.ShareLink = NewShareLinkClient(tx.config)

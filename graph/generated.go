@@ -86,7 +86,9 @@ type ComplexityRoot struct {
 		FirstTokenAt       func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		Model              func(childComplexity int) int
+		ModelProfile       func(childComplexity int) int
 		OriginalQuestion   func(childComplexity int) int
+		Parameters         func(childComplexity int) int
 		PromptTokens       func(childComplexity int) int
 		ReaskOf            func(childComplexity int) int
 		ReaskOfID          func(childComplexity int) int
@@ -323,6 +325,10 @@ type ComplexityRoot struct {
 		DeletedFolderID func(childComplexity int) int
 	}
 
+	DeleteModelProfilePayload struct {
+		DeletedModelProfileID func(childComplexity int) int
+	}
+
 	DeleteTagPayload struct {
 		DeletedTagID func(childComplexity int) int
 	}
@@ -487,6 +493,33 @@ type ComplexityRoot struct {
 		Model         func(childComplexity int) int
 	}
 
+	ModelParameters struct {
+		MaxAnswerTokens func(childComplexity int) int
+		Temperature     func(childComplexity int) int
+		TopP            func(childComplexity int) int
+	}
+
+	ModelProfile struct {
+		AllowedGroups          func(childComplexity int) int
+		ContextWindow          func(childComplexity int) int
+		Enabled                func(childComplexity int) int
+		Endpoint               func(childComplexity int) int
+		ID                     func(childComplexity int) int
+		IsDefault              func(childComplexity int) int
+		MaxAnswerTokensDefault func(childComplexity int) int
+		MaxAnswerTokensMax     func(childComplexity int) int
+		Model                  func(childComplexity int) int
+		Name                   func(childComplexity int) int
+		PriceInputPerM         func(childComplexity int) int
+		PriceOutputPerM        func(childComplexity int) int
+		TemperatureDefault     func(childComplexity int) int
+		TemperatureMax         func(childComplexity int) int
+		TemperatureMin         func(childComplexity int) int
+		TopPDefault            func(childComplexity int) int
+		TopPMax                func(childComplexity int) int
+		TopPMin                func(childComplexity int) int
+	}
+
 	Mutation struct {
 		AddConversationTags            func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID) int
 		ApproveSupportAccess           func(childComplexity int, id uuid.UUID) int
@@ -496,11 +529,13 @@ type ComplexityRoot struct {
 		CreateConversation             func(childComplexity int, input *model.CreateConversationInput) int
 		CreateFolder                   func(childComplexity int, input model.CreateFolderInput) int
 		CreateKnowledgeBase            func(childComplexity int, input model.CreateKnowledgeBaseInput) int
+		CreateModelProfile             func(childComplexity int, input model.ModelProfileInput) int
 		CreateShareLink                func(childComplexity int, input model.CreateShareLinkInput) int
 		CreateTag                      func(childComplexity int, input model.CreateTagInput) int
 		DeleteConversation             func(childComplexity int, id uuid.UUID, reason *string, expectedVersion *int) int
 		DeleteDocument                 func(childComplexity int, documentID uuid.UUID, reason *string) int
 		DeleteFolder                   func(childComplexity int, id uuid.UUID) int
+		DeleteModelProfile             func(childComplexity int, id uuid.UUID) int
 		DeleteTag                      func(childComplexity int, id uuid.UUID) int
 		DenySupportAccess              func(childComplexity int, id uuid.UUID, reason *string) int
 		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string) int
@@ -527,6 +562,7 @@ type ComplexityRoot struct {
 		UnpinConversation              func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		UpdateConversationMetadata     func(childComplexity int, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) int
 		UpdateFolder                   func(childComplexity int, id uuid.UUID, input model.UpdateFolderInput) int
+		UpdateModelProfile             func(childComplexity int, id uuid.UUID, input model.ModelProfileInput) int
 		UpdateShareLink                func(childComplexity int, id uuid.UUID, input model.UpdateShareLinkInput) int
 		UpdateTag                      func(childComplexity int, id uuid.UUID, input model.UpdateTagInput) int
 		UpdateTenantSettings           func(childComplexity int, input model.UpdateTenantSettingsInput, expectedVersion *int) int
@@ -555,6 +591,7 @@ type ComplexityRoot struct {
 		Attempt                  func(childComplexity int, id uuid.UUID) int
 		AttemptDiagnostics       func(childComplexity int, id uuid.UUID) int
 		AuditEvents              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) int
+		AvailableModels          func(childComplexity int) int
 		Conversation             func(childComplexity int, id uuid.UUID) int
 		Conversations            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) int
 		DocumentACL              func(childComplexity int, documentID uuid.UUID) int
@@ -563,6 +600,8 @@ type ComplexityRoot struct {
 		Feedbacks                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) int
 		Folders                  func(childComplexity int) int
 		KnowledgeBases           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) int
+		ModelEndpoints           func(childComplexity int) int
+		ModelProfiles            func(childComplexity int) int
 		MyShareLinks             func(childComplexity int, first *int, after *entgql.Cursor[uuid.UUID]) int
 		Node                     func(childComplexity int, id uuid.UUID) int
 		Nodes                    func(childComplexity int, ids []uuid.UUID) int
@@ -796,6 +835,8 @@ type ComplexityRoot struct {
 
 type AttemptResolver interface {
 	Staleness(ctx context.Context, obj *ent.Attempt) (*model.AttemptStaleness, error)
+	ModelProfile(ctx context.Context, obj *ent.Attempt) (*ent.ModelProfile, error)
+	Parameters(ctx context.Context, obj *ent.Attempt) (*domain.ModelParameters, error)
 }
 type AuditEventResolver interface {
 	Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error)
@@ -869,6 +910,9 @@ type MutationResolver interface {
 	UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error)
 	RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error)
 	ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error)
+	CreateModelProfile(ctx context.Context, input model.ModelProfileInput) (*ent.ModelProfile, error)
+	UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error)
+	DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -894,6 +938,9 @@ type QueryResolver interface {
 	AdminSearchConversations(ctx context.Context, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
 	MyShareLinks(ctx context.Context, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.ShareLinkConnection, error)
 	SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error)
+	AvailableModels(ctx context.Context) ([]*ent.ModelProfile, error)
+	ModelProfiles(ctx context.Context) ([]*ent.ModelProfile, error)
+	ModelEndpoints(ctx context.Context) ([]string, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -1058,12 +1105,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attempt.Model(childComplexity), true
+	case "Attempt.modelProfile":
+		if e.ComplexityRoot.Attempt.ModelProfile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.ModelProfile(childComplexity), true
 	case "Attempt.originalQuestion":
 		if e.ComplexityRoot.Attempt.OriginalQuestion == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Attempt.OriginalQuestion(childComplexity), true
+	case "Attempt.parameters":
+		if e.ComplexityRoot.Attempt.Parameters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attempt.Parameters(childComplexity), true
 	case "Attempt.promptTokens":
 		if e.ComplexityRoot.Attempt.PromptTokens == nil {
 			break
@@ -2093,6 +2152,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeleteFolderPayload.DeletedFolderID(childComplexity), true
 
+	case "DeleteModelProfilePayload.deletedModelProfileId":
+		if e.ComplexityRoot.DeleteModelProfilePayload.DeletedModelProfileID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteModelProfilePayload.DeletedModelProfileID(childComplexity), true
+
 	case "DeleteTagPayload.deletedTagId":
 		if e.ComplexityRoot.DeleteTagPayload.DeletedTagID == nil {
 			break
@@ -2708,6 +2774,134 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ModelContextWindow.Model(childComplexity), true
 
+	case "ModelParameters.maxAnswerTokens":
+		if e.ComplexityRoot.ModelParameters.MaxAnswerTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelParameters.MaxAnswerTokens(childComplexity), true
+	case "ModelParameters.temperature":
+		if e.ComplexityRoot.ModelParameters.Temperature == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelParameters.Temperature(childComplexity), true
+	case "ModelParameters.topP":
+		if e.ComplexityRoot.ModelParameters.TopP == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelParameters.TopP(childComplexity), true
+
+	case "ModelProfile.allowedGroups":
+		if e.ComplexityRoot.ModelProfile.AllowedGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.AllowedGroups(childComplexity), true
+	case "ModelProfile.contextWindow":
+		if e.ComplexityRoot.ModelProfile.ContextWindow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.ContextWindow(childComplexity), true
+	case "ModelProfile.enabled":
+		if e.ComplexityRoot.ModelProfile.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.Enabled(childComplexity), true
+	case "ModelProfile.endpoint":
+		if e.ComplexityRoot.ModelProfile.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.Endpoint(childComplexity), true
+	case "ModelProfile.id":
+		if e.ComplexityRoot.ModelProfile.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.ID(childComplexity), true
+	case "ModelProfile.isDefault":
+		if e.ComplexityRoot.ModelProfile.IsDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.IsDefault(childComplexity), true
+	case "ModelProfile.maxAnswerTokensDefault":
+		if e.ComplexityRoot.ModelProfile.MaxAnswerTokensDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.MaxAnswerTokensDefault(childComplexity), true
+	case "ModelProfile.maxAnswerTokensMax":
+		if e.ComplexityRoot.ModelProfile.MaxAnswerTokensMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.MaxAnswerTokensMax(childComplexity), true
+	case "ModelProfile.model":
+		if e.ComplexityRoot.ModelProfile.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.Model(childComplexity), true
+	case "ModelProfile.name":
+		if e.ComplexityRoot.ModelProfile.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.Name(childComplexity), true
+	case "ModelProfile.priceInputPerM":
+		if e.ComplexityRoot.ModelProfile.PriceInputPerM == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.PriceInputPerM(childComplexity), true
+	case "ModelProfile.priceOutputPerM":
+		if e.ComplexityRoot.ModelProfile.PriceOutputPerM == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.PriceOutputPerM(childComplexity), true
+	case "ModelProfile.temperatureDefault":
+		if e.ComplexityRoot.ModelProfile.TemperatureDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.TemperatureDefault(childComplexity), true
+	case "ModelProfile.temperatureMax":
+		if e.ComplexityRoot.ModelProfile.TemperatureMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.TemperatureMax(childComplexity), true
+	case "ModelProfile.temperatureMin":
+		if e.ComplexityRoot.ModelProfile.TemperatureMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.TemperatureMin(childComplexity), true
+	case "ModelProfile.topPDefault":
+		if e.ComplexityRoot.ModelProfile.TopPDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.TopPDefault(childComplexity), true
+	case "ModelProfile.topPMax":
+		if e.ComplexityRoot.ModelProfile.TopPMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.TopPMax(childComplexity), true
+	case "ModelProfile.topPMin":
+		if e.ComplexityRoot.ModelProfile.TopPMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelProfile.TopPMin(childComplexity), true
+
 	case "Mutation.addConversationTags":
 		if e.ComplexityRoot.Mutation.AddConversationTags == nil {
 			break
@@ -2796,6 +2990,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateKnowledgeBase(childComplexity, args["input"].(model.CreateKnowledgeBaseInput)), true
+	case "Mutation.createModelProfile":
+		if e.ComplexityRoot.Mutation.CreateModelProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createModelProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateModelProfile(childComplexity, args["input"].(model.ModelProfileInput)), true
 	case "Mutation.createShareLink":
 		if e.ComplexityRoot.Mutation.CreateShareLink == nil {
 			break
@@ -2851,6 +3056,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteFolder(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.deleteModelProfile":
+		if e.ComplexityRoot.Mutation.DeleteModelProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteModelProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteModelProfile(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteTag":
 		if e.ComplexityRoot.Mutation.DeleteTag == nil {
 			break
@@ -3137,6 +3353,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateFolder(childComplexity, args["id"].(uuid.UUID), args["input"].(model.UpdateFolderInput)), true
+	case "Mutation.updateModelProfile":
+		if e.ComplexityRoot.Mutation.UpdateModelProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateModelProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateModelProfile(childComplexity, args["id"].(uuid.UUID), args["input"].(model.ModelProfileInput)), true
 	case "Mutation.updateShareLink":
 		if e.ComplexityRoot.Mutation.UpdateShareLink == nil {
 			break
@@ -3294,6 +3521,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AuditEvents(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AuditEventOrder), args["where"].(*ent.AuditEventWhereInput)), true
+	case "Query.availableModels":
+		if e.ComplexityRoot.Query.AvailableModels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.AvailableModels(childComplexity), true
 	case "Query.conversation":
 		if e.ComplexityRoot.Query.Conversation == nil {
 			break
@@ -3378,6 +3611,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.KnowledgeBases(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.KnowledgeBaseOrder), args["where"].(*ent.KnowledgeBaseWhereInput)), true
+	case "Query.modelEndpoints":
+		if e.ComplexityRoot.Query.ModelEndpoints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ModelEndpoints(childComplexity), true
+	case "Query.modelProfiles":
+		if e.ComplexityRoot.Query.ModelProfiles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ModelProfiles(childComplexity), true
 	case "Query.myShareLinks":
 		if e.ComplexityRoot.Query.MyShareLinks == nil {
 			break
@@ -4418,6 +4663,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("MetadataEntryInput", ec.unmarshalInputMetadataEntryInput),
 			graphql.NewInputUnmarshaler("MetadataFilterInput", ec.unmarshalInputMetadataFilterInput),
 			graphql.NewInputUnmarshaler("ModelContextWindowInput", ec.unmarshalInputModelContextWindowInput),
+			graphql.NewInputUnmarshaler("ModelParametersInput", ec.unmarshalInputModelParametersInput),
+			graphql.NewInputUnmarshaler("ModelProfileInput", ec.unmarshalInputModelProfileInput),
 			graphql.NewInputUnmarshaler("RetryAttemptInput", ec.unmarshalInputRetryAttemptInput),
 			graphql.NewInputUnmarshaler("ShareLinkOrder", ec.unmarshalInputShareLinkOrder),
 			graphql.NewInputUnmarshaler("ShareLinkWhereInput", ec.unmarshalInputShareLinkWhereInput),
@@ -6424,6 +6671,169 @@ extend type ViewerEvent {
   "SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds."
   changedAttemptCount: Int
 }
+
+"""
+A 64-bit integer, serialised as a JSON number (micro-unit prices).
+"""
+scalar Int64
+
+"""
+A chat model the tenant offers (docs/API.md, "Model profiles"). The
+endpoint is the name of a server-configured endpoint; its base URL and key
+are never stored or shown. Members see only enabled profiles open to one
+of their groups; admins see every field of every profile.
+"""
+type ModelProfile {
+  id: ID!
+  name: String!
+  "The server-configured endpoint's name (offline: the built-in model)."
+  endpoint: String!
+  "The model name sent to the endpoint."
+  model: String!
+  "The context window in tokens; 0 takes the model registry's."
+  contextWindow: Int!
+  temperatureMin: Float!
+  temperatureMax: Float!
+  temperatureDefault: Float!
+  topPMin: Float!
+  topPMax: Float!
+  topPDefault: Float!
+  "The largest maxAnswerTokens an ask may choose; 0: the tenant's maxAnswerTokens."
+  maxAnswerTokensMax: Int!
+  "The answer cap when nothing chooses one; 0: the tenant's maxAnswerTokens."
+  maxAnswerTokensDefault: Int!
+  "Price of 1M prompt tokens in micro-units."
+  priceInputPerM: Int64!
+  "Price of 1M completion tokens in micro-units."
+  priceOutputPerM: Int64!
+  enabled: Boolean!
+  "Groups whose members may use it; empty: every member of the tenant."
+  allowedGroups: [String!]!
+  "What asks use when neither the ask nor the conversation names a profile."
+  isDefault: Boolean!
+}
+
+"""
+Sampling parameters of a model call. Null fields are not chosen here: the
+next level of the precedence decides them (docs/API.md, "Model profiles").
+A value outside the profile's bounds is BAD_USER_INPUT with
+extensions.field naming it (e.g. "modelParameters.temperature"); nothing
+is clamped.
+"""
+input ModelParametersInput {
+  temperature: Float
+  topP: Float
+  maxAnswerTokens: Int
+}
+
+"The sampling parameters an attempt used."
+type ModelParameters {
+  temperature: Float
+  topP: Float
+  maxAnswerTokens: Int
+}
+
+"""
+A model profile's fields as an admin sets them. On create, omitted fields
+take their defaults (temperature 0..2, default 0.2; topP 0..1, default 1;
+enabled; no groups: the whole tenant); on update, omitted fields are left
+as they are.
+"""
+input ModelProfileInput {
+  name: String
+  endpoint: String
+  model: String
+  contextWindow: Int
+  temperatureMin: Float
+  temperatureMax: Float
+  temperatureDefault: Float
+  topPMin: Float
+  topPMax: Float
+  topPDefault: Float
+  maxAnswerTokensMax: Int
+  maxAnswerTokensDefault: Int
+  priceInputPerM: Int64
+  priceOutputPerM: Int64
+  enabled: Boolean
+  allowedGroups: [String!]
+  isDefault: Boolean
+}
+
+type DeleteModelProfilePayload {
+  deletedModelProfileId: ID!
+}
+
+extend type Query {
+  """
+  The model profiles the viewer may choose (enabled, open to one of their
+  groups), by name. Empty when the tenant has none to offer: the server's
+  model answers.
+  """
+  availableModels: [ModelProfile!]!
+  """
+  Admins only (FORBIDDEN otherwise): every model profile of the tenant,
+  disabled ones included, and the endpoint names this server configures.
+  """
+  modelProfiles: [ModelProfile!]!
+  "Admins only: the endpoint names a profile may use."
+  modelEndpoints: [String!]!
+}
+
+extend type Mutation {
+  """
+  Admins only: adds a model profile. An invalid field is BAD_USER_INPUT
+  naming it in extensions.field; a taken name names "name". Writes an
+  audit event (model_profile.created).
+  """
+  createModelProfile(input: ModelProfileInput!): ModelProfile!
+  """
+  Admins only: changes the given fields, validated as a whole. Another
+  tenant's or an unknown id is NOT_FOUND. Audited (model_profile.updated).
+  """
+  updateModelProfile(id: ID!, input: ModelProfileInput!): ModelProfile!
+  """
+  Admins only: deletes a profile. Attempts keep its id and model name;
+  conversations that chose it fall back to the tenant default. Audited
+  (model_profile.deleted).
+  """
+  deleteModelProfile(id: ID!): DeleteModelProfilePayload!
+}
+
+extend input CreateConversationInput {
+  """
+  The conversation's model profile (availableModels); null follows the
+  tenant default. A profile the viewer may not use is BAD_USER_INPUT with
+  extensions.field "modelProfileId".
+  """
+  modelProfileId: ID
+  "The conversation's own sampling parameters, within the profile's bounds."
+  modelParameters: ModelParametersInput
+}
+
+extend input AskInput {
+  "This answer's model profile, over the conversation's (docs/API.md, \"Model profiles\")."
+  modelProfileId: ID
+  "This answer's sampling parameters, over the conversation's."
+  modelParameters: ModelParametersInput
+}
+
+extend input RetryAttemptInput {
+  "The new attempt's model profile, over the conversation's."
+  modelProfileId: ID
+  "The new attempt's sampling parameters, over the conversation's."
+  modelParameters: ModelParametersInput
+}
+
+extend type Attempt {
+  """
+  The model profile the attempt answered with, as the viewer may see it
+  now; null for the server's model, or a profile since deleted or closed
+  to the viewer (Attempt.model still names the model).
+  """
+  modelProfile: ModelProfile
+  "The sampling parameters the attempt used; null: the server's defaults."
+  parameters: ModelParameters
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6522,6 +6932,10 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_feedback(ctx, field)
 	case "staleness":
 		return ec.fieldContext_Attempt_staleness(ctx, field)
+	case "modelProfile":
+		return ec.fieldContext_Attempt_modelProfile(ctx, field)
+	case "parameters":
+		return ec.fieldContext_Attempt_parameters(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attempt", field.Name)
 }
@@ -6952,6 +7366,14 @@ func (ec *executionContext) childFields_DeleteFolderPayload(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type DeleteFolderPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DeleteModelProfilePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedModelProfileId":
+		return ec.fieldContext_DeleteModelProfilePayload_deletedModelProfileId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteModelProfilePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteTagPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedTagId":
@@ -7278,6 +7700,60 @@ func (ec *executionContext) childFields_ModelContextWindow(ctx context.Context, 
 		return ec.fieldContext_ModelContextWindow_contextWindow(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ModelContextWindow", field.Name)
+}
+
+func (ec *executionContext) childFields_ModelParameters(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "temperature":
+		return ec.fieldContext_ModelParameters_temperature(ctx, field)
+	case "topP":
+		return ec.fieldContext_ModelParameters_topP(ctx, field)
+	case "maxAnswerTokens":
+		return ec.fieldContext_ModelParameters_maxAnswerTokens(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelParameters", field.Name)
+}
+
+func (ec *executionContext) childFields_ModelProfile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ModelProfile_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ModelProfile_name(ctx, field)
+	case "endpoint":
+		return ec.fieldContext_ModelProfile_endpoint(ctx, field)
+	case "model":
+		return ec.fieldContext_ModelProfile_model(ctx, field)
+	case "contextWindow":
+		return ec.fieldContext_ModelProfile_contextWindow(ctx, field)
+	case "temperatureMin":
+		return ec.fieldContext_ModelProfile_temperatureMin(ctx, field)
+	case "temperatureMax":
+		return ec.fieldContext_ModelProfile_temperatureMax(ctx, field)
+	case "temperatureDefault":
+		return ec.fieldContext_ModelProfile_temperatureDefault(ctx, field)
+	case "topPMin":
+		return ec.fieldContext_ModelProfile_topPMin(ctx, field)
+	case "topPMax":
+		return ec.fieldContext_ModelProfile_topPMax(ctx, field)
+	case "topPDefault":
+		return ec.fieldContext_ModelProfile_topPDefault(ctx, field)
+	case "maxAnswerTokensMax":
+		return ec.fieldContext_ModelProfile_maxAnswerTokensMax(ctx, field)
+	case "maxAnswerTokensDefault":
+		return ec.fieldContext_ModelProfile_maxAnswerTokensDefault(ctx, field)
+	case "priceInputPerM":
+		return ec.fieldContext_ModelProfile_priceInputPerM(ctx, field)
+	case "priceOutputPerM":
+		return ec.fieldContext_ModelProfile_priceOutputPerM(ctx, field)
+	case "enabled":
+		return ec.fieldContext_ModelProfile_enabled(ctx, field)
+	case "allowedGroups":
+		return ec.fieldContext_ModelProfile_allowedGroups(ctx, field)
+	case "isDefault":
+		return ec.fieldContext_ModelProfile_isDefault(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelProfile", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8174,6 +8650,20 @@ func (ec *executionContext) field_Mutation_createKnowledgeBase_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createModelProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ModelProfileInput, error) {
+			return ec.unmarshalNModelProfileInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelProfileInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createShareLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8255,6 +8745,20 @@ func (ec *executionContext) field_Mutation_deleteDocument_args(ctx context.Conte
 }
 
 func (ec *executionContext) field_Mutation_deleteFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteModelProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8832,6 +9336,28 @@ func (ec *executionContext) field_Mutation_updateFolder_args(ctx context.Context
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateFolderInput, error) {
 			return ec.unmarshalNUpdateFolderInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateFolderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateModelProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ModelProfileInput, error) {
+			return ec.unmarshalNModelProfileInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelProfileInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10670,6 +11196,70 @@ func (ec *executionContext) fieldContext_Attempt_staleness(_ context.Context, fi
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AttemptStaleness(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_modelProfile(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_modelProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attempt().ModelProfile(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalOModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_modelProfile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_parameters(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_parameters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attempt().Parameters(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.ModelParameters) graphql.Marshaler {
+			return ec.marshalOModelParameters2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_parameters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelParameters(ctx, field)
 		},
 	}
 	return fc, nil
@@ -14356,6 +14946,29 @@ func (ec *executionContext) fieldContext_DeleteFolderPayload_deletedFolderId(_ c
 	return graphql.NewScalarFieldContext("DeleteFolderPayload", field, false, false, "ID")
 }
 
+func (ec *executionContext) _DeleteModelProfilePayload_deletedModelProfileId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteModelProfilePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteModelProfilePayload_deletedModelProfileId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedModelProfileID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteModelProfilePayload_deletedModelProfileId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteModelProfilePayload", field, false, false, "ID")
+}
+
 func (ec *executionContext) _DeleteTagPayload_deletedTagId(ctx context.Context, field graphql.CollectedField, obj *model.DeleteTagPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16820,6 +17433,489 @@ func (ec *executionContext) fieldContext_ModelContextWindow_contextWindow(_ cont
 	return graphql.NewScalarFieldContext("ModelContextWindow", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ModelParameters_temperature(ctx context.Context, field graphql.CollectedField, obj *domain.ModelParameters) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelParameters_temperature(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Temperature, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ModelParameters_temperature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelParameters", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelParameters_topP(ctx context.Context, field graphql.CollectedField, obj *domain.ModelParameters) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelParameters_topP(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TopP, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ModelParameters_topP(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelParameters", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelParameters_maxAnswerTokens(ctx context.Context, field graphql.CollectedField, obj *domain.ModelParameters) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelParameters_maxAnswerTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxAnswerTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ModelParameters_maxAnswerTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelParameters", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ModelProfile_id(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ModelProfile_name(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "String")
+}
+
+func (ec *executionContext) _ModelProfile_endpoint(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_endpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Endpoint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "String")
+}
+
+func (ec *executionContext) _ModelProfile_model(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "String")
+}
+
+func (ec *executionContext) _ModelProfile_contextWindow(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_contextWindow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContextWindow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_contextWindow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ModelProfile_temperatureMin(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_temperatureMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemperatureMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_temperatureMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelProfile_temperatureMax(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_temperatureMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemperatureMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_temperatureMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelProfile_temperatureDefault(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_temperatureDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemperatureDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_temperatureDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelProfile_topPMin(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_topPMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TopPMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_topPMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelProfile_topPMax(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_topPMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TopPMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_topPMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelProfile_topPDefault(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_topPDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TopPDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_topPDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ModelProfile_maxAnswerTokensMax(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_maxAnswerTokensMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxAnswerTokensMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_maxAnswerTokensMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ModelProfile_maxAnswerTokensDefault(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_maxAnswerTokensDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxAnswerTokensDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_maxAnswerTokensDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ModelProfile_priceInputPerM(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_priceInputPerM(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PriceInputPerM, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_priceInputPerM(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _ModelProfile_priceOutputPerM(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_priceOutputPerM(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PriceOutputPerM, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_priceOutputPerM(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _ModelProfile_enabled(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ModelProfile_allowedGroups(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_allowedGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllowedGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_allowedGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "String")
+}
+
+func (ec *executionContext) _ModelProfile_isDefault(ctx context.Context, field graphql.CollectedField, obj *ent.ModelProfile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelProfile_isDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelProfile_isDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelProfile", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _Mutation_createConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18668,6 +19764,138 @@ func (ec *executionContext) fieldContext_Mutation_reaskAttempt(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createModelProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateModelProfile(ctx, fc.Args["input"].(model.ModelProfileInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateModelProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateModelProfile(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.ModelProfileInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteModelProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteModelProfile(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteModelProfilePayload) graphql.Marshaler {
+			return ec.marshalNDeleteModelProfilePayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteModelProfilePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteModelProfilePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19883,6 +21111,93 @@ func (ec *executionContext) fieldContext_Query_sharedConversation(ctx context.Co
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Query_availableModels(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_availableModels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().AvailableModels(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfileᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_availableModels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_modelProfiles(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_modelProfiles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ModelProfiles(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfileᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_modelProfiles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_modelEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_modelEndpoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ModelEndpoints(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_modelEndpoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
 }
 
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -24798,7 +26113,7 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question", "parentMessageId"}
+	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question", "parentMessageId", "modelProfileId", "modelParameters"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -24833,6 +26148,20 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.ParentMessageID = data
+		case "modelProfileId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelProfileId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelProfileID = data
+		case "modelParameters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelParameters"))
+			data, err := ec.unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelParameters = data
 		}
 	}
 	return it, nil
@@ -28836,7 +30165,7 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy", "metadata", "folderId", "temporary"}
+	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy", "metadata", "folderId", "temporary", "modelProfileId", "modelParameters"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28885,6 +30214,20 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 				return it, err
 			}
 			it.Temporary = data
+		case "modelProfileId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelProfileId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelProfileID = data
+		case "modelParameters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelParameters"))
+			data, err := ec.unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelParameters = data
 		}
 	}
 	return it, nil
@@ -33073,6 +34416,216 @@ func UnmarshalModelContextWindowInput(ctx context.Context, raw any) (model.Model
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputModelParametersInput(ctx context.Context, obj any) (domain.ModelParameters, error) {
+	var it domain.ModelParameters
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"temperature", "topP", "maxAnswerTokens"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "temperature":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temperature"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Temperature = data
+		case "topP":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("topP"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TopP = data
+		case "maxAnswerTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAnswerTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAnswerTokens = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalModelParametersInput unmarshals raw into the ModelParametersInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalModelParametersInput(ctx context.Context, raw any) (domain.ModelParameters, error) {
+	var out domain.ModelParameters
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ModelParametersInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputModelProfileInput(ctx context.Context, obj any) (model.ModelProfileInput, error) {
+	var it model.ModelProfileInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "endpoint", "model", "contextWindow", "temperatureMin", "temperatureMax", "temperatureDefault", "topPMin", "topPMax", "topPDefault", "maxAnswerTokensMax", "maxAnswerTokensDefault", "priceInputPerM", "priceOutputPerM", "enabled", "allowedGroups", "isDefault"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "endpoint":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpoint"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Endpoint = data
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "contextWindow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contextWindow"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContextWindow = data
+		case "temperatureMin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temperatureMin"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemperatureMin = data
+		case "temperatureMax":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temperatureMax"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemperatureMax = data
+		case "temperatureDefault":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temperatureDefault"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemperatureDefault = data
+		case "topPMin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("topPMin"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TopPMin = data
+		case "topPMax":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("topPMax"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TopPMax = data
+		case "topPDefault":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("topPDefault"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TopPDefault = data
+		case "maxAnswerTokensMax":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAnswerTokensMax"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAnswerTokensMax = data
+		case "maxAnswerTokensDefault":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAnswerTokensDefault"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAnswerTokensDefault = data
+		case "priceInputPerM":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priceInputPerM"))
+			data, err := ec.unmarshalOInt642ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PriceInputPerM = data
+		case "priceOutputPerM":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priceOutputPerM"))
+			data, err := ec.unmarshalOInt642ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PriceOutputPerM = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "allowedGroups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowedGroups"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowedGroups = data
+		case "isDefault":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isDefault"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsDefault = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalModelProfileInput unmarshals raw into the ModelProfileInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalModelProfileInput(ctx context.Context, raw any) (model.ModelProfileInput, error) {
+	var out model.ModelProfileInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ModelProfileInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRetryAttemptInput(ctx context.Context, obj any) (model.RetryAttemptInput, error) {
 	var it model.RetryAttemptInput
 	if obj == nil {
@@ -33084,7 +34637,7 @@ func (ec *executionContext) unmarshalInputRetryAttemptInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"attemptId", "clientRequestId"}
+	fieldsInOrder := [...]string{"attemptId", "clientRequestId", "modelProfileId", "modelParameters"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33105,6 +34658,20 @@ func (ec *executionContext) unmarshalInputRetryAttemptInput(ctx context.Context,
 				return it, err
 			}
 			it.ClientRequestID = data
+		case "modelProfileId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelProfileId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelProfileID = data
+		case "modelParameters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelParameters"))
+			data, err := ec.unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelParameters = data
 		}
 	}
 	return it, nil
@@ -36661,6 +38228,18 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_staleness(ctx, field, obj)
 				})
+		case "modelProfile":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_modelProfile(ctx, field, obj)
+				})
+		case "parameters":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_parameters(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38061,6 +39640,39 @@ func (ec *executionContext) _DeleteFolderPayload(ctx context.Context, sel ast.Se
 	return out
 }
 
+var deleteModelProfilePayloadImplementors = []string{"DeleteModelProfilePayload"}
+
+func (ec *executionContext) _DeleteModelProfilePayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteModelProfilePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteModelProfilePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteModelProfilePayload")
+		case "deletedModelProfileId":
+			out.Values[i] = ec._DeleteModelProfilePayload_deletedModelProfileId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var deleteTagPayloadImplementors = []string{"DeleteTagPayload"}
 
 func (ec *executionContext) _DeleteTagPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteTagPayload) graphql.Marshaler {
@@ -39175,6 +40787,167 @@ func (ec *executionContext) _ModelContextWindow(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var modelParametersImplementors = []string{"ModelParameters"}
+
+func (ec *executionContext) _ModelParameters(ctx context.Context, sel ast.SelectionSet, obj *domain.ModelParameters) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, modelParametersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModelParameters")
+		case "temperature":
+			out.Values[i] = ec._ModelParameters_temperature(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "topP":
+			out.Values[i] = ec._ModelParameters_topP(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "maxAnswerTokens":
+			out.Values[i] = ec._ModelParameters_maxAnswerTokens(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var modelProfileImplementors = []string{"ModelProfile"}
+
+func (ec *executionContext) _ModelProfile(ctx context.Context, sel ast.SelectionSet, obj *ent.ModelProfile) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, modelProfileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModelProfile")
+		case "id":
+			out.Values[i] = ec._ModelProfile_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ModelProfile_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endpoint":
+			out.Values[i] = ec._ModelProfile_endpoint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._ModelProfile_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contextWindow":
+			out.Values[i] = ec._ModelProfile_contextWindow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "temperatureMin":
+			out.Values[i] = ec._ModelProfile_temperatureMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "temperatureMax":
+			out.Values[i] = ec._ModelProfile_temperatureMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "temperatureDefault":
+			out.Values[i] = ec._ModelProfile_temperatureDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "topPMin":
+			out.Values[i] = ec._ModelProfile_topPMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "topPMax":
+			out.Values[i] = ec._ModelProfile_topPMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "topPDefault":
+			out.Values[i] = ec._ModelProfile_topPDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxAnswerTokensMax":
+			out.Values[i] = ec._ModelProfile_maxAnswerTokensMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxAnswerTokensDefault":
+			out.Values[i] = ec._ModelProfile_maxAnswerTokensDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "priceInputPerM":
+			out.Values[i] = ec._ModelProfile_priceInputPerM(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "priceOutputPerM":
+			out.Values[i] = ec._ModelProfile_priceOutputPerM(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "enabled":
+			out.Values[i] = ec._ModelProfile_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "allowedGroups":
+			out.Values[i] = ec._ModelProfile_allowedGroups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isDefault":
+			out.Values[i] = ec._ModelProfile_isDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -39488,6 +41261,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createModelProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createModelProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateModelProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateModelProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteModelProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteModelProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39772,6 +41566,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_sharedConversation(ctx, field)
+				})
+		case "availableModels":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_availableModels(ctx, field)
+				})
+		case "modelProfiles":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_modelProfiles(ctx, field)
+				})
+		case "modelEndpoints":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_modelEndpoints(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -41916,6 +43728,14 @@ func (ec *executionContext) marshalNDeleteFolderPayload2ᚖgithubᚗcomᚋragcha
 	return ec._DeleteFolderPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDeleteModelProfilePayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteModelProfilePayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteModelProfilePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteModelProfilePayload!")
+		return graphql.Null
+	}
+	return ec._DeleteModelProfilePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNDeleteTagPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteTagPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteTagPayload) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "DeleteTagPayload!")
@@ -42279,6 +44099,20 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNInt642int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt642int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int64!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNKnowledgeBase2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐKnowledgeBase(ctx context.Context, sel ast.SelectionSet, v *ent.KnowledgeBase) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "KnowledgeBase!")
@@ -42462,6 +44296,35 @@ func (ec *executionContext) marshalNModelContextWindow2ᚖgithubᚗcomᚋragchat
 func (ec *executionContext) unmarshalNModelContextWindowInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelContextWindowInput(ctx context.Context, v any) (*model.ModelContextWindowInput, error) {
 	res, err := ec.unmarshalInputModelContextWindowInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNModelProfile2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfileᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.ModelProfile) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx context.Context, sel ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ModelProfile!")
+		return graphql.Null
+	}
+	return ec._ModelProfile(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNModelProfileInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐModelProfileInput(ctx context.Context, v any) (model.ModelProfileInput, error) {
+	res, err := ec.unmarshalInputModelProfileInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {
@@ -44280,6 +46143,24 @@ func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) unmarshalOInt642ᚖint64(ctx context.Context, v any) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalInt64(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt642ᚖint64(ctx context.Context, sel ast.SelectionSet, v *int64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt64(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOKnowledgeBase2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐKnowledgeBase(ctx context.Context, sel ast.SelectionSet, v *ent.KnowledgeBase) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -44501,6 +46382,28 @@ func (ec *executionContext) unmarshalOModelContextWindowInput2ᚕᚖgithubᚗcom
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOModelParameters2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx context.Context, sel ast.SelectionSet, v *domain.ModelParameters) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ModelParameters(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx context.Context, v any) (*domain.ModelParameters, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputModelParametersInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx context.Context, sel ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ModelProfile(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋragchatᚋragchatᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v ent.Noder) graphql.Marshaler {

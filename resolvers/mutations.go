@@ -34,6 +34,10 @@ func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConve
 		}
 		cin.Metadata, cin.FolderID = org.Metadata, org.FolderID
 		cin.Temporary = in.Temporary != nil && *in.Temporary
+		cin.ModelProfileID = in.ModelProfileID
+		if in.ModelParameters != nil {
+			cin.ModelParameters = *in.ModelParameters
+		}
 	}
 	c, err := r.engine.CreateConversation(ctx, cin)
 	return c, notFound(err, "knowledge base")
@@ -108,6 +112,7 @@ func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayloa
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
+	ctx = withModelChoice(ctx, in.ModelProfileID, in.ModelParameters)
 	res, err := r.engine.AskParent(ctx, in.ConversationID, in.ParentMessageID, in.ClientMessageID, in.Question)
 	if err != nil {
 		return nil, notFound(err, "conversation")
@@ -120,6 +125,7 @@ func (r *Resolver) retry(ctx context.Context, in model.RetryAttemptInput) (*mode
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
+	ctx = withModelChoice(ctx, in.ModelProfileID, in.ModelParameters)
 	res, err := r.engine.Retry(ctx, in.AttemptID, in.ClientRequestID)
 	if err != nil {
 		return nil, notFound(err, "attempt")

@@ -118,6 +118,9 @@ type Deps struct {
 	// Sharing runs share links (internal/sharing); nil makes them
 	// UNAVAILABLE.
 	Sharing Sharing
+	// Models manages and lists model profiles (internal/modelprofile);
+	// nil offers none (availableModels is empty, the mutations UNAVAILABLE).
+	Models Models
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -146,6 +149,8 @@ type Resolver struct {
 	now       func() time.Time
 	// portability exports and imports conversations (nil: UNAVAILABLE).
 	portability Portability
+	// models manages model profiles (nil: none offered).
+	models Models
 }
 
 // AttemptDelivery forwards an attempt's events from src to send until src
@@ -196,5 +201,6 @@ func New(d Deps) *Resolver {
 		deliver:     d.DeliverAttempt,
 		now:         d.Now,
 		portability: d.Portability,
+		models:      d.Models,
 	}
 }

@@ -24,6 +24,16 @@ func (r *attemptResolver) Staleness(ctx context.Context, obj *ent.Attempt) (*mod
 	return r.staleness(ctx, obj)
 }
 
+// ModelProfile is the resolver for the modelProfile field.
+func (r *attemptResolver) ModelProfile(ctx context.Context, obj *ent.Attempt) (*ent.ModelProfile, error) {
+	return r.attemptModelProfile(ctx, obj)
+}
+
+// Parameters is the resolver for the parameters field.
+func (r *attemptResolver) Parameters(ctx context.Context, obj *ent.Attempt) (*domain.ModelParameters, error) {
+	return attemptParameters(obj), nil
+}
+
 // Metadata is the resolver for the metadata field.
 func (r *auditEventResolver) Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error) {
 	return auditMetadata(obj), nil
@@ -299,6 +309,21 @@ func (r *mutationResolver) ReaskAttempt(ctx context.Context, attemptID uuid.UUID
 	return r.reask(ctx, attemptID, clientRequestID)
 }
 
+// CreateModelProfile is the resolver for the createModelProfile field.
+func (r *mutationResolver) CreateModelProfile(ctx context.Context, input model.ModelProfileInput) (*ent.ModelProfile, error) {
+	return r.createModelProfile(ctx, input)
+}
+
+// UpdateModelProfile is the resolver for the updateModelProfile field.
+func (r *mutationResolver) UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error) {
+	return r.updateModelProfile(ctx, id, input)
+}
+
+// DeleteModelProfile is the resolver for the deleteModelProfile field.
+func (r *mutationResolver) DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error) {
+	return r.deleteModelProfile(ctx, id)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return viewerModel(ctx)
@@ -382,6 +407,21 @@ func (r *queryResolver) MyShareLinks(ctx context.Context, first *int, after *ent
 // SharedConversation is the resolver for the sharedConversation field.
 func (r *queryResolver) SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error) {
 	return r.sharedConversation(ctx, token)
+}
+
+// AvailableModels is the resolver for the availableModels field.
+func (r *queryResolver) AvailableModels(ctx context.Context) ([]*ent.ModelProfile, error) {
+	return r.availableModels(ctx)
+}
+
+// ModelProfiles is the resolver for the modelProfiles field.
+func (r *queryResolver) ModelProfiles(ctx context.Context) ([]*ent.ModelProfile, error) {
+	return r.modelProfiles(ctx)
+}
+
+// ModelEndpoints is the resolver for the modelEndpoints field.
+func (r *queryResolver) ModelEndpoints(ctx context.Context) ([]string, error) {
+	return r.modelEndpoints(ctx)
 }
 
 // Available is the resolver for the available field.

@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
@@ -273,6 +274,15 @@ func TestCrossTenantProbe(t *testing.T) {
 	samGrant := approvedGrant(t, sam, alice, conv)
 	mustDo(t, sam, `query($c: ID!) { conversation(id: $c) { messages { edges { node { content } } } } }`, map[string]any{"c": conv}, nil)
 	mustDo(t, alice, `mutation($g: ID!) { revokeSupportAccess(id: $g) { id } }`, map[string]any{"g": samGrant}, nil)
+	// A model profile open to the whole tenant, which alice used.
+	var mp struct{ CreateModelProfile struct{ ID string } }
+	mustDo(t, admin, `mutation { createModelProfile(input: {name: "probe", endpoint: "offline", model: "offline"}) { id } }`, nil, &mp)
+	var used struct {
+		Ask struct{ Attempt struct{ ID string } }
+	}
+	mustDo(t, alice, `mutation($c: ID!, $p: ID) { ask(input: {conversationId: $c, clientMessageId: "probe-model", question: "上传文件最大是多少？", modelProfileId: $p}) { attempt { id } } }`,
+		map[string]any{"c": conv, "p": mp.CreateModelProfile.ID}, &used)
+	waitDone(t, alice, used.Ask.Attempt.ID)
 
 	var raw struct {
 		Schema schema `json:"__schema"`
@@ -356,7 +366,8 @@ func TestCrossTenantProbe(t *testing.T) {
 		"mutation ask", "mutation retryAttempt", "mutation cancelAttempt", "mutation submitFeedback",
 		"mutation renameConversation", "mutation deleteConversation", "mutation setDocumentAcl",
 		"mutation ingestDocument", "mutation createConversation", "subscription attemptEvents", "subscription conversationEvents",
-		"mutation requestSupportAccess", "mutation approveSupportAccess", "mutation denySupportAccess", "mutation revokeSupportAccess"} {
+		"mutation requestSupportAccess", "mutation approveSupportAccess", "mutation denySupportAccess", "mutation revokeSupportAccess",
+		"mutation updateModelProfile", "mutation deleteModelProfile"} {
 		if !covered[f] {
 			t.Errorf("the probe did not cover %s", f)
 		}
@@ -452,7 +463,7 @@ func foreignIDs(t *testing.T, dbURL string) (tenant, user map[string]string) {
 	}
 	tenant, user = map[string]string{}, map[string]string{}
 	for _, table := range []string{conversation.Table, message.Table, attempt.Table, source.Table, feedback.Table,
-		knowledgebase.Table, document.Table, auditevent.Table, supportgrant.Table} {
+		knowledgebase.Table, document.Table, auditevent.Table, supportgrant.Table, modelprofile.Table} {
 		tenant[table] = one(fmt.Sprintf(`SELECT id FROM %s WHERE tenant_id = 'acme' ORDER BY id LIMIT 1`, table))
 	}
 	return tenant, ownRowIDs(t, dbURL, "alice")

@@ -105,6 +105,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
 		Portability:    portability.New(db.Client, c.engine, portability.Options{}),
 		TracerProvider: tp,
+		Models:         c.models,
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -17,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
 	"github.com/ragchat/ragchat/internal/llm/openai"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/organise"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/store"
@@ -80,6 +82,7 @@ type core struct {
 	// docChanges broadcasts this process's document changes to the open
 	// streams of every replica (internal/docwatch).
 	docChanges *docwatch.Publisher
+	models     *modelprofile.Service
 }
 
 // newCore wires the engine, delegated support access, the tenant settings
@@ -103,6 +106,10 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		minScore = offline.SuggestedMinEvidenceScore
 	}
 	ecfg.MinEvidenceScore = minScore
+	models, err := newModelProfiles(cfg, db, model, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	ecfg.Limits = engineLimits(cfg)
 	if err := ecfg.Validate(); err != nil {
 		return nil, err
@@ -120,6 +127,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 
 		DocumentChanges: docChanges,
 		Tracer:          tracing.Tracer(tp),
+		Models:          models,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
 	return &core{
@@ -128,6 +136,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		settings:  tenantsettings.New(db.Client, engine.ServerChatModel()),
 		knowledge: svc,
 		organise:  organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		models:    models,
 	}, nil
 }
 
@@ -146,4 +155,32 @@ func (c *core) close() {
 	c.docChanges.Close()
 	_ = c.broker.Close()
 	_ = c.db.Close()
+}
+
+// newModelProfiles returns the model profile service with the server's
+// model as endpoint "default", the offline model as "offline" and one
+// OpenAI-compatible client per endpoint of RAGCHAT_MODEL_ENDPOINTS
+// (docs/DEPLOYMENT.md, "Model endpoints"), each created once here.
+func newModelProfiles(cfg config.Config, db *store.DB, model llm.Model, getenv func(string) string) (*modelprofile.Service, error) {
+	eps, err := modelprofile.ParseEndpoints(getenv)
+	if err != nil {
+		return nil, err
+	}
+	off := model
+	if cfg.Model.OpenAI {
+		off = offline.New(offline.Options{TokenDelay: cfg.Model.OfflineTokenDelay})
+	}
+	extra := map[string]llm.Model{}
+	for _, ep := range eps {
+		m, err := openai.New(cfg.Model.Limits.OpenAI(openai.Config{
+			BaseURL: ep.BaseURL, APIKey: ep.APIKey,
+			EmbeddingModel: cfg.Model.EmbeddingModel, EmbeddingDimensions: cfg.Model.EmbeddingDimensions,
+			RequestDimensions: cfg.Model.EmbeddingDimensions > 0,
+		}))
+		if err != nil {
+			return nil, fmt.Errorf("model endpoint %s: %w", ep.Name, err)
+		}
+		extra[ep.Name] = m
+	}
+	return modelprofile.New(db.Client, modelprofile.NewEndpoints(model, off, extra)), nil
 }

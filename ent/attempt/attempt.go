@@ -61,6 +61,10 @@ const (
 	FieldFailureMessage = "failure_message"
 	// FieldModel holds the string denoting the model field in the database.
 	FieldModel = "model"
+	// FieldModelProfileID holds the string denoting the model_profile_id field in the database.
+	FieldModelProfileID = "model_profile_id"
+	// FieldModelParameters holds the string denoting the model_parameters field in the database.
+	FieldModelParameters = "model_parameters"
 	// FieldPromptTokens holds the string denoting the prompt_tokens field in the database.
 	FieldPromptTokens = "prompt_tokens"
 	// FieldCompletionTokens holds the string denoting the completion_tokens field in the database.
@@ -189,6 +193,8 @@ var Columns = []string{
 	FieldFailureCode,
 	FieldFailureMessage,
 	FieldModel,
+	FieldModelProfileID,
+	FieldModelParameters,
 	FieldPromptTokens,
 	FieldCompletionTokens,
 	FieldTotalTokens,
@@ -412,6 +418,11 @@ func ByFailureMessage(opts ...sql.OrderTermOption) OrderOption {
 // ByModel orders the results by the model field.
 func ByModel(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldModel, opts...).ToFunc()
+}
+
+// ByModelProfileID orders the results by the model_profile_id field.
+func ByModelProfileID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldModelProfileID, opts...).ToFunc()
 }
 
 // ByPromptTokens orders the results by the prompt_tokens field.

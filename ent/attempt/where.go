@@ -157,6 +157,11 @@ func Model(v string) predicate.Attempt {
 	return predicate.Attempt(sql.FieldEQ(FieldModel, v))
 }
 
+// ModelProfileID applies equality check predicate on the "model_profile_id" field. It's identical to ModelProfileIDEQ.
+func ModelProfileID(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldEQ(FieldModelProfileID, v))
+}
+
 // PromptTokens applies equality check predicate on the "prompt_tokens" field. It's identical to PromptTokensEQ.
 func PromptTokens(v int) predicate.Attempt {
 	return predicate.Attempt(sql.FieldEQ(FieldPromptTokens, v))
@@ -1225,6 +1230,66 @@ func ModelEqualFold(v string) predicate.Attempt {
 // ModelContainsFold applies the ContainsFold predicate on the "model" field.
 func ModelContainsFold(v string) predicate.Attempt {
 	return predicate.Attempt(sql.FieldContainsFold(FieldModel, v))
+}
+
+// ModelProfileIDEQ applies the EQ predicate on the "model_profile_id" field.
+func ModelProfileIDEQ(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldEQ(FieldModelProfileID, v))
+}
+
+// ModelProfileIDNEQ applies the NEQ predicate on the "model_profile_id" field.
+func ModelProfileIDNEQ(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldNEQ(FieldModelProfileID, v))
+}
+
+// ModelProfileIDIn applies the In predicate on the "model_profile_id" field.
+func ModelProfileIDIn(vs ...uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldIn(FieldModelProfileID, vs...))
+}
+
+// ModelProfileIDNotIn applies the NotIn predicate on the "model_profile_id" field.
+func ModelProfileIDNotIn(vs ...uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldNotIn(FieldModelProfileID, vs...))
+}
+
+// ModelProfileIDGT applies the GT predicate on the "model_profile_id" field.
+func ModelProfileIDGT(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldGT(FieldModelProfileID, v))
+}
+
+// ModelProfileIDGTE applies the GTE predicate on the "model_profile_id" field.
+func ModelProfileIDGTE(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldGTE(FieldModelProfileID, v))
+}
+
+// ModelProfileIDLT applies the LT predicate on the "model_profile_id" field.
+func ModelProfileIDLT(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldLT(FieldModelProfileID, v))
+}
+
+// ModelProfileIDLTE applies the LTE predicate on the "model_profile_id" field.
+func ModelProfileIDLTE(v uuid.UUID) predicate.Attempt {
+	return predicate.Attempt(sql.FieldLTE(FieldModelProfileID, v))
+}
+
+// ModelProfileIDIsNil applies the IsNil predicate on the "model_profile_id" field.
+func ModelProfileIDIsNil() predicate.Attempt {
+	return predicate.Attempt(sql.FieldIsNull(FieldModelProfileID))
+}
+
+// ModelProfileIDNotNil applies the NotNil predicate on the "model_profile_id" field.
+func ModelProfileIDNotNil() predicate.Attempt {
+	return predicate.Attempt(sql.FieldNotNull(FieldModelProfileID))
+}
+
+// ModelParametersIsNil applies the IsNil predicate on the "model_parameters" field.
+func ModelParametersIsNil() predicate.Attempt {
+	return predicate.Attempt(sql.FieldIsNull(FieldModelParameters))
+}
+
+// ModelParametersNotNil applies the NotNil predicate on the "model_parameters" field.
+func ModelParametersNotNil() predicate.Attempt {
+	return predicate.Attempt(sql.FieldNotNull(FieldModelParameters))
 }
 
 // PromptTokensEQ applies the EQ predicate on the "prompt_tokens" field.

@@ -65,6 +65,10 @@ const (
 	FieldFolderID = "folder_id"
 	// FieldMetadata holds the string denoting the metadata field in the database.
 	FieldMetadata = "metadata"
+	// FieldModelProfileID holds the string denoting the model_profile_id field in the database.
+	FieldModelProfileID = "model_profile_id"
+	// FieldModelParameters holds the string denoting the model_parameters field in the database.
+	FieldModelParameters = "model_parameters"
 	// FieldTemporaryExpiresAt holds the string denoting the temporary_expires_at field in the database.
 	FieldTemporaryExpiresAt = "temporary_expires_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -158,6 +162,8 @@ var Columns = []string{
 	FieldPinnedAt,
 	FieldFolderID,
 	FieldMetadata,
+	FieldModelProfileID,
+	FieldModelParameters,
 	FieldTemporaryExpiresAt,
 }
 
@@ -394,6 +400,11 @@ func ByPinnedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByFolderID orders the results by the folder_id field.
 func ByFolderID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFolderID, opts...).ToFunc()
+}
+
+// ByModelProfileID orders the results by the model_profile_id field.
+func ByModelProfileID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldModelProfileID, opts...).ToFunc()
 }
 
 // ByTemporaryExpiresAt orders the results by the temporary_expires_at field.

@@ -159,6 +159,11 @@ func FolderID(v uuid.UUID) predicate.Conversation {
 	return predicate.Conversation(sql.FieldEQ(FieldFolderID, v))
 }
 
+// ModelProfileID applies equality check predicate on the "model_profile_id" field. It's identical to ModelProfileIDEQ.
+func ModelProfileID(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldModelProfileID, v))
+}
+
 // TemporaryExpiresAt applies equality check predicate on the "temporary_expires_at" field. It's identical to TemporaryExpiresAtEQ.
 func TemporaryExpiresAt(v time.Time) predicate.Conversation {
 	return predicate.Conversation(sql.FieldEQ(FieldTemporaryExpiresAt, v))
@@ -1211,6 +1216,66 @@ func MetadataIsNil() predicate.Conversation {
 // MetadataNotNil applies the NotNil predicate on the "metadata" field.
 func MetadataNotNil() predicate.Conversation {
 	return predicate.Conversation(sql.FieldNotNull(FieldMetadata))
+}
+
+// ModelProfileIDEQ applies the EQ predicate on the "model_profile_id" field.
+func ModelProfileIDEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldEQ(FieldModelProfileID, v))
+}
+
+// ModelProfileIDNEQ applies the NEQ predicate on the "model_profile_id" field.
+func ModelProfileIDNEQ(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNEQ(FieldModelProfileID, v))
+}
+
+// ModelProfileIDIn applies the In predicate on the "model_profile_id" field.
+func ModelProfileIDIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldIn(FieldModelProfileID, vs...))
+}
+
+// ModelProfileIDNotIn applies the NotIn predicate on the "model_profile_id" field.
+func ModelProfileIDNotIn(vs ...uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotIn(FieldModelProfileID, vs...))
+}
+
+// ModelProfileIDGT applies the GT predicate on the "model_profile_id" field.
+func ModelProfileIDGT(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGT(FieldModelProfileID, v))
+}
+
+// ModelProfileIDGTE applies the GTE predicate on the "model_profile_id" field.
+func ModelProfileIDGTE(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldGTE(FieldModelProfileID, v))
+}
+
+// ModelProfileIDLT applies the LT predicate on the "model_profile_id" field.
+func ModelProfileIDLT(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLT(FieldModelProfileID, v))
+}
+
+// ModelProfileIDLTE applies the LTE predicate on the "model_profile_id" field.
+func ModelProfileIDLTE(v uuid.UUID) predicate.Conversation {
+	return predicate.Conversation(sql.FieldLTE(FieldModelProfileID, v))
+}
+
+// ModelProfileIDIsNil applies the IsNil predicate on the "model_profile_id" field.
+func ModelProfileIDIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldModelProfileID))
+}
+
+// ModelProfileIDNotNil applies the NotNil predicate on the "model_profile_id" field.
+func ModelProfileIDNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldModelProfileID))
+}
+
+// ModelParametersIsNil applies the IsNil predicate on the "model_parameters" field.
+func ModelParametersIsNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldIsNull(FieldModelParameters))
+}
+
+// ModelParametersNotNil applies the NotNil predicate on the "model_parameters" field.
+func ModelParametersNotNil() predicate.Conversation {
+	return predicate.Conversation(sql.FieldNotNull(FieldModelParameters))
 }
 
 // TemporaryExpiresAtEQ applies the EQ predicate on the "temporary_expires_at" field.

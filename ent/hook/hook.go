@@ -153,6 +153,18 @@ func (f MessageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MessageMutation", m)
 }
 
+// The ModelProfileFunc type is an adapter to allow the use of ordinary
+// function as ModelProfile mutator.
+type ModelProfileFunc func(context.Context, *ent.ModelProfileMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ModelProfileFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ModelProfileMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ModelProfileMutation", m)
+}
+
 // The PersistedQueryFunc type is an adapter to allow the use of ordinary
 // function as PersistedQuery mutator.
 type PersistedQueryFunc func(context.Context, *ent.PersistedQueryMutation) (ent.Value, error)

@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
@@ -410,6 +411,33 @@ func (f TraverseMessage) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.MessageQuery", q)
 }
 
+// The ModelProfileFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ModelProfileFunc func(context.Context, *ent.ModelProfileQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ModelProfileFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ModelProfileQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ModelProfileQuery", q)
+}
+
+// The TraverseModelProfile type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseModelProfile func(context.Context, *ent.ModelProfileQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseModelProfile) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseModelProfile) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ModelProfileQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ModelProfileQuery", q)
+}
+
 // The PersistedQueryFunc type is an adapter to allow the use of ordinary function as a Querier.
 type PersistedQueryFunc func(context.Context, *ent.PersistedQueryQuery) (ent.Value, error)
 
@@ -626,6 +654,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.KnowledgeBaseQuery, predicate.KnowledgeBase, knowledgebase.OrderOption]{typ: ent.TypeKnowledgeBase, tq: q}, nil
 	case *ent.MessageQuery:
 		return &query[*ent.MessageQuery, predicate.Message, message.OrderOption]{typ: ent.TypeMessage, tq: q}, nil
+	case *ent.ModelProfileQuery:
+		return &query[*ent.ModelProfileQuery, predicate.ModelProfile, modelprofile.OrderOption]{typ: ent.TypeModelProfile, tq: q}, nil
 	case *ent.PersistedQueryQuery:
 		return &query[*ent.PersistedQueryQuery, predicate.PersistedQuery, persistedquery.OrderOption]{typ: ent.TypePersistedQuery, tq: q}, nil
 	case *ent.SearchEntryQuery:

@@ -48,6 +48,8 @@ var (
 		{Name: "failure_code", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "failure_message", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "model", Type: field.TypeString, Nullable: true, Size: 128},
+		{Name: "model_profile_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "model_parameters", Type: field.TypeJSON, Nullable: true},
 		{Name: "prompt_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "completion_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "total_tokens", Type: field.TypeInt, Default: 0},
@@ -73,31 +75,31 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "attempts_tenants_tenant",
-				Columns:    []*schema.Column{AttemptsColumns[28]},
+				Columns:    []*schema.Column{AttemptsColumns[30]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "attempts_attempts_retries",
-				Columns:    []*schema.Column{AttemptsColumns[29]},
+				Columns:    []*schema.Column{AttemptsColumns[31]},
 				RefColumns: []*schema.Column{AttemptsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "attempts_attempts_reasks",
-				Columns:    []*schema.Column{AttemptsColumns[30]},
+				Columns:    []*schema.Column{AttemptsColumns[32]},
 				RefColumns: []*schema.Column{AttemptsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "attempts_conversations_attempts",
-				Columns:    []*schema.Column{AttemptsColumns[31]},
+				Columns:    []*schema.Column{AttemptsColumns[33]},
 				RefColumns: []*schema.Column{ConversationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "attempts_messages_attempts",
-				Columns:    []*schema.Column{AttemptsColumns[32]},
+				Columns:    []*schema.Column{AttemptsColumns[34]},
 				RefColumns: []*schema.Column{MessagesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -106,12 +108,12 @@ var (
 			{
 				Name:    "attempt_tenant_id_owner_id",
 				Unique:  false,
-				Columns: []*schema.Column{AttemptsColumns[28], AttemptsColumns[1]},
+				Columns: []*schema.Column{AttemptsColumns[30], AttemptsColumns[1]},
 			},
 			{
 				Name:    "attempt_one_pending_per_conversation",
 				Unique:  true,
-				Columns: []*schema.Column{AttemptsColumns[31]},
+				Columns: []*schema.Column{AttemptsColumns[33]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "((status)::text = 'PENDING'::text)",
 				},
@@ -119,27 +121,27 @@ var (
 			{
 				Name:    "attempt_conversation_id_client_request_id",
 				Unique:  true,
-				Columns: []*schema.Column{AttemptsColumns[31], AttemptsColumns[4]},
+				Columns: []*schema.Column{AttemptsColumns[33], AttemptsColumns[4]},
 			},
 			{
 				Name:    "attempt_conversation_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AttemptsColumns[31], AttemptsColumns[2]},
+				Columns: []*schema.Column{AttemptsColumns[33], AttemptsColumns[2]},
 			},
 			{
 				Name:    "attempt_user_message_id",
 				Unique:  false,
-				Columns: []*schema.Column{AttemptsColumns[32]},
+				Columns: []*schema.Column{AttemptsColumns[34]},
 			},
 			{
 				Name:    "attempt_status_lease_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{AttemptsColumns[5], AttemptsColumns[27]},
+				Columns: []*schema.Column{AttemptsColumns[5], AttemptsColumns[29]},
 			},
 			{
 				Name:    "attempt_tenant_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AttemptsColumns[28], AttemptsColumns[2]},
+				Columns: []*schema.Column{AttemptsColumns[30], AttemptsColumns[2]},
 			},
 		},
 	}
@@ -270,6 +272,8 @@ var (
 		{Name: "history_strategy", Type: field.TypeString, Nullable: true},
 		{Name: "pinned_at", Type: field.TypeTime, Nullable: true},
 		{Name: "metadata", Type: field.TypeJSON, Nullable: true},
+		{Name: "model_profile_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "model_parameters", Type: field.TypeJSON, Nullable: true},
 		{Name: "temporary_expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "folder_id", Type: field.TypeUUID, Nullable: true},
@@ -283,19 +287,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "conversations_tenants_tenant",
-				Columns:    []*schema.Column{ConversationsColumns[22]},
+				Columns:    []*schema.Column{ConversationsColumns[24]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "conversations_folders_conversations",
-				Columns:    []*schema.Column{ConversationsColumns[23]},
+				Columns:    []*schema.Column{ConversationsColumns[25]},
 				RefColumns: []*schema.Column{FoldersColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "conversations_knowledge_bases_conversations",
-				Columns:    []*schema.Column{ConversationsColumns[24]},
+				Columns:    []*schema.Column{ConversationsColumns[26]},
 				RefColumns: []*schema.Column{KnowledgeBasesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -304,12 +308,12 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_status_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
+				Columns: []*schema.Column{ConversationsColumns[24], ConversationsColumns[3], ConversationsColumns[9], ConversationsColumns[2]},
 			},
 			{
 				Name:    "conversation_tenant_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[1]},
+				Columns: []*schema.Column{ConversationsColumns[24], ConversationsColumns[1]},
 			},
 			{
 				Name:    "conversation_status_deleted_at",
@@ -319,17 +323,17 @@ var (
 			{
 				Name:    "conversation_tenant_id_user_id_fork_request_id",
 				Unique:  true,
-				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[17]},
+				Columns: []*schema.Column{ConversationsColumns[24], ConversationsColumns[3], ConversationsColumns[17]},
 			},
 			{
 				Name:    "conversation_tenant_id_user_id_folder_id",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[22], ConversationsColumns[3], ConversationsColumns[23]},
+				Columns: []*schema.Column{ConversationsColumns[24], ConversationsColumns[3], ConversationsColumns[25]},
 			},
 			{
 				Name:    "conversation_temporary_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{ConversationsColumns[21]},
+				Columns: []*schema.Column{ConversationsColumns[23]},
 			},
 		},
 	}
@@ -667,6 +671,51 @@ var (
 			},
 		},
 	}
+	// ModelProfilesColumns holds the columns for the "model_profiles" table.
+	ModelProfilesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 64},
+		{Name: "endpoint", Type: field.TypeString, Size: 64},
+		{Name: "model", Type: field.TypeString, Size: 128},
+		{Name: "context_window", Type: field.TypeInt, Default: 0},
+		{Name: "temperature_min", Type: field.TypeFloat64, Default: 0},
+		{Name: "temperature_max", Type: field.TypeFloat64, Default: 2},
+		{Name: "temperature_default", Type: field.TypeFloat64, Default: 0.2},
+		{Name: "top_p_min", Type: field.TypeFloat64, Default: 0},
+		{Name: "top_p_max", Type: field.TypeFloat64, Default: 1},
+		{Name: "top_p_default", Type: field.TypeFloat64, Default: 1},
+		{Name: "max_answer_tokens_max", Type: field.TypeInt, Default: 0},
+		{Name: "max_answer_tokens_default", Type: field.TypeInt, Default: 0},
+		{Name: "price_input_per_m", Type: field.TypeInt64, Default: 0},
+		{Name: "price_output_per_m", Type: field.TypeInt64, Default: 0},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "allowed_groups", Type: field.TypeJSON, Nullable: true},
+		{Name: "is_default", Type: field.TypeBool, Default: false},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+	}
+	// ModelProfilesTable holds the schema information for the "model_profiles" table.
+	ModelProfilesTable = &schema.Table{
+		Name:       "model_profiles",
+		Columns:    ModelProfilesColumns,
+		PrimaryKey: []*schema.Column{ModelProfilesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "model_profiles_tenants_tenant",
+				Columns:    []*schema.Column{ModelProfilesColumns[20]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "modelprofile_tenant_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{ModelProfilesColumns[20], ModelProfilesColumns[3]},
+			},
+		},
+	}
 	// PersistedQueriesColumns holds the columns for the "persisted_queries" table.
 	PersistedQueriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 64},
@@ -973,6 +1022,7 @@ var (
 		FoldersTable,
 		KnowledgeBasesTable,
 		MessagesTable,
+		ModelProfilesTable,
 		PersistedQueriesTable,
 		SearchEntriesTable,
 		ShareLinksTable,
@@ -1019,6 +1069,7 @@ func init() {
 	MessagesTable.Annotation.Checks = map[string]string{
 		"message_role_check": "role IN ('USER', 'ASSISTANT', 'SYSTEM')",
 	}
+	ModelProfilesTable.ForeignKeys[0].RefTable = TenantsTable
 	SearchEntriesTable.ForeignKeys[0].RefTable = TenantsTable
 	SearchEntriesTable.ForeignKeys[1].RefTable = ConversationsTable
 	ShareLinksTable.ForeignKeys[0].RefTable = TenantsTable

@@ -42,6 +42,9 @@ type KnowledgeBase func(*sql.Selector)
 // Message is the predicate function for message builders.
 type Message func(*sql.Selector)
 
+// ModelProfile is the predicate function for modelprofile builders.
+type ModelProfile func(*sql.Selector)
+
 // PersistedQuery is the predicate function for persistedquery builders.
 type PersistedQuery func(*sql.Selector)
 

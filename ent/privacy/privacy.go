@@ -399,6 +399,30 @@ func (f MessageMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MessageMutation", m)
 }
 
+// The ModelProfileQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ModelProfileQueryRuleFunc func(context.Context, *ent.ModelProfileQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ModelProfileQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ModelProfileQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ModelProfileQuery", q)
+}
+
+// The ModelProfileMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ModelProfileMutationRuleFunc func(context.Context, *ent.ModelProfileMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ModelProfileMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ModelProfileMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ModelProfileMutation", m)
+}
+
 // The PersistedQueryQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type PersistedQueryQueryRuleFunc func(context.Context, *ent.PersistedQueryQuery) error
@@ -626,6 +650,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.MessageQuery:
 		return q.Filter(), nil
+	case *ent.ModelProfileQuery:
+		return q.Filter(), nil
 	case *ent.PersistedQueryQuery:
 		return q.Filter(), nil
 	case *ent.SearchEntryQuery:
@@ -670,6 +696,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.KnowledgeBaseMutation:
 		return m.Filter(), nil
 	case *ent.MessageMutation:
+		return m.Filter(), nil
+	case *ent.ModelProfileMutation:
 		return m.Filter(), nil
 	case *ent.PersistedQueryMutation:
 		return m.Filter(), nil

@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/schema"
 	"github.com/ragchat/ragchat/ent/searchentry"
@@ -191,37 +192,37 @@ func init() {
 	// attempt.ModelValidator is a validator for the "model" field. It is called by the builders before save.
 	attempt.ModelValidator = attemptDescModel.Validators[0].(func(string) error)
 	// attemptDescPromptTokens is the schema descriptor for prompt_tokens field.
-	attemptDescPromptTokens := attemptFields[17].Descriptor()
+	attemptDescPromptTokens := attemptFields[19].Descriptor()
 	// attempt.DefaultPromptTokens holds the default value on creation for the prompt_tokens field.
 	attempt.DefaultPromptTokens = attemptDescPromptTokens.Default.(int)
 	// attempt.PromptTokensValidator is a validator for the "prompt_tokens" field. It is called by the builders before save.
 	attempt.PromptTokensValidator = attemptDescPromptTokens.Validators[0].(func(int) error)
 	// attemptDescCompletionTokens is the schema descriptor for completion_tokens field.
-	attemptDescCompletionTokens := attemptFields[18].Descriptor()
+	attemptDescCompletionTokens := attemptFields[20].Descriptor()
 	// attempt.DefaultCompletionTokens holds the default value on creation for the completion_tokens field.
 	attempt.DefaultCompletionTokens = attemptDescCompletionTokens.Default.(int)
 	// attempt.CompletionTokensValidator is a validator for the "completion_tokens" field. It is called by the builders before save.
 	attempt.CompletionTokensValidator = attemptDescCompletionTokens.Validators[0].(func(int) error)
 	// attemptDescTotalTokens is the schema descriptor for total_tokens field.
-	attemptDescTotalTokens := attemptFields[19].Descriptor()
+	attemptDescTotalTokens := attemptFields[21].Descriptor()
 	// attempt.DefaultTotalTokens holds the default value on creation for the total_tokens field.
 	attempt.DefaultTotalTokens = attemptDescTotalTokens.Default.(int)
 	// attempt.TotalTokensValidator is a validator for the "total_tokens" field. It is called by the builders before save.
 	attempt.TotalTokensValidator = attemptDescTotalTokens.Validators[0].(func(int) error)
 	// attemptDescSummaryVersion is the schema descriptor for summary_version field.
-	attemptDescSummaryVersion := attemptFields[21].Descriptor()
+	attemptDescSummaryVersion := attemptFields[23].Descriptor()
 	// attempt.DefaultSummaryVersion holds the default value on creation for the summary_version field.
 	attempt.DefaultSummaryVersion = attemptDescSummaryVersion.Default.(int)
 	// attempt.SummaryVersionValidator is a validator for the "summary_version" field. It is called by the builders before save.
 	attempt.SummaryVersionValidator = attemptDescSummaryVersion.Validators[0].(func(int) error)
 	// attemptDescTraceID is the schema descriptor for trace_id field.
-	attemptDescTraceID := attemptFields[22].Descriptor()
+	attemptDescTraceID := attemptFields[24].Descriptor()
 	// attempt.DefaultTraceID holds the default value on creation for the trace_id field.
 	attempt.DefaultTraceID = attemptDescTraceID.Default.(string)
 	// attempt.TraceIDValidator is a validator for the "trace_id" field. It is called by the builders before save.
 	attempt.TraceIDValidator = attemptDescTraceID.Validators[0].(func(string) error)
 	// attemptDescLeaseOwner is the schema descriptor for lease_owner field.
-	attemptDescLeaseOwner := attemptFields[26].Descriptor()
+	attemptDescLeaseOwner := attemptFields[28].Descriptor()
 	// attempt.LeaseOwnerValidator is a validator for the "lease_owner" field. It is called by the builders before save.
 	attempt.LeaseOwnerValidator = attemptDescLeaseOwner.Validators[0].(func(string) error)
 	// attemptDescID is the schema descriptor for id field.
@@ -1075,6 +1076,172 @@ func init() {
 	messageDescID := messageMixinFields0[0].Descriptor()
 	// message.DefaultID holds the default value on creation for the id field.
 	message.DefaultID = messageDescID.Default.(func() uuid.UUID)
+	modelprofileMixin := schema.ModelProfile{}.Mixin()
+	modelprofile.Policy = privacy.NewPolicies(modelprofileMixin[1], schema.ModelProfile{})
+	modelprofile.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := modelprofile.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	modelprofileMixinFields0 := modelprofileMixin[0].Fields()
+	_ = modelprofileMixinFields0
+	modelprofileMixinFields1 := modelprofileMixin[1].Fields()
+	_ = modelprofileMixinFields1
+	modelprofileMixinFields2 := modelprofileMixin[2].Fields()
+	_ = modelprofileMixinFields2
+	modelprofileFields := schema.ModelProfile{}.Fields()
+	_ = modelprofileFields
+	// modelprofileDescTenantID is the schema descriptor for tenant_id field.
+	modelprofileDescTenantID := modelprofileMixinFields1[0].Descriptor()
+	// modelprofile.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	modelprofile.TenantIDValidator = func() func(string) error {
+		validators := modelprofileDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// modelprofileDescCreatedAt is the schema descriptor for created_at field.
+	modelprofileDescCreatedAt := modelprofileMixinFields2[0].Descriptor()
+	// modelprofile.DefaultCreatedAt holds the default value on creation for the created_at field.
+	modelprofile.DefaultCreatedAt = modelprofileDescCreatedAt.Default.(func() time.Time)
+	// modelprofileDescUpdatedAt is the schema descriptor for updated_at field.
+	modelprofileDescUpdatedAt := modelprofileMixinFields2[1].Descriptor()
+	// modelprofile.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	modelprofile.DefaultUpdatedAt = modelprofileDescUpdatedAt.Default.(func() time.Time)
+	// modelprofile.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	modelprofile.UpdateDefaultUpdatedAt = modelprofileDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// modelprofileDescName is the schema descriptor for name field.
+	modelprofileDescName := modelprofileFields[0].Descriptor()
+	// modelprofile.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	modelprofile.NameValidator = func() func(string) error {
+		validators := modelprofileDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// modelprofileDescEndpoint is the schema descriptor for endpoint field.
+	modelprofileDescEndpoint := modelprofileFields[1].Descriptor()
+	// modelprofile.EndpointValidator is a validator for the "endpoint" field. It is called by the builders before save.
+	modelprofile.EndpointValidator = func() func(string) error {
+		validators := modelprofileDescEndpoint.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(endpoint string) error {
+			for _, fn := range fns {
+				if err := fn(endpoint); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// modelprofileDescModel is the schema descriptor for model field.
+	modelprofileDescModel := modelprofileFields[2].Descriptor()
+	// modelprofile.ModelValidator is a validator for the "model" field. It is called by the builders before save.
+	modelprofile.ModelValidator = func() func(string) error {
+		validators := modelprofileDescModel.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(model string) error {
+			for _, fn := range fns {
+				if err := fn(model); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// modelprofileDescContextWindow is the schema descriptor for context_window field.
+	modelprofileDescContextWindow := modelprofileFields[3].Descriptor()
+	// modelprofile.DefaultContextWindow holds the default value on creation for the context_window field.
+	modelprofile.DefaultContextWindow = modelprofileDescContextWindow.Default.(int)
+	// modelprofile.ContextWindowValidator is a validator for the "context_window" field. It is called by the builders before save.
+	modelprofile.ContextWindowValidator = modelprofileDescContextWindow.Validators[0].(func(int) error)
+	// modelprofileDescTemperatureMin is the schema descriptor for temperature_min field.
+	modelprofileDescTemperatureMin := modelprofileFields[4].Descriptor()
+	// modelprofile.DefaultTemperatureMin holds the default value on creation for the temperature_min field.
+	modelprofile.DefaultTemperatureMin = modelprofileDescTemperatureMin.Default.(float64)
+	// modelprofileDescTemperatureMax is the schema descriptor for temperature_max field.
+	modelprofileDescTemperatureMax := modelprofileFields[5].Descriptor()
+	// modelprofile.DefaultTemperatureMax holds the default value on creation for the temperature_max field.
+	modelprofile.DefaultTemperatureMax = modelprofileDescTemperatureMax.Default.(float64)
+	// modelprofileDescTemperatureDefault is the schema descriptor for temperature_default field.
+	modelprofileDescTemperatureDefault := modelprofileFields[6].Descriptor()
+	// modelprofile.DefaultTemperatureDefault holds the default value on creation for the temperature_default field.
+	modelprofile.DefaultTemperatureDefault = modelprofileDescTemperatureDefault.Default.(float64)
+	// modelprofileDescTopPMin is the schema descriptor for top_p_min field.
+	modelprofileDescTopPMin := modelprofileFields[7].Descriptor()
+	// modelprofile.DefaultTopPMin holds the default value on creation for the top_p_min field.
+	modelprofile.DefaultTopPMin = modelprofileDescTopPMin.Default.(float64)
+	// modelprofileDescTopPMax is the schema descriptor for top_p_max field.
+	modelprofileDescTopPMax := modelprofileFields[8].Descriptor()
+	// modelprofile.DefaultTopPMax holds the default value on creation for the top_p_max field.
+	modelprofile.DefaultTopPMax = modelprofileDescTopPMax.Default.(float64)
+	// modelprofileDescTopPDefault is the schema descriptor for top_p_default field.
+	modelprofileDescTopPDefault := modelprofileFields[9].Descriptor()
+	// modelprofile.DefaultTopPDefault holds the default value on creation for the top_p_default field.
+	modelprofile.DefaultTopPDefault = modelprofileDescTopPDefault.Default.(float64)
+	// modelprofileDescMaxAnswerTokensMax is the schema descriptor for max_answer_tokens_max field.
+	modelprofileDescMaxAnswerTokensMax := modelprofileFields[10].Descriptor()
+	// modelprofile.DefaultMaxAnswerTokensMax holds the default value on creation for the max_answer_tokens_max field.
+	modelprofile.DefaultMaxAnswerTokensMax = modelprofileDescMaxAnswerTokensMax.Default.(int)
+	// modelprofile.MaxAnswerTokensMaxValidator is a validator for the "max_answer_tokens_max" field. It is called by the builders before save.
+	modelprofile.MaxAnswerTokensMaxValidator = modelprofileDescMaxAnswerTokensMax.Validators[0].(func(int) error)
+	// modelprofileDescMaxAnswerTokensDefault is the schema descriptor for max_answer_tokens_default field.
+	modelprofileDescMaxAnswerTokensDefault := modelprofileFields[11].Descriptor()
+	// modelprofile.DefaultMaxAnswerTokensDefault holds the default value on creation for the max_answer_tokens_default field.
+	modelprofile.DefaultMaxAnswerTokensDefault = modelprofileDescMaxAnswerTokensDefault.Default.(int)
+	// modelprofile.MaxAnswerTokensDefaultValidator is a validator for the "max_answer_tokens_default" field. It is called by the builders before save.
+	modelprofile.MaxAnswerTokensDefaultValidator = modelprofileDescMaxAnswerTokensDefault.Validators[0].(func(int) error)
+	// modelprofileDescPriceInputPerM is the schema descriptor for price_input_per_m field.
+	modelprofileDescPriceInputPerM := modelprofileFields[12].Descriptor()
+	// modelprofile.DefaultPriceInputPerM holds the default value on creation for the price_input_per_m field.
+	modelprofile.DefaultPriceInputPerM = modelprofileDescPriceInputPerM.Default.(int64)
+	// modelprofile.PriceInputPerMValidator is a validator for the "price_input_per_m" field. It is called by the builders before save.
+	modelprofile.PriceInputPerMValidator = modelprofileDescPriceInputPerM.Validators[0].(func(int64) error)
+	// modelprofileDescPriceOutputPerM is the schema descriptor for price_output_per_m field.
+	modelprofileDescPriceOutputPerM := modelprofileFields[13].Descriptor()
+	// modelprofile.DefaultPriceOutputPerM holds the default value on creation for the price_output_per_m field.
+	modelprofile.DefaultPriceOutputPerM = modelprofileDescPriceOutputPerM.Default.(int64)
+	// modelprofile.PriceOutputPerMValidator is a validator for the "price_output_per_m" field. It is called by the builders before save.
+	modelprofile.PriceOutputPerMValidator = modelprofileDescPriceOutputPerM.Validators[0].(func(int64) error)
+	// modelprofileDescEnabled is the schema descriptor for enabled field.
+	modelprofileDescEnabled := modelprofileFields[14].Descriptor()
+	// modelprofile.DefaultEnabled holds the default value on creation for the enabled field.
+	modelprofile.DefaultEnabled = modelprofileDescEnabled.Default.(bool)
+	// modelprofileDescIsDefault is the schema descriptor for is_default field.
+	modelprofileDescIsDefault := modelprofileFields[16].Descriptor()
+	// modelprofile.DefaultIsDefault holds the default value on creation for the is_default field.
+	modelprofile.DefaultIsDefault = modelprofileDescIsDefault.Default.(bool)
+	// modelprofileDescID is the schema descriptor for id field.
+	modelprofileDescID := modelprofileMixinFields0[0].Descriptor()
+	// modelprofile.DefaultID holds the default value on creation for the id field.
+	modelprofile.DefaultID = modelprofileDescID.Default.(func() uuid.UUID)
 	persistedquery.Policy = privacy.NewPolicies(schema.PersistedQuery{})
 	persistedquery.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {

@@ -50,6 +50,12 @@ func (Attempt) Fields() []ent.Field {
 		field.String("failure_code").Optional().Nillable().MaxLen(64),
 		field.Text("failure_message").Optional().Nillable(),
 		field.String("model").Optional().Nillable().MaxLen(128),
+		field.UUID("model_profile_id", uuid.UUID{}).Optional().Nillable().Immutable().
+			Comment("The model profile the attempt answered with (docs/API.md, \"Model profiles\"); null: the server's model.").
+			Annotations(entgql.Skip()),
+		field.JSON("model_parameters", domain.ModelParameters{}).Optional().Immutable().
+			Comment("The sampling parameters the attempt used, every one resolved.").
+			Annotations(entgql.Skip()),
 		field.Int("prompt_tokens").Default(0).NonNegative(),
 		field.Int("completion_tokens").Default(0).NonNegative(),
 		field.Int("total_tokens").Default(0).NonNegative(),

@@ -80,6 +80,12 @@ func (Conversation) Fields() []ent.Field {
 		field.JSON("metadata", map[string]string{}).Optional().
 			Comment("An integrator's key-value pairs: at most 16 keys of up to 64 characters, values of up to 512 (docs/API.md, \"Conversation metadata\").").
 			Annotations(entgql.Skip()),
+		field.UUID("model_profile_id", uuid.UUID{}).Optional().Nillable().
+			Comment("The conversation's model profile (docs/API.md, \"Model profiles\"); null follows the tenant default.").
+			Annotations(entgql.Skip()),
+		field.JSON("model_parameters", domain.ModelParameters{}).Optional().
+			Comment("The conversation's own sampling parameters; unset ones come from the profile.").
+			Annotations(entgql.Skip()),
 		field.Time("temporary_expires_at").Optional().Nillable().
 			Comment("For a temporary chat: when it is gone (docs/API.md, \"Temporary chats\"); null for a normal conversation.").
 			Annotations(entgql.Skip(entgql.SkipWhereInput | entgql.SkipOrderField)),

@@ -65,6 +65,10 @@ type AskInput struct {
 	// (Conversation.currentLeafId). The question becomes the current branch's
 	// leaf either way.
 	ParentMessageID *uuid.UUID `json:"parentMessageId,omitempty"`
+	// This answer's model profile, over the conversation's (docs/API.md, "Model profiles").
+	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
+	// This answer's sampling parameters, over the conversation's.
+	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
 }
 
 // What ask and retryAttempt return at once, before the answer exists. Follow
@@ -266,6 +270,12 @@ type CreateConversationInput struct {
 	// FORBIDDEN; under ENFORCED every new conversation is temporary, whatever
 	// this says.
 	Temporary *bool `json:"temporary,omitempty"`
+	// The conversation's model profile (availableModels); null follows the
+	// tenant default. A profile the viewer may not use is BAD_USER_INPUT with
+	// extensions.field "modelProfileId".
+	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
+	// The conversation's own sampling parameters, within the profile's bounds.
+	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
 }
 
 type CreateFolderInput struct {
@@ -322,6 +332,10 @@ type DeleteDocumentPayload struct {
 
 type DeleteFolderPayload struct {
 	DeletedFolderID uuid.UUID `json:"deletedFolderId"`
+}
+
+type DeleteModelProfilePayload struct {
+	DeletedModelProfileID uuid.UUID `json:"deletedModelProfileId"`
 }
 
 type DeleteTagPayload struct {
@@ -425,6 +439,30 @@ type ModelContextWindowInput struct {
 	ContextWindow int    `json:"contextWindow"`
 }
 
+// A model profile's fields as an admin sets them. On create, omitted fields
+// take their defaults (temperature 0..2, default 0.2; topP 0..1, default 1;
+// enabled; no groups: the whole tenant); on update, omitted fields are left
+// as they are.
+type ModelProfileInput struct {
+	Name                   *string  `json:"name,omitempty"`
+	Endpoint               *string  `json:"endpoint,omitempty"`
+	Model                  *string  `json:"model,omitempty"`
+	ContextWindow          *int     `json:"contextWindow,omitempty"`
+	TemperatureMin         *float64 `json:"temperatureMin,omitempty"`
+	TemperatureMax         *float64 `json:"temperatureMax,omitempty"`
+	TemperatureDefault     *float64 `json:"temperatureDefault,omitempty"`
+	TopPMin                *float64 `json:"topPMin,omitempty"`
+	TopPMax                *float64 `json:"topPMax,omitempty"`
+	TopPDefault            *float64 `json:"topPDefault,omitempty"`
+	MaxAnswerTokensMax     *int     `json:"maxAnswerTokensMax,omitempty"`
+	MaxAnswerTokensDefault *int     `json:"maxAnswerTokensDefault,omitempty"`
+	PriceInputPerM         *int64   `json:"priceInputPerM,omitempty"`
+	PriceOutputPerM        *int64   `json:"priceOutputPerM,omitempty"`
+	Enabled                *bool    `json:"enabled,omitempty"`
+	AllowedGroups          []string `json:"allowedGroups,omitempty"`
+	IsDefault              *bool    `json:"isDefault,omitempty"`
+}
+
 // What reaskAttempt returns at once, before the answer exists. Follow the
 // answer with the attemptEvents subscription.
 type ReaskAttemptPayload struct {
@@ -443,6 +481,10 @@ type RetryAttemptInput struct {
 	AttemptID uuid.UUID `json:"attemptId"`
 	// The client's idempotency key for this retry.
 	ClientRequestID string `json:"clientRequestId"`
+	// The new attempt's model profile, over the conversation's.
+	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
+	// The new attempt's sampling parameters, over the conversation's.
+	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
 }
 
 type RevokeShareLinkPayload struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/folder"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/searchentry"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
@@ -56,6 +57,9 @@ var scopes = map[string]scope{
 	// A share link is its owner's alone, admins included; readers reach
 	// a link only through its token (internal/sharing).
 	sharelink.Table: ownerOnly(sharelink.FieldOwnerID),
+	// Model profiles: admins manage all; the others use what is open
+	// to them (modelprofiles.go).
+	modelprofile.Table: usableModelProfiles,
 }
 
 // everyone lets every viewer of the tenant see every row.

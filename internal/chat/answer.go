@@ -46,6 +46,7 @@ func (e *Engine) generate(ctx context.Context, j job) {
 		<-checkpointed
 	}()
 
+	j.model = e.modelOf(ctx, j)
 	c, err := e.answer(ctx, j, p)
 	if err == nil {
 		cctx, cspan := e.startSpan(ctx, spanComplete)
@@ -117,7 +118,11 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 		sspan.SetAttributes(tracing.Deltas.Int(deltas))
 		sspan.End()
 	}()
-	st, err := e.model.ChatStream(mctx, llm.ChatRequest{
+	m := j.model
+	if m.llm == nil {
+		m.llm = e.model
+	}
+	st, err := m.llm.ChatStream(mctx, m.chatRequest(llm.ChatRequest{
 		Model: bc.Model,
 		Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: bc.Assembled.System},
@@ -128,7 +133,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 		// model without usage reports need not tokenise it again, and the
 		// attempt's promptTokens is then the manifest's total.
 		PromptTokens: bc.Assembled.Manifest.Tokens.Total,
-	})
+	}))
 	if err != nil {
 		failSpan(mspan, err)
 		return c, err

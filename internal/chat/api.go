@@ -76,6 +76,10 @@ type CreateConversationInput struct {
 	FolderID *uuid.UUID
 	// Temporary asks for a temporary chat (temporary.go).
 	Temporary bool
+	// ModelProfileID and ModelParameters are the conversation's model
+	// choice (modelchoice.go), checked like an ask's.
+	ModelProfileID  *uuid.UUID
+	ModelParameters domain.ModelParameters
 }
 
 // FeedbackInput rates one COMPLETED attempt.

@@ -117,6 +117,9 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 		return e.ask(ctx, conversationID, spot, clientMessageID, question)
 	}
 	st := raw.WithDefaults()
+	if ctx, err = e.resolveModel(ctx, conv, st); err != nil {
+		return nil, rollback(tx, err)
+	}
 	// The database limiter charges the rate inside the ask's transaction,
 	// so an ask that creates nothing costs nothing without a refund; an
 	// in-process limiter charges first and refunds (docs/ENGINE.md,
@@ -349,7 +352,7 @@ func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversa
 // newAttempt builds a PENDING attempt leased to this instance.
 func (e *Engine) newAttempt(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, msg *ent.Message, clientRequestID string, retryOf *uuid.UUID) *ent.AttemptCreate {
 	now := e.now()
-	return tx.Attempt.Create().
+	return recordModel(ctx, tx.Attempt.Create()).
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
 		SetUserMessageID(msg.ID).SetNillableRetryOfID(retryOf).
 		SetClientRequestID(clientRequestID).

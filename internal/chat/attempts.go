@@ -85,6 +85,9 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 		return nil, err
 	}
 	st := raw.WithDefaults()
+	if ctx, err = e.resolveModel(ctx, conv, st); err != nil {
+		return nil, err
+	}
 	msg, err := e.client.Message.Get(ctx, old.UserMessageID)
 	if err != nil {
 		return nil, store.DomainError(err, "message")

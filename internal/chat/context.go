@@ -30,6 +30,9 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		Conversation: j.conv, Reread: j.att != nil, Settings: j.settings,
 		Question: j.msg.Content, SequenceNo: j.msg.SequenceNo, ParentID: j.msg.ParentID,
 		ChatModel: e.chatModel(j.settings),
+		// The attempt's model profile (modelchoice.go): its model, window,
+		// answer cap and endpoint, which the rewrite is asked of too.
+		Rewriter: j.model.llm,
 		Retrieve: func(ctx context.Context, question string) ([]prompt.Evidence, error) {
 			return e.retrieve(ctx, j, question)
 		},
@@ -37,6 +40,9 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 	}
 	if j.att != nil {
 		req.AttemptID = j.att.ID
+	}
+	if j.model.llm != nil {
+		req.ChatModel, req.Settings = j.model.model, j.model.settings
 	}
 	return e.history.Build(ctx, req)
 }

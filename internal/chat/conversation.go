@@ -46,6 +46,9 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkConversationModel(ctx, in, st); err != nil {
+		return nil, err
+	}
 	now := e.now()
 	temporary, err := temporaryExpiry(st, in.Temporary, now)
 	if err != nil {
@@ -64,6 +67,10 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		SetNillableTemporaryExpiresAt(temporary)
 	if len(in.Metadata) > 0 {
 		create.SetMetadata(in.Metadata)
+	}
+	create.SetNillableModelProfileID(in.ModelProfileID)
+	if !in.ModelParameters.IsZero() {
+		create.SetModelParameters(in.ModelParameters)
 	}
 	conv, err := create.Save(ctx)
 	if err != nil {

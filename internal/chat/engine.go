@@ -24,6 +24,7 @@ import (
 	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/tracing"
@@ -98,6 +99,9 @@ type Deps struct {
 	// Tracer traces the steps of each ask (docs/ENGINE.md, "Traces");
 	// nil traces nothing (a no-op tracer).
 	Tracer trace.Tracer
+	// Models resolves model profiles (modelchoice.go); nil answers every
+	// ask with Model, as before profiles.
+	Models *modelprofile.Service
 }
 
 // WithDefaults fills the zero fields of c.
@@ -190,6 +194,8 @@ type Engine struct {
 
 	limiter askrate.Limiter // nil: asks are not metered
 
+	profiles *modelprofile.Service // nil: no model profiles
+
 	// kbModels remembers each knowledge base's embedding model
 	// (embedcheck.go), for at most maxKBModels knowledge bases.
 	kbModels *lru.Cache[uuid.UUID, string]
@@ -232,7 +238,7 @@ func New(cfg Config, deps Deps) *Engine {
 	e := &Engine{
 		cfg: cfg.WithDefaults(), db: deps.DB, client: deps.DB.Client, model: deps.Model,
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
-		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
+		obs: deps.Observer, limiter: deps.AskLimiter, profiles: deps.Models, runs: map[uuid.UUID]*run{},
 		docChanges: deps.DocumentChanges,
 		tracer:     deps.Tracer,
 	}

@@ -44,6 +44,9 @@ type job struct {
 	att      *ent.Attempt
 	settings domain.TenantSettings
 	first    bool
+	// model is what the attempt's model calls use (modelchoice.go); its
+	// zero value (no llm) means the engine's model.
+	model answerModel
 }
 
 // start generates att's answer in the background. The run keeps the

@@ -33,6 +33,8 @@ type ChatRequest struct {
 	Messages    []Message
 	MaxTokens   int
 	Temperature float32
+	// TopP is the nucleus sampling bound (0: the provider's default).
+	TopP float32
 	// PromptTokens is the caller's own count of Messages' tokens, framing
 	// included (0: unknown). A model whose provider reports no usage
 	// estimates the prompt with it instead of tokenising the prompt again.

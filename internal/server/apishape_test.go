@@ -38,6 +38,8 @@ var restrictedRoots = map[string]string{
 	"documentAcl":              "curator",
 	"auditEvents":              "admin",
 	"adminSearchConversations": "admin",
+	"modelProfiles":            "admin",
+	"modelEndpoints":           "admin",
 }
 
 // memberRootArgs gives the root query fields that take required arguments
@@ -333,6 +335,7 @@ type payloadState struct {
 	tag, folder                                string // organising conversations
 	question                                   string // the asked question's message
 	shareLink                                  string
+	modelProfile                               string
 }
 
 func str(v any, path ...string) string {
@@ -515,6 +518,19 @@ var mutationCases = []mutationCase{
 	{name: "deleteDocument", as: curator,
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(documentId: $id, reason: \"test\")", map[string]any{"id": st.document}
+		}},
+	{name: "createModelProfile", as: tenantAdmin,
+		args: func(*payloadState) (string, map[string]any) {
+			return "(input: {name: \"Payloads\", endpoint: \"offline\", model: \"m\", contextWindow: 8192, priceInputPerM: 150000, priceOutputPerM: 600000, allowedGroups: [\"ops\"]})", nil
+		},
+		keep: func(st *payloadState, d map[string]any) { st.modelProfile = str(d, "id") }},
+	{name: "updateModelProfile", as: tenantAdmin,
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id, input: {temperatureMax: 1.5, isDefault: true})", map[string]any{"id": st.modelProfile}
+		}},
+	{name: "deleteModelProfile", as: tenantAdmin,
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(id: $id)", map[string]any{"id": st.modelProfile}
 		}},
 }
 

@@ -67,6 +67,9 @@ type Options struct {
 	// Sharing runs share links; nil builds sharing.New on DB, its reads
 	// metered by the database rate limiter that every instance shares.
 	Sharing resolvers.Sharing
+	// Models manages the tenant's model profiles (modelprofile.New on DB,
+	// the engine's Deps.Models); nil offers none.
+	Models resolvers.Models
 	// Viewers, when set, ends the subscriptions opened with a token once
 	// a newer token of the same user with other roles or groups is seen
 	// on any replica (authwatch.StartViewers on the deployment's broker).
@@ -135,6 +138,7 @@ func New(o Options) (*Server, error) {
 		Organise:       o.Organise,
 		Sharing:        o.Sharing,
 		Portability:    o.Portability,
+		Models:         o.Models,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{

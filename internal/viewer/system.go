@@ -34,6 +34,10 @@ var (
 	// persisted queries (internal/persisted), which holds no tenant data;
 	// it is the only job that table's policy allows.
 	JobPersistedQueries = Job{"persistedqueries"}
+	// JobModelProfile reads, by id and tenant, the model profile an
+	// attempt or conversation already recorded, and counts a tenant's
+	// enabled profiles (internal/modelprofile). It never writes.
+	JobModelProfile = Job{"modelprofile"}
 )
 
 type systemKey struct{}

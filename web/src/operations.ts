@@ -324,3 +324,13 @@ export const ViewerEventsSubscription = graphql(`
     }
   }
 `);
+
+export const AvailableModelsQuery = graphql(`
+  query AvailableModels {
+    availableModels {
+      id
+      name
+      model
+    }
+  }
+`);

@@ -88,6 +88,9 @@ type Request struct {
 	// ChatModel is the model that answers, whose window is budgeted and
 	// which the rewrite is asked of.
 	ChatModel string
+	// Rewriter, when not nil, rewrites follow-ups instead of the
+	// assembler's Model: the endpoint of the answer's model profile.
+	Rewriter llm.Rewriter
 	// Retrieve returns the evidence the viewer may read for a question,
 	// above the evidence threshold.
 	Retrieve func(ctx context.Context, question string) ([]prompt.Evidence, error)

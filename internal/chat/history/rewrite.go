@@ -18,7 +18,11 @@ func (a *Assembler) rewrite(ctx context.Context, r Request, win window, sc *roun
 	if !llm.NeedsHistory(r.Question, req.HasHistory()) {
 		return r.Question, false
 	}
-	res, err := a.Model.Rewrite(ctx, req)
+	var rw llm.Rewriter = a.Model
+	if r.Rewriter != nil {
+		rw = r.Rewriter
+	}
+	res, err := rw.Rewrite(ctx, req)
 	if err != nil || res.StandaloneQuestion == "" {
 		if err != nil && ctx.Err() == nil {
 			a.Log.WarnContext(ctx, "rewrite failed; using the original question", "attempt", r.AttemptID, "err", err)

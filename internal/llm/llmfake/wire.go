@@ -14,6 +14,7 @@ type ChatRequest struct {
 	MaxTokens           int       `json:"max_tokens"`
 	MaxCompletionTokens int       `json:"max_completion_tokens"`
 	Temperature         float32   `json:"temperature"`
+	TopP                float32   `json:"top_p"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`

@@ -49,6 +49,7 @@ func (m *Model) chatRequest(req llm.ChatRequest) goopenai.ChatCompletionRequest 
 		Model:       m.chatModel(req.Model),
 		Messages:    toMessages(req.Messages),
 		Temperature: req.Temperature,
+		TopP:        req.TopP,
 	}
 	if m.cfg.UseMaxCompletionTokens {
 		r.MaxCompletionTokens = req.MaxTokens

@@ -29,6 +29,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/organise"
 	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
@@ -57,6 +58,10 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
 	// Model replaces the offline model (token delay 1ms by default).
 	Model llm.Model
+	// Endpoints are extra model endpoints by name, for model profiles
+	// (internal/modelprofile); "default" is Model and "offline" the
+	// offline model, always.
+	Endpoints map[string]llm.Model
 	// Log receives the server's and the engine's JSON logs (default:
 	// discarded).
 	Log io.Writer
@@ -178,6 +183,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	log := server.NewLogger(logOutput(o), "debug")
 	metrics := server.NewMetrics()
 	docChanges := docwatch.NewPublisher(br, docwatch.Options{Logger: log, Interval: o.DocumentChangeInterval})
+	models := modelprofile.New(db.Client, modelprofile.NewEndpoints(model, offline.New(offline.Options{TokenDelay: time.Millisecond}), o.Endpoints))
 	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
 		CommentChars:     cfg.Limits.MaxCommentRunes,
@@ -191,6 +197,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 
 		DocumentChanges: docChanges,
 		Tracer:          tracing.Tracer(o.TracerProvider),
+		Models:          models,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
@@ -210,6 +217,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Organise:       organise.New(db.Client, engine, organise.Options{Now: time.Now}),
 		Portability:    portability.New(db.Client, engine, portability.Options{}),
 		TracerProvider: o.TracerProvider,
+		Models:         models,
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)

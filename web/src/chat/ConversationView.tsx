@@ -38,6 +38,7 @@ import { Turn, attemptAnchor, type TurnActions } from './Turn';
 import { nodes } from '../relay';
 import { onConnectionChange } from '../apollo';
 import { appendQuestion, mergeLatest, prependOlder, turnsOf, type LoadedPath, type PathEntry, type PathTurn } from './path';
+import { ModelPicker, useModelChoice } from './ModelPicker';
 
 // Fifty messages a page (25 rounds): each brings its attempts without
 // their lists, and an answer its attempt with sources and feedback, which
@@ -72,6 +73,7 @@ export function ConversationView({ id }: { id: string }) {
   const reads = useRef(0);
   const inFlight = useRef(0);
   const [ask] = useMutation(AskMutation);
+  const [modelId, setModelId] = useModelChoice(id);
   const [edit] = useMutation(EditMessageMutation);
   const [select] = useMutation(SelectBranchMutation);
   const [retry] = useMutation(RetryMutation);
@@ -204,7 +206,7 @@ export function ConversationView({ id }: { id: string }) {
   const onAsk = async (question: string, clientMessageId: string) => {
     setAskError(null);
     try {
-      const res = await ask({ variables: { input: { conversationId: id, clientMessageId, question } } });
+      const res = await ask({ variables: { input: { conversationId: id, clientMessageId, question, modelProfileId: modelId || null } } });
       const m = res.data?.ask.userMessage;
       if (m) {
         stickToBottom.current = true;
@@ -309,6 +311,7 @@ export function ConversationView({ id }: { id: string }) {
           onRetry={() => retryRef.current?.()}
         />
       )}
+      {!readOnly && <ModelPicker value={modelId} onChange={setModelId} />}
       {!readOnly && (
         <Composer
           conversationId={id}

@@ -52,6 +52,7 @@ type Documents = {
     "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": typeof types.AttemptEventsDocument,
     "\n  subscription ConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n    }\n  }\n": typeof types.ConversationEventsDocument,
     "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": typeof types.ViewerEventsDocument,
+    "\n  query AvailableModels {\n    availableModels {\n      id\n      name\n      model\n    }\n  }\n": typeof types.AvailableModelsDocument,
     "\n  fragment OrganiseFields on Conversation {\n    id\n    version\n    pinned\n    folderId\n    temporary\n    temporaryExpiresAt\n    tags {\n      id\n      name\n      color\n    }\n  }\n": typeof types.OrganiseFieldsFragmentDoc,
     "\n  query Sidebar($first: Int!, $after: Cursor) {\n    pinned: conversations(first: 50, where: { pinned: true }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n    }\n    conversations(first: $first, after: $after, where: { pinned: false }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    folders {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": typeof types.SidebarDocument,
     "\n  query Tags {\n    tags {\n      id\n      name\n      color\n    }\n  }\n": typeof types.TagsDocument,
@@ -111,6 +112,7 @@ const documents: Documents = {
     "\n  subscription AttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        ...SourceFields\n      }\n      attempt {\n        ...AttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": types.AttemptEventsDocument,
     "\n  subscription ConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n    }\n  }\n": types.ConversationEventsDocument,
     "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": types.ViewerEventsDocument,
+    "\n  query AvailableModels {\n    availableModels {\n      id\n      name\n      model\n    }\n  }\n": types.AvailableModelsDocument,
     "\n  fragment OrganiseFields on Conversation {\n    id\n    version\n    pinned\n    folderId\n    temporary\n    temporaryExpiresAt\n    tags {\n      id\n      name\n      color\n    }\n  }\n": types.OrganiseFieldsFragmentDoc,
     "\n  query Sidebar($first: Int!, $after: Cursor) {\n    pinned: conversations(first: 50, where: { pinned: true }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n    }\n    conversations(first: $first, after: $after, where: { pinned: false }, orderBy: { field: UPDATED_AT, direction: DESC }) {\n      edges {\n        cursor\n        node {\n          ...ConversationFields\n          ...OrganiseFields\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    folders {\n      id\n      name\n      parentId\n      position\n    }\n  }\n": types.SidebarDocument,
     "\n  query Tags {\n    tags {\n      id\n      name\n      color\n    }\n  }\n": types.TagsDocument,
@@ -298,6 +300,10 @@ export function graphql(source: "\n  subscription ConversationEvents($conversati
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"): (typeof documents)["\n  subscription ViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AvailableModels {\n    availableModels {\n      id\n      name\n      model\n    }\n  }\n"): (typeof documents)["\n  query AvailableModels {\n    availableModels {\n      id\n      name\n      model\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

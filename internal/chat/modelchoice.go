@@ -1,0 +1,137 @@
+package chat
+
+import (
+	"context"
+	"maps"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/modelprofile"
+)
+
+// Model profiles (docs/API.md, "Model profiles"): every model call of an
+// answer (the rewrite and the answer itself) goes through the one
+// resolver, internal/modelprofile. An ask, edit, reask or retry resolves
+// its choice (WithModelChoice, over the conversation's, over the tenant
+// default) before it writes anything, and its attempt records the profile
+// and the resolved parameters; the run then answers with what the attempt
+// recorded (modelOf), so that a resumed or reaped attempt keeps its model.
+// Without Deps.Models the engine answers with Deps.Model as before.
+
+type modelChoiceKey struct{}
+
+// WithModelChoice returns ctx carrying the ask-level model choice (the
+// ask's, retry's or edit's modelProfileId and modelParameters) for the
+// engine's next Ask, AskParent, EditMessage, Reask or Retry.
+func WithModelChoice(ctx context.Context, l modelprofile.Level) context.Context {
+	return context.WithValue(ctx, modelChoiceKey{}, l)
+}
+
+// modelChoice returns the ask-level choice in ctx (zero: none).
+func modelChoice(ctx context.Context) modelprofile.Level {
+	l, _ := ctx.Value(modelChoiceKey{}).(modelprofile.Level)
+	return l
+}
+
+type resolvedKey struct{}
+
+// resolveModel resolves the model of a new attempt of conv for the viewer
+// in ctx and returns ctx carrying it for newAttempt. It refuses
+// (BAD_USER_INPUT naming the field) before anything is written. Without
+// profiles it returns ctx unchanged.
+func (e *Engine) resolveModel(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings) (context.Context, error) {
+	if e.profiles == nil {
+		return ctx, nil
+	}
+	r, err := e.profiles.Resolve(ctx, modelprofile.Choice{
+		Ask:                   modelChoice(ctx),
+		Conversation:          modelprofile.Level{ProfileID: conv.ModelProfileID, Params: conv.ModelParameters},
+		TenantMaxAnswerTokens: st.MaxAnswerTokens,
+	})
+	if err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, resolvedKey{}, r), nil
+}
+
+// recordModel sets on c the profile and parameters resolveModel put in ctx.
+func recordModel(ctx context.Context, c *ent.AttemptCreate) *ent.AttemptCreate {
+	r, ok := ctx.Value(resolvedKey{}).(modelprofile.Resolved)
+	if !ok {
+		return c
+	}
+	c.SetNillableModelProfileID(r.ProfileID)
+	if !r.Params.IsZero() {
+		c.SetModelParameters(r.Params)
+	}
+	return c
+}
+
+// checkConversationModel validates a new conversation's choice (as an ask
+// naming it would be refused: the same errors) before it is created.
+func (e *Engine) checkConversationModel(ctx context.Context, in CreateConversationInput, st domain.TenantSettings) error {
+	if in.ModelProfileID == nil && in.ModelParameters.IsZero() {
+		return nil
+	}
+	if e.profiles == nil {
+		return domain.Errorf(domain.CodeBadUserInput, "this server offers no model profiles").With("field", modelprofile.FieldProfile)
+	}
+	_, err := e.profiles.Resolve(ctx, modelprofile.Choice{
+		Ask:                   modelprofile.Level{ProfileID: in.ModelProfileID, Params: in.ModelParameters},
+		TenantMaxAnswerTokens: st.MaxAnswerTokens,
+	})
+	return err
+}
+
+// answerModel is what an answer's model calls use.
+type answerModel struct {
+	llm      llm.Model
+	model    string // "" → the engine's chat model
+	params   domain.ModelParameters
+	settings domain.TenantSettings // with the profile's window and answer cap
+}
+
+// modelOf returns the model j's attempt recorded, falling back to the
+// engine's model (no profile, or profiles off). The profile's window goes
+// into the settings' model windows, and the answer cap into
+// maxAnswerTokens, so that the budget split uses them.
+func (e *Engine) modelOf(ctx context.Context, j job) answerModel {
+	am := answerModel{llm: e.model, model: e.chatModel(j.settings), settings: j.settings}
+	if e.profiles == nil || j.att == nil {
+		return am
+	}
+	r, err := e.profiles.Recorded(ctx, j.conv.TenantID, j.att.ModelProfileID, j.att.ModelParameters)
+	if err != nil {
+		e.log.WarnContext(ctx, "model profile not read; answering with the server model", "attempt", j.att.ID, "err", err)
+		return am
+	}
+	am.params = r.Params
+	if r.ProfileID != nil {
+		am.llm, am.model = r.LLM, r.Model
+	}
+	st := j.settings
+	if r.Window > 0 && am.model != "" {
+		st.ModelContextWindows = maps.Clone(st.ModelContextWindows)
+		if st.ModelContextWindows == nil {
+			st.ModelContextWindows = map[string]int{}
+		}
+		st.ModelContextWindows[am.model] = r.Window
+	}
+	if n := r.Params.MaxAnswerTokens; n != nil {
+		st.MaxAnswerTokens = *n
+	}
+	am.settings = st
+	return am
+}
+
+// chatRequest applies am's parameters to req.
+func (am answerModel) chatRequest(req llm.ChatRequest) llm.ChatRequest {
+	if t := am.params.Temperature; t != nil {
+		req.Temperature = float32(*t)
+	}
+	if p := am.params.TopP; p != nil {
+		req.TopP = float32(*p)
+	}
+	return req
+}

@@ -1,0 +1,1 @@
+import{t as e}from"./web-RxK38X55.js";e();

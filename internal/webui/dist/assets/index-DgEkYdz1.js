@@ -1,1 +1,0 @@
-import{t as e}from"./web-D0XX_-OD.js";e();
