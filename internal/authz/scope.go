@@ -5,6 +5,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -56,6 +57,9 @@ var scopes = map[string]scope{
 	// A share link is its owner's alone, admins included; readers reach
 	// a link only through its token (internal/sharing).
 	sharelink.Table: ownerOnly(sharelink.FieldOwnerID),
+	// An attachment is its conversation's (owner_id copies the
+	// conversation's owner); an agent reads it only under a grant.
+	attachment.Table: underOwnConversation,
 }
 
 // everyone lets every viewer of the tenant see every row.
