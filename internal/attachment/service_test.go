@@ -1,6 +1,8 @@
 package attachment_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -61,8 +63,8 @@ func TestUploadRefusals(t *testing.T) {
 				map[string]any{"reason": "UNSUPPORTED_MEDIA_TYPE"}},
 			{"zip without word/document.xml", as(alice), w.a.ID, "x.docx", zipOf(t, "a.txt"), domain.CodeBadUserInput,
 				map[string]any{"reason": "UNSUPPORTED_MEDIA_TYPE"}},
-			{"too large", as(alice), w.a.ID, "big.txt", []byte(strings.Repeat("a", 101)), domain.CodeBadUserInput,
-				map[string]any{"field": "file", "limit": attach.LimitFileBytes, "max": int64(100)}},
+			{"too large", as(alice), w.a.ID, "big.txt", []byte(strings.Repeat("a", 1001)), domain.CodeBadUserInput,
+				map[string]any{"field": "file", "limit": attach.LimitFileBytes, "max": int64(1000)}},
 			{"empty", as(alice), w.a.ID, "e.txt", nil, domain.CodeBadUserInput, map[string]any{"field": "file"}},
 			{"bad name", as(alice), w.a.ID, "\x01", []byte("x"), domain.CodeBadUserInput, map[string]any{"field": "name"}},
 			{"someone else's conversation", as(alice), w.bobsID, "x.txt", []byte("x"), domain.CodeNotFound, nil},
@@ -83,13 +85,18 @@ func TestUploadRefusals(t *testing.T) {
 				require.Zero(t, w.rows(t), "nothing is kept")
 			})
 		}
-	}, func(s *domain.TenantSettings) { s.Attachments.MaxFileBytes = 100 })
+	}, func(s *domain.TenantSettings) { s.Attachments.MaxFileBytes = 1000 })
 }
 
 func zipOf(t *testing.T, name string) []byte {
-	b := docx(t)
-	// Rename word/document.xml's entry so the archive is a plain ZIP.
-	return []byte(strings.Replace(string(b), "word/document.xml", name+strings.Repeat("_", len("word/document.xml")-len(name)), -1))
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	f, err := zw.Create(name)
+	require.NoError(t, err)
+	_, err = f.Write([]byte("not a document"))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
 }
 
 func TestUploadCountAndTotalLimits(t *testing.T) {
