@@ -238,6 +238,7 @@ type ComplexityRoot struct {
 
 	Conversation struct {
 		AbsoluteExpiresAt      func(childComplexity int) int
+		Attachments            func(childComplexity int) int
 		Attempts               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AttemptOrder, where *ent.AttemptWhereInput) int
 		CreatedAt              func(childComplexity int) int
 		CurrentLeafID          func(childComplexity int) int
@@ -542,6 +543,7 @@ type ComplexityRoot struct {
 		UpdateShareLink                func(childComplexity int, id uuid.UUID, input model.UpdateShareLinkInput) int
 		UpdateTag                      func(childComplexity int, id uuid.UUID, input model.UpdateTagInput) int
 		UpdateTenantSettings           func(childComplexity int, input model.UpdateTenantSettingsInput, expectedVersion *int) int
+		UploadAttachment               func(childComplexity int, conversationID uuid.UUID, file graphql.Upload) int
 	}
 
 	PageInfo struct {
@@ -768,6 +770,10 @@ type ComplexityRoot struct {
 		ShareLink func(childComplexity int) int
 	}
 
+	UploadAttachmentPayload struct {
+		Attachment func(childComplexity int) int
+	}
+
 	UsageRow struct {
 		Attempts         func(childComplexity int) int
 		CompletionTokens func(childComplexity int) int
@@ -827,6 +833,7 @@ type ConversationResolver interface {
 	Pinned(ctx context.Context, obj *ent.Conversation) (bool, error)
 	Metadata(ctx context.Context, obj *ent.Conversation) ([]*model.MetadataEntry, error)
 	Temporary(ctx context.Context, obj *ent.Conversation) (bool, error)
+	Attachments(ctx context.Context, obj *ent.Conversation) ([]*ent.Attachment, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
@@ -879,6 +886,7 @@ type MutationResolver interface {
 	UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error)
 	RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error)
 	ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error)
+	UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1736,6 +1744,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.AbsoluteExpiresAt(childComplexity), true
+	case "Conversation.attachments":
+		if e.ComplexityRoot.Conversation.Attachments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.Attachments(childComplexity), true
 	case "Conversation.attempts":
 		if e.ComplexityRoot.Conversation.Attempts == nil {
 			break
@@ -3229,6 +3243,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateTenantSettings(childComplexity, args["input"].(model.UpdateTenantSettingsInput), args["expectedVersion"].(*int)), true
+	case "Mutation.uploadAttachment":
+		if e.ComplexityRoot.Mutation.UploadAttachment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadAttachment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadAttachment(childComplexity, args["conversationId"].(uuid.UUID), args["file"].(graphql.Upload)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -4288,6 +4313,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UpdateShareLinkPayload.ShareLink(childComplexity), true
+
+	case "UploadAttachmentPayload.attachment":
+		if e.ComplexityRoot.UploadAttachmentPayload.Attachment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadAttachmentPayload.Attachment(childComplexity), true
 
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
@@ -6428,6 +6460,39 @@ extend type Mutation {
   """
   reaskAttempt(attemptId: ID!, clientRequestId: String): ReaskAttemptPayload!
 }
+
+"""
+A file of a multipart request (the GraphQL multipart request spec):
+send the operation as the ` + "`" + `operations` + "`" + ` form field, the map as ` + "`" + `map` + "`" + `, and
+the file as its own part. Only uploadAttachment takes one.
+"""
+scalar Upload
+
+extend type Conversation {
+  """
+  The conversation's attachments the viewer may read, oldest first
+  (docs/API.md, "Attachments").
+  """
+  attachments: [Attachment!]!
+}
+
+"What uploadAttachment returns."
+type UploadAttachmentPayload {
+  "The stored attachment: READY, or FAILED with its failureCode."
+  attachment: Attachment!
+}
+
+extend type Mutation {
+  """
+  Owner only: uploads file into conversationId (docs/API.md,
+  "Attachments"). The tenant's limits (file size, files per conversation,
+  bytes per user) and the type sniffed from the bytes (text, Markdown, PDF,
+  DOCX) are checked before anything is stored: BAD_USER_INPUT with
+  extensions.limit, or reason UNSUPPORTED_MEDIA_TYPE. Another user's
+  conversation or an unknown id is NOT_FOUND.
+  """
+  uploadAttachment(conversationId: ID!, file: Upload!): UploadAttachmentPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6446,6 +6511,32 @@ func (ec *executionContext) childFields_AskPayload(ctx context.Context, field gr
 		return ec.fieldContext_AskPayload_deduplicated(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AskPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Attachment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Attachment_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Attachment_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Attachment_updatedAt(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_Attachment_conversationId(ctx, field)
+	case "name":
+		return ec.fieldContext_Attachment_name(ctx, field)
+	case "mediaType":
+		return ec.fieldContext_Attachment_mediaType(ctx, field)
+	case "size":
+		return ec.fieldContext_Attachment_size(ctx, field)
+	case "sha256":
+		return ec.fieldContext_Attachment_sha256(ctx, field)
+	case "status":
+		return ec.fieldContext_Attachment_status(ctx, field)
+	case "failureCode":
+		return ec.fieldContext_Attachment_failureCode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Attachment", field.Name)
 }
 
 func (ec *executionContext) childFields_Attempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6820,6 +6911,8 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_metadata(ctx, field)
 	case "temporary":
 		return ec.fieldContext_Conversation_temporary(ctx, field)
+	case "attachments":
+		return ec.fieldContext_Conversation_attachments(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -7662,6 +7755,14 @@ func (ec *executionContext) childFields_UpdateShareLinkPayload(ctx context.Conte
 		return ec.fieldContext_UpdateShareLinkPayload_shareLink(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateShareLinkPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UploadAttachmentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "attachment":
+		return ec.fieldContext_UploadAttachmentPayload_attachment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadAttachmentPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8899,6 +9000,28 @@ func (ec *executionContext) field_Mutation_updateTenantSettings_args(ctx context
 		return nil, err
 	}
 	args["expectedVersion"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uploadAttachment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (graphql.Upload, error) {
+			return ec.unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg1
 	return args, nil
 }
 
@@ -13635,6 +13758,38 @@ func (ec *executionContext) _Conversation_temporary(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Conversation_temporary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Conversation", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Conversation_attachments(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_attachments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Attachments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_attachments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ConversationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ConversationConnection) (ret graphql.Marshaler) {
@@ -18848,6 +19003,50 @@ func (ec *executionContext) fieldContext_Mutation_reaskAttempt(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadAttachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadAttachment(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["file"].(graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UploadAttachmentPayload) graphql.Marshaler {
+			return ec.marshalNUploadAttachmentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUploadAttachmentPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadAttachmentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadAttachment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23123,6 +23322,38 @@ func (ec *executionContext) fieldContext_UpdateShareLinkPayload_shareLink(_ cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ShareLink(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UploadAttachmentPayload_attachment(ctx context.Context, field graphql.CollectedField, obj *model.UploadAttachmentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadAttachmentPayload_attachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attachment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadAttachmentPayload_attachment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UploadAttachmentPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
 		},
 	}
 	return fc, nil
@@ -37798,6 +38029,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_temporary(ctx, field, obj)
 				})
+		case "attachments":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_attachments(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39695,6 +39932,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "uploadAttachment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadAttachment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -41163,6 +41407,39 @@ func (ec *executionContext) _UpdateShareLinkPayload(ctx context.Context, sel ast
 	return out
 }
 
+var uploadAttachmentPayloadImplementors = []string{"UploadAttachmentPayload"}
+
+func (ec *executionContext) _UploadAttachmentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UploadAttachmentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadAttachmentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadAttachmentPayload")
+		case "attachment":
+			out.Values[i] = ec._UploadAttachmentPayload_attachment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var usageRowImplementors = []string{"UsageRow"}
 
 func (ec *executionContext) _UsageRow(ctx context.Context, sel ast.SelectionSet, obj *model.UsageRow) graphql.Marshaler {
@@ -41734,6 +42011,30 @@ func (ec *executionContext) marshalNAskPayload2ᚖgithubᚗcomᚋragchatᚋragch
 		return graphql.Null
 	}
 	return ec._AskPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttachment2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Attachment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx context.Context, sel ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Attachment!")
+		return graphql.Null
+	}
+	return ec._Attachment(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAttachmentStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, v any) (attachment.Status, error) {
@@ -43202,6 +43503,28 @@ func (ec *executionContext) unmarshalNUpdateTagInput2githubᚗcomᚋragchatᚋra
 func (ec *executionContext) unmarshalNUpdateTenantSettingsInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUpdateTenantSettingsInput(ctx context.Context, v any) (model.UpdateTenantSettingsInput, error) {
 	res, err := ec.unmarshalInputUpdateTenantSettingsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (graphql.Upload, error) {
+	res, err := graphql.UnmarshalUpload(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v graphql.Upload) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUpload(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Upload!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNUploadAttachmentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUploadAttachmentPayload(ctx context.Context, sel ast.SelectionSet, v *model.UploadAttachmentPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UploadAttachmentPayload!")
+		return graphql.Null
+	}
+	return ec._UploadAttachmentPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {

@@ -118,6 +118,9 @@ type Deps struct {
 	// Sharing runs share links (internal/sharing); nil makes them
 	// UNAVAILABLE.
 	Sharing Sharing
+	// Attachments runs conversation attachments (internal/attachment);
+	// nil makes uploads UNAVAILABLE and lists empty.
+	Attachments Attachments
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -146,6 +149,8 @@ type Resolver struct {
 	now       func() time.Time
 	// portability exports and imports conversations (nil: UNAVAILABLE).
 	portability Portability
+	// attachments runs attachments (nil: UNAVAILABLE).
+	attachments Attachments
 }
 
 // AttemptDelivery forwards an attempt's events from src to send until src
@@ -196,5 +201,6 @@ func New(d Deps) *Resolver {
 		deliver:     d.DeliverAttempt,
 		now:         d.Now,
 		portability: d.Portability,
+		attachments: d.Attachments,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
@@ -67,6 +68,11 @@ func (r *conversationResolver) Metadata(ctx context.Context, obj *ent.Conversati
 // Temporary is the resolver for the temporary field.
 func (r *conversationResolver) Temporary(ctx context.Context, obj *ent.Conversation) (bool, error) {
 	return conversationTemporary(obj), nil
+}
+
+// Attachments is the resolver for the attachments field.
+func (r *conversationResolver) Attachments(ctx context.Context, obj *ent.Conversation) ([]*ent.Attachment, error) {
+	return r.conversationAttachments(ctx, obj)
 }
 
 // Conversation is the resolver for the conversation field.
@@ -297,6 +303,11 @@ func (r *mutationResolver) RevokeShareLink(ctx context.Context, id uuid.UUID) (*
 // ReaskAttempt is the resolver for the reaskAttempt field.
 func (r *mutationResolver) ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error) {
 	return r.reask(ctx, attemptID, clientRequestID)
+}
+
+// UploadAttachment is the resolver for the uploadAttachment field.
+func (r *mutationResolver) UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error) {
+	return r.uploadAttachment(ctx, conversationID, file)
 }
 
 // Viewer is the resolver for the viewer field.

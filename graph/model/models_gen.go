@@ -652,6 +652,12 @@ type UpdateTenantSettingsInput struct {
 	PublicShareSources     *bool   `json:"publicShareSources,omitempty"`
 }
 
+// What uploadAttachment returns.
+type UploadAttachmentPayload struct {
+	// The stored attachment: READY, or FAILED with its failureCode.
+	Attachment *ent.Attachment `json:"attachment"`
+}
+
 // The token usage of one model on one UTC day.
 type UsageRow struct {
 	// The day, as YYYY-MM-DD (UTC).

@@ -15,10 +15,11 @@ import (
 // temporary file and renames it, so a reader never sees half a blob.
 type FS struct{ root string }
 
-// NewFS returns a store under root, creating the directory.
+// NewFS returns a store under root. The directory is created by the
+// first Put, so a server that never stores a file leaves no trace.
 func NewFS(root string) (*FS, error) {
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, fmt.Errorf("blobstore: %w", err)
+	if root == "" {
+		return nil, fmt.Errorf("blobstore: empty root")
 	}
 	return &FS{root: root}, nil
 }
@@ -87,6 +88,9 @@ func (s *FS) Delete(_ context.Context, key string) error {
 func (s *FS) Keys(_ context.Context, prefix string) ([]string, error) {
 	var keys []string
 	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == s.root {
+			return fs.SkipAll
+		}
 		if err != nil {
 			return err
 		}

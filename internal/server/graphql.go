@@ -63,6 +63,11 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver) *handler.Server {
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(postTransport{})
+	// Only uploadAttachment takes an Upload; bodyLimits caps the body.
+	srv.AddTransport(transport.MultipartForm{
+		MaxUploadSize: int64(cfg.Attachments.MaxUploadBytes),
+		MaxMemory:     1 << 20,
+	})
 
 	queries := newLRUCache[*ast.QueryDocument](queryCacheSize)
 	srv.SetQueryCache(queries)

@@ -11,6 +11,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -69,6 +70,9 @@ type Options struct {
 	// a newer token of the same user with other roles or groups is seen
 	// on any replica (authwatch.StartViewers on the deployment's broker).
 	Viewers *authwatch.Viewers
+	// Attachments runs conversation attachments; nil builds
+	// attachment.New on DB with the configured blob store and scanner.
+	Attachments Attachments
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -117,6 +121,13 @@ func New(o Options) (*Server, error) {
 	if o.Sharing == nil {
 		o.Sharing = sharing.New(o.DB.Client, sharing.Options{Logger: o.Logger, Limiter: askrate.NewDBLimiter(o.DB, nil)})
 	}
+	if o.Attachments == nil {
+		a, err := defaultAttachments(o.DB, o.Config.Attachments)
+		if err != nil {
+			return nil, fmt.Errorf("server: attachments: %w", err)
+		}
+		o.Attachments = a
+	}
 	res := resolvers.New(resolvers.Deps{
 		Client:         o.DB.Client,
 		NodeType:       o.DB.NodeType,
@@ -127,6 +138,7 @@ func New(o Options) (*Server, error) {
 		Organise:       o.Organise,
 		Sharing:        o.Sharing,
 		Portability:    o.Portability,
+		Attachments:    o.Attachments,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{
@@ -136,7 +148,7 @@ func New(o Options) (*Server, error) {
 	gql := s.graphQLHandler(res)
 
 	var api http.Handler = gql
-	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, api)
+	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, o.Config.Attachments.MaxUploadBytes, api)
 	api = markGET(api)
 	api = authenticate(o.Verifier, api)
 	api = clientaddr.Middleware(api)
@@ -153,6 +165,8 @@ func New(o Options) (*Server, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
+	mux.Handle("/files", withCORS(originGuard(origins, clientaddr.Middleware(authenticate(o.Verifier,
+		filesHandler(o.Attachments, o.Config.Attachments.MaxUploadBytes))))))
 	mux.Handle("/export/conversations.jsonl", withCORS(authenticate(o.Verifier, onlyGET(bulkExport(o.Portability, o.Logger)))))
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", readyz(o.DB.SQL, &s.draining))
