@@ -26,6 +26,7 @@ func TestUploadTypes(t *testing.T) {
 		}{
 			{"text", "notes.txt", []byte("The gate code is 4711."), attach.TypeText},
 			{"markdown", "notes.md", []byte("# Gate\n\nThe code is 4711."), attach.TypeMarkdown},
+			{"pdf", "notes.pdf", onePagePDF("The gate code is 4711."), attach.TypePDF},
 			{"docx", "notes.docx", docx(t, "The gate code is 4711.", "Second paragraph."), attach.TypeDOCX},
 			{"text named like a pdf", "fake.pdf", []byte("plain words"), attach.TypeText},
 		}
