@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,9 +28,18 @@ import (
 type Attachments = resolvers.Attachments
 
 // defaultAttachments builds the attachment service on db: the blob store
-// under cfg.BlobDir, and the clamd scanner when cfg.ClamdAddr is set.
+// (the bucket at cfg.BlobURL, else the filesystem under cfg.BlobDir), and
+// the clamd scanner when cfg.ClamdAddr is set.
 func defaultAttachments(db *store.DB, cfg config.Attachments) (Attachments, error) {
-	blobs, err := blobstore.NewFS(cfg.BlobDir)
+	var (
+		blobs blobstore.Store
+		err   error
+	)
+	if cfg.BlobURL != "" {
+		blobs, err = blobstore.OpenURL(context.Background(), cfg.BlobURL)
+	} else {
+		blobs, err = blobstore.NewFS(cfg.BlobDir)
+	}
 	if err != nil {
 		return nil, err
 	}
