@@ -795,14 +795,16 @@ type ComplexityRoot struct {
 	}
 
 	ViewerEvent struct {
-		At             func(childComplexity int) int
-		Attempt        func(childComplexity int) int
-		AttemptID      func(childComplexity int) int
-		AttemptStatus  func(childComplexity int) int
-		Conversation   func(childComplexity int) int
-		ConversationID func(childComplexity int) int
-		Kind           func(childComplexity int) int
-		MessageID      func(childComplexity int) int
+		At               func(childComplexity int) int
+		AttachmentID     func(childComplexity int) int
+		AttachmentStatus func(childComplexity int) int
+		Attempt          func(childComplexity int) int
+		AttemptID        func(childComplexity int) int
+		AttemptStatus    func(childComplexity int) int
+		Conversation     func(childComplexity int) int
+		ConversationID   func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		MessageID        func(childComplexity int) int
 	}
 }
 
@@ -4413,6 +4415,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ViewerEvent.At(childComplexity), true
+	case "ViewerEvent.attachmentId":
+		if e.ComplexityRoot.ViewerEvent.AttachmentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.AttachmentID(childComplexity), true
+	case "ViewerEvent.attachmentStatus":
+		if e.ComplexityRoot.ViewerEvent.AttachmentStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.AttachmentStatus(childComplexity), true
 	case "ViewerEvent.attempt":
 		if e.ComplexityRoot.ViewerEvent.Attempt == nil {
 			break
@@ -6493,6 +6507,21 @@ extend type Mutation {
   """
   uploadAttachment(conversationId: ID!, file: Upload!): UploadAttachmentPayload!
 }
+
+extend enum ViewerEventKind {
+  """
+  An attachment of the conversation changed state (attachmentId,
+  attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
+  """
+  ATTACHMENT_UPDATED
+}
+
+extend type ViewerEvent {
+  "ATTACHMENT_UPDATED: the attachment."
+  attachmentId: ID
+  "ATTACHMENT_UPDATED: its new status."
+  attachmentStatus: AttachmentStatus
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -7823,6 +7852,10 @@ func (ec *executionContext) childFields_ViewerEvent(ctx context.Context, field g
 		return ec.fieldContext_ViewerEvent_conversation(ctx, field)
 	case "attempt":
 		return ec.fieldContext_ViewerEvent_attempt(ctx, field)
+	case "attachmentId":
+		return ec.fieldContext_ViewerEvent_attachmentId(ctx, field)
+	case "attachmentStatus":
+		return ec.fieldContext_ViewerEvent_attachmentStatus(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ViewerEvent", field.Name)
 }
@@ -23881,6 +23914,52 @@ func (ec *executionContext) fieldContext_ViewerEvent_attempt(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ViewerEvent_attachmentId(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_attachmentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_attachmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ViewerEvent_attachmentStatus(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_attachmentStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *attachment.Status) graphql.Marshaler {
+			return ec.marshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_attachmentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "AttachmentStatus")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -41621,6 +41700,16 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._ViewerEvent_attempt(ctx, field, obj)
 				})
+		case "attachmentId":
+			out.Values[i] = ec._ViewerEvent_attachmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attachmentStatus":
+			out.Values[i] = ec._ViewerEvent_attachmentStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43733,6 +43822,22 @@ func (ec *executionContext) unmarshalOAdminFeedbackWhereInput2ᚖgithubᚗcomᚋ
 	}
 	res, err := ec.unmarshalInputAdminFeedbackWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, v any) (*attachment.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(attachment.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, sel ast.SelectionSet, v *attachment.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOAttempt2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Attempt) graphql.Marshaler {

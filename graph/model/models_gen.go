@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
@@ -704,6 +705,10 @@ type ViewerEvent struct {
 	Conversation *ent.Conversation `json:"conversation,omitempty"`
 	// ATTEMPT_UPDATED: the attempt as it is now.
 	Attempt *ent.Attempt `json:"attempt,omitempty"`
+	// ATTACHMENT_UPDATED: the attachment.
+	AttachmentID *uuid.UUID `json:"attachmentId,omitempty"`
+	// ATTACHMENT_UPDATED: its new status.
+	AttachmentStatus *attachment.Status `json:"attachmentStatus,omitempty"`
 }
 
 type AttemptEventKind string
@@ -1101,6 +1106,9 @@ const (
 	// The conversation's current branch changed (on this or another device):
 	// messageId is the new current leaf.
 	ViewerEventKindBranchSelected ViewerEventKind = "BRANCH_SELECTED"
+	// An attachment of the conversation changed state (attachmentId,
+	// attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
+	ViewerEventKindAttachmentUpdated ViewerEventKind = "ATTACHMENT_UPDATED"
 )
 
 var AllViewerEventKind = []ViewerEventKind{
@@ -1111,11 +1119,12 @@ var AllViewerEventKind = []ViewerEventKind{
 	ViewerEventKindConversationRestored,
 	ViewerEventKindAttemptUpdated,
 	ViewerEventKindBranchSelected,
+	ViewerEventKindAttachmentUpdated,
 }
 
 func (e ViewerEventKind) IsValid() bool {
 	switch e {
-	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected:
+	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindAttachmentUpdated:
 		return true
 	}
 	return false

@@ -55,7 +55,11 @@ func (s *Service) Process(ctx context.Context, a *ent.Attachment) (*ent.Attachme
 // setStatus writes a's new status.
 func (s *Service) setStatus(ctx context.Context, a *ent.Attachment, st attachment.Status) (*ent.Attachment, error) {
 	a, err := s.client.Attachment.UpdateOne(a).SetStatus(st).Save(ctx)
-	return a, store.DomainError(err, kind)
+	if err != nil {
+		return nil, store.DomainError(err, kind)
+	}
+	s.notify(ctx, a)
+	return a, nil
 }
 
 // fail marks a FAILED with code and deletes its bytes.
@@ -65,5 +69,6 @@ func (s *Service) fail(ctx context.Context, a *ent.Attachment, code string) (*en
 		return nil, store.DomainError(err, kind)
 	}
 	s.deleteBlob(context.WithoutCancel(ctx), a.BlobKey)
+	s.notify(ctx, a)
 	return a, nil
 }

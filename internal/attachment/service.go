@@ -49,6 +49,9 @@ type Options struct {
 	Scanner Scanner
 	// Logger receives blob deletions that failed (nil: slog.Default()).
 	Logger *slog.Logger
+	// Notify, when set, hears every state an attachment enters (the
+	// owner's viewer feed: chat.Engine.AttachmentChanged).
+	Notify func(ctx context.Context, a *ent.Attachment)
 }
 
 // Service uploads, reads and processes attachments under the Ent privacy
@@ -114,6 +117,7 @@ func (s *Service) Upload(ctx context.Context, convID uuid.UUID, name string, dat
 		s.deleteBlob(context.WithoutCancel(ctx), key)
 		return nil, store.DomainError(err, kind)
 	}
+	s.notify(ctx, a)
 	return s.Process(ctx, a)
 }
 
@@ -165,6 +169,13 @@ func (s *Service) Content(ctx context.Context, id uuid.UUID) ([]byte, error) {
 		return nil, domain.Errorf(domain.CodeUnavailable, "the file could not be read; try again")
 	}
 	return b, nil
+}
+
+// notify reports a's new state to Options.Notify.
+func (s *Service) notify(ctx context.Context, a *ent.Attachment) {
+	if s.opts.Notify != nil {
+		s.opts.Notify(ctx, a)
+	}
 }
 
 // deleteBlob removes key from the blob store, logging a failure (an

@@ -181,6 +181,9 @@ const (
 	// ViewerBranchSelected: the conversation's current branch changed;
 	// MessageID is the new current leaf.
 	ViewerBranchSelected ViewerEventKind = "BRANCH_SELECTED"
+	// ViewerAttachmentUpdated: an attachment of the conversation changed
+	// state (AttachmentID, AttachmentStatus; attachmentevents.go).
+	ViewerAttachmentUpdated ViewerEventKind = "ATTACHMENT_UPDATED"
 )
 
 // ViewerEvent tells a user's other devices that one of their conversations
@@ -192,7 +195,11 @@ type ViewerEvent struct {
 	AttemptStatus  string
 	// MessageID is the new current leaf of a BRANCH_SELECTED event.
 	MessageID *uuid.UUID
-	At        time.Time
+	// AttachmentID and AttachmentStatus name the attachment of an
+	// ATTACHMENT_UPDATED event and its new status.
+	AttachmentID     *uuid.UUID
+	AttachmentStatus string
+	At               time.Time
 }
 
 // AdminConversationFilter narrows an admin's listing of the tenant's

@@ -132,7 +132,8 @@ func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error
 					continue
 				}
 				ve := ViewerEvent{Kind: ViewerEventKind(ev.Kind), ConversationID: p.Conversation,
-					AttemptID: p.Attempt, AttemptStatus: p.Status, MessageID: p.Message, At: p.At}
+					AttemptID: p.Attempt, AttemptStatus: p.Status, MessageID: p.Message,
+					AttachmentID: p.File, AttachmentStatus: p.FileStatus, At: p.At}
 				select {
 				case out <- ve:
 				case <-ctx.Done():

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/attachment"
 	"github.com/ragchat/ragchat/internal/attachment/clamd"
 	"github.com/ragchat/ragchat/internal/blobstore"
@@ -30,7 +31,7 @@ type Attachments = resolvers.Attachments
 // defaultAttachments builds the attachment service on db: the blob store
 // (the bucket at cfg.BlobURL, else the filesystem under cfg.BlobDir), and
 // the clamd scanner when cfg.ClamdAddr is set.
-func defaultAttachments(db *store.DB, cfg config.Attachments) (Attachments, error) {
+func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (Attachments, error) {
 	var (
 		blobs blobstore.Store
 		err   error
@@ -44,10 +45,19 @@ func defaultAttachments(db *store.DB, cfg config.Attachments) (Attachments, erro
 		return nil, err
 	}
 	var opts attachment.Options
+	if n, ok := engine.(attachmentNotifier); ok {
+		opts.Notify = n.AttachmentChanged
+	}
 	if cfg.ClamdAddr != "" {
 		opts.Scanner = clamd.New(cfg.ClamdAddr)
 	}
 	return attachment.New(db.Client, blobs, opts), nil
+}
+
+// attachmentNotifier is the part of the engine (*chat.Engine) that
+// publishes attachment states to the owner's viewer feed.
+type attachmentNotifier interface {
+	AttachmentChanged(ctx context.Context, a *ent.Attachment)
 }
 
 // isMultipart reports whether r carries a multipart/form-data body.

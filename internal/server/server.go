@@ -122,7 +122,7 @@ func New(o Options) (*Server, error) {
 		o.Sharing = sharing.New(o.DB.Client, sharing.Options{Logger: o.Logger, Limiter: askrate.NewDBLimiter(o.DB, nil)})
 	}
 	if o.Attachments == nil {
-		a, err := defaultAttachments(o.DB, o.Config.Attachments)
+		a, err := defaultAttachments(o.DB, o.Config.Attachments, o.Engine)
 		if err != nil {
 			return nil, fmt.Errorf("server: attachments: %w", err)
 		}

@@ -1,0 +1,1 @@
+import{t as e}from"./web-shosa5n-.js";e();
