@@ -2,12 +2,14 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -138,4 +140,47 @@ func TestUploadAttachment(t *testing.T) {
 	_, e1 := errorCode(t, bob, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id})
 	_, e2 := errorCode(t, bob, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": "0190a8d4-0000-7000-8000-000000000000"})
 	require.Equal(t, e2.Message, e1.Message)
+}
+
+// TestAttachmentProgressEvents: an upload's states reach the owner's
+// viewerEvents as ATTACHMENT_UPDATED, in order.
+func TestAttachmentProgressEvents(t *testing.T) {
+	h := start(t, servertest.Options{})
+	alice := h.Client(t, "alice")
+	feed := &feedSub{t: t, c: alice}
+	var err error
+	feed.sub, err = alice.SubscribeSSE(ctxT(t), `subscription { viewerEvents { kind conversationId attemptId attemptStatus at
+	  conversation { id title status } attempt { id status } attachmentId attachmentStatus } }`, nil)
+	require.NoError(t, err)
+	t.Cleanup(feed.sub.Stop)
+	feed.ready()
+
+	conv := createConversation(t, alice)
+	status, out := multipartUpload(t, h.URL, h.Token(t, "demo", "alice", []string{"member"}), conv, "n.txt", []byte("words"))
+	require.Equal(t, http.StatusOK, status)
+	id := out["data"].(map[string]any)["uploadAttachment"].(map[string]any)["attachment"].(map[string]any)["id"].(string)
+
+	var got []string
+	for len(got) < 3 {
+		ctx, cancel := context.WithTimeout(ctxT(t), 20*time.Second)
+		r, err := feed.sub.Next(ctx)
+		cancel()
+		require.NoError(t, err)
+		var ev struct {
+			ViewerEvents struct {
+				Kind, ConversationID string
+				AttachmentID         *string
+				AttachmentStatus     *string
+			}
+		}
+		require.NoError(t, r.Decode(&ev))
+		e := ev.ViewerEvents
+		if e.Kind != "ATTACHMENT_UPDATED" {
+			continue
+		}
+		require.Equal(t, conv, e.ConversationID)
+		require.Equal(t, id, *e.AttachmentID)
+		got = append(got, *e.AttachmentStatus)
+	}
+	require.Equal(t, []string{"UPLOADED", "CHUNKING", "READY"}, got)
 }
