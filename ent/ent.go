@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/ragchat/ragchat/ent/askrate"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -93,6 +94,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			askrate.Table:         askrate.ValidColumn,
+			attachment.Table:      attachment.ValidColumn,
 			attempt.Table:         attempt.ValidColumn,
 			auditevent.Table:      auditevent.ValidColumn,
 			chunk.Table:           chunk.ValidColumn,

@@ -4,6 +4,7 @@ package ent
 
 import (
 	"github.com/ragchat/ragchat/ent/askrate"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -33,7 +34,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 20)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 21)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -51,6 +52,31 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   attachment.Table,
+			Columns: attachment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: attachment.FieldID,
+			},
+		},
+		Type: "Attachment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			attachment.FieldTenantID:       {Type: field.TypeString, Column: attachment.FieldTenantID},
+			attachment.FieldOwnerID:        {Type: field.TypeString, Column: attachment.FieldOwnerID},
+			attachment.FieldCreatedAt:      {Type: field.TypeTime, Column: attachment.FieldCreatedAt},
+			attachment.FieldUpdatedAt:      {Type: field.TypeTime, Column: attachment.FieldUpdatedAt},
+			attachment.FieldConversationID: {Type: field.TypeUUID, Column: attachment.FieldConversationID},
+			attachment.FieldName:           {Type: field.TypeString, Column: attachment.FieldName},
+			attachment.FieldMediaType:      {Type: field.TypeString, Column: attachment.FieldMediaType},
+			attachment.FieldSize:           {Type: field.TypeInt64, Column: attachment.FieldSize},
+			attachment.FieldSha256:         {Type: field.TypeString, Column: attachment.FieldSha256},
+			attachment.FieldBlobKey:        {Type: field.TypeString, Column: attachment.FieldBlobKey},
+			attachment.FieldStatus:         {Type: field.TypeEnum, Column: attachment.FieldStatus},
+			attachment.FieldFailureCode:    {Type: field.TypeString, Column: attachment.FieldFailureCode},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   attempt.Table,
 			Columns: attempt.Columns,
@@ -97,7 +123,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			attempt.FieldLeaseExpiresAt:     {Type: field.TypeTime, Column: attempt.FieldLeaseExpiresAt},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   auditevent.Table,
 			Columns: auditevent.Columns,
@@ -118,7 +144,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditevent.FieldAt:         {Type: field.TypeTime, Column: auditevent.FieldAt},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chunk.Table,
 			Columns: chunk.Columns,
@@ -139,7 +165,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chunk.FieldEmbedding:       {Type: field.TypeOther, Column: chunk.FieldEmbedding},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   conversation.Table,
 			Columns: conversation.Columns,
@@ -178,7 +204,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldTemporaryExpiresAt:     {Type: field.TypeTime, Column: conversation.FieldTemporaryExpiresAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   conversationtag.Table,
 			Columns: conversationtag.Columns,
@@ -196,7 +222,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversationtag.FieldCreatedAt:      {Type: field.TypeTime, Column: conversationtag.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -219,7 +245,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldVisibility:      {Type: field.TypeEnum, Column: document.FieldVisibility},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documentgrant.Table,
 			Columns: documentgrant.Columns,
@@ -236,7 +262,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documentgrant.FieldPrincipal:     {Type: field.TypeString, Column: documentgrant.FieldPrincipal},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   feedback.Table,
 			Columns: feedback.Columns,
@@ -258,7 +284,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			feedback.FieldComment:     {Type: field.TypeString, Column: feedback.FieldComment},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   folder.Table,
 			Columns: folder.Columns,
@@ -278,7 +304,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			folder.FieldPosition:  {Type: field.TypeInt, Column: folder.FieldPosition},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   knowledgebase.Table,
 			Columns: knowledgebase.Columns,
@@ -298,7 +324,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			knowledgebase.FieldEmbeddingDimensions: {Type: field.TypeInt, Column: knowledgebase.FieldEmbeddingDimensions},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -330,7 +356,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   modelprofile.Table,
 			Columns: modelprofile.Columns,
@@ -363,7 +389,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			modelprofile.FieldIsDefault:              {Type: field.TypeBool, Column: modelprofile.FieldIsDefault},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   persistedquery.Table,
 			Columns: persistedquery.Columns,
@@ -379,7 +405,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			persistedquery.FieldLastUsedAt: {Type: field.TypeTime, Column: persistedquery.FieldLastUsedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   searchentry.Table,
 			Columns: searchentry.Columns,
@@ -400,7 +426,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			searchentry.FieldSearchTokens:   {Type: field.TypeOther, Column: searchentry.FieldSearchTokens},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   sharelink.Table,
 			Columns: sharelink.Columns,
@@ -427,7 +453,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			sharelink.FieldUpdatedAt:      {Type: field.TypeTime, Column: sharelink.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
@@ -453,7 +479,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -481,7 +507,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -500,7 +526,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -518,6 +544,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldUpdatedAt:       {Type: field.TypeTime, Column: tenant.FieldUpdatedAt},
 		},
 	}
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   attachment.TenantTable,
+			Columns: []string{attachment.TenantColumn},
+			Bidi:    false,
+		},
+		"Attachment",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"conversation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   attachment.ConversationTable,
+			Columns: []string{attachment.ConversationColumn},
+			Bidi:    false,
+		},
+		"Attachment",
+		"Conversation",
+	)
 	graph.MustAddE(
 		"tenant",
 		&sqlgraph.EdgeSpec{
@@ -1279,6 +1329,134 @@ func (f *AskRateFilter) WhereTat(p entql.Int64P) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AttachmentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AttachmentQuery builder.
+func (_q *AttachmentQuery) Filter() *AttachmentFilter {
+	return &AttachmentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AttachmentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AttachmentMutation builder.
+func (m *AttachmentMutation) Filter() *AttachmentFilter {
+	return &AttachmentFilter{config: m.config, predicateAdder: m}
+}
+
+// AttachmentFilter provides a generic filtering capability at runtime for AttachmentQuery.
+type AttachmentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AttachmentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AttachmentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(attachment.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *AttachmentFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldTenantID))
+}
+
+// WhereOwnerID applies the entql string predicate on the owner_id field.
+func (f *AttachmentFilter) WhereOwnerID(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldOwnerID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AttachmentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(attachment.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AttachmentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(attachment.FieldUpdatedAt))
+}
+
+// WhereConversationID applies the entql [16]byte predicate on the conversation_id field.
+func (f *AttachmentFilter) WhereConversationID(p entql.ValueP) {
+	f.Where(p.Field(attachment.FieldConversationID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *AttachmentFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldName))
+}
+
+// WhereMediaType applies the entql string predicate on the media_type field.
+func (f *AttachmentFilter) WhereMediaType(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldMediaType))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *AttachmentFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(attachment.FieldSize))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *AttachmentFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldSha256))
+}
+
+// WhereBlobKey applies the entql string predicate on the blob_key field.
+func (f *AttachmentFilter) WhereBlobKey(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldBlobKey))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *AttachmentFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldStatus))
+}
+
+// WhereFailureCode applies the entql string predicate on the failure_code field.
+func (f *AttachmentFilter) WhereFailureCode(p entql.StringP) {
+	f.Where(p.Field(attachment.FieldFailureCode))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *AttachmentFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *AttachmentFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConversation applies a predicate to check if query has an edge conversation.
+func (f *AttachmentFilter) WhereHasConversation() {
+	f.Where(entql.HasEdge("conversation"))
+}
+
+// WhereHasConversationWith applies a predicate to check if query has an edge conversation with a given conditions (other predicates).
+func (f *AttachmentFilter) WhereHasConversationWith(preds ...predicate.Conversation) {
+	f.Where(entql.HasEdgeWith("conversation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *AttemptQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1307,7 +1485,7 @@ type AttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1657,7 +1835,7 @@ type AuditEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AuditEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1751,7 +1929,7 @@ type ChunkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChunkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1873,7 +2051,7 @@ type ConversationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ConversationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2141,7 +2319,7 @@ type ConversationTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ConversationTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2248,7 +2426,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2394,7 +2572,7 @@ type DocumentGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2482,7 +2660,7 @@ type FeedbackFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FeedbackFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2595,7 +2773,7 @@ type FolderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FolderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2726,7 +2904,7 @@ type KnowledgeBaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KnowledgeBaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2857,7 +3035,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3048,7 +3226,7 @@ type ModelProfileFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ModelProfileFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3202,7 +3380,7 @@ type PersistedQueryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PersistedQueryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3257,7 +3435,7 @@ type SearchEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SearchEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3365,7 +3543,7 @@ type ShareLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShareLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3503,7 +3681,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3664,7 +3842,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3807,7 +3985,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3919,7 +4097,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

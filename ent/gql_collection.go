@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/conversation"
@@ -24,6 +25,132 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 )
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AttachmentQuery) CollectFields(ctx context.Context, satisfies ...string) (*AttachmentQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AttachmentQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(attachment.Columns))
+		selectedFields = []string{attachment.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[attachment.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldCreatedAt)
+				fieldSeen[attachment.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[attachment.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldUpdatedAt)
+				fieldSeen[attachment.FieldUpdatedAt] = struct{}{}
+			}
+		case "conversationId":
+			if _, ok := fieldSeen[attachment.FieldConversationID]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldConversationID)
+				fieldSeen[attachment.FieldConversationID] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[attachment.FieldName]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldName)
+				fieldSeen[attachment.FieldName] = struct{}{}
+			}
+		case "mediaType":
+			if _, ok := fieldSeen[attachment.FieldMediaType]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldMediaType)
+				fieldSeen[attachment.FieldMediaType] = struct{}{}
+			}
+		case "size":
+			if _, ok := fieldSeen[attachment.FieldSize]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldSize)
+				fieldSeen[attachment.FieldSize] = struct{}{}
+			}
+		case "sha256":
+			if _, ok := fieldSeen[attachment.FieldSha256]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldSha256)
+				fieldSeen[attachment.FieldSha256] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[attachment.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldStatus)
+				fieldSeen[attachment.FieldStatus] = struct{}{}
+			}
+		case "failureCode":
+			if _, ok := fieldSeen[attachment.FieldFailureCode]; !ok {
+				selectedFields = append(selectedFields, attachment.FieldFailureCode)
+				fieldSeen[attachment.FieldFailureCode] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type attachmentPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AttachmentPaginateOption
+}
+
+func newAttachmentPaginateArgs(rv map[string]any) *attachmentPaginateArgs {
+	args := &attachmentPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AttachmentOrder{Field: &AttachmentOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAttachmentOrder(order))
+			}
+		case *AttachmentOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAttachmentOrder(v))
+			}
+		}
+	}
+	return args
+}
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
 func (_q *AttemptQuery) CollectFields(ctx context.Context, satisfies ...string) (*AttemptQuery, error) {

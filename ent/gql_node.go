@@ -10,6 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-multierror"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/conversation"
@@ -28,6 +29,11 @@ import (
 type Noder interface {
 	IsNode()
 }
+
+var attachmentImplementors = []string{"Attachment", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Attachment) IsNode() {}
 
 var attemptImplementors = []string{"Attempt", "Node"}
 
@@ -147,6 +153,15 @@ func (c *Client) Noder(ctx context.Context, id uuid.UUID, opts ...NodeOption) (_
 
 func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, error) {
 	switch table {
+	case attachment.Table:
+		query := c.Attachment.Query().
+			Where(attachment.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, attachmentImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case attempt.Table:
 		query := c.Attempt.Query().
 			Where(attempt.ID(id))
@@ -328,6 +343,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		idmap[id] = append(idmap[id], &noders[i])
 	}
 	switch table {
+	case attachment.Table:
+		query := c.Attachment.Query().
+			Where(attachment.IDIn(ids...))
+		query, err := query.CollectFields(ctx, attachmentImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case attempt.Table:
 		query := c.Attempt.Query().
 			Where(attempt.IDIn(ids...))

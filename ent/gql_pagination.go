@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/conversation"
@@ -108,6 +109,320 @@ func paginateLimit(first, last *int) int {
 		limit = *last + 1
 	}
 	return limit
+}
+
+// AttachmentEdge is the edge representation of Attachment.
+type AttachmentEdge struct {
+	Node   *Attachment `json:"node"`
+	Cursor Cursor      `json:"cursor"`
+}
+
+// AttachmentConnection is the connection containing edges to Attachment.
+type AttachmentConnection struct {
+	Edges      []*AttachmentEdge `json:"edges"`
+	PageInfo   PageInfo          `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+func (c *AttachmentConnection) build(nodes []*Attachment, pager *attachmentPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Attachment
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Attachment {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Attachment {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*AttachmentEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &AttachmentEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// AttachmentPaginateOption enables pagination customization.
+type AttachmentPaginateOption func(*attachmentPager) error
+
+// WithAttachmentOrder configures pagination ordering.
+func WithAttachmentOrder(order *AttachmentOrder) AttachmentPaginateOption {
+	if order == nil {
+		order = DefaultAttachmentOrder
+	}
+	o := *order
+	return func(pager *attachmentPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultAttachmentOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithAttachmentFilter configures pagination filter.
+func WithAttachmentFilter(filter func(*AttachmentQuery) (*AttachmentQuery, error)) AttachmentPaginateOption {
+	return func(pager *attachmentPager) error {
+		if filter == nil {
+			return errors.New("AttachmentQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type attachmentPager struct {
+	reverse bool
+	order   *AttachmentOrder
+	filter  func(*AttachmentQuery) (*AttachmentQuery, error)
+}
+
+func newAttachmentPager(opts []AttachmentPaginateOption, reverse bool) (*attachmentPager, error) {
+	pager := &attachmentPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultAttachmentOrder
+	}
+	return pager, nil
+}
+
+func (p *attachmentPager) applyFilter(query *AttachmentQuery) (*AttachmentQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *attachmentPager) toCursor(_m *Attachment) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *attachmentPager) applyCursors(query *AttachmentQuery, after, before *Cursor) (*AttachmentQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultAttachmentOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *attachmentPager) applyOrder(query *AttachmentQuery) *AttachmentQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultAttachmentOrder.Field {
+		query = query.Order(DefaultAttachmentOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *attachmentPager) orderExpr(query *AttachmentQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultAttachmentOrder.Field {
+			b.Comma().Ident(DefaultAttachmentOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Attachment.
+func (_m *AttachmentQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...AttachmentPaginateOption,
+) (*AttachmentConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newAttachmentPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AttachmentConnection{Edges: []*AttachmentEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// AttachmentOrderFieldCreatedAt orders Attachment by created_at.
+	AttachmentOrderFieldCreatedAt = &AttachmentOrderField{
+		Value: func(_m *Attachment) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: attachment.FieldCreatedAt,
+		toTerm: attachment.ByCreatedAt,
+		toCursor: func(_m *Attachment) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// AttachmentOrderFieldUpdatedAt orders Attachment by updated_at.
+	AttachmentOrderFieldUpdatedAt = &AttachmentOrderField{
+		Value: func(_m *Attachment) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: attachment.FieldUpdatedAt,
+		toTerm: attachment.ByUpdatedAt,
+		toCursor: func(_m *Attachment) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f AttachmentOrderField) String() string {
+	var str string
+	switch f.column {
+	case AttachmentOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case AttachmentOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f AttachmentOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *AttachmentOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("AttachmentOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *AttachmentOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *AttachmentOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid AttachmentOrderField", str)
+	}
+	return nil
+}
+
+// AttachmentOrderField defines the ordering field of Attachment.
+type AttachmentOrderField struct {
+	// Value extracts the ordering value from the given Attachment.
+	Value    func(*Attachment) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) attachment.OrderOption
+	toCursor func(*Attachment) Cursor
+}
+
+// AttachmentOrder defines the ordering of Attachment.
+type AttachmentOrder struct {
+	Direction OrderDirection        `json:"direction"`
+	Field     *AttachmentOrderField `json:"field"`
+}
+
+// DefaultAttachmentOrder is the default ordering of Attachment.
+var DefaultAttachmentOrder = &AttachmentOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &AttachmentOrderField{
+		Value: func(_m *Attachment) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: attachment.FieldID,
+		toTerm: attachment.ByID,
+		toCursor: func(_m *Attachment) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Attachment into AttachmentEdge.
+func (_m *Attachment) ToEdge(order *AttachmentOrder) *AttachmentEdge {
+	if order == nil {
+		order = DefaultAttachmentOrder
+	}
+	return &AttachmentEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
 }
 
 // AttemptEdge is the edge representation of Attempt.

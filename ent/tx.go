@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// AskRate is the client for interacting with the AskRate builders.
 	AskRate *AskRateClient
+	// Attachment is the client for interacting with the Attachment builders.
+	Attachment *AttachmentClient
 	// Attempt is the client for interacting with the Attempt builders.
 	Attempt *AttemptClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -186,6 +188,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.AskRate = NewAskRateClient(tx.config)
+	tx.Attachment = NewAttachmentClient(tx.config)
 	tx.Attempt = NewAttemptClient(tx.config)
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Chunk = NewChunkClient(tx.config)

@@ -18,6 +18,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
@@ -67,6 +68,19 @@ type ComplexityRoot struct {
 		Attempt      func(childComplexity int) int
 		Deduplicated func(childComplexity int) int
 		UserMessage  func(childComplexity int) int
+	}
+
+	Attachment struct {
+		ConversationID func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		FailureCode    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		MediaType      func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Sha256         func(childComplexity int) int
+		Size           func(childComplexity int) int
+		Status         func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
 	}
 
 	Attempt struct {
@@ -226,6 +240,7 @@ type ComplexityRoot struct {
 
 	Conversation struct {
 		AbsoluteExpiresAt      func(childComplexity int) int
+		Attachments            func(childComplexity int) int
 		Attempts               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AttemptOrder, where *ent.AttemptWhereInput) int
 		CreatedAt              func(childComplexity int) int
 		CurrentLeafID          func(childComplexity int) int
@@ -566,6 +581,7 @@ type ComplexityRoot struct {
 		UpdateShareLink                func(childComplexity int, id uuid.UUID, input model.UpdateShareLinkInput) int
 		UpdateTag                      func(childComplexity int, id uuid.UUID, input model.UpdateTagInput) int
 		UpdateTenantSettings           func(childComplexity int, input model.UpdateTenantSettingsInput, expectedVersion *int) int
+		UploadAttachment               func(childComplexity int, conversationID uuid.UUID, file graphql.Upload) int
 	}
 
 	PageInfo struct {
@@ -795,6 +811,10 @@ type ComplexityRoot struct {
 		ShareLink func(childComplexity int) int
 	}
 
+	UploadAttachmentPayload struct {
+		Attachment func(childComplexity int) int
+	}
+
 	UsageRow struct {
 		Attempts         func(childComplexity int) int
 		CompletionTokens func(childComplexity int) int
@@ -817,6 +837,8 @@ type ComplexityRoot struct {
 
 	ViewerEvent struct {
 		At                  func(childComplexity int) int
+		AttachmentID        func(childComplexity int) int
+		AttachmentStatus    func(childComplexity int) int
 		Attempt             func(childComplexity int) int
 		AttemptID           func(childComplexity int) int
 		AttemptStatus       func(childComplexity int) int
@@ -858,6 +880,7 @@ type ConversationResolver interface {
 	Pinned(ctx context.Context, obj *ent.Conversation) (bool, error)
 	Metadata(ctx context.Context, obj *ent.Conversation) ([]*model.MetadataEntry, error)
 	Temporary(ctx context.Context, obj *ent.Conversation) (bool, error)
+	Attachments(ctx context.Context, obj *ent.Conversation) ([]*ent.Attachment, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
@@ -913,6 +936,7 @@ type MutationResolver interface {
 	CreateModelProfile(ctx context.Context, input model.ModelProfileInput) (*ent.ModelProfile, error)
 	UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error)
 	DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error)
+	UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1008,6 +1032,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AskPayload.UserMessage(childComplexity), true
+
+	case "Attachment.conversationId":
+		if e.ComplexityRoot.Attachment.ConversationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.ConversationID(childComplexity), true
+	case "Attachment.createdAt":
+		if e.ComplexityRoot.Attachment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.CreatedAt(childComplexity), true
+	case "Attachment.failureCode":
+		if e.ComplexityRoot.Attachment.FailureCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.FailureCode(childComplexity), true
+	case "Attachment.id":
+		if e.ComplexityRoot.Attachment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.ID(childComplexity), true
+	case "Attachment.mediaType":
+		if e.ComplexityRoot.Attachment.MediaType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.MediaType(childComplexity), true
+	case "Attachment.name":
+		if e.ComplexityRoot.Attachment.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.Name(childComplexity), true
+	case "Attachment.sha256":
+		if e.ComplexityRoot.Attachment.Sha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.Sha256(childComplexity), true
+	case "Attachment.size":
+		if e.ComplexityRoot.Attachment.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.Size(childComplexity), true
+	case "Attachment.status":
+		if e.ComplexityRoot.Attachment.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.Status(childComplexity), true
+	case "Attachment.updatedAt":
+		if e.ComplexityRoot.Attachment.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attachment.UpdatedAt(childComplexity), true
 
 	case "Attempt.answer":
 		if e.ComplexityRoot.Attempt.Answer == nil {
@@ -1724,6 +1809,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Conversation.AbsoluteExpiresAt(childComplexity), true
+	case "Conversation.attachments":
+		if e.ComplexityRoot.Conversation.Attachments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Conversation.Attachments(childComplexity), true
 	case "Conversation.attempts":
 		if e.ComplexityRoot.Conversation.Attempts == nil {
 			break
@@ -3397,6 +3488,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateTenantSettings(childComplexity, args["input"].(model.UpdateTenantSettingsInput), args["expectedVersion"].(*int)), true
+	case "Mutation.uploadAttachment":
+		if e.ComplexityRoot.Mutation.UploadAttachment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadAttachment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadAttachment(childComplexity, args["conversationId"].(uuid.UUID), args["file"].(graphql.Upload)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -4475,6 +4577,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UpdateShareLinkPayload.ShareLink(childComplexity), true
 
+	case "UploadAttachmentPayload.attachment":
+		if e.ComplexityRoot.UploadAttachmentPayload.Attachment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadAttachmentPayload.Attachment(childComplexity), true
+
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
 			break
@@ -4567,6 +4676,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ViewerEvent.At(childComplexity), true
+	case "ViewerEvent.attachmentId":
+		if e.ComplexityRoot.ViewerEvent.AttachmentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.AttachmentID(childComplexity), true
+	case "ViewerEvent.attachmentStatus":
+		if e.ComplexityRoot.ViewerEvent.AttachmentStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ViewerEvent.AttachmentStatus(childComplexity), true
 	case "ViewerEvent.attempt":
 		if e.ComplexityRoot.ViewerEvent.Attempt == nil {
 			break
@@ -6834,6 +6955,54 @@ extend type Attempt {
   "The sampling parameters the attempt used; null: the server's defaults."
   parameters: ModelParameters
 }
+
+"""
+A file of a multipart request (the GraphQL multipart request spec):
+send the operation as the ` + "`" + `operations` + "`" + ` form field, the map as ` + "`" + `map` + "`" + `, and
+the file as its own part. Only uploadAttachment takes one.
+"""
+scalar Upload
+
+extend type Conversation {
+  """
+  The conversation's attachments the viewer may read, oldest first
+  (docs/API.md, "Attachments").
+  """
+  attachments: [Attachment!]!
+}
+
+"What uploadAttachment returns."
+type UploadAttachmentPayload {
+  "The stored attachment: READY, or FAILED with its failureCode."
+  attachment: Attachment!
+}
+
+extend type Mutation {
+  """
+  Owner only: uploads file into conversationId (docs/API.md,
+  "Attachments"). The tenant's limits (file size, files per conversation,
+  bytes per user) and the type sniffed from the bytes (text, Markdown, PDF,
+  DOCX) are checked before anything is stored: BAD_USER_INPUT with
+  extensions.limit, or reason UNSUPPORTED_MEDIA_TYPE. Another user's
+  conversation or an unknown id is NOT_FOUND.
+  """
+  uploadAttachment(conversationId: ID!, file: Upload!): UploadAttachmentPayload!
+}
+
+extend enum ViewerEventKind {
+  """
+  An attachment of the conversation changed state (attachmentId,
+  attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
+  """
+  ATTACHMENT_UPDATED
+}
+
+extend type ViewerEvent {
+  "ATTACHMENT_UPDATED: the attachment."
+  attachmentId: ID
+  "ATTACHMENT_UPDATED: its new status."
+  attachmentStatus: AttachmentStatus
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6852,6 +7021,32 @@ func (ec *executionContext) childFields_AskPayload(ctx context.Context, field gr
 		return ec.fieldContext_AskPayload_deduplicated(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AskPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Attachment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Attachment_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Attachment_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Attachment_updatedAt(ctx, field)
+	case "conversationId":
+		return ec.fieldContext_Attachment_conversationId(ctx, field)
+	case "name":
+		return ec.fieldContext_Attachment_name(ctx, field)
+	case "mediaType":
+		return ec.fieldContext_Attachment_mediaType(ctx, field)
+	case "size":
+		return ec.fieldContext_Attachment_size(ctx, field)
+	case "sha256":
+		return ec.fieldContext_Attachment_sha256(ctx, field)
+	case "status":
+		return ec.fieldContext_Attachment_status(ctx, field)
+	case "failureCode":
+		return ec.fieldContext_Attachment_failureCode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Attachment", field.Name)
 }
 
 func (ec *executionContext) childFields_Attempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7230,6 +7425,8 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_metadata(ctx, field)
 	case "temporary":
 		return ec.fieldContext_Conversation_temporary(ctx, field)
+	case "attachments":
+		return ec.fieldContext_Conversation_attachments(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -8140,6 +8337,14 @@ func (ec *executionContext) childFields_UpdateShareLinkPayload(ctx context.Conte
 	return nil, fmt.Errorf("no field named %q was found under type UpdateShareLinkPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_UploadAttachmentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "attachment":
+		return ec.fieldContext_UploadAttachmentPayload_attachment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadAttachmentPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "day":
@@ -8202,6 +8407,10 @@ func (ec *executionContext) childFields_ViewerEvent(ctx context.Context, field g
 		return ec.fieldContext_ViewerEvent_changedAttemptIds(ctx, field)
 	case "changedAttemptCount":
 		return ec.fieldContext_ViewerEvent_changedAttemptCount(ctx, field)
+	case "attachmentId":
+		return ec.fieldContext_ViewerEvent_attachmentId(ctx, field)
+	case "attachmentStatus":
+		return ec.fieldContext_ViewerEvent_attachmentStatus(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ViewerEvent", field.Name)
 }
@@ -9432,6 +9641,28 @@ func (ec *executionContext) field_Mutation_updateTenantSettings_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_uploadAttachment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "conversationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["conversationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (graphql.Upload, error) {
+			return ec.unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10235,6 +10466,236 @@ func (ec *executionContext) _AskPayload_deduplicated(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_AskPayload_deduplicated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AskPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Attachment_id(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Attachment_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Attachment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Attachment_conversationId(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_conversationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConversationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Attachment_name(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "String")
+}
+
+func (ec *executionContext) _Attachment_mediaType(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_mediaType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MediaType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_mediaType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "String")
+}
+
+func (ec *executionContext) _Attachment_size(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Attachment_sha256(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_sha256(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sha256, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_sha256(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "String")
+}
+
+func (ec *executionContext) _Attachment_status(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v attachment.Status) graphql.Marshaler {
+			return ec.marshalNAttachmentStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "AttachmentStatus")
+}
+
+func (ec *executionContext) _Attachment_failureCode(ctx context.Context, field graphql.CollectedField, obj *ent.Attachment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attachment_failureCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attachment_failureCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attachment", field, false, false, "String")
 }
 
 func (ec *executionContext) _Attempt_id(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
@@ -13999,6 +14460,38 @@ func (ec *executionContext) _Conversation_temporary(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Conversation_temporary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Conversation", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Conversation_attachments(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_attachments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Attachments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_attachments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ConversationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ConversationConnection) (ret graphql.Marshaler) {
@@ -19896,6 +20389,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteModelProfile(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadAttachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadAttachment(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["file"].(graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UploadAttachmentPayload) graphql.Marshaler {
+			return ec.marshalNUploadAttachmentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUploadAttachmentPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadAttachmentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadAttachment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24263,6 +24800,38 @@ func (ec *executionContext) fieldContext_UpdateShareLinkPayload_shareLink(_ cont
 	return fc, nil
 }
 
+func (ec *executionContext) _UploadAttachmentPayload_attachment(ctx context.Context, field graphql.CollectedField, obj *model.UploadAttachmentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadAttachmentPayload_attachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attachment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadAttachmentPayload_attachment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UploadAttachmentPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24831,6 +25400,52 @@ func (ec *executionContext) _ViewerEvent_changedAttemptCount(ctx context.Context
 }
 func (ec *executionContext) fieldContext_ViewerEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ViewerEvent_attachmentId(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_attachmentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_attachmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ViewerEvent_attachmentStatus(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_attachmentStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *attachment.Status) graphql.Marshaler {
+			return ec.marshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_attachmentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "AttachmentStatus")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -37961,6 +38576,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Attempt(ctx, sel, obj)
+	case *ent.Attachment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Attachment(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -37998,6 +38618,84 @@ func (ec *executionContext) _AskPayload(ctx context.Context, sel ast.SelectionSe
 		case "deduplicated":
 			out.Values[i] = ec._AskPayload_deduplicated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attachmentImplementors = []string{"Attachment", "Node"}
+
+func (ec *executionContext) _Attachment(ctx context.Context, sel ast.SelectionSet, obj *ent.Attachment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attachmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Attachment")
+		case "id":
+			out.Values[i] = ec._Attachment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Attachment_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Attachment_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conversationId":
+			out.Values[i] = ec._Attachment_conversationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Attachment_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mediaType":
+			out.Values[i] = ec._Attachment_mediaType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "size":
+			out.Values[i] = ec._Attachment_size(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sha256":
+			out.Values[i] = ec._Attachment_sha256(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Attachment_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failureCode":
+			out.Values[i] = ec._Attachment_failureCode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -39159,6 +39857,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_temporary(ctx, field, obj)
+				})
+		case "attachments":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_attachments(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -41282,6 +41986,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "uploadAttachment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadAttachment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42768,6 +43479,39 @@ func (ec *executionContext) _UpdateShareLinkPayload(ctx context.Context, sel ast
 	return out
 }
 
+var uploadAttachmentPayloadImplementors = []string{"UploadAttachmentPayload"}
+
+func (ec *executionContext) _UploadAttachmentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UploadAttachmentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadAttachmentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadAttachmentPayload")
+		case "attachment":
+			out.Values[i] = ec._UploadAttachmentPayload_attachment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var usageRowImplementors = []string{"UsageRow"}
 
 func (ec *executionContext) _UsageRow(ctx context.Context, sel ast.SelectionSet, obj *model.UsageRow) graphql.Marshaler {
@@ -42956,6 +43700,16 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 			}
 		case "changedAttemptCount":
 			out.Values[i] = ec._ViewerEvent_changedAttemptCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attachmentId":
+			out.Values[i] = ec._ViewerEvent_attachmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attachmentStatus":
+			out.Values[i] = ec._ViewerEvent_attachmentStatus(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -43349,6 +44103,40 @@ func (ec *executionContext) marshalNAskPayload2ᚖgithubᚗcomᚋragchatᚋragch
 		return graphql.Null
 	}
 	return ec._AskPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttachment2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Attachment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx context.Context, sel ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Attachment!")
+		return graphql.Null
+	}
+	return ec._Attachment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAttachmentStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, v any) (attachment.Status, error) {
+	var res attachment.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAttachmentStatus2githubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, sel ast.SelectionSet, v attachment.Status) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNAttempt2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttempt(ctx context.Context, sel ast.SelectionSet, v *ent.Attempt) graphql.Marshaler {
@@ -44860,6 +45648,28 @@ func (ec *executionContext) unmarshalNUpdateTenantSettingsInput2githubᚗcomᚋr
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (graphql.Upload, error) {
+	res, err := graphql.UnmarshalUpload(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v graphql.Upload) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUpload(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Upload!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNUploadAttachmentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUploadAttachmentPayload(ctx context.Context, sel ast.SelectionSet, v *model.UploadAttachmentPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UploadAttachmentPayload!")
+		return graphql.Null
+	}
+	return ec._UploadAttachmentPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -45066,6 +45876,22 @@ func (ec *executionContext) unmarshalOAdminFeedbackWhereInput2ᚖgithubᚗcomᚋ
 	}
 	res, err := ec.unmarshalInputAdminFeedbackWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, v any) (*attachment.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(attachment.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, sel ast.SelectionSet, v *attachment.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOAttempt2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Attempt) graphql.Marshaler {

@@ -121,6 +121,9 @@ type Deps struct {
 	// Models manages and lists model profiles (internal/modelprofile);
 	// nil offers none (availableModels is empty, the mutations UNAVAILABLE).
 	Models Models
+	// Attachments runs conversation attachments (internal/attachment);
+	// nil makes uploads UNAVAILABLE and lists empty.
+	Attachments Attachments
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -151,6 +154,8 @@ type Resolver struct {
 	portability Portability
 	// models manages model profiles (nil: none offered).
 	models Models
+	// attachments runs attachments (nil: UNAVAILABLE).
+	attachments Attachments
 }
 
 // AttemptDelivery forwards an attempt's events from src to send until src
@@ -202,5 +207,6 @@ func New(d Deps) *Resolver {
 		now:         d.Now,
 		portability: d.Portability,
 		models:      d.Models,
+		attachments: d.Attachments,
 	}
 }

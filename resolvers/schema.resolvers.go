@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
@@ -77,6 +78,11 @@ func (r *conversationResolver) Metadata(ctx context.Context, obj *ent.Conversati
 // Temporary is the resolver for the temporary field.
 func (r *conversationResolver) Temporary(ctx context.Context, obj *ent.Conversation) (bool, error) {
 	return conversationTemporary(obj), nil
+}
+
+// Attachments is the resolver for the attachments field.
+func (r *conversationResolver) Attachments(ctx context.Context, obj *ent.Conversation) ([]*ent.Attachment, error) {
+	return r.conversationAttachments(ctx, obj)
 }
 
 // Conversation is the resolver for the conversation field.
@@ -322,6 +328,11 @@ func (r *mutationResolver) UpdateModelProfile(ctx context.Context, id uuid.UUID,
 // DeleteModelProfile is the resolver for the deleteModelProfile field.
 func (r *mutationResolver) DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error) {
 	return r.deleteModelProfile(ctx, id)
+}
+
+// UploadAttachment is the resolver for the uploadAttachment field.
+func (r *mutationResolver) UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error) {
+	return r.uploadAttachment(ctx, conversationID, file)
 }
 
 // Viewer is the resolver for the viewer field.

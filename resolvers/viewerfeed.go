@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
@@ -40,7 +41,12 @@ func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 		ConversationID: ev.ConversationID,
 		AttemptID:      ev.AttemptID,
 		MessageID:      ev.MessageID,
+		AttachmentID:   ev.AttachmentID,
 		At:             ev.At,
+	}
+	if ev.AttachmentStatus != "" {
+		s := attachment.Status(ev.AttachmentStatus)
+		m.AttachmentStatus = &s
 	}
 	if ev.AttemptStatus != "" {
 		s := attempt.Status(ev.AttemptStatus)

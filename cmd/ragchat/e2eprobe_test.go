@@ -1,10 +1,13 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"mime/multipart"
+	"net/http"
 	"sort"
 	"strings"
 	"testing"
@@ -125,6 +128,10 @@ func (s schema) literal(t typeRef, id string, seen map[string]bool) (lit string,
 		return "false", false
 	case "Time":
 		return `"2026-01-01T00:00:00Z"`, false
+	case "Upload":
+		// A file cannot travel in JSON: the call declares $file and run
+		// sends it by the multipart request spec.
+		return "$file", false
 	}
 	def := s.typ(name)
 	switch def.Kind {
@@ -176,6 +183,8 @@ func (s schema) carriesID(t typeRef, seen map[string]bool) bool {
 // probeCall is one generated operation.
 type probeCall struct {
 	kind, field, text string
+	// upload: the call takes $file (an Upload), sent as multipart.
+	upload bool
 }
 
 // calls builds, for every root field that takes an id, the operation that
@@ -204,7 +213,13 @@ func (s schema) calls(id string) []probeCall {
 			if k := s.typ(f.Type.name()).Kind; k == "OBJECT" || k == "INTERFACE" || k == "UNION" {
 				sel = " { __typename }"
 			}
-			out = append(out, probeCall{root.kind, f.Name, fmt.Sprintf("%s { %s(%s)%s }", root.kind, f.Name, strings.Join(args, ", "), sel)})
+			joined := strings.Join(args, ", ")
+			upload := strings.Contains(joined, "$file")
+			decl := ""
+			if upload {
+				decl = "($file: Upload!)"
+			}
+			out = append(out, probeCall{root.kind, f.Name, fmt.Sprintf("%s%s { %s(%s)%s }", root.kind, decl, f.Name, joined, sel), upload})
 		}
 	}
 	return out
@@ -227,6 +242,8 @@ func (c probeCall) run(t *testing.T, client *gqlclient.Client) ([]gqlclient.Erro
 		if err != nil {
 			t.Fatalf("%s: stream did not end with an error: %v (%d payloads)", c.text, err, len(rs))
 		}
+	} else if c.upload {
+		rs = []*gqlclient.Response{multipartProbe(t, client, c.text)}
 	} else {
 		r, err := client.Do(ctxT(t), c.text, nil)
 		if err != nil {
@@ -244,6 +261,29 @@ func (c probeCall) run(t *testing.T, client *gqlclient.Client) ([]gqlclient.Erro
 		}
 	}
 	return errs, data
+}
+
+// multipartProbe sends query, which declares $file, by the GraphQL
+// multipart request spec with a small text file.
+func multipartProbe(t *testing.T, client *gqlclient.Client, query string) *gqlclient.Response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	ops, _ := json.Marshal(map[string]any{"query": query, "variables": map[string]any{"file": nil}})
+	_ = mw.WriteField("operations", string(ops))
+	_ = mw.WriteField("map", `{"0":["variables.file"]}`)
+	fw, _ := mw.CreateFormFile("0", "probe.txt")
+	_, _ = fw.Write([]byte("probe"))
+	_ = mw.Close()
+	_, raw, err := client.PostRaw(ctxT(t), body.Bytes(), http.Header{"Content-Type": {mw.FormDataContentType()}})
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	var r gqlclient.Response
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s: %v (%s)", query, err, raw)
+	}
+	return &r
 }
 
 // TestCrossTenantProbe calls every id-taking root field with ids of tenant

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/askrate"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -112,6 +113,33 @@ func (f TraverseAskRate) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AskRateQuery", q)
+}
+
+// The AttachmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AttachmentFunc func(context.Context, *ent.AttachmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AttachmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AttachmentQuery", q)
+}
+
+// The TraverseAttachment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAttachment func(context.Context, *ent.AttachmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAttachment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAttachment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AttachmentQuery", q)
 }
 
 // The AttemptFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -632,6 +660,8 @@ func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
 	case *ent.AskRateQuery:
 		return &query[*ent.AskRateQuery, predicate.AskRate, askrate.OrderOption]{typ: ent.TypeAskRate, tq: q}, nil
+	case *ent.AttachmentQuery:
+		return &query[*ent.AttachmentQuery, predicate.Attachment, attachment.OrderOption]{typ: ent.TypeAttachment, tq: q}, nil
 	case *ent.AttemptQuery:
 		return &query[*ent.AttemptQuery, predicate.Attempt, attempt.OrderOption]{typ: ent.TypeAttempt, tq: q}, nil
 	case *ent.AuditEventQuery:

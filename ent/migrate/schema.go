@@ -29,6 +29,54 @@ var (
 			},
 		},
 	}
+	// AttachmentsColumns holds the columns for the "attachments" table.
+	AttachmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeString, Size: 128},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 255},
+		{Name: "media_type", Type: field.TypeString, Size: 128},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "blob_key", Type: field.TypeString, Size: 512},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"UPLOADED", "SCANNING", "CHUNKING", "READY", "FAILED"}, Default: "UPLOADED"},
+		{Name: "failure_code", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "conversation_id", Type: field.TypeUUID},
+	}
+	// AttachmentsTable holds the schema information for the "attachments" table.
+	AttachmentsTable = &schema.Table{
+		Name:       "attachments",
+		Columns:    AttachmentsColumns,
+		PrimaryKey: []*schema.Column{AttachmentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "attachments_tenants_tenant",
+				Columns:    []*schema.Column{AttachmentsColumns[11]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "attachments_conversations_conversation",
+				Columns:    []*schema.Column{AttachmentsColumns[12]},
+				RefColumns: []*schema.Column{ConversationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "attachment_tenant_id_owner_id",
+				Unique:  false,
+				Columns: []*schema.Column{AttachmentsColumns[11], AttachmentsColumns[1]},
+			},
+			{
+				Name:    "attachment_conversation_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AttachmentsColumns[12], AttachmentsColumns[2]},
+			},
+		},
+	}
 	// AttemptsColumns holds the columns for the "attempts" table.
 	AttemptsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1011,6 +1059,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		AskRatesTable,
+		AttachmentsTable,
 		AttemptsTable,
 		AuditEventsTable,
 		ChunksTable,
@@ -1034,6 +1083,12 @@ var (
 )
 
 func init() {
+	AttachmentsTable.ForeignKeys[0].RefTable = TenantsTable
+	AttachmentsTable.ForeignKeys[1].RefTable = ConversationsTable
+	AttachmentsTable.Annotation = &entsql.Annotation{}
+	AttachmentsTable.Annotation.Checks = map[string]string{
+		"attachment_status_check": "status IN ('UPLOADED', 'SCANNING', 'CHUNKING', 'READY', 'FAILED')",
+	}
 	AttemptsTable.ForeignKeys[0].RefTable = TenantsTable
 	AttemptsTable.ForeignKeys[1].RefTable = AttemptsTable
 	AttemptsTable.ForeignKeys[2].RefTable = AttemptsTable

@@ -9,6 +9,9 @@ import (
 // AskRate is the predicate function for askrate builders.
 type AskRate func(*sql.Selector)
 
+// Attachment is the predicate function for attachment builders.
+type Attachment func(*sql.Selector)
+
 // Attempt is the predicate function for attempt builders.
 type Attempt func(*sql.Selector)
 

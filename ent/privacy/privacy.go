@@ -135,6 +135,30 @@ func (f AskRateMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AskRateMutation", m)
 }
 
+// The AttachmentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AttachmentQueryRuleFunc func(context.Context, *ent.AttachmentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AttachmentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AttachmentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AttachmentQuery", q)
+}
+
+// The AttachmentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AttachmentMutationRuleFunc func(context.Context, *ent.AttachmentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AttachmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AttachmentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AttachmentMutation", m)
+}
+
 // The AttemptQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AttemptQueryRuleFunc func(context.Context, *ent.AttemptQuery) error
@@ -628,6 +652,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
 	case *ent.AskRateQuery:
 		return q.Filter(), nil
+	case *ent.AttachmentQuery:
+		return q.Filter(), nil
 	case *ent.AttemptQuery:
 		return q.Filter(), nil
 	case *ent.AuditEventQuery:
@@ -674,6 +700,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
 	case *ent.AskRateMutation:
+		return m.Filter(), nil
+	case *ent.AttachmentMutation:
 		return m.Filter(), nil
 	case *ent.AttemptMutation:
 		return m.Filter(), nil

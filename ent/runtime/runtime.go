@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/askrate"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -91,6 +92,156 @@ func init() {
 	askrateDescID := askrateMixinFields0[0].Descriptor()
 	// askrate.DefaultID holds the default value on creation for the id field.
 	askrate.DefaultID = askrateDescID.Default.(func() uuid.UUID)
+	attachmentMixin := schema.Attachment{}.Mixin()
+	attachment.Policy = privacy.NewPolicies(attachmentMixin[1], schema.Attachment{})
+	attachment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := attachment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	attachmentMixinFields0 := attachmentMixin[0].Fields()
+	_ = attachmentMixinFields0
+	attachmentMixinFields1 := attachmentMixin[1].Fields()
+	_ = attachmentMixinFields1
+	attachmentMixinFields2 := attachmentMixin[2].Fields()
+	_ = attachmentMixinFields2
+	attachmentMixinFields3 := attachmentMixin[3].Fields()
+	_ = attachmentMixinFields3
+	attachmentFields := schema.Attachment{}.Fields()
+	_ = attachmentFields
+	// attachmentDescTenantID is the schema descriptor for tenant_id field.
+	attachmentDescTenantID := attachmentMixinFields1[0].Descriptor()
+	// attachment.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	attachment.TenantIDValidator = func() func(string) error {
+		validators := attachmentDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentDescOwnerID is the schema descriptor for owner_id field.
+	attachmentDescOwnerID := attachmentMixinFields2[0].Descriptor()
+	// attachment.OwnerIDValidator is a validator for the "owner_id" field. It is called by the builders before save.
+	attachment.OwnerIDValidator = func() func(string) error {
+		validators := attachmentDescOwnerID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(owner_id string) error {
+			for _, fn := range fns {
+				if err := fn(owner_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentDescCreatedAt is the schema descriptor for created_at field.
+	attachmentDescCreatedAt := attachmentMixinFields3[0].Descriptor()
+	// attachment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	attachment.DefaultCreatedAt = attachmentDescCreatedAt.Default.(func() time.Time)
+	// attachmentDescUpdatedAt is the schema descriptor for updated_at field.
+	attachmentDescUpdatedAt := attachmentMixinFields3[1].Descriptor()
+	// attachment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	attachment.DefaultUpdatedAt = attachmentDescUpdatedAt.Default.(func() time.Time)
+	// attachment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	attachment.UpdateDefaultUpdatedAt = attachmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// attachmentDescName is the schema descriptor for name field.
+	attachmentDescName := attachmentFields[1].Descriptor()
+	// attachment.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	attachment.NameValidator = func() func(string) error {
+		validators := attachmentDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentDescMediaType is the schema descriptor for media_type field.
+	attachmentDescMediaType := attachmentFields[2].Descriptor()
+	// attachment.MediaTypeValidator is a validator for the "media_type" field. It is called by the builders before save.
+	attachment.MediaTypeValidator = func() func(string) error {
+		validators := attachmentDescMediaType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(media_type string) error {
+			for _, fn := range fns {
+				if err := fn(media_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentDescSize is the schema descriptor for size field.
+	attachmentDescSize := attachmentFields[3].Descriptor()
+	// attachment.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	attachment.SizeValidator = attachmentDescSize.Validators[0].(func(int64) error)
+	// attachmentDescSha256 is the schema descriptor for sha256 field.
+	attachmentDescSha256 := attachmentFields[4].Descriptor()
+	// attachment.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	attachment.Sha256Validator = func() func(string) error {
+		validators := attachmentDescSha256.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(sha256 string) error {
+			for _, fn := range fns {
+				if err := fn(sha256); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentDescBlobKey is the schema descriptor for blob_key field.
+	attachmentDescBlobKey := attachmentFields[5].Descriptor()
+	// attachment.BlobKeyValidator is a validator for the "blob_key" field. It is called by the builders before save.
+	attachment.BlobKeyValidator = func() func(string) error {
+		validators := attachmentDescBlobKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(blob_key string) error {
+			for _, fn := range fns {
+				if err := fn(blob_key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentDescFailureCode is the schema descriptor for failure_code field.
+	attachmentDescFailureCode := attachmentFields[7].Descriptor()
+	// attachment.FailureCodeValidator is a validator for the "failure_code" field. It is called by the builders before save.
+	attachment.FailureCodeValidator = attachmentDescFailureCode.Validators[0].(func(string) error)
+	// attachmentDescID is the schema descriptor for id field.
+	attachmentDescID := attachmentMixinFields0[0].Descriptor()
+	// attachment.DefaultID holds the default value on creation for the id field.
+	attachment.DefaultID = attachmentDescID.Default.(func() uuid.UUID)
 	attemptMixin := schema.Attempt{}.Mixin()
 	attempt.Policy = privacy.NewPolicies(attemptMixin[1], schema.Attempt{})
 	attempt.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
@@ -699,6 +700,12 @@ type UpdateTenantSettingsInput struct {
 	PublicShareSources     *bool   `json:"publicShareSources,omitempty"`
 }
 
+// What uploadAttachment returns.
+type UploadAttachmentPayload struct {
+	// The stored attachment: READY, or FAILED with its failureCode.
+	Attachment *ent.Attachment `json:"attachment"`
+}
+
 // The token usage of one model on one UTC day.
 type UsageRow struct {
 	// The day, as YYYY-MM-DD (UTC).
@@ -750,6 +757,10 @@ type ViewerEvent struct {
 	ChangedAttemptIds []uuid.UUID `json:"changedAttemptIds,omitempty"`
 	// SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds.
 	ChangedAttemptCount *int `json:"changedAttemptCount,omitempty"`
+	// ATTACHMENT_UPDATED: the attachment.
+	AttachmentID *uuid.UUID `json:"attachmentId,omitempty"`
+	// ATTACHMENT_UPDATED: its new status.
+	AttachmentStatus *attachment.Status `json:"attachmentStatus,omitempty"`
 }
 
 type AttemptEventKind string
@@ -1159,6 +1170,9 @@ const (
 	// changedAttemptIds (at most 50) and changedAttemptCount. At most one per
 	// conversation per document-change broadcast (one per tenant per second).
 	ViewerEventKindSourcesChanged ViewerEventKind = "SOURCES_CHANGED"
+	// An attachment of the conversation changed state (attachmentId,
+	// attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
+	ViewerEventKindAttachmentUpdated ViewerEventKind = "ATTACHMENT_UPDATED"
 )
 
 var AllViewerEventKind = []ViewerEventKind{
@@ -1170,11 +1184,12 @@ var AllViewerEventKind = []ViewerEventKind{
 	ViewerEventKindAttemptUpdated,
 	ViewerEventKindBranchSelected,
 	ViewerEventKindSourcesChanged,
+	ViewerEventKindAttachmentUpdated,
 }
 
 func (e ViewerEventKind) IsValid() bool {
 	switch e {
-	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindSourcesChanged:
+	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindSourcesChanged, ViewerEventKindAttachmentUpdated:
 		return true
 	}
 	return false

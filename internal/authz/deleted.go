@@ -6,6 +6,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/conversationtag"
@@ -87,6 +88,7 @@ var liveness = map[string]func(g gone) func(*sql.Selector){
 	conversationtag.Table: conversationNotGone(conversationtag.FieldConversationID),
 	searchentry.Table:     conversationNotGone(searchentry.FieldConversationID),
 	sharelink.Table:       conversationNotGone(sharelink.FieldConversationID),
+	attachment.Table:      conversationNotGone(attachment.FieldConversationID),
 }
 
 // notDeleted returns table's liveness predicate for ctx (nil when ctx

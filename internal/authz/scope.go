@@ -5,6 +5,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -60,6 +61,9 @@ var scopes = map[string]scope{
 	// Model profiles: admins manage all; the others use what is open
 	// to them (modelprofiles.go).
 	modelprofile.Table: usableModelProfiles,
+	// An attachment is its conversation's (owner_id copies the
+	// conversation's owner); an agent reads it only under a grant.
+	attachment.Table: underOwnConversation,
 }
 
 // everyone lets every viewer of the tenant see every row.

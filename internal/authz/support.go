@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
@@ -40,6 +41,9 @@ var supportReach = map[string]func(v *viewer.Viewer, now time.Time) func(*sql.Se
 		return grantedConversation(v, now, attempt.FieldConversationID)
 	},
 	source.Table: grantedAttempt,
+	attachment.Table: func(v *viewer.Viewer, now time.Time) func(*sql.Selector) {
+		return grantedConversation(v, now, attachment.FieldConversationID)
+	},
 }
 
 // activeGrant returns the conditions on the grant alias g that make it

@@ -196,6 +196,9 @@ const (
 	// ViewerSourcesChanged: documents cited by attempts of the
 	// conversation changed (ChangedAttemptIDs, ChangedAttempts).
 	ViewerSourcesChanged ViewerEventKind = "SOURCES_CHANGED"
+	// ViewerAttachmentUpdated: an attachment of the conversation changed
+	// state (AttachmentID, AttachmentStatus; attachmentevents.go).
+	ViewerAttachmentUpdated ViewerEventKind = "ATTACHMENT_UPDATED"
 )
 
 // ViewerEvent tells a user's other devices that one of their conversations
@@ -207,12 +210,16 @@ type ViewerEvent struct {
 	AttemptStatus  string
 	// MessageID is the new current leaf of a BRANCH_SELECTED event.
 	MessageID *uuid.UUID
-	At        time.Time
 	// ChangedAttemptIDs are, for SOURCES_CHANGED, attempts that cite a
 	// changed document (at most MaxChangedAttemptIDs); ChangedAttempts
 	// counts them all.
 	ChangedAttemptIDs []uuid.UUID
 	ChangedAttempts   int
+	// AttachmentID and AttachmentStatus name the attachment of an
+	// ATTACHMENT_UPDATED event and its new status.
+	AttachmentID     *uuid.UUID
+	AttachmentStatus string
+	At               time.Time
 }
 
 // AdminConversationFilter narrows an admin's listing of the tenant's

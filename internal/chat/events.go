@@ -86,7 +86,10 @@ type viewerPayload struct {
 	Status       string     `json:"s,omitempty"`
 	// Message is the new current leaf of a BRANCH_SELECTED event.
 	Message *uuid.UUID `json:"m,omitempty"`
-	At      time.Time  `json:"at"`
+	// File and FileStatus: the attachment of an ATTACHMENT_UPDATED event.
+	File       *uuid.UUID `json:"f,omitempty"`
+	FileStatus string     `json:"fs,omitempty"`
+	At         time.Time  `json:"at"`
 }
 
 // publishAttempt sends one attempt event. A broker failure never fails the
@@ -119,7 +122,8 @@ func (e *Engine) publishConversation(ctx context.Context, id uuid.UUID, ev Conve
 // ownerID), whoever made the change: the owner, an admin, or the engine.
 func (e *Engine) publishViewer(ctx context.Context, tenantID, ownerID string, ev ViewerEvent) {
 	data, err := json.Marshal(viewerPayload{Tenant: tenantID, User: ownerID, Conversation: ev.ConversationID,
-		Attempt: ev.AttemptID, Status: ev.AttemptStatus, Message: ev.MessageID, At: e.now()})
+		Attempt: ev.AttemptID, Status: ev.AttemptStatus, Message: ev.MessageID,
+		File: ev.AttachmentID, FileStatus: ev.AttachmentStatus, At: e.now()})
 	if err != nil {
 		return
 	}

@@ -192,7 +192,8 @@ func (e *Engine) forwardViewer(ctx context.Context, v *viewer.Viewer, sub *broke
 				continue
 			}
 			if !send(ViewerEvent{Kind: ViewerEventKind(ev.Kind), ConversationID: p.Conversation,
-				AttemptID: p.Attempt, AttemptStatus: p.Status, MessageID: p.Message, At: p.At}) {
+				AttemptID: p.Attempt, AttemptStatus: p.Status, MessageID: p.Message,
+				AttachmentID: p.File, AttachmentStatus: p.FileStatus, At: p.At}) {
 				return true
 			}
 		case ev, ok := <-docs.C():

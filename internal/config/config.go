@@ -50,6 +50,8 @@ type Config struct {
 	HTTP     HTTP
 	Limits   Limits
 	Log      Log
+	// Attachments configures conversation attachments (attachments.go).
+	Attachments Attachments
 }
 
 // The brokers RAGCHAT_BROKER selects.
@@ -227,6 +229,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 	c.InstanceID = e.str("RAGCHAT_INSTANCE_ID", "")
 	c.LoadDemo = e.boolean("RAGCHAT_LOAD_DEMO", true)
 	c.DebugAddr = e.str("RAGCHAT_DEBUG_ADDR", "")
+	c.Attachments = loadAttachments(e, c.DataDir)
 
 	c.Database = Database{
 		URL:             e.str("DATABASE_URL", ""),

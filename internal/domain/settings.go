@@ -246,6 +246,9 @@ type TenantSettings struct {
 	// default (docs/API.md, "Share links").
 	PublicShareLinks   bool `json:"publicShareLinks"`
 	PublicShareSources bool `json:"publicShareSources"`
+
+	// Attachments bounds conversation attachments (attachlimits.go).
+	Attachments AttachmentLimits `json:"attachments"`
 }
 
 // legacySettings are the fields of settings stored before the four history

@@ -325,6 +325,9 @@ type mutationCase struct {
 	args func(st *payloadState) (string, map[string]any)
 	// keep records ids of the result for later cases.
 	keep func(st *payloadState, data map[string]any)
+	// upload, for a mutation that takes an Upload as $file, is the file
+	// to send by the multipart request spec (as alice).
+	upload func(st *payloadState) (name string, data []byte)
 }
 
 // payloadState carries ids between the cases.
@@ -336,6 +339,7 @@ type payloadState struct {
 	question                                   string // the asked question's message
 	shareLink                                  string
 	modelProfile                               string
+	h                                          *servertest.Harness
 }
 
 func str(v any, path ...string) string {
@@ -441,6 +445,11 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(messageId: $id, clientRequestId: \"payload-fork\")", map[string]any{"id": st.question}
 		}},
+	{name: "uploadAttachment",
+		args: func(st *payloadState) (string, map[string]any) {
+			return "(conversationId: $id, file: $file)", map[string]any{"id": st.conversation}
+		},
+		upload: func(*payloadState) (string, []byte) { return "payload.txt", []byte("payload text") }},
 	{name: "createShareLink",
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(input: {conversationId: \"" + st.conversation + "\", upToMessageId: $id, audience: USERS, users: [\"bob\"], expiresAt: \"2099-01-01T00:00:00Z\"})", map[string]any{"id": st.question}
@@ -551,7 +560,7 @@ func TestMutationPayloadsSelectEveryField(t *testing.T) {
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			h := servertest.Start(t, b, servertest.Options{Config: roomyLimits})
-			st := &payloadState{alice: h.Client(t, "alice"), curator: h.Client(t, "carol", "agent"), support: h.Client(t, "sam", "support"), admin: h.Client(t, "root", "admin")}
+			st := &payloadState{h: h, alice: h.Client(t, "alice"), curator: h.Client(t, "carol", "agent"), support: h.Client(t, "sam", "support"), admin: h.Client(t, "root", "admin")}
 			s := introspect(t, st.alice)
 
 			known := map[string]bool{}
@@ -577,6 +586,15 @@ func TestMutationPayloadsSelectEveryField(t *testing.T) {
 				sel := ""
 				if k := f.Type.named().Kind; k == "OBJECT" || k == "INTERFACE" || k == "UNION" {
 					sel = " " + s.selectAll(f.Type.named().Name)
+				}
+				if c.upload != nil {
+					name, file := c.upload(st)
+					_, out := multipartDo(t, h.URL, h.Token(t, "demo", "alice", []string{"member"}),
+						"mutation($id: ID!, $file: Upload!) { "+c.name+args+sel+" }", vars, "file", name, file)
+					if out["errors"] != nil || out["data"] == nil {
+						t.Fatalf("%s answered %v", c.name, out)
+					}
+					continue
 				}
 				r, err := client.Do(ctxT(t), "mutation"+decl+" { "+c.name+args+sel+" }", vars)
 				if err != nil {

@@ -30,10 +30,22 @@ func writeGraphQLError(w http.ResponseWriter, status int, code domain.Code, msg 
 // (gqlgen's own errors carry no code, and would echo the body into the
 // log), and runs a JSON array as a batch of at most maxBatch operations,
 // answering with the array of their responses. Batches cannot stream, so
-// an SSE request must be a single operation.
-func bodyLimits(maxBody, maxBatch int, next http.Handler) http.Handler {
+// an SSE request must be a single operation. A multipart/form-data body
+// (the GraphQL multipart request spec, uploadAttachment) is the one
+// exception: it is capped at maxUpload and handed to gqlgen's multipart
+// transport unread.
+func bodyLimits(maxBody, maxBatch, maxUpload int, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if isMultipart(r) {
+			if r.ContentLength > int64(maxUpload) {
+				tooLarge(w, maxUpload)
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, int64(maxUpload))
 			next.ServeHTTP(w, r)
 			return
 		}

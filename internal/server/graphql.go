@@ -64,6 +64,11 @@ func (s *Server) graphQLHandler(r *resolvers.Resolver, ops persisted.Extension) 
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(getTransport{})
 	srv.AddTransport(postTransport{})
+	// Only uploadAttachment takes an Upload; bodyLimits caps the body.
+	srv.AddTransport(transport.MultipartForm{
+		MaxUploadSize: int64(cfg.Attachments.MaxUploadBytes),
+		MaxMemory:     1 << 20,
+	})
 
 	queries := newLRUCache[*ast.QueryDocument](queryCacheSize)
 	srv.SetQueryCache(queries)

@@ -11,6 +11,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -78,6 +79,9 @@ type Options struct {
 	// "Traces"); nil traces nothing (a no-op tracer). Pass the engine a
 	// tracer of the same provider (chat.Deps.Tracer).
 	TracerProvider trace.TracerProvider
+	// Attachments runs conversation attachments; nil builds
+	// attachment.New on DB with the configured blob store and scanner.
+	Attachments Attachments
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -128,6 +132,13 @@ func New(o Options) (*Server, error) {
 	if o.Sharing == nil {
 		o.Sharing = sharing.New(o.DB.Client, sharing.Options{Logger: o.Logger, Limiter: askrate.NewDBLimiter(o.DB, nil)})
 	}
+	if o.Attachments == nil {
+		a, err := defaultAttachments(o.DB, o.Config.Attachments, o.Engine)
+		if err != nil {
+			return nil, fmt.Errorf("server: attachments: %w", err)
+		}
+		o.Attachments = a
+	}
 	res := resolvers.New(resolvers.Deps{
 		Client:         o.DB.Client,
 		NodeType:       o.DB.NodeType,
@@ -139,6 +150,7 @@ func New(o Options) (*Server, error) {
 		Sharing:        o.Sharing,
 		Portability:    o.Portability,
 		Models:         o.Models,
+		Attachments:    o.Attachments,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{
@@ -152,7 +164,7 @@ func New(o Options) (*Server, error) {
 	gql := s.graphQLHandler(res, ops)
 
 	var api http.Handler = gql
-	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, api)
+	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, o.Config.Attachments.MaxUploadBytes, api)
 	api = markGET(api)
 	api = authenticate(o.Verifier, api)
 	api = clientaddr.Middleware(api)
@@ -169,6 +181,8 @@ func New(o Options) (*Server, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
+	mux.Handle("/files", withCORS(originGuard(origins, clientaddr.Middleware(authenticate(o.Verifier,
+		filesHandler(o.Attachments, o.Config.Attachments.MaxUploadBytes))))))
 	mux.Handle("/export/conversations.jsonl", withCORS(authenticate(o.Verifier, onlyGET(bulkExport(o.Portability, o.Logger)))))
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", readyz(o.DB.SQL, &s.draining))

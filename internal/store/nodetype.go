@@ -7,6 +7,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/conversation"
@@ -25,7 +26,7 @@ import (
 var nodeTables = []string{
 	conversation.Table, message.Table, attempt.Table, source.Table,
 	feedback.Table, knowledgebase.Table, document.Table, auditevent.Table,
-	supportgrant.Table, tag.Table, folder.Table,
+	supportgrant.Table, tag.Table, folder.Table, attachment.Table,
 }
 
 // ErrUnknownNode is returned when no node table holds an id that the actor

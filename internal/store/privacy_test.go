@@ -35,8 +35,8 @@ var hidden = []struct {
 	{"otherTenantMember", dave, all()},
 	{"otherTenantAdmin", erin, all()},
 	{"otherTenantSameSubject", mallory, all()},
-	{"sameTenantNonOwner", bob, []string{"Document", "DocumentGrant", "Chunk", "Conversation", "Message", "Attempt", "Source", "Feedback", "AuditEvent"}},
-	{"sameTenantOpsMember", olga, []string{"Conversation", "Message", "Attempt", "Source", "Feedback", "AuditEvent"}},
+	{"sameTenantNonOwner", bob, []string{"Document", "DocumentGrant", "Chunk", "Conversation", "Message", "Attempt", "Source", "Feedback", "Attachment", "AuditEvent"}},
+	{"sameTenantOpsMember", olga, []string{"Conversation", "Message", "Attempt", "Source", "Feedback", "Attachment", "AuditEvent"}},
 	{"ownerReadsAudit", alice, []string{"AuditEvent"}},
 }
 

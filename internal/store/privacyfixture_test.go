@@ -38,6 +38,7 @@ type fixture struct {
 	KBA, DocPublicA, DocOpsA, ChunkPublicA, ChunkOpsA, GrantOpsA uuid.UUID
 	ConvAlice, MsgAlice, AnswerAlice, AttemptAlice, SourceAlice  uuid.UUID
 	FeedbackAlice, AuditA                                        uuid.UUID
+	AttachmentAlice                                              uuid.UUID
 	KBB, ConvDave, ConvForged                                    uuid.UUID
 }
 
@@ -93,6 +94,10 @@ func seed(t *testing.T, c *ent.Client) fixture {
 		SetDocumentTitle("Public A").SetDocumentVersion(1).SetCited(true).SaveX(as(alice)).ID
 	f.FeedbackAlice = c.Feedback.Create().SetAttemptID(att.ID).SetOwnerID("alice").SetUserID("alice").
 		SetRating("UP").SaveX(as(alice)).ID
+	f.AttachmentAlice = c.Attachment.Create().SetConversationID(conv.ID).SetOwnerID("alice").
+		SetName("alice secret.txt").SetMediaType("text/plain").SetSize(5).
+		SetSha256("0000000000000000000000000000000000000000000000000000000000000000").
+		SetBlobKey("attachments/acme/alice").SaveX(as(alice)).ID
 	f.AuditA = c.AuditEvent.Create().SetActor("alice").SetAction("conversation.delete").
 		SetTargetType("Conversation").SetTargetID(conv.ID.String()).SaveX(as(alice)).ID
 

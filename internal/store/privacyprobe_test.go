@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -278,6 +279,32 @@ var probes = []entityProbe{
 		},
 		deleteMany: func(ctx context.Context, c *ent.Client, id uuid.UUID) (int, error) {
 			return c.Feedback.Delete().Where(feedback.ID(id)).Exec(ctx)
+		},
+	},
+	{
+		name: "Attachment", id: func(f fixture) uuid.UUID { return f.AttachmentAlice }, node: true,
+		get: func(ctx context.Context, c *ent.Client, id uuid.UUID) error {
+			_, err := c.Attachment.Get(ctx, id)
+			return err
+		},
+		count: func(ctx context.Context, c *ent.Client, id uuid.UUID) (int, error) {
+			return c.Attachment.Query().Where(attachment.ID(id)).Count(ctx)
+		},
+		listHas: func(ctx context.Context, c *ent.Client, id uuid.UUID) (bool, error) {
+			ids, err := c.Attachment.Query().IDs(ctx)
+			return contains(ids, id), err
+		},
+		updateOne: func(ctx context.Context, c *ent.Client, id uuid.UUID) error {
+			return c.Attachment.UpdateOneID(id).SetStatus(attachment.StatusFAILED).Exec(ctx)
+		},
+		updateMany: func(ctx context.Context, c *ent.Client, id uuid.UUID) (int, error) {
+			return c.Attachment.Update().Where(attachment.ID(id)).SetStatus(attachment.StatusFAILED).Save(ctx)
+		},
+		deleteOne: func(ctx context.Context, c *ent.Client, id uuid.UUID) error {
+			return c.Attachment.DeleteOneID(id).Exec(ctx)
+		},
+		deleteMany: func(ctx context.Context, c *ent.Client, id uuid.UUID) (int, error) {
+			return c.Attachment.Delete().Where(attachment.ID(id)).Exec(ctx)
 		},
 	},
 	{

@@ -173,6 +173,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	cfg.Auth.HS256Secret = string(Secret)
 	cfg.HTTP.WSKeepAlive = 5 * time.Second
 	cfg.HTTP.ShutdownTimeout = 10 * time.Second
+	cfg.Attachments.BlobDir = t.TempDir()
 	if o.Config != nil {
 		o.Config(&cfg)
 	}

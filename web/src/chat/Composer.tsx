@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { useT } from '../i18n';
 import { newId } from '../ids';
+import { AttachButton } from './AttachButton';
 
 /** True when this Enter keydown belongs to an IME composition. */
 export function isComposingEnter(e: { isComposing?: boolean; keyCode?: number }, composing: boolean): boolean {
@@ -90,6 +91,7 @@ export function Composer({ conversationId, disabled, reason, onAsk, sendRef }: C
           void send();
         }}
       />
+      <AttachButton conversationId={conversationId} />
       <button type="submit" disabled={disabled || sending || !text.trim()} data-testid="send" aria-describedby={`send-reason-${conversationId}`}>
         {t.ask}
       </button>

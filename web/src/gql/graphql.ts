@@ -447,6 +447,11 @@ export type UpdateTenantSettingsInput = {
 
 export type ViewerEventKind =
   /**
+   * An attachment of the conversation changed state (attachmentId,
+   * attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
+   */
+  | 'ATTACHMENT_UPDATED'
+  /**
    * An attempt of the conversation became PENDING, COMPLETED or FAILED
    * (attemptStatus).
    */

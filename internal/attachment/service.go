@@ -1,0 +1,187 @@
+package attachment
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/internal/attachment/clamd"
+	"github.com/ragchat/ragchat/internal/blobstore"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// kind names an attachment in NOT_FOUND errors.
+const kind = "attachment"
+
+// maxNameChars bounds the file name a client gives.
+const maxNameChars = 255
+
+// The failure codes of a FAILED attachment.
+const (
+	FailureInfected           = "INFECTED"
+	FailureScannerUnavailable = "SCANNER_UNAVAILABLE"
+	FailureNoText             = "NO_TEXT"
+	FailureProcessing         = "PROCESSING_FAILED"
+)
+
+// A Scanner checks bytes for malware. clamd.Client is one. An error means
+// the scan did not happen; the attachment then FAILS (fail closed).
+type Scanner interface {
+	Scan(ctx context.Context, r io.Reader) (clamd.Verdict, error)
+}
+
+// Options configure a Service.
+type Options struct {
+	// Scanner, when not nil, scans every upload before it is READY.
+	Scanner Scanner
+	// Logger receives blob deletions that failed (nil: slog.Default()).
+	Logger *slog.Logger
+	// Notify, when set, hears every state an attachment enters (the
+	// owner's viewer feed: chat.Engine.AttachmentChanged).
+	Notify func(ctx context.Context, a *ent.Attachment)
+}
+
+// Service uploads, reads and processes attachments under the Ent privacy
+// rules, and keeps their bytes in a blob store.
+type Service struct {
+	client *ent.Client
+	blobs  blobstore.Store
+	opts   Options
+}
+
+// New returns a service over client and blobs, and registers on client the
+// hook that deletes an attachment's bytes when its conversation's rows are
+// deleted (purge.go).
+func New(client *ent.Client, blobs blobstore.Store, opts Options) *Service {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Service{client: client, blobs: blobs, opts: opts}
+	client.Conversation.Use(s.deleteBlobsWithConversation())
+	return s
+}
+
+// Upload stores data as an attachment of the viewer's own conversation
+// convID and processes it (Process): the returned attachment is READY or
+// FAILED. Before anything is stored it checks, in this order, the file
+// size, the conversation's file count and the owner's total bytes against
+// the tenant's limits (BAD_USER_INPUT with extensions.limit), then the type
+// sniffed from the bytes (Sniff). A conversation that is not the viewer's
+// own is NOT_FOUND, exactly like an unknown one.
+func (s *Service) Upload(ctx context.Context, convID uuid.UUID, name string, data []byte) (*ent.Attachment, error) {
+	v := viewer.FromContext(ctx)
+	if v == nil {
+		return nil, domain.Errorf(domain.CodeUnauthenticated, "sign in to upload files")
+	}
+	name, err := cleanName(name)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := s.client.Conversation.Get(ctx, convID)
+	if ent.IsNotFound(err) || (err == nil && conv.UserID != v.UserID) {
+		return nil, domain.NotFound("conversation")
+	}
+	if err != nil {
+		return nil, store.DomainError(err, "conversation")
+	}
+	if err := s.checkLimits(ctx, v, convID, int64(len(data))); err != nil {
+		return nil, err
+	}
+	mediaType, err := Sniff(name, data)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	id := uuid.Must(uuid.NewV7())
+	key := fmt.Sprintf("attachments/%s/%s/%s", v.TenantID, convID, id)
+	if err := s.blobs.Put(ctx, key, bytes.NewReader(data)); err != nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "the file could not be stored; try again")
+	}
+	a, err := s.client.Attachment.Create().SetID(id).SetConversationID(convID).SetOwnerID(conv.UserID).
+		SetName(name).SetMediaType(mediaType).SetSize(int64(len(data))).
+		SetSha256(hex.EncodeToString(sum[:])).SetBlobKey(key).Save(ctx)
+	if err != nil {
+		s.deleteBlob(context.WithoutCancel(ctx), key)
+		return nil, store.DomainError(err, kind)
+	}
+	s.notify(ctx, a)
+	return s.Process(ctx, a)
+}
+
+// cleanName validates the client's file name: 1 to 255 characters of
+// valid UTF-8 without control characters, of which only the base name is
+// kept.
+func cleanName(name string) (string, error) {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.TrimSpace(name)
+	bad := name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxNameChars ||
+		strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	if bad {
+		return "", domain.Errorf(domain.CodeBadUserInput,
+			"the file name must be 1 to %d printable characters", maxNameChars).With("field", "name")
+	}
+	return name, nil
+}
+
+// Get returns the attachment id if the viewer may read it, else NOT_FOUND.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.Attachment, error) {
+	a, err := s.client.Attachment.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, domain.NotFound(kind)
+	}
+	return a, store.DomainError(err, kind)
+}
+
+// List returns the attachments of conversation convID the viewer may
+// read, oldest first.
+func (s *Service) List(ctx context.Context, convID uuid.UUID) ([]*ent.Attachment, error) {
+	as, err := s.client.Attachment.Query().Where(attachment.ConversationID(convID)).
+		Order(ent.Asc(attachment.FieldCreatedAt), ent.Asc(attachment.FieldID)).All(ctx)
+	return as, store.DomainError(err, kind)
+}
+
+// Content returns the bytes of attachment id if the viewer may read it.
+func (s *Service) Content(ctx context.Context, id uuid.UUID) ([]byte, error) {
+	a, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.blobs.Get(ctx, a.BlobKey)
+	if errors.Is(err, blobstore.ErrNotFound) {
+		return nil, domain.NotFound(kind)
+	}
+	if err != nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "the file could not be read; try again")
+	}
+	return b, nil
+}
+
+// notify reports a's new state to Options.Notify.
+func (s *Service) notify(ctx context.Context, a *ent.Attachment) {
+	if s.opts.Notify != nil {
+		s.opts.Notify(ctx, a)
+	}
+}
+
+// deleteBlob removes key from the blob store, logging a failure (an
+// orphaned blob holds bytes no row names; it is never served).
+func (s *Service) deleteBlob(ctx context.Context, key string) {
+	if err := s.blobs.Delete(ctx, key); err != nil {
+		s.opts.Logger.Warn("attachment: blob delete failed", "key", key, "err", err)
+	}
+}

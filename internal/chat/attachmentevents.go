@@ -1,0 +1,20 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/ragchat/ragchat/ent"
+)
+
+// AttachmentChanged tells the attachment owner's viewer feed, on every
+// instance, that a's status changed (ATTACHMENT_UPDATED with the
+// attachment's id and status). internal/attachment calls it on each state
+// change (UPLOADED, SCANNING, CHUNKING, READY, FAILED); a broker failure
+// is logged, never returned.
+func (e *Engine) AttachmentChanged(ctx context.Context, a *ent.Attachment) {
+	id := a.ID
+	e.publishViewer(ctx, a.TenantID, a.OwnerID, ViewerEvent{
+		Kind: ViewerAttachmentUpdated, ConversationID: a.ConversationID,
+		AttachmentID: &id, AttachmentStatus: a.Status.String(),
+	})
+}

@@ -1,0 +1,186 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/server/servertest"
+)
+
+const uploadMutation = `mutation($c: ID!, $f: Upload!) { uploadAttachment(conversationId: $c, file: $f) {
+  attachment { id name mediaType size sha256 status failureCode conversationId } } }`
+
+// multipartUpload sends uploadMutation by the GraphQL multipart request
+// spec and returns the HTTP status and the decoded body.
+func multipartUpload(t *testing.T, url, token, conv, name string, data []byte) (int, map[string]any) {
+	t.Helper()
+	return multipartDo(t, url, token, uploadMutation, map[string]any{"c": conv}, "f", name, data)
+}
+
+// multipartDo sends query with vars by the GraphQL multipart request
+// spec, the file in the variable fileVar.
+func multipartDo(t *testing.T, url, token, query string, vars map[string]any, fileVar, name string, data []byte) (int, map[string]any) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	all := map[string]any{fileVar: nil}
+	for k, v := range vars {
+		all[k] = v
+	}
+	ops, _ := json.Marshal(map[string]any{"query": query, "variables": all})
+	require.NoError(t, mw.WriteField("operations", string(ops)))
+	require.NoError(t, mw.WriteField("map", `{"0":["variables.`+fileVar+`"]}`))
+	fw, err := mw.CreateFormFile("0", name)
+	require.NoError(t, err)
+	_, _ = fw.Write(data)
+	require.NoError(t, mw.Close())
+	return send(t, url, token, mw.FormDataContentType(), &body)
+}
+
+// filesUpload sends a POST /files.
+func filesUpload(t *testing.T, url, token, conv, name string, data []byte) (int, map[string]any) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	require.NoError(t, mw.WriteField("conversationId", conv))
+	fw, err := mw.CreateFormFile("file", name)
+	require.NoError(t, err)
+	_, _ = fw.Write(data)
+	require.NoError(t, mw.Close())
+	return send(t, url, token, mw.FormDataContentType(), &body)
+}
+
+func send(t *testing.T, url, token, contentType string, body io.Reader) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, body)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(raw, &out), "%s", raw)
+	return resp.StatusCode, out
+}
+
+func firstError(t *testing.T, out map[string]any) map[string]any {
+	t.Helper()
+	errs, ok := out["errors"].([]any)
+	require.True(t, ok, "no errors in %v", out)
+	ext := errs[0].(map[string]any)["extensions"].(map[string]any)
+	return ext
+}
+
+func TestUploadAttachment(t *testing.T) {
+	h := start(t, servertest.Options{})
+	h.SetTenantSettings(t, "demo", func(s *domain.TenantSettings) { s.Attachments.MaxFileBytes = 1000 })
+	alice := h.Client(t, "alice")
+	aliceToken := h.Token(t, "demo", "alice", []string{"member"})
+	bobToken := h.Token(t, "demo", "bob", []string{"member"})
+	convA := createConversation(t, alice)
+	convB := createConversation(t, alice)
+	filesURL := strings.TrimSuffix(h.URL, "/graphql") + "/files"
+
+	status, out := multipartUpload(t, h.URL, aliceToken, convA, "notes.md", []byte("# Notes\nThe gate code is 4711."))
+	require.Equal(t, http.StatusOK, status, "%v", out)
+	require.Nil(t, out["errors"], "%v", out)
+	a := out["data"].(map[string]any)["uploadAttachment"].(map[string]any)["attachment"].(map[string]any)
+	require.Equal(t, "READY", a["status"])
+	require.Equal(t, "text/markdown", a["mediaType"])
+	require.Equal(t, convA, a["conversationId"])
+	id := a["id"].(string)
+
+	status, out = filesUpload(t, filesURL, aliceToken, convA, "plain.txt", []byte("plain words"))
+	require.Equal(t, http.StatusCreated, status, "%v", out)
+	require.Equal(t, "READY", out["status"])
+
+	// Refusals: over the limit, an unsupported type, another user's
+	// conversation (the same NOT_FOUND as an unknown one).
+	_, out = multipartUpload(t, h.URL, aliceToken, convA, "big.txt", bytes.Repeat([]byte("a"), 1001))
+	ext := firstError(t, out)
+	require.Equal(t, "BAD_USER_INPUT", ext["code"])
+	require.Equal(t, "maxFileBytes", ext["limit"])
+	status, out = filesUpload(t, filesURL, aliceToken, convA, "x.png", append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 32)...))
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "UNSUPPORTED_MEDIA_TYPE", firstError(t, out)["reason"])
+	_, foreign := multipartUpload(t, h.URL, bobToken, convA, "x.txt", []byte("x"))
+	_, unknown := multipartUpload(t, h.URL, bobToken, "0190a8d4-0000-7000-8000-000000000000", "x.txt", []byte("x"))
+	require.Equal(t, "NOT_FOUND", firstError(t, foreign)["code"])
+	fj, _ := json.Marshal(foreign["errors"])
+	uj, _ := json.Marshal(unknown["errors"])
+	require.Equal(t, string(uj), string(fj))
+
+	// The attachment is A's: listed under A only, readable as a node by
+	// alice, NOT_FOUND for bob exactly like an unknown id.
+	var lists struct {
+		A struct{ Attachments []struct{ ID string } } `json:"a"`
+		B struct{ Attachments []struct{ ID string } } `json:"b"`
+	}
+	mustDo(t, alice, `query($a: ID!, $b: ID!) { a: node(id: $a) { ... on Conversation { attachments { id } } }
+	  b: node(id: $b) { ... on Conversation { attachments { id } } } }`, map[string]any{"a": convA, "b": convB}, &lists)
+	require.Len(t, lists.A.Attachments, 2)
+	require.Empty(t, lists.B.Attachments)
+	var node struct{ Node *struct{ ID string } }
+	mustDo(t, alice, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id}, &node)
+	require.NotNil(t, node.Node)
+	bob := h.Client(t, "bob")
+	_, e1 := errorCode(t, bob, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id})
+	_, e2 := errorCode(t, bob, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": "0190a8d4-0000-7000-8000-000000000000"})
+	require.Equal(t, e2.Message, e1.Message)
+}
+
+// TestAttachmentProgressEvents: an upload's states reach the owner's
+// viewerEvents as ATTACHMENT_UPDATED, in order.
+func TestAttachmentProgressEvents(t *testing.T) {
+	h := start(t, servertest.Options{})
+	alice := h.Client(t, "alice")
+	feed := &feedSub{t: t, c: alice}
+	var err error
+	feed.sub, err = alice.SubscribeSSE(ctxT(t), `subscription { viewerEvents { kind conversationId attemptId attemptStatus at
+	  conversation { id title status } attempt { id status } attachmentId attachmentStatus } }`, nil)
+	require.NoError(t, err)
+	t.Cleanup(feed.sub.Stop)
+	feed.ready()
+
+	conv := createConversation(t, alice)
+	status, out := multipartUpload(t, h.URL, h.Token(t, "demo", "alice", []string{"member"}), conv, "n.txt", []byte("words"))
+	require.Equal(t, http.StatusOK, status)
+	id := out["data"].(map[string]any)["uploadAttachment"].(map[string]any)["attachment"].(map[string]any)["id"].(string)
+
+	var got []string
+	for len(got) < 3 {
+		ctx, cancel := context.WithTimeout(ctxT(t), 20*time.Second)
+		r, err := feed.sub.Next(ctx)
+		cancel()
+		require.NoError(t, err)
+		var ev struct {
+			ViewerEvents struct {
+				Kind, ConversationID string
+				AttachmentID         *string
+				AttachmentStatus     *string
+			}
+		}
+		require.NoError(t, r.Decode(&ev))
+		e := ev.ViewerEvents
+		if e.Kind != "ATTACHMENT_UPDATED" {
+			continue
+		}
+		require.Equal(t, conv, e.ConversationID)
+		require.Equal(t, id, *e.AttachmentID)
+		got = append(got, *e.AttachmentStatus)
+	}
+	require.Equal(t, []string{"UPLOADED", "CHUNKING", "READY"}, got)
+}

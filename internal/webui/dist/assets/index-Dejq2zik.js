@@ -1,1 +1,0 @@
-import{t as e}from"./web-RxK38X55.js";e();

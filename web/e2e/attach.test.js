@@ -1,0 +1,40 @@
+// Browser tests of attachments (issue 21): the composer's attach button
+// uploads a file into the open conversation (POST /files) and shows its
+// status; a file of an unsupported type shows the server's refusal.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { newConversation, signIn, startConsole } from './harness.js';
+
+let app;
+before(async () => {
+  app = await startConsole();
+});
+after(async () => {
+  await app?.stop();
+});
+
+test('Attach uploads a file and shows it READY; an image is refused', async () => {
+  const page = await app.page();
+  await signIn(page, app.base, 'demo-user');
+  await newConversation(page);
+
+  await page.getByTestId('attach-input').setInputFiles({
+    name: 'notes.md',
+    mimeType: 'text/markdown',
+    buffer: Buffer.from('# Notes\n\nThe gate code is 4711.\n'),
+  });
+  const first = page.getByTestId('attachment').nth(0);
+  await first.and(page.locator('[data-status="READY"]')).waitFor();
+  assert.equal(await first.locator('.attachment-name').textContent(), 'notes.md');
+
+  await page.getByTestId('attach-input').setInputFiles({
+    name: 'photo.png',
+    mimeType: 'image/png',
+    buffer: Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'binary'), Buffer.alloc(32)]),
+  });
+  const second = page.getByTestId('attachment').nth(1);
+  await second.and(page.locator('[data-status="REFUSED"]')).waitFor();
+  assert.match(await second.getByTestId('attachment-status').textContent(), /not accepted/);
+  await app.shot(page, 'attached');
+  await page.context().close();
+});
