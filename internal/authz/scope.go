@@ -22,6 +22,7 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/edgefilter"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -56,6 +57,9 @@ var scopes = map[string]scope{
 	// A share link is its owner's alone, admins included; readers reach
 	// a link only through its token (internal/sharing).
 	sharelink.Table: ownerOnly(sharelink.FieldOwnerID),
+	// The usage ledger: members read their own entries, admins the
+	// tenant's (internal/quota).
+	usageentry.Table: ownedByViewer(usageentry.FieldUserID),
 }
 
 // everyone lets every viewer of the tenant see every row.

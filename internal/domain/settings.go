@@ -246,6 +246,43 @@ type TenantSettings struct {
 	// default (docs/API.md, "Share links").
 	PublicShareLinks   bool `json:"publicShareLinks"`
 	PublicShareSources bool `json:"publicShareSources"`
+
+	// TokenQuota bounds the tokens of the tenant's model calls per period
+	// (internal/quota; docs/API.md, "Quotas and usage").
+	TokenQuota TokenQuota `json:"tokenQuota"`
+}
+
+// TokenQuota is a tenant's token quota: per period (DAILY or MONTHLY, UTC),
+// HARD (an ask that would pass it is QUOTA_EXCEEDED) or SOFT (allowed and
+// flagged), with a limit for the whole tenant and one for each of its
+// users; a limit of 0 is no limit.
+type TokenQuota struct {
+	Period       string `json:"period,omitempty"`
+	Kind         string `json:"kind,omitempty"`
+	TenantTokens int64  `json:"tenantTokens,omitempty"`
+	UserTokens   int64  `json:"userTokens,omitempty"`
+}
+
+// The quota periods and kinds.
+const (
+	QuotaDaily   = "DAILY"
+	QuotaMonthly = "MONTHLY"
+	QuotaHard    = "HARD"
+	QuotaSoft    = "SOFT"
+)
+
+// Enabled reports whether the quota limits anything.
+func (q TokenQuota) Enabled() bool { return q.TenantTokens > 0 || q.UserTokens > 0 }
+
+// WithDefaults fills the period (DAILY) and the kind (HARD).
+func (q TokenQuota) WithDefaults() TokenQuota {
+	if q.Period == "" {
+		q.Period = QuotaDaily
+	}
+	if q.Kind == "" {
+		q.Kind = QuotaHard
+	}
+	return q
 }
 
 // legacySettings are the fields of settings stored before the four history
@@ -378,6 +415,15 @@ func (s TenantSettings) Validate() error {
 	}
 	if !s.HistoryStrategy.Valid() {
 		return bad("historyStrategy", "unknown strategy %q (want one of %v)", s.HistoryStrategy, HistoryStrategies)
+	}
+	if q := s.TokenQuota; q.Period != "" && q.Period != QuotaDaily && q.Period != QuotaMonthly {
+		return bad("tokenQuotaPeriod", "unknown period %q (want DAILY or MONTHLY)", q.Period)
+	}
+	if q := s.TokenQuota; q.Kind != "" && q.Kind != QuotaHard && q.Kind != QuotaSoft {
+		return bad("tokenQuotaKind", "unknown kind %q (want HARD or SOFT)", q.Kind)
+	}
+	if q := s.TokenQuota; q.TenantTokens < 0 || q.UserTokens < 0 {
+		return bad("tokenQuota", "a limit is negative")
 	}
 	if !s.Summarizer.Valid() {
 		return bad("summarizer", "unknown summarizer %q (want DETERMINISTIC or LLM)", s.Summarizer)

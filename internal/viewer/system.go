@@ -30,6 +30,10 @@ var (
 	// (internal/sharing). Every row it returns is then re-authorised for
 	// the reader; it never writes anything but the link's read count.
 	JobShareRead = Job{"shareread"}
+	// JobMeter writes the usage ledger and its quota counters
+	// (internal/quota): reservations, settlements and refunds of the
+	// model calls of every tenant.
+	JobMeter = Job{"meter"}
 )
 
 type systemKey struct{}
