@@ -22,6 +22,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
@@ -88,6 +89,9 @@ type Deps struct {
 	Observer Observer
 	// AskLimiter meters asks and retries per user; nil meters nothing.
 	AskLimiter askrate.Limiter
+	// Pricing prices the usage ledger's entries (internal/quota); nil
+	// prices every model at zero.
+	Pricing quota.Pricing
 }
 
 // WithDefaults fills the zero fields of c.
@@ -209,6 +213,9 @@ type Engine struct {
 	// beforeRun, when set (by tests, under mu), runs at the start of each
 	// answer's goroutine.
 	beforeRun func()
+
+	// meter writes the usage ledger and keeps the quotas (quota.go).
+	meter *quota.Meter
 }
 
 // New returns an engine. Deps.DB, Model, Broker and Retriever are required.
@@ -219,6 +226,7 @@ func New(cfg Config, deps Deps) *Engine {
 		obs: deps.Observer, limiter: deps.AskLimiter, runs: map[uuid.UUID]*run{},
 	}
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
+	e.meter = quota.New(deps.DB, deps.Pricing)
 	if e.log == nil {
 		e.log = slog.Default()
 	}
