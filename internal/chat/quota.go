@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/quota"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -144,4 +146,68 @@ func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// MyUsage is the viewer's standing against the tenant's token quota in
+// the current period (docs/API.md, "Quotas and usage").
+type MyUsage struct {
+	// Used is the tokens the viewer's settled calls used this period,
+	// Reserved what their running answers hold.
+	Used, Reserved int64
+	// Limit is the viewer's per-user limit, nil when none; TenantLimit the
+	// tenant's, with TenantUsed (settled and reserved) beside it.
+	Limit, TenantLimit *int64
+	TenantUsed         int64
+	// Period (DAILY, MONTHLY) and Kind (HARD, SOFT) of the quota, empty
+	// without one; ResetsAt is the end of the period.
+	Period, Kind string
+	ResetsAt     *time.Time
+	// OverSoftLimit reports that a SOFT limit is passed.
+	OverSoftLimit bool
+}
+
+// MyUsage returns the viewer's usage in the current quota period. Without
+// a quota, Used sums the viewer's settled entries of the current UTC day.
+func (e *Engine) MyUsage(ctx context.Context) (*MyUsage, error) {
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	q := st.TokenQuota
+	if !q.Enabled() {
+		start := quota.PeriodStart(domain.QuotaDaily, now)
+		es, err := e.client.UsageEntry.Query().
+			Where(usageentry.UserID(v.UserID), usageentry.KindEQ(usageentry.KindSETTLE), usageentry.CreatedAtGTE(start)).
+			All(ctx)
+		if err != nil {
+			return nil, store.DomainError(err, "usage")
+		}
+		u := &MyUsage{}
+		for _, en := range es {
+			u.Used += int64(en.PromptTokens + en.CompletionTokens)
+		}
+		return u, nil
+	}
+	q = q.WithDefaults()
+	tot, err := e.meter.Read(ctx, v.TenantID, v.UserID, q, now)
+	if err != nil {
+		return nil, store.DomainError(err, "usage")
+	}
+	end := quota.PeriodEnd(q.Period, quota.PeriodStart(q.Period, now))
+	u := &MyUsage{Used: tot.UserUsed, Reserved: tot.UserReserved, TenantUsed: tot.TenantUsed + tot.TenantReserved,
+		Period: q.Period, Kind: q.Kind, ResetsAt: &end}
+	if q.UserTokens > 0 {
+		u.Limit = &q.UserTokens
+		u.OverSoftLimit = q.Kind == domain.QuotaSoft && tot.UserUsed+tot.UserReserved > q.UserTokens
+	}
+	if q.TenantTokens > 0 {
+		u.TenantLimit = &q.TenantTokens
+		u.OverSoftLimit = u.OverSoftLimit || (q.Kind == domain.QuotaSoft && u.TenantUsed > q.TenantTokens)
+	}
+	return u, nil
 }

@@ -60,7 +60,7 @@ RETURNING c.used + c.reserved`
 SELECT ?1, ?2, ?3, ?4, ?5, 0, ?6, ?8 WHERE ?6 <= ?7
 ON CONFLICT (tenant_id, user_id, period, period_start) DO UPDATE SET reserved = c.reserved + excluded.reserved, updated_at = excluded.updated_at
 WHERE c.used + c.reserved + excluded.reserved <= ?7
-RETURNING c.used + c.reserved`
+RETURNING used + reserved`
 	pgUse = `INSERT INTO usage_counters AS c (id, tenant_id, user_id, period, period_start, used, reserved, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, 0, $7)
 ON CONFLICT (tenant_id, user_id, period, period_start) DO UPDATE SET used = c.used + excluded.used, updated_at = excluded.updated_at`
