@@ -108,6 +108,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Now:        time.Now,
 		Observer:   obs,
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
+		Pricing:    cfg.ModelPrices,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine})
 	return &core{
