@@ -414,6 +414,14 @@ export type UpdateTenantSettingsInput = {
    * now on.
    */
   temporaryChats?: string | null | undefined;
+  /** HARD or SOFT (BAD_USER_INPUT with extensions.field "tokenQuotaKind" otherwise). */
+  tokenQuotaKind?: string | null | undefined;
+  /** DAILY or MONTHLY (BAD_USER_INPUT with extensions.field "tokenQuotaPeriod" otherwise). */
+  tokenQuotaPeriod?: string | null | undefined;
+  /** Tokens per period for the whole tenant; 0 removes the limit; negative is BAD_USER_INPUT. */
+  tokenQuotaTenantTokens?: number | null | undefined;
+  /** Tokens per period for each user; 0 removes the limit; negative is BAD_USER_INPUT. */
+  tokenQuotaUserTokens?: number | null | undefined;
 };
 
 export type ViewerEventKind =
