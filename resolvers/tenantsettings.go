@@ -92,10 +92,10 @@ func tenantSettingsModel(st tenantsettings.State) *model.TenantSettings {
 		TemporaryChatRetention:  s.TemporaryChatRetention.String(),
 		PublicShareLinks:        s.PublicShareLinks,
 		PublicShareSources:      s.PublicShareSources,
-		TokenQuotaPeriod:        s.TokenQuota.WithDefaults().Period,
-		TokenQuotaKind:          s.TokenQuota.WithDefaults().Kind,
-		TokenQuotaTenantTokens:  int(s.TokenQuota.TenantTokens),
-		TokenQuotaUserTokens:    int(s.TokenQuota.UserTokens),
+		TokenQuotaPeriod:        s.Quota().WithDefaults().Period,
+		TokenQuotaKind:          s.Quota().WithDefaults().Kind,
+		TokenQuotaTenantTokens:  int(s.TokenQuotaTenantTokens),
+		TokenQuotaUserTokens:    int(s.TokenQuotaUserTokens),
 	}
 }
 

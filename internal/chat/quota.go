@@ -49,12 +49,12 @@ func askReservation(st domain.TenantSettings) int64 {
 // the tenant has a token quota; it returns ctx naming the attempt the
 // reservation is for. A HARD quota's refusal is QUOTA_EXCEEDED.
 func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings) (context.Context, error) {
-	if !st.TokenQuota.Enabled() {
+	if !st.Quota().Enabled() {
 		return ctx, nil
 	}
 	id := uuid.Must(uuid.NewV7())
 	call := quota.Call{TenantID: v.TenantID, UserID: v.UserID, AttemptID: &id, Purpose: usageentry.PurposeANSWER, Model: e.chatModel(st)}
-	if _, err := e.meter.Reserve(ctx, tx, call, st.TokenQuota, e.now(), askReservation(st)); err != nil {
+	if _, err := e.meter.Reserve(ctx, tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
 		return ctx, err
 	}
 	return withAttemptID(ctx, id), nil
@@ -64,7 +64,7 @@ func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, s
 // reservation with it, or charges it when there was none.
 func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 	u := quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
-	if j.settings.TokenQuota.Enabled() {
+	if j.settings.Quota().Enabled() {
 		res, err := e.meter.OpenReservation(ctx, j.att.ID)
 		if err == nil && res != nil {
 			_, err = e.meter.Close(ctx, res, u, c.model, e.now())
@@ -77,7 +77,7 @@ func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 		}
 	}
 	call := quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &j.att.ID, Purpose: usageentry.PurposeANSWER, Model: c.model}
-	if err := e.meter.Charge(ctx, call, u, j.settings.TokenQuota, e.now()); err != nil {
+	if err := e.meter.Charge(ctx, call, u, j.settings.Quota(), e.now()); err != nil {
 		e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)
 	}
 }
@@ -178,7 +178,7 @@ func (e *Engine) MyUsage(ctx context.Context) (*MyUsage, error) {
 		return nil, err
 	}
 	now := e.now()
-	q := st.TokenQuota
+	q := st.Quota()
 	if !q.Enabled() {
 		start := quota.PeriodStart(domain.QuotaDaily, now)
 		es, err := e.client.UsageEntry.Query().

@@ -33,7 +33,9 @@ func reservation() int64 {
 
 // withQuota sets the tenant's token quota.
 func withQuota(q domain.TokenQuota) envOption {
-	return func(_ *chat.Config, st *domain.TenantSettings) { st.TokenQuota = q }
+	return func(_ *chat.Config, st *domain.TenantSettings) {
+		st.TokenQuotaPeriod, st.TokenQuotaKind, st.TokenQuotaTenantTokens, st.TokenQuotaUserTokens = q.Period, q.Kind, q.TenantTokens, q.UserTokens
+	}
 }
 
 // ledger returns every usage entry of the demo tenant, oldest first.

@@ -247,9 +247,18 @@ type TenantSettings struct {
 	PublicShareLinks   bool `json:"publicShareLinks"`
 	PublicShareSources bool `json:"publicShareSources"`
 
-	// TokenQuota bounds the tokens of the tenant's model calls per period
-	// (internal/quota; docs/API.md, "Quotas and usage").
-	TokenQuota TokenQuota `json:"tokenQuota"`
+	// The token quota bounds the tokens of the tenant's model calls per
+	// period (internal/quota; docs/API.md, "Quotas and usage"); Quota
+	// returns it as one value.
+	TokenQuotaPeriod       string `json:"tokenQuotaPeriod,omitempty"`
+	TokenQuotaKind         string `json:"tokenQuotaKind,omitempty"`
+	TokenQuotaTenantTokens int64  `json:"tokenQuotaTenantTokens,omitempty"`
+	TokenQuotaUserTokens   int64  `json:"tokenQuotaUserTokens,omitempty"`
+}
+
+// Quota returns the tenant's token quota.
+func (s TenantSettings) Quota() TokenQuota {
+	return TokenQuota{Period: s.TokenQuotaPeriod, Kind: s.TokenQuotaKind, TenantTokens: s.TokenQuotaTenantTokens, UserTokens: s.TokenQuotaUserTokens}
 }
 
 // TokenQuota is a tenant's token quota: per period (DAILY or MONTHLY, UTC),
@@ -257,10 +266,10 @@ type TenantSettings struct {
 // flagged), with a limit for the whole tenant and one for each of its
 // users; a limit of 0 is no limit.
 type TokenQuota struct {
-	Period       string `json:"period,omitempty"`
-	Kind         string `json:"kind,omitempty"`
-	TenantTokens int64  `json:"tenantTokens,omitempty"`
-	UserTokens   int64  `json:"userTokens,omitempty"`
+	Period       string
+	Kind         string
+	TenantTokens int64
+	UserTokens   int64
 }
 
 // The quota periods and kinds.
@@ -416,13 +425,13 @@ func (s TenantSettings) Validate() error {
 	if !s.HistoryStrategy.Valid() {
 		return bad("historyStrategy", "unknown strategy %q (want one of %v)", s.HistoryStrategy, HistoryStrategies)
 	}
-	if q := s.TokenQuota; q.Period != "" && q.Period != QuotaDaily && q.Period != QuotaMonthly {
+	if q := s.Quota(); q.Period != "" && q.Period != QuotaDaily && q.Period != QuotaMonthly {
 		return bad("tokenQuotaPeriod", "unknown period %q (want DAILY or MONTHLY)", q.Period)
 	}
-	if q := s.TokenQuota; q.Kind != "" && q.Kind != QuotaHard && q.Kind != QuotaSoft {
+	if q := s.Quota(); q.Kind != "" && q.Kind != QuotaHard && q.Kind != QuotaSoft {
 		return bad("tokenQuotaKind", "unknown kind %q (want HARD or SOFT)", q.Kind)
 	}
-	if q := s.TokenQuota; q.TenantTokens < 0 || q.UserTokens < 0 {
+	if q := s.Quota(); q.TenantTokens < 0 || q.UserTokens < 0 {
 		return bad("tokenQuota", "a limit is negative")
 	}
 	if !s.Summarizer.Valid() {

@@ -180,10 +180,10 @@ func (p Patch) apply(s domain.TenantSettings) domain.TenantSettings {
 	set(&s.TemporaryChats, p.TemporaryChats)
 	set(&s.PublicShareLinks, p.PublicShareLinks)
 	set(&s.PublicShareSources, p.PublicShareSources)
-	set(&s.TokenQuota.Period, p.TokenQuotaPeriod)
-	set(&s.TokenQuota.Kind, p.TokenQuotaKind)
-	set(&s.TokenQuota.TenantTokens, p.TokenQuotaTenantTokens)
-	set(&s.TokenQuota.UserTokens, p.TokenQuotaUserTokens)
+	set(&s.TokenQuotaPeriod, p.TokenQuotaPeriod)
+	set(&s.TokenQuotaKind, p.TokenQuotaKind)
+	set(&s.TokenQuotaTenantTokens, p.TokenQuotaTenantTokens)
+	set(&s.TokenQuotaUserTokens, p.TokenQuotaUserTokens)
 	return s
 }
 
