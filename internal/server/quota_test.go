@@ -31,7 +31,9 @@ func TestTokenQuotaThroughTheAPI(t *testing.T) {
 		}
 		askQ := `mutation($c: ID!, $k: String!) { ask(input: {conversationId: $c, clientMessageId: $k, question: "上传文件最大是多少？"}) { attempt { id } } }`
 		conv := createConversation(t, alice)
-		var first struct{ Ask struct{ Attempt struct{ ID string } } }
+		var first struct {
+			Ask struct{ Attempt struct{ ID string } }
+		}
 		mustDo(t, alice, askQ, map[string]any{"c": conv, "k": "q-1"}, &first)
 		waitDone(t, alice, first.Ask.Attempt.ID)
 
@@ -80,7 +82,7 @@ func TestTokenQuotaThroughTheAPI(t *testing.T) {
 		}
 		var costs struct {
 			UsageCosts []struct {
-				Day, Model, UserID                   string
+				Day, Model, UserID                    string
 				Calls, PromptTokens, CompletionTokens int
 			}
 		}
