@@ -37,6 +37,8 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usagecounter"
+	"github.com/ragchat/ragchat/ent/usageentry"
 
 	stdsql "database/sql"
 )
@@ -88,6 +90,10 @@ type Client struct {
 	Tag *TagClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
+	// UsageCounter is the client for interacting with the UsageCounter builders.
+	UsageCounter *UsageCounterClient
+	// UsageEntry is the client for interacting with the UsageEntry builders.
+	UsageEntry *UsageEntryClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -120,6 +126,8 @@ func (c *Client) init() {
 	c.SupportGrant = NewSupportGrantClient(c.config)
 	c.Tag = NewTagClient(c.config)
 	c.Tenant = NewTenantClient(c.config)
+	c.UsageCounter = NewUsageCounterClient(c.config)
+	c.UsageEntry = NewUsageEntryClient(c.config)
 }
 
 type (
@@ -233,6 +241,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
 		Tenant:          NewTenantClient(cfg),
+		UsageCounter:    NewUsageCounterClient(cfg),
+		UsageEntry:      NewUsageEntryClient(cfg),
 	}, nil
 }
 
@@ -273,6 +283,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
 		Tenant:          NewTenantClient(cfg),
+		UsageCounter:    NewUsageCounterClient(cfg),
+		UsageEntry:      NewUsageEntryClient(cfg),
 	}, nil
 }
 
@@ -305,7 +317,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.AskRate, c.Attachment, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation,
 		c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback, c.Folder,
 		c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery, c.SearchEntry,
-		c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant, c.UsageCounter,
+		c.UsageEntry,
 	} {
 		n.Use(hooks...)
 	}
@@ -318,7 +331,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.AskRate, c.Attachment, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation,
 		c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback, c.Folder,
 		c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery, c.SearchEntry,
-		c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant, c.UsageCounter,
+		c.UsageEntry,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -369,6 +383,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Tag.mutate(ctx, m)
 	case *TenantMutation:
 		return c.Tenant.mutate(ctx, m)
+	case *UsageCounterMutation:
+		return c.UsageCounter.mutate(ctx, m)
+	case *UsageEntryMutation:
+		return c.UsageEntry.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -4148,19 +4166,335 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 	}
 }
 
+// UsageCounterClient is a client for the UsageCounter schema.
+type UsageCounterClient struct {
+	config
+}
+
+// NewUsageCounterClient returns a client for the UsageCounter from the given config.
+func NewUsageCounterClient(c config) *UsageCounterClient {
+	return &UsageCounterClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `usagecounter.Hooks(f(g(h())))`.
+func (c *UsageCounterClient) Use(hooks ...Hook) {
+	c.hooks.UsageCounter = append(c.hooks.UsageCounter, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `usagecounter.Intercept(f(g(h())))`.
+func (c *UsageCounterClient) Intercept(interceptors ...Interceptor) {
+	c.inters.UsageCounter = append(c.inters.UsageCounter, interceptors...)
+}
+
+// Create returns a builder for creating a UsageCounter entity.
+func (c *UsageCounterClient) Create() *UsageCounterCreate {
+	mutation := newUsageCounterMutation(c.config, OpCreate)
+	return &UsageCounterCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of UsageCounter entities.
+func (c *UsageCounterClient) CreateBulk(builders ...*UsageCounterCreate) *UsageCounterCreateBulk {
+	return &UsageCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UsageCounterClient) MapCreateBulk(slice any, setFunc func(*UsageCounterCreate, int)) *UsageCounterCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UsageCounterCreateBulk{err: fmt.Errorf("calling to UsageCounterClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UsageCounterCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UsageCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for UsageCounter.
+func (c *UsageCounterClient) Update() *UsageCounterUpdate {
+	mutation := newUsageCounterMutation(c.config, OpUpdate)
+	return &UsageCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UsageCounterClient) UpdateOne(_m *UsageCounter) *UsageCounterUpdateOne {
+	mutation := newUsageCounterMutation(c.config, OpUpdateOne, withUsageCounter(_m))
+	return &UsageCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UsageCounterClient) UpdateOneID(id uuid.UUID) *UsageCounterUpdateOne {
+	mutation := newUsageCounterMutation(c.config, OpUpdateOne, withUsageCounterID(id))
+	return &UsageCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for UsageCounter.
+func (c *UsageCounterClient) Delete() *UsageCounterDelete {
+	mutation := newUsageCounterMutation(c.config, OpDelete)
+	return &UsageCounterDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UsageCounterClient) DeleteOne(_m *UsageCounter) *UsageCounterDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UsageCounterClient) DeleteOneID(id uuid.UUID) *UsageCounterDeleteOne {
+	builder := c.Delete().Where(usagecounter.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UsageCounterDeleteOne{builder}
+}
+
+// Query returns a query builder for UsageCounter.
+func (c *UsageCounterClient) Query() *UsageCounterQuery {
+	return &UsageCounterQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUsageCounter},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a UsageCounter entity by its id.
+func (c *UsageCounterClient) Get(ctx context.Context, id uuid.UUID) (*UsageCounter, error) {
+	return c.Query().Where(usagecounter.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UsageCounterClient) GetX(ctx context.Context, id uuid.UUID) *UsageCounter {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *UsageCounterClient) Hooks() []Hook {
+	hooks := c.hooks.UsageCounter
+	return append(hooks[:len(hooks):len(hooks)], usagecounter.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *UsageCounterClient) Interceptors() []Interceptor {
+	return c.inters.UsageCounter
+}
+
+func (c *UsageCounterClient) mutate(ctx context.Context, m *UsageCounterMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UsageCounterCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UsageCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UsageCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UsageCounterDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown UsageCounter mutation op: %q", m.Op())
+	}
+}
+
+// UsageEntryClient is a client for the UsageEntry schema.
+type UsageEntryClient struct {
+	config
+}
+
+// NewUsageEntryClient returns a client for the UsageEntry from the given config.
+func NewUsageEntryClient(c config) *UsageEntryClient {
+	return &UsageEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `usageentry.Hooks(f(g(h())))`.
+func (c *UsageEntryClient) Use(hooks ...Hook) {
+	c.hooks.UsageEntry = append(c.hooks.UsageEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `usageentry.Intercept(f(g(h())))`.
+func (c *UsageEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.UsageEntry = append(c.inters.UsageEntry, interceptors...)
+}
+
+// Create returns a builder for creating a UsageEntry entity.
+func (c *UsageEntryClient) Create() *UsageEntryCreate {
+	mutation := newUsageEntryMutation(c.config, OpCreate)
+	return &UsageEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of UsageEntry entities.
+func (c *UsageEntryClient) CreateBulk(builders ...*UsageEntryCreate) *UsageEntryCreateBulk {
+	return &UsageEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UsageEntryClient) MapCreateBulk(slice any, setFunc func(*UsageEntryCreate, int)) *UsageEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UsageEntryCreateBulk{err: fmt.Errorf("calling to UsageEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UsageEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UsageEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for UsageEntry.
+func (c *UsageEntryClient) Update() *UsageEntryUpdate {
+	mutation := newUsageEntryMutation(c.config, OpUpdate)
+	return &UsageEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UsageEntryClient) UpdateOne(_m *UsageEntry) *UsageEntryUpdateOne {
+	mutation := newUsageEntryMutation(c.config, OpUpdateOne, withUsageEntry(_m))
+	return &UsageEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UsageEntryClient) UpdateOneID(id uuid.UUID) *UsageEntryUpdateOne {
+	mutation := newUsageEntryMutation(c.config, OpUpdateOne, withUsageEntryID(id))
+	return &UsageEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for UsageEntry.
+func (c *UsageEntryClient) Delete() *UsageEntryDelete {
+	mutation := newUsageEntryMutation(c.config, OpDelete)
+	return &UsageEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UsageEntryClient) DeleteOne(_m *UsageEntry) *UsageEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UsageEntryClient) DeleteOneID(id uuid.UUID) *UsageEntryDeleteOne {
+	builder := c.Delete().Where(usageentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UsageEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for UsageEntry.
+func (c *UsageEntryClient) Query() *UsageEntryQuery {
+	return &UsageEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUsageEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a UsageEntry entity by its id.
+func (c *UsageEntryClient) Get(ctx context.Context, id uuid.UUID) (*UsageEntry, error) {
+	return c.Query().Where(usageentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UsageEntryClient) GetX(ctx context.Context, id uuid.UUID) *UsageEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a UsageEntry.
+func (c *UsageEntryClient) QueryTenant(_m *UsageEntry) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(usageentry.Table, usageentry.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, usageentry.TenantTable, usageentry.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryReservation queries the reservation edge of a UsageEntry.
+func (c *UsageEntryClient) QueryReservation(_m *UsageEntry) *UsageEntryQuery {
+	query := (&UsageEntryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(usageentry.Table, usageentry.FieldID, id),
+			sqlgraph.To(usageentry.Table, usageentry.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, usageentry.ReservationTable, usageentry.ReservationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryClosedBy queries the closed_by edge of a UsageEntry.
+func (c *UsageEntryClient) QueryClosedBy(_m *UsageEntry) *UsageEntryQuery {
+	query := (&UsageEntryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(usageentry.Table, usageentry.FieldID, id),
+			sqlgraph.To(usageentry.Table, usageentry.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, usageentry.ClosedByTable, usageentry.ClosedByColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *UsageEntryClient) Hooks() []Hook {
+	hooks := c.hooks.UsageEntry
+	return append(hooks[:len(hooks):len(hooks)], usageentry.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *UsageEntryClient) Interceptors() []Interceptor {
+	return c.inters.UsageEntry
+}
+
+func (c *UsageEntryClient) mutate(ctx context.Context, m *UsageEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UsageEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UsageEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UsageEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UsageEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown UsageEntry mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		AskRate, Attachment, Attempt, AuditEvent, Chunk, Conversation, ConversationTag,
 		Document, DocumentGrant, Feedback, Folder, KnowledgeBase, Message,
 		ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source, SupportGrant,
-		Tag, Tenant []ent.Hook
+		Tag, Tenant, UsageCounter, UsageEntry []ent.Hook
 	}
 	inters struct {
 		AskRate, Attachment, Attempt, AuditEvent, Chunk, Conversation, ConversationTag,
 		Document, DocumentGrant, Feedback, Folder, KnowledgeBase, Message,
 		ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source, SupportGrant,
-		Tag, Tenant []ent.Interceptor
+		Tag, Tenant, UsageCounter, UsageEntry []ent.Interceptor
 	}
 )
 

@@ -33,6 +33,8 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usagecounter"
+	"github.com/ragchat/ragchat/ent/usageentry"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -114,6 +116,8 @@ func checkColumn(t, c string) error {
 			supportgrant.Table:    supportgrant.ValidColumn,
 			tag.Table:             tag.ValidColumn,
 			tenant.Table:          tenant.ValidColumn,
+			usagecounter.Table:    usagecounter.ValidColumn,
+			usageentry.Table:      usageentry.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

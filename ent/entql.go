@@ -25,6 +25,8 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usagecounter"
+	"github.com/ragchat/ragchat/ent/usageentry"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -34,7 +36,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 21)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 23)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -542,6 +544,53 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldSettingsVersion: {Type: field.TypeInt, Column: tenant.FieldSettingsVersion},
 			tenant.FieldCreatedAt:       {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 			tenant.FieldUpdatedAt:       {Type: field.TypeTime, Column: tenant.FieldUpdatedAt},
+		},
+	}
+	graph.Nodes[21] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   usagecounter.Table,
+			Columns: usagecounter.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: usagecounter.FieldID,
+			},
+		},
+		Type: "UsageCounter",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			usagecounter.FieldTenantID:    {Type: field.TypeString, Column: usagecounter.FieldTenantID},
+			usagecounter.FieldUserID:      {Type: field.TypeString, Column: usagecounter.FieldUserID},
+			usagecounter.FieldPeriod:      {Type: field.TypeString, Column: usagecounter.FieldPeriod},
+			usagecounter.FieldPeriodStart: {Type: field.TypeTime, Column: usagecounter.FieldPeriodStart},
+			usagecounter.FieldUsed:        {Type: field.TypeInt64, Column: usagecounter.FieldUsed},
+			usagecounter.FieldReserved:    {Type: field.TypeInt64, Column: usagecounter.FieldReserved},
+			usagecounter.FieldUpdatedAt:   {Type: field.TypeTime, Column: usagecounter.FieldUpdatedAt},
+		},
+	}
+	graph.Nodes[22] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   usageentry.Table,
+			Columns: usageentry.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: usageentry.FieldID,
+			},
+		},
+		Type: "UsageEntry",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			usageentry.FieldTenantID:         {Type: field.TypeString, Column: usageentry.FieldTenantID},
+			usageentry.FieldKind:             {Type: field.TypeEnum, Column: usageentry.FieldKind},
+			usageentry.FieldUserID:           {Type: field.TypeString, Column: usageentry.FieldUserID},
+			usageentry.FieldAttemptID:        {Type: field.TypeUUID, Column: usageentry.FieldAttemptID},
+			usageentry.FieldPurpose:          {Type: field.TypeEnum, Column: usageentry.FieldPurpose},
+			usageentry.FieldModel:            {Type: field.TypeString, Column: usageentry.FieldModel},
+			usageentry.FieldProfile:          {Type: field.TypeString, Column: usageentry.FieldProfile},
+			usageentry.FieldPromptTokens:     {Type: field.TypeInt, Column: usageentry.FieldPromptTokens},
+			usageentry.FieldCompletionTokens: {Type: field.TypeInt, Column: usageentry.FieldCompletionTokens},
+			usageentry.FieldCostMicros:       {Type: field.TypeInt64, Column: usageentry.FieldCostMicros},
+			usageentry.FieldPeriod:           {Type: field.TypeString, Column: usageentry.FieldPeriod},
+			usageentry.FieldPeriodStart:      {Type: field.TypeTime, Column: usageentry.FieldPeriodStart},
+			usageentry.FieldReservationID:    {Type: field.TypeUUID, Column: usageentry.FieldReservationID},
+			usageentry.FieldCreatedAt:        {Type: field.TypeTime, Column: usageentry.FieldCreatedAt},
 		},
 	}
 	graph.MustAddE(
@@ -1263,6 +1312,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Tag",
 		"ConversationTag",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   usageentry.TenantTable,
+			Columns: []string{usageentry.TenantColumn},
+			Bidi:    false,
+		},
+		"UsageEntry",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"reservation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: true,
+			Table:   usageentry.ReservationTable,
+			Columns: []string{usageentry.ReservationColumn},
+			Bidi:    false,
+		},
+		"UsageEntry",
+		"UsageEntry",
+	)
+	graph.MustAddE(
+		"closed_by",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   usageentry.ClosedByTable,
+			Columns: []string{usageentry.ClosedByColumn},
+			Bidi:    false,
+		},
+		"UsageEntry",
+		"UsageEntry",
 	)
 	return graph
 }()
@@ -4131,4 +4216,231 @@ func (f *TenantFilter) WhereCreatedAt(p entql.TimeP) {
 // WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
 func (f *TenantFilter) WhereUpdatedAt(p entql.TimeP) {
 	f.Where(p.Field(tenant.FieldUpdatedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *UsageCounterQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the UsageCounterQuery builder.
+func (_q *UsageCounterQuery) Filter() *UsageCounterFilter {
+	return &UsageCounterFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *UsageCounterMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the UsageCounterMutation builder.
+func (m *UsageCounterMutation) Filter() *UsageCounterFilter {
+	return &UsageCounterFilter{config: m.config, predicateAdder: m}
+}
+
+// UsageCounterFilter provides a generic filtering capability at runtime for UsageCounterQuery.
+type UsageCounterFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *UsageCounterFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *UsageCounterFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(usagecounter.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *UsageCounterFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(usagecounter.FieldTenantID))
+}
+
+// WhereUserID applies the entql string predicate on the user_id field.
+func (f *UsageCounterFilter) WhereUserID(p entql.StringP) {
+	f.Where(p.Field(usagecounter.FieldUserID))
+}
+
+// WherePeriod applies the entql string predicate on the period field.
+func (f *UsageCounterFilter) WherePeriod(p entql.StringP) {
+	f.Where(p.Field(usagecounter.FieldPeriod))
+}
+
+// WherePeriodStart applies the entql time.Time predicate on the period_start field.
+func (f *UsageCounterFilter) WherePeriodStart(p entql.TimeP) {
+	f.Where(p.Field(usagecounter.FieldPeriodStart))
+}
+
+// WhereUsed applies the entql int64 predicate on the used field.
+func (f *UsageCounterFilter) WhereUsed(p entql.Int64P) {
+	f.Where(p.Field(usagecounter.FieldUsed))
+}
+
+// WhereReserved applies the entql int64 predicate on the reserved field.
+func (f *UsageCounterFilter) WhereReserved(p entql.Int64P) {
+	f.Where(p.Field(usagecounter.FieldReserved))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *UsageCounterFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(usagecounter.FieldUpdatedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *UsageEntryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the UsageEntryQuery builder.
+func (_q *UsageEntryQuery) Filter() *UsageEntryFilter {
+	return &UsageEntryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *UsageEntryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the UsageEntryMutation builder.
+func (m *UsageEntryMutation) Filter() *UsageEntryFilter {
+	return &UsageEntryFilter{config: m.config, predicateAdder: m}
+}
+
+// UsageEntryFilter provides a generic filtering capability at runtime for UsageEntryQuery.
+type UsageEntryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *UsageEntryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *UsageEntryFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(usageentry.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *UsageEntryFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(usageentry.FieldTenantID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *UsageEntryFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(usageentry.FieldKind))
+}
+
+// WhereUserID applies the entql string predicate on the user_id field.
+func (f *UsageEntryFilter) WhereUserID(p entql.StringP) {
+	f.Where(p.Field(usageentry.FieldUserID))
+}
+
+// WhereAttemptID applies the entql [16]byte predicate on the attempt_id field.
+func (f *UsageEntryFilter) WhereAttemptID(p entql.ValueP) {
+	f.Where(p.Field(usageentry.FieldAttemptID))
+}
+
+// WherePurpose applies the entql string predicate on the purpose field.
+func (f *UsageEntryFilter) WherePurpose(p entql.StringP) {
+	f.Where(p.Field(usageentry.FieldPurpose))
+}
+
+// WhereModel applies the entql string predicate on the model field.
+func (f *UsageEntryFilter) WhereModel(p entql.StringP) {
+	f.Where(p.Field(usageentry.FieldModel))
+}
+
+// WhereProfile applies the entql string predicate on the profile field.
+func (f *UsageEntryFilter) WhereProfile(p entql.StringP) {
+	f.Where(p.Field(usageentry.FieldProfile))
+}
+
+// WherePromptTokens applies the entql int predicate on the prompt_tokens field.
+func (f *UsageEntryFilter) WherePromptTokens(p entql.IntP) {
+	f.Where(p.Field(usageentry.FieldPromptTokens))
+}
+
+// WhereCompletionTokens applies the entql int predicate on the completion_tokens field.
+func (f *UsageEntryFilter) WhereCompletionTokens(p entql.IntP) {
+	f.Where(p.Field(usageentry.FieldCompletionTokens))
+}
+
+// WhereCostMicros applies the entql int64 predicate on the cost_micros field.
+func (f *UsageEntryFilter) WhereCostMicros(p entql.Int64P) {
+	f.Where(p.Field(usageentry.FieldCostMicros))
+}
+
+// WherePeriod applies the entql string predicate on the period field.
+func (f *UsageEntryFilter) WherePeriod(p entql.StringP) {
+	f.Where(p.Field(usageentry.FieldPeriod))
+}
+
+// WherePeriodStart applies the entql time.Time predicate on the period_start field.
+func (f *UsageEntryFilter) WherePeriodStart(p entql.TimeP) {
+	f.Where(p.Field(usageentry.FieldPeriodStart))
+}
+
+// WhereReservationID applies the entql [16]byte predicate on the reservation_id field.
+func (f *UsageEntryFilter) WhereReservationID(p entql.ValueP) {
+	f.Where(p.Field(usageentry.FieldReservationID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *UsageEntryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(usageentry.FieldCreatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *UsageEntryFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *UsageEntryFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasReservation applies a predicate to check if query has an edge reservation.
+func (f *UsageEntryFilter) WhereHasReservation() {
+	f.Where(entql.HasEdge("reservation"))
+}
+
+// WhereHasReservationWith applies a predicate to check if query has an edge reservation with a given conditions (other predicates).
+func (f *UsageEntryFilter) WhereHasReservationWith(preds ...predicate.UsageEntry) {
+	f.Where(entql.HasEdgeWith("reservation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasClosedBy applies a predicate to check if query has an edge closed_by.
+func (f *UsageEntryFilter) WhereHasClosedBy() {
+	f.Where(entql.HasEdge("closed_by"))
+}
+
+// WhereHasClosedByWith applies a predicate to check if query has an edge closed_by with a given conditions (other predicates).
+func (f *UsageEntryFilter) WhereHasClosedByWith(preds ...predicate.UsageEntry) {
+	f.Where(entql.HasEdgeWith("closed_by", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }

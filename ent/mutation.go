@@ -35,6 +35,8 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usagecounter"
+	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/textsearch"
 )
@@ -69,6 +71,8 @@ const (
 	TypeSupportGrant    = "SupportGrant"
 	TypeTag             = "Tag"
 	TypeTenant          = "Tenant"
+	TypeUsageCounter    = "UsageCounter"
+	TypeUsageEntry      = "UsageEntry"
 )
 
 // AskRateMutation represents an operation that mutates the AskRate nodes in the graph.
@@ -24815,4 +24819,2103 @@ func (m *TenantMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *TenantMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Tenant edge %s", name)
+}
+
+// UsageCounterMutation represents an operation that mutates the UsageCounter nodes in the graph.
+type UsageCounterMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	tenant_id     *string
+	user_id       *string
+	period        *string
+	period_start  *time.Time
+	used          *int64
+	addused       *int64
+	reserved      *int64
+	addreserved   *int64
+	updated_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*UsageCounter, error)
+	predicates    []predicate.UsageCounter
+}
+
+var _ ent.Mutation = (*UsageCounterMutation)(nil)
+
+// usagecounterOption allows management of the mutation configuration using functional options.
+type usagecounterOption func(*UsageCounterMutation)
+
+// newUsageCounterMutation creates new mutation for the UsageCounter entity.
+func newUsageCounterMutation(c config, op Op, opts ...usagecounterOption) *UsageCounterMutation {
+	m := &UsageCounterMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeUsageCounter,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withUsageCounterID sets the ID field of the mutation.
+func withUsageCounterID(id uuid.UUID) usagecounterOption {
+	return func(m *UsageCounterMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *UsageCounter
+		)
+		m.oldValue = func(ctx context.Context) (*UsageCounter, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().UsageCounter.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withUsageCounter sets the old UsageCounter of the mutation.
+func withUsageCounter(node *UsageCounter) usagecounterOption {
+	return func(m *UsageCounterMutation) {
+		m.oldValue = func(context.Context) (*UsageCounter, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m UsageCounterMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m UsageCounterMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of UsageCounter entities.
+func (m *UsageCounterMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *UsageCounterMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *UsageCounterMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().UsageCounter.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *UsageCounterMutation) SetTenantID(s string) {
+	m.tenant_id = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *UsageCounterMutation) TenantID() (r string, exists bool) {
+	v := m.tenant_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *UsageCounterMutation) ResetTenantID() {
+	m.tenant_id = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *UsageCounterMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *UsageCounterMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *UsageCounterMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetPeriod sets the "period" field.
+func (m *UsageCounterMutation) SetPeriod(s string) {
+	m.period = &s
+}
+
+// Period returns the value of the "period" field in the mutation.
+func (m *UsageCounterMutation) Period() (r string, exists bool) {
+	v := m.period
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeriod returns the old "period" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldPeriod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeriod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeriod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeriod: %w", err)
+	}
+	return oldValue.Period, nil
+}
+
+// ResetPeriod resets all changes to the "period" field.
+func (m *UsageCounterMutation) ResetPeriod() {
+	m.period = nil
+}
+
+// SetPeriodStart sets the "period_start" field.
+func (m *UsageCounterMutation) SetPeriodStart(t time.Time) {
+	m.period_start = &t
+}
+
+// PeriodStart returns the value of the "period_start" field in the mutation.
+func (m *UsageCounterMutation) PeriodStart() (r time.Time, exists bool) {
+	v := m.period_start
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeriodStart returns the old "period_start" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldPeriodStart(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeriodStart is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeriodStart requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeriodStart: %w", err)
+	}
+	return oldValue.PeriodStart, nil
+}
+
+// ResetPeriodStart resets all changes to the "period_start" field.
+func (m *UsageCounterMutation) ResetPeriodStart() {
+	m.period_start = nil
+}
+
+// SetUsed sets the "used" field.
+func (m *UsageCounterMutation) SetUsed(i int64) {
+	m.used = &i
+	m.addused = nil
+}
+
+// Used returns the value of the "used" field in the mutation.
+func (m *UsageCounterMutation) Used() (r int64, exists bool) {
+	v := m.used
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsed returns the old "used" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldUsed(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsed: %w", err)
+	}
+	return oldValue.Used, nil
+}
+
+// AddUsed adds i to the "used" field.
+func (m *UsageCounterMutation) AddUsed(i int64) {
+	if m.addused != nil {
+		*m.addused += i
+	} else {
+		m.addused = &i
+	}
+}
+
+// AddedUsed returns the value that was added to the "used" field in this mutation.
+func (m *UsageCounterMutation) AddedUsed() (r int64, exists bool) {
+	v := m.addused
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUsed resets all changes to the "used" field.
+func (m *UsageCounterMutation) ResetUsed() {
+	m.used = nil
+	m.addused = nil
+}
+
+// SetReserved sets the "reserved" field.
+func (m *UsageCounterMutation) SetReserved(i int64) {
+	m.reserved = &i
+	m.addreserved = nil
+}
+
+// Reserved returns the value of the "reserved" field in the mutation.
+func (m *UsageCounterMutation) Reserved() (r int64, exists bool) {
+	v := m.reserved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReserved returns the old "reserved" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldReserved(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReserved is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReserved requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReserved: %w", err)
+	}
+	return oldValue.Reserved, nil
+}
+
+// AddReserved adds i to the "reserved" field.
+func (m *UsageCounterMutation) AddReserved(i int64) {
+	if m.addreserved != nil {
+		*m.addreserved += i
+	} else {
+		m.addreserved = &i
+	}
+}
+
+// AddedReserved returns the value that was added to the "reserved" field in this mutation.
+func (m *UsageCounterMutation) AddedReserved() (r int64, exists bool) {
+	v := m.addreserved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetReserved resets all changes to the "reserved" field.
+func (m *UsageCounterMutation) ResetReserved() {
+	m.reserved = nil
+	m.addreserved = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *UsageCounterMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *UsageCounterMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *UsageCounterMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// Where appends a list predicates to the UsageCounterMutation builder.
+func (m *UsageCounterMutation) Where(ps ...predicate.UsageCounter) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the UsageCounterMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *UsageCounterMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.UsageCounter, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *UsageCounterMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *UsageCounterMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (UsageCounter).
+func (m *UsageCounterMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *UsageCounterMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.tenant_id != nil {
+		fields = append(fields, usagecounter.FieldTenantID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, usagecounter.FieldUserID)
+	}
+	if m.period != nil {
+		fields = append(fields, usagecounter.FieldPeriod)
+	}
+	if m.period_start != nil {
+		fields = append(fields, usagecounter.FieldPeriodStart)
+	}
+	if m.used != nil {
+		fields = append(fields, usagecounter.FieldUsed)
+	}
+	if m.reserved != nil {
+		fields = append(fields, usagecounter.FieldReserved)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, usagecounter.FieldUpdatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *UsageCounterMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case usagecounter.FieldTenantID:
+		return m.TenantID()
+	case usagecounter.FieldUserID:
+		return m.UserID()
+	case usagecounter.FieldPeriod:
+		return m.Period()
+	case usagecounter.FieldPeriodStart:
+		return m.PeriodStart()
+	case usagecounter.FieldUsed:
+		return m.Used()
+	case usagecounter.FieldReserved:
+		return m.Reserved()
+	case usagecounter.FieldUpdatedAt:
+		return m.UpdatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *UsageCounterMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case usagecounter.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case usagecounter.FieldUserID:
+		return m.OldUserID(ctx)
+	case usagecounter.FieldPeriod:
+		return m.OldPeriod(ctx)
+	case usagecounter.FieldPeriodStart:
+		return m.OldPeriodStart(ctx)
+	case usagecounter.FieldUsed:
+		return m.OldUsed(ctx)
+	case usagecounter.FieldReserved:
+		return m.OldReserved(ctx)
+	case usagecounter.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown UsageCounter field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UsageCounterMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case usagecounter.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case usagecounter.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case usagecounter.FieldPeriod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeriod(v)
+		return nil
+	case usagecounter.FieldPeriodStart:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeriodStart(v)
+		return nil
+	case usagecounter.FieldUsed:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsed(v)
+		return nil
+	case usagecounter.FieldReserved:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReserved(v)
+		return nil
+	case usagecounter.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UsageCounter field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *UsageCounterMutation) AddedFields() []string {
+	var fields []string
+	if m.addused != nil {
+		fields = append(fields, usagecounter.FieldUsed)
+	}
+	if m.addreserved != nil {
+		fields = append(fields, usagecounter.FieldReserved)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *UsageCounterMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case usagecounter.FieldUsed:
+		return m.AddedUsed()
+	case usagecounter.FieldReserved:
+		return m.AddedReserved()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UsageCounterMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case usagecounter.FieldUsed:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUsed(v)
+		return nil
+	case usagecounter.FieldReserved:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReserved(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UsageCounter numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *UsageCounterMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *UsageCounterMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *UsageCounterMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown UsageCounter nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *UsageCounterMutation) ResetField(name string) error {
+	switch name {
+	case usagecounter.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case usagecounter.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case usagecounter.FieldPeriod:
+		m.ResetPeriod()
+		return nil
+	case usagecounter.FieldPeriodStart:
+		m.ResetPeriodStart()
+		return nil
+	case usagecounter.FieldUsed:
+		m.ResetUsed()
+		return nil
+	case usagecounter.FieldReserved:
+		m.ResetReserved()
+		return nil
+	case usagecounter.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown UsageCounter field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *UsageCounterMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *UsageCounterMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *UsageCounterMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *UsageCounterMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *UsageCounterMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *UsageCounterMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *UsageCounterMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown UsageCounter unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *UsageCounterMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown UsageCounter edge %s", name)
+}
+
+// UsageEntryMutation represents an operation that mutates the UsageEntry nodes in the graph.
+type UsageEntryMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *uuid.UUID
+	kind                 *usageentry.Kind
+	user_id              *string
+	attempt_id           *uuid.UUID
+	purpose              *usageentry.Purpose
+	model                *string
+	profile              *string
+	prompt_tokens        *int
+	addprompt_tokens     *int
+	completion_tokens    *int
+	addcompletion_tokens *int
+	cost_micros          *int64
+	addcost_micros       *int64
+	period               *string
+	period_start         *time.Time
+	created_at           *time.Time
+	clearedFields        map[string]struct{}
+	tenant               *string
+	clearedtenant        bool
+	reservation          *uuid.UUID
+	clearedreservation   bool
+	closed_by            *uuid.UUID
+	clearedclosed_by     bool
+	done                 bool
+	oldValue             func(context.Context) (*UsageEntry, error)
+	predicates           []predicate.UsageEntry
+}
+
+var _ ent.Mutation = (*UsageEntryMutation)(nil)
+
+// usageentryOption allows management of the mutation configuration using functional options.
+type usageentryOption func(*UsageEntryMutation)
+
+// newUsageEntryMutation creates new mutation for the UsageEntry entity.
+func newUsageEntryMutation(c config, op Op, opts ...usageentryOption) *UsageEntryMutation {
+	m := &UsageEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeUsageEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withUsageEntryID sets the ID field of the mutation.
+func withUsageEntryID(id uuid.UUID) usageentryOption {
+	return func(m *UsageEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *UsageEntry
+		)
+		m.oldValue = func(ctx context.Context) (*UsageEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().UsageEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withUsageEntry sets the old UsageEntry of the mutation.
+func withUsageEntry(node *UsageEntry) usageentryOption {
+	return func(m *UsageEntryMutation) {
+		m.oldValue = func(context.Context) (*UsageEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m UsageEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m UsageEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of UsageEntry entities.
+func (m *UsageEntryMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *UsageEntryMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *UsageEntryMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().UsageEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *UsageEntryMutation) SetTenantID(s string) {
+	m.tenant = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *UsageEntryMutation) TenantID() (r string, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *UsageEntryMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *UsageEntryMutation) SetKind(u usageentry.Kind) {
+	m.kind = &u
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *UsageEntryMutation) Kind() (r usageentry.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldKind(ctx context.Context) (v usageentry.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *UsageEntryMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *UsageEntryMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *UsageEntryMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *UsageEntryMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetAttemptID sets the "attempt_id" field.
+func (m *UsageEntryMutation) SetAttemptID(u uuid.UUID) {
+	m.attempt_id = &u
+}
+
+// AttemptID returns the value of the "attempt_id" field in the mutation.
+func (m *UsageEntryMutation) AttemptID() (r uuid.UUID, exists bool) {
+	v := m.attempt_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttemptID returns the old "attempt_id" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldAttemptID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttemptID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttemptID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttemptID: %w", err)
+	}
+	return oldValue.AttemptID, nil
+}
+
+// ClearAttemptID clears the value of the "attempt_id" field.
+func (m *UsageEntryMutation) ClearAttemptID() {
+	m.attempt_id = nil
+	m.clearedFields[usageentry.FieldAttemptID] = struct{}{}
+}
+
+// AttemptIDCleared returns if the "attempt_id" field was cleared in this mutation.
+func (m *UsageEntryMutation) AttemptIDCleared() bool {
+	_, ok := m.clearedFields[usageentry.FieldAttemptID]
+	return ok
+}
+
+// ResetAttemptID resets all changes to the "attempt_id" field.
+func (m *UsageEntryMutation) ResetAttemptID() {
+	m.attempt_id = nil
+	delete(m.clearedFields, usageentry.FieldAttemptID)
+}
+
+// SetPurpose sets the "purpose" field.
+func (m *UsageEntryMutation) SetPurpose(u usageentry.Purpose) {
+	m.purpose = &u
+}
+
+// Purpose returns the value of the "purpose" field in the mutation.
+func (m *UsageEntryMutation) Purpose() (r usageentry.Purpose, exists bool) {
+	v := m.purpose
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPurpose returns the old "purpose" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldPurpose(ctx context.Context) (v usageentry.Purpose, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPurpose is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPurpose requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPurpose: %w", err)
+	}
+	return oldValue.Purpose, nil
+}
+
+// ResetPurpose resets all changes to the "purpose" field.
+func (m *UsageEntryMutation) ResetPurpose() {
+	m.purpose = nil
+}
+
+// SetModel sets the "model" field.
+func (m *UsageEntryMutation) SetModel(s string) {
+	m.model = &s
+}
+
+// Model returns the value of the "model" field in the mutation.
+func (m *UsageEntryMutation) Model() (r string, exists bool) {
+	v := m.model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModel returns the old "model" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldModel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModel: %w", err)
+	}
+	return oldValue.Model, nil
+}
+
+// ResetModel resets all changes to the "model" field.
+func (m *UsageEntryMutation) ResetModel() {
+	m.model = nil
+}
+
+// SetProfile sets the "profile" field.
+func (m *UsageEntryMutation) SetProfile(s string) {
+	m.profile = &s
+}
+
+// Profile returns the value of the "profile" field in the mutation.
+func (m *UsageEntryMutation) Profile() (r string, exists bool) {
+	v := m.profile
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProfile returns the old "profile" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldProfile(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProfile is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProfile requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProfile: %w", err)
+	}
+	return oldValue.Profile, nil
+}
+
+// ClearProfile clears the value of the "profile" field.
+func (m *UsageEntryMutation) ClearProfile() {
+	m.profile = nil
+	m.clearedFields[usageentry.FieldProfile] = struct{}{}
+}
+
+// ProfileCleared returns if the "profile" field was cleared in this mutation.
+func (m *UsageEntryMutation) ProfileCleared() bool {
+	_, ok := m.clearedFields[usageentry.FieldProfile]
+	return ok
+}
+
+// ResetProfile resets all changes to the "profile" field.
+func (m *UsageEntryMutation) ResetProfile() {
+	m.profile = nil
+	delete(m.clearedFields, usageentry.FieldProfile)
+}
+
+// SetPromptTokens sets the "prompt_tokens" field.
+func (m *UsageEntryMutation) SetPromptTokens(i int) {
+	m.prompt_tokens = &i
+	m.addprompt_tokens = nil
+}
+
+// PromptTokens returns the value of the "prompt_tokens" field in the mutation.
+func (m *UsageEntryMutation) PromptTokens() (r int, exists bool) {
+	v := m.prompt_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPromptTokens returns the old "prompt_tokens" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldPromptTokens(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPromptTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPromptTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPromptTokens: %w", err)
+	}
+	return oldValue.PromptTokens, nil
+}
+
+// AddPromptTokens adds i to the "prompt_tokens" field.
+func (m *UsageEntryMutation) AddPromptTokens(i int) {
+	if m.addprompt_tokens != nil {
+		*m.addprompt_tokens += i
+	} else {
+		m.addprompt_tokens = &i
+	}
+}
+
+// AddedPromptTokens returns the value that was added to the "prompt_tokens" field in this mutation.
+func (m *UsageEntryMutation) AddedPromptTokens() (r int, exists bool) {
+	v := m.addprompt_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPromptTokens resets all changes to the "prompt_tokens" field.
+func (m *UsageEntryMutation) ResetPromptTokens() {
+	m.prompt_tokens = nil
+	m.addprompt_tokens = nil
+}
+
+// SetCompletionTokens sets the "completion_tokens" field.
+func (m *UsageEntryMutation) SetCompletionTokens(i int) {
+	m.completion_tokens = &i
+	m.addcompletion_tokens = nil
+}
+
+// CompletionTokens returns the value of the "completion_tokens" field in the mutation.
+func (m *UsageEntryMutation) CompletionTokens() (r int, exists bool) {
+	v := m.completion_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletionTokens returns the old "completion_tokens" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldCompletionTokens(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletionTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletionTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletionTokens: %w", err)
+	}
+	return oldValue.CompletionTokens, nil
+}
+
+// AddCompletionTokens adds i to the "completion_tokens" field.
+func (m *UsageEntryMutation) AddCompletionTokens(i int) {
+	if m.addcompletion_tokens != nil {
+		*m.addcompletion_tokens += i
+	} else {
+		m.addcompletion_tokens = &i
+	}
+}
+
+// AddedCompletionTokens returns the value that was added to the "completion_tokens" field in this mutation.
+func (m *UsageEntryMutation) AddedCompletionTokens() (r int, exists bool) {
+	v := m.addcompletion_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCompletionTokens resets all changes to the "completion_tokens" field.
+func (m *UsageEntryMutation) ResetCompletionTokens() {
+	m.completion_tokens = nil
+	m.addcompletion_tokens = nil
+}
+
+// SetCostMicros sets the "cost_micros" field.
+func (m *UsageEntryMutation) SetCostMicros(i int64) {
+	m.cost_micros = &i
+	m.addcost_micros = nil
+}
+
+// CostMicros returns the value of the "cost_micros" field in the mutation.
+func (m *UsageEntryMutation) CostMicros() (r int64, exists bool) {
+	v := m.cost_micros
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCostMicros returns the old "cost_micros" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldCostMicros(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCostMicros is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCostMicros requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCostMicros: %w", err)
+	}
+	return oldValue.CostMicros, nil
+}
+
+// AddCostMicros adds i to the "cost_micros" field.
+func (m *UsageEntryMutation) AddCostMicros(i int64) {
+	if m.addcost_micros != nil {
+		*m.addcost_micros += i
+	} else {
+		m.addcost_micros = &i
+	}
+}
+
+// AddedCostMicros returns the value that was added to the "cost_micros" field in this mutation.
+func (m *UsageEntryMutation) AddedCostMicros() (r int64, exists bool) {
+	v := m.addcost_micros
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCostMicros resets all changes to the "cost_micros" field.
+func (m *UsageEntryMutation) ResetCostMicros() {
+	m.cost_micros = nil
+	m.addcost_micros = nil
+}
+
+// SetPeriod sets the "period" field.
+func (m *UsageEntryMutation) SetPeriod(s string) {
+	m.period = &s
+}
+
+// Period returns the value of the "period" field in the mutation.
+func (m *UsageEntryMutation) Period() (r string, exists bool) {
+	v := m.period
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeriod returns the old "period" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldPeriod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeriod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeriod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeriod: %w", err)
+	}
+	return oldValue.Period, nil
+}
+
+// ResetPeriod resets all changes to the "period" field.
+func (m *UsageEntryMutation) ResetPeriod() {
+	m.period = nil
+}
+
+// SetPeriodStart sets the "period_start" field.
+func (m *UsageEntryMutation) SetPeriodStart(t time.Time) {
+	m.period_start = &t
+}
+
+// PeriodStart returns the value of the "period_start" field in the mutation.
+func (m *UsageEntryMutation) PeriodStart() (r time.Time, exists bool) {
+	v := m.period_start
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeriodStart returns the old "period_start" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldPeriodStart(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeriodStart is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeriodStart requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeriodStart: %w", err)
+	}
+	return oldValue.PeriodStart, nil
+}
+
+// ClearPeriodStart clears the value of the "period_start" field.
+func (m *UsageEntryMutation) ClearPeriodStart() {
+	m.period_start = nil
+	m.clearedFields[usageentry.FieldPeriodStart] = struct{}{}
+}
+
+// PeriodStartCleared returns if the "period_start" field was cleared in this mutation.
+func (m *UsageEntryMutation) PeriodStartCleared() bool {
+	_, ok := m.clearedFields[usageentry.FieldPeriodStart]
+	return ok
+}
+
+// ResetPeriodStart resets all changes to the "period_start" field.
+func (m *UsageEntryMutation) ResetPeriodStart() {
+	m.period_start = nil
+	delete(m.clearedFields, usageentry.FieldPeriodStart)
+}
+
+// SetReservationID sets the "reservation_id" field.
+func (m *UsageEntryMutation) SetReservationID(u uuid.UUID) {
+	m.reservation = &u
+}
+
+// ReservationID returns the value of the "reservation_id" field in the mutation.
+func (m *UsageEntryMutation) ReservationID() (r uuid.UUID, exists bool) {
+	v := m.reservation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReservationID returns the old "reservation_id" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldReservationID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReservationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReservationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReservationID: %w", err)
+	}
+	return oldValue.ReservationID, nil
+}
+
+// ClearReservationID clears the value of the "reservation_id" field.
+func (m *UsageEntryMutation) ClearReservationID() {
+	m.reservation = nil
+	m.clearedFields[usageentry.FieldReservationID] = struct{}{}
+}
+
+// ReservationIDCleared returns if the "reservation_id" field was cleared in this mutation.
+func (m *UsageEntryMutation) ReservationIDCleared() bool {
+	_, ok := m.clearedFields[usageentry.FieldReservationID]
+	return ok
+}
+
+// ResetReservationID resets all changes to the "reservation_id" field.
+func (m *UsageEntryMutation) ResetReservationID() {
+	m.reservation = nil
+	delete(m.clearedFields, usageentry.FieldReservationID)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *UsageEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *UsageEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the UsageEntry entity.
+// If the UsageEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *UsageEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *UsageEntryMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[usageentry.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *UsageEntryMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *UsageEntryMutation) TenantIDs() (ids []string) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *UsageEntryMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearReservation clears the "reservation" edge to the UsageEntry entity.
+func (m *UsageEntryMutation) ClearReservation() {
+	m.clearedreservation = true
+	m.clearedFields[usageentry.FieldReservationID] = struct{}{}
+}
+
+// ReservationCleared reports if the "reservation" edge to the UsageEntry entity was cleared.
+func (m *UsageEntryMutation) ReservationCleared() bool {
+	return m.ReservationIDCleared() || m.clearedreservation
+}
+
+// ReservationIDs returns the "reservation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ReservationID instead. It exists only for internal usage by the builders.
+func (m *UsageEntryMutation) ReservationIDs() (ids []uuid.UUID) {
+	if id := m.reservation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetReservation resets all changes to the "reservation" edge.
+func (m *UsageEntryMutation) ResetReservation() {
+	m.reservation = nil
+	m.clearedreservation = false
+}
+
+// SetClosedByID sets the "closed_by" edge to the UsageEntry entity by id.
+func (m *UsageEntryMutation) SetClosedByID(id uuid.UUID) {
+	m.closed_by = &id
+}
+
+// ClearClosedBy clears the "closed_by" edge to the UsageEntry entity.
+func (m *UsageEntryMutation) ClearClosedBy() {
+	m.clearedclosed_by = true
+}
+
+// ClosedByCleared reports if the "closed_by" edge to the UsageEntry entity was cleared.
+func (m *UsageEntryMutation) ClosedByCleared() bool {
+	return m.clearedclosed_by
+}
+
+// ClosedByID returns the "closed_by" edge ID in the mutation.
+func (m *UsageEntryMutation) ClosedByID() (id uuid.UUID, exists bool) {
+	if m.closed_by != nil {
+		return *m.closed_by, true
+	}
+	return
+}
+
+// ClosedByIDs returns the "closed_by" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ClosedByID instead. It exists only for internal usage by the builders.
+func (m *UsageEntryMutation) ClosedByIDs() (ids []uuid.UUID) {
+	if id := m.closed_by; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetClosedBy resets all changes to the "closed_by" edge.
+func (m *UsageEntryMutation) ResetClosedBy() {
+	m.closed_by = nil
+	m.clearedclosed_by = false
+}
+
+// Where appends a list predicates to the UsageEntryMutation builder.
+func (m *UsageEntryMutation) Where(ps ...predicate.UsageEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the UsageEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *UsageEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.UsageEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *UsageEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *UsageEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (UsageEntry).
+func (m *UsageEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *UsageEntryMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.tenant != nil {
+		fields = append(fields, usageentry.FieldTenantID)
+	}
+	if m.kind != nil {
+		fields = append(fields, usageentry.FieldKind)
+	}
+	if m.user_id != nil {
+		fields = append(fields, usageentry.FieldUserID)
+	}
+	if m.attempt_id != nil {
+		fields = append(fields, usageentry.FieldAttemptID)
+	}
+	if m.purpose != nil {
+		fields = append(fields, usageentry.FieldPurpose)
+	}
+	if m.model != nil {
+		fields = append(fields, usageentry.FieldModel)
+	}
+	if m.profile != nil {
+		fields = append(fields, usageentry.FieldProfile)
+	}
+	if m.prompt_tokens != nil {
+		fields = append(fields, usageentry.FieldPromptTokens)
+	}
+	if m.completion_tokens != nil {
+		fields = append(fields, usageentry.FieldCompletionTokens)
+	}
+	if m.cost_micros != nil {
+		fields = append(fields, usageentry.FieldCostMicros)
+	}
+	if m.period != nil {
+		fields = append(fields, usageentry.FieldPeriod)
+	}
+	if m.period_start != nil {
+		fields = append(fields, usageentry.FieldPeriodStart)
+	}
+	if m.reservation != nil {
+		fields = append(fields, usageentry.FieldReservationID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, usageentry.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *UsageEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case usageentry.FieldTenantID:
+		return m.TenantID()
+	case usageentry.FieldKind:
+		return m.Kind()
+	case usageentry.FieldUserID:
+		return m.UserID()
+	case usageentry.FieldAttemptID:
+		return m.AttemptID()
+	case usageentry.FieldPurpose:
+		return m.Purpose()
+	case usageentry.FieldModel:
+		return m.Model()
+	case usageentry.FieldProfile:
+		return m.Profile()
+	case usageentry.FieldPromptTokens:
+		return m.PromptTokens()
+	case usageentry.FieldCompletionTokens:
+		return m.CompletionTokens()
+	case usageentry.FieldCostMicros:
+		return m.CostMicros()
+	case usageentry.FieldPeriod:
+		return m.Period()
+	case usageentry.FieldPeriodStart:
+		return m.PeriodStart()
+	case usageentry.FieldReservationID:
+		return m.ReservationID()
+	case usageentry.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *UsageEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case usageentry.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case usageentry.FieldKind:
+		return m.OldKind(ctx)
+	case usageentry.FieldUserID:
+		return m.OldUserID(ctx)
+	case usageentry.FieldAttemptID:
+		return m.OldAttemptID(ctx)
+	case usageentry.FieldPurpose:
+		return m.OldPurpose(ctx)
+	case usageentry.FieldModel:
+		return m.OldModel(ctx)
+	case usageentry.FieldProfile:
+		return m.OldProfile(ctx)
+	case usageentry.FieldPromptTokens:
+		return m.OldPromptTokens(ctx)
+	case usageentry.FieldCompletionTokens:
+		return m.OldCompletionTokens(ctx)
+	case usageentry.FieldCostMicros:
+		return m.OldCostMicros(ctx)
+	case usageentry.FieldPeriod:
+		return m.OldPeriod(ctx)
+	case usageentry.FieldPeriodStart:
+		return m.OldPeriodStart(ctx)
+	case usageentry.FieldReservationID:
+		return m.OldReservationID(ctx)
+	case usageentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown UsageEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UsageEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case usageentry.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case usageentry.FieldKind:
+		v, ok := value.(usageentry.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case usageentry.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case usageentry.FieldAttemptID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttemptID(v)
+		return nil
+	case usageentry.FieldPurpose:
+		v, ok := value.(usageentry.Purpose)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPurpose(v)
+		return nil
+	case usageentry.FieldModel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModel(v)
+		return nil
+	case usageentry.FieldProfile:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProfile(v)
+		return nil
+	case usageentry.FieldPromptTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPromptTokens(v)
+		return nil
+	case usageentry.FieldCompletionTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletionTokens(v)
+		return nil
+	case usageentry.FieldCostMicros:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCostMicros(v)
+		return nil
+	case usageentry.FieldPeriod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeriod(v)
+		return nil
+	case usageentry.FieldPeriodStart:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeriodStart(v)
+		return nil
+	case usageentry.FieldReservationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReservationID(v)
+		return nil
+	case usageentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UsageEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *UsageEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.addprompt_tokens != nil {
+		fields = append(fields, usageentry.FieldPromptTokens)
+	}
+	if m.addcompletion_tokens != nil {
+		fields = append(fields, usageentry.FieldCompletionTokens)
+	}
+	if m.addcost_micros != nil {
+		fields = append(fields, usageentry.FieldCostMicros)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *UsageEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case usageentry.FieldPromptTokens:
+		return m.AddedPromptTokens()
+	case usageentry.FieldCompletionTokens:
+		return m.AddedCompletionTokens()
+	case usageentry.FieldCostMicros:
+		return m.AddedCostMicros()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UsageEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case usageentry.FieldPromptTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPromptTokens(v)
+		return nil
+	case usageentry.FieldCompletionTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCompletionTokens(v)
+		return nil
+	case usageentry.FieldCostMicros:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCostMicros(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UsageEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *UsageEntryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(usageentry.FieldAttemptID) {
+		fields = append(fields, usageentry.FieldAttemptID)
+	}
+	if m.FieldCleared(usageentry.FieldProfile) {
+		fields = append(fields, usageentry.FieldProfile)
+	}
+	if m.FieldCleared(usageentry.FieldPeriodStart) {
+		fields = append(fields, usageentry.FieldPeriodStart)
+	}
+	if m.FieldCleared(usageentry.FieldReservationID) {
+		fields = append(fields, usageentry.FieldReservationID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *UsageEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *UsageEntryMutation) ClearField(name string) error {
+	switch name {
+	case usageentry.FieldAttemptID:
+		m.ClearAttemptID()
+		return nil
+	case usageentry.FieldProfile:
+		m.ClearProfile()
+		return nil
+	case usageentry.FieldPeriodStart:
+		m.ClearPeriodStart()
+		return nil
+	case usageentry.FieldReservationID:
+		m.ClearReservationID()
+		return nil
+	}
+	return fmt.Errorf("unknown UsageEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *UsageEntryMutation) ResetField(name string) error {
+	switch name {
+	case usageentry.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case usageentry.FieldKind:
+		m.ResetKind()
+		return nil
+	case usageentry.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case usageentry.FieldAttemptID:
+		m.ResetAttemptID()
+		return nil
+	case usageentry.FieldPurpose:
+		m.ResetPurpose()
+		return nil
+	case usageentry.FieldModel:
+		m.ResetModel()
+		return nil
+	case usageentry.FieldProfile:
+		m.ResetProfile()
+		return nil
+	case usageentry.FieldPromptTokens:
+		m.ResetPromptTokens()
+		return nil
+	case usageentry.FieldCompletionTokens:
+		m.ResetCompletionTokens()
+		return nil
+	case usageentry.FieldCostMicros:
+		m.ResetCostMicros()
+		return nil
+	case usageentry.FieldPeriod:
+		m.ResetPeriod()
+		return nil
+	case usageentry.FieldPeriodStart:
+		m.ResetPeriodStart()
+		return nil
+	case usageentry.FieldReservationID:
+		m.ResetReservationID()
+		return nil
+	case usageentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown UsageEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *UsageEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.tenant != nil {
+		edges = append(edges, usageentry.EdgeTenant)
+	}
+	if m.reservation != nil {
+		edges = append(edges, usageentry.EdgeReservation)
+	}
+	if m.closed_by != nil {
+		edges = append(edges, usageentry.EdgeClosedBy)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *UsageEntryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case usageentry.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case usageentry.EdgeReservation:
+		if id := m.reservation; id != nil {
+			return []ent.Value{*id}
+		}
+	case usageentry.EdgeClosedBy:
+		if id := m.closed_by; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *UsageEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *UsageEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *UsageEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedtenant {
+		edges = append(edges, usageentry.EdgeTenant)
+	}
+	if m.clearedreservation {
+		edges = append(edges, usageentry.EdgeReservation)
+	}
+	if m.clearedclosed_by {
+		edges = append(edges, usageentry.EdgeClosedBy)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *UsageEntryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case usageentry.EdgeTenant:
+		return m.clearedtenant
+	case usageentry.EdgeReservation:
+		return m.clearedreservation
+	case usageentry.EdgeClosedBy:
+		return m.clearedclosed_by
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *UsageEntryMutation) ClearEdge(name string) error {
+	switch name {
+	case usageentry.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case usageentry.EdgeReservation:
+		m.ClearReservation()
+		return nil
+	case usageentry.EdgeClosedBy:
+		m.ClearClosedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown UsageEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *UsageEntryMutation) ResetEdge(name string) error {
+	switch name {
+	case usageentry.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case usageentry.EdgeReservation:
+		m.ResetReservation()
+		return nil
+	case usageentry.EdgeClosedBy:
+		m.ResetClosedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown UsageEntry edge %s", name)
 }

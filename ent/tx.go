@@ -56,6 +56,10 @@ type Tx struct {
 	Tag *TagClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
+	// UsageCounter is the client for interacting with the UsageCounter builders.
+	UsageCounter *UsageCounterClient
+	// UsageEntry is the client for interacting with the UsageEntry builders.
+	UsageEntry *UsageEntryClient
 
 	// lazily loaded.
 	client     *Client
@@ -208,6 +212,8 @@ func (tx *Tx) init() {
 	tx.SupportGrant = NewSupportGrantClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)
 	tx.Tenant = NewTenantClient(tx.config)
+	tx.UsageCounter = NewUsageCounterClient(tx.config)
+	tx.UsageEntry = NewUsageEntryClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -584,6 +584,18 @@ type ComplexityRoot struct {
 		UploadAttachment               func(childComplexity int, conversationID uuid.UUID, file graphql.Upload) int
 	}
 
+	MyUsage struct {
+		Kind          func(childComplexity int) int
+		Limit         func(childComplexity int) int
+		OverSoftLimit func(childComplexity int) int
+		Period        func(childComplexity int) int
+		Reserved      func(childComplexity int) int
+		ResetsAt      func(childComplexity int) int
+		TenantLimit   func(childComplexity int) int
+		TenantUsed    func(childComplexity int) int
+		Used          func(childComplexity int) int
+	}
+
 	PageInfo struct {
 		EndCursor       func(childComplexity int) int
 		HasNextPage     func(childComplexity int) int
@@ -619,6 +631,7 @@ type ComplexityRoot struct {
 		ModelEndpoints           func(childComplexity int) int
 		ModelProfiles            func(childComplexity int) int
 		MyShareLinks             func(childComplexity int, first *int, after *entgql.Cursor[uuid.UUID]) int
+		MyUsage                  func(childComplexity int) int
 		Node                     func(childComplexity int, id uuid.UUID) int
 		Nodes                    func(childComplexity int, ids []uuid.UUID) int
 		SearchConversations      func(childComplexity int, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) int
@@ -626,6 +639,7 @@ type ComplexityRoot struct {
 		SupportGrants            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
 		Tags                     func(childComplexity int) int
 		TenantSettings           func(childComplexity int) int
+		UsageCosts               func(childComplexity int, from time.Time, to time.Time) int
 		UsageSummary             func(childComplexity int, from time.Time, to time.Time) int
 		Viewer                   func(childComplexity int) int
 	}
@@ -798,6 +812,10 @@ type ComplexityRoot struct {
 		SupportGrantMax         func(childComplexity int) int
 		TemporaryChatRetention  func(childComplexity int) int
 		TemporaryChats          func(childComplexity int) int
+		TokenQuotaKind          func(childComplexity int) int
+		TokenQuotaPeriod        func(childComplexity int) int
+		TokenQuotaTenantTokens  func(childComplexity int) int
+		TokenQuotaUserTokens    func(childComplexity int) int
 		UpdatedAt               func(childComplexity int) int
 		Version                 func(childComplexity int) int
 	}
@@ -815,9 +833,20 @@ type ComplexityRoot struct {
 		Attachment func(childComplexity int) int
 	}
 
+	UsageCostRow struct {
+		Calls            func(childComplexity int) int
+		CompletionTokens func(childComplexity int) int
+		CostMicros       func(childComplexity int) int
+		Day              func(childComplexity int) int
+		Model            func(childComplexity int) int
+		PromptTokens     func(childComplexity int) int
+		UserID           func(childComplexity int) int
+	}
+
 	UsageRow struct {
 		Attempts         func(childComplexity int) int
 		CompletionTokens func(childComplexity int) int
+		CostMicros       func(childComplexity int) int
 		Day              func(childComplexity int) int
 		Model            func(childComplexity int) int
 		PromptTokens     func(childComplexity int) int
@@ -965,6 +994,8 @@ type QueryResolver interface {
 	AvailableModels(ctx context.Context) ([]*ent.ModelProfile, error)
 	ModelProfiles(ctx context.Context) ([]*ent.ModelProfile, error)
 	ModelEndpoints(ctx context.Context) ([]string, error)
+	MyUsage(ctx context.Context) (*model.MyUsage, error)
+	UsageCosts(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageCostRow, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -3500,6 +3531,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.UploadAttachment(childComplexity, args["conversationId"].(uuid.UUID), args["file"].(graphql.Upload)), true
 
+	case "MyUsage.kind":
+		if e.ComplexityRoot.MyUsage.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.Kind(childComplexity), true
+	case "MyUsage.limit":
+		if e.ComplexityRoot.MyUsage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.Limit(childComplexity), true
+	case "MyUsage.overSoftLimit":
+		if e.ComplexityRoot.MyUsage.OverSoftLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.OverSoftLimit(childComplexity), true
+	case "MyUsage.period":
+		if e.ComplexityRoot.MyUsage.Period == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.Period(childComplexity), true
+	case "MyUsage.reserved":
+		if e.ComplexityRoot.MyUsage.Reserved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.Reserved(childComplexity), true
+	case "MyUsage.resetsAt":
+		if e.ComplexityRoot.MyUsage.ResetsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.ResetsAt(childComplexity), true
+	case "MyUsage.tenantLimit":
+		if e.ComplexityRoot.MyUsage.TenantLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.TenantLimit(childComplexity), true
+	case "MyUsage.tenantUsed":
+		if e.ComplexityRoot.MyUsage.TenantUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.TenantUsed(childComplexity), true
+	case "MyUsage.used":
+		if e.ComplexityRoot.MyUsage.Used == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.Used(childComplexity), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -3736,6 +3822,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyShareLinks(childComplexity, args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
+	case "Query.myUsage":
+		if e.ComplexityRoot.Query.MyUsage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyUsage(childComplexity), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -3803,6 +3895,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TenantSettings(childComplexity), true
+	case "Query.usageCosts":
+		if e.ComplexityRoot.Query.UsageCosts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_usageCosts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.UsageCosts(childComplexity, args["from"].(time.Time), args["to"].(time.Time)), true
 	case "Query.usageSummary":
 		if e.ComplexityRoot.Query.UsageSummary == nil {
 			break
@@ -4544,6 +4647,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TenantSettings.TemporaryChats(childComplexity), true
+	case "TenantSettings.tokenQuotaKind":
+		if e.ComplexityRoot.TenantSettings.TokenQuotaKind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.TokenQuotaKind(childComplexity), true
+	case "TenantSettings.tokenQuotaPeriod":
+		if e.ComplexityRoot.TenantSettings.TokenQuotaPeriod == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.TokenQuotaPeriod(childComplexity), true
+	case "TenantSettings.tokenQuotaTenantTokens":
+		if e.ComplexityRoot.TenantSettings.TokenQuotaTenantTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.TokenQuotaTenantTokens(childComplexity), true
+	case "TenantSettings.tokenQuotaUserTokens":
+		if e.ComplexityRoot.TenantSettings.TokenQuotaUserTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.TokenQuotaUserTokens(childComplexity), true
 	case "TenantSettings.updatedAt":
 		if e.ComplexityRoot.TenantSettings.UpdatedAt == nil {
 			break
@@ -4584,6 +4711,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UploadAttachmentPayload.Attachment(childComplexity), true
 
+	case "UsageCostRow.calls":
+		if e.ComplexityRoot.UsageCostRow.Calls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageCostRow.Calls(childComplexity), true
+	case "UsageCostRow.completionTokens":
+		if e.ComplexityRoot.UsageCostRow.CompletionTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageCostRow.CompletionTokens(childComplexity), true
+	case "UsageCostRow.costMicros":
+		if e.ComplexityRoot.UsageCostRow.CostMicros == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageCostRow.CostMicros(childComplexity), true
+	case "UsageCostRow.day":
+		if e.ComplexityRoot.UsageCostRow.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageCostRow.Day(childComplexity), true
+	case "UsageCostRow.model":
+		if e.ComplexityRoot.UsageCostRow.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageCostRow.Model(childComplexity), true
+	case "UsageCostRow.promptTokens":
+		if e.ComplexityRoot.UsageCostRow.PromptTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageCostRow.PromptTokens(childComplexity), true
+	case "UsageCostRow.userId":
+		if e.ComplexityRoot.UsageCostRow.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageCostRow.UserID(childComplexity), true
+
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
 			break
@@ -4596,6 +4766,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UsageRow.CompletionTokens(childComplexity), true
+	case "UsageRow.costMicros":
+		if e.ComplexityRoot.UsageRow.CostMicros == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageRow.CostMicros(childComplexity), true
 	case "UsageRow.day":
 		if e.ComplexityRoot.UsageRow.Day == nil {
 			break
@@ -7003,6 +7179,86 @@ extend type ViewerEvent {
   "ATTACHMENT_UPDATED: its new status."
   attachmentStatus: AttachmentStatus
 }
+
+
+# Quotas and usage (docs/API.md, "Quotas and usage")
+
+"""
+The viewer's standing against the tenant's token quota in the current
+period. Without a quota, limit, tenantLimit, period, kind and resetsAt are
+null and used sums the viewer's settled tokens of the current UTC day.
+"""
+type MyUsage {
+  "Tokens the viewer's settled model calls used this period."
+  used: Int!
+  "Tokens the viewer's running answers hold (reserved, not yet settled)."
+  reserved: Int!
+  "The tenant's per-user limit in tokens, null when none."
+  limit: Int
+  "The tenant-wide limit in tokens, null when none."
+  tenantLimit: Int
+  "The whole tenant's used and reserved tokens this period."
+  tenantUsed: Int!
+  "When the period ends and the counters start again from zero (RFC 3339, UTC)."
+  resetsAt: Time
+  "DAILY or MONTHLY (UTC)."
+  period: String
+  "HARD (asks past the limit are QUOTA_EXCEEDED) or SOFT (allowed, flagged)."
+  kind: String
+  "A SOFT limit (the viewer's or the tenant's) is passed."
+  overSoftLimit: Boolean!
+}
+
+"""
+The settled usage of one user with one model on one UTC day, from the
+usage ledger.
+"""
+type UsageCostRow {
+  "The UTC day, YYYY-MM-DD."
+  day: String!
+  model: String!
+  userId: String!
+  "Settled model calls (answers, and rewrites, titles and summaries once metered)."
+  calls: Int!
+  promptTokens: Int!
+  completionTokens: Int!
+  "Cost in micro-units of the configured prices (RAGCHAT_MODEL_PRICES)."
+  costMicros: Int!
+}
+
+extend type UsageRow {
+  "Cost in micro-units that the usage ledger recorded for the day and model."
+  costMicros: Int!
+}
+
+extend type TenantSettings {
+  "The token quota's period: DAILY (default) or MONTHLY, in UTC."
+  tokenQuotaPeriod: String!
+  "HARD (default: an ask that would pass a limit is QUOTA_EXCEEDED) or SOFT (allowed, flagged in myUsage)."
+  tokenQuotaKind: String!
+  "The tenant-wide limit in tokens per period; 0 is none."
+  tokenQuotaTenantTokens: Int!
+  "Each user's limit in tokens per period; 0 is none."
+  tokenQuotaUserTokens: Int!
+}
+
+extend input UpdateTenantSettingsInput {
+  "DAILY or MONTHLY (BAD_USER_INPUT with extensions.field \"tokenQuotaPeriod\" otherwise)."
+  tokenQuotaPeriod: String
+  "HARD or SOFT (BAD_USER_INPUT with extensions.field \"tokenQuotaKind\" otherwise)."
+  tokenQuotaKind: String
+  "Tokens per period for the whole tenant; 0 removes the limit; negative is BAD_USER_INPUT."
+  tokenQuotaTenantTokens: Int
+  "Tokens per period for each user; 0 removes the limit; negative is BAD_USER_INPUT."
+  tokenQuotaUserTokens: Int
+}
+
+extend type Query {
+  "Any signed-in viewer: their usage against the token quota."
+  myUsage: MyUsage!
+  "Admins only (FORBIDDEN otherwise): settled usage and cost by UTC day, model and user in [from, to) (at most 366 days)."
+  usageCosts(from: Time!, to: Time!): [UsageCostRow!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -7953,6 +8209,30 @@ func (ec *executionContext) childFields_ModelProfile(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type ModelProfile", field.Name)
 }
 
+func (ec *executionContext) childFields_MyUsage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "used":
+		return ec.fieldContext_MyUsage_used(ctx, field)
+	case "reserved":
+		return ec.fieldContext_MyUsage_reserved(ctx, field)
+	case "limit":
+		return ec.fieldContext_MyUsage_limit(ctx, field)
+	case "tenantLimit":
+		return ec.fieldContext_MyUsage_tenantLimit(ctx, field)
+	case "tenantUsed":
+		return ec.fieldContext_MyUsage_tenantUsed(ctx, field)
+	case "resetsAt":
+		return ec.fieldContext_MyUsage_resetsAt(ctx, field)
+	case "period":
+		return ec.fieldContext_MyUsage_period(ctx, field)
+	case "kind":
+		return ec.fieldContext_MyUsage_kind(ctx, field)
+	case "overSoftLimit":
+		return ec.fieldContext_MyUsage_overSoftLimit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MyUsage", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -8315,6 +8595,14 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_publicShareLinks(ctx, field)
 	case "publicShareSources":
 		return ec.fieldContext_TenantSettings_publicShareSources(ctx, field)
+	case "tokenQuotaPeriod":
+		return ec.fieldContext_TenantSettings_tokenQuotaPeriod(ctx, field)
+	case "tokenQuotaKind":
+		return ec.fieldContext_TenantSettings_tokenQuotaKind(ctx, field)
+	case "tokenQuotaTenantTokens":
+		return ec.fieldContext_TenantSettings_tokenQuotaTenantTokens(ctx, field)
+	case "tokenQuotaUserTokens":
+		return ec.fieldContext_TenantSettings_tokenQuotaUserTokens(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
 }
@@ -8345,6 +8633,26 @@ func (ec *executionContext) childFields_UploadAttachmentPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type UploadAttachmentPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_UsageCostRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_UsageCostRow_day(ctx, field)
+	case "model":
+		return ec.fieldContext_UsageCostRow_model(ctx, field)
+	case "userId":
+		return ec.fieldContext_UsageCostRow_userId(ctx, field)
+	case "calls":
+		return ec.fieldContext_UsageCostRow_calls(ctx, field)
+	case "promptTokens":
+		return ec.fieldContext_UsageCostRow_promptTokens(ctx, field)
+	case "completionTokens":
+		return ec.fieldContext_UsageCostRow_completionTokens(ctx, field)
+	case "costMicros":
+		return ec.fieldContext_UsageCostRow_costMicros(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UsageCostRow", field.Name)
+}
+
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "day":
@@ -8359,6 +8667,8 @@ func (ec *executionContext) childFields_UsageRow(ctx context.Context, field grap
 		return ec.fieldContext_UsageRow_completionTokens(ctx, field)
 	case "totalTokens":
 		return ec.fieldContext_UsageRow_totalTokens(ctx, field)
+	case "costMicros":
+		return ec.fieldContext_UsageRow_costMicros(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UsageRow", field.Name)
 }
@@ -10246,6 +10556,28 @@ func (ec *executionContext) field_Query_supportGrants_args(ctx context.Context, 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_usageCosts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
 	return args, nil
 }
 
@@ -20433,6 +20765,213 @@ func (ec *executionContext) fieldContext_Mutation_uploadAttachment(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _MyUsage_used(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_used(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Used, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MyUsage_reserved(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_reserved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reserved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_reserved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MyUsage_limit(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MyUsage_tenantLimit(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_tenantLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenantLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_tenantLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MyUsage_tenantUsed(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_tenantUsed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenantUsed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_tenantUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MyUsage_resetsAt(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_resetsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResetsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_resetsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Time")
+}
+
+func (ec *executionContext) _MyUsage_period(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_period(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Period, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_period(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "String")
+}
+
+func (ec *executionContext) _MyUsage_kind(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "String")
+}
+
+func (ec *executionContext) _MyUsage_overSoftLimit(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_overSoftLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OverSoftLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_overSoftLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21735,6 +22274,82 @@ func (ec *executionContext) _Query_modelEndpoints(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Query_modelEndpoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
+}
+
+func (ec *executionContext) _Query_myUsage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myUsage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyUsage(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MyUsage) graphql.Marshaler {
+			return ec.marshalNMyUsage2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMyUsage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myUsage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MyUsage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_usageCosts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_usageCosts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().UsageCosts(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UsageCostRow) graphql.Marshaler {
+			return ec.marshalNUsageCostRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageCostRowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_usageCosts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UsageCostRow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_usageCosts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -24722,6 +25337,98 @@ func (ec *executionContext) fieldContext_TenantSettings_publicShareSources(_ con
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _TenantSettings_tokenQuotaPeriod(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_tokenQuotaPeriod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenQuotaPeriod, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_tokenQuotaPeriod(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_tokenQuotaKind(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_tokenQuotaKind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenQuotaKind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_tokenQuotaKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_tokenQuotaTenantTokens(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_tokenQuotaTenantTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenQuotaTenantTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_tokenQuotaTenantTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_tokenQuotaUserTokens(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_tokenQuotaUserTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenQuotaUserTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_tokenQuotaUserTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
 func (ec *executionContext) _TextRange_start(ctx context.Context, field graphql.CollectedField, obj *model.TextRange) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24830,6 +25537,167 @@ func (ec *executionContext) fieldContext_UploadAttachmentPayload_attachment(_ co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _UsageCostRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageCostRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageCostRow_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageCostRow_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageCostRow_model(ctx context.Context, field graphql.CollectedField, obj *model.UsageCostRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageCostRow_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageCostRow_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageCostRow_userId(ctx context.Context, field graphql.CollectedField, obj *model.UsageCostRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageCostRow_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageCostRow_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageCostRow_calls(ctx context.Context, field graphql.CollectedField, obj *model.UsageCostRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageCostRow_calls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calls, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageCostRow_calls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageCostRow_promptTokens(ctx context.Context, field graphql.CollectedField, obj *model.UsageCostRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageCostRow_promptTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromptTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageCostRow_promptTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageCostRow_completionTokens(ctx context.Context, field graphql.CollectedField, obj *model.UsageCostRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageCostRow_completionTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletionTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageCostRow_completionTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageCostRow_costMicros(ctx context.Context, field graphql.CollectedField, obj *model.UsageCostRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageCostRow_costMicros(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CostMicros, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageCostRow_costMicros(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "Int")
 }
 
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
@@ -24967,6 +25835,29 @@ func (ec *executionContext) _UsageRow_totalTokens(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_UsageRow_totalTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageRow_costMicros(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageRow_costMicros(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CostMicros, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageRow_costMicros(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("UsageRow", field, false, false, "Int")
 }
 
@@ -38274,7 +39165,7 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention", "publicShareLinks", "publicShareSources"}
+	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention", "publicShareLinks", "publicShareSources", "tokenQuotaPeriod", "tokenQuotaKind", "tokenQuotaTenantTokens", "tokenQuotaUserTokens"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -38491,6 +39382,34 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.PublicShareSources = data
+		case "tokenQuotaPeriod":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenQuotaPeriod"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TokenQuotaPeriod = data
+		case "tokenQuotaKind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenQuotaKind"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TokenQuotaKind = data
+		case "tokenQuotaTenantTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenQuotaTenantTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TokenQuotaTenantTokens = data
+		case "tokenQuotaUserTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenQuotaUserTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TokenQuotaUserTokens = data
 		}
 	}
 	return it, nil
@@ -42010,6 +42929,79 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
+var myUsageImplementors = []string{"MyUsage"}
+
+func (ec *executionContext) _MyUsage(ctx context.Context, sel ast.SelectionSet, obj *model.MyUsage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, myUsageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MyUsage")
+		case "used":
+			out.Values[i] = ec._MyUsage_used(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reserved":
+			out.Values[i] = ec._MyUsage_reserved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._MyUsage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tenantLimit":
+			out.Values[i] = ec._MyUsage_tenantLimit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tenantUsed":
+			out.Values[i] = ec._MyUsage_tenantUsed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resetsAt":
+			out.Values[i] = ec._MyUsage_resetsAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "period":
+			out.Values[i] = ec._MyUsage_period(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._MyUsage_kind(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "overSoftLimit":
+			out.Values[i] = ec._MyUsage_overSoftLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
@@ -42295,6 +43287,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_modelEndpoints(ctx, field)
+				})
+		case "myUsage":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myUsage(ctx, field)
+				})
+		case "usageCosts":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_usageCosts(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -43391,6 +44395,26 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "tokenQuotaPeriod":
+			out.Values[i] = ec._TenantSettings_tokenQuotaPeriod(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenQuotaKind":
+			out.Values[i] = ec._TenantSettings_tokenQuotaKind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenQuotaTenantTokens":
+			out.Values[i] = ec._TenantSettings_tokenQuotaTenantTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenQuotaUserTokens":
+			out.Values[i] = ec._TenantSettings_tokenQuotaUserTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43512,6 +44536,69 @@ func (ec *executionContext) _UploadAttachmentPayload(ctx context.Context, sel as
 	return out
 }
 
+var usageCostRowImplementors = []string{"UsageCostRow"}
+
+func (ec *executionContext) _UsageCostRow(ctx context.Context, sel ast.SelectionSet, obj *model.UsageCostRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, usageCostRowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UsageCostRow")
+		case "day":
+			out.Values[i] = ec._UsageCostRow_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._UsageCostRow_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userId":
+			out.Values[i] = ec._UsageCostRow_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calls":
+			out.Values[i] = ec._UsageCostRow_calls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "promptTokens":
+			out.Values[i] = ec._UsageCostRow_promptTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completionTokens":
+			out.Values[i] = ec._UsageCostRow_completionTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "costMicros":
+			out.Values[i] = ec._UsageCostRow_costMicros(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var usageRowImplementors = []string{"UsageRow"}
 
 func (ec *executionContext) _UsageRow(ctx context.Context, sel ast.SelectionSet, obj *model.UsageRow) graphql.Marshaler {
@@ -43550,6 +44637,11 @@ func (ec *executionContext) _UsageRow(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "totalTokens":
 			out.Values[i] = ec._UsageRow_totalTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "costMicros":
+			out.Values[i] = ec._UsageRow_costMicros(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -45115,6 +46207,14 @@ func (ec *executionContext) unmarshalNModelProfileInput2githubᚗcomᚋragchat�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNMyUsage2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMyUsage(ctx context.Context, sel ast.SelectionSet, v *model.MyUsage) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MyUsage!")
+		return graphql.Null
+	}
+	return ec._MyUsage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -45668,6 +46768,30 @@ func (ec *executionContext) marshalNUploadAttachmentPayload2ᚖgithubᚗcomᚋra
 		return graphql.Null
 	}
 	return ec._UploadAttachmentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUsageCostRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageCostRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UsageCostRow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUsageCostRow2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageCostRow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUsageCostRow2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageCostRow(ctx context.Context, sel ast.SelectionSet, v *model.UsageCostRow) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UsageCostRow!")
+		return graphql.Null
+	}
+	return ec._UsageCostRow(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {

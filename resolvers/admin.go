@@ -127,6 +127,7 @@ func (r *Resolver) usageSummary(ctx context.Context, from, to time.Time) ([]*mod
 			PromptTokens:     u.PromptTokens,
 			CompletionTokens: u.CompletionTokens,
 			TotalTokens:      u.TotalTokens,
+			CostMicros:       int(u.CostMicros),
 		}
 	}
 	return out, nil

@@ -64,6 +64,8 @@ type Engine interface {
 	AdminConversations(ctx context.Context, f chat.AdminConversationFilter) (context.Context, *ent.ConversationQuery, error)
 	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
+	UsageCosts(ctx context.Context, from, to time.Time) ([]chat.CostRow, error)
+	MyUsage(ctx context.Context) (*chat.MyUsage, error)
 }
 
 var _ Engine = (*chat.Engine)(nil)

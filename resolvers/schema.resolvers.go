@@ -435,6 +435,16 @@ func (r *queryResolver) ModelEndpoints(ctx context.Context) ([]string, error) {
 	return r.modelEndpoints(ctx)
 }
 
+// MyUsage is the resolver for the myUsage field.
+func (r *queryResolver) MyUsage(ctx context.Context) (*model.MyUsage, error) {
+	return r.myUsage(ctx)
+}
+
+// UsageCosts is the resolver for the usageCosts field.
+func (r *queryResolver) UsageCosts(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageCostRow, error) {
+	return r.usageCosts(ctx, from, to)
+}
+
 // Available is the resolver for the available field.
 func (r *sourceResolver) Available(ctx context.Context, obj *ent.Source) (bool, error) {
 	return r.sourceAvailable(ctx, obj)

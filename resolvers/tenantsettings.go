@@ -92,6 +92,10 @@ func tenantSettingsModel(st tenantsettings.State) *model.TenantSettings {
 		TemporaryChatRetention:  s.TemporaryChatRetention.String(),
 		PublicShareLinks:        s.PublicShareLinks,
 		PublicShareSources:      s.PublicShareSources,
+		TokenQuotaPeriod:        s.Quota().WithDefaults().Period,
+		TokenQuotaKind:          s.Quota().WithDefaults().Kind,
+		TokenQuotaTenantTokens:  int(s.TokenQuotaTenantTokens),
+		TokenQuotaUserTokens:    int(s.TokenQuotaUserTokens),
 	}
 }
 
@@ -124,6 +128,10 @@ func tenantSettingsPatch(in model.UpdateTenantSettingsInput) (tenantsettings.Pat
 		TemporaryChats:          (*domain.TemporaryChats)(in.TemporaryChats),
 		PublicShareLinks:        in.PublicShareLinks,
 		PublicShareSources:      in.PublicShareSources,
+		TokenQuotaPeriod:        in.TokenQuotaPeriod,
+		TokenQuotaKind:          in.TokenQuotaKind,
+		TokenQuotaTenantTokens:  int64Ptr(in.TokenQuotaTenantTokens),
+		TokenQuotaUserTokens:    int64Ptr(in.TokenQuotaUserTokens),
 	}
 	if in.AllowedModels != nil && p.AllowedModels == nil {
 		p.AllowedModels = []string{}
@@ -186,4 +194,13 @@ func (r *Resolver) viewerTemporaryChats(ctx context.Context) (string, error) {
 func (r *Resolver) viewerTemporaryChatRetention(ctx context.Context) (string, error) {
 	p, err := r.settings.ForViewer(ctx)
 	return p.TemporaryChatRetention.String(), err
+}
+
+// int64Ptr widens an optional GraphQL Int.
+func int64Ptr(v *int) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := int64(*v)
+	return &n
 }

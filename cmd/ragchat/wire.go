@@ -128,6 +128,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		DocumentChanges: docChanges,
 		Tracer:          tracing.Tracer(tp),
 		Models:          models,
+		Pricing:         cfg.ModelPrices,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
 	return &core{

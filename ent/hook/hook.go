@@ -261,6 +261,30 @@ func (f TenantFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TenantMutation", m)
 }
 
+// The UsageCounterFunc type is an adapter to allow the use of ordinary
+// function as UsageCounter mutator.
+type UsageCounterFunc func(context.Context, *ent.UsageCounterMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UsageCounterFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UsageCounterMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UsageCounterMutation", m)
+}
+
+// The UsageEntryFunc type is an adapter to allow the use of ordinary
+// function as UsageEntry mutator.
+type UsageEntryFunc func(context.Context, *ent.UsageEntryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UsageEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UsageEntryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UsageEntryMutation", m)
+}
+
 // Condition is a hook condition function.
 type Condition func(context.Context, ent.Mutation) bool
 

@@ -30,6 +30,8 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usagecounter"
+	"github.com/ragchat/ragchat/ent/usageentry"
 )
 
 // The Query interface represents an operation that queries a graph.
@@ -655,6 +657,60 @@ func (f TraverseTenant) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.TenantQuery", q)
 }
 
+// The UsageCounterFunc type is an adapter to allow the use of ordinary function as a Querier.
+type UsageCounterFunc func(context.Context, *ent.UsageCounterQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f UsageCounterFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.UsageCounterQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.UsageCounterQuery", q)
+}
+
+// The TraverseUsageCounter type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseUsageCounter func(context.Context, *ent.UsageCounterQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseUsageCounter) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseUsageCounter) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UsageCounterQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.UsageCounterQuery", q)
+}
+
+// The UsageEntryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type UsageEntryFunc func(context.Context, *ent.UsageEntryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f UsageEntryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.UsageEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.UsageEntryQuery", q)
+}
+
+// The TraverseUsageEntry type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseUsageEntry func(context.Context, *ent.UsageEntryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseUsageEntry) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseUsageEntry) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UsageEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.UsageEntryQuery", q)
+}
+
 // NewQuery returns the generic Query interface for the given typed query.
 func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
@@ -700,6 +756,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.TagQuery, predicate.Tag, tag.OrderOption]{typ: ent.TypeTag, tq: q}, nil
 	case *ent.TenantQuery:
 		return &query[*ent.TenantQuery, predicate.Tenant, tenant.OrderOption]{typ: ent.TypeTenant, tq: q}, nil
+	case *ent.UsageCounterQuery:
+		return &query[*ent.UsageCounterQuery, predicate.UsageCounter, usagecounter.OrderOption]{typ: ent.TypeUsageCounter, tq: q}, nil
+	case *ent.UsageEntryQuery:
+		return &query[*ent.UsageEntryQuery, predicate.UsageEntry, usageentry.OrderOption]{typ: ent.TypeUsageEntry, tq: q}, nil
 	default:
 		return nil, fmt.Errorf("unknown query type %T", q)
 	}

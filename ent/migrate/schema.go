@@ -1056,6 +1056,85 @@ var (
 		Columns:    TenantsColumns,
 		PrimaryKey: []*schema.Column{TenantsColumns[0]},
 	}
+	// UsageCountersColumns holds the columns for the "usage_counters" table.
+	UsageCountersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "user_id", Type: field.TypeString, Size: 128},
+		{Name: "period", Type: field.TypeString, Size: 16},
+		{Name: "period_start", Type: field.TypeTime},
+		{Name: "used", Type: field.TypeInt64, Default: 0},
+		{Name: "reserved", Type: field.TypeInt64, Default: 0},
+		{Name: "updated_at", Type: field.TypeTime},
+	}
+	// UsageCountersTable holds the schema information for the "usage_counters" table.
+	UsageCountersTable = &schema.Table{
+		Name:       "usage_counters",
+		Columns:    UsageCountersColumns,
+		PrimaryKey: []*schema.Column{UsageCountersColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "usagecounter_tenant_id_user_id_period_period_start",
+				Unique:  true,
+				Columns: []*schema.Column{UsageCountersColumns[1], UsageCountersColumns[2], UsageCountersColumns[3], UsageCountersColumns[4]},
+			},
+		},
+	}
+	// UsageEntriesColumns holds the columns for the "usage_entries" table.
+	UsageEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"RESERVE", "SETTLE", "REFUND", "GRANT"}},
+		{Name: "user_id", Type: field.TypeString, Size: 128},
+		{Name: "attempt_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "purpose", Type: field.TypeEnum, Enums: []string{"ANSWER", "REWRITE", "TITLE", "SUMMARY"}},
+		{Name: "model", Type: field.TypeString, Size: 128, Default: ""},
+		{Name: "profile", Type: field.TypeString, Nullable: true, Size: 128},
+		{Name: "prompt_tokens", Type: field.TypeInt, Default: 0},
+		{Name: "completion_tokens", Type: field.TypeInt, Default: 0},
+		{Name: "cost_micros", Type: field.TypeInt64, Default: 0},
+		{Name: "period", Type: field.TypeString, Size: 16, Default: ""},
+		{Name: "period_start", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "reservation_id", Type: field.TypeUUID, Unique: true, Nullable: true},
+	}
+	// UsageEntriesTable holds the schema information for the "usage_entries" table.
+	UsageEntriesTable = &schema.Table{
+		Name:       "usage_entries",
+		Columns:    UsageEntriesColumns,
+		PrimaryKey: []*schema.Column{UsageEntriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "usage_entries_tenants_tenant",
+				Columns:    []*schema.Column{UsageEntriesColumns[13]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "usage_entries_usage_entries_closed_by",
+				Columns:    []*schema.Column{UsageEntriesColumns[14]},
+				RefColumns: []*schema.Column{UsageEntriesColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "usageentry_tenant_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{UsageEntriesColumns[13], UsageEntriesColumns[12]},
+			},
+			{
+				Name:    "usageentry_tenant_id_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{UsageEntriesColumns[13], UsageEntriesColumns[2], UsageEntriesColumns[12]},
+			},
+			{
+				Name:    "usageentry_attempt_id",
+				Unique:  false,
+				Columns: []*schema.Column{UsageEntriesColumns[3]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		AskRatesTable,
@@ -1079,6 +1158,8 @@ var (
 		SupportGrantsTable,
 		TagsTable,
 		TenantsTable,
+		UsageCountersTable,
+		UsageEntriesTable,
 	}
 )
 
@@ -1144,4 +1225,6 @@ func init() {
 		"support_grant_status_check": "status IN ('PENDING', 'APPROVED', 'DENIED', 'REVOKED')",
 	}
 	TagsTable.ForeignKeys[0].RefTable = TenantsTable
+	UsageEntriesTable.ForeignKeys[0].RefTable = TenantsTable
+	UsageEntriesTable.ForeignKeys[1].RefTable = UsageEntriesTable
 }

@@ -68,3 +68,9 @@ type Tag func(*sql.Selector)
 
 // Tenant is the predicate function for tenant builders.
 type Tenant func(*sql.Selector)
+
+// UsageCounter is the predicate function for usagecounter builders.
+type UsageCounter func(*sql.Selector)
+
+// UsageEntry is the predicate function for usageentry builders.
+type UsageEntry func(*sql.Selector)

@@ -615,6 +615,54 @@ func (f TenantMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TenantMutation", m)
 }
 
+// The UsageCounterQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type UsageCounterQueryRuleFunc func(context.Context, *ent.UsageCounterQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f UsageCounterQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UsageCounterQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.UsageCounterQuery", q)
+}
+
+// The UsageCounterMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type UsageCounterMutationRuleFunc func(context.Context, *ent.UsageCounterMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f UsageCounterMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.UsageCounterMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UsageCounterMutation", m)
+}
+
+// The UsageEntryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type UsageEntryQueryRuleFunc func(context.Context, *ent.UsageEntryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f UsageEntryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UsageEntryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.UsageEntryQuery", q)
+}
+
+// The UsageEntryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type UsageEntryMutationRuleFunc func(context.Context, *ent.UsageEntryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f UsageEntryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.UsageEntryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UsageEntryMutation", m)
+}
+
 type (
 	// Filter is the interface that wraps the Where function
 	// for filtering nodes in queries and mutations.
@@ -692,6 +740,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.TenantQuery:
 		return q.Filter(), nil
+	case *ent.UsageCounterQuery:
+		return q.Filter(), nil
+	case *ent.UsageEntryQuery:
+		return q.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected query type %T for query filter", q)
 	}
@@ -740,6 +792,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.TagMutation:
 		return m.Filter(), nil
 	case *ent.TenantMutation:
+		return m.Filter(), nil
+	case *ent.UsageCounterMutation:
+		return m.Filter(), nil
+	case *ent.UsageEntryMutation:
 		return m.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected mutation type %T for mutation filter", m)

@@ -29,6 +29,8 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usagecounter"
+	"github.com/ragchat/ragchat/ent/usageentry"
 
 	"entgo.io/ent"
 	"entgo.io/ent/privacy"
@@ -1933,6 +1935,164 @@ func init() {
 			return nil
 		}
 	}()
+	usagecounterMixin := schema.UsageCounter{}.Mixin()
+	usagecounter.Policy = privacy.NewPolicies(schema.UsageCounter{})
+	usagecounter.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := usagecounter.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	usagecounterMixinFields0 := usagecounterMixin[0].Fields()
+	_ = usagecounterMixinFields0
+	usagecounterFields := schema.UsageCounter{}.Fields()
+	_ = usagecounterFields
+	// usagecounterDescTenantID is the schema descriptor for tenant_id field.
+	usagecounterDescTenantID := usagecounterFields[0].Descriptor()
+	// usagecounter.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	usagecounter.TenantIDValidator = func() func(string) error {
+		validators := usagecounterDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant_id string) error {
+			for _, fn := range fns {
+				if err := fn(tenant_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// usagecounterDescUserID is the schema descriptor for user_id field.
+	usagecounterDescUserID := usagecounterFields[1].Descriptor()
+	// usagecounter.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
+	usagecounter.UserIDValidator = usagecounterDescUserID.Validators[0].(func(string) error)
+	// usagecounterDescPeriod is the schema descriptor for period field.
+	usagecounterDescPeriod := usagecounterFields[2].Descriptor()
+	// usagecounter.PeriodValidator is a validator for the "period" field. It is called by the builders before save.
+	usagecounter.PeriodValidator = func() func(string) error {
+		validators := usagecounterDescPeriod.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(period string) error {
+			for _, fn := range fns {
+				if err := fn(period); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// usagecounterDescUsed is the schema descriptor for used field.
+	usagecounterDescUsed := usagecounterFields[4].Descriptor()
+	// usagecounter.DefaultUsed holds the default value on creation for the used field.
+	usagecounter.DefaultUsed = usagecounterDescUsed.Default.(int64)
+	// usagecounterDescReserved is the schema descriptor for reserved field.
+	usagecounterDescReserved := usagecounterFields[5].Descriptor()
+	// usagecounter.DefaultReserved holds the default value on creation for the reserved field.
+	usagecounter.DefaultReserved = usagecounterDescReserved.Default.(int64)
+	// usagecounterDescUpdatedAt is the schema descriptor for updated_at field.
+	usagecounterDescUpdatedAt := usagecounterFields[6].Descriptor()
+	// usagecounter.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	usagecounter.DefaultUpdatedAt = usagecounterDescUpdatedAt.Default.(func() time.Time)
+	// usagecounterDescID is the schema descriptor for id field.
+	usagecounterDescID := usagecounterMixinFields0[0].Descriptor()
+	// usagecounter.DefaultID holds the default value on creation for the id field.
+	usagecounter.DefaultID = usagecounterDescID.Default.(func() uuid.UUID)
+	usageentryMixin := schema.UsageEntry{}.Mixin()
+	usageentry.Policy = privacy.NewPolicies(usageentryMixin[1], schema.UsageEntry{})
+	usageentry.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := usageentry.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	usageentryMixinFields0 := usageentryMixin[0].Fields()
+	_ = usageentryMixinFields0
+	usageentryMixinFields1 := usageentryMixin[1].Fields()
+	_ = usageentryMixinFields1
+	usageentryFields := schema.UsageEntry{}.Fields()
+	_ = usageentryFields
+	// usageentryDescTenantID is the schema descriptor for tenant_id field.
+	usageentryDescTenantID := usageentryMixinFields1[0].Descriptor()
+	// usageentry.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	usageentry.TenantIDValidator = func() func(string) error {
+		validators := usageentryDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// usageentryDescUserID is the schema descriptor for user_id field.
+	usageentryDescUserID := usageentryFields[1].Descriptor()
+	// usageentry.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
+	usageentry.UserIDValidator = func() func(string) error {
+		validators := usageentryDescUserID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(user_id string) error {
+			for _, fn := range fns {
+				if err := fn(user_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// usageentryDescModel is the schema descriptor for model field.
+	usageentryDescModel := usageentryFields[4].Descriptor()
+	// usageentry.DefaultModel holds the default value on creation for the model field.
+	usageentry.DefaultModel = usageentryDescModel.Default.(string)
+	// usageentry.ModelValidator is a validator for the "model" field. It is called by the builders before save.
+	usageentry.ModelValidator = usageentryDescModel.Validators[0].(func(string) error)
+	// usageentryDescProfile is the schema descriptor for profile field.
+	usageentryDescProfile := usageentryFields[5].Descriptor()
+	// usageentry.ProfileValidator is a validator for the "profile" field. It is called by the builders before save.
+	usageentry.ProfileValidator = usageentryDescProfile.Validators[0].(func(string) error)
+	// usageentryDescPromptTokens is the schema descriptor for prompt_tokens field.
+	usageentryDescPromptTokens := usageentryFields[6].Descriptor()
+	// usageentry.DefaultPromptTokens holds the default value on creation for the prompt_tokens field.
+	usageentry.DefaultPromptTokens = usageentryDescPromptTokens.Default.(int)
+	// usageentryDescCompletionTokens is the schema descriptor for completion_tokens field.
+	usageentryDescCompletionTokens := usageentryFields[7].Descriptor()
+	// usageentry.DefaultCompletionTokens holds the default value on creation for the completion_tokens field.
+	usageentry.DefaultCompletionTokens = usageentryDescCompletionTokens.Default.(int)
+	// usageentryDescCostMicros is the schema descriptor for cost_micros field.
+	usageentryDescCostMicros := usageentryFields[8].Descriptor()
+	// usageentry.DefaultCostMicros holds the default value on creation for the cost_micros field.
+	usageentry.DefaultCostMicros = usageentryDescCostMicros.Default.(int64)
+	// usageentryDescPeriod is the schema descriptor for period field.
+	usageentryDescPeriod := usageentryFields[9].Descriptor()
+	// usageentry.DefaultPeriod holds the default value on creation for the period field.
+	usageentry.DefaultPeriod = usageentryDescPeriod.Default.(string)
+	// usageentry.PeriodValidator is a validator for the "period" field. It is called by the builders before save.
+	usageentry.PeriodValidator = usageentryDescPeriod.Validators[0].(func(string) error)
+	// usageentryDescCreatedAt is the schema descriptor for created_at field.
+	usageentryDescCreatedAt := usageentryFields[12].Descriptor()
+	// usageentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	usageentry.DefaultCreatedAt = usageentryDescCreatedAt.Default.(func() time.Time)
+	// usageentryDescID is the schema descriptor for id field.
+	usageentryDescID := usageentryMixinFields0[0].Descriptor()
+	// usageentry.DefaultID holds the default value on creation for the id field.
+	usageentry.DefaultID = usageentryDescID.Default.(func() uuid.UUID)
 }
 
 const (

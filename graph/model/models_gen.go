@@ -464,6 +464,30 @@ type ModelProfileInput struct {
 	IsDefault              *bool    `json:"isDefault,omitempty"`
 }
 
+// The viewer's standing against the tenant's token quota in the current
+// period. Without a quota, limit, tenantLimit, period, kind and resetsAt are
+// null and used sums the viewer's settled tokens of the current UTC day.
+type MyUsage struct {
+	// Tokens the viewer's settled model calls used this period.
+	Used int `json:"used"`
+	// Tokens the viewer's running answers hold (reserved, not yet settled).
+	Reserved int `json:"reserved"`
+	// The tenant's per-user limit in tokens, null when none.
+	Limit *int `json:"limit,omitempty"`
+	// The tenant-wide limit in tokens, null when none.
+	TenantLimit *int `json:"tenantLimit,omitempty"`
+	// The whole tenant's used and reserved tokens this period.
+	TenantUsed int `json:"tenantUsed"`
+	// When the period ends and the counters start again from zero (RFC 3339, UTC).
+	ResetsAt *time.Time `json:"resetsAt,omitempty"`
+	// DAILY or MONTHLY (UTC).
+	Period *string `json:"period,omitempty"`
+	// HARD (asks past the limit are QUOTA_EXCEEDED) or SOFT (allowed, flagged).
+	Kind *string `json:"kind,omitempty"`
+	// A SOFT limit (the viewer's or the tenant's) is passed.
+	OverSoftLimit bool `json:"overSoftLimit"`
+}
+
 // What reaskAttempt returns at once, before the answer exists. Follow the
 // answer with the attemptEvents subscription.
 type ReaskAttemptPayload struct {
@@ -617,6 +641,14 @@ type TenantSettings struct {
 	// Whether readers of PUBLIC links see the sources of documents visible to
 	// the whole tenant (false by default).
 	PublicShareSources bool `json:"publicShareSources"`
+	// The token quota's period: DAILY (default) or MONTHLY, in UTC.
+	TokenQuotaPeriod string `json:"tokenQuotaPeriod"`
+	// HARD (default: an ask that would pass a limit is QUOTA_EXCEEDED) or SOFT (allowed, flagged in myUsage).
+	TokenQuotaKind string `json:"tokenQuotaKind"`
+	// The tenant-wide limit in tokens per period; 0 is none.
+	TokenQuotaTenantTokens int `json:"tokenQuotaTenantTokens"`
+	// Each user's limit in tokens per period; 0 is none.
+	TokenQuotaUserTokens int `json:"tokenQuotaUserTokens"`
 }
 
 // A range of a snippet's text, in UTF-16 code units: [start, end).
@@ -698,12 +730,35 @@ type UpdateTenantSettingsInput struct {
 	TemporaryChatRetention *string `json:"temporaryChatRetention,omitempty"`
 	PublicShareLinks       *bool   `json:"publicShareLinks,omitempty"`
 	PublicShareSources     *bool   `json:"publicShareSources,omitempty"`
+	// DAILY or MONTHLY (BAD_USER_INPUT with extensions.field "tokenQuotaPeriod" otherwise).
+	TokenQuotaPeriod *string `json:"tokenQuotaPeriod,omitempty"`
+	// HARD or SOFT (BAD_USER_INPUT with extensions.field "tokenQuotaKind" otherwise).
+	TokenQuotaKind *string `json:"tokenQuotaKind,omitempty"`
+	// Tokens per period for the whole tenant; 0 removes the limit; negative is BAD_USER_INPUT.
+	TokenQuotaTenantTokens *int `json:"tokenQuotaTenantTokens,omitempty"`
+	// Tokens per period for each user; 0 removes the limit; negative is BAD_USER_INPUT.
+	TokenQuotaUserTokens *int `json:"tokenQuotaUserTokens,omitempty"`
 }
 
 // What uploadAttachment returns.
 type UploadAttachmentPayload struct {
 	// The stored attachment: READY, or FAILED with its failureCode.
 	Attachment *ent.Attachment `json:"attachment"`
+}
+
+// The settled usage of one user with one model on one UTC day, from the
+// usage ledger.
+type UsageCostRow struct {
+	// The UTC day, YYYY-MM-DD.
+	Day    string `json:"day"`
+	Model  string `json:"model"`
+	UserID string `json:"userId"`
+	// Settled model calls (answers, and rewrites, titles and summaries once metered).
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	// Cost in micro-units of the configured prices (RAGCHAT_MODEL_PRICES).
+	CostMicros int `json:"costMicros"`
 }
 
 // The token usage of one model on one UTC day.
@@ -715,6 +770,8 @@ type UsageRow struct {
 	PromptTokens     int    `json:"promptTokens"`
 	CompletionTokens int    `json:"completionTokens"`
 	TotalTokens      int    `json:"totalTokens"`
+	// Cost in micro-units that the usage ledger recorded for the day and model.
+	CostMicros int `json:"costMicros"`
 }
 
 // The authenticated user, rebuilt from the bearer token.

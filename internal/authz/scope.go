@@ -24,6 +24,7 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/edgefilter"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -64,6 +65,9 @@ var scopes = map[string]scope{
 	// An attachment is its conversation's (owner_id copies the
 	// conversation's owner); an agent reads it only under a grant.
 	attachment.Table: underOwnConversation,
+	// The usage ledger: members read their own entries, admins the
+	// tenant's (internal/quota).
+	usageentry.Table: ownedByViewer(usageentry.FieldUserID),
 }
 
 // everyone lets every viewer of the tenant see every row.

@@ -163,6 +163,9 @@ func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageR
 		out = append(out, *agg[k])
 	}
 	sortUsage(out)
+	if err := e.addCosts(ctx, out, from, to); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

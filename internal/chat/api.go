@@ -250,4 +250,7 @@ type UsageRow struct {
 	PromptTokens     int
 	CompletionTokens int
 	TotalTokens      int
+	// CostMicros is the cost the usage ledger recorded for the day and
+	// model (internal/quota's prices), in micro-units.
+	CostMicros int64
 }

@@ -152,7 +152,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 		if res, rerr := replay(); res != nil || rerr != nil {
 			return res, rerr
 		}
-		if domain.ErrorCode(err) == domain.CodeRateLimited {
+		if code := domain.ErrorCode(err); code == domain.CodeRateLimited || code == domain.CodeQuotaExceeded {
 			return nil, err
 		}
 		if berr := e.checkNotBusy(ctx, conv.ID); berr != nil {
@@ -297,6 +297,12 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 		titled.Title = *b.title
 		err = convsearch.IndexFirstTitle(ctx, tx.Client(), e.db.Dialect, &titled)
 	}
+	if err == nil {
+		// Under a token quota the answer's tokens are reserved first: a
+		// HARD quota's refusal rolls the transaction back, and nothing is
+		// written (quota.go).
+		ctx, err = e.reserveAsk(ctx, tx, v, st)
+	}
 	mc := e.userMessage(ctx, tx, conv, clientMessageID, question).SetID(msgID).
 		SetNillableParentID(place.parent).SetDepth(place.depth).SetNillableEditedFromID(place.editedFrom)
 	switch {
@@ -352,7 +358,11 @@ func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversa
 // newAttempt builds a PENDING attempt leased to this instance.
 func (e *Engine) newAttempt(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, msg *ent.Message, clientRequestID string, retryOf *uuid.UUID) *ent.AttemptCreate {
 	now := e.now()
-	return recordModel(ctx, tx.Attempt.Create()).
+	c := recordModel(ctx, tx.Attempt.Create())
+	if id, ok := presetAttemptID(ctx); ok && retryOf == nil {
+		c.SetID(id)
+	}
+	return c.
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
 		SetUserMessageID(msg.ID).SetNillableRetryOfID(retryOf).
 		SetClientRequestID(clientRequestID).

@@ -30,6 +30,7 @@ func (e *Engine) RunBackground(ctx context.Context) {
 			return
 		case <-reap.C:
 			e.runJob(ctx, "reaper", e.ReapOnce)
+			e.runJob(ctx, "usage reconciliation", e.ReconcileUsage)
 			e.outcomes.expire(time.Now())
 		case <-purge.C:
 			e.runJob(ctx, "purge", e.PurgeOnce)
@@ -132,6 +133,7 @@ func (e *Engine) markInterrupted(ctx context.Context, id uuid.UUID, cond predica
 		e.publishAttempt(ctx, id, EventFailed, 0, attemptPayload{Code: string(domain.FailureInterrupted)})
 		e.broker.Retire(attemptTopic(id))
 	}
+	e.refundAttempt(ctx, id)
 	e.obs.AttemptFinished("failed", domain.FailureInterrupted, "", 0, 0, 0)
 	return true
 }

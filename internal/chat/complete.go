@@ -54,6 +54,7 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
 	e.publishTerminal(fctx, att)
+	e.meterAnswer(fctx, j, c)
 	outcome := "completed"
 	if c.refused {
 		outcome = "refused"
@@ -249,6 +250,7 @@ func (e *Engine) markFailed(ctx context.Context, id uuid.UUID, code domain.Failu
 		e.publishEnded(ctx, id)
 		return false
 	}
+	e.refundAttempt(ctx, id)
 	if a, err := e.client.Attempt.Get(ctx, id); err == nil {
 		e.publishTerminal(ctx, a)
 	} else {

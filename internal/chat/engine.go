@@ -25,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/modelprofile"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/tracing"
@@ -102,6 +103,9 @@ type Deps struct {
 	// Models resolves model profiles (modelchoice.go); nil answers every
 	// ask with Model, as before profiles.
 	Models *modelprofile.Service
+	// Pricing prices the usage ledger's entries (internal/quota); nil
+	// prices every model at zero.
+	Pricing quota.Pricing
 }
 
 // WithDefaults fills the zero fields of c.
@@ -231,6 +235,9 @@ type Engine struct {
 	// beforeRun, when set (by tests, under mu), runs at the start of each
 	// answer's goroutine.
 	beforeRun func()
+
+	// meter writes the usage ledger and keeps the quotas (quota.go).
+	meter *quota.Meter
 }
 
 // New returns an engine. Deps.DB, Model, Broker and Retriever are required.
@@ -246,6 +253,7 @@ func New(cfg Config, deps Deps) *Engine {
 		e.tracer = tracing.Tracer(nil)
 	}
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
+	e.meter = quota.New(deps.DB, deps.Pricing)
 	if e.log == nil {
 		e.log = slog.Default()
 	}

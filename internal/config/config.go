@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/quota"
 )
 
 // Environments.
@@ -25,6 +26,10 @@ const (
 type Config struct {
 	// Env is "development" or "production" (RAGCHAT_ENV).
 	Env string
+	// ModelPrices prices the usage ledger's entries (RAGCHAT_MODEL_PRICES,
+	// JSON {"model":{"input":N,"output":N}} in micro-units per million
+	// tokens; unset: every model costs zero).
+	ModelPrices quota.StaticPricing
 	// Addr is the listen address (RAGCHAT_ADDR). Port 0 picks a free port.
 	Addr string
 	// DataDir holds the SQLite file and the development JWT secret
@@ -352,6 +357,11 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 
 	if err := c.checkAuth(); err != nil {
 		e.errs = append(e.errs, err)
+	}
+	if p, err := quota.ParsePrices(e.str("RAGCHAT_MODEL_PRICES", "")); err != nil {
+		e.errs = append(e.errs, fmt.Errorf("RAGCHAT_MODEL_PRICES: %w", err))
+	} else {
+		c.ModelPrices = p
 	}
 	if err := e.err(); err != nil {
 		return c, fmt.Errorf("config: %w", err)

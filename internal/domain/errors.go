@@ -25,6 +25,7 @@ const (
 	CodeIdempotencyMismatch Code = "IDEMPOTENCY_MISMATCH"
 	CodeConflict            Code = "CONFLICT"
 	CodeRateLimited         Code = "RATE_LIMITED"
+	CodeQuotaExceeded       Code = "QUOTA_EXCEEDED"
 	CodeModelUnavailable    Code = "MODEL_UNAVAILABLE"
 	CodeUnavailable         Code = "UNAVAILABLE"
 	CodeInternal            Code = "INTERNAL"

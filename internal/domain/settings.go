@@ -249,6 +249,51 @@ type TenantSettings struct {
 
 	// Attachments bounds conversation attachments (attachlimits.go).
 	Attachments AttachmentLimits `json:"attachments"`
+	// The token quota bounds the tokens of the tenant's model calls per
+	// period (internal/quota; docs/API.md, "Quotas and usage"); Quota
+	// returns it as one value.
+	TokenQuotaPeriod       string `json:"tokenQuotaPeriod,omitempty"`
+	TokenQuotaKind         string `json:"tokenQuotaKind,omitempty"`
+	TokenQuotaTenantTokens int64  `json:"tokenQuotaTenantTokens,omitempty"`
+	TokenQuotaUserTokens   int64  `json:"tokenQuotaUserTokens,omitempty"`
+}
+
+// Quota returns the tenant's token quota.
+func (s TenantSettings) Quota() TokenQuota {
+	return TokenQuota{Period: s.TokenQuotaPeriod, Kind: s.TokenQuotaKind, TenantTokens: s.TokenQuotaTenantTokens, UserTokens: s.TokenQuotaUserTokens}
+}
+
+// TokenQuota is a tenant's token quota: per period (DAILY or MONTHLY, UTC),
+// HARD (an ask that would pass it is QUOTA_EXCEEDED) or SOFT (allowed and
+// flagged), with a limit for the whole tenant and one for each of its
+// users; a limit of 0 is no limit.
+type TokenQuota struct {
+	Period       string
+	Kind         string
+	TenantTokens int64
+	UserTokens   int64
+}
+
+// The quota periods and kinds.
+const (
+	QuotaDaily   = "DAILY"
+	QuotaMonthly = "MONTHLY"
+	QuotaHard    = "HARD"
+	QuotaSoft    = "SOFT"
+)
+
+// Enabled reports whether the quota limits anything.
+func (q TokenQuota) Enabled() bool { return q.TenantTokens > 0 || q.UserTokens > 0 }
+
+// WithDefaults fills the period (DAILY) and the kind (HARD).
+func (q TokenQuota) WithDefaults() TokenQuota {
+	if q.Period == "" {
+		q.Period = QuotaDaily
+	}
+	if q.Kind == "" {
+		q.Kind = QuotaHard
+	}
+	return q
 }
 
 // legacySettings are the fields of settings stored before the four history
@@ -381,6 +426,15 @@ func (s TenantSettings) Validate() error {
 	}
 	if !s.HistoryStrategy.Valid() {
 		return bad("historyStrategy", "unknown strategy %q (want one of %v)", s.HistoryStrategy, HistoryStrategies)
+	}
+	if q := s.Quota(); q.Period != "" && q.Period != QuotaDaily && q.Period != QuotaMonthly {
+		return bad("tokenQuotaPeriod", "unknown period %q (want DAILY or MONTHLY)", q.Period)
+	}
+	if q := s.Quota(); q.Kind != "" && q.Kind != QuotaHard && q.Kind != QuotaSoft {
+		return bad("tokenQuotaKind", "unknown kind %q (want HARD or SOFT)", q.Kind)
+	}
+	if q := s.Quota(); q.TenantTokens < 0 || q.UserTokens < 0 {
+		return bad("tokenQuota", "a limit is negative")
 	}
 	if !s.Summarizer.Valid() {
 		return bad("summarizer", "unknown summarizer %q (want DETERMINISTIC or LLM)", s.Summarizer)

@@ -33,6 +33,7 @@ var restrictedRoots = map[string]string{
 	"feedbacks":                "admin",
 	"feedbackSummary":          "admin",
 	"usageSummary":             "admin",
+	"usageCosts":               "admin",
 	"attemptDiagnostics":       "admin",
 	"tenantSettings":           "admin",
 	"documentAcl":              "curator",

@@ -51,6 +51,11 @@ type Patch struct {
 
 	PublicShareLinks   *bool
 	PublicShareSources *bool
+
+	TokenQuotaPeriod       *string
+	TokenQuotaKind         *string
+	TokenQuotaTenantTokens *int64
+	TokenQuotaUserTokens   *int64
 }
 
 // BudgetRatiosPatch is a partial update of domain.BudgetRatios.
@@ -175,6 +180,10 @@ func (p Patch) apply(s domain.TenantSettings) domain.TenantSettings {
 	set(&s.TemporaryChats, p.TemporaryChats)
 	set(&s.PublicShareLinks, p.PublicShareLinks)
 	set(&s.PublicShareSources, p.PublicShareSources)
+	set(&s.TokenQuotaPeriod, p.TokenQuotaPeriod)
+	set(&s.TokenQuotaKind, p.TokenQuotaKind)
+	set(&s.TokenQuotaTenantTokens, p.TokenQuotaTenantTokens)
+	set(&s.TokenQuotaUserTokens, p.TokenQuotaUserTokens)
 	return s
 }
 

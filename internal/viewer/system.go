@@ -38,6 +38,10 @@ var (
 	// attempt or conversation already recorded, and counts a tenant's
 	// enabled profiles (internal/modelprofile). It never writes.
 	JobModelProfile = Job{"modelprofile"}
+	// JobMeter writes the usage ledger and its quota counters
+	// (internal/quota): reservations, settlements and refunds of the
+	// model calls of every tenant.
+	JobMeter = Job{"meter"}
 )
 
 type systemKey struct{}

@@ -23,6 +23,15 @@ export function UsagePage() {
     byDay.set(r.day, d);
   }
   const chart = [...byDay.values()].sort((a, b) => String(a.day).localeCompare(String(b.day)));
+  // Cost per day (usage ledger, micro-units of the configured prices).
+  const costs = new Map<string, { tokens: number; micros: number }>();
+  for (const r of rows) {
+    const c = costs.get(r.day) ?? { tokens: 0, micros: 0 };
+    c.tokens += r.totalTokens;
+    c.micros += r.costMicros;
+    costs.set(r.day, c);
+  }
+  const costDays = [...costs.entries()].sort(([a], [b]) => a.localeCompare(b));
   return (
     <section>
       <h3>{t.tokensByModelDay}</h3>
@@ -62,6 +71,25 @@ export function UsagePage() {
               <td>{r.promptTokens}</td>
               <td>{r.completionTokens}</td>
               <td>{r.totalTokens}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>{t.costByDay}</h3>
+      <table className="grid">
+        <thead>
+          <tr>
+            <th>{t.day}</th>
+            <th>{t.tokens}</th>
+            <th>{t.cost}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {costDays.map(([day, c]) => (
+            <tr key={day} data-testid="cost-day" data-tokens={c.tokens} data-cost-micros={c.micros}>
+              <td>{day}</td>
+              <td>{c.tokens}</td>
+              <td>{(c.micros / 1e6).toFixed(6)}</td>
             </tr>
           ))}
         </tbody>

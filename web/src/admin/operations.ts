@@ -89,6 +89,7 @@ export const UsageSummaryQuery = graphql(`
       promptTokens
       completionTokens
       totalTokens
+      costMicros
     }
   }
 `);

@@ -1,0 +1,213 @@
+package chat
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/quota"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// The engine meters answers with internal/quota (docs/ENGINE.md, "Quotas
+// and the usage ledger"): an ask under a token quota reserves its prompt
+// budget plus its answer limit in the ask's transaction, before anything
+// is written, so a HARD quota's refusal writes nothing; the answer's end
+// closes the reservation (SETTLE with the model's usage, REFUND when it
+// failed, was cancelled or interrupted); answers without a quota are
+// charged (a SETTLE) when they complete. The reaper closes what a crash
+// left open.
+
+// attemptIDKey carries the id chosen for the ask's attempt, so that its
+// reservation can name it before the attempt is written.
+type attemptIDKey struct{}
+
+// withAttemptID returns ctx naming the id of the attempt newAttempt builds.
+func withAttemptID(ctx context.Context, id uuid.UUID) context.Context {
+	return context.WithValue(ctx, attemptIDKey{}, id)
+}
+
+// presetAttemptID returns the id withAttemptID chose, if any.
+func presetAttemptID(ctx context.Context) (uuid.UUID, bool) {
+	id, ok := ctx.Value(attemptIDKey{}).(uuid.UUID)
+	return id, ok
+}
+
+// askReservation is the tokens an answer reserves: the whole prompt
+// budget and the answer limit, which bound what the call can use.
+func askReservation(st domain.TenantSettings) int64 {
+	return int64(st.PromptTokenBudget + st.MaxAnswerTokens)
+}
+
+// reserveAsk reserves the answer's tokens in the ask's transaction when
+// the tenant has a token quota; it returns ctx naming the attempt the
+// reservation is for. A HARD quota's refusal is QUOTA_EXCEEDED.
+func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings) (context.Context, error) {
+	if !st.Quota().Enabled() {
+		return ctx, nil
+	}
+	id := uuid.Must(uuid.NewV7())
+	call := quota.Call{TenantID: v.TenantID, UserID: v.UserID, AttemptID: &id, Purpose: usageentry.PurposeANSWER, Model: e.chatModel(st)}
+	if _, err := e.meter.Reserve(ctx, tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
+		return ctx, err
+	}
+	return withAttemptID(ctx, id), nil
+}
+
+// meterAnswer records a saved answer's usage: it closes the attempt's
+// reservation with it, or charges it when there was none.
+func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
+	u := quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
+	if j.settings.Quota().Enabled() {
+		res, err := e.meter.OpenReservation(ctx, j.att.ID)
+		if err == nil && res != nil {
+			_, err = e.meter.Close(ctx, res, u, c.model, e.now())
+		}
+		if err != nil {
+			e.log.ErrorContext(ctx, "usage not settled; the reaper will", "attempt", j.att.ID, "err", err)
+		}
+		if err != nil || res != nil {
+			return
+		}
+	}
+	call := quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &j.att.ID, Purpose: usageentry.PurposeANSWER, Model: c.model}
+	if err := e.meter.Charge(ctx, call, u, j.settings.Quota(), e.now()); err != nil {
+		e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)
+	}
+}
+
+// refundAttempt gives back the open reservation of an attempt that ended
+// without an answer (failed, cancelled, interrupted). A failure is left to
+// the reaper's reconciliation.
+func (e *Engine) refundAttempt(ctx context.Context, id uuid.UUID) {
+	res, err := e.meter.OpenReservation(ctx, id)
+	if err == nil && res != nil {
+		_, err = e.meter.Close(ctx, res, quota.Usage{}, "", e.now())
+	}
+	if err != nil {
+		e.log.ErrorContext(ctx, "reservation not refunded; the reaper will", "attempt", id, "err", err)
+	}
+}
+
+// ReconcileUsage closes the reservations a crash left open (docs/ENGINE.md,
+// "Quotas and the usage ledger"): those older than the lease whose
+// attempt has ended, or is gone. A COMPLETED attempt settles the usage it
+// stored; any other end is refunded. It returns how many it closed.
+func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
+	ctx = viewer.SystemJobContext(ctx, viewer.JobReaper)
+	open, err := e.client.UsageEntry.Query().
+		Where(usageentry.KindEQ(usageentry.KindRESERVE), usageentry.Not(usageentry.HasClosedBy()),
+			usageentry.AttemptIDNotNil(), usageentry.CreatedAtLT(e.now().Add(-e.cfg.LeaseDuration))).
+		Limit(200).All(ctx)
+	if err != nil || len(open) == 0 {
+		return 0, err
+	}
+	ids := make([]uuid.UUID, len(open))
+	for i, r := range open {
+		ids[i] = *r.AttemptID
+	}
+	atts, err := e.client.Attempt.Query().Where(attempt.IDIn(ids...)).All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	byID := make(map[uuid.UUID]*ent.Attempt, len(atts))
+	for _, a := range atts {
+		byID[a.ID] = a
+	}
+	n := 0
+	for _, r := range open {
+		a := byID[*r.AttemptID]
+		var u quota.Usage
+		model := ""
+		switch {
+		case a == nil:
+			// Never written (the ask's transaction rolled back after the
+			// reservation was read) or purged: nothing was used.
+		case a.Status == attempt.StatusPENDING:
+			continue
+		case a.Status == attempt.StatusCOMPLETED:
+			u = quota.Usage{PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens}
+			if a.Model != nil {
+				model = *a.Model
+			}
+		}
+		closed, err := e.meter.Close(ctx, r, u, model, e.now())
+		if err != nil {
+			return n, err
+		}
+		if closed {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// MyUsage is the viewer's standing against the tenant's token quota in
+// the current period (docs/API.md, "Quotas and usage").
+type MyUsage struct {
+	// Used is the tokens the viewer's settled calls used this period,
+	// Reserved what their running answers hold.
+	Used, Reserved int64
+	// Limit is the viewer's per-user limit, nil when none; TenantLimit the
+	// tenant's, with TenantUsed (settled and reserved) beside it.
+	Limit, TenantLimit *int64
+	TenantUsed         int64
+	// Period (DAILY, MONTHLY) and Kind (HARD, SOFT) of the quota, empty
+	// without one; ResetsAt is the end of the period.
+	Period, Kind string
+	ResetsAt     *time.Time
+	// OverSoftLimit reports that a SOFT limit is passed.
+	OverSoftLimit bool
+}
+
+// MyUsage returns the viewer's usage in the current quota period. Without
+// a quota, Used sums the viewer's settled entries of the current UTC day.
+func (e *Engine) MyUsage(ctx context.Context) (*MyUsage, error) {
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	q := st.Quota()
+	if !q.Enabled() {
+		start := quota.PeriodStart(domain.QuotaDaily, now)
+		es, err := e.client.UsageEntry.Query().
+			Where(usageentry.UserID(v.UserID), usageentry.KindEQ(usageentry.KindSETTLE), usageentry.CreatedAtGTE(start)).
+			All(ctx)
+		if err != nil {
+			return nil, store.DomainError(err, "usage")
+		}
+		u := &MyUsage{}
+		for _, en := range es {
+			u.Used += int64(en.PromptTokens + en.CompletionTokens)
+		}
+		return u, nil
+	}
+	q = q.WithDefaults()
+	tot, err := e.meter.Read(ctx, v.TenantID, v.UserID, q, now)
+	if err != nil {
+		return nil, store.DomainError(err, "usage")
+	}
+	end := quota.PeriodEnd(q.Period, quota.PeriodStart(q.Period, now))
+	u := &MyUsage{Used: tot.UserUsed, Reserved: tot.UserReserved, TenantUsed: tot.TenantUsed + tot.TenantReserved,
+		Period: q.Period, Kind: q.Kind, ResetsAt: &end}
+	if q.UserTokens > 0 {
+		u.Limit = &q.UserTokens
+		u.OverSoftLimit = q.Kind == domain.QuotaSoft && tot.UserUsed+tot.UserReserved > q.UserTokens
+	}
+	if q.TenantTokens > 0 {
+		u.TenantLimit = &q.TenantTokens
+		u.OverSoftLimit = u.OverSoftLimit || (q.Kind == domain.QuotaSoft && u.TenantUsed > q.TenantTokens)
+	}
+	return u, nil
+}
