@@ -253,7 +253,7 @@ func New(cfg Config, deps Deps) *Engine {
 		e.tracer = tracing.Tracer(nil)
 	}
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
-	e.meter = quota.New(deps.DB, deps.Pricing)
+	e.meter = quota.New(deps.DB, profilePricing{fallback: deps.Pricing})
 	if e.log == nil {
 		e.log = slog.Default()
 	}

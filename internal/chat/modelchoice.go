@@ -90,6 +90,7 @@ type answerModel struct {
 	model    string // "" → the engine's chat model
 	params   domain.ModelParameters
 	settings domain.TenantSettings // with the profile's window and answer cap
+	charge   *profileCharge        // the profile's name and prices (nil: none)
 }
 
 // modelOf returns the model j's attempt recorded, falling back to the
@@ -109,6 +110,7 @@ func (e *Engine) modelOf(ctx context.Context, j job) answerModel {
 	am.params = r.Params
 	if r.ProfileID != nil {
 		am.llm, am.model = r.LLM, r.Model
+		am.charge = chargeOf(r)
 	}
 	st := j.settings
 	if r.Window > 0 && am.model != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -54,7 +55,14 @@ func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, s
 	}
 	id := uuid.Must(uuid.NewV7())
 	call := quota.Call{TenantID: v.TenantID, UserID: v.UserID, AttemptID: &id, Purpose: usageentry.PurposeANSWER, Model: e.chatModel(st)}
-	if _, err := e.meter.Reserve(ctx, tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
+	var charge *profileCharge
+	if r, ok := ctx.Value(resolvedKey{}).(modelprofile.Resolved); ok {
+		if charge = chargeOf(r); charge != nil && r.Model != "" {
+			call.Model = r.Model
+		}
+		call.Profile = charge.profileName()
+	}
+	if _, err := e.meter.Reserve(withProfileCharge(ctx, charge), tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
 		return ctx, err
 	}
 	return withAttemptID(ctx, id), nil
@@ -64,6 +72,7 @@ func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, s
 // reservation with it, or charges it when there was none.
 func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 	u := quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
+	ctx = withProfileCharge(ctx, j.model.charge)
 	if j.settings.Quota().Enabled() {
 		res, err := e.meter.OpenReservation(ctx, j.att.ID)
 		if err == nil && res != nil {
@@ -76,7 +85,8 @@ func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 			return
 		}
 	}
-	call := quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &j.att.ID, Purpose: usageentry.PurposeANSWER, Model: c.model}
+	call := quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &j.att.ID, Purpose: usageentry.PurposeANSWER, Model: c.model,
+		Profile: j.model.charge.profileName()}
 	if err := e.meter.Charge(ctx, call, u, j.settings.Quota(), e.now()); err != nil {
 		e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)
 	}
