@@ -782,42 +782,45 @@ type ComplexityRoot struct {
 	}
 
 	TenantSettings struct {
-		AllowedModels           func(childComplexity int) int
-		AskBurst                func(childComplexity int) int
-		AskRatePerMinute        func(childComplexity int) int
-		AuditRetentionDays      func(childComplexity int) int
-		BudgetRatios            func(childComplexity int) int
-		ConversationIdleTTL     func(childComplexity int) int
-		ConversationMaxAge      func(childComplexity int) int
-		DefaultModel            func(childComplexity int) int
-		FeedbackRetentionDays   func(childComplexity int) int
-		HistoryRounds           func(childComplexity int) int
-		HistoryStrategy         func(childComplexity int) int
-		MaxAnswerTokens         func(childComplexity int) int
-		MinEvidenceScore        func(childComplexity int) int
-		ModelContextWindows     func(childComplexity int) int
-		PrioritizedCandidates   func(childComplexity int) int
-		PromptTokenBudget       func(childComplexity int) int
-		PublicShareLinks        func(childComplexity int) int
-		PublicShareSources      func(childComplexity int) int
-		RetentionDays           func(childComplexity int) int
-		RetrievalTopK           func(childComplexity int) int
-		Summarizer              func(childComplexity int) int
-		SummaryChunkTokens      func(childComplexity int) int
-		SummaryMaxChars         func(childComplexity int) int
-		SummaryMaxRegenerations func(childComplexity int) int
-		SummaryTriggerRounds    func(childComplexity int) int
-		SupportApproval         func(childComplexity int) int
-		SupportGrantDefault     func(childComplexity int) int
-		SupportGrantMax         func(childComplexity int) int
-		TemporaryChatRetention  func(childComplexity int) int
-		TemporaryChats          func(childComplexity int) int
-		TokenQuotaKind          func(childComplexity int) int
-		TokenQuotaPeriod        func(childComplexity int) int
-		TokenQuotaTenantTokens  func(childComplexity int) int
-		TokenQuotaUserTokens    func(childComplexity int) int
-		UpdatedAt               func(childComplexity int) int
-		Version                 func(childComplexity int) int
+		AllowedModels                     func(childComplexity int) int
+		AskBurst                          func(childComplexity int) int
+		AskRatePerMinute                  func(childComplexity int) int
+		AttachmentMaxBytesPerUser         func(childComplexity int) int
+		AttachmentMaxFileBytes            func(childComplexity int) int
+		AttachmentMaxFilesPerConversation func(childComplexity int) int
+		AuditRetentionDays                func(childComplexity int) int
+		BudgetRatios                      func(childComplexity int) int
+		ConversationIdleTTL               func(childComplexity int) int
+		ConversationMaxAge                func(childComplexity int) int
+		DefaultModel                      func(childComplexity int) int
+		FeedbackRetentionDays             func(childComplexity int) int
+		HistoryRounds                     func(childComplexity int) int
+		HistoryStrategy                   func(childComplexity int) int
+		MaxAnswerTokens                   func(childComplexity int) int
+		MinEvidenceScore                  func(childComplexity int) int
+		ModelContextWindows               func(childComplexity int) int
+		PrioritizedCandidates             func(childComplexity int) int
+		PromptTokenBudget                 func(childComplexity int) int
+		PublicShareLinks                  func(childComplexity int) int
+		PublicShareSources                func(childComplexity int) int
+		RetentionDays                     func(childComplexity int) int
+		RetrievalTopK                     func(childComplexity int) int
+		Summarizer                        func(childComplexity int) int
+		SummaryChunkTokens                func(childComplexity int) int
+		SummaryMaxChars                   func(childComplexity int) int
+		SummaryMaxRegenerations           func(childComplexity int) int
+		SummaryTriggerRounds              func(childComplexity int) int
+		SupportApproval                   func(childComplexity int) int
+		SupportGrantDefault               func(childComplexity int) int
+		SupportGrantMax                   func(childComplexity int) int
+		TemporaryChatRetention            func(childComplexity int) int
+		TemporaryChats                    func(childComplexity int) int
+		TokenQuotaKind                    func(childComplexity int) int
+		TokenQuotaPeriod                  func(childComplexity int) int
+		TokenQuotaTenantTokens            func(childComplexity int) int
+		TokenQuotaUserTokens              func(childComplexity int) int
+		UpdatedAt                         func(childComplexity int) int
+		Version                           func(childComplexity int) int
 	}
 
 	TextRange struct {
@@ -4485,6 +4488,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TenantSettings.AskRatePerMinute(childComplexity), true
+	case "TenantSettings.attachmentMaxBytesPerUser":
+		if e.ComplexityRoot.TenantSettings.AttachmentMaxBytesPerUser == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.AttachmentMaxBytesPerUser(childComplexity), true
+	case "TenantSettings.attachmentMaxFileBytes":
+		if e.ComplexityRoot.TenantSettings.AttachmentMaxFileBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.AttachmentMaxFileBytes(childComplexity), true
+	case "TenantSettings.attachmentMaxFilesPerConversation":
+		if e.ComplexityRoot.TenantSettings.AttachmentMaxFilesPerConversation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantSettings.AttachmentMaxFilesPerConversation(childComplexity), true
 	case "TenantSettings.auditRetentionDays":
 		if e.ComplexityRoot.TenantSettings.AuditRetentionDays == nil {
 			break
@@ -7259,6 +7280,24 @@ extend type Query {
   "Admins only (FORBIDDEN otherwise): settled usage and cost by UTC day, model and user in [from, to) (at most 366 days)."
   usageCosts(from: Time!, to: Time!): [UsageCostRow!]!
 }
+
+extend type TenantSettings {
+  "The largest attachment accepted, in bytes (effective value; default 10 MiB)."
+  attachmentMaxFileBytes: Int!
+  "How many attachments one conversation may hold (effective value; default 20)."
+  attachmentMaxFilesPerConversation: Int!
+  "The total bytes of one user's attachments in the tenant (effective value; default 100 MiB)."
+  attachmentMaxBytesPerUser: Int!
+}
+
+extend input UpdateTenantSettingsInput {
+  "Bytes per attachment; 0 restores the default; negative is BAD_USER_INPUT (extensions.field names it)."
+  attachmentMaxFileBytes: Int
+  "Attachments per conversation; 0 restores the default; negative is BAD_USER_INPUT."
+  attachmentMaxFilesPerConversation: Int
+  "Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT."
+  attachmentMaxBytesPerUser: Int
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -8603,6 +8642,12 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_tokenQuotaTenantTokens(ctx, field)
 	case "tokenQuotaUserTokens":
 		return ec.fieldContext_TenantSettings_tokenQuotaUserTokens(ctx, field)
+	case "attachmentMaxFileBytes":
+		return ec.fieldContext_TenantSettings_attachmentMaxFileBytes(ctx, field)
+	case "attachmentMaxFilesPerConversation":
+		return ec.fieldContext_TenantSettings_attachmentMaxFilesPerConversation(ctx, field)
+	case "attachmentMaxBytesPerUser":
+		return ec.fieldContext_TenantSettings_attachmentMaxBytesPerUser(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
 }
@@ -25429,6 +25474,75 @@ func (ec *executionContext) fieldContext_TenantSettings_tokenQuotaUserTokens(_ c
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
 }
 
+func (ec *executionContext) _TenantSettings_attachmentMaxFileBytes(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_attachmentMaxFileBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentMaxFileBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxFileBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_attachmentMaxFilesPerConversation(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_attachmentMaxFilesPerConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentMaxFilesPerConversation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxFilesPerConversation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_attachmentMaxBytesPerUser(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_attachmentMaxBytesPerUser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentMaxBytesPerUser, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxBytesPerUser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
 func (ec *executionContext) _TextRange_start(ctx context.Context, field graphql.CollectedField, obj *model.TextRange) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -39165,7 +39279,7 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention", "publicShareLinks", "publicShareSources", "tokenQuotaPeriod", "tokenQuotaKind", "tokenQuotaTenantTokens", "tokenQuotaUserTokens"}
+	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention", "publicShareLinks", "publicShareSources", "tokenQuotaPeriod", "tokenQuotaKind", "tokenQuotaTenantTokens", "tokenQuotaUserTokens", "attachmentMaxFileBytes", "attachmentMaxFilesPerConversation", "attachmentMaxBytesPerUser"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -39410,6 +39524,27 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.TokenQuotaUserTokens = data
+		case "attachmentMaxFileBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxFileBytes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttachmentMaxFileBytes = data
+		case "attachmentMaxFilesPerConversation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxFilesPerConversation"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttachmentMaxFilesPerConversation = data
+		case "attachmentMaxBytesPerUser":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxBytesPerUser"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttachmentMaxBytesPerUser = data
 		}
 	}
 	return it, nil
@@ -44412,6 +44547,21 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "tokenQuotaUserTokens":
 			out.Values[i] = ec._TenantSettings_tokenQuotaUserTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachmentMaxFileBytes":
+			out.Values[i] = ec._TenantSettings_attachmentMaxFileBytes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachmentMaxFilesPerConversation":
+			out.Values[i] = ec._TenantSettings_attachmentMaxFilesPerConversation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachmentMaxBytesPerUser":
+			out.Values[i] = ec._TenantSettings_attachmentMaxBytesPerUser(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -649,6 +649,12 @@ type TenantSettings struct {
 	TokenQuotaTenantTokens int `json:"tokenQuotaTenantTokens"`
 	// Each user's limit in tokens per period; 0 is none.
 	TokenQuotaUserTokens int `json:"tokenQuotaUserTokens"`
+	// The largest attachment accepted, in bytes (effective value; default 10 MiB).
+	AttachmentMaxFileBytes int `json:"attachmentMaxFileBytes"`
+	// How many attachments one conversation may hold (effective value; default 20).
+	AttachmentMaxFilesPerConversation int `json:"attachmentMaxFilesPerConversation"`
+	// The total bytes of one user's attachments in the tenant (effective value; default 100 MiB).
+	AttachmentMaxBytesPerUser int `json:"attachmentMaxBytesPerUser"`
 }
 
 // A range of a snippet's text, in UTF-16 code units: [start, end).
@@ -738,6 +744,12 @@ type UpdateTenantSettingsInput struct {
 	TokenQuotaTenantTokens *int `json:"tokenQuotaTenantTokens,omitempty"`
 	// Tokens per period for each user; 0 removes the limit; negative is BAD_USER_INPUT.
 	TokenQuotaUserTokens *int `json:"tokenQuotaUserTokens,omitempty"`
+	// Bytes per attachment; 0 restores the default; negative is BAD_USER_INPUT (extensions.field names it).
+	AttachmentMaxFileBytes *int `json:"attachmentMaxFileBytes,omitempty"`
+	// Attachments per conversation; 0 restores the default; negative is BAD_USER_INPUT.
+	AttachmentMaxFilesPerConversation *int `json:"attachmentMaxFilesPerConversation,omitempty"`
+	// Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT.
+	AttachmentMaxBytesPerUser *int `json:"attachmentMaxBytesPerUser,omitempty"`
 }
 
 // What uploadAttachment returns.

@@ -29,7 +29,7 @@ func (s *Service) checkLimits(ctx context.Context, v *viewer.Viewer, convID uuid
 	if err != nil {
 		return store.DomainError(err, "tenant")
 	}
-	l := t.Settings.Attachments.Effective()
+	l := t.Settings.Attachments().Effective()
 	over := func(limit string, max int64, format string, args ...any) error {
 		return domain.Errorf(domain.CodeBadUserInput, format, args...).
 			With("field", "file").With("limit", limit).With("max", max)

@@ -86,7 +86,7 @@ func TestUploadRefusals(t *testing.T) {
 				require.Zero(t, w.rows(t), "nothing is kept")
 			})
 		}
-	}, func(s *domain.TenantSettings) { s.Attachments.MaxFileBytes = 1000 })
+	}, func(s *domain.TenantSettings) { s.AttachmentMaxFileBytes = 1000 })
 }
 
 func zipOf(t *testing.T, name string) []byte {
@@ -118,8 +118,8 @@ func TestUploadCountAndTotalLimits(t *testing.T) {
 		_, err = w.svc.Upload(as(bob), w.bobsID, "b.txt", []byte("bobs file"))
 		require.NoError(t, err)
 	}, func(s *domain.TenantSettings) {
-		s.Attachments.MaxFilesPerConversation = 2
-		s.Attachments.MaxBytesPerUser = 10
+		s.AttachmentMaxFilesPerConversation = 2
+		s.AttachmentMaxBytesPerUser = 10
 	})
 }
 

@@ -40,3 +40,9 @@ func (l AttachmentLimits) Effective() AttachmentLimits {
 	}
 	return l
 }
+
+// Attachments returns the tenant's attachment limits as stored (zero
+// fields: the defaults; see Effective).
+func (s TenantSettings) Attachments() AttachmentLimits {
+	return AttachmentLimits{MaxFileBytes: s.AttachmentMaxFileBytes, MaxFilesPerConversation: s.AttachmentMaxFilesPerConversation, MaxBytesPerUser: s.AttachmentMaxBytesPerUser}
+}

@@ -247,8 +247,12 @@ type TenantSettings struct {
 	PublicShareLinks   bool `json:"publicShareLinks"`
 	PublicShareSources bool `json:"publicShareSources"`
 
-	// Attachments bounds conversation attachments (attachlimits.go).
-	Attachments AttachmentLimits `json:"attachments"`
+	// The attachment limits bound conversation attachments (a file's
+	// bytes, files per conversation, a user's bytes; 0 is the default;
+	// Attachments returns them as one value, attachlimits.go).
+	AttachmentMaxFileBytes            int64 `json:"attachmentMaxFileBytes,omitempty"`
+	AttachmentMaxFilesPerConversation int   `json:"attachmentMaxFilesPerConversation,omitempty"`
+	AttachmentMaxBytesPerUser         int64 `json:"attachmentMaxBytesPerUser,omitempty"`
 	// The token quota bounds the tokens of the tenant's model calls per
 	// period (internal/quota; docs/API.md, "Quotas and usage"); Quota
 	// returns it as one value.
@@ -435,6 +439,14 @@ func (s TenantSettings) Validate() error {
 	}
 	if q := s.Quota(); q.TenantTokens < 0 || q.UserTokens < 0 {
 		return bad("tokenQuota", "a limit is negative")
+	}
+	for _, l := range []struct {
+		field string
+		v     int64
+	}{{"attachmentMaxFileBytes", s.AttachmentMaxFileBytes}, {"attachmentMaxFilesPerConversation", int64(s.AttachmentMaxFilesPerConversation)}, {"attachmentMaxBytesPerUser", s.AttachmentMaxBytesPerUser}} {
+		if l.v < 0 {
+			return bad(l.field, "a limit is negative (0 is the default)")
+		}
 	}
 	if !s.Summarizer.Valid() {
 		return bad("summarizer", "unknown summarizer %q (want DETERMINISTIC or LLM)", s.Summarizer)

@@ -86,7 +86,7 @@ func firstError(t *testing.T, out map[string]any) map[string]any {
 
 func TestUploadAttachment(t *testing.T) {
 	h := start(t, servertest.Options{})
-	h.SetTenantSettings(t, "demo", func(s *domain.TenantSettings) { s.Attachments.MaxFileBytes = 1000 })
+	h.SetTenantSettings(t, "demo", func(s *domain.TenantSettings) { s.AttachmentMaxFileBytes = 1000 })
 	alice := h.Client(t, "alice")
 	aliceToken := h.Token(t, "demo", "alice", []string{"member"})
 	bobToken := h.Token(t, "demo", "bob", []string{"member"})

@@ -52,10 +52,13 @@ type Patch struct {
 	PublicShareLinks   *bool
 	PublicShareSources *bool
 
-	TokenQuotaPeriod       *string
-	TokenQuotaKind         *string
-	TokenQuotaTenantTokens *int64
-	TokenQuotaUserTokens   *int64
+	TokenQuotaPeriod                  *string
+	TokenQuotaKind                    *string
+	TokenQuotaTenantTokens            *int64
+	TokenQuotaUserTokens              *int64
+	AttachmentMaxFileBytes            *int64
+	AttachmentMaxFilesPerConversation *int
+	AttachmentMaxBytesPerUser         *int64
 }
 
 // BudgetRatiosPatch is a partial update of domain.BudgetRatios.
@@ -184,6 +187,9 @@ func (p Patch) apply(s domain.TenantSettings) domain.TenantSettings {
 	set(&s.TokenQuotaKind, p.TokenQuotaKind)
 	set(&s.TokenQuotaTenantTokens, p.TokenQuotaTenantTokens)
 	set(&s.TokenQuotaUserTokens, p.TokenQuotaUserTokens)
+	set(&s.AttachmentMaxFileBytes, p.AttachmentMaxFileBytes)
+	set(&s.AttachmentMaxFilesPerConversation, p.AttachmentMaxFilesPerConversation)
+	set(&s.AttachmentMaxBytesPerUser, p.AttachmentMaxBytesPerUser)
 	return s
 }
 

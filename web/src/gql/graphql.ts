@@ -406,6 +406,12 @@ export type UpdateTenantSettingsInput = {
   allowedModels?: Array<string> | null | undefined;
   askBurst?: number | null | undefined;
   askRatePerMinute?: number | null | undefined;
+  /** Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT. */
+  attachmentMaxBytesPerUser?: number | null | undefined;
+  /** Bytes per attachment; 0 restores the default; negative is BAD_USER_INPUT (extensions.field names it). */
+  attachmentMaxFileBytes?: number | null | undefined;
+  /** Attachments per conversation; 0 restores the default; negative is BAD_USER_INPUT. */
+  attachmentMaxFilesPerConversation?: number | null | undefined;
   auditRetentionDays?: number | null | undefined;
   budgetRatios?: BudgetRatiosInput | null | undefined;
   conversationIdleTTL?: string | null | undefined;
