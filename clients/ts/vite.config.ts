@@ -19,6 +19,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
-    hookTimeout: 180_000,
+    hookTimeout: 600_000,
   },
 });
