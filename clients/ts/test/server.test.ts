@@ -85,11 +85,19 @@ for (const question of ['How large can an uploaded file be, and what happens abo
   });
 }
 
-test('a foreign attempt is NOT_FOUND, and streamAttempt does not retry it', async () => {
+test("another user's attempt is NOT_FOUND, and streamAttempt does not retry it", async () => {
+  const owner = server.token('ts-owner');
+  const { createConversation } = await gql(server.http, owner, 'mutation { createConversation(input: {}) { id } }');
+  const { ask } = await gql(
+    server.http,
+    owner,
+    'mutation($c: ID!, $k: String!) { ask(input: {conversationId: $c, clientMessageId: $k, question: "How large can an upload be?"}) { attempt { id } } }',
+    { c: createConversation.id, k: `ts-owner-${Date.now()}` },
+  );
   const client = createRagchatClient({ url: server.http, wsUrl: server.ws, getToken: () => server.token('ts-other'), webSocketImpl: WebSocket });
   try {
     const afterSeqs: number[] = [];
-    const err = await streamAttempt(client, 'QXR0ZW1wdDowMDAwMDAwMC0wMDAwLTAwMDAtMDAwMC0wMDAwMDAwMDAwMDA=', { onSubscribe: (s) => afterSeqs.push(s) }).done.catch((e) => e);
+    const err = await streamAttempt(client, ask.attempt.id, { onSubscribe: (s) => afterSeqs.push(s) }).done.catch((e) => e);
     expect(err).toBeInstanceOf(RagchatError);
     expect(err.code).toBe('NOT_FOUND');
     expect(afterSeqs).toEqual([0]);
