@@ -18,7 +18,10 @@
 #      go test -race -count=1 -timeout 30m -json ./..., summarized by
 #      internal/tools/testsummary, which also fails the run when no test ran
 #      on the postgres or sqlite backend
-#   5. clients/node: npm ci && npm test, when clients/node/package.json exists
+#   5. clients/node: npm ci && npm test, when clients/node/package.json exists;
+#      clients/ts (@ragchat/client): npm ci, graphql-codegen (src/gql must
+#      be what is committed), the type check, the vite build, then vitest
+#      (its merge tests and one test against a real `ragchat serve`)
 #   6. the web console: vitest unit tests, then the browser tests with
 #      Debian's chromium against real `ragchat serve` processes
 #      (scripts/web.sh unit, e2e); the static checks already checked that
@@ -117,6 +120,24 @@ node_tests() {
 	(cd clients/node && npm ci --no-audit --no-fund && npm test)
 }
 
+# ts_client_tests builds and tests the TypeScript client package when it
+# exists; its generated operation types must be what is committed.
+ts_client_tests() {
+	[[ -f clients/ts/package.json ]] || return 0
+	command -v npm >/dev/null || {
+		say "ERROR: clients/ts exists but npm is not installed"
+		return 1
+	}
+	say "clients/ts: npm ci, codegen, typecheck, build, vitest"
+	(cd clients/ts && npm ci --no-audit --no-fund --loglevel=error && npm run --silent codegen >/dev/null) || return 1
+	if [[ -n $(git status --porcelain -- clients/ts/src/gql) ]]; then
+		say "ERROR: clients/ts/src/gql is not what graphql-codegen generates; run npm run codegen in clients/ts and commit it"
+		git status --porcelain -- clients/ts/src/gql >&2
+		return 1
+	fi
+	(cd clients/ts && npm run --silent typecheck && npm run --silent build >/dev/null && npx vitest run)
+}
+
 # web_tests runs the console's unit tests and its browser tests; they get
 # RAGCHAT_TEST_DATABASE_URL, so the servers they start use PostgreSQL.
 web_tests() {
@@ -152,6 +173,7 @@ db_tests() {
 	migration_check || rc=1
 	go_tests || rc=1
 	node_tests || rc=1
+	ts_client_tests || rc=1
 	web_tests || rc=1
 	if ((rc != 0)); then
 		say "FAILED"

@@ -64,6 +64,9 @@ export default defineConfig({
     },
   },
   server: {
+    // The dev server may serve the TypeScript client's sources, which the
+    // console imports (src/stream/attemptStream.ts re-exports its merge).
+    fs: { allow: ['.', '../clients/ts/src'] },
     // `npm run dev` proxies the API to a running `ragchat serve`.
     proxy: {
       '/graphql': { target: 'http://127.0.0.1:8080', ws: true },

@@ -1,0 +1,10 @@
+// @ragchat/client: a typed client of ragchat's GraphQL API (docs/API.md,
+// "TypeScript client"). React hooks are in @ragchat/client/react.
+export { createRagchatClient, RagchatError } from './client';
+export type { RagchatClient, RagchatClientOptions, RagchatGraphQLError, TokenGetter } from './client';
+export { streamAttempt } from './stream';
+export type { AttemptEvent, AttemptStream, AttemptStreamState, StreamAttemptOptions } from './stream';
+export { applyAttemptEvent, applyAttemptEvents, codePointLength, initialAttemptState, SeqGapError } from './merge';
+export type { AttemptEventLike, AttemptState } from './merge';
+export * from './operations';
+export type * from './gql/graphql';
