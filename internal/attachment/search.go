@@ -30,10 +30,16 @@ type Hit struct {
 // them. A conversation holds few attachment chunks, so they are scored
 // exactly in Go on both backends.
 func (s *Service) Search(ctx context.Context, convID uuid.UUID, query []float32, k int) ([]Hit, error) {
+	return Search(ctx, s.client, convID, query, k)
+}
+
+// Search is Service.Search over client, for the chat engine, which needs
+// no blob store to retrieve.
+func Search(ctx context.Context, client *ent.Client, convID uuid.UUID, query []float32, k int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	chunks, err := s.client.AttachmentChunk.Query().
+	chunks, err := client.AttachmentChunk.Query().
 		Where(
 			attachmentchunk.ConversationID(convID),
 			attachmentchunk.HasAttachmentWith(attachment.StatusEQ(attachment.StatusREADY)),
