@@ -18,6 +18,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -52,6 +53,8 @@ type Client struct {
 	AskRate *AskRateClient
 	// Attachment is the client for interacting with the Attachment builders.
 	Attachment *AttachmentClient
+	// AttachmentChunk is the client for interacting with the AttachmentChunk builders.
+	AttachmentChunk *AttachmentChunkClient
 	// Attempt is the client for interacting with the Attempt builders.
 	Attempt *AttemptClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -107,6 +110,7 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.AskRate = NewAskRateClient(c.config)
 	c.Attachment = NewAttachmentClient(c.config)
+	c.AttachmentChunk = NewAttachmentChunkClient(c.config)
 	c.Attempt = NewAttemptClient(c.config)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.Chunk = NewChunkClient(c.config)
@@ -222,6 +226,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:          cfg,
 		AskRate:         NewAskRateClient(cfg),
 		Attachment:      NewAttachmentClient(cfg),
+		AttachmentChunk: NewAttachmentChunkClient(cfg),
 		Attempt:         NewAttemptClient(cfg),
 		AuditEvent:      NewAuditEventClient(cfg),
 		Chunk:           NewChunkClient(cfg),
@@ -264,6 +269,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:          cfg,
 		AskRate:         NewAskRateClient(cfg),
 		Attachment:      NewAttachmentClient(cfg),
+		AttachmentChunk: NewAttachmentChunkClient(cfg),
 		Attempt:         NewAttemptClient(cfg),
 		AuditEvent:      NewAuditEventClient(cfg),
 		Chunk:           NewChunkClient(cfg),
@@ -314,11 +320,11 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AskRate, c.Attachment, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation,
-		c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback, c.Folder,
-		c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery, c.SearchEntry,
-		c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant, c.UsageCounter,
-		c.UsageEntry,
+		c.AskRate, c.Attachment, c.AttachmentChunk, c.Attempt, c.AuditEvent, c.Chunk,
+		c.Conversation, c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback,
+		c.Folder, c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery,
+		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.UsageCounter, c.UsageEntry,
 	} {
 		n.Use(hooks...)
 	}
@@ -328,11 +334,11 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AskRate, c.Attachment, c.Attempt, c.AuditEvent, c.Chunk, c.Conversation,
-		c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback, c.Folder,
-		c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery, c.SearchEntry,
-		c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant, c.UsageCounter,
-		c.UsageEntry,
+		c.AskRate, c.Attachment, c.AttachmentChunk, c.Attempt, c.AuditEvent, c.Chunk,
+		c.Conversation, c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback,
+		c.Folder, c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery,
+		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
+		c.UsageCounter, c.UsageEntry,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -345,6 +351,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AskRate.mutate(ctx, m)
 	case *AttachmentMutation:
 		return c.Attachment.mutate(ctx, m)
+	case *AttachmentChunkMutation:
+		return c.AttachmentChunk.mutate(ctx, m)
 	case *AttemptMutation:
 		return c.Attempt.mutate(ctx, m)
 	case *AuditEventMutation:
@@ -689,6 +697,172 @@ func (c *AttachmentClient) mutate(ctx context.Context, m *AttachmentMutation) (V
 		return (&AttachmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Attachment mutation op: %q", m.Op())
+	}
+}
+
+// AttachmentChunkClient is a client for the AttachmentChunk schema.
+type AttachmentChunkClient struct {
+	config
+}
+
+// NewAttachmentChunkClient returns a client for the AttachmentChunk from the given config.
+func NewAttachmentChunkClient(c config) *AttachmentChunkClient {
+	return &AttachmentChunkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `attachmentchunk.Hooks(f(g(h())))`.
+func (c *AttachmentChunkClient) Use(hooks ...Hook) {
+	c.hooks.AttachmentChunk = append(c.hooks.AttachmentChunk, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `attachmentchunk.Intercept(f(g(h())))`.
+func (c *AttachmentChunkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AttachmentChunk = append(c.inters.AttachmentChunk, interceptors...)
+}
+
+// Create returns a builder for creating a AttachmentChunk entity.
+func (c *AttachmentChunkClient) Create() *AttachmentChunkCreate {
+	mutation := newAttachmentChunkMutation(c.config, OpCreate)
+	return &AttachmentChunkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AttachmentChunk entities.
+func (c *AttachmentChunkClient) CreateBulk(builders ...*AttachmentChunkCreate) *AttachmentChunkCreateBulk {
+	return &AttachmentChunkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AttachmentChunkClient) MapCreateBulk(slice any, setFunc func(*AttachmentChunkCreate, int)) *AttachmentChunkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AttachmentChunkCreateBulk{err: fmt.Errorf("calling to AttachmentChunkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AttachmentChunkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AttachmentChunkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AttachmentChunk.
+func (c *AttachmentChunkClient) Update() *AttachmentChunkUpdate {
+	mutation := newAttachmentChunkMutation(c.config, OpUpdate)
+	return &AttachmentChunkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AttachmentChunkClient) UpdateOne(_m *AttachmentChunk) *AttachmentChunkUpdateOne {
+	mutation := newAttachmentChunkMutation(c.config, OpUpdateOne, withAttachmentChunk(_m))
+	return &AttachmentChunkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AttachmentChunkClient) UpdateOneID(id uuid.UUID) *AttachmentChunkUpdateOne {
+	mutation := newAttachmentChunkMutation(c.config, OpUpdateOne, withAttachmentChunkID(id))
+	return &AttachmentChunkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AttachmentChunk.
+func (c *AttachmentChunkClient) Delete() *AttachmentChunkDelete {
+	mutation := newAttachmentChunkMutation(c.config, OpDelete)
+	return &AttachmentChunkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AttachmentChunkClient) DeleteOne(_m *AttachmentChunk) *AttachmentChunkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AttachmentChunkClient) DeleteOneID(id uuid.UUID) *AttachmentChunkDeleteOne {
+	builder := c.Delete().Where(attachmentchunk.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AttachmentChunkDeleteOne{builder}
+}
+
+// Query returns a query builder for AttachmentChunk.
+func (c *AttachmentChunkClient) Query() *AttachmentChunkQuery {
+	return &AttachmentChunkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAttachmentChunk},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AttachmentChunk entity by its id.
+func (c *AttachmentChunkClient) Get(ctx context.Context, id uuid.UUID) (*AttachmentChunk, error) {
+	return c.Query().Where(attachmentchunk.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AttachmentChunkClient) GetX(ctx context.Context, id uuid.UUID) *AttachmentChunk {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a AttachmentChunk.
+func (c *AttachmentChunkClient) QueryTenant(_m *AttachmentChunk) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(attachmentchunk.Table, attachmentchunk.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, attachmentchunk.TenantTable, attachmentchunk.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAttachment queries the attachment edge of a AttachmentChunk.
+func (c *AttachmentChunkClient) QueryAttachment(_m *AttachmentChunk) *AttachmentQuery {
+	query := (&AttachmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(attachmentchunk.Table, attachmentchunk.FieldID, id),
+			sqlgraph.To(attachment.Table, attachment.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, attachmentchunk.AttachmentTable, attachmentchunk.AttachmentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AttachmentChunkClient) Hooks() []Hook {
+	hooks := c.hooks.AttachmentChunk
+	return append(hooks[:len(hooks):len(hooks)], attachmentchunk.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AttachmentChunkClient) Interceptors() []Interceptor {
+	return c.inters.AttachmentChunk
+}
+
+func (c *AttachmentChunkClient) mutate(ctx context.Context, m *AttachmentChunkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AttachmentChunkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AttachmentChunkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AttachmentChunkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AttachmentChunkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AttachmentChunk mutation op: %q", m.Op())
 	}
 }
 
@@ -3658,6 +3832,22 @@ func (c *SourceClient) QueryDocument(_m *Source) *DocumentQuery {
 	return query
 }
 
+// QueryAttachment queries the attachment edge of a Source.
+func (c *SourceClient) QueryAttachment(_m *Source) *AttachmentQuery {
+	query := (&AttachmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(source.Table, source.FieldID, id),
+			sqlgraph.To(attachment.Table, attachment.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, source.AttachmentTable, source.AttachmentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *SourceClient) Hooks() []Hook {
 	hooks := c.hooks.Source
@@ -4485,16 +4675,16 @@ func (c *UsageEntryClient) mutate(ctx context.Context, m *UsageEntryMutation) (V
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AskRate, Attachment, Attempt, AuditEvent, Chunk, Conversation, ConversationTag,
-		Document, DocumentGrant, Feedback, Folder, KnowledgeBase, Message,
-		ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source, SupportGrant,
-		Tag, Tenant, UsageCounter, UsageEntry []ent.Hook
+		AskRate, Attachment, AttachmentChunk, Attempt, AuditEvent, Chunk, Conversation,
+		ConversationTag, Document, DocumentGrant, Feedback, Folder, KnowledgeBase,
+		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source,
+		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry []ent.Hook
 	}
 	inters struct {
-		AskRate, Attachment, Attempt, AuditEvent, Chunk, Conversation, ConversationTag,
-		Document, DocumentGrant, Feedback, Folder, KnowledgeBase, Message,
-		ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source, SupportGrant,
-		Tag, Tenant, UsageCounter, UsageEntry []ent.Interceptor
+		AskRate, Attachment, AttachmentChunk, Attempt, AuditEvent, Chunk, Conversation,
+		ConversationTag, Document, DocumentGrant, Feedback, Folder, KnowledgeBase,
+		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source,
+		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry []ent.Interceptor
 	}
 )
 

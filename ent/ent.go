@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -97,6 +98,7 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			askrate.Table:         askrate.ValidColumn,
 			attachment.Table:      attachment.ValidColumn,
+			attachmentchunk.Table: attachmentchunk.ValidColumn,
 			attempt.Table:         attempt.ValidColumn,
 			auditevent.Table:      auditevent.ValidColumn,
 			chunk.Table:           chunk.ValidColumn,

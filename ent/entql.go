@@ -5,6 +5,7 @@ package ent
 import (
 	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -36,7 +37,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 23)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 24)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -79,6 +80,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   attachmentchunk.Table,
+			Columns: attachmentchunk.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: attachmentchunk.FieldID,
+			},
+		},
+		Type: "AttachmentChunk",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			attachmentchunk.FieldTenantID:       {Type: field.TypeString, Column: attachmentchunk.FieldTenantID},
+			attachmentchunk.FieldOwnerID:        {Type: field.TypeString, Column: attachmentchunk.FieldOwnerID},
+			attachmentchunk.FieldAttachmentID:   {Type: field.TypeUUID, Column: attachmentchunk.FieldAttachmentID},
+			attachmentchunk.FieldConversationID: {Type: field.TypeUUID, Column: attachmentchunk.FieldConversationID},
+			attachmentchunk.FieldOrdinal:        {Type: field.TypeInt, Column: attachmentchunk.FieldOrdinal},
+			attachmentchunk.FieldContent:        {Type: field.TypeString, Column: attachmentchunk.FieldContent},
+			attachmentchunk.FieldTokenCount:     {Type: field.TypeInt, Column: attachmentchunk.FieldTokenCount},
+			attachmentchunk.FieldEmbedding:      {Type: field.TypeOther, Column: attachmentchunk.FieldEmbedding},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   attempt.Table,
 			Columns: attempt.Columns,
@@ -125,7 +147,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			attempt.FieldLeaseExpiresAt:     {Type: field.TypeTime, Column: attempt.FieldLeaseExpiresAt},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   auditevent.Table,
 			Columns: auditevent.Columns,
@@ -146,7 +168,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditevent.FieldAt:         {Type: field.TypeTime, Column: auditevent.FieldAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   chunk.Table,
 			Columns: chunk.Columns,
@@ -167,7 +189,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			chunk.FieldEmbedding:       {Type: field.TypeOther, Column: chunk.FieldEmbedding},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   conversation.Table,
 			Columns: conversation.Columns,
@@ -206,7 +228,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversation.FieldTemporaryExpiresAt:     {Type: field.TypeTime, Column: conversation.FieldTemporaryExpiresAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   conversationtag.Table,
 			Columns: conversationtag.Columns,
@@ -224,7 +246,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			conversationtag.FieldCreatedAt:      {Type: field.TypeTime, Column: conversationtag.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   document.Table,
 			Columns: document.Columns,
@@ -247,7 +269,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			document.FieldVisibility:      {Type: field.TypeEnum, Column: document.FieldVisibility},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documentgrant.Table,
 			Columns: documentgrant.Columns,
@@ -264,7 +286,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documentgrant.FieldPrincipal:     {Type: field.TypeString, Column: documentgrant.FieldPrincipal},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   feedback.Table,
 			Columns: feedback.Columns,
@@ -286,7 +308,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			feedback.FieldComment:     {Type: field.TypeString, Column: feedback.FieldComment},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   folder.Table,
 			Columns: folder.Columns,
@@ -306,7 +328,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			folder.FieldPosition:  {Type: field.TypeInt, Column: folder.FieldPosition},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   knowledgebase.Table,
 			Columns: knowledgebase.Columns,
@@ -326,7 +348,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			knowledgebase.FieldEmbeddingDimensions: {Type: field.TypeInt, Column: knowledgebase.FieldEmbeddingDimensions},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   message.Table,
 			Columns: message.Columns,
@@ -358,7 +380,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   modelprofile.Table,
 			Columns: modelprofile.Columns,
@@ -391,7 +413,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			modelprofile.FieldIsDefault:              {Type: field.TypeBool, Column: modelprofile.FieldIsDefault},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   persistedquery.Table,
 			Columns: persistedquery.Columns,
@@ -407,7 +429,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			persistedquery.FieldLastUsedAt: {Type: field.TypeTime, Column: persistedquery.FieldLastUsedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   searchentry.Table,
 			Columns: searchentry.Columns,
@@ -428,7 +450,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			searchentry.FieldSearchTokens:   {Type: field.TypeOther, Column: searchentry.FieldSearchTokens},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   sharelink.Table,
 			Columns: sharelink.Columns,
@@ -455,7 +477,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			sharelink.FieldUpdatedAt:      {Type: field.TypeTime, Column: sharelink.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
@@ -479,9 +501,11 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldDocumentVersion: {Type: field.TypeInt, Column: source.FieldDocumentVersion},
 			source.FieldChunkHash:       {Type: field.TypeString, Column: source.FieldChunkHash},
 			source.FieldCited:           {Type: field.TypeBool, Column: source.FieldCited},
+			source.FieldKind:            {Type: field.TypeEnum, Column: source.FieldKind},
+			source.FieldAttachmentID:    {Type: field.TypeUUID, Column: source.FieldAttachmentID},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -509,7 +533,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -528,7 +552,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -546,7 +570,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldUpdatedAt:       {Type: field.TypeTime, Column: tenant.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   usagecounter.Table,
 			Columns: usagecounter.Columns,
@@ -566,7 +590,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			usagecounter.FieldUpdatedAt:   {Type: field.TypeTime, Column: usagecounter.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   usageentry.Table,
 			Columns: usageentry.Columns,
@@ -616,6 +640,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Attachment",
 		"Conversation",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   attachmentchunk.TenantTable,
+			Columns: []string{attachmentchunk.TenantColumn},
+			Bidi:    false,
+		},
+		"AttachmentChunk",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"attachment",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   attachmentchunk.AttachmentTable,
+			Columns: []string{attachmentchunk.AttachmentColumn},
+			Bidi:    false,
+		},
+		"AttachmentChunk",
+		"Attachment",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -1254,6 +1302,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Document",
 	)
 	graph.MustAddE(
+		"attachment",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   source.AttachmentTable,
+			Columns: []string{source.AttachmentColumn},
+			Bidi:    false,
+		},
+		"Source",
+		"Attachment",
+	)
+	graph.MustAddE(
 		"tenant",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1542,6 +1602,114 @@ func (f *AttachmentFilter) WhereHasConversationWith(preds ...predicate.Conversat
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AttachmentChunkQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AttachmentChunkQuery builder.
+func (_q *AttachmentChunkQuery) Filter() *AttachmentChunkFilter {
+	return &AttachmentChunkFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AttachmentChunkMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AttachmentChunkMutation builder.
+func (m *AttachmentChunkMutation) Filter() *AttachmentChunkFilter {
+	return &AttachmentChunkFilter{config: m.config, predicateAdder: m}
+}
+
+// AttachmentChunkFilter provides a generic filtering capability at runtime for AttachmentChunkQuery.
+type AttachmentChunkFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AttachmentChunkFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AttachmentChunkFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(attachmentchunk.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *AttachmentChunkFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(attachmentchunk.FieldTenantID))
+}
+
+// WhereOwnerID applies the entql string predicate on the owner_id field.
+func (f *AttachmentChunkFilter) WhereOwnerID(p entql.StringP) {
+	f.Where(p.Field(attachmentchunk.FieldOwnerID))
+}
+
+// WhereAttachmentID applies the entql [16]byte predicate on the attachment_id field.
+func (f *AttachmentChunkFilter) WhereAttachmentID(p entql.ValueP) {
+	f.Where(p.Field(attachmentchunk.FieldAttachmentID))
+}
+
+// WhereConversationID applies the entql [16]byte predicate on the conversation_id field.
+func (f *AttachmentChunkFilter) WhereConversationID(p entql.ValueP) {
+	f.Where(p.Field(attachmentchunk.FieldConversationID))
+}
+
+// WhereOrdinal applies the entql int predicate on the ordinal field.
+func (f *AttachmentChunkFilter) WhereOrdinal(p entql.IntP) {
+	f.Where(p.Field(attachmentchunk.FieldOrdinal))
+}
+
+// WhereContent applies the entql string predicate on the content field.
+func (f *AttachmentChunkFilter) WhereContent(p entql.StringP) {
+	f.Where(p.Field(attachmentchunk.FieldContent))
+}
+
+// WhereTokenCount applies the entql int predicate on the token_count field.
+func (f *AttachmentChunkFilter) WhereTokenCount(p entql.IntP) {
+	f.Where(p.Field(attachmentchunk.FieldTokenCount))
+}
+
+// WhereEmbedding applies the entql other predicate on the embedding field.
+func (f *AttachmentChunkFilter) WhereEmbedding(p entql.OtherP) {
+	f.Where(p.Field(attachmentchunk.FieldEmbedding))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *AttachmentChunkFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *AttachmentChunkFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAttachment applies a predicate to check if query has an edge attachment.
+func (f *AttachmentChunkFilter) WhereHasAttachment() {
+	f.Where(entql.HasEdge("attachment"))
+}
+
+// WhereHasAttachmentWith applies a predicate to check if query has an edge attachment with a given conditions (other predicates).
+func (f *AttachmentChunkFilter) WhereHasAttachmentWith(preds ...predicate.Attachment) {
+	f.Where(entql.HasEdgeWith("attachment", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *AttemptQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1570,7 +1738,7 @@ type AttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1920,7 +2088,7 @@ type AuditEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AuditEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2014,7 +2182,7 @@ type ChunkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ChunkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2136,7 +2304,7 @@ type ConversationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ConversationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2404,7 +2572,7 @@ type ConversationTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ConversationTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2511,7 +2679,7 @@ type DocumentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2657,7 +2825,7 @@ type DocumentGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2745,7 +2913,7 @@ type FeedbackFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FeedbackFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2858,7 +3026,7 @@ type FolderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FolderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2989,7 +3157,7 @@ type KnowledgeBaseFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *KnowledgeBaseFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3120,7 +3288,7 @@ type MessageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MessageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3311,7 +3479,7 @@ type ModelProfileFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ModelProfileFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3465,7 +3633,7 @@ type PersistedQueryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PersistedQueryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3520,7 +3688,7 @@ type SearchEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SearchEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3628,7 +3796,7 @@ type ShareLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShareLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3766,7 +3934,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3842,6 +4010,16 @@ func (f *SourceFilter) WhereCited(p entql.BoolP) {
 	f.Where(p.Field(source.FieldCited))
 }
 
+// WhereKind applies the entql string predicate on the kind field.
+func (f *SourceFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(source.FieldKind))
+}
+
+// WhereAttachmentID applies the entql [16]byte predicate on the attachment_id field.
+func (f *SourceFilter) WhereAttachmentID(p entql.ValueP) {
+	f.Where(p.Field(source.FieldAttachmentID))
+}
+
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *SourceFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -3898,6 +4076,20 @@ func (f *SourceFilter) WhereHasDocumentWith(preds ...predicate.Document) {
 	})))
 }
 
+// WhereHasAttachment applies a predicate to check if query has an edge attachment.
+func (f *SourceFilter) WhereHasAttachment() {
+	f.Where(entql.HasEdge("attachment"))
+}
+
+// WhereHasAttachmentWith applies a predicate to check if query has an edge attachment with a given conditions (other predicates).
+func (f *SourceFilter) WhereHasAttachmentWith(preds ...predicate.Attachment) {
+	f.Where(entql.HasEdgeWith("attachment", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *SupportGrantQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -3927,7 +4119,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4070,7 +4262,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4182,7 +4374,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4247,7 +4439,7 @@ type UsageCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UsageCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4322,7 +4514,7 @@ type UsageEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UsageEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

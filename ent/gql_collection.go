@@ -1929,6 +1929,11 @@ func (_q *SourceQuery) collectField(ctx context.Context, oneNode bool, opCtx *gr
 				selectedFields = append(selectedFields, source.FieldCited)
 				fieldSeen[source.FieldCited] = struct{}{}
 			}
+		case "kind":
+			if _, ok := fieldSeen[source.FieldKind]; !ok {
+				selectedFields = append(selectedFields, source.FieldKind)
+				fieldSeen[source.FieldKind] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

@@ -5453,6 +5453,12 @@ type SourceWhereInput struct {
 	Cited    *bool `json:"cited,omitempty"`
 	CitedNEQ *bool `json:"citedNEQ,omitempty"`
 
+	// "kind" field predicates.
+	Kind      *source.Kind  `json:"kind,omitempty"`
+	KindNEQ   *source.Kind  `json:"kindNEQ,omitempty"`
+	KindIn    []source.Kind `json:"kindIn,omitempty"`
+	KindNotIn []source.Kind `json:"kindNotIn,omitempty"`
+
 	// "attempt" edge predicates.
 	HasAttempt     *bool                `json:"hasAttempt,omitempty"`
 	HasAttemptWith []*AttemptWhereInput `json:"hasAttemptWith,omitempty"`
@@ -5681,6 +5687,18 @@ func (i *SourceWhereInput) P() (predicate.Source, error) {
 	}
 	if i.CitedNEQ != nil {
 		predicates = append(predicates, source.CitedNEQ(*i.CitedNEQ))
+	}
+	if i.Kind != nil {
+		predicates = append(predicates, source.KindEQ(*i.Kind))
+	}
+	if i.KindNEQ != nil {
+		predicates = append(predicates, source.KindNEQ(*i.KindNEQ))
+	}
+	if len(i.KindIn) > 0 {
+		predicates = append(predicates, source.KindIn(i.KindIn...))
+	}
+	if len(i.KindNotIn) > 0 {
+		predicates = append(predicates, source.KindNotIn(i.KindNotIn...))
 	}
 
 	if i.HasAttempt != nil {

@@ -15,6 +15,7 @@ import (
 	pgvector "github.com/pgvector/pgvector-go"
 	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -52,6 +53,7 @@ const (
 	// Node types.
 	TypeAskRate         = "AskRate"
 	TypeAttachment      = "Attachment"
+	TypeAttachmentChunk = "AttachmentChunk"
 	TypeAttempt         = "Attempt"
 	TypeAuditEvent      = "AuditEvent"
 	TypeChunk           = "Chunk"
@@ -1633,6 +1635,885 @@ func (m *AttachmentMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Attachment edge %s", name)
+}
+
+// AttachmentChunkMutation represents an operation that mutates the AttachmentChunk nodes in the graph.
+type AttachmentChunkMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *uuid.UUID
+	owner_id          *string
+	conversation_id   *uuid.UUID
+	ordinal           *int
+	addordinal        *int
+	content           *string
+	token_count       *int
+	addtoken_count    *int
+	embedding         *pgvector.Vector
+	clearedFields     map[string]struct{}
+	tenant            *string
+	clearedtenant     bool
+	attachment        *uuid.UUID
+	clearedattachment bool
+	done              bool
+	oldValue          func(context.Context) (*AttachmentChunk, error)
+	predicates        []predicate.AttachmentChunk
+}
+
+var _ ent.Mutation = (*AttachmentChunkMutation)(nil)
+
+// attachmentchunkOption allows management of the mutation configuration using functional options.
+type attachmentchunkOption func(*AttachmentChunkMutation)
+
+// newAttachmentChunkMutation creates new mutation for the AttachmentChunk entity.
+func newAttachmentChunkMutation(c config, op Op, opts ...attachmentchunkOption) *AttachmentChunkMutation {
+	m := &AttachmentChunkMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAttachmentChunk,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAttachmentChunkID sets the ID field of the mutation.
+func withAttachmentChunkID(id uuid.UUID) attachmentchunkOption {
+	return func(m *AttachmentChunkMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AttachmentChunk
+		)
+		m.oldValue = func(ctx context.Context) (*AttachmentChunk, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AttachmentChunk.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAttachmentChunk sets the old AttachmentChunk of the mutation.
+func withAttachmentChunk(node *AttachmentChunk) attachmentchunkOption {
+	return func(m *AttachmentChunkMutation) {
+		m.oldValue = func(context.Context) (*AttachmentChunk, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AttachmentChunkMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AttachmentChunkMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AttachmentChunk entities.
+func (m *AttachmentChunkMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AttachmentChunkMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AttachmentChunkMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AttachmentChunk.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *AttachmentChunkMutation) SetTenantID(s string) {
+	m.tenant = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *AttachmentChunkMutation) TenantID() (r string, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *AttachmentChunkMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetOwnerID sets the "owner_id" field.
+func (m *AttachmentChunkMutation) SetOwnerID(s string) {
+	m.owner_id = &s
+}
+
+// OwnerID returns the value of the "owner_id" field in the mutation.
+func (m *AttachmentChunkMutation) OwnerID() (r string, exists bool) {
+	v := m.owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwnerID returns the old "owner_id" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldOwnerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwnerID: %w", err)
+	}
+	return oldValue.OwnerID, nil
+}
+
+// ResetOwnerID resets all changes to the "owner_id" field.
+func (m *AttachmentChunkMutation) ResetOwnerID() {
+	m.owner_id = nil
+}
+
+// SetAttachmentID sets the "attachment_id" field.
+func (m *AttachmentChunkMutation) SetAttachmentID(u uuid.UUID) {
+	m.attachment = &u
+}
+
+// AttachmentID returns the value of the "attachment_id" field in the mutation.
+func (m *AttachmentChunkMutation) AttachmentID() (r uuid.UUID, exists bool) {
+	v := m.attachment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttachmentID returns the old "attachment_id" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldAttachmentID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttachmentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttachmentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttachmentID: %w", err)
+	}
+	return oldValue.AttachmentID, nil
+}
+
+// ResetAttachmentID resets all changes to the "attachment_id" field.
+func (m *AttachmentChunkMutation) ResetAttachmentID() {
+	m.attachment = nil
+}
+
+// SetConversationID sets the "conversation_id" field.
+func (m *AttachmentChunkMutation) SetConversationID(u uuid.UUID) {
+	m.conversation_id = &u
+}
+
+// ConversationID returns the value of the "conversation_id" field in the mutation.
+func (m *AttachmentChunkMutation) ConversationID() (r uuid.UUID, exists bool) {
+	v := m.conversation_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConversationID returns the old "conversation_id" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldConversationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConversationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConversationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConversationID: %w", err)
+	}
+	return oldValue.ConversationID, nil
+}
+
+// ResetConversationID resets all changes to the "conversation_id" field.
+func (m *AttachmentChunkMutation) ResetConversationID() {
+	m.conversation_id = nil
+}
+
+// SetOrdinal sets the "ordinal" field.
+func (m *AttachmentChunkMutation) SetOrdinal(i int) {
+	m.ordinal = &i
+	m.addordinal = nil
+}
+
+// Ordinal returns the value of the "ordinal" field in the mutation.
+func (m *AttachmentChunkMutation) Ordinal() (r int, exists bool) {
+	v := m.ordinal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrdinal returns the old "ordinal" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldOrdinal(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrdinal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrdinal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrdinal: %w", err)
+	}
+	return oldValue.Ordinal, nil
+}
+
+// AddOrdinal adds i to the "ordinal" field.
+func (m *AttachmentChunkMutation) AddOrdinal(i int) {
+	if m.addordinal != nil {
+		*m.addordinal += i
+	} else {
+		m.addordinal = &i
+	}
+}
+
+// AddedOrdinal returns the value that was added to the "ordinal" field in this mutation.
+func (m *AttachmentChunkMutation) AddedOrdinal() (r int, exists bool) {
+	v := m.addordinal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOrdinal resets all changes to the "ordinal" field.
+func (m *AttachmentChunkMutation) ResetOrdinal() {
+	m.ordinal = nil
+	m.addordinal = nil
+}
+
+// SetContent sets the "content" field.
+func (m *AttachmentChunkMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *AttachmentChunkMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *AttachmentChunkMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetTokenCount sets the "token_count" field.
+func (m *AttachmentChunkMutation) SetTokenCount(i int) {
+	m.token_count = &i
+	m.addtoken_count = nil
+}
+
+// TokenCount returns the value of the "token_count" field in the mutation.
+func (m *AttachmentChunkMutation) TokenCount() (r int, exists bool) {
+	v := m.token_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenCount returns the old "token_count" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldTokenCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenCount: %w", err)
+	}
+	return oldValue.TokenCount, nil
+}
+
+// AddTokenCount adds i to the "token_count" field.
+func (m *AttachmentChunkMutation) AddTokenCount(i int) {
+	if m.addtoken_count != nil {
+		*m.addtoken_count += i
+	} else {
+		m.addtoken_count = &i
+	}
+}
+
+// AddedTokenCount returns the value that was added to the "token_count" field in this mutation.
+func (m *AttachmentChunkMutation) AddedTokenCount() (r int, exists bool) {
+	v := m.addtoken_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTokenCount resets all changes to the "token_count" field.
+func (m *AttachmentChunkMutation) ResetTokenCount() {
+	m.token_count = nil
+	m.addtoken_count = nil
+}
+
+// SetEmbedding sets the "embedding" field.
+func (m *AttachmentChunkMutation) SetEmbedding(pg pgvector.Vector) {
+	m.embedding = &pg
+}
+
+// Embedding returns the value of the "embedding" field in the mutation.
+func (m *AttachmentChunkMutation) Embedding() (r pgvector.Vector, exists bool) {
+	v := m.embedding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmbedding returns the old "embedding" field's value of the AttachmentChunk entity.
+// If the AttachmentChunk object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentChunkMutation) OldEmbedding(ctx context.Context) (v pgvector.Vector, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmbedding is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmbedding requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmbedding: %w", err)
+	}
+	return oldValue.Embedding, nil
+}
+
+// ResetEmbedding resets all changes to the "embedding" field.
+func (m *AttachmentChunkMutation) ResetEmbedding() {
+	m.embedding = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *AttachmentChunkMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[attachmentchunk.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *AttachmentChunkMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *AttachmentChunkMutation) TenantIDs() (ids []string) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *AttachmentChunkMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearAttachment clears the "attachment" edge to the Attachment entity.
+func (m *AttachmentChunkMutation) ClearAttachment() {
+	m.clearedattachment = true
+	m.clearedFields[attachmentchunk.FieldAttachmentID] = struct{}{}
+}
+
+// AttachmentCleared reports if the "attachment" edge to the Attachment entity was cleared.
+func (m *AttachmentChunkMutation) AttachmentCleared() bool {
+	return m.clearedattachment
+}
+
+// AttachmentIDs returns the "attachment" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AttachmentID instead. It exists only for internal usage by the builders.
+func (m *AttachmentChunkMutation) AttachmentIDs() (ids []uuid.UUID) {
+	if id := m.attachment; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAttachment resets all changes to the "attachment" edge.
+func (m *AttachmentChunkMutation) ResetAttachment() {
+	m.attachment = nil
+	m.clearedattachment = false
+}
+
+// Where appends a list predicates to the AttachmentChunkMutation builder.
+func (m *AttachmentChunkMutation) Where(ps ...predicate.AttachmentChunk) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AttachmentChunkMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AttachmentChunkMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AttachmentChunk, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AttachmentChunkMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AttachmentChunkMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AttachmentChunk).
+func (m *AttachmentChunkMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AttachmentChunkMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.tenant != nil {
+		fields = append(fields, attachmentchunk.FieldTenantID)
+	}
+	if m.owner_id != nil {
+		fields = append(fields, attachmentchunk.FieldOwnerID)
+	}
+	if m.attachment != nil {
+		fields = append(fields, attachmentchunk.FieldAttachmentID)
+	}
+	if m.conversation_id != nil {
+		fields = append(fields, attachmentchunk.FieldConversationID)
+	}
+	if m.ordinal != nil {
+		fields = append(fields, attachmentchunk.FieldOrdinal)
+	}
+	if m.content != nil {
+		fields = append(fields, attachmentchunk.FieldContent)
+	}
+	if m.token_count != nil {
+		fields = append(fields, attachmentchunk.FieldTokenCount)
+	}
+	if m.embedding != nil {
+		fields = append(fields, attachmentchunk.FieldEmbedding)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AttachmentChunkMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case attachmentchunk.FieldTenantID:
+		return m.TenantID()
+	case attachmentchunk.FieldOwnerID:
+		return m.OwnerID()
+	case attachmentchunk.FieldAttachmentID:
+		return m.AttachmentID()
+	case attachmentchunk.FieldConversationID:
+		return m.ConversationID()
+	case attachmentchunk.FieldOrdinal:
+		return m.Ordinal()
+	case attachmentchunk.FieldContent:
+		return m.Content()
+	case attachmentchunk.FieldTokenCount:
+		return m.TokenCount()
+	case attachmentchunk.FieldEmbedding:
+		return m.Embedding()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AttachmentChunkMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case attachmentchunk.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case attachmentchunk.FieldOwnerID:
+		return m.OldOwnerID(ctx)
+	case attachmentchunk.FieldAttachmentID:
+		return m.OldAttachmentID(ctx)
+	case attachmentchunk.FieldConversationID:
+		return m.OldConversationID(ctx)
+	case attachmentchunk.FieldOrdinal:
+		return m.OldOrdinal(ctx)
+	case attachmentchunk.FieldContent:
+		return m.OldContent(ctx)
+	case attachmentchunk.FieldTokenCount:
+		return m.OldTokenCount(ctx)
+	case attachmentchunk.FieldEmbedding:
+		return m.OldEmbedding(ctx)
+	}
+	return nil, fmt.Errorf("unknown AttachmentChunk field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AttachmentChunkMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case attachmentchunk.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case attachmentchunk.FieldOwnerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwnerID(v)
+		return nil
+	case attachmentchunk.FieldAttachmentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttachmentID(v)
+		return nil
+	case attachmentchunk.FieldConversationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConversationID(v)
+		return nil
+	case attachmentchunk.FieldOrdinal:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrdinal(v)
+		return nil
+	case attachmentchunk.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case attachmentchunk.FieldTokenCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenCount(v)
+		return nil
+	case attachmentchunk.FieldEmbedding:
+		v, ok := value.(pgvector.Vector)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmbedding(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AttachmentChunk field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AttachmentChunkMutation) AddedFields() []string {
+	var fields []string
+	if m.addordinal != nil {
+		fields = append(fields, attachmentchunk.FieldOrdinal)
+	}
+	if m.addtoken_count != nil {
+		fields = append(fields, attachmentchunk.FieldTokenCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AttachmentChunkMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case attachmentchunk.FieldOrdinal:
+		return m.AddedOrdinal()
+	case attachmentchunk.FieldTokenCount:
+		return m.AddedTokenCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AttachmentChunkMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case attachmentchunk.FieldOrdinal:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOrdinal(v)
+		return nil
+	case attachmentchunk.FieldTokenCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTokenCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AttachmentChunk numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AttachmentChunkMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AttachmentChunkMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AttachmentChunkMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown AttachmentChunk nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AttachmentChunkMutation) ResetField(name string) error {
+	switch name {
+	case attachmentchunk.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case attachmentchunk.FieldOwnerID:
+		m.ResetOwnerID()
+		return nil
+	case attachmentchunk.FieldAttachmentID:
+		m.ResetAttachmentID()
+		return nil
+	case attachmentchunk.FieldConversationID:
+		m.ResetConversationID()
+		return nil
+	case attachmentchunk.FieldOrdinal:
+		m.ResetOrdinal()
+		return nil
+	case attachmentchunk.FieldContent:
+		m.ResetContent()
+		return nil
+	case attachmentchunk.FieldTokenCount:
+		m.ResetTokenCount()
+		return nil
+	case attachmentchunk.FieldEmbedding:
+		m.ResetEmbedding()
+		return nil
+	}
+	return fmt.Errorf("unknown AttachmentChunk field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AttachmentChunkMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.tenant != nil {
+		edges = append(edges, attachmentchunk.EdgeTenant)
+	}
+	if m.attachment != nil {
+		edges = append(edges, attachmentchunk.EdgeAttachment)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AttachmentChunkMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case attachmentchunk.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case attachmentchunk.EdgeAttachment:
+		if id := m.attachment; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AttachmentChunkMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AttachmentChunkMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AttachmentChunkMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedtenant {
+		edges = append(edges, attachmentchunk.EdgeTenant)
+	}
+	if m.clearedattachment {
+		edges = append(edges, attachmentchunk.EdgeAttachment)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AttachmentChunkMutation) EdgeCleared(name string) bool {
+	switch name {
+	case attachmentchunk.EdgeTenant:
+		return m.clearedtenant
+	case attachmentchunk.EdgeAttachment:
+		return m.clearedattachment
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AttachmentChunkMutation) ClearEdge(name string) error {
+	switch name {
+	case attachmentchunk.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case attachmentchunk.EdgeAttachment:
+		m.ClearAttachment()
+		return nil
+	}
+	return fmt.Errorf("unknown AttachmentChunk unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AttachmentChunkMutation) ResetEdge(name string) error {
+	switch name {
+	case attachmentchunk.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case attachmentchunk.EdgeAttachment:
+		m.ResetAttachment()
+		return nil
+	}
+	return fmt.Errorf("unknown AttachmentChunk edge %s", name)
 }
 
 // AttemptMutation represents an operation that mutates the Attempt nodes in the graph.
@@ -20731,6 +21612,7 @@ type SourceMutation struct {
 	adddocument_version *int
 	chunk_hash          *string
 	cited               *bool
+	kind                *source.Kind
 	clearedFields       map[string]struct{}
 	tenant              *string
 	clearedtenant       bool
@@ -20740,6 +21622,8 @@ type SourceMutation struct {
 	clearedchunk        bool
 	document            *uuid.UUID
 	cleareddocument     bool
+	attachment          *uuid.UUID
+	clearedattachment   bool
 	done                bool
 	oldValue            func(context.Context) (*Source, error)
 	predicates          []predicate.Source
@@ -21416,6 +22300,91 @@ func (m *SourceMutation) ResetCited() {
 	m.cited = nil
 }
 
+// SetKind sets the "kind" field.
+func (m *SourceMutation) SetKind(s source.Kind) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *SourceMutation) Kind() (r source.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Source entity.
+// If the Source object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SourceMutation) OldKind(ctx context.Context) (v source.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *SourceMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAttachmentID sets the "attachment_id" field.
+func (m *SourceMutation) SetAttachmentID(u uuid.UUID) {
+	m.attachment = &u
+}
+
+// AttachmentID returns the value of the "attachment_id" field in the mutation.
+func (m *SourceMutation) AttachmentID() (r uuid.UUID, exists bool) {
+	v := m.attachment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttachmentID returns the old "attachment_id" field's value of the Source entity.
+// If the Source object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SourceMutation) OldAttachmentID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttachmentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttachmentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttachmentID: %w", err)
+	}
+	return oldValue.AttachmentID, nil
+}
+
+// ClearAttachmentID clears the value of the "attachment_id" field.
+func (m *SourceMutation) ClearAttachmentID() {
+	m.attachment = nil
+	m.clearedFields[source.FieldAttachmentID] = struct{}{}
+}
+
+// AttachmentIDCleared returns if the "attachment_id" field was cleared in this mutation.
+func (m *SourceMutation) AttachmentIDCleared() bool {
+	_, ok := m.clearedFields[source.FieldAttachmentID]
+	return ok
+}
+
+// ResetAttachmentID resets all changes to the "attachment_id" field.
+func (m *SourceMutation) ResetAttachmentID() {
+	m.attachment = nil
+	delete(m.clearedFields, source.FieldAttachmentID)
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *SourceMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -21524,6 +22493,33 @@ func (m *SourceMutation) ResetDocument() {
 	m.cleareddocument = false
 }
 
+// ClearAttachment clears the "attachment" edge to the Attachment entity.
+func (m *SourceMutation) ClearAttachment() {
+	m.clearedattachment = true
+	m.clearedFields[source.FieldAttachmentID] = struct{}{}
+}
+
+// AttachmentCleared reports if the "attachment" edge to the Attachment entity was cleared.
+func (m *SourceMutation) AttachmentCleared() bool {
+	return m.AttachmentIDCleared() || m.clearedattachment
+}
+
+// AttachmentIDs returns the "attachment" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AttachmentID instead. It exists only for internal usage by the builders.
+func (m *SourceMutation) AttachmentIDs() (ids []uuid.UUID) {
+	if id := m.attachment; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAttachment resets all changes to the "attachment" edge.
+func (m *SourceMutation) ResetAttachment() {
+	m.attachment = nil
+	m.clearedattachment = false
+}
+
 // Where appends a list predicates to the SourceMutation builder.
 func (m *SourceMutation) Where(ps ...predicate.Source) {
 	m.predicates = append(m.predicates, ps...)
@@ -21558,7 +22554,7 @@ func (m *SourceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SourceMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 15)
 	if m.tenant != nil {
 		fields = append(fields, source.FieldTenantID)
 	}
@@ -21598,6 +22594,12 @@ func (m *SourceMutation) Fields() []string {
 	if m.cited != nil {
 		fields = append(fields, source.FieldCited)
 	}
+	if m.kind != nil {
+		fields = append(fields, source.FieldKind)
+	}
+	if m.attachment != nil {
+		fields = append(fields, source.FieldAttachmentID)
+	}
 	return fields
 }
 
@@ -21632,6 +22634,10 @@ func (m *SourceMutation) Field(name string) (ent.Value, bool) {
 		return m.ChunkHash()
 	case source.FieldCited:
 		return m.Cited()
+	case source.FieldKind:
+		return m.Kind()
+	case source.FieldAttachmentID:
+		return m.AttachmentID()
 	}
 	return nil, false
 }
@@ -21667,6 +22673,10 @@ func (m *SourceMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldChunkHash(ctx)
 	case source.FieldCited:
 		return m.OldCited(ctx)
+	case source.FieldKind:
+		return m.OldKind(ctx)
+	case source.FieldAttachmentID:
+		return m.OldAttachmentID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Source field %s", name)
 }
@@ -21767,6 +22777,20 @@ func (m *SourceMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCited(v)
 		return nil
+	case source.FieldKind:
+		v, ok := value.(source.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case source.FieldAttachmentID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttachmentID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Source field %s", name)
 }
@@ -21845,6 +22869,9 @@ func (m *SourceMutation) ClearedFields() []string {
 	if m.FieldCleared(source.FieldChunkHash) {
 		fields = append(fields, source.FieldChunkHash)
 	}
+	if m.FieldCleared(source.FieldAttachmentID) {
+		fields = append(fields, source.FieldAttachmentID)
+	}
 	return fields
 }
 
@@ -21867,6 +22894,9 @@ func (m *SourceMutation) ClearField(name string) error {
 		return nil
 	case source.FieldChunkHash:
 		m.ClearChunkHash()
+		return nil
+	case source.FieldAttachmentID:
+		m.ClearAttachmentID()
 		return nil
 	}
 	return fmt.Errorf("unknown Source nullable field %s", name)
@@ -21915,13 +22945,19 @@ func (m *SourceMutation) ResetField(name string) error {
 	case source.FieldCited:
 		m.ResetCited()
 		return nil
+	case source.FieldKind:
+		m.ResetKind()
+		return nil
+	case source.FieldAttachmentID:
+		m.ResetAttachmentID()
+		return nil
 	}
 	return fmt.Errorf("unknown Source field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *SourceMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.tenant != nil {
 		edges = append(edges, source.EdgeTenant)
 	}
@@ -21933,6 +22969,9 @@ func (m *SourceMutation) AddedEdges() []string {
 	}
 	if m.document != nil {
 		edges = append(edges, source.EdgeDocument)
+	}
+	if m.attachment != nil {
+		edges = append(edges, source.EdgeAttachment)
 	}
 	return edges
 }
@@ -21957,13 +22996,17 @@ func (m *SourceMutation) AddedIDs(name string) []ent.Value {
 		if id := m.document; id != nil {
 			return []ent.Value{*id}
 		}
+	case source.EdgeAttachment:
+		if id := m.attachment; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *SourceMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	return edges
 }
 
@@ -21975,7 +23018,7 @@ func (m *SourceMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *SourceMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.clearedtenant {
 		edges = append(edges, source.EdgeTenant)
 	}
@@ -21987,6 +23030,9 @@ func (m *SourceMutation) ClearedEdges() []string {
 	}
 	if m.cleareddocument {
 		edges = append(edges, source.EdgeDocument)
+	}
+	if m.clearedattachment {
+		edges = append(edges, source.EdgeAttachment)
 	}
 	return edges
 }
@@ -22003,6 +23049,8 @@ func (m *SourceMutation) EdgeCleared(name string) bool {
 		return m.clearedchunk
 	case source.EdgeDocument:
 		return m.cleareddocument
+	case source.EdgeAttachment:
+		return m.clearedattachment
 	}
 	return false
 }
@@ -22023,6 +23071,9 @@ func (m *SourceMutation) ClearEdge(name string) error {
 	case source.EdgeDocument:
 		m.ClearDocument()
 		return nil
+	case source.EdgeAttachment:
+		m.ClearAttachment()
+		return nil
 	}
 	return fmt.Errorf("unknown Source unique edge %s", name)
 }
@@ -22042,6 +23093,9 @@ func (m *SourceMutation) ResetEdge(name string) error {
 		return nil
 	case source.EdgeDocument:
 		m.ResetDocument()
+		return nil
+	case source.EdgeAttachment:
+		m.ResetAttachment()
 		return nil
 	}
 	return fmt.Errorf("unknown Source edge %s", name)

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/document"
@@ -47,6 +48,10 @@ type Source struct {
 	ChunkHash *string `json:"chunk_hash,omitempty"`
 	// Cited holds the value of the "cited" field.
 	Cited bool `json:"cited,omitempty"`
+	// Kind holds the value of the "kind" field.
+	Kind source.Kind `json:"kind,omitempty"`
+	// AttachmentID holds the value of the "attachment_id" field.
+	AttachmentID *uuid.UUID `json:"attachment_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the SourceQuery when eager-loading is set.
 	Edges        SourceEdges `json:"edges"`
@@ -63,9 +68,11 @@ type SourceEdges struct {
 	Chunk *Chunk `json:"chunk,omitempty"`
 	// Document holds the value of the document edge.
 	Document *Document `json:"document,omitempty"`
+	// Attachment holds the value of the attachment edge.
+	Attachment *Attachment `json:"attachment,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [5]bool
 	// totalCount holds the count of the edges above.
 	totalCount [1]map[string]int
 }
@@ -114,12 +121,23 @@ func (e SourceEdges) DocumentOrErr() (*Document, error) {
 	return nil, &NotLoadedError{edge: "document"}
 }
 
+// AttachmentOrErr returns the Attachment value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e SourceEdges) AttachmentOrErr() (*Attachment, error) {
+	if e.Attachment != nil {
+		return e.Attachment, nil
+	} else if e.loadedTypes[4] {
+		return nil, &NotFoundError{label: attachment.Label}
+	}
+	return nil, &NotLoadedError{edge: "attachment"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Source) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case source.FieldChunkID, source.FieldDocumentID:
+		case source.FieldChunkID, source.FieldDocumentID, source.FieldAttachmentID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case source.FieldCited:
 			values[i] = new(sql.NullBool)
@@ -127,7 +145,7 @@ func (*Source) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case source.FieldRank, source.FieldDocumentVersion:
 			values[i] = new(sql.NullInt64)
-		case source.FieldTenantID, source.FieldOwnerID, source.FieldLabel, source.FieldSnippet, source.FieldDocumentTitle, source.FieldChunkHash:
+		case source.FieldTenantID, source.FieldOwnerID, source.FieldLabel, source.FieldSnippet, source.FieldDocumentTitle, source.FieldChunkHash, source.FieldKind:
 			values[i] = new(sql.NullString)
 		case source.FieldID, source.FieldAttemptID:
 			values[i] = new(uuid.UUID)
@@ -233,6 +251,19 @@ func (_m *Source) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Cited = value.Bool
 			}
+		case source.FieldKind:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field kind", values[i])
+			} else if value.Valid {
+				_m.Kind = source.Kind(value.String)
+			}
+		case source.FieldAttachmentID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field attachment_id", values[i])
+			} else if value.Valid {
+				_m.AttachmentID = new(uuid.UUID)
+				*_m.AttachmentID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -264,6 +295,11 @@ func (_m *Source) QueryChunk() *ChunkQuery {
 // QueryDocument queries the "document" edge of the Source entity.
 func (_m *Source) QueryDocument() *DocumentQuery {
 	return NewSourceClient(_m.config).QueryDocument(_m)
+}
+
+// QueryAttachment queries the "attachment" edge of the Source entity.
+func (_m *Source) QueryAttachment() *AttachmentQuery {
+	return NewSourceClient(_m.config).QueryAttachment(_m)
 }
 
 // Update returns a builder for updating this Source.
@@ -333,6 +369,14 @@ func (_m *Source) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("cited=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Cited))
+	builder.WriteString(", ")
+	builder.WriteString("kind=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Kind))
+	builder.WriteString(", ")
+	if v := _m.AttachmentID; v != nil {
+		builder.WriteString("attachment_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/document"
@@ -137,6 +138,34 @@ func (_c *SourceCreate) SetNillableCited(v *bool) *SourceCreate {
 	return _c
 }
 
+// SetKind sets the "kind" field.
+func (_c *SourceCreate) SetKind(v source.Kind) *SourceCreate {
+	_c.mutation.SetKind(v)
+	return _c
+}
+
+// SetNillableKind sets the "kind" field if the given value is not nil.
+func (_c *SourceCreate) SetNillableKind(v *source.Kind) *SourceCreate {
+	if v != nil {
+		_c.SetKind(*v)
+	}
+	return _c
+}
+
+// SetAttachmentID sets the "attachment_id" field.
+func (_c *SourceCreate) SetAttachmentID(v uuid.UUID) *SourceCreate {
+	_c.mutation.SetAttachmentID(v)
+	return _c
+}
+
+// SetNillableAttachmentID sets the "attachment_id" field if the given value is not nil.
+func (_c *SourceCreate) SetNillableAttachmentID(v *uuid.UUID) *SourceCreate {
+	if v != nil {
+		_c.SetAttachmentID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *SourceCreate) SetID(v uuid.UUID) *SourceCreate {
 	_c.mutation.SetID(v)
@@ -169,6 +198,11 @@ func (_c *SourceCreate) SetChunk(v *Chunk) *SourceCreate {
 // SetDocument sets the "document" edge to the Document entity.
 func (_c *SourceCreate) SetDocument(v *Document) *SourceCreate {
 	return _c.SetDocumentID(v.ID)
+}
+
+// SetAttachment sets the "attachment" edge to the Attachment entity.
+func (_c *SourceCreate) SetAttachment(v *Attachment) *SourceCreate {
+	return _c.SetAttachmentID(v.ID)
 }
 
 // Mutation returns the SourceMutation object of the builder.
@@ -211,6 +245,10 @@ func (_c *SourceCreate) defaults() error {
 	if _, ok := _c.mutation.Cited(); !ok {
 		v := source.DefaultCited
 		_c.mutation.SetCited(v)
+	}
+	if _, ok := _c.mutation.Kind(); !ok {
+		v := source.DefaultKind
+		_c.mutation.SetKind(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if source.DefaultID == nil {
@@ -283,6 +321,14 @@ func (_c *SourceCreate) check() error {
 	}
 	if _, ok := _c.mutation.Cited(); !ok {
 		return &ValidationError{Name: "cited", err: errors.New(`ent: missing required field "Source.cited"`)}
+	}
+	if _, ok := _c.mutation.Kind(); !ok {
+		return &ValidationError{Name: "kind", err: errors.New(`ent: missing required field "Source.kind"`)}
+	}
+	if v, ok := _c.mutation.Kind(); ok {
+		if err := source.KindValidator(v); err != nil {
+			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "Source.kind": %w`, err)}
+		}
 	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Source.tenant"`)}
@@ -362,6 +408,10 @@ func (_c *SourceCreate) createSpec() (*Source, *sqlgraph.CreateSpec) {
 		_spec.SetField(source.FieldCited, field.TypeBool, value)
 		_node.Cited = value
 	}
+	if value, ok := _c.mutation.Kind(); ok {
+		_spec.SetField(source.FieldKind, field.TypeEnum, value)
+		_node.Kind = value
+	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -428,6 +478,23 @@ func (_c *SourceCreate) createSpec() (*Source, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.DocumentID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AttachmentIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   source.AttachmentTable,
+			Columns: []string{source.AttachmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attachment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.AttachmentID = &nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -518,6 +585,24 @@ func (u *SourceUpsert) ClearDocumentID() *SourceUpsert {
 	return u
 }
 
+// SetAttachmentID sets the "attachment_id" field.
+func (u *SourceUpsert) SetAttachmentID(v uuid.UUID) *SourceUpsert {
+	u.Set(source.FieldAttachmentID, v)
+	return u
+}
+
+// UpdateAttachmentID sets the "attachment_id" field to the value that was provided on create.
+func (u *SourceUpsert) UpdateAttachmentID() *SourceUpsert {
+	u.SetExcluded(source.FieldAttachmentID)
+	return u
+}
+
+// ClearAttachmentID clears the value of the "attachment_id" field.
+func (u *SourceUpsert) ClearAttachmentID() *SourceUpsert {
+	u.SetNull(source.FieldAttachmentID)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -567,6 +652,9 @@ func (u *SourceUpsertOne) UpdateNewValues() *SourceUpsertOne {
 		}
 		if _, exists := u.create.mutation.Cited(); exists {
 			s.SetIgnore(source.FieldCited)
+		}
+		if _, exists := u.create.mutation.Kind(); exists {
+			s.SetIgnore(source.FieldKind)
 		}
 	}))
 	return u
@@ -638,6 +726,27 @@ func (u *SourceUpsertOne) UpdateDocumentID() *SourceUpsertOne {
 func (u *SourceUpsertOne) ClearDocumentID() *SourceUpsertOne {
 	return u.Update(func(s *SourceUpsert) {
 		s.ClearDocumentID()
+	})
+}
+
+// SetAttachmentID sets the "attachment_id" field.
+func (u *SourceUpsertOne) SetAttachmentID(v uuid.UUID) *SourceUpsertOne {
+	return u.Update(func(s *SourceUpsert) {
+		s.SetAttachmentID(v)
+	})
+}
+
+// UpdateAttachmentID sets the "attachment_id" field to the value that was provided on create.
+func (u *SourceUpsertOne) UpdateAttachmentID() *SourceUpsertOne {
+	return u.Update(func(s *SourceUpsert) {
+		s.UpdateAttachmentID()
+	})
+}
+
+// ClearAttachmentID clears the value of the "attachment_id" field.
+func (u *SourceUpsertOne) ClearAttachmentID() *SourceUpsertOne {
+	return u.Update(func(s *SourceUpsert) {
+		s.ClearAttachmentID()
 	})
 }
 
@@ -857,6 +966,9 @@ func (u *SourceUpsertBulk) UpdateNewValues() *SourceUpsertBulk {
 			if _, exists := b.mutation.Cited(); exists {
 				s.SetIgnore(source.FieldCited)
 			}
+			if _, exists := b.mutation.Kind(); exists {
+				s.SetIgnore(source.FieldKind)
+			}
 		}
 	}))
 	return u
@@ -928,6 +1040,27 @@ func (u *SourceUpsertBulk) UpdateDocumentID() *SourceUpsertBulk {
 func (u *SourceUpsertBulk) ClearDocumentID() *SourceUpsertBulk {
 	return u.Update(func(s *SourceUpsert) {
 		s.ClearDocumentID()
+	})
+}
+
+// SetAttachmentID sets the "attachment_id" field.
+func (u *SourceUpsertBulk) SetAttachmentID(v uuid.UUID) *SourceUpsertBulk {
+	return u.Update(func(s *SourceUpsert) {
+		s.SetAttachmentID(v)
+	})
+}
+
+// UpdateAttachmentID sets the "attachment_id" field to the value that was provided on create.
+func (u *SourceUpsertBulk) UpdateAttachmentID() *SourceUpsertBulk {
+	return u.Update(func(s *SourceUpsert) {
+		s.UpdateAttachmentID()
+	})
+}
+
+// ClearAttachmentID clears the value of the "attachment_id" field.
+func (u *SourceUpsertBulk) ClearAttachmentID() *SourceUpsertBulk {
+	return u.Update(func(s *SourceUpsert) {
+		s.ClearAttachmentID()
 	})
 }
 

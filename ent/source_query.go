@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/document"
@@ -25,16 +26,17 @@ import (
 // SourceQuery is the builder for querying Source entities.
 type SourceQuery struct {
 	config
-	ctx          *QueryContext
-	order        []source.OrderOption
-	inters       []Interceptor
-	predicates   []predicate.Source
-	withTenant   *TenantQuery
-	withAttempt  *AttemptQuery
-	withChunk    *ChunkQuery
-	withDocument *DocumentQuery
-	loadTotal    []func(context.Context, []*Source) error
-	modifiers    []func(*sql.Selector)
+	ctx            *QueryContext
+	order          []source.OrderOption
+	inters         []Interceptor
+	predicates     []predicate.Source
+	withTenant     *TenantQuery
+	withAttempt    *AttemptQuery
+	withChunk      *ChunkQuery
+	withDocument   *DocumentQuery
+	withAttachment *AttachmentQuery
+	loadTotal      []func(context.Context, []*Source) error
+	modifiers      []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -152,6 +154,28 @@ func (_q *SourceQuery) QueryDocument() *DocumentQuery {
 			sqlgraph.From(source.Table, source.FieldID, selector),
 			sqlgraph.To(document.Table, document.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, source.DocumentTable, source.DocumentColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAttachment chains the current query on the "attachment" edge.
+func (_q *SourceQuery) QueryAttachment() *AttachmentQuery {
+	query := (&AttachmentClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(source.Table, source.FieldID, selector),
+			sqlgraph.To(attachment.Table, attachment.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, source.AttachmentTable, source.AttachmentColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -346,15 +370,16 @@ func (_q *SourceQuery) Clone() *SourceQuery {
 		return nil
 	}
 	return &SourceQuery{
-		config:       _q.config,
-		ctx:          _q.ctx.Clone(),
-		order:        append([]source.OrderOption{}, _q.order...),
-		inters:       append([]Interceptor{}, _q.inters...),
-		predicates:   append([]predicate.Source{}, _q.predicates...),
-		withTenant:   _q.withTenant.Clone(),
-		withAttempt:  _q.withAttempt.Clone(),
-		withChunk:    _q.withChunk.Clone(),
-		withDocument: _q.withDocument.Clone(),
+		config:         _q.config,
+		ctx:            _q.ctx.Clone(),
+		order:          append([]source.OrderOption{}, _q.order...),
+		inters:         append([]Interceptor{}, _q.inters...),
+		predicates:     append([]predicate.Source{}, _q.predicates...),
+		withTenant:     _q.withTenant.Clone(),
+		withAttempt:    _q.withAttempt.Clone(),
+		withChunk:      _q.withChunk.Clone(),
+		withDocument:   _q.withDocument.Clone(),
+		withAttachment: _q.withAttachment.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -403,6 +428,17 @@ func (_q *SourceQuery) WithDocument(opts ...func(*DocumentQuery)) *SourceQuery {
 		opt(query)
 	}
 	_q.withDocument = query
+	return _q
+}
+
+// WithAttachment tells the query-builder to eager-load the nodes that are connected to
+// the "attachment" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *SourceQuery) WithAttachment(opts ...func(*AttachmentQuery)) *SourceQuery {
+	query := (&AttachmentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAttachment = query
 	return _q
 }
 
@@ -490,11 +526,12 @@ func (_q *SourceQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Sourc
 	var (
 		nodes       = []*Source{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [5]bool{
 			_q.withTenant != nil,
 			_q.withAttempt != nil,
 			_q.withChunk != nil,
 			_q.withDocument != nil,
+			_q.withAttachment != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -539,6 +576,12 @@ func (_q *SourceQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Sourc
 	if query := _q.withDocument; query != nil {
 		if err := _q.loadDocument(ctx, query, nodes, nil,
 			func(n *Source, e *Document) { n.Edges.Document = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withAttachment; query != nil {
+		if err := _q.loadAttachment(ctx, query, nodes, nil,
+			func(n *Source, e *Attachment) { n.Edges.Attachment = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -672,6 +715,38 @@ func (_q *SourceQuery) loadDocument(ctx context.Context, query *DocumentQuery, n
 	}
 	return nil
 }
+func (_q *SourceQuery) loadAttachment(ctx context.Context, query *AttachmentQuery, nodes []*Source, init func(*Source), assign func(*Source, *Attachment)) error {
+	ids := make([]uuid.UUID, 0, len(nodes))
+	nodeids := make(map[uuid.UUID][]*Source)
+	for i := range nodes {
+		if nodes[i].AttachmentID == nil {
+			continue
+		}
+		fk := *nodes[i].AttachmentID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(attachment.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "attachment_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
 
 func (_q *SourceQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -712,6 +787,9 @@ func (_q *SourceQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withDocument != nil {
 			_spec.Node.AddColumnOnce(source.FieldDocumentID)
+		}
+		if _q.withAttachment != nil {
+			_spec.Node.AddColumnOnce(source.FieldAttachmentID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/predicate"
@@ -71,6 +72,26 @@ func (_u *SourceUpdate) ClearDocumentID() *SourceUpdate {
 	return _u
 }
 
+// SetAttachmentID sets the "attachment_id" field.
+func (_u *SourceUpdate) SetAttachmentID(v uuid.UUID) *SourceUpdate {
+	_u.mutation.SetAttachmentID(v)
+	return _u
+}
+
+// SetNillableAttachmentID sets the "attachment_id" field if the given value is not nil.
+func (_u *SourceUpdate) SetNillableAttachmentID(v *uuid.UUID) *SourceUpdate {
+	if v != nil {
+		_u.SetAttachmentID(*v)
+	}
+	return _u
+}
+
+// ClearAttachmentID clears the value of the "attachment_id" field.
+func (_u *SourceUpdate) ClearAttachmentID() *SourceUpdate {
+	_u.mutation.ClearAttachmentID()
+	return _u
+}
+
 // SetChunk sets the "chunk" edge to the Chunk entity.
 func (_u *SourceUpdate) SetChunk(v *Chunk) *SourceUpdate {
 	return _u.SetChunkID(v.ID)
@@ -79,6 +100,11 @@ func (_u *SourceUpdate) SetChunk(v *Chunk) *SourceUpdate {
 // SetDocument sets the "document" edge to the Document entity.
 func (_u *SourceUpdate) SetDocument(v *Document) *SourceUpdate {
 	return _u.SetDocumentID(v.ID)
+}
+
+// SetAttachment sets the "attachment" edge to the Attachment entity.
+func (_u *SourceUpdate) SetAttachment(v *Attachment) *SourceUpdate {
+	return _u.SetAttachmentID(v.ID)
 }
 
 // Mutation returns the SourceMutation object of the builder.
@@ -95,6 +121,12 @@ func (_u *SourceUpdate) ClearChunk() *SourceUpdate {
 // ClearDocument clears the "document" edge to the Document entity.
 func (_u *SourceUpdate) ClearDocument() *SourceUpdate {
 	_u.mutation.ClearDocument()
+	return _u
+}
+
+// ClearAttachment clears the "attachment" edge to the Attachment entity.
+func (_u *SourceUpdate) ClearAttachment() *SourceUpdate {
+	_u.mutation.ClearAttachment()
 	return _u
 }
 
@@ -215,6 +247,35 @@ func (_u *SourceUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.AttachmentCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   source.AttachmentTable,
+			Columns: []string{source.AttachmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attachment.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AttachmentIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   source.AttachmentTable,
+			Columns: []string{source.AttachmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attachment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -277,6 +338,26 @@ func (_u *SourceUpdateOne) ClearDocumentID() *SourceUpdateOne {
 	return _u
 }
 
+// SetAttachmentID sets the "attachment_id" field.
+func (_u *SourceUpdateOne) SetAttachmentID(v uuid.UUID) *SourceUpdateOne {
+	_u.mutation.SetAttachmentID(v)
+	return _u
+}
+
+// SetNillableAttachmentID sets the "attachment_id" field if the given value is not nil.
+func (_u *SourceUpdateOne) SetNillableAttachmentID(v *uuid.UUID) *SourceUpdateOne {
+	if v != nil {
+		_u.SetAttachmentID(*v)
+	}
+	return _u
+}
+
+// ClearAttachmentID clears the value of the "attachment_id" field.
+func (_u *SourceUpdateOne) ClearAttachmentID() *SourceUpdateOne {
+	_u.mutation.ClearAttachmentID()
+	return _u
+}
+
 // SetChunk sets the "chunk" edge to the Chunk entity.
 func (_u *SourceUpdateOne) SetChunk(v *Chunk) *SourceUpdateOne {
 	return _u.SetChunkID(v.ID)
@@ -285,6 +366,11 @@ func (_u *SourceUpdateOne) SetChunk(v *Chunk) *SourceUpdateOne {
 // SetDocument sets the "document" edge to the Document entity.
 func (_u *SourceUpdateOne) SetDocument(v *Document) *SourceUpdateOne {
 	return _u.SetDocumentID(v.ID)
+}
+
+// SetAttachment sets the "attachment" edge to the Attachment entity.
+func (_u *SourceUpdateOne) SetAttachment(v *Attachment) *SourceUpdateOne {
+	return _u.SetAttachmentID(v.ID)
 }
 
 // Mutation returns the SourceMutation object of the builder.
@@ -301,6 +387,12 @@ func (_u *SourceUpdateOne) ClearChunk() *SourceUpdateOne {
 // ClearDocument clears the "document" edge to the Document entity.
 func (_u *SourceUpdateOne) ClearDocument() *SourceUpdateOne {
 	_u.mutation.ClearDocument()
+	return _u
+}
+
+// ClearAttachment clears the "attachment" edge to the Attachment entity.
+func (_u *SourceUpdateOne) ClearAttachment() *SourceUpdateOne {
+	_u.mutation.ClearAttachment()
 	return _u
 }
 
@@ -444,6 +536,35 @@ func (_u *SourceUpdateOne) sqlSave(ctx context.Context) (_node *Source, err erro
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AttachmentCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   source.AttachmentTable,
+			Columns: []string{source.AttachmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attachment.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AttachmentIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   source.AttachmentTable,
+			Columns: []string{source.AttachmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attachment.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

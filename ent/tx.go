@@ -18,6 +18,8 @@ type Tx struct {
 	AskRate *AskRateClient
 	// Attachment is the client for interacting with the Attachment builders.
 	Attachment *AttachmentClient
+	// AttachmentChunk is the client for interacting with the AttachmentChunk builders.
+	AttachmentChunk *AttachmentChunkClient
 	// Attempt is the client for interacting with the Attempt builders.
 	Attempt *AttemptClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -193,6 +195,7 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.AskRate = NewAskRateClient(tx.config)
 	tx.Attachment = NewAttachmentClient(tx.config)
+	tx.AttachmentChunk = NewAttachmentChunkClient(tx.config)
 	tx.Attempt = NewAttemptClient(tx.config)
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Chunk = NewChunkClient(tx.config)

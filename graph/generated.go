@@ -25,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/sharelink"
+	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -723,6 +724,7 @@ type ComplexityRoot struct {
 		DocumentTitle   func(childComplexity int) int
 		DocumentVersion func(childComplexity int) int
 		ID              func(childComplexity int) int
+		Kind            func(childComplexity int) int
 		Label           func(childComplexity int) int
 		Rank            func(childComplexity int) int
 		Score           func(childComplexity int) int
@@ -4225,6 +4227,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Source.ID(childComplexity), true
+	case "Source.kind":
+		if e.ComplexityRoot.Source.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Source.Kind(childComplexity), true
 	case "Source.label":
 		if e.ComplexityRoot.Source.Label == nil {
 			break
@@ -8462,6 +8470,8 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 		return ec.fieldContext_Source_documentVersion(ctx, field)
 	case "cited":
 		return ec.fieldContext_Source_cited(ctx, field)
+	case "kind":
+		return ec.fieldContext_Source_kind(ctx, field)
 	case "attempt":
 		return ec.fieldContext_Source_attempt(ctx, field)
 	case "available":
@@ -23635,6 +23645,29 @@ func (ec *executionContext) fieldContext_Source_cited(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Source", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Source_kind(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Source_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v source.Kind) graphql.Marshaler {
+			return ec.marshalNSourceKind2githubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Source_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Source", field, false, false, "SourceKind")
+}
+
 func (ec *executionContext) _Source_attempt(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -36975,7 +37008,7 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "hasAttempt", "hasAttemptWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "attemptId", "attemptIdNEQ", "attemptIdIn", "attemptIdNotIn", "label", "labelNEQ", "labelIn", "labelNotIn", "labelGT", "labelGTE", "labelLT", "labelLTE", "labelContains", "labelHasPrefix", "labelHasSuffix", "labelEqualFold", "labelContainsFold", "rank", "rankNEQ", "rankIn", "rankNotIn", "rankGT", "rankGTE", "rankLT", "rankLTE", "score", "scoreNEQ", "scoreIn", "scoreNotIn", "scoreGT", "scoreGTE", "scoreLT", "scoreLTE", "documentVersion", "documentVersionNEQ", "documentVersionIn", "documentVersionNotIn", "documentVersionGT", "documentVersionGTE", "documentVersionLT", "documentVersionLTE", "cited", "citedNEQ", "kind", "kindNEQ", "kindIn", "kindNotIn", "hasAttempt", "hasAttemptWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -37360,6 +37393,34 @@ func (ec *executionContext) unmarshalInputSourceWhereInput(ctx context.Context, 
 				return it, err
 			}
 			it.CitedNEQ = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalOSourceKind2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "kindNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kindNEQ"))
+			data, err := ec.unmarshalOSourceKind2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KindNEQ = data
+		case "kindIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kindIn"))
+			data, err := ec.unmarshalOSourceKind2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKindᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KindIn = data
+		case "kindNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kindNotIn"))
+			data, err := ec.unmarshalOSourceKind2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKindᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KindNotIn = data
 		case "hasAttempt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasAttempt"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -43992,6 +44053,11 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "kind":
+			out.Values[i] = ec._Source_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "attempt":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -46619,6 +46685,16 @@ func (ec *executionContext) marshalNSourceChange2githubᚗcomᚋragchatᚋragcha
 	return v
 }
 
+func (ec *executionContext) unmarshalNSourceKind2githubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx context.Context, v any) (source.Kind, error) {
+	var res source.Kind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSourceKind2githubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx context.Context, sel ast.SelectionSet, v source.Kind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNSourceStaleness2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSourceStalenessᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SourceStaleness) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -48634,6 +48710,58 @@ func (ec *executionContext) marshalOSource2ᚕᚖgithubᚗcomᚋragchatᚋragcha
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOSourceKind2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKindᚄ(ctx context.Context, v any) ([]source.Kind, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]source.Kind, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSourceKind2githubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOSourceKind2ᚕgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKindᚄ(ctx context.Context, sel ast.SelectionSet, v []source.Kind) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSourceKind2githubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOSourceKind2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx context.Context, v any) (*source.Kind, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(source.Kind)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSourceKind2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋsourceᚐKind(ctx context.Context, sel ast.SelectionSet, v *source.Kind) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOSourceWhereInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSourceWhereInputᚄ(ctx context.Context, v any) ([]*ent.SourceWhereInput, error) {

@@ -116,14 +116,15 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 	}
 	docChanges := docwatch.NewPublisher(b, docwatch.Options{Logger: log})
 	engine := chat.New(ecfg, chat.Deps{
-		DB:         db,
-		Model:      model,
-		Broker:     b,
-		Retriever:  knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
-		Logger:     log,
-		Now:        time.Now,
-		Observer:   obs,
-		AskLimiter: askrate.NewDBLimiter(db, time.Now),
+		DB:                db,
+		Model:             model,
+		Broker:            b,
+		Retriever:         knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
+		SearchAttachments: true,
+		Logger:            log,
+		Now:               time.Now,
+		Observer:          obs,
+		AskLimiter:        askrate.NewDBLimiter(db, time.Now),
 
 		DocumentChanges: docChanges,
 		Tracer:          tracing.Tracer(tp),

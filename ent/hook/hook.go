@@ -33,6 +33,18 @@ func (f AttachmentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AttachmentMutation", m)
 }
 
+// The AttachmentChunkFunc type is an adapter to allow the use of ordinary
+// function as AttachmentChunk mutator.
+type AttachmentChunkFunc func(context.Context, *ent.AttachmentChunkMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AttachmentChunkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AttachmentChunkMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AttachmentChunkMutation", m)
+}
+
 // The AttemptFunc type is an adapter to allow the use of ordinary
 // function as Attempt mutator.
 type AttemptFunc func(context.Context, *ent.AttemptMutation) (ent.Value, error)

@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -142,6 +143,33 @@ func (f TraverseAttachment) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AttachmentQuery", q)
+}
+
+// The AttachmentChunkFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AttachmentChunkFunc func(context.Context, *ent.AttachmentChunkQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AttachmentChunkFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AttachmentChunkQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AttachmentChunkQuery", q)
+}
+
+// The TraverseAttachmentChunk type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAttachmentChunk func(context.Context, *ent.AttachmentChunkQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAttachmentChunk) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAttachmentChunk) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AttachmentChunkQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AttachmentChunkQuery", q)
 }
 
 // The AttemptFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -718,6 +746,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AskRateQuery, predicate.AskRate, askrate.OrderOption]{typ: ent.TypeAskRate, tq: q}, nil
 	case *ent.AttachmentQuery:
 		return &query[*ent.AttachmentQuery, predicate.Attachment, attachment.OrderOption]{typ: ent.TypeAttachment, tq: q}, nil
+	case *ent.AttachmentChunkQuery:
+		return &query[*ent.AttachmentChunkQuery, predicate.AttachmentChunk, attachmentchunk.OrderOption]{typ: ent.TypeAttachmentChunk, tq: q}, nil
 	case *ent.AttemptQuery:
 		return &query[*ent.AttemptQuery, predicate.Attempt, attempt.OrderOption]{typ: ent.TypeAttempt, tq: q}, nil
 	case *ent.AuditEventQuery:

@@ -77,6 +77,55 @@ var (
 			},
 		},
 	}
+	// AttachmentChunksColumns holds the columns for the "attachment_chunks" table.
+	AttachmentChunksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "owner_id", Type: field.TypeString, Size: 128},
+		{Name: "conversation_id", Type: field.TypeUUID},
+		{Name: "ordinal", Type: field.TypeInt},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "token_count", Type: field.TypeInt},
+		{Name: "embedding", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "vector(1024)", "sqlite3": "text"}},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+		{Name: "attachment_id", Type: field.TypeUUID},
+	}
+	// AttachmentChunksTable holds the schema information for the "attachment_chunks" table.
+	AttachmentChunksTable = &schema.Table{
+		Name:       "attachment_chunks",
+		Columns:    AttachmentChunksColumns,
+		PrimaryKey: []*schema.Column{AttachmentChunksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "attachment_chunks_tenants_tenant",
+				Columns:    []*schema.Column{AttachmentChunksColumns[7]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "attachment_chunks_attachments_attachment",
+				Columns:    []*schema.Column{AttachmentChunksColumns[8]},
+				RefColumns: []*schema.Column{AttachmentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "attachmentchunk_tenant_id_owner_id",
+				Unique:  false,
+				Columns: []*schema.Column{AttachmentChunksColumns[7], AttachmentChunksColumns[1]},
+			},
+			{
+				Name:    "attachmentchunk_attachment_id_ordinal",
+				Unique:  true,
+				Columns: []*schema.Column{AttachmentChunksColumns[8], AttachmentChunksColumns[3]},
+			},
+			{
+				Name:    "attachmentchunk_conversation_id",
+				Unique:  false,
+				Columns: []*schema.Column{AttachmentChunksColumns[2]},
+			},
+		},
+	}
 	// AttemptsColumns holds the columns for the "attempts" table.
 	AttemptsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -900,10 +949,12 @@ var (
 		{Name: "document_version", Type: field.TypeInt},
 		{Name: "chunk_hash", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "cited", Type: field.TypeBool, Default: false},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"DOCUMENT", "ATTACHMENT"}, Default: "DOCUMENT"},
 		{Name: "attempt_id", Type: field.TypeUUID},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "chunk_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "document_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "attachment_id", Type: field.TypeUUID, Nullable: true},
 	}
 	// SourcesTable holds the schema information for the "sources" table.
 	SourcesTable = &schema.Table{
@@ -913,26 +964,32 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "sources_attempts_sources",
-				Columns:    []*schema.Column{SourcesColumns[10]},
+				Columns:    []*schema.Column{SourcesColumns[11]},
 				RefColumns: []*schema.Column{AttemptsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "sources_tenants_tenant",
-				Columns:    []*schema.Column{SourcesColumns[11]},
+				Columns:    []*schema.Column{SourcesColumns[12]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "sources_chunks_chunk",
-				Columns:    []*schema.Column{SourcesColumns[12]},
+				Columns:    []*schema.Column{SourcesColumns[13]},
 				RefColumns: []*schema.Column{ChunksColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "sources_documents_document",
-				Columns:    []*schema.Column{SourcesColumns[13]},
+				Columns:    []*schema.Column{SourcesColumns[14]},
 				RefColumns: []*schema.Column{DocumentsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "sources_attachments_attachment",
+				Columns:    []*schema.Column{SourcesColumns[15]},
+				RefColumns: []*schema.Column{AttachmentsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 		},
@@ -940,17 +997,17 @@ var (
 			{
 				Name:    "source_tenant_id_owner_id",
 				Unique:  false,
-				Columns: []*schema.Column{SourcesColumns[11], SourcesColumns[1]},
+				Columns: []*schema.Column{SourcesColumns[12], SourcesColumns[1]},
 			},
 			{
 				Name:    "source_attempt_id_rank",
 				Unique:  true,
-				Columns: []*schema.Column{SourcesColumns[10], SourcesColumns[3]},
+				Columns: []*schema.Column{SourcesColumns[11], SourcesColumns[3]},
 			},
 			{
 				Name:    "source_chunk_id",
 				Unique:  false,
-				Columns: []*schema.Column{SourcesColumns[12]},
+				Columns: []*schema.Column{SourcesColumns[13]},
 			},
 		},
 	}
@@ -1139,6 +1196,7 @@ var (
 	Tables = []*schema.Table{
 		AskRatesTable,
 		AttachmentsTable,
+		AttachmentChunksTable,
 		AttemptsTable,
 		AuditEventsTable,
 		ChunksTable,
@@ -1170,6 +1228,8 @@ func init() {
 	AttachmentsTable.Annotation.Checks = map[string]string{
 		"attachment_status_check": "status IN ('UPLOADED', 'SCANNING', 'CHUNKING', 'READY', 'FAILED')",
 	}
+	AttachmentChunksTable.ForeignKeys[0].RefTable = TenantsTable
+	AttachmentChunksTable.ForeignKeys[1].RefTable = AttachmentsTable
 	AttemptsTable.ForeignKeys[0].RefTable = TenantsTable
 	AttemptsTable.ForeignKeys[1].RefTable = AttemptsTable
 	AttemptsTable.ForeignKeys[2].RefTable = AttemptsTable
@@ -1218,6 +1278,7 @@ func init() {
 	SourcesTable.ForeignKeys[1].RefTable = TenantsTable
 	SourcesTable.ForeignKeys[2].RefTable = ChunksTable
 	SourcesTable.ForeignKeys[3].RefTable = DocumentsTable
+	SourcesTable.ForeignKeys[4].RefTable = AttachmentsTable
 	SupportGrantsTable.ForeignKeys[0].RefTable = TenantsTable
 	SupportGrantsTable.ForeignKeys[1].RefTable = ConversationsTable
 	SupportGrantsTable.Annotation = &entsql.Annotation{}

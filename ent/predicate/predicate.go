@@ -12,6 +12,9 @@ type AskRate func(*sql.Selector)
 // Attachment is the predicate function for attachment builders.
 type Attachment func(*sql.Selector)
 
+// AttachmentChunk is the predicate function for attachmentchunk builders.
+type AttachmentChunk func(*sql.Selector)
+
 // Attempt is the predicate function for attempt builders.
 type Attempt func(*sql.Selector)
 

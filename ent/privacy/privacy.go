@@ -159,6 +159,30 @@ func (f AttachmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AttachmentMutation", m)
 }
 
+// The AttachmentChunkQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AttachmentChunkQueryRuleFunc func(context.Context, *ent.AttachmentChunkQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AttachmentChunkQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AttachmentChunkQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AttachmentChunkQuery", q)
+}
+
+// The AttachmentChunkMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AttachmentChunkMutationRuleFunc func(context.Context, *ent.AttachmentChunkMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AttachmentChunkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AttachmentChunkMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AttachmentChunkMutation", m)
+}
+
 // The AttemptQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AttemptQueryRuleFunc func(context.Context, *ent.AttemptQuery) error
@@ -702,6 +726,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AttachmentQuery:
 		return q.Filter(), nil
+	case *ent.AttachmentChunkQuery:
+		return q.Filter(), nil
 	case *ent.AttemptQuery:
 		return q.Filter(), nil
 	case *ent.AuditEventQuery:
@@ -754,6 +780,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AskRateMutation:
 		return m.Filter(), nil
 	case *ent.AttachmentMutation:
+		return m.Filter(), nil
+	case *ent.AttachmentChunkMutation:
 		return m.Filter(), nil
 	case *ent.AttemptMutation:
 		return m.Filter(), nil

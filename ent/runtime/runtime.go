@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/askrate"
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -244,6 +245,76 @@ func init() {
 	attachmentDescID := attachmentMixinFields0[0].Descriptor()
 	// attachment.DefaultID holds the default value on creation for the id field.
 	attachment.DefaultID = attachmentDescID.Default.(func() uuid.UUID)
+	attachmentchunkMixin := schema.AttachmentChunk{}.Mixin()
+	attachmentchunk.Policy = privacy.NewPolicies(attachmentchunkMixin[1], schema.AttachmentChunk{})
+	attachmentchunk.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := attachmentchunk.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	attachmentchunkMixinFields0 := attachmentchunkMixin[0].Fields()
+	_ = attachmentchunkMixinFields0
+	attachmentchunkMixinFields1 := attachmentchunkMixin[1].Fields()
+	_ = attachmentchunkMixinFields1
+	attachmentchunkMixinFields2 := attachmentchunkMixin[2].Fields()
+	_ = attachmentchunkMixinFields2
+	attachmentchunkFields := schema.AttachmentChunk{}.Fields()
+	_ = attachmentchunkFields
+	// attachmentchunkDescTenantID is the schema descriptor for tenant_id field.
+	attachmentchunkDescTenantID := attachmentchunkMixinFields1[0].Descriptor()
+	// attachmentchunk.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	attachmentchunk.TenantIDValidator = func() func(string) error {
+		validators := attachmentchunkDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentchunkDescOwnerID is the schema descriptor for owner_id field.
+	attachmentchunkDescOwnerID := attachmentchunkMixinFields2[0].Descriptor()
+	// attachmentchunk.OwnerIDValidator is a validator for the "owner_id" field. It is called by the builders before save.
+	attachmentchunk.OwnerIDValidator = func() func(string) error {
+		validators := attachmentchunkDescOwnerID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(owner_id string) error {
+			for _, fn := range fns {
+				if err := fn(owner_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// attachmentchunkDescOrdinal is the schema descriptor for ordinal field.
+	attachmentchunkDescOrdinal := attachmentchunkFields[2].Descriptor()
+	// attachmentchunk.OrdinalValidator is a validator for the "ordinal" field. It is called by the builders before save.
+	attachmentchunk.OrdinalValidator = attachmentchunkDescOrdinal.Validators[0].(func(int) error)
+	// attachmentchunkDescContent is the schema descriptor for content field.
+	attachmentchunkDescContent := attachmentchunkFields[3].Descriptor()
+	// attachmentchunk.ContentValidator is a validator for the "content" field. It is called by the builders before save.
+	attachmentchunk.ContentValidator = attachmentchunkDescContent.Validators[0].(func(string) error)
+	// attachmentchunkDescTokenCount is the schema descriptor for token_count field.
+	attachmentchunkDescTokenCount := attachmentchunkFields[4].Descriptor()
+	// attachmentchunk.TokenCountValidator is a validator for the "token_count" field. It is called by the builders before save.
+	attachmentchunk.TokenCountValidator = attachmentchunkDescTokenCount.Validators[0].(func(int) error)
+	// attachmentchunkDescID is the schema descriptor for id field.
+	attachmentchunkDescID := attachmentchunkMixinFields0[0].Descriptor()
+	// attachmentchunk.DefaultID holds the default value on creation for the id field.
+	attachmentchunk.DefaultID = attachmentchunkDescID.Default.(func() uuid.UUID)
 	attemptMixin := schema.Attempt{}.Mixin()
 	attempt.Policy = privacy.NewPolicies(attemptMixin[1], schema.Attempt{})
 	attempt.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -54,6 +54,13 @@ func (Source) Fields() []ent.Field {
 		field.String("chunk_hash").Optional().Nillable().MaxLen(64).Immutable().
 			Annotations(entgql.Skip()),
 		field.Bool("cited").Default(false).Immutable(),
+		// What the evidence came from: a knowledge base document, or an
+		// attachment of the conversation (then document_title holds the
+		// attachment's file name and attachment_id links it until the
+		// attachment is deleted).
+		field.Enum("kind").Values("DOCUMENT", "ATTACHMENT").Default("DOCUMENT").Immutable(),
+		field.UUID("attachment_id", uuid.UUID{}).Optional().Nillable().
+			Annotations(entgql.Skip()),
 	}
 }
 
@@ -65,6 +72,8 @@ func (Source) Edges() []ent.Edge {
 		edge.To("chunk", Chunk.Type).Field("chunk_id").Unique().
 			Annotations(entsql.OnDelete(entsql.SetNull), entgql.Skip()),
 		edge.To("document", Document.Type).Field("document_id").Unique().
+			Annotations(entsql.OnDelete(entsql.SetNull), entgql.Skip()),
+		edge.To("attachment", Attachment.Type).Field("attachment_id").Unique().
 			Annotations(entsql.OnDelete(entsql.SetNull), entgql.Skip()),
 	}
 }

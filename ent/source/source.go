@@ -3,6 +3,10 @@
 package source
 
 import (
+	"fmt"
+	"io"
+	"strconv"
+
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -40,6 +44,10 @@ const (
 	FieldChunkHash = "chunk_hash"
 	// FieldCited holds the string denoting the cited field in the database.
 	FieldCited = "cited"
+	// FieldKind holds the string denoting the kind field in the database.
+	FieldKind = "kind"
+	// FieldAttachmentID holds the string denoting the attachment_id field in the database.
+	FieldAttachmentID = "attachment_id"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeAttempt holds the string denoting the attempt edge name in mutations.
@@ -48,6 +56,8 @@ const (
 	EdgeChunk = "chunk"
 	// EdgeDocument holds the string denoting the document edge name in mutations.
 	EdgeDocument = "document"
+	// EdgeAttachment holds the string denoting the attachment edge name in mutations.
+	EdgeAttachment = "attachment"
 	// Table holds the table name of the source in the database.
 	Table = "sources"
 	// TenantTable is the table that holds the tenant relation/edge.
@@ -78,6 +88,13 @@ const (
 	DocumentInverseTable = "documents"
 	// DocumentColumn is the table column denoting the document relation/edge.
 	DocumentColumn = "document_id"
+	// AttachmentTable is the table that holds the attachment relation/edge.
+	AttachmentTable = "sources"
+	// AttachmentInverseTable is the table name for the Attachment entity.
+	// It exists in this package in order to avoid circular dependency with the "attachment" package.
+	AttachmentInverseTable = "attachments"
+	// AttachmentColumn is the table column denoting the attachment relation/edge.
+	AttachmentColumn = "attachment_id"
 )
 
 // Columns holds all SQL columns for source fields.
@@ -96,6 +113,8 @@ var Columns = []string{
 	FieldDocumentVersion,
 	FieldChunkHash,
 	FieldCited,
+	FieldKind,
+	FieldAttachmentID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -133,6 +152,32 @@ var (
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
+
+// Kind defines the type for the "kind" enum field.
+type Kind string
+
+// KindDOCUMENT is the default value of the Kind enum.
+const DefaultKind = KindDOCUMENT
+
+// Kind values.
+const (
+	KindDOCUMENT   Kind = "DOCUMENT"
+	KindATTACHMENT Kind = "ATTACHMENT"
+)
+
+func (k Kind) String() string {
+	return string(k)
+}
+
+// KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
+func KindValidator(k Kind) error {
+	switch k {
+	case KindDOCUMENT, KindATTACHMENT:
+		return nil
+	default:
+		return fmt.Errorf("source: invalid enum value for kind field: %q", k)
+	}
+}
 
 // OrderOption defines the ordering options for the Source queries.
 type OrderOption func(*sql.Selector)
@@ -207,6 +252,16 @@ func ByCited(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCited, opts...).ToFunc()
 }
 
+// ByKind orders the results by the kind field.
+func ByKind(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKind, opts...).ToFunc()
+}
+
+// ByAttachmentID orders the results by the attachment_id field.
+func ByAttachmentID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAttachmentID, opts...).ToFunc()
+}
+
 // ByTenantField orders the results by tenant field.
 func ByTenantField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -232,6 +287,13 @@ func ByChunkField(field string, opts ...sql.OrderTermOption) OrderOption {
 func ByDocumentField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newDocumentStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByAttachmentField orders the results by attachment field.
+func ByAttachmentField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAttachmentStep(), sql.OrderByField(field, opts...))
 	}
 }
 func newTenantStep() *sqlgraph.Step {
@@ -261,4 +323,29 @@ func newDocumentStep() *sqlgraph.Step {
 		sqlgraph.To(DocumentInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, DocumentTable, DocumentColumn),
 	)
+}
+func newAttachmentStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AttachmentInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2O, false, AttachmentTable, AttachmentColumn),
+	)
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e Kind) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *Kind) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = Kind(str)
+	if err := KindValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid Kind", str)
+	}
+	return nil
 }

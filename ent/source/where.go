@@ -115,6 +115,11 @@ func Cited(v bool) predicate.Source {
 	return predicate.Source(sql.FieldEQ(FieldCited, v))
 }
 
+// AttachmentID applies equality check predicate on the "attachment_id" field. It's identical to AttachmentIDEQ.
+func AttachmentID(v uuid.UUID) predicate.Source {
+	return predicate.Source(sql.FieldEQ(FieldAttachmentID, v))
+}
+
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
 func TenantIDEQ(v string) predicate.Source {
 	return predicate.Source(sql.FieldEQ(FieldTenantID, v))
@@ -725,6 +730,56 @@ func CitedNEQ(v bool) predicate.Source {
 	return predicate.Source(sql.FieldNEQ(FieldCited, v))
 }
 
+// KindEQ applies the EQ predicate on the "kind" field.
+func KindEQ(v Kind) predicate.Source {
+	return predicate.Source(sql.FieldEQ(FieldKind, v))
+}
+
+// KindNEQ applies the NEQ predicate on the "kind" field.
+func KindNEQ(v Kind) predicate.Source {
+	return predicate.Source(sql.FieldNEQ(FieldKind, v))
+}
+
+// KindIn applies the In predicate on the "kind" field.
+func KindIn(vs ...Kind) predicate.Source {
+	return predicate.Source(sql.FieldIn(FieldKind, vs...))
+}
+
+// KindNotIn applies the NotIn predicate on the "kind" field.
+func KindNotIn(vs ...Kind) predicate.Source {
+	return predicate.Source(sql.FieldNotIn(FieldKind, vs...))
+}
+
+// AttachmentIDEQ applies the EQ predicate on the "attachment_id" field.
+func AttachmentIDEQ(v uuid.UUID) predicate.Source {
+	return predicate.Source(sql.FieldEQ(FieldAttachmentID, v))
+}
+
+// AttachmentIDNEQ applies the NEQ predicate on the "attachment_id" field.
+func AttachmentIDNEQ(v uuid.UUID) predicate.Source {
+	return predicate.Source(sql.FieldNEQ(FieldAttachmentID, v))
+}
+
+// AttachmentIDIn applies the In predicate on the "attachment_id" field.
+func AttachmentIDIn(vs ...uuid.UUID) predicate.Source {
+	return predicate.Source(sql.FieldIn(FieldAttachmentID, vs...))
+}
+
+// AttachmentIDNotIn applies the NotIn predicate on the "attachment_id" field.
+func AttachmentIDNotIn(vs ...uuid.UUID) predicate.Source {
+	return predicate.Source(sql.FieldNotIn(FieldAttachmentID, vs...))
+}
+
+// AttachmentIDIsNil applies the IsNil predicate on the "attachment_id" field.
+func AttachmentIDIsNil() predicate.Source {
+	return predicate.Source(sql.FieldIsNull(FieldAttachmentID))
+}
+
+// AttachmentIDNotNil applies the NotNil predicate on the "attachment_id" field.
+func AttachmentIDNotNil() predicate.Source {
+	return predicate.Source(sql.FieldNotNull(FieldAttachmentID))
+}
+
 // HasTenant applies the HasEdge predicate on the "tenant" edge.
 func HasTenant() predicate.Source {
 	return predicate.Source(func(s *sql.Selector) {
@@ -829,6 +884,34 @@ func HasDocumentWith(preds ...predicate.Document) predicate.Source {
 	return predicate.Source(func(s *sql.Selector) {
 		step := newDocumentStep()
 		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("documents"))
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasAttachment applies the HasEdge predicate on the "attachment" edge.
+func HasAttachment() predicate.Source {
+	return predicate.Source(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, AttachmentTable, AttachmentColumn),
+		)
+		if edgefilter.Enabled() {
+			HasAttachmentWith()(s)
+			return
+		}
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAttachmentWith applies the HasEdge predicate on the "attachment" edge with a given conditions (other predicates).
+func HasAttachmentWith(preds ...predicate.Attachment) predicate.Source {
+	return predicate.Source(func(s *sql.Selector) {
+		step := newAttachmentStep()
+		preds := append(preds[:len(preds):len(preds)], edgefilter.Restrict("attachments"))
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

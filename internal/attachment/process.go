@@ -16,8 +16,9 @@ import (
 //     signature found is FAILED(INFECTED), a scanner that cannot be
 //     reached or answers nonsense is FAILED(SCANNER_UNAVAILABLE): the
 //     hook fails closed;
-//   - CHUNKING: the text is extracted (Text); a file without text is
-//     FAILED(NO_TEXT), one that cannot be read FAILED(PROCESSING_FAILED);
+//   - CHUNKING: the text is extracted (Text), chunked and embedded
+//     (storeChunks); a file without text is FAILED(NO_TEXT), one that
+//     cannot be read or embedded FAILED(PROCESSING_FAILED);
 //   - READY.
 //
 // The bytes of a FAILED attachment are deleted at once; its row stays so
@@ -43,7 +44,11 @@ func (s *Service) Process(ctx context.Context, a *ent.Attachment) (*ent.Attachme
 	if a, err = s.setStatus(ctx, a, attachment.StatusCHUNKING); err != nil {
 		return nil, err
 	}
-	if _, err := Text(a.MediaType, data); err != nil {
+	text, err := Text(a.MediaType, data)
+	if err == nil {
+		err = s.storeChunks(ctx, a, text)
+	}
+	if err != nil {
 		if errors.Is(err, errNoText) {
 			return s.fail(ctx, a, FailureNoText)
 		}

@@ -19,7 +19,9 @@ import (
 	"github.com/ragchat/ragchat/internal/attachment/clamd"
 	"github.com/ragchat/ragchat/internal/blobstore"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tokens"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -52,6 +54,12 @@ type Options struct {
 	// Notify, when set, hears every state an attachment enters (the
 	// owner's viewer feed: chat.Engine.AttachmentChanged).
 	Notify func(ctx context.Context, a *ent.Attachment)
+	// Embedder, when set, embeds a READY attachment's chunks (the model
+	// the knowledge service uses), so that asks in its conversation
+	// retrieve them (Search); nil stores no chunks.
+	Embedder llm.Embedder
+	// Counter sizes the chunks (nil: tokens.Default()).
+	Counter tokens.Counter
 }
 
 // Service uploads, reads and processes attachments under the Ent privacy

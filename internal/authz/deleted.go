@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/conversationtag"
@@ -89,6 +90,7 @@ var liveness = map[string]func(g gone) func(*sql.Selector){
 	searchentry.Table:     conversationNotGone(searchentry.FieldConversationID),
 	sharelink.Table:       conversationNotGone(sharelink.FieldConversationID),
 	attachment.Table:      conversationNotGone(attachment.FieldConversationID),
+	attachmentchunk.Table: conversationNotGone(attachmentchunk.FieldConversationID),
 }
 
 // notDeleted returns table's liveness predicate for ctx (nil when ctx

@@ -6,6 +6,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/chunk"
@@ -65,6 +66,8 @@ var scopes = map[string]scope{
 	// An attachment is its conversation's (owner_id copies the
 	// conversation's owner); an agent reads it only under a grant.
 	attachment.Table: underOwnConversation,
+	// An attachment chunk is its attachment's.
+	attachmentchunk.Table: underOwnConversation,
 	// The usage ledger: members read their own entries, admins the
 	// tenant's (internal/quota).
 	usageentry.Table: ownedByViewer(usageentry.FieldUserID),

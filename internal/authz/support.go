@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/attachmentchunk"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
@@ -43,6 +44,9 @@ var supportReach = map[string]func(v *viewer.Viewer, now time.Time) func(*sql.Se
 	source.Table: grantedAttempt,
 	attachment.Table: func(v *viewer.Viewer, now time.Time) func(*sql.Selector) {
 		return grantedConversation(v, now, attachment.FieldConversationID)
+	},
+	attachmentchunk.Table: func(v *viewer.Viewer, now time.Time) func(*sql.Selector) {
+		return grantedConversation(v, now, attachmentchunk.FieldConversationID)
 	},
 }
 

@@ -1,9 +1,11 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/codes"
@@ -12,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/attachment"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/contenthash"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -241,7 +244,32 @@ func (e *Engine) retrieve(ctx context.Context, j job, question string) (_ []prom
 			ContentHash: chunkHash(h.Chunk),
 		})
 	}
+	if e.searchAttachments {
+		ahits, err := attachment.Search(ctx, e.client, j.conv.ID, vecs[0], j.settings.RetrievalTopK)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, attachmentEvidence(ahits, threshold)...)
+		slices.SortStableFunc(out, func(a, b prompt.Evidence) int { return cmp.Compare(b.Score, a.Score) })
+		out = out[:min(len(out), j.settings.RetrievalTopK)]
+	}
 	return out, nil
+}
+
+// attachmentEvidence is the evidence of the attachment hits at or above
+// threshold: an attachment chunk, labelled with its file name.
+func attachmentEvidence(hits []attachment.Hit, threshold float64) []prompt.Evidence {
+	var out []prompt.Evidence
+	for _, h := range hits {
+		if h.Score < threshold {
+			continue
+		}
+		out = append(out, prompt.Evidence{
+			ChunkID: h.Chunk.ID, AttachmentID: h.Attachment.ID, DocumentTitle: h.Attachment.Name,
+			Content: h.Chunk.Content, Score: h.Score, ContentHash: contenthash.Of(h.Chunk.Content),
+		})
+	}
+	return out
 }
 
 // maxSnippetRunes bounds a citation snippet (and the SOURCES event).
@@ -256,6 +284,10 @@ func packSources(ev []prompt.Labeled) []sourcePacket {
 			ID: uuid.Must(uuid.NewV7()), Chunk: x.ChunkID, Document: x.DocumentID, Label: x.Label,
 			Rank: i + 1, Score: x.Score, Snippet: truncateRunes(x.Content, maxSnippetRunes),
 			Title: x.DocumentTitle, Version: x.DocumentVersion, Hash: x.ContentHash,
+		}
+		if x.AttachmentID != uuid.Nil {
+			a := x.AttachmentID
+			out[i].Attachment = &a
 		}
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
@@ -145,9 +146,13 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 		bulk := make([]*ent.SourceCreate, len(c.sources))
 		for i, s := range c.sources {
 			bulk[i] = tx.Source.Create().SetID(s.ID).
-				SetAttemptID(j.att.ID).SetOwnerID(j.conv.UserID).
-				SetChunkID(s.Chunk).SetDocumentID(s.Document).
-				SetLabel(s.Label).SetRank(s.Rank).SetScore(s.Score).SetSnippet(s.Snippet).
+				SetAttemptID(j.att.ID).SetOwnerID(j.conv.UserID)
+			if s.Attachment != nil {
+				bulk[i].SetKind(source.KindATTACHMENT).SetAttachmentID(*s.Attachment)
+			} else {
+				bulk[i].SetChunkID(s.Chunk).SetDocumentID(s.Document)
+			}
+			bulk[i].SetLabel(s.Label).SetRank(s.Rank).SetScore(s.Score).SetSnippet(s.Snippet).
 				SetDocumentTitle(s.Title).SetDocumentVersion(s.Version).SetCited(cited[s.Label]).
 				SetNillableChunkHash(nonEmpty(s.Hash))
 		}

@@ -87,8 +87,12 @@ type Deps struct {
 	Model     llm.Model
 	Broker    broker.Broker
 	Retriever Retriever
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// SearchAttachments makes every ask also retrieve the conversation's
+	// READY attachments (internal/attachment.Search) alongside the
+	// knowledge base; off, asks read the knowledge base only.
+	SearchAttachments bool
+	Logger            *slog.Logger
+	Now               func() time.Time
 	// Observer is optional.
 	Observer Observer
 	// AskLimiter meters asks and retries per user; nil meters nothing.
@@ -189,9 +193,11 @@ type Engine struct {
 	model  llm.Model
 	broker broker.Broker
 	search Retriever
-	log    *slog.Logger
-	now    func() time.Time
-	obs    Observer
+	// searchAttachments: Deps.SearchAttachments.
+	searchAttachments bool
+	log               *slog.Logger
+	now               func() time.Time
+	obs               Observer
 	// tracer starts the ask's step spans (tracing.go); a no-op when
 	// tracing is off.
 	tracer trace.Tracer
@@ -246,8 +252,8 @@ func New(cfg Config, deps Deps) *Engine {
 		cfg: cfg.WithDefaults(), db: deps.DB, client: deps.DB.Client, model: deps.Model,
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, profiles: deps.Models, runs: map[uuid.UUID]*run{},
-		docChanges: deps.DocumentChanges,
-		tracer:     deps.Tracer,
+		docChanges: deps.DocumentChanges, searchAttachments: deps.SearchAttachments,
+		tracer: deps.Tracer,
 	}
 	if e.tracer == nil {
 		e.tracer = tracing.Tracer(nil)

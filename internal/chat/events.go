@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/broker"
 )
 
@@ -50,14 +51,24 @@ type sourcePacket struct {
 	Title    string    `json:"ti"`
 	Version  int       `json:"v"`
 	Hash     string    `json:"h,omitempty"`
+	// Attachment is set for a chunk of a conversation attachment: Chunk
+	// is then the attachment chunk, Document is zero.
+	Attachment *uuid.UUID `json:"at,omitempty"`
 }
 
 func (p sourcePacket) source(attemptID uuid.UUID) *ent.Source {
 	chunk, doc := p.Chunk, p.Document
+	if p.Attachment != nil {
+		return &ent.Source{
+			ID: p.ID, AttemptID: attemptID, Kind: source.KindATTACHMENT, AttachmentID: p.Attachment, Label: p.Label,
+			Rank: p.Rank, Score: p.Score, Snippet: p.Snippet, DocumentTitle: p.Title, DocumentVersion: p.Version,
+			ChunkHash: nonEmpty(p.Hash),
+		}
+	}
 	return &ent.Source{
 		ID: p.ID, AttemptID: attemptID, ChunkID: &chunk, DocumentID: &doc, Label: p.Label,
 		Rank: p.Rank, Score: p.Score, Snippet: p.Snippet, DocumentTitle: p.Title, DocumentVersion: p.Version,
-		ChunkHash: nonEmpty(p.Hash),
+		ChunkHash: nonEmpty(p.Hash), Kind: source.KindDOCUMENT,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/chunk"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/store"
@@ -125,9 +126,43 @@ func (e *Engine) SourcesOf(ctx context.Context, sources []*ent.Source) ([]Source
 	if err != nil {
 		return nil, store.DomainError(err, "source")
 	}
+	attached, err := e.readableAttachments(ctx, sources)
+	if err != nil {
+		return nil, store.DomainError(err, "source")
+	}
 	out := make([]SourceView, len(sources))
 	for i, s := range sources {
-		out[i] = SourceView{Source: s, Available: s.ChunkID != nil && readable[*s.ChunkID]}
+		ok := s.ChunkID != nil && readable[*s.ChunkID]
+		if s.Kind == source.KindATTACHMENT {
+			ok = s.AttachmentID != nil && attached[*s.AttachmentID]
+		}
+		out[i] = SourceView{Source: s, Available: ok}
+	}
+	return out, nil
+}
+
+// readableAttachments returns which attachments that sources cite the
+// viewer may read now (Ent privacy: the conversation's owner, an agent
+// under a grant); a deleted attachment or conversation is unavailable like
+// a deleted document. It runs a query only when some source is an
+// attachment's.
+func (e *Engine) readableAttachments(ctx context.Context, sources []*ent.Source) (map[uuid.UUID]bool, error) {
+	var ids []uuid.UUID
+	for _, s := range sources {
+		if s.Kind == source.KindATTACHMENT && s.AttachmentID != nil {
+			ids = append(ids, *s.AttachmentID)
+		}
+	}
+	out := make(map[uuid.UUID]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	visible, err := e.client.Attachment.Query().Where(attachment.IDIn(ids...)).IDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range visible {
+		out[id] = true
 	}
 	return out, nil
 }

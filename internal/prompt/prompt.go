@@ -51,6 +51,10 @@ type Evidence struct {
 	// its whole text, which Content may be a trimmed part of.
 	ContentHash string
 	Score       float64
+	// AttachmentID is set when the evidence is a chunk of one of the
+	// conversation's attachments (ChunkID is then the attachment chunk's
+	// id, DocumentID is zero and DocumentTitle is the file name).
+	AttachmentID uuid.UUID
 }
 
 // Round is one whole conversation round: a USER message and its COMPLETED

@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/internal/blobstore"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 	"github.com/ragchat/ragchat/resolvers"
@@ -48,10 +49,20 @@ func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (At
 	if n, ok := engine.(attachmentNotifier); ok {
 		opts.Notify = n.AttachmentChanged
 	}
+	if m, ok := engine.(attachmentEmbedder); ok {
+		opts.Embedder = m.Embedder()
+	}
 	if cfg.ClamdAddr != "" {
 		opts.Scanner = clamd.New(cfg.ClamdAddr)
 	}
 	return attachment.New(db.Client, blobs, opts), nil
+}
+
+// attachmentEmbedder is the part of the engine (*chat.Engine) that gives
+// the embedding model, which embeds attachment chunks as the knowledge
+// base's are.
+type attachmentEmbedder interface {
+	Embedder() llm.Embedder
 }
 
 // attachmentNotifier is the part of the engine (*chat.Engine) that

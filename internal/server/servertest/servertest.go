@@ -192,8 +192,9 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		AskBurst:         cfg.Limits.AskBurst,
 	}}, chat.Deps{
 		DB: db, Model: model, Broker: br,
-		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
-		Logger:    log, Now: time.Now, Observer: metrics,
+		Retriever:         knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
+		SearchAttachments: true,
+		Logger:            log, Now: time.Now, Observer: metrics,
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
 
 		DocumentChanges: docChanges,
