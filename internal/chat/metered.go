@@ -56,11 +56,21 @@ func (m meteredModel) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.
 	return res, err
 }
 
-// Title implements llm.Titler and charges a TITLE.
+// Title implements llm.Titler and charges a TITLE. A model that can name
+// the chat model (llm.ModelTitler) is asked with the attempt's.
 func (m meteredModel) Title(ctx context.Context, firstQuestion string) (string, error) {
-	title, err := m.Model.Title(ctx, firstQuestion)
+	var (
+		title string
+		u     llm.Usage
+		err   error
+	)
+	if mt, ok := m.Model.(llm.ModelTitler); ok {
+		title, u, err = mt.TitleWith(ctx, m.e.sideModelName(m.j), firstQuestion)
+	} else {
+		title, err = m.Model.Title(ctx, firstQuestion)
+	}
 	if err == nil {
-		m.charge(ctx, usageentry.PurposeTITLE, llm.Usage{}, firstQuestion, title)
+		m.charge(ctx, usageentry.PurposeTITLE, u, firstQuestion, title)
 	}
 	return title, err
 }
