@@ -8,6 +8,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/chat/summary"
+	"github.com/ragchat/ragchat/internal/llm"
 )
 
 // newSummarizer returns the engine's summariser (internal/chat/summary),
@@ -53,20 +54,23 @@ func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
 		// A SLIDING_WINDOW conversation takes no summary lock; the fold
 		// checks again on the fresh row.
 		if summarize {
-			if err := e.summarizer.Fold(ctx, j.conv.ID, j.settings, e.chatModel(j.settings)); err != nil {
+			// Asked of the attempt's model and metered (metered.go).
+			sctx := summary.WithModel(ctx, e.sideModel(j))
+			if err := e.summarizer.Fold(sctx, j.conv.ID, j.settings, e.sideModelName(j)); err != nil {
 				e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
 			}
 		}
 		if title {
-			e.generateTitle(ctx, j.conv, j.msg.Content)
+			e.generateTitle(ctx, e.sideModel(j), j.conv, j.msg.Content)
 		}
 	}()
 }
 
 // generateTitle replaces a question-derived title with a short generated
-// one, unless the user has renamed the conversation meanwhile.
-func (e *Engine) generateTitle(ctx context.Context, conv *ent.Conversation, question string) {
-	title, err := e.model.Title(ctx, question)
+// one by titler (the attempt's metered model, metered.go), unless the
+// user has renamed the conversation meanwhile.
+func (e *Engine) generateTitle(ctx context.Context, titler llm.Titler, conv *ent.Conversation, question string) {
+	title, err := titler.Title(ctx, question)
 	if err != nil || strings.TrimSpace(title) == "" {
 		return
 	}

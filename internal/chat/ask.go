@@ -359,7 +359,7 @@ func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversa
 func (e *Engine) newAttempt(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, msg *ent.Message, clientRequestID string, retryOf *uuid.UUID) *ent.AttemptCreate {
 	now := e.now()
 	c := recordModel(ctx, tx.Attempt.Create())
-	if id, ok := presetAttemptID(ctx); ok && retryOf == nil {
+	if id, ok := presetAttemptID(ctx); ok {
 		c.SetID(id)
 	}
 	return c.

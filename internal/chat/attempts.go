@@ -98,9 +98,12 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 		}
 		return nil, err
 	}
-	att, err := e.createRetry(ctx, conv, msg, old.ID, clientRequestID, st)
+	att, err := e.createRetry(ctx, v, conv, msg, old.ID, clientRequestID, st)
 	if err != nil {
 		e.refundAsk(ctx, v, raw)
+		if domain.ErrorCode(err) == domain.CodeQuotaExceeded {
+			return nil, err
+		}
 		if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
 			return res, rerr
 		}
@@ -137,15 +140,21 @@ func (e *Engine) replayRetry(ctx context.Context, conversationID, retryOf uuid.U
 	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
 }
 
-// createRetry is the retry's short transaction: touch the conversation
-// (lock order as in Ask), making the retried question its current leaf,
-// and create the PENDING attempt.
-func (e *Engine) createRetry(ctx context.Context, conv *ent.Conversation, msg *ent.Message, retryOf uuid.UUID, key string, st domain.TenantSettings) (*ent.Attempt, error) {
+// createRetry is the retry's short transaction: under a token quota,
+// reserve the answer's tokens first exactly as an ask does (reserveAsk: a
+// HARD quota's refusal rolls back and writes nothing), then touch the
+// conversation (lock order as in Ask), making the retried question its
+// current leaf, and create the PENDING attempt the reservation names.
+func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Conversation, msg *ent.Message, retryOf uuid.UUID, key string, st domain.TenantSettings) (*ent.Attempt, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	now := e.now()
+	rctx, err := e.reserveAsk(ctx, tx, v, st)
+	if err != nil {
+		return nil, rollback(tx, err)
+	}
 	if _, err := tx.Conversation.UpdateOneID(conv.ID).
 		Where(conversation.StatusEQ(conversation.StatusACTIVE)).AddVersion(1).
 		SetCurrentLeafID(msg.ID).
@@ -153,7 +162,7 @@ func (e *Engine) createRetry(ctx context.Context, conv *ent.Conversation, msg *e
 		Save(ctx); err != nil {
 		return nil, rollback(tx, err)
 	}
-	att, err := e.newAttempt(ctx, tx, conv, msg, key, &retryOf).Save(ctx)
+	att, err := e.newAttempt(rctx, tx, conv, msg, key, &retryOf).Save(ctx)
 	if err != nil {
 		return nil, rollback(tx, err)
 	}

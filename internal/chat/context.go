@@ -31,8 +31,9 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		Question: j.msg.Content, SequenceNo: j.msg.SequenceNo, ParentID: j.msg.ParentID,
 		ChatModel: e.chatModel(j.settings),
 		// The attempt's model profile (modelchoice.go): its model, window,
-		// answer cap and endpoint, which the rewrite is asked of too.
-		Rewriter: j.model.llm,
+		// answer cap and endpoint, which the rewrite is asked of too;
+		// the rewrite is metered (metered.go).
+		Rewriter: e.sideModel(j),
 		Retrieve: func(ctx context.Context, question string) ([]prompt.Evidence, error) {
 			return e.retrieve(ctx, j, question)
 		},

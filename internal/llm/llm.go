@@ -169,6 +169,14 @@ type Titler interface {
 	Title(ctx context.Context, firstQuestion string) (string, error)
 }
 
+// ModelTitler is an optional part of a Titler: a title asked of a named
+// chat model ("" the provider's default), with the usage the provider
+// reported. Model profiles title a conversation with its profile's model
+// through it.
+type ModelTitler interface {
+	TitleWith(ctx context.Context, model, firstQuestion string) (string, Usage, error)
+}
+
 // Model is everything ragchat asks of a model provider.
 type Model interface {
 	Chat

@@ -86,7 +86,7 @@ func chunk(base string, items []llm.SummaryItem, counter tokens.Counter, limit i
 func (s *Summarizer) call(ctx context.Context, req llm.SummarizeRequest, items []llm.SummaryItem) (string, bool) {
 	delay := retryDelay
 	for try := 1; try <= callTries; try++ {
-		out, err := s.Model.Summarize(ctx, req)
+		out, err := s.modelFor(ctx).Summarize(ctx, req)
 		if err == nil {
 			out = capRunes(strings.TrimSpace(out), req.MaxChars)
 			if err = checkSummary(out, req.Keep, items); err == nil {

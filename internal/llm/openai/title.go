@@ -13,11 +13,18 @@ import (
 // question when the answer is empty. Titles have at most
 // llm.MaxTitleRunes runes.
 func (m *Model) Title(ctx context.Context, firstQuestion string) (string, error) {
+	title, _, err := m.TitleWith(ctx, "", firstQuestion)
+	return title, err
+}
+
+// TitleWith implements llm.ModelTitler: Title asked of the chat model
+// model ("" the configured one), with the usage the provider reported.
+func (m *Model) TitleWith(ctx context.Context, model, firstQuestion string) (string, llm.Usage, error) {
 	if strings.TrimSpace(firstQuestion) == "" {
-		return llm.DefaultTitle, nil
+		return llm.DefaultTitle, llm.Usage{}, nil
 	}
 	creq := goopenai.ChatCompletionRequest{
-		Model: m.cfg.ChatModel,
+		Model: m.chatModel(model),
 		Messages: []goopenai.ChatCompletionMessage{
 			{Role: goopenai.ChatMessageRoleSystem, Content: titleSystem},
 			{Role: goopenai.ChatMessageRoleUser, Content: titleUser(firstQuestion)},
@@ -28,13 +35,13 @@ func (m *Model) Title(ctx context.Context, firstQuestion string) (string, error)
 	} else {
 		creq.MaxTokens = titleMaxTokens
 	}
-	text, _, err := m.complete(ctx, creq, true)
+	text, usage, err := m.complete(ctx, creq, true)
 	if err != nil {
-		return "", err
+		return "", usage, err
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	if strings.TrimSpace(line) == "" {
-		return llm.ShortTitle(firstQuestion), nil
+		return llm.ShortTitle(firstQuestion), usage, nil
 	}
-	return llm.ShortTitle(line), nil
+	return llm.ShortTitle(line), usage, nil
 }

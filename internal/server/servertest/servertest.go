@@ -84,6 +84,9 @@ type Options struct {
 	// TracerProvider traces the server's operations and the engine's asks
 	// (nil: no traces).
 	TracerProvider trace.TracerProvider
+	// GenerateTitles has the engine title conversations with the model
+	// after their first answer, as cmd/ragchat does.
+	GenerateTitles bool
 }
 
 // Harness is a running in-process server.
@@ -185,7 +188,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	metrics := server.NewMetrics()
 	docChanges := docwatch.NewPublisher(br, docwatch.Options{Logger: log, Interval: o.DocumentChangeInterval})
 	models := modelprofile.New(db.Client, modelprofile.NewEndpoints(model, offline.New(offline.Options{TokenDelay: time.Millisecond}), o.Endpoints))
-	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], Limits: chat.Limits{
+	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], GenerateTitles: o.GenerateTitles, Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
 		CommentChars:     cfg.Limits.MaxCommentRunes,
 		AskRatePerMinute: cfg.Limits.AskRatePerMinute,
