@@ -115,6 +115,11 @@ func (f *benchFixture) vars(dataDir string, extra ...string) []string {
 	if v := os.Getenv("RAGCHAT_DEBUG_ADDR"); v != "" {
 		vars = append(vars, "RAGCHAT_DEBUG_ADDR="+v) // profile the child
 	}
+	for _, name := range []string{"RAGCHAT_MAX_RUNNING_ANSWERS", "RAGCHAT_ANSWER_QUEUE", "RAGCHAT_ANSWER_QUEUE_WAIT"} {
+		if v, ok := os.LookupEnv(name); ok {
+			vars = append(vars, name+"="+v) // measure with and without admission control
+		}
+	}
 	if f.dbURL != "" {
 		vars = append(vars, "DATABASE_URL="+f.dbURL)
 	}

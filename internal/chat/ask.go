@@ -50,6 +50,8 @@ type askSpot struct {
 	// reaskOf is the stale attempt a reask asks again (Reask): the new
 	// attempt links to it.
 	reaskOf *uuid.UUID
+	// held is the ask's admission slot, once taken (admit.go).
+	held *heldSlot
 }
 
 // ask is Ask, AskParent and EditMessage: the question goes where spot
@@ -65,6 +67,16 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	}
 	if clientMessageID, err = checkClientID("clientMessageId", clientMessageID); err != nil {
 		return nil, err
+	}
+	if spot.held == nil {
+		// Admitted before anything is read or written: a refusal writes
+		// nothing, and a queued ask holds no transaction (admit.go).
+		slot, err := e.gate.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		spot.held = &heldSlot{slot: slot}
+		defer spot.held.release()
 	}
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
@@ -168,7 +180,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	if spot.edit != nil || (spot.parent != nil && !sameID(conv.CurrentLeafID, spot.parent)) {
 		e.branchSelected(ctx, conv, msg.ID)
 	}
-	e.start(runContext(ctx), conv, msg, att, st)
+	e.start(runContext(ctx), conv, msg, att, st, spot.held.take())
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
 }
 

@@ -70,6 +70,12 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	if err := e.admit(); err != nil {
 		return nil, err
 	}
+	slot, err := e.gate.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	held := &heldSlot{slot: slot}
+	defer held.release()
 	if err := e.checkNotBusy(ctx, conv.ID); err != nil {
 		return nil, err
 	}
@@ -115,7 +121,7 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	e.obs.AskAccepted(true)
 	e.attemptChangedIn(ctx, att, IsTemporary(conv))
 	e.branchSelected(ctx, conv, msg.ID)
-	e.start(runContext(ctx), conv, msg, att, st)
+	e.start(runContext(ctx), conv, msg, att, st, held.take())
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
 }
 

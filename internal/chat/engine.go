@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/admission"
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
@@ -70,6 +71,10 @@ type Config struct {
 	// name or name prefix → tokens; RAGCHAT_MODEL_WINDOWS). A tenant's
 	// modelContextWindows override these in turn.
 	ModelWindows map[string]int
+	// Admission bounds the answers this instance runs at once, and the
+	// asks that may wait for one (internal/admission); a zero Limit
+	// admits every ask.
+	Admission admission.Config
 }
 
 // Defaults of the engine's durations.
@@ -244,6 +249,9 @@ type Engine struct {
 
 	// meter writes the usage ledger and keeps the quotas (quota.go).
 	meter *quota.Meter
+
+	// gate bounds the answers running at once (admit.go).
+	gate *admission.Gate
 }
 
 // New returns an engine. Deps.DB, Model, Broker and Retriever are required.
@@ -258,6 +266,7 @@ func New(cfg Config, deps Deps) *Engine {
 	if e.tracer == nil {
 		e.tracer = tracing.Tracer(nil)
 	}
+	e.gate = admission.New(e.cfg.Admission)
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
 	e.meter = quota.New(deps.DB, profilePricing{fallback: deps.Pricing})
 	if e.log == nil {

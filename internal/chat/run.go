@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/admission"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -52,7 +53,7 @@ type job struct {
 // start generates att's answer in the background. The run keeps the
 // request's viewer and trace id but not its cancellation: the answer goes
 // on if the HTTP request that asked for it ends.
-func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Message, att *ent.Attempt, st domain.TenantSettings) {
+func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Message, att *ent.Attempt, st domain.TenantSettings, slot *admission.Slot) {
 	base := context.WithoutCancel(ctx)
 	rctx, cancel := context.WithCancelCause(base)
 	r := &run{attemptID: att.ID, conversationID: conv.ID, temporary: IsTemporary(conv), cancel: cancel, done: make(chan struct{})}
@@ -61,6 +62,7 @@ func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Mes
 		// Shutdown began after the ask was admitted: do not start new work
 		// (nor race its wait); the attempt ends INTERRUPTED at once.
 		e.mu.Unlock()
+		slot.Release()
 		cancel(errShuttingDown)
 		fctx, fcancel := finalContext(ctx)
 		defer fcancel()
@@ -79,6 +81,7 @@ func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Mes
 			e.mu.Lock()
 			delete(e.runs, att.ID)
 			e.mu.Unlock()
+			slot.Release()
 			cancel(nil)
 			close(r.done)
 			e.wg.Done()

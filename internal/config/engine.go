@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/admission"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/llm/openai"
 )
@@ -27,7 +29,21 @@ type Engine struct {
 	// ModelWindows override the model registry's context windows
 	// (RAGCHAT_MODEL_WINDOWS, modelwindows.go).
 	ModelWindows map[string]int
+	// MaxRunningAnswers bounds the answers this instance runs at once
+	// (RAGCHAT_MAX_RUNNING_ANSWERS, default 64 per GOMAXPROCS; 0: no
+	// bound); AnswerQueue is how many asks may wait for one
+	// (RAGCHAT_ANSWER_QUEUE, default MaxRunningAnswers) and
+	// AnswerQueueWait how long each may wait (RAGCHAT_ANSWER_QUEUE_WAIT,
+	// default 5 s) before it is refused with UNAVAILABLE.
+	MaxRunningAnswers int
+	AnswerQueue       int
+	AnswerQueueWait   time.Duration
 }
+
+// DefaultRunningAnswersPerCPU is the default bound of running answers per
+// GOMAXPROCS: answers mostly wait on the model's stream, so the bound is
+// well above the cores, and is there to shed load, not to schedule it.
+const DefaultRunningAnswersPerCPU = 64
 
 // ModelLimits bounds calls to an OpenAI-compatible model.
 type ModelLimits struct {
@@ -54,6 +70,9 @@ func loadEngine(e *env) (Engine, ModelLimits) {
 		CompletionRetryTimeout: e.positive("RAGCHAT_COMPLETION_RETRY_TIMEOUT", chat.DefaultCompletionRetryTimeout),
 		ModelWindows:           modelWindows(e),
 	}
+	eng.MaxRunningAnswers = e.integer("RAGCHAT_MAX_RUNNING_ANSWERS", DefaultRunningAnswersPerCPU*runtime.GOMAXPROCS(0), 0)
+	eng.AnswerQueue = e.integer("RAGCHAT_ANSWER_QUEUE", eng.MaxRunningAnswers, 0)
+	eng.AnswerQueueWait = e.positive("RAGCHAT_ANSWER_QUEUE_WAIT", admission.DefaultMaxWait)
 	if err := eng.Chat("").Validate(); err != nil {
 		e.errs = append(e.errs, fmt.Errorf("RAGCHAT_ATTEMPT_LEASE, RAGCHAT_CHECKPOINT_INTERVAL, RAGCHAT_REAPER_INTERVAL: %w", err))
 	}
@@ -82,6 +101,7 @@ func (g Engine) Chat(instanceID string) chat.Config {
 		AnswerTimeout:          g.AnswerTimeout,
 		CompletionRetryTimeout: g.CompletionRetryTimeout,
 		ModelWindows:           g.ModelWindows,
+		Admission:              admission.Config{Limit: g.MaxRunningAnswers, Queue: g.AnswerQueue, MaxWait: g.AnswerQueueWait},
 	}
 }
 
