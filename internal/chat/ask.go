@@ -129,7 +129,9 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 		return e.ask(ctx, conversationID, spot, clientMessageID, question)
 	}
 	st := raw.WithDefaults()
-	if ctx, err = e.resolveModel(ctx, conv, st); err != nil {
+	// Resolved in the ask's transaction: a second connection here, with
+	// the pool's all held by asks at this step, would deadlock them.
+	if ctx, err = e.resolveModelIn(ctx, tx.Client(), conv, st); err != nil {
 		return nil, rollback(tx, err)
 	}
 	// The database limiter charges the rate inside the ask's transaction,

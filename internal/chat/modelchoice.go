@@ -41,10 +41,16 @@ type resolvedKey struct{}
 // (BAD_USER_INPUT naming the field) before anything is written. Without
 // profiles it returns ctx unchanged.
 func (e *Engine) resolveModel(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings) (context.Context, error) {
+	return e.resolveModelIn(ctx, e.client, conv, st)
+}
+
+// resolveModelIn is resolveModel reading through c (an open transaction's
+// client: the ask's, which must not wait for a second connection).
+func (e *Engine) resolveModelIn(ctx context.Context, c *ent.Client, conv *ent.Conversation, st domain.TenantSettings) (context.Context, error) {
 	if e.profiles == nil {
 		return ctx, nil
 	}
-	r, err := e.profiles.Resolve(ctx, modelprofile.Choice{
+	r, err := e.profiles.ResolveIn(ctx, c, modelprofile.Choice{
 		Ask:                   modelChoice(ctx),
 		Conversation:          modelprofile.Level{ProfileID: conv.ModelProfileID, Params: conv.ModelParameters},
 		TenantMaxAnswerTokens: st.MaxAnswerTokens,

@@ -53,6 +53,14 @@ const (
 // the viewer. A parameter outside the profile's bounds is BAD_USER_INPUT
 // naming it (e.g. "modelParameters.temperature"); nothing is clamped.
 func (s *Service) Resolve(ctx context.Context, ch Choice) (Resolved, error) {
+	return s.ResolveIn(ctx, s.client, ch)
+}
+
+// ResolveIn is Resolve reading through c: the client of the caller's open
+// transaction, so that an ask that resolves inside its transaction needs
+// no second connection (with the pool's connections all held by such asks,
+// waiting for one deadlocked them).
+func (s *Service) ResolveIn(ctx context.Context, c *ent.Client, ch Choice) (Resolved, error) {
 	params := ch.Ask.Params.Over(ch.Conversation.Params)
 	id := ch.Ask.ProfileID
 	if id == nil {
@@ -60,7 +68,7 @@ func (s *Service) Resolve(ctx context.Context, ch Choice) (Resolved, error) {
 	}
 	var p *ent.ModelProfile
 	if id != nil {
-		got, err := s.client.ModelProfile.Query().
+		got, err := c.ModelProfile.Query().
 			Where(modelprofile.ID(*id), modelprofile.Enabled(true)).
 			Only(ctx)
 		switch {
@@ -71,7 +79,7 @@ func (s *Service) Resolve(ctx context.Context, ch Choice) (Resolved, error) {
 		}
 		p = got
 	} else {
-		def, err := s.tenantDefault(ctx)
+		def, err := s.tenantDefault(ctx, c)
 		if err != nil {
 			return Resolved{}, err
 		}
@@ -117,8 +125,8 @@ func (s *Service) Recorded(ctx context.Context, tenantID string, id *uuid.UUID, 
 // enabled default profile the viewer may use, else the first enabled one
 // by name; nil when the tenant has no enabled profile at all. A tenant
 // whose enabled profiles are all closed to the viewer refuses.
-func (s *Service) tenantDefault(ctx context.Context) (*ent.ModelProfile, error) {
-	ps, err := s.client.ModelProfile.Query().
+func (s *Service) tenantDefault(ctx context.Context, c *ent.Client) (*ent.ModelProfile, error) {
+	ps, err := c.ModelProfile.Query().
 		Where(modelprofile.Enabled(true)).
 		Order(ent.Desc(modelprofile.FieldIsDefault), ent.Asc(modelprofile.FieldName)).
 		Limit(1).All(ctx)
@@ -132,7 +140,7 @@ func (s *Service) tenantDefault(ctx context.Context) (*ent.ModelProfile, error) 
 	if v == nil {
 		return nil, nil
 	}
-	n, err := s.client.ModelProfile.Query().
+	n, err := c.ModelProfile.Query().
 		Where(modelprofile.TenantID(v.TenantID), modelprofile.Enabled(true)).
 		Count(viewer.SystemJobContext(ctx, viewer.JobModelProfile))
 	if err != nil {
