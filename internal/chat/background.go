@@ -142,7 +142,8 @@ func (e *Engine) markInterrupted(ctx context.Context, id uuid.UUID, cond predica
 // RetentionDays are hard-deleted with everything beneath them (an audit
 // event records each), so are temporary chats past their expiry
 // (purgeTemporary), and audit events and feedback past their own
-// retention are removed.
+// retention are removed; then the jobs added with AddPurgeJob run (the
+// orphan attachment blob sweep).
 func (e *Engine) PurgeOnce(ctx context.Context) (int, error) {
 	ctx = viewer.SystemJobContext(ctx, viewer.JobPurge)
 	tenants, err := e.client.Tenant.Query().All(ctx)
@@ -191,7 +192,8 @@ func (e *Engine) PurgeOnce(ctx context.Context) (int, error) {
 		}
 		total += n
 	}
-	return total, nil
+	n, err := e.runPurgeJobs(ctx, now)
+	return total + n, err
 }
 
 // waitIdle waits until no answer runs on this instance and no work after

@@ -219,6 +219,9 @@ type Engine struct {
 	// next pass then reaps nothing (see ReapOnce).
 	reapBlind atomic.Bool
 
+	// purgeJobs run after each PurgeOnce (purgejobs.go).
+	purgeJobs purgeJobs
+
 	mu      sync.Mutex
 	runs    map[uuid.UUID]*run
 	closing bool

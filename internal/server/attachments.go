@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/attachment"
 	"github.com/ragchat/ragchat/internal/attachment/clamd"
 	"github.com/ragchat/ragchat/internal/blobstore"
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -31,7 +32,8 @@ type Attachments = resolvers.Attachments
 
 // defaultAttachments builds the attachment service on db: the blob store
 // (the bucket at cfg.BlobURL, else the filesystem under cfg.BlobDir), and
-// the clamd scanner when cfg.ClamdAddr is set.
+// the clamd scanner when cfg.ClamdAddr is set. The engine's purge runs
+// the service's orphan blob sweep.
 func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (Attachments, error) {
 	var (
 		blobs blobstore.Store
@@ -55,7 +57,17 @@ func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (At
 	if cfg.ClamdAddr != "" {
 		opts.Scanner = clamd.New(cfg.ClamdAddr)
 	}
-	return attachment.New(db.Client, blobs, opts), nil
+	svc := attachment.New(db.Client, blobs, opts)
+	if p, ok := engine.(purgeJobAdder); ok {
+		p.AddPurgeJob(svc.SweepOrphans)
+	}
+	return svc, nil
+}
+
+// purgeJobAdder is the part of the engine (*chat.Engine) that runs the
+// orphan blob sweep with its retention purge.
+type purgeJobAdder interface {
+	AddPurgeJob(job chat.PurgeJob)
 }
 
 // attachmentEmbedder is the part of the engine (*chat.Engine) that gives

@@ -1,6 +1,8 @@
 // Browser tests of attachments (issue 21): the composer's attach button
 // uploads a file into the open conversation (POST /files) and shows its
-// status; a file of an unsupported type shows the server's refusal.
+// status; a file of an unsupported type shows the server's refusal; after a
+// reload the conversation's list (Conversation.attachments) still shows the
+// earlier upload, and a file uploaded elsewhere appears by viewerEvents.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { newConversation, signIn, startConsole } from './harness.js';
@@ -36,5 +38,30 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   await second.and(page.locator('[data-status="REFUSED"]')).waitFor();
   assert.match(await second.getByTestId('attachment-status').textContent(), /not accepted/);
   await app.shot(page, 'attached');
+
+  // After a reload the stored upload is listed from the server; the
+  // refused file, never stored, is not.
+  await page.reload();
+  const listed = page.getByTestId('attachment');
+  await listed.first().and(page.locator('[data-status="READY"]')).waitFor();
+  assert.equal(await listed.count(), 1);
+  assert.equal(await listed.first().locator('.attachment-name').textContent(), 'notes.md');
+
+  // A file uploaded outside this page's button (another tab, a mobile
+  // client) appears by viewerEvents ATTACHMENT_UPDATED.
+  const status = await page.evaluate(async () => {
+    const form = new FormData();
+    form.append('conversationId', location.pathname.split('/').pop());
+    form.append('file', new Blob(['elsewhere'], { type: 'text/plain' }), 'elsewhere.txt');
+    const res = await fetch('/files', {
+      method: 'POST',
+      body: form,
+      headers: { Authorization: `Bearer ${sessionStorage.getItem('ragchat.token')}` },
+    });
+    return res.status;
+  });
+  assert.equal(status, 201);
+  await listed.nth(1).and(page.locator('[data-status="READY"]')).waitFor();
+  assert.equal(await listed.nth(1).locator('.attachment-name').textContent(), 'elsewhere.txt');
   await page.context().close();
 });

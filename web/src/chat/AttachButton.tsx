@@ -1,13 +1,21 @@
-// The composer's attach button: it uploads a file into the conversation
-// through POST /files (docs/API.md, "Attachments") with the bearer token,
-// and lists this session's uploads with their status (READY, or FAILED
-// with its failure code; a refused file shows the server's message).
-import { useRef, useState } from 'react';
+// The composer's attach button and the conversation's attachment list. The
+// button uploads a file into the conversation through POST /files
+// (docs/API.md, "Attachments") with the bearer token. The list shows every
+// attachment of the conversation (Conversation.attachments, so earlier
+// sessions' uploads too) with its status kept live by viewerEvents
+// ATTACHMENT_UPDATED (READY, or FAILED with its failure code), followed by
+// this session's uploads still in flight and the files the server refused
+// (with its message; a refused file is never stored).
+import { useEffect, useRef, useState } from 'react';
+import { useQuery, useSubscription } from '@apollo/client/react';
 import { getToken } from '../auth/token';
 import { useT } from '../i18n';
+import { AttachmentEventsSubscription, ConversationAttachmentsQuery } from './attachmentOperations';
 
-interface Upload {
-  key: number;
+// Row is one line of the list: a stored attachment (id set) or a local
+// upload (UPLOADING, or REFUSED with the server's message).
+interface Row {
+  key: string;
   name: string;
   status: string;
   detail?: string;
@@ -16,13 +24,50 @@ interface Upload {
 export function AttachButton({ conversationId }: { conversationId: string }) {
   const t = useT();
   const input = useRef<HTMLInputElement>(null);
-  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [local, setLocal] = useState<Row[]>([]);
+  // live holds the statuses viewerEvents reported since the last read.
+  const [live, setLive] = useState<Record<string, string>>({});
+  const inFlight = useRef(0);
   const seq = useRef(0);
+  const { data, refetch } = useQuery(ConversationAttachmentsQuery, {
+    variables: { id: conversationId },
+    fetchPolicy: 'cache-and-network',
+  });
+  const stored = data?.conversation?.id === conversationId ? (data.conversation.attachments ?? []) : [];
+  const storedIds = useRef(new Set<string>());
+  storedIds.current = new Set(stored.map((a) => a.id));
+  // Another conversation starts with its own list.
+  useEffect(() => {
+    setLocal([]);
+    setLive({});
+  }, [conversationId]);
+
+  const reread = async () => {
+    try {
+      await refetch();
+      setLive({});
+    } catch {
+      // The list keeps what it showed; the next event reads it again.
+    }
+  };
+
+  useSubscription(AttachmentEventsSubscription, {
+    onData: ({ data: ev }) => {
+      const e = ev.data?.viewerEvents;
+      if (e?.kind !== 'ATTACHMENT_UPDATED' || e.conversationId !== conversationId || !e.attachmentId) return;
+      const id = e.attachmentId;
+      if (e.attachmentStatus) setLive((all) => ({ ...all, [id]: e.attachmentStatus as string }));
+      // A file uploaded elsewhere (another tab or device) is read in; this
+      // session's own uploads are read in when their upload returns.
+      if (!storedIds.current.has(id) && inFlight.current === 0) void reread();
+    },
+  });
 
   const upload = async (file: File) => {
-    const key = ++seq.current;
-    const set = (u: Partial<Upload>) => setUploads((all) => all.map((x) => (x.key === key ? { ...x, ...u } : x)));
-    setUploads((all) => [...all, { key, name: file.name, status: 'UPLOADING' }]);
+    const key = `local-${++seq.current}`;
+    const set = (u: Partial<Row>) => setLocal((all) => all.map((x) => (x.key === key ? { ...x, ...u } : x)));
+    setLocal((all) => [...all, { key, name: file.name, status: 'UPLOADING' }]);
+    inFlight.current++;
     const form = new FormData();
     form.append('conversationId', conversationId);
     form.append('file', file, file.name);
@@ -38,13 +83,17 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
         set({ status: 'REFUSED', detail: body?.errors?.[0]?.message ?? String(res.status) });
         return;
       }
-      set({ status: body.status, detail: body.failureCode ?? undefined });
+      // Stored: the list reads it in and the local line gives way.
+      await reread();
+      setLocal((all) => all.filter((x) => x.key !== key));
     } catch (e) {
       set({ status: 'REFUSED', detail: String(e) });
+    } finally {
+      inFlight.current--;
     }
   };
 
-  const label = (u: Upload) => {
+  const label = (u: Row) => {
     switch (u.status) {
       case 'UPLOADING':
         return t.attachUploading;
@@ -56,6 +105,16 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
         return u.status;
     }
   };
+
+  const rows: Row[] = [
+    ...stored.map((a) => ({
+      key: a.id,
+      name: a.name,
+      status: live[a.id] ?? a.status,
+      detail: a.failureCode ?? undefined,
+    })),
+    ...local,
+  ];
 
   return (
     <div className="attach" data-testid="attach">
@@ -74,9 +133,9 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
       <button type="button" data-testid="attach-button" title={t.attachHint} onClick={() => input.current?.click()}>
         📎 {t.attach}
       </button>
-      {uploads.length > 0 && (
+      {rows.length > 0 && (
         <ul className="attachments" aria-label={t.attachments}>
-          {uploads.map((u) => (
+          {rows.map((u) => (
             <li key={u.key} data-testid="attachment" data-status={u.status}>
               <span className="attachment-name">{u.name}</span>{' '}
               <span className="muted" data-testid="attachment-status">

@@ -29,6 +29,8 @@ type Documents = {
     "\n  query TenantSettings {\n    tenantSettings {\n      ...TenantSettingsFields\n    }\n  }\n": typeof types.TenantSettingsDocument,
     "\n  mutation UpdateTenantSettings($input: UpdateTenantSettingsInput!, $expectedVersion: Int) {\n    updateTenantSettings(input: $input, expectedVersion: $expectedVersion) {\n      ...TenantSettingsFields\n    }\n  }\n": typeof types.UpdateTenantSettingsDocument,
     "\n  query AuditEvents($first: Int!, $after: Cursor, $where: AuditEventWhereInput, $orderBy: AuditEventOrder) {\n    auditEvents(first: $first, after: $after, where: $where, orderBy: $orderBy) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          actor\n          action\n          targetType\n          targetId\n          reason\n          at\n          metadata {\n            key\n            value\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.AuditEventsDocument,
+    "\n  query ConversationAttachments($id: ID!) {\n    conversation(id: $id) {\n      id\n      attachments {\n        id\n        name\n        status\n        failureCode\n      }\n    }\n  }\n": typeof types.ConversationAttachmentsDocument,
+    "\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n": typeof types.AttachmentEventsDocument,
     "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": typeof types.ViewerDocument,
     "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": typeof types.ConversationFieldsFragmentDoc,
     "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": typeof types.SourceFieldsFragmentDoc,
@@ -89,6 +91,8 @@ const documents: Documents = {
     "\n  query TenantSettings {\n    tenantSettings {\n      ...TenantSettingsFields\n    }\n  }\n": types.TenantSettingsDocument,
     "\n  mutation UpdateTenantSettings($input: UpdateTenantSettingsInput!, $expectedVersion: Int) {\n    updateTenantSettings(input: $input, expectedVersion: $expectedVersion) {\n      ...TenantSettingsFields\n    }\n  }\n": types.UpdateTenantSettingsDocument,
     "\n  query AuditEvents($first: Int!, $after: Cursor, $where: AuditEventWhereInput, $orderBy: AuditEventOrder) {\n    auditEvents(first: $first, after: $after, where: $where, orderBy: $orderBy) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          actor\n          action\n          targetType\n          targetId\n          reason\n          at\n          metadata {\n            key\n            value\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.AuditEventsDocument,
+    "\n  query ConversationAttachments($id: ID!) {\n    conversation(id: $id) {\n      id\n      attachments {\n        id\n        name\n        status\n        failureCode\n      }\n    }\n  }\n": types.ConversationAttachmentsDocument,
+    "\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n": types.AttachmentEventsDocument,
     "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": types.ViewerDocument,
     "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": types.ConversationFieldsFragmentDoc,
     "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n  }\n": types.SourceFieldsFragmentDoc,
@@ -208,6 +212,14 @@ export function graphql(source: "\n  mutation UpdateTenantSettings($input: Updat
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query AuditEvents($first: Int!, $after: Cursor, $where: AuditEventWhereInput, $orderBy: AuditEventOrder) {\n    auditEvents(first: $first, after: $after, where: $where, orderBy: $orderBy) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          actor\n          action\n          targetType\n          targetId\n          reason\n          at\n          metadata {\n            key\n            value\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query AuditEvents($first: Int!, $after: Cursor, $where: AuditEventWhereInput, $orderBy: AuditEventOrder) {\n    auditEvents(first: $first, after: $after, where: $where, orderBy: $orderBy) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n          actor\n          action\n          targetType\n          targetId\n          reason\n          at\n          metadata {\n            key\n            value\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConversationAttachments($id: ID!) {\n    conversation(id: $id) {\n      id\n      attachments {\n        id\n        name\n        status\n        failureCode\n      }\n    }\n  }\n"): (typeof documents)["\n  query ConversationAttachments($id: ID!) {\n    conversation(id: $id) {\n      id\n      attachments {\n        id\n        name\n        status\n        failureCode\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n"): (typeof documents)["\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
