@@ -19,7 +19,6 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
-	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/store"
@@ -80,7 +79,10 @@ func seedRounds(tb testing.TB, e *env, conv *ent.Conversation, rounds, keep int)
 // conversation sends exactly as many statements as for a 10-round one,
 // because only the window and the summary are loaded, whatever the
 // history strategy. The two conversations are seeded once per backend and
-// each strategy is set on the tenant in turn.
+// each strategy is set on the tenant in turn. The current path's page of a
+// 10,000-message tree is counted through the API by internal/server's
+// TestCurrentPathStatementsAreFlat, and the context on a branch by
+// TestTreeContextCostIsFlat.
 func TestContextCostIsFlat(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, n := countedDB(raw)
@@ -118,100 +120,6 @@ func TestContextCostIsFlat(t *testing.T) {
 			})
 		}
 	})
-	// Opening a branched conversation: the current path's last page of 50
-	// (the leaf, the page, every message's siblings) and the context of
-	// the next question on it cost the same statements at 100 messages as
-	// at 10,000 messages with 20 branches (issue 18).
-	t.Run("current path page", func(t *testing.T) {
-		storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
-			db, n := countedDB(raw)
-			e := newEnv(t, db)
-			var pages, contexts []int64
-			for _, size := range []int{100, 10000} {
-				conv := e.conversation(t, alice)
-				path := seedBranched(t, e, conv, size, 20)
-				ctx := as(alice)
-				n.Store(0)
-				c, err := e.db.Client.Conversation.Get(ctx, conv.ID)
-				require.NoError(t, err)
-				require.NotNil(t, c.CurrentLeafID)
-				leaf, err := e.db.Client.Message.Get(ctx, *c.CurrentLeafID)
-				require.NoError(t, err)
-				page, err := tree.LastOf(ctx, e.db.Client.Message, leaf, 50)
-				require.NoError(t, err)
-				sibs, err := tree.SiblingsOf(ctx, e.db.Client.Message, page.Messages)
-				require.NoError(t, err)
-				pages = append(pages, n.Load())
-				require.Len(t, page.Messages, 50)
-				require.True(t, page.HasBefore)
-				for i, m := range page.Messages {
-					require.Equal(t, path[len(path)-50+i], m.ID, "page message %d", i)
-					require.Contains(t, sibs[m.ID].IDs, m.ID)
-				}
-				_, err = e.eng.PreviewContext(ctx, conv.ID, "那超过以后返回什么错误码？") // warm-up
-				require.NoError(t, err)
-				n.Store(0)
-				_, err = e.eng.PreviewContext(ctx, conv.ID, "那超过以后返回什么错误码？")
-				require.NoError(t, err)
-				contexts = append(contexts, n.Load())
-			}
-			require.Equal(t, pages[0], pages[1], "path page statements at 100 vs 10,000 messages")
-			require.Equal(t, contexts[0], contexts[1], "context statements at 100 vs 10,000 messages")
-			t.Logf("current path page: %d statements; context on the branch: %d", pages[0], contexts[0])
-		})
-	})
-}
-
-// seedBranched writes n messages into conv as a tree: a main path (the
-// current branch, alternating questions and answers) and branches side
-// branches of n/50 messages (at least 2), each starting as a sibling of a
-// main-path message, spread along it; sequence numbers follow creation
-// order, the main path first. It returns the main path, root first.
-func seedBranched(tb testing.TB, e *env, conv *ent.Conversation, n, branches int) []uuid.UUID {
-	tb.Helper()
-	ctx := as(alice)
-	side := max(2, n/50)
-	mainLen := n - branches*side
-	require.GreaterOrEqual(tb, mainLen, 2*branches)
-	type node struct {
-		id     uuid.UUID
-		parent *uuid.UUID
-		depth  int
-	}
-	nodes := make([]node, 0, n)
-	var path []uuid.UUID
-	var parent *uuid.UUID
-	for d := range mainLen {
-		id := uuid.New()
-		nodes = append(nodes, node{id, parent, d})
-		path = append(path, id)
-		parent = &id
-	}
-	for b := range branches {
-		at := 1 + b*(mainLen-1)/branches
-		p := nodes[at-1].id
-		parent := &p
-		for d := at; d < at+side; d++ {
-			id := uuid.New()
-			nodes = append(nodes, node{id, parent, d})
-			parent = &id
-		}
-	}
-	for from := 0; from < len(nodes); from += 500 {
-		var bulk []*ent.MessageCreate
-		for i := from; i < from+500 && i < len(nodes); i++ {
-			nd := nodes[i]
-			role, content := message.RoleUSER, fmt.Sprintf("第%d个问题：上传文件最大是多少？", i)
-			if nd.depth%2 == 1 {
-				role, content = message.RoleASSISTANT, "单个上传文件最大为 20MB。"
-			}
-			bulk = append(bulk, e.db.Client.Message.Create().SetID(nd.id).SetConversationID(conv.ID).SetOwnerID("alice").
-				SetNillableParentID(nd.parent).SetDepth(nd.depth).SetSequenceNo(int64(i+1)).SetRole(role).SetContent(content))
-		}
-		e.db.Client.Message.CreateBulk(bulk...).ExecX(ctx)
-	}
-	e.db.Client.Conversation.UpdateOneID(conv.ID).SetLastSequenceNo(int64(n)).SetCurrentLeafID(path[len(path)-1]).ExecX(ctx)
-	return path
 }
 
 // maxContextStatements bounds the statements of one context assembly

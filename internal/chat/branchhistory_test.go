@@ -18,9 +18,11 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // branchFollowUp is the question asked on each branch: a follow-up, so
@@ -420,17 +422,26 @@ func TestFoldFollowsTheBranch(t *testing.T) {
 // TestTreeContextCostIsFlat: assembling the context on the current branch
 // of a tree of 1,000 rounds with 20 branches sends exactly as many
 // statements as on one of 10 rounds, under every strategy: the window is
-// one bounded walk up the path.
+// one bounded walk up the path. The two trees are seeded once per backend
+// and each strategy is set on the tenant in turn.
 func TestTreeContextCostIsFlat(t *testing.T) {
-	for _, s := range domain.HistoryStrategies {
-		t.Run(string(s), func(t *testing.T) {
-			storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
-				db, n := countedDB(raw)
-				e := newEnv(t, db, func(_ *chat.Config, st *domain.TenantSettings) { st.HistoryStrategy = s })
+	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
+		db, n := countedDB(raw)
+		e := newEnv(t, db)
+		var convs []*ent.Conversation
+		for _, rounds := range []int{10, 1000} {
+			conv := e.conversation(t, alice)
+			seedTree(t, e, conv, rounds, 20)
+			convs = append(convs, conv)
+		}
+		sys := viewer.SystemJobContext(context.Background(), viewer.JobProvision)
+		for _, s := range domain.HistoryStrategies {
+			t.Run(string(s), func(t *testing.T) {
+				st := domain.DefaultTenantSettings()
+				st.HistoryStrategy = s
+				require.NoError(t, e.db.Client.Tenant.UpdateOneID(demo.TenantID).SetSettings(st).Exec(sys))
 				var counts []int64
-				for _, rounds := range []int{10, 1000} {
-					conv := e.conversation(t, alice)
-					seedTree(t, e, conv, rounds, 20)
+				for _, conv := range convs {
 					_, err := e.eng.PreviewContext(as(alice), conv.ID, branchFollowUp) // warm-up
 					require.NoError(t, err)
 					n.Store(0)
@@ -447,8 +458,8 @@ func TestTreeContextCostIsFlat(t *testing.T) {
 				}
 				require.Equal(t, counts[0], counts[1], "statements for 10 vs 1,000 rounds")
 			})
-		})
-	}
+		}
+	})
 }
 
 // seedTree writes rounds whole rounds as one path with bulk inserts (ids
