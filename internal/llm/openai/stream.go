@@ -18,7 +18,10 @@ import (
 // stream adapts a go-openai chat stream to llm.Stream. Recv is meant for
 // one goroutine; Close may be called from any.
 type stream struct {
+	// resp is go-openai's stream, kept to close the body; the events are
+	// read from the same body by events.
 	resp          *goopenai.ChatCompletionStream
+	events        *eventReader
 	caller        context.Context
 	request       context.Context
 	attempt       *attempt
@@ -71,7 +74,7 @@ func (s *stream) Recv() (string, error) {
 		}
 		s.atEOF = true
 	}
-	if !s.finished && !s.attempt.sawDone.Load() {
+	if !s.finished && !s.events.done {
 		return "", s.fail(&llm.Error{Kind: llm.KindUnavailable, Message: "stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF})
 	}
 	s.finish()
@@ -116,7 +119,7 @@ type streamChunk struct {
 // model name and finish reasons on the way.
 func (s *stream) next() (string, error) {
 	for {
-		raw, err := s.resp.RecvRaw()
+		raw, err := s.events.next()
 		if err != nil {
 			return "", err
 		}
