@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -35,6 +34,7 @@ type stream struct {
 
 	// Owned by the Recv goroutine.
 	pending  string
+	chunk    streamChunk
 	atEOF    bool
 	finished bool
 	err      error
@@ -98,23 +98,6 @@ func (s *stream) nextWithin() (string, error) {
 	return d, err
 }
 
-// streamChunk is the part of a chat.completion.chunk the stream reads.
-// A chunk arrives for every few characters of the answer; decoding it into
-// go-openai's full ChatCompletionStreamResponse (tool calls, log
-// probabilities, content filter results, …) took about twice the CPU of
-// this (docs/BENCHMARKS.md, "Where the time went").
-type streamChunk struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *goopenai.Usage `json:"usage"`
-}
-
 // next reads chunks until one carries answer text; it records usage, the
 // model name and finish reasons on the way.
 func (s *stream) next() (string, error) {
@@ -123,8 +106,8 @@ func (s *stream) next() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var chunk streamChunk
-		if err := json.Unmarshal(raw, &chunk); err != nil {
+		chunk := &s.chunk
+		if err := decodeChunk(raw, chunk); err != nil {
 			return "", err
 		}
 		if chunk.Usage != nil {
