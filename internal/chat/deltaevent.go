@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/ragchat/ragchat/internal/broker"
@@ -82,4 +83,26 @@ func appendJSONString(dst []byte, s string) []byte {
 		i += size
 	}
 	return append(dst, s[start:]...)
+}
+
+// decodeAttemptPayload is json.Unmarshal(data, p) into a zero payload,
+// with a fast path for a DELTA as deltaData writes it when its text needed
+// no escape: every subscriber decodes every DELTA.
+func decodeAttemptPayload(data []byte, p *attemptPayload) error {
+	const head, tail = `{"t":"`, `"}`
+	if len(data) >= len(head)+len(tail) && string(data[:len(head)]) == head && string(data[len(data)-len(tail):]) == tail {
+		text := data[len(head) : len(data)-len(tail)]
+		plain := true
+		for _, c := range text {
+			if c < 0x20 || c == '"' || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain && utf8.Valid(text) {
+			*p = attemptPayload{Text: string(text)}
+			return nil
+		}
+	}
+	return json.Unmarshal(data, p)
 }

@@ -30,6 +30,36 @@ func TestDeltaDataIsJSONMarshal(t *testing.T) {
 	}
 }
 
+// TestDecodeAttemptPayloadIsJSONUnmarshal checks the subscriber's
+// decoding against encoding/json on every DELTA above and on payloads the
+// fast path must leave to it.
+func TestDecodeAttemptPayloadIsJSONUnmarshal(t *testing.T) {
+	datas := []string{`{}`, `{"t":"a","q":"b"}`, `{"t":"a"`, `{"t":"a"} `, `{"t":"a"b"}`, `{"t":"\x"}`, `{"t":"\u003c"}`, `{"t":"\n"}`,
+		`{"t":"` + "\x01" + `"}`, `{"t":"` + "\xff" + `"}`, `{"t":""}`, `{"t":"<"}`, `{"T":"x"}`, `{"t":"x","t":"y"}`, `null`, ``}
+	for c := 0; c < 256; c++ {
+		datas = append(datas, string(deltaData("a"+string([]byte{byte(c)})+"b")), `{"t":"`+string([]byte{byte(c)})+`"}`)
+	}
+	for _, d := range datas {
+		var want, got attemptPayload
+		wantErr := json.Unmarshal([]byte(d), &want)
+		gotErr := decodeAttemptPayload([]byte(d), &got)
+		if (wantErr == nil) != (gotErr == nil) || (wantErr == nil && got.Text != want.Text) {
+			t.Fatalf("%q: %+v %v, want %+v %v", d, got, gotErr, want, wantErr)
+		}
+	}
+}
+
+// TestDecodeAttemptPayloadAllocations: one allocation (the text) for a
+// plain DELTA.
+func TestDecodeAttemptPayloadAllocations(t *testing.T) {
+	data := deltaData("超过限制 [C1] 返回")
+	var p attemptPayload
+	allocs := testing.AllocsPerRun(1000, func() { _ = decodeAttemptPayload(data, &p) })
+	if allocs > 1 {
+		t.Fatalf("%.1f allocations per DELTA, want 1", allocs)
+	}
+}
+
 // FuzzDeltaData compares deltaData with json.Marshal on any text.
 func FuzzDeltaData(f *testing.F) {
 	f.Add("abcd")
