@@ -145,6 +145,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 	// Labels naming no source are removed before the text is streamed,
 	// so the streamed text is the saved answer (citationFilter).
 	cite := citationFilter(c.sources)
+	topic := attemptTopic(j.att.ID)
 	for {
 		delta, err := st.Recv()
 		if errors.Is(err, io.EOF) {
@@ -165,7 +166,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 		}
 		deltas++
 		seq := p.add(delta, e.now())
-		e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: delta})
+		e.publishDelta(ctx, topic, seq, delta)
 	}
 	if err := ctx.Err(); err != nil {
 		failSpan(streamOrModel(sspan, mspan), err)
@@ -173,7 +174,7 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 	}
 	if rest := cite.Flush(); rest != "" {
 		seq := p.add(rest, e.now())
-		e.publishAttempt(ctx, j.att.ID, EventDelta, seq, attemptPayload{Text: rest})
+		e.publishDelta(ctx, topic, seq, rest)
 	}
 	c.usage, c.model = st.Usage(), st.Model()
 	if sspan != nil {

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -308,7 +307,7 @@ func (s *attemptStream) catchUp(att *ent.Attempt) bool {
 func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 	var p attemptPayload
 	if len(ev.Data) > 0 {
-		if err := json.Unmarshal(ev.Data, &p); err != nil {
+		if err := decodeAttemptPayload(ev.Data, &p); err != nil {
 			return false, true
 		}
 	}

@@ -44,7 +44,7 @@ func (m *Model) ChatStream(ctx context.Context, req llm.ChatRequest) (llm.Stream
 // token.
 func (m *Model) openStream(caller, reqCtx context.Context, creq goopenai.ChatCompletionRequest, prompt llm.ChatRequest) (*stream, error) {
 	ctx, cancel := context.WithCancel(reqCtx)
-	ctx, att := withAttempt(ctx)
+	ctx, att := withStreamAttempt(ctx)
 	var firstTokenExpired atomic.Bool
 	timer := time.AfterFunc(m.cfg.FirstTokenTimeout, func() {
 		firstTokenExpired.Store(true)
@@ -63,8 +63,13 @@ func (m *Model) openStream(caller, reqCtx context.Context, creq goopenai.ChatCom
 	if err != nil {
 		return nil, fail(err, nil)
 	}
+	body := att.streamBody()
+	if body == nil {
+		// Only when the HTTP client bypassed doer, which New never does.
+		return nil, fail(errors.New("openai: the stream's body was not recorded"), resp)
+	}
 	s := &stream{
-		resp: resp, caller: caller, request: reqCtx, attempt: att, cancelAttempt: cancel,
+		resp: resp, events: newEventReader(body), caller: caller, request: reqCtx, attempt: att, cancelAttempt: cancel,
 		model: creq.Model, prompt: prompt, idle: m.cfg.IdleTimeout,
 	}
 	delta, err := s.next()
@@ -75,7 +80,7 @@ func (m *Model) openStream(caller, reqCtx context.Context, creq goopenai.ChatCom
 		return nil, fail(context.Canceled, resp)
 	}
 	if errors.Is(err, io.EOF) {
-		if !s.finished && !att.sawDone.Load() {
+		if !s.finished && !s.events.done {
 			// Dropped before any answer text: safe to retry.
 			return nil, fail(io.ErrUnexpectedEOF, resp)
 		}

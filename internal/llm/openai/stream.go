@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -18,7 +17,10 @@ import (
 // stream adapts a go-openai chat stream to llm.Stream. Recv is meant for
 // one goroutine; Close may be called from any.
 type stream struct {
+	// resp is go-openai's stream, kept to close the body; the events are
+	// read from the same body by events.
 	resp          *goopenai.ChatCompletionStream
+	events        *eventReader
 	caller        context.Context
 	request       context.Context
 	attempt       *attempt
@@ -32,6 +34,7 @@ type stream struct {
 
 	// Owned by the Recv goroutine.
 	pending  string
+	chunk    streamChunk
 	atEOF    bool
 	finished bool
 	err      error
@@ -71,7 +74,7 @@ func (s *stream) Recv() (string, error) {
 		}
 		s.atEOF = true
 	}
-	if !s.finished && !s.attempt.sawDone.Load() {
+	if !s.finished && !s.events.done {
 		return "", s.fail(&llm.Error{Kind: llm.KindUnavailable, Message: "stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF})
 	}
 	s.finish()
@@ -95,33 +98,16 @@ func (s *stream) nextWithin() (string, error) {
 	return d, err
 }
 
-// streamChunk is the part of a chat.completion.chunk the stream reads.
-// A chunk arrives for every few characters of the answer; decoding it into
-// go-openai's full ChatCompletionStreamResponse (tool calls, log
-// probabilities, content filter results, …) took about twice the CPU of
-// this (docs/BENCHMARKS.md, "Where the time went").
-type streamChunk struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *goopenai.Usage `json:"usage"`
-}
-
 // next reads chunks until one carries answer text; it records usage, the
 // model name and finish reasons on the way.
 func (s *stream) next() (string, error) {
 	for {
-		raw, err := s.resp.RecvRaw()
+		raw, err := s.events.next()
 		if err != nil {
 			return "", err
 		}
-		var chunk streamChunk
-		if err := json.Unmarshal(raw, &chunk); err != nil {
+		chunk := &s.chunk
+		if err := decodeChunk(raw, chunk); err != nil {
 			return "", err
 		}
 		if chunk.Usage != nil {

@@ -1,14 +1,12 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -16,16 +14,34 @@ import (
 type attemptKey struct{}
 
 // attempt observes one HTTP exchange: the Retry-After header of a failure
-// and whether a stream carried its "[DONE]" end marker.
+// and, for a stream, the body of a successful answer, which the stream
+// reads itself (eventReader) instead of through go-openai's line reader.
 type attempt struct {
 	mu         sync.Mutex
 	retryAfter time.Duration
-	sawDone    atomic.Bool
+	// stream is set before the exchange when its body is wanted; body is
+	// set by doer once the answer's headers arrived without an error
+	// status.
+	stream bool
+	body   io.ReadCloser
 }
 
 func withAttempt(ctx context.Context) (context.Context, *attempt) {
 	a := &attempt{}
 	return context.WithValue(ctx, attemptKey{}, a), a
+}
+
+// withStreamAttempt is withAttempt for a streamed answer.
+func withStreamAttempt(ctx context.Context) (context.Context, *attempt) {
+	a := &attempt{stream: true}
+	return context.WithValue(ctx, attemptKey{}, a), a
+}
+
+// streamBody returns the body doer recorded.
+func (a *attempt) streamBody() io.ReadCloser {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.body
 }
 
 func (a *attempt) RetryAfter() time.Duration {
@@ -35,8 +51,9 @@ func (a *attempt) RetryAfter() time.Duration {
 }
 
 // doer is the HTTP client go-openai calls. It records what go-openai's
-// errors do not expose: Retry-After, and whether an event stream ended
-// with [DONE] (as opposed to a connection closed mid-answer).
+// errors do not expose, Retry-After, and hands a stream's body to the
+// stream, which parses the events itself (go-openai still builds the
+// request and decodes error statuses).
 type doer struct{ client *http.Client }
 
 // Do implements go-openai's HTTPDoer.
@@ -53,8 +70,10 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			a.mu.Unlock()
 		}
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &doneDetector{ReadCloser: resp.Body, done: &a.sawDone}
+	if a.stream && resp.StatusCode >= 200 && resp.StatusCode < 400 {
+		a.mu.Lock()
+		a.body = resp.Body
+		a.mu.Unlock()
 	}
 	return resp, nil
 }
@@ -78,37 +97,4 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, true
 	}
 	return 0, false
-}
-
-var doneMarker = []byte("[DONE]")
-
-// doneDetector watches an event stream for the "[DONE]" marker.
-type doneDetector struct {
-	io.ReadCloser
-	done *atomic.Bool
-	tail []byte
-}
-
-func (d *doneDetector) Read(p []byte) (int, error) {
-	n, err := d.ReadCloser.Read(p)
-	if n > 0 && !d.done.Load() {
-		data := p[:n]
-		// The marker may straddle the previous read and this one: look at
-		// the kept tail followed by this read's first bytes, then at this
-		// read, without copying it (a read is one small chunk of the
-		// answer, and this runs for every one).
-		var edgeBuf [16]byte
-		edge := append(edgeBuf[:0], d.tail...)
-		edge = append(edge, data[:min(n, len(doneMarker)-1)]...)
-		if bytes.Contains(edge, doneMarker) || bytes.Contains(data, doneMarker) {
-			d.done.Store(true)
-		}
-		keep := len(doneMarker) - 1
-		if n >= keep {
-			d.tail = append(d.tail[:0], data[n-keep:]...)
-		} else {
-			d.tail = append(d.tail[:0], edge[max(0, len(edge)-keep):]...)
-		}
-	}
-	return n, err
 }
