@@ -7,7 +7,10 @@
 //     ent/schema;
 //  2. gqlgen generates the executable schema and models (graph/) and the
 //     resolver stubs (resolvers/*.resolvers.go) from schema.graphqls and
-//     the graph/ent.graphqls of step 1.
+//     the graph/ent.graphqls of step 1;
+//  3. internal/gqlexec/gen.go makes the list marshalers of
+//     gqlexec.SequentialLists in graph/generated.go render their elements
+//     in order instead of one goroutine per element.
 //
 // These are the only go:generate directives of the module
 // (scripts/check-generate.sh checks that), so the order cannot depend on
@@ -16,3 +19,4 @@ package ragchat
 
 //go:generate go run -mod=mod ./ent/entc.go
 //go:generate go tool gqlgen generate
+//go:generate go run ./internal/gqlexec/gen.go

@@ -131,7 +131,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
 	rounds := fs.Int("rounds", 5, "questions per stream for ttft and lag")
 	conns := fs.Int("conns", 5000, "idle WebSocket connections for ws")
-	messages := fs.Int("messages", 10000, "messages in the conversation for page")
+	messages := fs.Int("messages", 10000, "messages in the conversation for page (PostgreSQL seeds all but two with one INSERT … SELECT over generate_series; 1000000 is issue 23's 1M-message database)")
 	pageRuns := fs.Int("page-runs", 300, "page loads for page")
 	ttft := fs.Duration("model-ttft", 50*time.Millisecond, "the fake model's time to first token")
 	brokers := fs.String("brokers", "memory,postgres,nats", "brokers for lag and cancel (memory: one instance, the floor; postgres and nats: --instances servers)")
