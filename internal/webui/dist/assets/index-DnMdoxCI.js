@@ -1,0 +1,1 @@
+import{t as e}from"./web-DGtt7V5N.js";e();
