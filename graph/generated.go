@@ -555,14 +555,14 @@ type ComplexityRoot struct {
 		DeleteModelProfile             func(childComplexity int, id uuid.UUID) int
 		DeleteTag                      func(childComplexity int, id uuid.UUID) int
 		DenySupportAccess              func(childComplexity int, id uuid.UUID, reason *string) int
-		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string) int
+		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) int
 		ForkConversation               func(childComplexity int, messageID uuid.UUID, clientRequestID *string) int
 		ImportConversations            func(childComplexity int, input model.ImportConversationsInput) int
 		IngestDocument                 func(childComplexity int, input model.IngestDocumentInput) int
 		KeepConversation               func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		MoveConversationToFolder       func(childComplexity int, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) int
 		PinConversation                func(childComplexity int, id uuid.UUID, expectedVersion *int) int
-		ReaskAttempt                   func(childComplexity int, attemptID uuid.UUID, clientRequestID *string) int
+		ReaskAttempt                   func(childComplexity int, attemptID uuid.UUID, clientRequestID *string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) int
 		RemoveConversationTags         func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID) int
 		RenameConversation             func(childComplexity int, id uuid.UUID, title string, expectedVersion *int) int
 		RequestSupportAccess           func(childComplexity int, conversationID uuid.UUID, reason string, duration *string) int
@@ -946,7 +946,7 @@ type MutationResolver interface {
 	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
 	DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error)
 	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
-	EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string) (*model.AskPayload, error)
+	EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.AskPayload, error)
 	SelectBranch(ctx context.Context, conversationID uuid.UUID, messageID uuid.UUID) (*ent.Conversation, error)
 	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error)
 	PinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
@@ -967,7 +967,7 @@ type MutationResolver interface {
 	CreateShareLink(ctx context.Context, input model.CreateShareLinkInput) (*model.CreateShareLinkPayload, error)
 	UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error)
 	RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error)
-	ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error)
+	ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.ReaskAttemptPayload, error)
 	CreateModelProfile(ctx context.Context, input model.ModelProfileInput) (*ent.ModelProfile, error)
 	UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error)
 	DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error)
@@ -3227,7 +3227,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.EditMessage(childComplexity, args["messageId"].(uuid.UUID), args["question"].(string), args["clientMessageId"].(string)), true
+		return e.ComplexityRoot.Mutation.EditMessage(childComplexity, args["messageId"].(uuid.UUID), args["question"].(string), args["clientMessageId"].(string), args["modelProfileId"].(*uuid.UUID), args["modelParameters"].(*domain.ModelParameters)), true
 	case "Mutation.forkConversation":
 		if e.ComplexityRoot.Mutation.ForkConversation == nil {
 			break
@@ -3304,7 +3304,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ReaskAttempt(childComplexity, args["attemptId"].(uuid.UUID), args["clientRequestId"].(*string)), true
+		return e.ComplexityRoot.Mutation.ReaskAttempt(childComplexity, args["attemptId"].(uuid.UUID), args["clientRequestId"].(*string), args["modelProfileId"].(*uuid.UUID), args["modelParameters"].(*domain.ModelParameters)), true
 	case "Mutation.removeConversationTags":
 		if e.ComplexityRoot.Mutation.RemoveConversationTags == nil {
 			break
@@ -6231,9 +6231,11 @@ extend type Mutation {
   message (a sibling, under the same parent) with the new question, and an
   attempt answering it; the new message's path becomes the current branch
   and the old branch stays readable. clientMessageId is an idempotency key
-  as in ask. CONVERSATION_BUSY while an answer is running.
+  as in ask. CONVERSATION_BUSY while an answer is running. modelProfileId
+  and modelParameters choose the new attempt's model as in ask (over the
+  conversation's; docs/API.md, "Model profiles").
   """
-  editMessage(messageId: ID!, question: String!, clientMessageId: String!): AskPayload!
+  editMessage(messageId: ID!, question: String!, clientMessageId: String!, modelProfileId: ID, modelParameters: ModelParametersInput): AskPayload!
   """
   Makes the path through messageId the conversation's current branch,
   continuing to its most recently active leaf. Stored on the server: every
@@ -6952,8 +6954,10 @@ extend type Mutation {
   idempotency key, shared with ask's clientMessageId (omitted: no
   idempotency). Another user's attempt, one of a deleted conversation or
   an unknown id is NOT_FOUND; the rest of ask's errors apply.
+  modelProfileId and modelParameters choose the new attempt's model as in
+  ask (over the conversation's; docs/API.md, "Model profiles").
   """
-  reaskAttempt(attemptId: ID!, clientRequestId: String): ReaskAttemptPayload!
+  reaskAttempt(attemptId: ID!, clientRequestId: String, modelProfileId: ID, modelParameters: ModelParametersInput): ReaskAttemptPayload!
 }
 
 # Document-change events (docs/API.md, "Document-change events").
@@ -9410,6 +9414,22 @@ func (ec *executionContext) field_Mutation_editMessage_args(ctx context.Context,
 		return nil, err
 	}
 	args["clientMessageId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "modelProfileId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["modelProfileId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "modelParameters",
+		func(ctx context.Context, v any) (*domain.ModelParameters, error) {
+			return ec.unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["modelParameters"] = arg4
 	return args, nil
 }
 
@@ -9556,6 +9576,22 @@ func (ec *executionContext) field_Mutation_reaskAttempt_args(ctx context.Context
 		return nil, err
 	}
 	args["clientRequestId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "modelProfileId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["modelProfileId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "modelParameters",
+		func(ctx context.Context, v any) (*domain.ModelParameters, error) {
+			return ec.unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["modelParameters"] = arg3
 	return args, nil
 }
 
@@ -19687,7 +19723,7 @@ func (ec *executionContext) _Mutation_editMessage(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().EditMessage(ctx, fc.Args["messageId"].(uuid.UUID), fc.Args["question"].(string), fc.Args["clientMessageId"].(string))
+			return ec.Resolvers.Mutation().EditMessage(ctx, fc.Args["messageId"].(uuid.UUID), fc.Args["question"].(string), fc.Args["clientMessageId"].(string), fc.Args["modelProfileId"].(*uuid.UUID), fc.Args["modelParameters"].(*domain.ModelParameters))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.AskPayload) graphql.Marshaler {
@@ -20611,7 +20647,7 @@ func (ec *executionContext) _Mutation_reaskAttempt(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ReaskAttempt(ctx, fc.Args["attemptId"].(uuid.UUID), fc.Args["clientRequestId"].(*string))
+			return ec.Resolvers.Mutation().ReaskAttempt(ctx, fc.Args["attemptId"].(uuid.UUID), fc.Args["clientRequestId"].(*string), fc.Args["modelProfileId"].(*uuid.UUID), fc.Args["modelParameters"].(*domain.ModelParameters))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ReaskAttemptPayload) graphql.Marshaler {

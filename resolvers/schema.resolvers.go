@@ -206,8 +206,8 @@ func (r *mutationResolver) RevokeSupportAccess(ctx context.Context, id uuid.UUID
 }
 
 // EditMessage is the resolver for the editMessage field.
-func (r *mutationResolver) EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string) (*model.AskPayload, error) {
-	return r.editMessage(ctx, messageID, question, clientMessageID)
+func (r *mutationResolver) EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.AskPayload, error) {
+	return r.editMessage(ctx, messageID, question, clientMessageID, modelProfileID, modelParameters)
 }
 
 // SelectBranch is the resolver for the selectBranch field.
@@ -311,8 +311,8 @@ func (r *mutationResolver) RevokeShareLink(ctx context.Context, id uuid.UUID) (*
 }
 
 // ReaskAttempt is the resolver for the reaskAttempt field.
-func (r *mutationResolver) ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error) {
-	return r.reask(ctx, attemptID, clientRequestID)
+func (r *mutationResolver) ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.ReaskAttemptPayload, error) {
+	return r.reask(ctx, attemptID, clientRequestID, modelProfileID, modelParameters)
 }
 
 // CreateModelProfile is the resolver for the createModelProfile field.

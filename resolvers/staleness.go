@@ -8,6 +8,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -45,11 +46,12 @@ func sourceChange(c chat.SourceChange) model.SourceChange {
 }
 
 // reask asks a stale attempt's standalone question again on the current
-// branch (engine.Reask).
-func (r *Resolver) reask(ctx context.Context, attemptID uuid.UUID, clientRequestID *string) (*model.ReaskAttemptPayload, error) {
+// branch (engine.Reask), answering with the model chosen as in ask.
+func (r *Resolver) reask(ctx context.Context, attemptID uuid.UUID, clientRequestID *string, profileID *uuid.UUID, params *domain.ModelParameters) (*model.ReaskAttemptPayload, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
+	ctx = withModelChoice(ctx, profileID, params)
 	key := ""
 	if clientRequestID != nil {
 		key = *clientRequestID

@@ -68,6 +68,22 @@ const askWithModel = `mutation($c: ID!, $k: String!, $p: ID, $m: ModelParameters
 const retryWithModel = `mutation($a: ID!, $k: String!, $p: ID, $m: ModelParametersInput) {
 	retryAttempt(input: {attemptId: $a, clientRequestId: $k, modelProfileId: $p, modelParameters: $m}) { attempt { id } } }`
 
+const editWithModel = `mutation($msg: ID!, $k: String!, $p: ID, $m: ModelParametersInput) {
+	editMessage(messageId: $msg, question: "单个文件的上传上限是多少？", clientMessageId: $k, modelProfileId: $p, modelParameters: $m) { attempt { id } } }`
+
+const reaskWithModel = `mutation($a: ID!, $k: String, $p: ID, $m: ModelParametersInput) {
+	reaskAttempt(attemptId: $a, clientRequestId: $k, modelProfileId: $p, modelParameters: $m) { attempt { id } } }`
+
+// questionOf returns the id of the USER message attempt answers.
+func questionOf(t *testing.T, c *gqlclient.Client, attemptID string) string {
+	t.Helper()
+	var out struct {
+		Attempt struct{ UserMessage struct{ ID string } }
+	}
+	mustDo(t, c, `query($a: ID!) { attempt(id: $a) { userMessage { id } } }`, map[string]any{"a": attemptID}, &out)
+	return out.Attempt.UserMessage.ID
+}
+
 var modelKeys int
 
 func key() string { modelKeys++; return fmt.Sprintf("mk-%d-%d", time.Now().UnixNano(), modelKeys) }
@@ -146,7 +162,8 @@ func TestModelProfilesChooseTheModel(t *testing.T) {
 	})
 }
 
-// TestModelChoiceRefusals: on ask and on retry, a profile the viewer may
+// TestModelChoiceRefusals: on ask, retry, editMessage and reaskAttempt
+// (every mutation that starts an answer), a profile the viewer may
 // not use (closed to their groups, disabled, unknown, another tenant's) is
 // BAD_USER_INPUT naming modelProfileId, byte-identical for each; a
 // parameter out of bounds is BAD_USER_INPUT naming it. Nothing is
@@ -167,6 +184,7 @@ func TestModelChoiceRefusals(t *testing.T) {
 		conv := createConversation(t, alice)
 		att := ask(t, alice, conv, "上传文件最大是多少？")
 		waitDone(t, alice, att)
+		question := questionOf(t, alice, att)
 		messages := func() int {
 			id := uuid.MustParse(conv)
 			n, err := h.DB.Client.Message.Query().Where(message.ConversationID(id)).Count(sysCtx())
@@ -187,6 +205,8 @@ func TestModelChoiceRefusals(t *testing.T) {
 		}{
 			{"ask", askWithModel, func() map[string]any { return map[string]any{"c": conv, "k": key()} }},
 			{"retry", retryWithModel, func() map[string]any { return map[string]any{"a": att, "k": key()} }},
+			{"edit", editWithModel, func() map[string]any { return map[string]any{"msg": question, "k": key()} }},
+			{"reask", reaskWithModel, func() map[string]any { return map[string]any{"a": att, "k": key()} }},
 		} {
 			t.Run(op.name, func(t *testing.T) {
 				var first json.RawMessage
@@ -227,6 +247,94 @@ func TestModelChoiceRefusals(t *testing.T) {
 		code, e := errorCode(t, alice, `mutation($p: ID) { createConversation(input: {modelProfileId: $p}) { id } }`, map[string]any{"p": eng})
 		if code != "BAD_USER_INPUT" || e.Extensions["field"] != "modelProfileId" {
 			t.Fatalf("createConversation on a closed profile: %s %v", code, e.Extensions)
+		}
+	})
+}
+
+// attemptModel is what an attempt shows of the model it answered with.
+type attemptModel struct {
+	Model        *string
+	ModelProfile *struct{ Name string }
+	Parameters   *struct {
+		Temperature, TopP *float64
+		MaxAnswerTokens   *int
+	}
+}
+
+// modelOfAttempt reads attemptID's model, profile and parameters.
+func modelOfAttempt(t *testing.T, c *gqlclient.Client, attemptID string) attemptModel {
+	t.Helper()
+	var out struct{ Attempt attemptModel }
+	mustDo(t, c, `query($a: ID!) { attempt(id: $a) { model modelProfile { name } parameters { temperature topP maxAnswerTokens } } }`,
+		map[string]any{"a": attemptID}, &out)
+	return out.Attempt
+}
+
+// TestModelChoiceOnEditAndReask: editMessage and reaskAttempt choose the
+// new attempt's model like ask, by the same precedence: their own profile
+// and parameters over the conversation's (on A, temperature 0.5), over
+// the profile's defaults. The model call goes to the chosen profile's
+// endpoint with its model and the resolved parameters, and the attempt
+// records them; an edit without a choice answers with the conversation's.
+func TestModelChoiceOnEditAndReask(t *testing.T) {
+	alpha, alphaModel := fakeEndpoint(t)
+	beta, betaModel := fakeEndpoint(t)
+	eachBackend(t, servertest.Options{Endpoints: map[string]llm.Model{"alpha": alphaModel, "beta": betaModel}}, func(t *testing.T, h *servertest.Harness) {
+		alphaBase, betaBase := len(chatRequests(t, alpha)), len(chatRequests(t, beta))
+		admin, alice := h.Client(t, "root", "admin"), h.Client(t, "alice")
+		a := createProfile(t, admin, map[string]any{"name": "A", "endpoint": "alpha", "model": "model-a", "isDefault": true})
+		b := createProfile(t, admin, map[string]any{"name": "B", "endpoint": "beta", "model": "model-b", "temperatureDefault": 0.9, "topPDefault": 0.8, "maxAnswerTokensMax": 300})
+
+		var cc struct{ CreateConversation struct{ ID string } }
+		mustDo(t, alice, `mutation($p: ID) { createConversation(input: {modelProfileId: $p, modelParameters: {temperature: 0.5}}) { id } }`,
+			map[string]any{"p": a}, &cc)
+		conv := cc.CreateConversation.ID
+		first := ask(t, alice, conv, "上传文件最大是多少？")
+		if s := waitDone(t, alice, first); s != "COMPLETED" {
+			t.Fatalf("first attempt %s", s)
+		}
+		question := questionOf(t, alice, first)
+
+		run := func(name, query string, vars map[string]any, field string) string {
+			t.Helper()
+			var out map[string]struct{ Attempt struct{ ID string } }
+			mustDo(t, alice, query, vars, &out)
+			id := out[field].Attempt.ID
+			if s := waitDone(t, alice, id); s != "COMPLETED" {
+				t.Fatalf("%s attempt %s", name, s)
+			}
+			return id
+		}
+		edited := run("edit", editWithModel, map[string]any{"msg": question, "k": key(), "p": b, "m": map[string]any{"temperature": 0.7}}, "editMessage")
+		reasked := run("reask", reaskWithModel, map[string]any{"a": first, "k": key(), "p": b, "m": map[string]any{"maxAnswerTokens": 100}}, "reaskAttempt")
+		plain := run("plain edit", editWithModel, map[string]any{"msg": question, "k": key()}, "editMessage")
+
+		reqs := chatRequests(t, beta)[betaBase:]
+		if len(reqs) != 2 || reqs[0].Model != "model-b" || reqs[0].Temperature != 0.7 || reqs[0].TopP != 0.8 ||
+			reqs[1].Model != "model-b" || reqs[1].Temperature != 0.5 || reqs[1].MaxTokens == 0 || reqs[1].MaxTokens > 100 {
+			t.Fatalf("beta received %+v, want the edit (model-b, temperature 0.7, top_p 0.8) and the reask (temperature 0.5, at most 100 tokens)", reqs)
+		}
+		if reqs := chatRequests(t, alpha)[alphaBase:]; len(reqs) != 2 || reqs[1].Model != "model-a" || reqs[1].Temperature != 0.5 {
+			t.Fatalf("alpha received %+v, want the first ask and the plain edit on model-a at temperature 0.5", reqs)
+		}
+
+		for _, c := range []struct {
+			name, id, profile, model string
+			temperature, topP        float64
+			maxTokens                int // 0: none recorded
+		}{
+			{"edit", edited, "B", "model-b", 0.7, 0.8, 0},
+			{"reask", reasked, "B", "model-b", 0.5, 0.8, 100},
+			{"plain edit", plain, "A", "model-a", 0.5, 1, 0},
+		} {
+			got := modelOfAttempt(t, alice, c.id)
+			p := got.Parameters
+			if got.ModelProfile == nil || got.ModelProfile.Name != c.profile || got.Model == nil || *got.Model != c.model ||
+				p == nil || p.Temperature == nil || *p.Temperature != c.temperature || p.TopP == nil || *p.TopP != c.topP ||
+				(c.maxTokens == 0) != (p.MaxAnswerTokens == nil) || (p.MaxAnswerTokens != nil && *p.MaxAnswerTokens != c.maxTokens) {
+				t.Fatalf("%s attempt shows %+v %+v, want profile %s, model %s, temperature %g, topP %g, maxAnswerTokens %d",
+					c.name, got, p, c.profile, c.model, c.temperature, c.topP, c.maxTokens)
+			}
 		}
 	})
 }

@@ -227,8 +227,8 @@ export const AttemptStalenessQuery = graphql(`
 `);
 
 export const ReaskMutation = graphql(`
-  mutation Reask($attemptId: ID!, $clientRequestId: String) {
-    reaskAttempt(attemptId: $attemptId, clientRequestId: $clientRequestId) {
+  mutation Reask($attemptId: ID!, $clientRequestId: String, $modelProfileId: ID) {
+    reaskAttempt(attemptId: $attemptId, clientRequestId: $clientRequestId, modelProfileId: $modelProfileId) {
       deduplicated
       userMessage {
         id
@@ -241,8 +241,8 @@ export const ReaskMutation = graphql(`
 `);
 
 export const EditMessageMutation = graphql(`
-  mutation EditMessage($messageId: ID!, $question: String!, $clientMessageId: String!) {
-    editMessage(messageId: $messageId, question: $question, clientMessageId: $clientMessageId) {
+  mutation EditMessage($messageId: ID!, $question: String!, $clientMessageId: String!, $modelProfileId: ID) {
+    editMessage(messageId: $messageId, question: $question, clientMessageId: $clientMessageId, modelProfileId: $modelProfileId) {
       deduplicated
       userMessage {
         id

@@ -1,6 +1,6 @@
 // The admin console, loaded on demand (a separate chunk): the tenant's
-// conversations, feedback, usage, knowledge, tenant settings and audit
-// events, and the attempt inspector, in English or Chinese
+// conversations, feedback, usage, knowledge, tenant settings, model
+// profiles and audit events, and the attempt inspector, in English or Chinese
 // (src/admin/i18n.ts). Every view reads admin-only fields; for a member
 // the API answers FORBIDDEN and the console says so.
 import { useEffect, useState } from 'react';
@@ -10,11 +10,12 @@ import { UsagePage } from './UsagePage';
 import { KnowledgePage } from './KnowledgePage';
 import { AttemptInspector } from './AttemptInspector';
 import { SettingsPage } from './SettingsPage';
+import { ModelsPage } from './ModelsPage';
 import { AuditPage } from './AuditPage';
 import { useAdminT } from './i18n';
 
 /** The admin pages, each at /admin/<tab>. */
-export const tabs = ['conversations', 'feedback', 'usage', 'knowledge', 'settings', 'audit'] as const;
+export const tabs = ['conversations', 'feedback', 'usage', 'knowledge', 'settings', 'models', 'audit'] as const;
 type Tab = (typeof tabs)[number];
 
 function tabFromPath(): Tab {
@@ -51,6 +52,7 @@ export default function AdminApp() {
       {tab === 'usage' && <UsagePage />}
       {tab === 'knowledge' && <KnowledgePage />}
       {tab === 'settings' && <SettingsPage />}
+      {tab === 'models' && <ModelsPage />}
       {tab === 'audit' && <AuditPage />}
     </main>
   );

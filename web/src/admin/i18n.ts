@@ -4,10 +4,11 @@
 import { useContext } from 'react';
 import { I18n } from '../i18n';
 import type { InputProblem, SettingKey } from './settingsForm';
+import type { FlagKey, ProfileKey, ProfileProblem } from './profileForm';
 
 const en = {
   nav: 'Admin',
-  tabs: { conversations: 'Conversations', feedback: 'Feedback', usage: 'Usage', knowledge: 'Knowledge', settings: 'Tenant settings', audit: 'Audit events' },
+  tabs: { conversations: 'Conversations', feedback: 'Feedback', usage: 'Usage', knowledge: 'Knowledge', settings: 'Tenant settings', models: 'Model profiles', audit: 'Audit events' },
   // Shared.
   user: 'user',
   status: 'status',
@@ -145,13 +146,54 @@ const en = {
   oldestFirst: 'oldest first',
   eventsCount: (n: number) => `${n} events`,
   endOfList: 'No more events.',
+  // Model profiles.
+  profiles: {
+    title: 'Model profiles',
+    intro: 'The models members may choose. Keys live in the server configuration; a profile names one of its endpoints.',
+    none: 'No model profiles: every answer uses the server’s model.',
+    add: 'New profile',
+    edit: 'Edit',
+    enable: 'Enable',
+    disable: 'Disable',
+    enabled: 'enabled',
+    disabled: 'disabled',
+    isDefault: 'default',
+    everyone: 'everyone',
+    chooseEndpoint: 'choose an endpoint',
+    cancel: 'Cancel',
+    create: 'Create',
+    confirmDelete: (name: string) => `Delete the model profile “${name}”? Conversations that chose it fall back to the default.`,
+    nothingChanged: 'Nothing changed.',
+    saved: (name: string) => `Saved “${name}”.`,
+    deleted: (name: string) => `Deleted “${name}”.`,
+    problems: { integer: 'A whole number, please.', number: 'A number, please.', required: 'Required.' } satisfies Record<ProfileProblem, string>,
+    fields: {
+      name: 'name',
+      endpoint: 'endpoint',
+      model: 'model name sent to the endpoint',
+      allowedGroups: 'allowed groups (comma-separated; empty: everyone)',
+      contextWindow: 'context window (tokens; 0: the registry’s)',
+      temperatureMin: 'temperature min',
+      temperatureMax: 'temperature max',
+      temperatureDefault: 'temperature default',
+      topPMin: 'top_p min',
+      topPMax: 'top_p max',
+      topPDefault: 'top_p default',
+      maxAnswerTokensMax: 'max answer tokens, upper bound (0: tenant’s)',
+      maxAnswerTokensDefault: 'max answer tokens, default (0: tenant’s)',
+      priceInputPerM: 'price per 1M prompt tokens (micro-units)',
+      priceOutputPerM: 'price per 1M completion tokens (micro-units)',
+      enabled: 'enabled',
+      isDefault: 'tenant default',
+    } satisfies Record<ProfileKey | FlagKey, string>,
+  },
 };
 
 export type AdminStrings = typeof en;
 
 const zh: AdminStrings = {
   nav: '管理',
-  tabs: { conversations: '会话', feedback: '反馈', usage: '用量', knowledge: '知识库', settings: '租户设置', audit: '审计事件' },
+  tabs: { conversations: '会话', feedback: '反馈', usage: '用量', knowledge: '知识库', settings: '租户设置', models: '模型配置', audit: '审计事件' },
   user: '用户',
   status: '状态',
   anyStatus: '任意状态',
@@ -281,6 +323,46 @@ const zh: AdminStrings = {
   oldestFirst: '最早在前',
   eventsCount: (n: number) => `${n} 条事件`,
   endOfList: '没有更多事件。',
+  profiles: {
+    title: '模型配置',
+    intro: '成员可以选择的模型。密钥保存在服务器配置中；每个配置指向其中一个端点。',
+    none: '没有模型配置：所有回答都使用服务器的模型。',
+    add: '新建配置',
+    edit: '编辑',
+    enable: '启用',
+    disable: '停用',
+    enabled: '已启用',
+    disabled: '已停用',
+    isDefault: '默认',
+    everyone: '所有人',
+    chooseEndpoint: '选择端点',
+    cancel: '取消',
+    create: '创建',
+    confirmDelete: (name: string) => `删除模型配置“${name}”？选择了它的会话将改用默认配置。`,
+    nothingChanged: '没有修改。',
+    saved: (name: string) => `已保存“${name}”。`,
+    deleted: (name: string) => `已删除“${name}”。`,
+    problems: { integer: '请输入整数。', number: '请输入数字。', required: '必填。' },
+    fields: {
+      name: '名称',
+      endpoint: '端点',
+      model: '发送给端点的模型名',
+      allowedGroups: '允许的用户组（逗号分隔；留空：所有人）',
+      contextWindow: '上下文窗口（令牌；0：使用注册表的）',
+      temperatureMin: '温度下限',
+      temperatureMax: '温度上限',
+      temperatureDefault: '默认温度',
+      topPMin: 'top_p 下限',
+      topPMax: 'top_p 上限',
+      topPDefault: '默认 top_p',
+      maxAnswerTokensMax: '回答令牌数上限（0：租户设置）',
+      maxAnswerTokensDefault: '默认回答令牌数（0：租户设置）',
+      priceInputPerM: '每百万提示令牌价格（微单位）',
+      priceOutputPerM: '每百万生成令牌价格（微单位）',
+      enabled: '启用',
+      isDefault: '租户默认',
+    },
+  },
 };
 
 /** The admin strings of a language. */

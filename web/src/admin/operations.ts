@@ -312,3 +312,60 @@ export const AuditEventsQuery = graphql(`
     }
   }
 `);
+
+// Model profiles (docs/API.md, "Model profiles").
+export const ModelProfileFields = graphql(`
+  fragment ModelProfileFields on ModelProfile {
+    id
+    name
+    endpoint
+    model
+    contextWindow
+    temperatureMin
+    temperatureMax
+    temperatureDefault
+    topPMin
+    topPMax
+    topPDefault
+    maxAnswerTokensMax
+    maxAnswerTokensDefault
+    priceInputPerM
+    priceOutputPerM
+    enabled
+    allowedGroups
+    isDefault
+  }
+`);
+
+export const ModelProfilesQuery = graphql(`
+  query ModelProfiles {
+    modelProfiles {
+      ...ModelProfileFields
+    }
+    modelEndpoints
+  }
+`);
+
+export const CreateModelProfileMutation = graphql(`
+  mutation CreateModelProfile($input: ModelProfileInput!) {
+    createModelProfile(input: $input) {
+      ...ModelProfileFields
+    }
+  }
+`);
+
+export const UpdateModelProfileMutation = graphql(`
+  mutation UpdateModelProfile($id: ID!, $input: ModelProfileInput!) {
+    updateModelProfile(id: $id, input: $input) {
+      ...ModelProfileFields
+    }
+  }
+`);
+
+export const DeleteModelProfileMutation = graphql(`
+  mutation DeleteModelProfile($id: ID!) {
+    deleteModelProfile(id: $id) {
+      deletedModelProfileId
+    }
+  }
+`);

@@ -230,7 +230,7 @@ export function ConversationView({ id }: { id: string }) {
     edit: async (messageId, question, clientMessageId) => {
       setAskError(null);
       try {
-        await edit({ variables: { messageId, question, clientMessageId } });
+        await edit({ variables: { messageId, question, clientMessageId, modelProfileId: modelId || null } });
         await reread();
         return true;
       } catch (err) {
@@ -251,7 +251,7 @@ export function ConversationView({ id }: { id: string }) {
       setAskError(null);
       try {
         await retry({
-          variables: { input: { attemptId, clientRequestId } },
+          variables: { input: { attemptId, clientRequestId, modelProfileId: modelId || null } },
           update(cache, { data: res }) {
             const a = res?.retryAttempt.attempt;
             if (!a) return;
@@ -275,7 +275,7 @@ export function ConversationView({ id }: { id: string }) {
     reask: async (attemptId: string, clientRequestId: string = newId()) => {
       setAskError(null);
       try {
-        await reaskAttempt({ variables: { attemptId, clientRequestId } });
+        await reaskAttempt({ variables: { attemptId, clientRequestId, modelProfileId: modelId || null } });
         await reread();
       } catch (err) {
         failed(err, () => void actions.reask(attemptId, clientRequestId));

@@ -1,10 +1,12 @@
 // The model picker above the question box: the profiles the viewer may use
 // (availableModels), or nothing when the tenant offers no choice. The
 // choice is kept per conversation in localStorage and sent with each
-// question as modelProfileId ("" sends none: the conversation's or the
-// tenant's default answers; docs/API.md, "Model profiles").
+// question, edit, regenerate and reask as modelProfileId ("" sends none:
+// the conversation's or the tenant's default answers; docs/API.md, "Model
+// profiles"). A kept choice the viewer may no longer use (an admin
+// disabled, deleted or closed it) falls back to "".
 import { useQuery } from '@apollo/client/react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useT } from '../i18n';
 import { AvailableModelsQuery } from '../operations';
 
@@ -26,6 +28,10 @@ export function ModelPicker({ value, onChange }: { value: string; onChange: (id:
   const t = useT();
   const { data } = useQuery(AvailableModelsQuery, { fetchPolicy: 'cache-and-network' });
   const models = data?.availableModels ?? [];
+  const gone = !!data && value !== '' && !models.some((m) => m.id === value);
+  useEffect(() => {
+    if (gone) onChange('');
+  }, [gone, onChange]);
   if (models.length === 0) return null;
   return (
     <label className="model-picker">
