@@ -50,13 +50,13 @@ func (UserQuota) Annotations() []schema.Annotation {
 }
 
 // Policy of the UserQuota: members read their own override, admins the
-// tenant's (internal/authz, userquota.Table); only admins write.
+// tenant's (internal/authz, userquota.Table). Viewers write nothing: the
+// metering job writes (internal/quota's SetOverride), once the engine has
+// checked that the viewer is an admin of the tenant (setUserQuota), like
+// the ledger's GRANT entries.
 func (UserQuota) Policy() ent.Policy {
 	return privacy.Policy{
-		Query: privacy.QueryPolicy{authz.FilterScope(userquota.Table)},
-		Mutation: privacy.MutationPolicy{
-			authz.DenyIfNotAdmin(),
-			authz.FilterScope(userquota.Table),
-		},
+		Query:    privacy.QueryPolicy{authz.FilterScope(userquota.Table)},
+		Mutation: privacy.MutationPolicy{authz.AlwaysDeny()},
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/usageentry"
-	"github.com/ragchat/ragchat/ent/userquota"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/readaudit"
@@ -92,20 +91,12 @@ func (e *Engine) SetUserQuota(ctx context.Context, userID string, tokens *int64)
 	if err := e.knownUser(ctx, userID); err != nil {
 		return nil, err
 	}
+	if err := e.meter.SetOverride(ctx, v.TenantID, userID, tokens, v.UserID, e.now()); err != nil {
+		return nil, store.DomainError(err, "user quota")
+	}
 	if tokens == nil {
-		if _, err := e.client.UserQuota.Delete().Where(userquota.UserID(userID)).Exec(ctx); err != nil {
-			return nil, store.DomainError(err, "user quota")
-		}
 		e.audit(ctx, "quota.user.cleared", "user", userID, "", nil)
 		return nil, nil
-	}
-	err = e.client.UserQuota.Create().SetTenantID(v.TenantID).SetUserID(userID).SetTokens(*tokens).
-		SetUpdatedBy(v.UserID).SetUpdatedAt(e.now()).
-		OnConflictColumns(userquota.FieldTenantID, userquota.FieldUserID).
-		UpdateTokens().UpdateUpdatedBy().UpdateUpdatedAt().
-		Exec(ctx)
-	if err != nil {
-		return nil, store.DomainError(err, "user quota")
 	}
 	e.audit(ctx, "quota.user.set", "user", userID, "", map[string]string{"tokens": strconv.FormatInt(*tokens, 10)})
 	return tokens, nil

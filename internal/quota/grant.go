@@ -83,3 +83,19 @@ func (m *Meter) effective(ctx context.Context, c *ent.Client, tenant, user strin
 func (m *Meter) Effective(ctx context.Context, tenant, user string, q domain.TokenQuota) (domain.TokenQuota, error) {
 	return m.effective(ctx, m.client, tenant, user, q)
 }
+
+// SetOverride sets (tokens non-nil) or removes (nil) the override of
+// user's per-user limit in tenant, as the metering job; by is the admin
+// who set it. Callers check the admin role (chat.Engine.SetUserQuota).
+func (m *Meter) SetOverride(ctx context.Context, tenant, user string, tokens *int64, by string, now time.Time) error {
+	ctx = meterCtx(ctx)
+	if tokens == nil {
+		_, err := m.client.UserQuota.Delete().Where(userquota.TenantID(tenant), userquota.UserID(user)).Exec(ctx)
+		return err
+	}
+	return m.client.UserQuota.Create().SetTenantID(tenant).SetUserID(user).SetTokens(*tokens).
+		SetUpdatedBy(by).SetUpdatedAt(now).
+		OnConflictColumns(userquota.FieldTenantID, userquota.FieldUserID).
+		UpdateTokens().UpdateUpdatedBy().UpdateUpdatedAt().
+		Exec(ctx)
+}
