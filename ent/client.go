@@ -40,6 +40,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/ent/usagecounter"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/ent/userquota"
 
 	stdsql "database/sql"
 )
@@ -97,6 +98,8 @@ type Client struct {
 	UsageCounter *UsageCounterClient
 	// UsageEntry is the client for interacting with the UsageEntry builders.
 	UsageEntry *UsageEntryClient
+	// UserQuota is the client for interacting with the UserQuota builders.
+	UserQuota *UserQuotaClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -132,6 +135,7 @@ func (c *Client) init() {
 	c.Tenant = NewTenantClient(c.config)
 	c.UsageCounter = NewUsageCounterClient(c.config)
 	c.UsageEntry = NewUsageEntryClient(c.config)
+	c.UserQuota = NewUserQuotaClient(c.config)
 }
 
 type (
@@ -248,6 +252,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Tenant:          NewTenantClient(cfg),
 		UsageCounter:    NewUsageCounterClient(cfg),
 		UsageEntry:      NewUsageEntryClient(cfg),
+		UserQuota:       NewUserQuotaClient(cfg),
 	}, nil
 }
 
@@ -291,6 +296,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Tenant:          NewTenantClient(cfg),
 		UsageCounter:    NewUsageCounterClient(cfg),
 		UsageEntry:      NewUsageEntryClient(cfg),
+		UserQuota:       NewUserQuotaClient(cfg),
 	}, nil
 }
 
@@ -324,7 +330,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Conversation, c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback,
 		c.Folder, c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery,
 		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
-		c.UsageCounter, c.UsageEntry,
+		c.UsageCounter, c.UsageEntry, c.UserQuota,
 	} {
 		n.Use(hooks...)
 	}
@@ -338,7 +344,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Conversation, c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback,
 		c.Folder, c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery,
 		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
-		c.UsageCounter, c.UsageEntry,
+		c.UsageCounter, c.UsageEntry, c.UserQuota,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -395,6 +401,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.UsageCounter.mutate(ctx, m)
 	case *UsageEntryMutation:
 		return c.UsageEntry.mutate(ctx, m)
+	case *UserQuotaMutation:
+		return c.UserQuota.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -4672,19 +4680,170 @@ func (c *UsageEntryClient) mutate(ctx context.Context, m *UsageEntryMutation) (V
 	}
 }
 
+// UserQuotaClient is a client for the UserQuota schema.
+type UserQuotaClient struct {
+	config
+}
+
+// NewUserQuotaClient returns a client for the UserQuota from the given config.
+func NewUserQuotaClient(c config) *UserQuotaClient {
+	return &UserQuotaClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `userquota.Hooks(f(g(h())))`.
+func (c *UserQuotaClient) Use(hooks ...Hook) {
+	c.hooks.UserQuota = append(c.hooks.UserQuota, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `userquota.Intercept(f(g(h())))`.
+func (c *UserQuotaClient) Intercept(interceptors ...Interceptor) {
+	c.inters.UserQuota = append(c.inters.UserQuota, interceptors...)
+}
+
+// Create returns a builder for creating a UserQuota entity.
+func (c *UserQuotaClient) Create() *UserQuotaCreate {
+	mutation := newUserQuotaMutation(c.config, OpCreate)
+	return &UserQuotaCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of UserQuota entities.
+func (c *UserQuotaClient) CreateBulk(builders ...*UserQuotaCreate) *UserQuotaCreateBulk {
+	return &UserQuotaCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UserQuotaClient) MapCreateBulk(slice any, setFunc func(*UserQuotaCreate, int)) *UserQuotaCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UserQuotaCreateBulk{err: fmt.Errorf("calling to UserQuotaClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UserQuotaCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UserQuotaCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for UserQuota.
+func (c *UserQuotaClient) Update() *UserQuotaUpdate {
+	mutation := newUserQuotaMutation(c.config, OpUpdate)
+	return &UserQuotaUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UserQuotaClient) UpdateOne(_m *UserQuota) *UserQuotaUpdateOne {
+	mutation := newUserQuotaMutation(c.config, OpUpdateOne, withUserQuota(_m))
+	return &UserQuotaUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UserQuotaClient) UpdateOneID(id uuid.UUID) *UserQuotaUpdateOne {
+	mutation := newUserQuotaMutation(c.config, OpUpdateOne, withUserQuotaID(id))
+	return &UserQuotaUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for UserQuota.
+func (c *UserQuotaClient) Delete() *UserQuotaDelete {
+	mutation := newUserQuotaMutation(c.config, OpDelete)
+	return &UserQuotaDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UserQuotaClient) DeleteOne(_m *UserQuota) *UserQuotaDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UserQuotaClient) DeleteOneID(id uuid.UUID) *UserQuotaDeleteOne {
+	builder := c.Delete().Where(userquota.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UserQuotaDeleteOne{builder}
+}
+
+// Query returns a query builder for UserQuota.
+func (c *UserQuotaClient) Query() *UserQuotaQuery {
+	return &UserQuotaQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUserQuota},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a UserQuota entity by its id.
+func (c *UserQuotaClient) Get(ctx context.Context, id uuid.UUID) (*UserQuota, error) {
+	return c.Query().Where(userquota.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UserQuotaClient) GetX(ctx context.Context, id uuid.UUID) *UserQuota {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a UserQuota.
+func (c *UserQuotaClient) QueryTenant(_m *UserQuota) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(userquota.Table, userquota.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, userquota.TenantTable, userquota.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *UserQuotaClient) Hooks() []Hook {
+	hooks := c.hooks.UserQuota
+	return append(hooks[:len(hooks):len(hooks)], userquota.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *UserQuotaClient) Interceptors() []Interceptor {
+	return c.inters.UserQuota
+}
+
+func (c *UserQuotaClient) mutate(ctx context.Context, m *UserQuotaMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UserQuotaCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UserQuotaUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UserQuotaUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UserQuotaDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown UserQuota mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		AskRate, Attachment, AttachmentChunk, Attempt, AuditEvent, Chunk, Conversation,
 		ConversationTag, Document, DocumentGrant, Feedback, Folder, KnowledgeBase,
 		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source,
-		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry []ent.Hook
+		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry, UserQuota []ent.Hook
 	}
 	inters struct {
 		AskRate, Attachment, AttachmentChunk, Attempt, AuditEvent, Chunk, Conversation,
 		ConversationTag, Document, DocumentGrant, Feedback, Folder, KnowledgeBase,
 		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source,
-		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry []ent.Interceptor
+		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry,
+		UserQuota []ent.Interceptor
 	}
 )
 

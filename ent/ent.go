@@ -36,6 +36,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/ent/usagecounter"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/ent/userquota"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -120,6 +121,7 @@ func checkColumn(t, c string) error {
 			tenant.Table:          tenant.ValidColumn,
 			usagecounter.Table:    usagecounter.ValidColumn,
 			usageentry.Table:      usageentry.ValidColumn,
+			userquota.Table:       userquota.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

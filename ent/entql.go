@@ -28,6 +28,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/ent/usagecounter"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/ent/userquota"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -37,7 +38,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 24)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 25)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -587,6 +588,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			usagecounter.FieldPeriodStart: {Type: field.TypeTime, Column: usagecounter.FieldPeriodStart},
 			usagecounter.FieldUsed:        {Type: field.TypeInt64, Column: usagecounter.FieldUsed},
 			usagecounter.FieldReserved:    {Type: field.TypeInt64, Column: usagecounter.FieldReserved},
+			usagecounter.FieldGranted:     {Type: field.TypeInt64, Column: usagecounter.FieldGranted},
 			usagecounter.FieldUpdatedAt:   {Type: field.TypeTime, Column: usagecounter.FieldUpdatedAt},
 		},
 	}
@@ -615,6 +617,24 @@ var schemaGraph = func() *sqlgraph.Schema {
 			usageentry.FieldPeriodStart:      {Type: field.TypeTime, Column: usageentry.FieldPeriodStart},
 			usageentry.FieldReservationID:    {Type: field.TypeUUID, Column: usageentry.FieldReservationID},
 			usageentry.FieldCreatedAt:        {Type: field.TypeTime, Column: usageentry.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[24] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   userquota.Table,
+			Columns: userquota.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: userquota.FieldID,
+			},
+		},
+		Type: "UserQuota",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			userquota.FieldTenantID:  {Type: field.TypeString, Column: userquota.FieldTenantID},
+			userquota.FieldUserID:    {Type: field.TypeString, Column: userquota.FieldUserID},
+			userquota.FieldTokens:    {Type: field.TypeInt64, Column: userquota.FieldTokens},
+			userquota.FieldUpdatedBy: {Type: field.TypeString, Column: userquota.FieldUpdatedBy},
+			userquota.FieldUpdatedAt: {Type: field.TypeTime, Column: userquota.FieldUpdatedAt},
 		},
 	}
 	graph.MustAddE(
@@ -1408,6 +1428,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"UsageEntry",
 		"UsageEntry",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   userquota.TenantTable,
+			Columns: []string{userquota.TenantColumn},
+			Bidi:    false,
+		},
+		"UserQuota",
+		"Tenant",
 	)
 	return graph
 }()
@@ -4480,6 +4512,11 @@ func (f *UsageCounterFilter) WhereReserved(p entql.Int64P) {
 	f.Where(p.Field(usagecounter.FieldReserved))
 }
 
+// WhereGranted applies the entql int64 predicate on the granted field.
+func (f *UsageCounterFilter) WhereGranted(p entql.Int64P) {
+	f.Where(p.Field(usagecounter.FieldGranted))
+}
+
 // WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
 func (f *UsageCounterFilter) WhereUpdatedAt(p entql.TimeP) {
 	f.Where(p.Field(usagecounter.FieldUpdatedAt))
@@ -4631,6 +4668,85 @@ func (f *UsageEntryFilter) WhereHasClosedBy() {
 // WhereHasClosedByWith applies a predicate to check if query has an edge closed_by with a given conditions (other predicates).
 func (f *UsageEntryFilter) WhereHasClosedByWith(preds ...predicate.UsageEntry) {
 	f.Where(entql.HasEdgeWith("closed_by", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *UserQuotaQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the UserQuotaQuery builder.
+func (_q *UserQuotaQuery) Filter() *UserQuotaFilter {
+	return &UserQuotaFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *UserQuotaMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the UserQuotaMutation builder.
+func (m *UserQuotaMutation) Filter() *UserQuotaFilter {
+	return &UserQuotaFilter{config: m.config, predicateAdder: m}
+}
+
+// UserQuotaFilter provides a generic filtering capability at runtime for UserQuotaQuery.
+type UserQuotaFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *UserQuotaFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *UserQuotaFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(userquota.FieldID))
+}
+
+// WhereTenantID applies the entql string predicate on the tenant_id field.
+func (f *UserQuotaFilter) WhereTenantID(p entql.StringP) {
+	f.Where(p.Field(userquota.FieldTenantID))
+}
+
+// WhereUserID applies the entql string predicate on the user_id field.
+func (f *UserQuotaFilter) WhereUserID(p entql.StringP) {
+	f.Where(p.Field(userquota.FieldUserID))
+}
+
+// WhereTokens applies the entql int64 predicate on the tokens field.
+func (f *UserQuotaFilter) WhereTokens(p entql.Int64P) {
+	f.Where(p.Field(userquota.FieldTokens))
+}
+
+// WhereUpdatedBy applies the entql string predicate on the updated_by field.
+func (f *UserQuotaFilter) WhereUpdatedBy(p entql.StringP) {
+	f.Where(p.Field(userquota.FieldUpdatedBy))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *UserQuotaFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(userquota.FieldUpdatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *UserQuotaFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *UserQuotaFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

@@ -38,6 +38,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/ent/usagecounter"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/ent/userquota"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/textsearch"
 )
@@ -75,6 +76,7 @@ const (
 	TypeTenant          = "Tenant"
 	TypeUsageCounter    = "UsageCounter"
 	TypeUsageEntry      = "UsageEntry"
+	TypeUserQuota       = "UserQuota"
 )
 
 // AskRateMutation represents an operation that mutates the AskRate nodes in the graph.
@@ -25889,6 +25891,8 @@ type UsageCounterMutation struct {
 	addused       *int64
 	reserved      *int64
 	addreserved   *int64
+	granted       *int64
+	addgranted    *int64
 	updated_at    *time.Time
 	clearedFields map[string]struct{}
 	done          bool
@@ -26256,6 +26260,62 @@ func (m *UsageCounterMutation) ResetReserved() {
 	m.addreserved = nil
 }
 
+// SetGranted sets the "granted" field.
+func (m *UsageCounterMutation) SetGranted(i int64) {
+	m.granted = &i
+	m.addgranted = nil
+}
+
+// Granted returns the value of the "granted" field in the mutation.
+func (m *UsageCounterMutation) Granted() (r int64, exists bool) {
+	v := m.granted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGranted returns the old "granted" field's value of the UsageCounter entity.
+// If the UsageCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageCounterMutation) OldGranted(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGranted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGranted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGranted: %w", err)
+	}
+	return oldValue.Granted, nil
+}
+
+// AddGranted adds i to the "granted" field.
+func (m *UsageCounterMutation) AddGranted(i int64) {
+	if m.addgranted != nil {
+		*m.addgranted += i
+	} else {
+		m.addgranted = &i
+	}
+}
+
+// AddedGranted returns the value that was added to the "granted" field in this mutation.
+func (m *UsageCounterMutation) AddedGranted() (r int64, exists bool) {
+	v := m.addgranted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetGranted resets all changes to the "granted" field.
+func (m *UsageCounterMutation) ResetGranted() {
+	m.granted = nil
+	m.addgranted = nil
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (m *UsageCounterMutation) SetUpdatedAt(t time.Time) {
 	m.updated_at = &t
@@ -26326,7 +26386,7 @@ func (m *UsageCounterMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UsageCounterMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.tenant_id != nil {
 		fields = append(fields, usagecounter.FieldTenantID)
 	}
@@ -26344,6 +26404,9 @@ func (m *UsageCounterMutation) Fields() []string {
 	}
 	if m.reserved != nil {
 		fields = append(fields, usagecounter.FieldReserved)
+	}
+	if m.granted != nil {
+		fields = append(fields, usagecounter.FieldGranted)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, usagecounter.FieldUpdatedAt)
@@ -26368,6 +26431,8 @@ func (m *UsageCounterMutation) Field(name string) (ent.Value, bool) {
 		return m.Used()
 	case usagecounter.FieldReserved:
 		return m.Reserved()
+	case usagecounter.FieldGranted:
+		return m.Granted()
 	case usagecounter.FieldUpdatedAt:
 		return m.UpdatedAt()
 	}
@@ -26391,6 +26456,8 @@ func (m *UsageCounterMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldUsed(ctx)
 	case usagecounter.FieldReserved:
 		return m.OldReserved(ctx)
+	case usagecounter.FieldGranted:
+		return m.OldGranted(ctx)
 	case usagecounter.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
 	}
@@ -26444,6 +26511,13 @@ func (m *UsageCounterMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetReserved(v)
 		return nil
+	case usagecounter.FieldGranted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGranted(v)
+		return nil
 	case usagecounter.FieldUpdatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -26465,6 +26539,9 @@ func (m *UsageCounterMutation) AddedFields() []string {
 	if m.addreserved != nil {
 		fields = append(fields, usagecounter.FieldReserved)
 	}
+	if m.addgranted != nil {
+		fields = append(fields, usagecounter.FieldGranted)
+	}
 	return fields
 }
 
@@ -26477,6 +26554,8 @@ func (m *UsageCounterMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedUsed()
 	case usagecounter.FieldReserved:
 		return m.AddedReserved()
+	case usagecounter.FieldGranted:
+		return m.AddedGranted()
 	}
 	return nil, false
 }
@@ -26499,6 +26578,13 @@ func (m *UsageCounterMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddReserved(v)
+		return nil
+	case usagecounter.FieldGranted:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddGranted(v)
 		return nil
 	}
 	return fmt.Errorf("unknown UsageCounter numeric field %s", name)
@@ -26544,6 +26630,9 @@ func (m *UsageCounterMutation) ResetField(name string) error {
 		return nil
 	case usagecounter.FieldReserved:
 		m.ResetReserved()
+		return nil
+	case usagecounter.FieldGranted:
+		m.ResetGranted()
 		return nil
 	case usagecounter.FieldUpdatedAt:
 		m.ResetUpdatedAt()
@@ -27972,4 +28061,642 @@ func (m *UsageEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown UsageEntry edge %s", name)
+}
+
+// UserQuotaMutation represents an operation that mutates the UserQuota nodes in the graph.
+type UserQuotaMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *uuid.UUID
+	user_id       *string
+	tokens        *int64
+	addtokens     *int64
+	updated_by    *string
+	updated_at    *time.Time
+	clearedFields map[string]struct{}
+	tenant        *string
+	clearedtenant bool
+	done          bool
+	oldValue      func(context.Context) (*UserQuota, error)
+	predicates    []predicate.UserQuota
+}
+
+var _ ent.Mutation = (*UserQuotaMutation)(nil)
+
+// userquotaOption allows management of the mutation configuration using functional options.
+type userquotaOption func(*UserQuotaMutation)
+
+// newUserQuotaMutation creates new mutation for the UserQuota entity.
+func newUserQuotaMutation(c config, op Op, opts ...userquotaOption) *UserQuotaMutation {
+	m := &UserQuotaMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeUserQuota,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withUserQuotaID sets the ID field of the mutation.
+func withUserQuotaID(id uuid.UUID) userquotaOption {
+	return func(m *UserQuotaMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *UserQuota
+		)
+		m.oldValue = func(ctx context.Context) (*UserQuota, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().UserQuota.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withUserQuota sets the old UserQuota of the mutation.
+func withUserQuota(node *UserQuota) userquotaOption {
+	return func(m *UserQuotaMutation) {
+		m.oldValue = func(context.Context) (*UserQuota, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m UserQuotaMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m UserQuotaMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of UserQuota entities.
+func (m *UserQuotaMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *UserQuotaMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *UserQuotaMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().UserQuota.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *UserQuotaMutation) SetTenantID(s string) {
+	m.tenant = &s
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *UserQuotaMutation) TenantID() (r string, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the UserQuota entity.
+// If the UserQuota object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserQuotaMutation) OldTenantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *UserQuotaMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *UserQuotaMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *UserQuotaMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the UserQuota entity.
+// If the UserQuota object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserQuotaMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *UserQuotaMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetTokens sets the "tokens" field.
+func (m *UserQuotaMutation) SetTokens(i int64) {
+	m.tokens = &i
+	m.addtokens = nil
+}
+
+// Tokens returns the value of the "tokens" field in the mutation.
+func (m *UserQuotaMutation) Tokens() (r int64, exists bool) {
+	v := m.tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokens returns the old "tokens" field's value of the UserQuota entity.
+// If the UserQuota object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserQuotaMutation) OldTokens(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokens: %w", err)
+	}
+	return oldValue.Tokens, nil
+}
+
+// AddTokens adds i to the "tokens" field.
+func (m *UserQuotaMutation) AddTokens(i int64) {
+	if m.addtokens != nil {
+		*m.addtokens += i
+	} else {
+		m.addtokens = &i
+	}
+}
+
+// AddedTokens returns the value that was added to the "tokens" field in this mutation.
+func (m *UserQuotaMutation) AddedTokens() (r int64, exists bool) {
+	v := m.addtokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTokens resets all changes to the "tokens" field.
+func (m *UserQuotaMutation) ResetTokens() {
+	m.tokens = nil
+	m.addtokens = nil
+}
+
+// SetUpdatedBy sets the "updated_by" field.
+func (m *UserQuotaMutation) SetUpdatedBy(s string) {
+	m.updated_by = &s
+}
+
+// UpdatedBy returns the value of the "updated_by" field in the mutation.
+func (m *UserQuotaMutation) UpdatedBy() (r string, exists bool) {
+	v := m.updated_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedBy returns the old "updated_by" field's value of the UserQuota entity.
+// If the UserQuota object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserQuotaMutation) OldUpdatedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedBy: %w", err)
+	}
+	return oldValue.UpdatedBy, nil
+}
+
+// ResetUpdatedBy resets all changes to the "updated_by" field.
+func (m *UserQuotaMutation) ResetUpdatedBy() {
+	m.updated_by = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *UserQuotaMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *UserQuotaMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the UserQuota entity.
+// If the UserQuota object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserQuotaMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *UserQuotaMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *UserQuotaMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[userquota.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *UserQuotaMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *UserQuotaMutation) TenantIDs() (ids []string) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *UserQuotaMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// Where appends a list predicates to the UserQuotaMutation builder.
+func (m *UserQuotaMutation) Where(ps ...predicate.UserQuota) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the UserQuotaMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *UserQuotaMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.UserQuota, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *UserQuotaMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *UserQuotaMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (UserQuota).
+func (m *UserQuotaMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *UserQuotaMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.tenant != nil {
+		fields = append(fields, userquota.FieldTenantID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, userquota.FieldUserID)
+	}
+	if m.tokens != nil {
+		fields = append(fields, userquota.FieldTokens)
+	}
+	if m.updated_by != nil {
+		fields = append(fields, userquota.FieldUpdatedBy)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, userquota.FieldUpdatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *UserQuotaMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case userquota.FieldTenantID:
+		return m.TenantID()
+	case userquota.FieldUserID:
+		return m.UserID()
+	case userquota.FieldTokens:
+		return m.Tokens()
+	case userquota.FieldUpdatedBy:
+		return m.UpdatedBy()
+	case userquota.FieldUpdatedAt:
+		return m.UpdatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *UserQuotaMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case userquota.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case userquota.FieldUserID:
+		return m.OldUserID(ctx)
+	case userquota.FieldTokens:
+		return m.OldTokens(ctx)
+	case userquota.FieldUpdatedBy:
+		return m.OldUpdatedBy(ctx)
+	case userquota.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown UserQuota field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UserQuotaMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case userquota.FieldTenantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case userquota.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case userquota.FieldTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokens(v)
+		return nil
+	case userquota.FieldUpdatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedBy(v)
+		return nil
+	case userquota.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UserQuota field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *UserQuotaMutation) AddedFields() []string {
+	var fields []string
+	if m.addtokens != nil {
+		fields = append(fields, userquota.FieldTokens)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *UserQuotaMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case userquota.FieldTokens:
+		return m.AddedTokens()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UserQuotaMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case userquota.FieldTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTokens(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UserQuota numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *UserQuotaMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *UserQuotaMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *UserQuotaMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown UserQuota nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *UserQuotaMutation) ResetField(name string) error {
+	switch name {
+	case userquota.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case userquota.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case userquota.FieldTokens:
+		m.ResetTokens()
+		return nil
+	case userquota.FieldUpdatedBy:
+		m.ResetUpdatedBy()
+		return nil
+	case userquota.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown UserQuota field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *UserQuotaMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.tenant != nil {
+		edges = append(edges, userquota.EdgeTenant)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *UserQuotaMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case userquota.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *UserQuotaMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *UserQuotaMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *UserQuotaMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedtenant {
+		edges = append(edges, userquota.EdgeTenant)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *UserQuotaMutation) EdgeCleared(name string) bool {
+	switch name {
+	case userquota.EdgeTenant:
+		return m.clearedtenant
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *UserQuotaMutation) ClearEdge(name string) error {
+	switch name {
+	case userquota.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown UserQuota unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *UserQuotaMutation) ResetEdge(name string) error {
+	switch name {
+	case userquota.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown UserQuota edge %s", name)
 }

@@ -62,6 +62,8 @@ type Tx struct {
 	UsageCounter *UsageCounterClient
 	// UsageEntry is the client for interacting with the UsageEntry builders.
 	UsageEntry *UsageEntryClient
+	// UserQuota is the client for interacting with the UserQuota builders.
+	UserQuota *UserQuotaClient
 
 	// lazily loaded.
 	client     *Client
@@ -217,6 +219,7 @@ func (tx *Tx) init() {
 	tx.Tenant = NewTenantClient(tx.config)
 	tx.UsageCounter = NewUsageCounterClient(tx.config)
 	tx.UsageEntry = NewUsageEntryClient(tx.config)
+	tx.UserQuota = NewUserQuotaClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -30,6 +30,8 @@ type UsageCounter struct {
 	Used int64 `json:"used,omitempty"`
 	// Reserved holds the value of the "reserved" field.
 	Reserved int64 `json:"reserved,omitempty"`
+	// Tokens admins granted the user this period (GRANT entries); they raise the user's limit, never the tenant's.
+	Granted int64 `json:"granted,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt    time.Time `json:"updated_at,omitempty"`
 	selectValues sql.SelectValues
@@ -40,7 +42,7 @@ func (*UsageCounter) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case usagecounter.FieldUsed, usagecounter.FieldReserved:
+		case usagecounter.FieldUsed, usagecounter.FieldReserved, usagecounter.FieldGranted:
 			values[i] = new(sql.NullInt64)
 		case usagecounter.FieldTenantID, usagecounter.FieldUserID, usagecounter.FieldPeriod:
 			values[i] = new(sql.NullString)
@@ -105,6 +107,12 @@ func (_m *UsageCounter) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Reserved = value.Int64
 			}
+		case usagecounter.FieldGranted:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field granted", values[i])
+			} else if value.Valid {
+				_m.Granted = value.Int64
+			}
 		case usagecounter.FieldUpdatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
@@ -164,6 +172,9 @@ func (_m *UsageCounter) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("reserved=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Reserved))
+	builder.WriteString(", ")
+	builder.WriteString("granted=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Granted))
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))

@@ -76,6 +76,20 @@ func (_c *UsageCounterCreate) SetNillableReserved(v *int64) *UsageCounterCreate 
 	return _c
 }
 
+// SetGranted sets the "granted" field.
+func (_c *UsageCounterCreate) SetGranted(v int64) *UsageCounterCreate {
+	_c.mutation.SetGranted(v)
+	return _c
+}
+
+// SetNillableGranted sets the "granted" field if the given value is not nil.
+func (_c *UsageCounterCreate) SetNillableGranted(v *int64) *UsageCounterCreate {
+	if v != nil {
+		_c.SetGranted(*v)
+	}
+	return _c
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *UsageCounterCreate) SetUpdatedAt(v time.Time) *UsageCounterCreate {
 	_c.mutation.SetUpdatedAt(v)
@@ -149,6 +163,10 @@ func (_c *UsageCounterCreate) defaults() error {
 		v := usagecounter.DefaultReserved
 		_c.mutation.SetReserved(v)
 	}
+	if _, ok := _c.mutation.Granted(); !ok {
+		v := usagecounter.DefaultGranted
+		_c.mutation.SetGranted(v)
+	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		if usagecounter.DefaultUpdatedAt == nil {
 			return fmt.Errorf("ent: uninitialized usagecounter.DefaultUpdatedAt (forgotten import ent/runtime?)")
@@ -200,6 +218,9 @@ func (_c *UsageCounterCreate) check() error {
 	}
 	if _, ok := _c.mutation.Reserved(); !ok {
 		return &ValidationError{Name: "reserved", err: errors.New(`ent: missing required field "UsageCounter.reserved"`)}
+	}
+	if _, ok := _c.mutation.Granted(); !ok {
+		return &ValidationError{Name: "granted", err: errors.New(`ent: missing required field "UsageCounter.granted"`)}
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "UsageCounter.updated_at"`)}
@@ -263,6 +284,10 @@ func (_c *UsageCounterCreate) createSpec() (*UsageCounter, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.Reserved(); ok {
 		_spec.SetField(usagecounter.FieldReserved, field.TypeInt64, value)
 		_node.Reserved = value
+	}
+	if value, ok := _c.mutation.Granted(); ok {
+		_spec.SetField(usagecounter.FieldGranted, field.TypeInt64, value)
+		_node.Granted = value
 	}
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(usagecounter.FieldUpdatedAt, field.TypeTime, value)
@@ -353,6 +378,24 @@ func (u *UsageCounterUpsert) UpdateReserved() *UsageCounterUpsert {
 // AddReserved adds v to the "reserved" field.
 func (u *UsageCounterUpsert) AddReserved(v int64) *UsageCounterUpsert {
 	u.Add(usagecounter.FieldReserved, v)
+	return u
+}
+
+// SetGranted sets the "granted" field.
+func (u *UsageCounterUpsert) SetGranted(v int64) *UsageCounterUpsert {
+	u.Set(usagecounter.FieldGranted, v)
+	return u
+}
+
+// UpdateGranted sets the "granted" field to the value that was provided on create.
+func (u *UsageCounterUpsert) UpdateGranted() *UsageCounterUpsert {
+	u.SetExcluded(usagecounter.FieldGranted)
+	return u
+}
+
+// AddGranted adds v to the "granted" field.
+func (u *UsageCounterUpsert) AddGranted(v int64) *UsageCounterUpsert {
+	u.Add(usagecounter.FieldGranted, v)
 	return u
 }
 
@@ -467,6 +510,27 @@ func (u *UsageCounterUpsertOne) AddReserved(v int64) *UsageCounterUpsertOne {
 func (u *UsageCounterUpsertOne) UpdateReserved() *UsageCounterUpsertOne {
 	return u.Update(func(s *UsageCounterUpsert) {
 		s.UpdateReserved()
+	})
+}
+
+// SetGranted sets the "granted" field.
+func (u *UsageCounterUpsertOne) SetGranted(v int64) *UsageCounterUpsertOne {
+	return u.Update(func(s *UsageCounterUpsert) {
+		s.SetGranted(v)
+	})
+}
+
+// AddGranted adds v to the "granted" field.
+func (u *UsageCounterUpsertOne) AddGranted(v int64) *UsageCounterUpsertOne {
+	return u.Update(func(s *UsageCounterUpsert) {
+		s.AddGranted(v)
+	})
+}
+
+// UpdateGranted sets the "granted" field to the value that was provided on create.
+func (u *UsageCounterUpsertOne) UpdateGranted() *UsageCounterUpsertOne {
+	return u.Update(func(s *UsageCounterUpsert) {
+		s.UpdateGranted()
 	})
 }
 
@@ -750,6 +814,27 @@ func (u *UsageCounterUpsertBulk) AddReserved(v int64) *UsageCounterUpsertBulk {
 func (u *UsageCounterUpsertBulk) UpdateReserved() *UsageCounterUpsertBulk {
 	return u.Update(func(s *UsageCounterUpsert) {
 		s.UpdateReserved()
+	})
+}
+
+// SetGranted sets the "granted" field.
+func (u *UsageCounterUpsertBulk) SetGranted(v int64) *UsageCounterUpsertBulk {
+	return u.Update(func(s *UsageCounterUpsert) {
+		s.SetGranted(v)
+	})
+}
+
+// AddGranted adds v to the "granted" field.
+func (u *UsageCounterUpsertBulk) AddGranted(v int64) *UsageCounterUpsertBulk {
+	return u.Update(func(s *UsageCounterUpsert) {
+		s.AddGranted(v)
+	})
+}
+
+// UpdateGranted sets the "granted" field to the value that was provided on create.
+func (u *UsageCounterUpsertBulk) UpdateGranted() *UsageCounterUpsertBulk {
+	return u.Update(func(s *UsageCounterUpsert) {
+		s.UpdateGranted()
 	})
 }
 

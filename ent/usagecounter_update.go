@@ -71,6 +71,27 @@ func (_u *UsageCounterUpdate) AddReserved(v int64) *UsageCounterUpdate {
 	return _u
 }
 
+// SetGranted sets the "granted" field.
+func (_u *UsageCounterUpdate) SetGranted(v int64) *UsageCounterUpdate {
+	_u.mutation.ResetGranted()
+	_u.mutation.SetGranted(v)
+	return _u
+}
+
+// SetNillableGranted sets the "granted" field if the given value is not nil.
+func (_u *UsageCounterUpdate) SetNillableGranted(v *int64) *UsageCounterUpdate {
+	if v != nil {
+		_u.SetGranted(*v)
+	}
+	return _u
+}
+
+// AddGranted adds value to the "granted" field.
+func (_u *UsageCounterUpdate) AddGranted(v int64) *UsageCounterUpdate {
+	_u.mutation.AddGranted(v)
+	return _u
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *UsageCounterUpdate) SetUpdatedAt(v time.Time) *UsageCounterUpdate {
 	_u.mutation.SetUpdatedAt(v)
@@ -144,6 +165,12 @@ func (_u *UsageCounterUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.AddedReserved(); ok {
 		_spec.AddField(usagecounter.FieldReserved, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.Granted(); ok {
+		_spec.SetField(usagecounter.FieldGranted, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedGranted(); ok {
+		_spec.AddField(usagecounter.FieldGranted, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(usagecounter.FieldUpdatedAt, field.TypeTime, value)
 	}
@@ -208,6 +235,27 @@ func (_u *UsageCounterUpdateOne) SetNillableReserved(v *int64) *UsageCounterUpda
 // AddReserved adds value to the "reserved" field.
 func (_u *UsageCounterUpdateOne) AddReserved(v int64) *UsageCounterUpdateOne {
 	_u.mutation.AddReserved(v)
+	return _u
+}
+
+// SetGranted sets the "granted" field.
+func (_u *UsageCounterUpdateOne) SetGranted(v int64) *UsageCounterUpdateOne {
+	_u.mutation.ResetGranted()
+	_u.mutation.SetGranted(v)
+	return _u
+}
+
+// SetNillableGranted sets the "granted" field if the given value is not nil.
+func (_u *UsageCounterUpdateOne) SetNillableGranted(v *int64) *UsageCounterUpdateOne {
+	if v != nil {
+		_u.SetGranted(*v)
+	}
+	return _u
+}
+
+// AddGranted adds value to the "granted" field.
+func (_u *UsageCounterUpdateOne) AddGranted(v int64) *UsageCounterUpdateOne {
+	_u.mutation.AddGranted(v)
 	return _u
 }
 
@@ -313,6 +361,12 @@ func (_u *UsageCounterUpdateOne) sqlSave(ctx context.Context) (_node *UsageCount
 	}
 	if value, ok := _u.mutation.AddedReserved(); ok {
 		_spec.AddField(usagecounter.FieldReserved, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Granted(); ok {
+		_spec.SetField(usagecounter.FieldGranted, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedGranted(); ok {
+		_spec.AddField(usagecounter.FieldGranted, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(usagecounter.FieldUpdatedAt, field.TypeTime, value)

@@ -427,6 +427,10 @@ type ComplexityRoot struct {
 		UpdatedAt func(childComplexity int) int
 	}
 
+	GrantUsagePayload struct {
+		Grant func(childComplexity int) int
+	}
+
 	ImportConversationsPayload struct {
 		Conversations func(childComplexity int) int
 	}
@@ -557,6 +561,7 @@ type ComplexityRoot struct {
 		DenySupportAccess              func(childComplexity int, id uuid.UUID, reason *string) int
 		EditMessage                    func(childComplexity int, messageID uuid.UUID, question string, clientMessageID string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) int
 		ForkConversation               func(childComplexity int, messageID uuid.UUID, clientRequestID *string) int
+		GrantUsage                     func(childComplexity int, input model.GrantUsageInput) int
 		ImportConversations            func(childComplexity int, input model.ImportConversationsInput) int
 		IngestDocument                 func(childComplexity int, input model.IngestDocumentInput) int
 		KeepConversation               func(childComplexity int, id uuid.UUID, expectedVersion *int) int
@@ -574,6 +579,7 @@ type ComplexityRoot struct {
 		SetConversationHistoryStrategy func(childComplexity int, id uuid.UUID, historyStrategy *string, expectedVersion *int) int
 		SetConversationTags            func(childComplexity int, conversationID uuid.UUID, tagIds []uuid.UUID, expectedVersion *int) int
 		SetDocumentACL                 func(childComplexity int, documentID uuid.UUID, acl model.DocumentACLInput) int
+		SetUserQuota                   func(childComplexity int, userID string, tokens *int) int
 		SubmitFeedback                 func(childComplexity int, input model.SubmitFeedbackInput) int
 		UnarchiveConversation          func(childComplexity int, id uuid.UUID, expectedVersion *int) int
 		UnpinConversation              func(childComplexity int, id uuid.UUID, expectedVersion *int) int
@@ -587,6 +593,7 @@ type ComplexityRoot struct {
 	}
 
 	MyUsage struct {
+		Granted       func(childComplexity int) int
 		Kind          func(childComplexity int) int
 		Limit         func(childComplexity int) int
 		OverSoftLimit func(childComplexity int) int
@@ -669,6 +676,11 @@ type ComplexityRoot struct {
 	SearchSnippet struct {
 		Highlights func(childComplexity int) int
 		Text       func(childComplexity int) int
+	}
+
+	SetUserQuotaPayload struct {
+		Tokens func(childComplexity int) int
+		UserID func(childComplexity int) int
 	}
 
 	ShareLink struct {
@@ -849,6 +861,16 @@ type ComplexityRoot struct {
 		UserID           func(childComplexity int) int
 	}
 
+	UsageGrant struct {
+		GrantedAt   func(childComplexity int) int
+		Note        func(childComplexity int) int
+		Period      func(childComplexity int) int
+		PeriodStart func(childComplexity int) int
+		ResetsAt    func(childComplexity int) int
+		Tokens      func(childComplexity int) int
+		UserID      func(childComplexity int) int
+	}
+
 	UsageRow struct {
 		Attempts         func(childComplexity int) int
 		CompletionTokens func(childComplexity int) int
@@ -972,6 +994,8 @@ type MutationResolver interface {
 	UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error)
 	DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error)
 	UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error)
+	GrantUsage(ctx context.Context, input model.GrantUsageInput) (*model.GrantUsagePayload, error)
+	SetUserQuota(ctx context.Context, userID string, tokens *int) (*model.SetUserQuotaPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -2586,6 +2610,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Folder.UpdatedAt(childComplexity), true
 
+	case "GrantUsagePayload.grant":
+		if e.ComplexityRoot.GrantUsagePayload.Grant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GrantUsagePayload.Grant(childComplexity), true
+
 	case "ImportConversationsPayload.conversations":
 		if e.ComplexityRoot.ImportConversationsPayload.Conversations == nil {
 			break
@@ -3239,6 +3270,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ForkConversation(childComplexity, args["messageId"].(uuid.UUID), args["clientRequestId"].(*string)), true
+	case "Mutation.grantUsage":
+		if e.ComplexityRoot.Mutation.GrantUsage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_grantUsage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GrantUsage(childComplexity, args["input"].(model.GrantUsageInput)), true
 	case "Mutation.importConversations":
 		if e.ComplexityRoot.Mutation.ImportConversations == nil {
 			break
@@ -3426,6 +3468,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetDocumentACL(childComplexity, args["documentId"].(uuid.UUID), args["acl"].(model.DocumentACLInput)), true
+	case "Mutation.setUserQuota":
+		if e.ComplexityRoot.Mutation.SetUserQuota == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setUserQuota_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetUserQuota(childComplexity, args["userId"].(string), args["tokens"].(*int)), true
 	case "Mutation.submitFeedback":
 		if e.ComplexityRoot.Mutation.SubmitFeedback == nil {
 			break
@@ -3537,6 +3590,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.UploadAttachment(childComplexity, args["conversationId"].(uuid.UUID), args["file"].(graphql.Upload)), true
 
+	case "MyUsage.granted":
+		if e.ComplexityRoot.MyUsage.Granted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MyUsage.Granted(childComplexity), true
 	case "MyUsage.kind":
 		if e.ComplexityRoot.MyUsage.Kind == nil {
 			break
@@ -4011,6 +4070,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchSnippet.Text(childComplexity), true
+
+	case "SetUserQuotaPayload.tokens":
+		if e.ComplexityRoot.SetUserQuotaPayload.Tokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetUserQuotaPayload.Tokens(childComplexity), true
+	case "SetUserQuotaPayload.userId":
+		if e.ComplexityRoot.SetUserQuotaPayload.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetUserQuotaPayload.UserID(childComplexity), true
 
 	case "ShareLink.audience":
 		if e.ComplexityRoot.ShareLink.Audience == nil {
@@ -4784,6 +4856,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UsageCostRow.UserID(childComplexity), true
 
+	case "UsageGrant.grantedAt":
+		if e.ComplexityRoot.UsageGrant.GrantedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageGrant.GrantedAt(childComplexity), true
+	case "UsageGrant.note":
+		if e.ComplexityRoot.UsageGrant.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageGrant.Note(childComplexity), true
+	case "UsageGrant.period":
+		if e.ComplexityRoot.UsageGrant.Period == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageGrant.Period(childComplexity), true
+	case "UsageGrant.periodStart":
+		if e.ComplexityRoot.UsageGrant.PeriodStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageGrant.PeriodStart(childComplexity), true
+	case "UsageGrant.resetsAt":
+		if e.ComplexityRoot.UsageGrant.ResetsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageGrant.ResetsAt(childComplexity), true
+	case "UsageGrant.tokens":
+		if e.ComplexityRoot.UsageGrant.Tokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageGrant.Tokens(childComplexity), true
+	case "UsageGrant.userId":
+		if e.ComplexityRoot.UsageGrant.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UsageGrant.UserID(childComplexity), true
+
 	case "UsageRow.attempts":
 		if e.ComplexityRoot.UsageRow.Attempts == nil {
 			break
@@ -4981,6 +5096,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("FeedbackWhereInput", ec.unmarshalInputFeedbackWhereInput),
 			graphql.NewInputUnmarshaler("FolderOrder", ec.unmarshalInputFolderOrder),
 			graphql.NewInputUnmarshaler("FolderWhereInput", ec.unmarshalInputFolderWhereInput),
+			graphql.NewInputUnmarshaler("GrantUsageInput", ec.unmarshalInputGrantUsageInput),
 			graphql.NewInputUnmarshaler("ImportConversationsInput", ec.unmarshalInputImportConversationsInput),
 			graphql.NewInputUnmarshaler("IngestDocumentInput", ec.unmarshalInputIngestDocumentInput),
 			graphql.NewInputUnmarshaler("KnowledgeBaseOrder", ec.unmarshalInputKnowledgeBaseOrder),
@@ -7311,6 +7427,64 @@ extend input UpdateTenantSettingsInput {
   "Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT."
   attachmentMaxBytesPerUser: Int
 }
+
+
+# Quota grants and per-user overrides (docs/API.md, "Quotas and usage")
+
+extend type MyUsage {
+  "Tokens admins granted the viewer this period (GRANT entries); the viewer's effective limit is limit + granted."
+  granted: Int!
+}
+
+input GrantUsageInput {
+  "The user (JWT subject) the tokens are for; one the tenant has never seen is NOT_FOUND."
+  userId: String!
+  "Extra tokens for the current period, 1 to 1,000,000,000 (BAD_USER_INPUT with extensions.field \"tokens\" otherwise)."
+  tokens: Int!
+  "Why (at most 500 characters); kept in the audit event."
+  note: String
+}
+
+"A GRANT entry of the usage ledger: extra tokens for one user in one quota period."
+type UsageGrant {
+  userId: String!
+  tokens: Int!
+  note: String!
+  "DAILY or MONTHLY: the tenant's quota period when the grant was made."
+  period: String!
+  periodStart: Time!
+  "When the grant lapses with its period."
+  resetsAt: Time!
+  grantedAt: Time!
+}
+
+type GrantUsagePayload {
+  grant: UsageGrant!
+}
+
+"An admin's override of one user's per-user token limit."
+type SetUserQuotaPayload {
+  userId: String!
+  "The override now in force (0: no per-user limit), null when the tenant's tokenQuotaUserTokens applies."
+  tokens: Int
+}
+
+extend type Mutation {
+  """
+  Admins only (FORBIDDEN otherwise): raise one user's limit for the current
+  quota period by input.tokens (a GRANT entry; the tenant's limit still
+  binds). Audited (quota.grant).
+  """
+  grantUsage(input: GrantUsageInput!): GrantUsagePayload!
+  """
+  Admins only (FORBIDDEN otherwise): set one user's per-user limit in tokens
+  per period (0: none), overriding tokenQuotaUserTokens, or remove the
+  override (tokens null). 0 to 1,000,000,000, BAD_USER_INPUT naming "tokens"
+  otherwise; an unknown user is NOT_FOUND. Audited (quota.user.set,
+  quota.user.cleared).
+  """
+  setUserQuota(userId: String!, tokens: Int): SetUserQuotaPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -8041,6 +8215,14 @@ func (ec *executionContext) childFields_Folder(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Folder", field.Name)
 }
 
+func (ec *executionContext) childFields_GrantUsagePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "grant":
+		return ec.fieldContext_GrantUsagePayload_grant(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GrantUsagePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ImportConversationsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "conversations":
@@ -8281,6 +8463,8 @@ func (ec *executionContext) childFields_MyUsage(ctx context.Context, field graph
 		return ec.fieldContext_MyUsage_kind(ctx, field)
 	case "overSoftLimit":
 		return ec.fieldContext_MyUsage_overSoftLimit(ctx, field)
+	case "granted":
+		return ec.fieldContext_MyUsage_granted(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MyUsage", field.Name)
 }
@@ -8367,6 +8551,16 @@ func (ec *executionContext) childFields_SearchSnippet(ctx context.Context, field
 		return ec.fieldContext_SearchSnippet_highlights(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchSnippet", field.Name)
+}
+
+func (ec *executionContext) childFields_SetUserQuotaPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userId":
+		return ec.fieldContext_SetUserQuotaPayload_userId(ctx, field)
+	case "tokens":
+		return ec.fieldContext_SetUserQuotaPayload_tokens(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetUserQuotaPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ShareLink(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8711,6 +8905,26 @@ func (ec *executionContext) childFields_UsageCostRow(ctx context.Context, field 
 		return ec.fieldContext_UsageCostRow_costMicros(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UsageCostRow", field.Name)
+}
+
+func (ec *executionContext) childFields_UsageGrant(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userId":
+		return ec.fieldContext_UsageGrant_userId(ctx, field)
+	case "tokens":
+		return ec.fieldContext_UsageGrant_tokens(ctx, field)
+	case "note":
+		return ec.fieldContext_UsageGrant_note(ctx, field)
+	case "period":
+		return ec.fieldContext_UsageGrant_period(ctx, field)
+	case "periodStart":
+		return ec.fieldContext_UsageGrant_periodStart(ctx, field)
+	case "resetsAt":
+		return ec.fieldContext_UsageGrant_resetsAt(ctx, field)
+	case "grantedAt":
+		return ec.fieldContext_UsageGrant_grantedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UsageGrant", field.Name)
 }
 
 func (ec *executionContext) childFields_UsageRow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9455,6 +9669,20 @@ func (ec *executionContext) field_Mutation_forkConversation_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_grantUsage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GrantUsageInput, error) {
+			return ec.unmarshalNGrantUsageInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐGrantUsageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importConversations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9842,6 +10070,28 @@ func (ec *executionContext) field_Mutation_setDocumentAcl_args(ctx context.Conte
 		return nil, err
 	}
 	args["acl"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setUserQuota_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "userId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tokens",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tokens"] = arg1
 	return args, nil
 }
 
@@ -17080,6 +17330,38 @@ func (ec *executionContext) fieldContext_Folder_children(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _GrantUsagePayload_grant(ctx context.Context, field graphql.CollectedField, obj *model.GrantUsagePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GrantUsagePayload_grant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Grant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UsageGrant) graphql.Marshaler {
+			return ec.marshalNUsageGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageGrant(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GrantUsagePayload_grant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GrantUsagePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UsageGrant(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ImportConversationsPayload_conversations(ctx context.Context, field graphql.CollectedField, obj *model.ImportConversationsPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20857,6 +21139,94 @@ func (ec *executionContext) fieldContext_Mutation_uploadAttachment(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_grantUsage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_grantUsage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GrantUsage(ctx, fc.Args["input"].(model.GrantUsageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GrantUsagePayload) graphql.Marshaler {
+			return ec.marshalNGrantUsagePayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐGrantUsagePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_grantUsage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GrantUsagePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_grantUsage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setUserQuota(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setUserQuota(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetUserQuota(ctx, fc.Args["userId"].(string), fc.Args["tokens"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetUserQuotaPayload) graphql.Marshaler {
+			return ec.marshalNSetUserQuotaPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSetUserQuotaPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setUserQuota(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetUserQuotaPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setUserQuota_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MyUsage_used(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21062,6 +21432,29 @@ func (ec *executionContext) _MyUsage_overSoftLimit(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_MyUsage_overSoftLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _MyUsage_granted(ctx context.Context, field graphql.CollectedField, obj *model.MyUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MyUsage_granted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Granted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MyUsage_granted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MyUsage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
@@ -22853,6 +23246,52 @@ func (ec *executionContext) fieldContext_SearchSnippet_highlights(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SetUserQuotaPayload_userId(ctx context.Context, field graphql.CollectedField, obj *model.SetUserQuotaPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetUserQuotaPayload_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetUserQuotaPayload_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SetUserQuotaPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _SetUserQuotaPayload_tokens(ctx context.Context, field graphql.CollectedField, obj *model.SetUserQuotaPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetUserQuotaPayload_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetUserQuotaPayload_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SetUserQuotaPayload", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ShareLink_id(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
@@ -25882,6 +26321,167 @@ func (ec *executionContext) _UsageCostRow_costMicros(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_UsageCostRow_costMicros(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("UsageCostRow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageGrant_userId(ctx context.Context, field graphql.CollectedField, obj *model.UsageGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageGrant_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageGrant_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageGrant_tokens(ctx context.Context, field graphql.CollectedField, obj *model.UsageGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageGrant_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageGrant_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageGrant", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UsageGrant_note(ctx context.Context, field graphql.CollectedField, obj *model.UsageGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageGrant_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageGrant_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageGrant_period(ctx context.Context, field graphql.CollectedField, obj *model.UsageGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageGrant_period(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Period, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageGrant_period(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageGrant", field, false, false, "String")
+}
+
+func (ec *executionContext) _UsageGrant_periodStart(ctx context.Context, field graphql.CollectedField, obj *model.UsageGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageGrant_periodStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageGrant_periodStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _UsageGrant_resetsAt(ctx context.Context, field graphql.CollectedField, obj *model.UsageGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageGrant_resetsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResetsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageGrant_resetsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageGrant", field, false, false, "Time")
+}
+
+func (ec *executionContext) _UsageGrant_grantedAt(ctx context.Context, field graphql.CollectedField, obj *model.UsageGrant) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UsageGrant_grantedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GrantedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UsageGrant_grantedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UsageGrant", field, false, false, "Time")
 }
 
 func (ec *executionContext) _UsageRow_day(ctx context.Context, field graphql.CollectedField, obj *model.UsageRow) (ret graphql.Marshaler) {
@@ -33939,6 +34539,62 @@ func (ec *executionContext) unmarshalInputFolderWhereInput(ctx context.Context, 
 func UnmarshalFolderWhereInput(ctx context.Context, raw any) (ent.FolderWhereInput, error) {
 	var out ent.FolderWhereInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "FolderWhereInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputGrantUsageInput(ctx context.Context, obj any) (model.GrantUsageInput, error) {
+	var it model.GrantUsageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userId", "tokens", "note"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "tokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokens"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tokens = data
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalGrantUsageInput unmarshals raw into the GrantUsageInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGrantUsageInput(ctx context.Context, raw any) (model.GrantUsageInput, error) {
+	var out model.GrantUsageInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GrantUsageInput", raw, &out)
 	return out, err
 }
 
@@ -42080,6 +42736,39 @@ func (ec *executionContext) _Folder(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var grantUsagePayloadImplementors = []string{"GrantUsagePayload"}
+
+func (ec *executionContext) _GrantUsagePayload(ctx context.Context, sel ast.SelectionSet, obj *model.GrantUsagePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, grantUsagePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GrantUsagePayload")
+		case "grant":
+			out.Values[i] = ec._GrantUsagePayload_grant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var importConversationsPayloadImplementors = []string{"ImportConversationsPayload"}
 
 func (ec *executionContext) _ImportConversationsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ImportConversationsPayload) graphql.Marshaler {
@@ -43145,6 +43834,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "grantUsage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_grantUsage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setUserQuota":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setUserQuota(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43215,6 +43918,11 @@ func (ec *executionContext) _MyUsage(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "overSoftLimit":
 			out.Values[i] = ec._MyUsage_overSoftLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "granted":
+			out.Values[i] = ec._MyUsage_granted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -43722,6 +44430,44 @@ func (ec *executionContext) _SearchSnippet(ctx context.Context, sel ast.Selectio
 		case "highlights":
 			out.Values[i] = ec._SearchSnippet_highlights(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var setUserQuotaPayloadImplementors = []string{"SetUserQuotaPayload"}
+
+func (ec *executionContext) _SetUserQuotaPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetUserQuotaPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setUserQuotaPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetUserQuotaPayload")
+		case "userId":
+			out.Values[i] = ec._SetUserQuotaPayload_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._SetUserQuotaPayload_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -44832,6 +45578,69 @@ func (ec *executionContext) _UsageCostRow(ctx context.Context, sel ast.Selection
 			}
 		case "costMicros":
 			out.Values[i] = ec._UsageCostRow_costMicros(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var usageGrantImplementors = []string{"UsageGrant"}
+
+func (ec *executionContext) _UsageGrant(ctx context.Context, sel ast.SelectionSet, obj *model.UsageGrant) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, usageGrantImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UsageGrant")
+		case "userId":
+			out.Values[i] = ec._UsageGrant_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._UsageGrant_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._UsageGrant_note(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "period":
+			out.Values[i] = ec._UsageGrant_period(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "periodStart":
+			out.Values[i] = ec._UsageGrant_periodStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resetsAt":
+			out.Values[i] = ec._UsageGrant_resetsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "grantedAt":
+			out.Values[i] = ec._UsageGrant_grantedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -46117,6 +46926,19 @@ func (ec *executionContext) unmarshalNFolderWhereInput2ᚖgithubᚗcomᚋragchat
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNGrantUsageInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐGrantUsageInput(ctx context.Context, v any) (model.GrantUsageInput, error) {
+	res, err := ec.unmarshalInputGrantUsageInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGrantUsagePayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐGrantUsagePayload(ctx context.Context, sel ast.SelectionSet, v *model.GrantUsagePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GrantUsagePayload!")
+		return graphql.Null
+	}
+	return ec._GrantUsagePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
 	res, err := gqlid.UnmarshalUUID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -46603,6 +47425,14 @@ func (ec *executionContext) marshalNSearchSnippet2ᚖgithubᚗcomᚋragchatᚋra
 	return ec._SearchSnippet(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSetUserQuotaPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSetUserQuotaPayload(ctx context.Context, sel ast.SelectionSet, v *model.SetUserQuotaPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetUserQuotaPayload!")
+		return graphql.Null
+	}
+	return ec._SetUserQuotaPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ShareLink!")
@@ -47055,6 +47885,14 @@ func (ec *executionContext) marshalNUsageCostRow2ᚖgithubᚗcomᚋragchatᚋrag
 		return graphql.Null
 	}
 	return ec._UsageCostRow(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUsageGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageGrant(ctx context.Context, sel ast.SelectionSet, v *model.UsageGrant) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UsageGrant!")
+		return graphql.Null
+	}
+	return ec._UsageGrant(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {

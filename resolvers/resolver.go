@@ -66,6 +66,8 @@ type Engine interface {
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
 	UsageCosts(ctx context.Context, from, to time.Time) ([]chat.CostRow, error)
 	MyUsage(ctx context.Context) (*chat.MyUsage, error)
+	GrantUsage(ctx context.Context, in chat.GrantInput) (*chat.Grant, error)
+	SetUserQuota(ctx context.Context, userID string, tokens *int64) (*int64, error)
 }
 
 var _ Engine = (*chat.Engine)(nil)

@@ -335,6 +335,16 @@ func (r *mutationResolver) UploadAttachment(ctx context.Context, conversationID 
 	return r.uploadAttachment(ctx, conversationID, file)
 }
 
+// GrantUsage is the resolver for the grantUsage field.
+func (r *mutationResolver) GrantUsage(ctx context.Context, input model.GrantUsageInput) (*model.GrantUsagePayload, error) {
+	return r.grantUsage(ctx, input)
+}
+
+// SetUserQuota is the resolver for the setUserQuota field.
+func (r *mutationResolver) SetUserQuota(ctx context.Context, userID string, tokens *int) (*model.SetUserQuotaPayload, error) {
+	return r.setUserQuota(ctx, userID, tokens)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return viewerModel(ctx)

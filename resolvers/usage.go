@@ -15,7 +15,7 @@ func (r *Resolver) myUsage(ctx context.Context) (*model.MyUsage, error) {
 	}
 	out := &model.MyUsage{
 		Used: int(u.Used), Reserved: int(u.Reserved), TenantUsed: int(u.TenantUsed),
-		ResetsAt: u.ResetsAt, OverSoftLimit: u.OverSoftLimit,
+		ResetsAt: u.ResetsAt, OverSoftLimit: u.OverSoftLimit, Granted: int(u.Granted),
 	}
 	if u.Limit != nil {
 		l := int(*u.Limit)

@@ -297,6 +297,18 @@ func (f UsageEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UsageEntryMutation", m)
 }
 
+// The UserQuotaFunc type is an adapter to allow the use of ordinary
+// function as UserQuota mutator.
+type UserQuotaFunc func(context.Context, *ent.UserQuotaMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UserQuotaFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UserQuotaMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UserQuotaMutation", m)
+}
+
 // Condition is a hook condition function.
 type Condition func(context.Context, ent.Mutation) bool
 

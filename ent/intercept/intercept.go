@@ -33,6 +33,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/ent/usagecounter"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/ent/userquota"
 )
 
 // The Query interface represents an operation that queries a graph.
@@ -739,6 +740,33 @@ func (f TraverseUsageEntry) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.UsageEntryQuery", q)
 }
 
+// The UserQuotaFunc type is an adapter to allow the use of ordinary function as a Querier.
+type UserQuotaFunc func(context.Context, *ent.UserQuotaQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f UserQuotaFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.UserQuotaQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.UserQuotaQuery", q)
+}
+
+// The TraverseUserQuota type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseUserQuota func(context.Context, *ent.UserQuotaQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseUserQuota) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseUserQuota) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UserQuotaQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.UserQuotaQuery", q)
+}
+
 // NewQuery returns the generic Query interface for the given typed query.
 func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
@@ -790,6 +818,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.UsageCounterQuery, predicate.UsageCounter, usagecounter.OrderOption]{typ: ent.TypeUsageCounter, tq: q}, nil
 	case *ent.UsageEntryQuery:
 		return &query[*ent.UsageEntryQuery, predicate.UsageEntry, usageentry.OrderOption]{typ: ent.TypeUsageEntry, tq: q}, nil
+	case *ent.UserQuotaQuery:
+		return &query[*ent.UserQuotaQuery, predicate.UserQuota, userquota.OrderOption]{typ: ent.TypeUserQuota, tq: q}, nil
 	default:
 		return nil, fmt.Errorf("unknown query type %T", q)
 	}

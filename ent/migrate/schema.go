@@ -1122,6 +1122,7 @@ var (
 		{Name: "period_start", Type: field.TypeTime},
 		{Name: "used", Type: field.TypeInt64, Default: 0},
 		{Name: "reserved", Type: field.TypeInt64, Default: 0},
+		{Name: "granted", Type: field.TypeInt64, Default: 0},
 		{Name: "updated_at", Type: field.TypeTime},
 	}
 	// UsageCountersTable holds the schema information for the "usage_counters" table.
@@ -1192,6 +1193,36 @@ var (
 			},
 		},
 	}
+	// UserQuotaColumns holds the columns for the "user_quota" table.
+	UserQuotaColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeString, Size: 128},
+		{Name: "tokens", Type: field.TypeInt64},
+		{Name: "updated_by", Type: field.TypeString, Size: 128, Default: ""},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeString, Size: 64},
+	}
+	// UserQuotaTable holds the schema information for the "user_quota" table.
+	UserQuotaTable = &schema.Table{
+		Name:       "user_quota",
+		Columns:    UserQuotaColumns,
+		PrimaryKey: []*schema.Column{UserQuotaColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "user_quota_tenants_tenant",
+				Columns:    []*schema.Column{UserQuotaColumns[5]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "userquota_tenant_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{UserQuotaColumns[5], UserQuotaColumns[1]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		AskRatesTable,
@@ -1218,6 +1249,7 @@ var (
 		TenantsTable,
 		UsageCountersTable,
 		UsageEntriesTable,
+		UserQuotaTable,
 	}
 )
 
@@ -1288,4 +1320,5 @@ func init() {
 	TagsTable.ForeignKeys[0].RefTable = TenantsTable
 	UsageEntriesTable.ForeignKeys[0].RefTable = TenantsTable
 	UsageEntriesTable.ForeignKeys[1].RefTable = UsageEntriesTable
+	UserQuotaTable.ForeignKeys[0].RefTable = TenantsTable
 }

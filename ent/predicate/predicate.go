@@ -77,3 +77,6 @@ type UsageCounter func(*sql.Selector)
 
 // UsageEntry is the predicate function for usageentry builders.
 type UsageEntry func(*sql.Selector)
+
+// UserQuota is the predicate function for userquota builders.
+type UserQuota func(*sql.Selector)

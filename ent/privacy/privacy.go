@@ -687,6 +687,30 @@ func (f UsageEntryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UsageEntryMutation", m)
 }
 
+// The UserQuotaQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type UserQuotaQueryRuleFunc func(context.Context, *ent.UserQuotaQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f UserQuotaQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UserQuotaQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.UserQuotaQuery", q)
+}
+
+// The UserQuotaMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type UserQuotaMutationRuleFunc func(context.Context, *ent.UserQuotaMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f UserQuotaMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.UserQuotaMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UserQuotaMutation", m)
+}
+
 type (
 	// Filter is the interface that wraps the Where function
 	// for filtering nodes in queries and mutations.
@@ -770,6 +794,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.UsageEntryQuery:
 		return q.Filter(), nil
+	case *ent.UserQuotaQuery:
+		return q.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected query type %T for query filter", q)
 	}
@@ -824,6 +850,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.UsageCounterMutation:
 		return m.Filter(), nil
 	case *ent.UsageEntryMutation:
+		return m.Filter(), nil
+	case *ent.UserQuotaMutation:
 		return m.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected mutation type %T for mutation filter", m)

@@ -32,6 +32,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/ent/usagecounter"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/ent/userquota"
 
 	"entgo.io/ent"
 	"entgo.io/ent/privacy"
@@ -2068,8 +2069,12 @@ func init() {
 	usagecounterDescReserved := usagecounterFields[5].Descriptor()
 	// usagecounter.DefaultReserved holds the default value on creation for the reserved field.
 	usagecounter.DefaultReserved = usagecounterDescReserved.Default.(int64)
+	// usagecounterDescGranted is the schema descriptor for granted field.
+	usagecounterDescGranted := usagecounterFields[6].Descriptor()
+	// usagecounter.DefaultGranted holds the default value on creation for the granted field.
+	usagecounter.DefaultGranted = usagecounterDescGranted.Default.(int64)
 	// usagecounterDescUpdatedAt is the schema descriptor for updated_at field.
-	usagecounterDescUpdatedAt := usagecounterFields[6].Descriptor()
+	usagecounterDescUpdatedAt := usagecounterFields[7].Descriptor()
 	// usagecounter.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	usagecounter.DefaultUpdatedAt = usagecounterDescUpdatedAt.Default.(func() time.Time)
 	// usagecounterDescID is the schema descriptor for id field.
@@ -2164,6 +2169,76 @@ func init() {
 	usageentryDescID := usageentryMixinFields0[0].Descriptor()
 	// usageentry.DefaultID holds the default value on creation for the id field.
 	usageentry.DefaultID = usageentryDescID.Default.(func() uuid.UUID)
+	userquotaMixin := schema.UserQuota{}.Mixin()
+	userquota.Policy = privacy.NewPolicies(userquotaMixin[1], schema.UserQuota{})
+	userquota.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := userquota.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	userquotaMixinFields0 := userquotaMixin[0].Fields()
+	_ = userquotaMixinFields0
+	userquotaMixinFields1 := userquotaMixin[1].Fields()
+	_ = userquotaMixinFields1
+	userquotaFields := schema.UserQuota{}.Fields()
+	_ = userquotaFields
+	// userquotaDescTenantID is the schema descriptor for tenant_id field.
+	userquotaDescTenantID := userquotaMixinFields1[0].Descriptor()
+	// userquota.TenantIDValidator is a validator for the "tenant_id" field. It is called by the builders before save.
+	userquota.TenantIDValidator = func() func(string) error {
+		validators := userquotaDescTenantID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tenant string) error {
+			for _, fn := range fns {
+				if err := fn(tenant); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// userquotaDescUserID is the schema descriptor for user_id field.
+	userquotaDescUserID := userquotaFields[0].Descriptor()
+	// userquota.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
+	userquota.UserIDValidator = func() func(string) error {
+		validators := userquotaDescUserID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(user_id string) error {
+			for _, fn := range fns {
+				if err := fn(user_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// userquotaDescTokens is the schema descriptor for tokens field.
+	userquotaDescTokens := userquotaFields[1].Descriptor()
+	// userquota.TokensValidator is a validator for the "tokens" field. It is called by the builders before save.
+	userquota.TokensValidator = userquotaDescTokens.Validators[0].(func(int64) error)
+	// userquotaDescUpdatedBy is the schema descriptor for updated_by field.
+	userquotaDescUpdatedBy := userquotaFields[2].Descriptor()
+	// userquota.DefaultUpdatedBy holds the default value on creation for the updated_by field.
+	userquota.DefaultUpdatedBy = userquotaDescUpdatedBy.Default.(string)
+	// userquota.UpdatedByValidator is a validator for the "updated_by" field. It is called by the builders before save.
+	userquota.UpdatedByValidator = userquotaDescUpdatedBy.Validators[0].(func(string) error)
+	// userquotaDescUpdatedAt is the schema descriptor for updated_at field.
+	userquotaDescUpdatedAt := userquotaFields[3].Descriptor()
+	// userquota.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	userquota.DefaultUpdatedAt = userquotaDescUpdatedAt.Default.(func() time.Time)
+	// userquotaDescID is the schema descriptor for id field.
+	userquotaDescID := userquotaMixinFields0[0].Descriptor()
+	// userquota.DefaultID holds the default value on creation for the id field.
+	userquota.DefaultID = userquotaDescID.Default.(func() uuid.UUID)
 }
 
 const (

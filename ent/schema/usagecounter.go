@@ -38,6 +38,8 @@ func (UsageCounter) Fields() []ent.Field {
 		field.Time("period_start").Immutable(),
 		field.Int64("used").Default(0),
 		field.Int64("reserved").Default(0),
+		field.Int64("granted").Default(0).
+			Comment("Tokens admins granted the user this period (GRANT entries); they raise the user's limit, never the tenant's."),
 		field.Time("updated_at").Default(time.Now),
 	}
 }

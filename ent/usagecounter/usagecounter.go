@@ -27,6 +27,8 @@ const (
 	FieldUsed = "used"
 	// FieldReserved holds the string denoting the reserved field in the database.
 	FieldReserved = "reserved"
+	// FieldGranted holds the string denoting the granted field in the database.
+	FieldGranted = "granted"
 	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
 	FieldUpdatedAt = "updated_at"
 	// Table holds the table name of the usagecounter in the database.
@@ -42,6 +44,7 @@ var Columns = []string{
 	FieldPeriodStart,
 	FieldUsed,
 	FieldReserved,
+	FieldGranted,
 	FieldUpdatedAt,
 }
 
@@ -73,6 +76,8 @@ var (
 	DefaultUsed int64
 	// DefaultReserved holds the default value on creation for the "reserved" field.
 	DefaultReserved int64
+	// DefaultGranted holds the default value on creation for the "granted" field.
+	DefaultGranted int64
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
 	DefaultUpdatedAt func() time.Time
 	// DefaultID holds the default value on creation for the "id" field.
@@ -115,6 +120,11 @@ func ByUsed(opts ...sql.OrderTermOption) OrderOption {
 // ByReserved orders the results by the reserved field.
 func ByReserved(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldReserved, opts...).ToFunc()
+}
+
+// ByGranted orders the results by the granted field.
+func ByGranted(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGranted, opts...).ToFunc()
 }
 
 // ByUpdatedAt orders the results by the updated_at field.

@@ -85,6 +85,11 @@ func Reserved(v int64) predicate.UsageCounter {
 	return predicate.UsageCounter(sql.FieldEQ(FieldReserved, v))
 }
 
+// Granted applies equality check predicate on the "granted" field. It's identical to GrantedEQ.
+func Granted(v int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldEQ(FieldGranted, v))
+}
+
 // UpdatedAt applies equality check predicate on the "updated_at" field. It's identical to UpdatedAtEQ.
 func UpdatedAt(v time.Time) predicate.UsageCounter {
 	return predicate.UsageCounter(sql.FieldEQ(FieldUpdatedAt, v))
@@ -403,6 +408,46 @@ func ReservedLT(v int64) predicate.UsageCounter {
 // ReservedLTE applies the LTE predicate on the "reserved" field.
 func ReservedLTE(v int64) predicate.UsageCounter {
 	return predicate.UsageCounter(sql.FieldLTE(FieldReserved, v))
+}
+
+// GrantedEQ applies the EQ predicate on the "granted" field.
+func GrantedEQ(v int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldEQ(FieldGranted, v))
+}
+
+// GrantedNEQ applies the NEQ predicate on the "granted" field.
+func GrantedNEQ(v int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldNEQ(FieldGranted, v))
+}
+
+// GrantedIn applies the In predicate on the "granted" field.
+func GrantedIn(vs ...int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldIn(FieldGranted, vs...))
+}
+
+// GrantedNotIn applies the NotIn predicate on the "granted" field.
+func GrantedNotIn(vs ...int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldNotIn(FieldGranted, vs...))
+}
+
+// GrantedGT applies the GT predicate on the "granted" field.
+func GrantedGT(v int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldGT(FieldGranted, v))
+}
+
+// GrantedGTE applies the GTE predicate on the "granted" field.
+func GrantedGTE(v int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldGTE(FieldGranted, v))
+}
+
+// GrantedLT applies the LT predicate on the "granted" field.
+func GrantedLT(v int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldLT(FieldGranted, v))
+}
+
+// GrantedLTE applies the LTE predicate on the "granted" field.
+func GrantedLTE(v int64) predicate.UsageCounter {
+	return predicate.UsageCounter(sql.FieldLTE(FieldGranted, v))
 }
 
 // UpdatedAtEQ applies the EQ predicate on the "updated_at" field.

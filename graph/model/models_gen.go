@@ -372,6 +372,19 @@ type FeedbackSummary struct {
 	ByReason []*FeedbackReasonCount `json:"byReason"`
 }
 
+type GrantUsageInput struct {
+	// The user (JWT subject) the tokens are for; one the tenant has never seen is NOT_FOUND.
+	UserID string `json:"userId"`
+	// Extra tokens for the current period, 1 to 1,000,000,000 (BAD_USER_INPUT with extensions.field "tokens" otherwise).
+	Tokens int `json:"tokens"`
+	// Why (at most 500 characters); kept in the audit event.
+	Note *string `json:"note,omitempty"`
+}
+
+type GrantUsagePayload struct {
+	Grant *UsageGrant `json:"grant"`
+}
+
 type ImportConversationsInput struct {
 	Format  portability.ImportFormat `json:"format"`
 	Content string                   `json:"content"`
@@ -486,6 +499,8 @@ type MyUsage struct {
 	Kind *string `json:"kind,omitempty"`
 	// A SOFT limit (the viewer's or the tenant's) is passed.
 	OverSoftLimit bool `json:"overSoftLimit"`
+	// Tokens admins granted the viewer this period (GRANT entries); the viewer's effective limit is limit + granted.
+	Granted int `json:"granted"`
 }
 
 // What reaskAttempt returns at once, before the answer exists. Follow the
@@ -522,6 +537,13 @@ type SearchSnippet struct {
 	Text string `json:"text"`
 	// Where the query's terms occur in text.
 	Highlights []*TextRange `json:"highlights"`
+}
+
+// An admin's override of one user's per-user token limit.
+type SetUserQuotaPayload struct {
+	UserID string `json:"userId"`
+	// The override now in force (0: no per-user limit), null when the tenant's tokenQuotaUserTokens applies.
+	Tokens *int `json:"tokens,omitempty"`
 }
 
 // What a reader of a share link sees: only these fields, never owner,
@@ -771,6 +793,19 @@ type UsageCostRow struct {
 	CompletionTokens int `json:"completionTokens"`
 	// Cost in micro-units of the configured prices (RAGCHAT_MODEL_PRICES).
 	CostMicros int `json:"costMicros"`
+}
+
+// A GRANT entry of the usage ledger: extra tokens for one user in one quota period.
+type UsageGrant struct {
+	UserID string `json:"userId"`
+	Tokens int    `json:"tokens"`
+	Note   string `json:"note"`
+	// DAILY or MONTHLY: the tenant's quota period when the grant was made.
+	Period      string    `json:"period"`
+	PeriodStart time.Time `json:"periodStart"`
+	// When the grant lapses with its period.
+	ResetsAt  time.Time `json:"resetsAt"`
+	GrantedAt time.Time `json:"grantedAt"`
 }
 
 // The token usage of one model on one UTC day.

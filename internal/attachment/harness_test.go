@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -51,7 +52,7 @@ func forEach(t *testing.T, scanner attachment.Scanner, fn func(t *testing.T, w *
 		blobs, err := blobstore.NewFS(t.TempDir())
 		require.NoError(t, err)
 		w := &world{db: db, blobs: blobs}
-		w.svc = attachment.New(db.Client, blobs, attachment.Options{Scanner: scanner})
+		w.svc = attachment.New(db.Client, blobs, attachment.Options{Scanner: scanner, Postgres: db.Dialect == dialect.Postgres})
 		w.seed(t, opts...)
 		fn(t, w)
 	})

@@ -21,11 +21,13 @@ const (
 )
 
 // checkLimits refuses an upload of size bytes into convID that would pass
-// one of the tenant's attachment limits. The counts are read, not locked:
-// two uploads racing past the last free place may both pass, by at most
-// one file each.
-func (s *Service) checkLimits(ctx context.Context, v *viewer.Viewer, convID uuid.UUID, size int64) error {
-	t, err := s.client.Tenant.Get(ctx, v.TenantID)
+// one of the tenant's attachment limits, reading the counts through c.
+// Upload runs it twice: once on the client before anything is stored, a
+// cheap early refusal whose counts are not locked, and once in the
+// transaction that inserts the attachment, after lockOwner, where it is
+// exact (insert.go).
+func (s *Service) checkLimits(ctx context.Context, c *ent.Client, v *viewer.Viewer, convID uuid.UUID, size int64) error {
+	t, err := c.Tenant.Get(ctx, v.TenantID)
 	if err != nil {
 		return store.DomainError(err, "tenant")
 	}
@@ -40,7 +42,7 @@ func (s *Service) checkLimits(ctx context.Context, v *viewer.Viewer, convID uuid
 	if size == 0 {
 		return domain.Errorf(domain.CodeBadUserInput, "the file is empty").With("field", "file")
 	}
-	n, err := s.client.Attachment.Query().Where(attachment.ConversationID(convID)).Count(ctx)
+	n, err := c.Attachment.Query().Where(attachment.ConversationID(convID)).Count(ctx)
 	if err != nil {
 		return store.DomainError(err, "attachment")
 	}
@@ -51,7 +53,7 @@ func (s *Service) checkLimits(ctx context.Context, v *viewer.Viewer, convID uuid
 	var sums []struct {
 		Sum sql.NullInt64 `json:"sum"`
 	}
-	err = s.client.Attachment.Query().Where(attachment.OwnerID(v.UserID)).
+	err = c.Attachment.Query().Where(attachment.OwnerID(v.UserID)).
 		Aggregate(ent.Sum(attachment.FieldSize)).Scan(ctx, &sums)
 	if err != nil {
 		return store.DomainError(err, "attachment")

@@ -60,6 +60,10 @@ type Options struct {
 	Embedder llm.Embedder
 	// Counter sizes the chunks (nil: tokens.Default()).
 	Counter tokens.Counter
+	// Postgres says the client is on PostgreSQL, where the limits are
+	// made exact with an advisory lock per owner (insert.go); on SQLite
+	// the immediate write transaction already serialises uploads.
+	Postgres bool
 }
 
 // Service uploads, reads and processes attachments under the Ent privacy
@@ -87,7 +91,10 @@ func New(client *ent.Client, blobs blobstore.Store, opts Options) *Service {
 // FAILED. Before anything is stored it checks, in this order, the file
 // size, the conversation's file count and the owner's total bytes against
 // the tenant's limits (BAD_USER_INPUT with extensions.limit), then the type
-// sniffed from the bytes (Sniff). A conversation that is not the viewer's
+// sniffed from the bytes (Sniff). The limits are checked again, exactly,
+// in the transaction that inserts the row (insert.go): of concurrent
+// uploads only those that fit are kept, and a refused one's bytes are
+// deleted. A conversation that is not the viewer's
 // own is NOT_FOUND, exactly like an unknown one.
 func (s *Service) Upload(ctx context.Context, convID uuid.UUID, name string, data []byte) (*ent.Attachment, error) {
 	v := viewer.FromContext(ctx)
@@ -105,7 +112,7 @@ func (s *Service) Upload(ctx context.Context, convID uuid.UUID, name string, dat
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	if err := s.checkLimits(ctx, v, convID, int64(len(data))); err != nil {
+	if err := s.checkLimits(ctx, s.client, v, convID, int64(len(data))); err != nil {
 		return nil, err
 	}
 	mediaType, err := Sniff(name, data)
@@ -118,12 +125,14 @@ func (s *Service) Upload(ctx context.Context, convID uuid.UUID, name string, dat
 	if err := s.blobs.Put(ctx, key, bytes.NewReader(data)); err != nil {
 		return nil, domain.Errorf(domain.CodeUnavailable, "the file could not be stored; try again")
 	}
-	a, err := s.client.Attachment.Create().SetID(id).SetConversationID(convID).SetOwnerID(conv.UserID).
-		SetName(name).SetMediaType(mediaType).SetSize(int64(len(data))).
-		SetSha256(hex.EncodeToString(sum[:])).SetBlobKey(key).Save(ctx)
+	a, err := s.insert(ctx, v, func(c *ent.Client) *ent.AttachmentCreate {
+		return c.Attachment.Create().SetID(id).SetConversationID(convID).SetOwnerID(conv.UserID).
+			SetName(name).SetMediaType(mediaType).SetSize(int64(len(data))).
+			SetSha256(hex.EncodeToString(sum[:])).SetBlobKey(key)
+	})
 	if err != nil {
 		s.deleteBlob(context.WithoutCancel(ctx), key)
-		return nil, store.DomainError(err, kind)
+		return nil, err
 	}
 	s.notify(ctx, a)
 	return s.Process(ctx, a)

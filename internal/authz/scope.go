@@ -26,6 +26,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tag"
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/ent/userquota"
 	"github.com/ragchat/ragchat/internal/edgefilter"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -71,6 +72,9 @@ var scopes = map[string]scope{
 	// The usage ledger: members read their own entries, admins the
 	// tenant's (internal/quota).
 	usageentry.Table: ownedByViewer(usageentry.FieldUserID),
+	// A user's quota override: members read their own, admins the
+	// tenant's (internal/quota).
+	userquota.Table: ownedByViewer(userquota.FieldUserID),
 }
 
 // everyone lets every viewer of the tenant see every row.

@@ -164,7 +164,11 @@ type MyUsage struct {
 	// Used is the tokens the viewer's settled calls used this period,
 	// Reserved what their running answers hold.
 	Used, Reserved int64
-	// Limit is the viewer's per-user limit, nil when none; TenantLimit the
+	// Granted is what admins granted the viewer this period (GRANT
+	// entries): it adds to Limit.
+	Granted int64
+	// Limit is the viewer's per-user limit (an admin's override of it
+	// first, else the tenant's setting), nil when none; TenantLimit the
 	// tenant's, with TenantUsed (settled and reserved) beside it.
 	Limit, TenantLimit *int64
 	TenantUsed         int64
@@ -203,6 +207,10 @@ func (e *Engine) MyUsage(ctx context.Context) (*MyUsage, error) {
 		}
 		return u, nil
 	}
+	q, err = e.meter.Effective(ctx, v.TenantID, v.UserID, q)
+	if err != nil {
+		return nil, store.DomainError(err, "usage")
+	}
 	q = q.WithDefaults()
 	tot, err := e.meter.Read(ctx, v.TenantID, v.UserID, q, now)
 	if err != nil {
@@ -210,10 +218,10 @@ func (e *Engine) MyUsage(ctx context.Context) (*MyUsage, error) {
 	}
 	end := quota.PeriodEnd(q.Period, quota.PeriodStart(q.Period, now))
 	u := &MyUsage{Used: tot.UserUsed, Reserved: tot.UserReserved, TenantUsed: tot.TenantUsed + tot.TenantReserved,
-		Period: q.Period, Kind: q.Kind, ResetsAt: &end}
+		Granted: tot.UserGranted, Period: q.Period, Kind: q.Kind, ResetsAt: &end}
 	if q.UserTokens > 0 {
 		u.Limit = &q.UserTokens
-		u.OverSoftLimit = q.Kind == domain.QuotaSoft && tot.UserUsed+tot.UserReserved > q.UserTokens
+		u.OverSoftLimit = q.Kind == domain.QuotaSoft && tot.UserUsed+tot.UserReserved > q.UserTokens+tot.UserGranted
 	}
 	if q.TenantTokens > 0 {
 		u.TenantLimit = &q.TenantTokens

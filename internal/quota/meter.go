@@ -46,7 +46,9 @@ func meterCtx(ctx context.Context) context.Context {
 
 // The counter statements. Reserving is one conditional upsert per counter:
 // it creates the period's row or adds to it only while used + reserved +
-// the reservation stays within the limit, and returns the new total; no
+// the reservation stays within the limit plus what admins granted
+// (granted, always 0 on the tenant's row), and returns the new total
+// less the grants; no
 // row means refused, and the counter is unchanged. Rows are locked in the
 // order tenant, then user, by every statement, so two reservations never
 // deadlock.
@@ -54,13 +56,13 @@ const (
 	pgReserve = `INSERT INTO usage_counters AS c (id, tenant_id, user_id, period, period_start, used, reserved, updated_at)
 SELECT $1, $2, $3, $4, $5, 0, $6::bigint, $8 WHERE $6::bigint <= $7::bigint
 ON CONFLICT (tenant_id, user_id, period, period_start) DO UPDATE SET reserved = c.reserved + excluded.reserved, updated_at = excluded.updated_at
-WHERE c.used + c.reserved + excluded.reserved <= $7::bigint
-RETURNING c.used + c.reserved`
+WHERE c.used + c.reserved + excluded.reserved <= $7::bigint + c.granted
+RETURNING c.used + c.reserved - c.granted`
 	liteReserve = `INSERT INTO usage_counters AS c (id, tenant_id, user_id, period, period_start, used, reserved, updated_at)
 SELECT ?1, ?2, ?3, ?4, ?5, 0, ?6, ?8 WHERE ?6 <= ?7
 ON CONFLICT (tenant_id, user_id, period, period_start) DO UPDATE SET reserved = c.reserved + excluded.reserved, updated_at = excluded.updated_at
-WHERE c.used + c.reserved + excluded.reserved <= ?7
-RETURNING used + reserved`
+WHERE c.used + c.reserved + excluded.reserved <= ?7 + c.granted
+RETURNING used + reserved - granted`
 	pgUse = `INSERT INTO usage_counters AS c (id, tenant_id, user_id, period, period_start, used, reserved, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, 0, $7)
 ON CONFLICT (tenant_id, user_id, period, period_start) DO UPDATE SET used = c.used + excluded.used, updated_at = excluded.updated_at`
@@ -71,9 +73,9 @@ ON CONFLICT (tenant_id, user_id, period, period_start) DO UPDATE SET used = c.us
 WHERE tenant_id = $3 AND user_id IN ('', $4) AND period = $5 AND period_start = $6`
 	liteClose = `UPDATE usage_counters SET used = used + ?1, reserved = reserved - ?2, updated_at = ?7
 WHERE tenant_id = ?3 AND user_id IN ('', ?4) AND period = ?5 AND period_start = ?6`
-	pgRead = `SELECT user_id, used, reserved FROM usage_counters
+	pgRead = `SELECT user_id, used, reserved, granted FROM usage_counters
 WHERE tenant_id = $1 AND user_id IN ('', $2) AND period = $3 AND period_start = $4`
-	liteRead = `SELECT user_id, used, reserved FROM usage_counters
+	liteRead = `SELECT user_id, used, reserved, granted FROM usage_counters
 WHERE tenant_id = ?1 AND user_id IN ('', ?2) AND period = ?3 AND period_start = ?4`
 )
 
@@ -109,6 +111,10 @@ type Reservation struct {
 // which undoes the other counter's upsert. A SOFT quota always reserves and
 // reports Over.
 func (m *Meter) Reserve(ctx context.Context, tx *ent.Tx, call Call, q domain.TokenQuota, now time.Time, tokens int64) (*Reservation, error) {
+	q, err := m.effective(ctx, tx.Client(), call.TenantID, call.UserID, q)
+	if err != nil {
+		return nil, err
+	}
 	q = q.WithDefaults()
 	start := PeriodStart(q.Period, now)
 	over := false
@@ -278,6 +284,8 @@ func (m *Meter) OpenReservation(ctx context.Context, attemptID uuid.UUID) (*ent.
 type Totals struct {
 	TenantUsed, TenantReserved int64
 	UserUsed, UserReserved     int64
+	// UserGranted is what admins granted the user this period.
+	UserGranted int64
 }
 
 // Read returns the counters of tenant and user for the period of q that
@@ -296,16 +304,16 @@ func (m *Meter) Read(ctx context.Context, tenant, user string, q domain.TokenQuo
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			u              string
-			used, reserved int64
+			u                       string
+			used, reserved, granted int64
 		)
-		if err := rows.Scan(&u, &used, &reserved); err != nil {
+		if err := rows.Scan(&u, &used, &reserved, &granted); err != nil {
 			return t, err
 		}
 		if u == "" {
 			t.TenantUsed, t.TenantReserved = used, reserved
 		} else {
-			t.UserUsed, t.UserReserved = used, reserved
+			t.UserUsed, t.UserReserved, t.UserGranted = used, reserved, granted
 		}
 	}
 	return t, errors.Join(rows.Err(), rows.Close())

@@ -542,6 +542,14 @@ var mutationCases = []mutationCase{
 		args: func(st *payloadState) (string, map[string]any) {
 			return "(id: $id)", map[string]any{"id": st.modelProfile}
 		}},
+	{name: "grantUsage", as: tenantAdmin,
+		args: func(*payloadState) (string, map[string]any) {
+			return "(input: {userId: \"alice\", tokens: 5000, note: \"payloads\"})", nil
+		}},
+	{name: "setUserQuota", as: tenantAdmin,
+		args: func(*payloadState) (string, map[string]any) {
+			return "(userId: \"alice\", tokens: 100000)", nil
+		}},
 }
 
 func curator(st *payloadState) *gqlclient.Client { return st.curator }

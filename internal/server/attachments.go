@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
@@ -47,7 +48,7 @@ func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (At
 	if err != nil {
 		return nil, err
 	}
-	var opts attachment.Options
+	opts := attachment.Options{Postgres: db.Dialect == dialect.Postgres}
 	if n, ok := engine.(attachmentNotifier); ok {
 		opts.Notify = n.AttachmentChanged
 	}
