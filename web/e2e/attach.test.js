@@ -1,6 +1,8 @@
 // Browser tests of attachments (issue 21): the composer's attach button
 // uploads a file into the open conversation (POST /files) and shows its
-// status; a file of an unsupported type shows the server's refusal.
+// status; a file of an unsupported type shows the server's refusal; the
+// next question is asked with the READY file (attachmentIds), and its
+// answer lists a source labelled as an attachment.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { newConversation, signIn, startConsole } from './harness.js';
@@ -36,5 +38,14 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   await second.and(page.locator('[data-status="REFUSED"]')).waitFor();
   assert.match(await second.getByTestId('attachment-status').textContent(), /not accepted/);
   await app.shot(page, 'attached');
+
+  await page.getByTestId('question').fill('What is the gate code?');
+  await page.getByTestId('send').click();
+  const label = page.locator('[data-testid="source"][data-kind="ATTACHMENT"] [data-testid="source-kind"]').first();
+  await label.waitFor({ state: 'attached', timeout: 30000 });
+  assert.equal(await label.textContent(), 'attachment');
+  // The files went with the question: the list is empty for the next one.
+  assert.equal(await page.getByTestId('attachment').count(), 0);
+  await app.shot(page, 'asked-with-attachment');
   await page.context().close();
 });

@@ -1,8 +1,10 @@
 // The composer's attach button: it uploads a file into the conversation
 // through POST /files (docs/API.md, "Attachments") with the bearer token,
 // and lists this session's uploads with their status (READY, or FAILED
-// with its failure code; a refused file shows the server's message).
-import { useRef, useState } from 'react';
+// with its failure code; a refused file shows the server's message). The
+// READY ones go with the next question (onReady, AskInput.attachmentIds);
+// a new clearKey (a question was accepted with them) empties the list.
+import { useEffect, useRef, useState } from 'react';
 import { getToken } from '../auth/token';
 import { useT } from '../i18n';
 
@@ -10,14 +12,34 @@ interface Upload {
   key: number;
   name: string;
   status: string;
+  id?: string;
   detail?: string;
 }
 
-export function AttachButton({ conversationId }: { conversationId: string }) {
+export interface AttachButtonProps {
+  conversationId: string;
+  /** Called with the ids of the READY uploads whenever they change. */
+  onReady?: (ids: string[]) => void;
+  /** Changing it clears the list: its files went with a question. */
+  clearKey?: number;
+}
+
+export function AttachButton({ conversationId, onReady, clearKey }: AttachButtonProps) {
   const t = useT();
   const input = useRef<HTMLInputElement>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const seq = useRef(0);
+
+  useEffect(() => {
+    setUploads([]);
+  }, [conversationId, clearKey]);
+  const readyIds = uploads
+    .filter((u) => u.status === 'READY' && u.id)
+    .map((u) => u.id as string)
+    .join(',');
+  useEffect(() => {
+    onReady?.(readyIds ? readyIds.split(',') : []);
+  }, [readyIds, onReady]);
 
   const upload = async (file: File) => {
     const key = ++seq.current;
@@ -38,7 +60,7 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
         set({ status: 'REFUSED', detail: body?.errors?.[0]?.message ?? String(res.status) });
         return;
       }
-      set({ status: body.status, detail: body.failureCode ?? undefined });
+      set({ status: body.status, id: body.id, detail: body.failureCode ?? undefined });
     } catch (e) {
       set({ status: 'REFUSED', detail: String(e) });
     }
