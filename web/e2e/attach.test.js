@@ -43,7 +43,7 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   await page.getByTestId('send').click();
   const label = page.locator('[data-testid="source"][data-kind="ATTACHMENT"] [data-testid="source-kind"]').first();
   await label.waitFor({ state: 'attached', timeout: 30000 });
-  assert.equal(await label.textContent(), 'attachment');
+  assert.equal(await label.textContent(), '附件'); // the zh-CN console's label
   // The files went with the question: the list is empty for the next one.
   assert.equal(await page.getByTestId('attachment').count(), 0);
   await app.shot(page, 'asked-with-attachment');

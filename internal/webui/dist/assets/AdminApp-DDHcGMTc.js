@@ -1,4 +1,4 @@
-import{i as e,n as t,r as n,t as r}from"./rolldown-runtime-6EMuh_P4.js";import{t as i}from"./jsx-runtime-BQiYiWY0.js";import{r as a}from"./react-C99j_x4b.js";import{p as o}from"./tslib.es6-UpwrER5B.js";import{C as s,S as c,_ as l,a as u,b as d,c as f,d as p,f as m,g as h,l as g,o as _,s as v,v as y,x as b,y as x}from"./web-BfbLPJy1.js";import{t as S}from"./with-selector-BP6XWIZT.js";var C,w,T,E,D,O,k,A,j,M,N,ee,te,ne;function re(){return(re=t((()=>{f(),C=g(`
+import{i as e,n as t,r as n,t as r}from"./rolldown-runtime-6EMuh_P4.js";import{t as i}from"./jsx-runtime-BQiYiWY0.js";import{r as a}from"./react-C99j_x4b.js";import{p as o}from"./tslib.es6-UpwrER5B.js";import{C as s,S as c,_ as l,a as u,b as d,c as f,d as p,f as m,g as h,l as g,o as _,s as v,v as y,x as b,y as x}from"./web-CG8ozG_b.js";import{t as S}from"./with-selector-BP6XWIZT.js";var C,w,T,E,D,O,k,A,j,M,N,ee,te,ne;function re(){return(re=t((()=>{f(),C=g(`
   query AdminConversations($where: AdminConversationWhereInput, $first: Int!, $after: Cursor) {
     adminConversations(where: $where, first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {
       totalCount

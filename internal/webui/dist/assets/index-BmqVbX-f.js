@@ -1,1 +1,0 @@
-import{t as e}from"./web-BfbLPJy1.js";e();

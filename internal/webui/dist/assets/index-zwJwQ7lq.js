@@ -1,0 +1,1 @@
+import{t as e}from"./web-CG8ozG_b.js";e();
