@@ -68,8 +68,8 @@ const zorblaxFact = "The Zorblax reactor in hangar nine runs on purple tourmalin
 // TestAskWithAttachments: an ask naming a READY attachment of its
 // conversation stores the link (Message.attachments) and its answer cites
 // the attachment, kind ATTACHMENT with Source.attachment, even for a
-// question the attachment does not resemble; a knowledge base source is
-// kind DOCUMENT without an attachment.
+// question the attachment does not resemble, and does not make the answer
+// stale; a knowledge base source is kind DOCUMENT without an attachment.
 func TestAskWithAttachments(t *testing.T) {
 	eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) {
 		alice := h.Client(t, "alice")
@@ -109,6 +109,13 @@ func TestAskWithAttachments(t *testing.T) {
 		require.Equal(t, 1, attached, "sources %+v", srcs)
 		require.True(t, citesFact(srcs), "sources %+v", srcs)
 		require.Positive(t, documents, "the knowledge base's evidence is kept: %+v", srcs)
+
+		// An attachment never changes: its source does not make the answer stale.
+		var stale struct {
+			Attempt struct{ Staleness struct{ Stale bool } }
+		}
+		mustDo(t, alice, `query($a: ID!) { attempt(id: $a) { staleness { stale } } }`, map[string]any{"a": asked.Ask.Attempt.ID}, &stale)
+		require.False(t, stale.Attempt.Staleness.Stale)
 
 		// The link is read back through the attachment's policy.
 		var msg struct {
