@@ -44,6 +44,10 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   const label = page.locator('[data-testid="source"][data-kind="ATTACHMENT"] [data-testid="source-kind"]').first();
   await label.waitFor({ state: 'attached', timeout: 30000 });
   assert.equal(await label.textContent(), '附件'); // the zh-CN console's label
+  // The asker may read the file: the source shows its name, not "no longer available".
+  const source = page.locator('[data-testid="source"][data-kind="ATTACHMENT"]').first();
+  assert.equal(await source.getAttribute('class'), 'source');
+  assert.equal(await source.locator('.doc-title').textContent(), 'notes.md');
   // The files went with the question: the list is empty for the next one.
   assert.equal(await page.getByTestId('attachment').count(), 0);
   await app.shot(page, 'asked-with-attachment');
