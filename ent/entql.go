@@ -378,6 +378,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			message.FieldTraceID:            {Type: field.TypeString, Column: message.FieldTraceID},
 			message.FieldPathSummary:        {Type: field.TypeString, Column: message.FieldPathSummary},
 			message.FieldPathSummaryVersion: {Type: field.TypeInt, Column: message.FieldPathSummaryVersion},
+			message.FieldAttachmentIds:      {Type: field.TypeJSON, Column: message.FieldAttachmentIds},
 			message.FieldCreatedAt:          {Type: field.TypeTime, Column: message.FieldCreatedAt},
 		},
 	}
@@ -3419,6 +3420,11 @@ func (f *MessageFilter) WherePathSummary(p entql.StringP) {
 // WherePathSummaryVersion applies the entql int predicate on the path_summary_version field.
 func (f *MessageFilter) WherePathSummaryVersion(p entql.IntP) {
 	f.Where(p.Field(message.FieldPathSummaryVersion))
+}
+
+// WhereAttachmentIds applies the entql json.RawMessage predicate on the attachment_ids field.
+func (f *MessageFilter) WhereAttachmentIds(p entql.BytesP) {
+	f.Where(p.Field(message.FieldAttachmentIds))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -57,6 +58,8 @@ type Message struct {
 	PathSummary *string `json:"path_summary,omitempty"`
 	// Bumped on every write of path_summary (the summariser's optimistic lock).
 	PathSummaryVersion int `json:"path_summary_version,omitempty"`
+	// For a USER message: the attachments of its conversation the question was asked with (docs/ENGINE.md, "Attachments on an ask"); read back through the attachments' own policy.
+	AttachmentIds []uuid.UUID `json:"attachment_ids,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -133,6 +136,8 @@ func (*Message) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case message.FieldParentID, message.FieldEditedFromID, message.FieldAttemptID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
+		case message.FieldAttachmentIds:
+			values[i] = new([]byte)
 		case message.FieldDepth, message.FieldSequenceNo, message.FieldPromptTokens, message.FieldCompletionTokens, message.FieldPathSummaryVersion:
 			values[i] = new(sql.NullInt64)
 		case message.FieldTenantID, message.FieldOwnerID, message.FieldRole, message.FieldContent, message.FieldStandaloneQuestion, message.FieldClientMessageID, message.FieldModel, message.FieldTraceID, message.FieldPathSummary:
@@ -280,6 +285,14 @@ func (_m *Message) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.PathSummaryVersion = int(value.Int64)
 			}
+		case message.FieldAttachmentIds:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field attachment_ids", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.AttachmentIds); err != nil {
+					return fmt.Errorf("unmarshal field attachment_ids: %w", err)
+				}
+			}
 		case message.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
@@ -415,6 +428,9 @@ func (_m *Message) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("path_summary_version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PathSummaryVersion))
+	builder.WriteString(", ")
+	builder.WriteString("attachment_ids=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AttachmentIds))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

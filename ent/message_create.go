@@ -231,6 +231,12 @@ func (_c *MessageCreate) SetNillablePathSummaryVersion(v *int) *MessageCreate {
 	return _c
 }
 
+// SetAttachmentIds sets the "attachment_ids" field.
+func (_c *MessageCreate) SetAttachmentIds(v []uuid.UUID) *MessageCreate {
+	_c.mutation.SetAttachmentIds(v)
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *MessageCreate) SetCreatedAt(v time.Time) *MessageCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -526,6 +532,10 @@ func (_c *MessageCreate) createSpec() (*Message, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PathSummaryVersion(); ok {
 		_spec.SetField(message.FieldPathSummaryVersion, field.TypeInt, value)
 		_node.PathSummaryVersion = value
+	}
+	if value, ok := _c.mutation.AttachmentIds(); ok {
+		_spec.SetField(message.FieldAttachmentIds, field.TypeJSON, value)
+		_node.AttachmentIds = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(message.FieldCreatedAt, field.TypeTime, value)
@@ -882,6 +892,9 @@ func (u *MessageUpsertOne) UpdateNewValues() *MessageUpsertOne {
 		}
 		if _, exists := u.create.mutation.ClientMessageID(); exists {
 			s.SetIgnore(message.FieldClientMessageID)
+		}
+		if _, exists := u.create.mutation.AttachmentIds(); exists {
+			s.SetIgnore(message.FieldAttachmentIds)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(message.FieldCreatedAt)
@@ -1311,6 +1324,9 @@ func (u *MessageUpsertBulk) UpdateNewValues() *MessageUpsertBulk {
 			}
 			if _, exists := b.mutation.ClientMessageID(); exists {
 				s.SetIgnore(message.FieldClientMessageID)
+			}
+			if _, exists := b.mutation.AttachmentIds(); exists {
+				s.SetIgnore(message.FieldAttachmentIds)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(message.FieldCreatedAt)

@@ -385,6 +385,9 @@ func (_u *MessageUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedPathSummaryVersion(); ok {
 		_spec.AddField(message.FieldPathSummaryVersion, field.TypeInt, value)
 	}
+	if _u.mutation.AttachmentIdsCleared() {
+		_spec.ClearField(message.FieldAttachmentIds, field.TypeJSON)
+	}
 	if _u.mutation.AttemptCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2O,
@@ -865,6 +868,9 @@ func (_u *MessageUpdateOne) sqlSave(ctx context.Context) (_node *Message, err er
 	}
 	if value, ok := _u.mutation.AddedPathSummaryVersion(); ok {
 		_spec.AddField(message.FieldPathSummaryVersion, field.TypeInt, value)
+	}
+	if _u.mutation.AttachmentIdsCleared() {
+		_spec.ClearField(message.FieldAttachmentIds, field.TypeJSON)
 	}
 	if _u.mutation.AttemptCleared() {
 		edge := &sqlgraph.EdgeSpec{

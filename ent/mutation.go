@@ -15317,6 +15317,8 @@ type MessageMutation struct {
 	path_summary            *string
 	path_summary_version    *int
 	addpath_summary_version *int
+	attachment_ids          *[]uuid.UUID
+	appendattachment_ids    []uuid.UUID
 	created_at              *time.Time
 	clearedFields           map[string]struct{}
 	tenant                  *string
@@ -16317,6 +16319,71 @@ func (m *MessageMutation) ResetPathSummaryVersion() {
 	m.addpath_summary_version = nil
 }
 
+// SetAttachmentIds sets the "attachment_ids" field.
+func (m *MessageMutation) SetAttachmentIds(u []uuid.UUID) {
+	m.attachment_ids = &u
+	m.appendattachment_ids = nil
+}
+
+// AttachmentIds returns the value of the "attachment_ids" field in the mutation.
+func (m *MessageMutation) AttachmentIds() (r []uuid.UUID, exists bool) {
+	v := m.attachment_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttachmentIds returns the old "attachment_ids" field's value of the Message entity.
+// If the Message object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MessageMutation) OldAttachmentIds(ctx context.Context) (v []uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttachmentIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttachmentIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttachmentIds: %w", err)
+	}
+	return oldValue.AttachmentIds, nil
+}
+
+// AppendAttachmentIds adds u to the "attachment_ids" field.
+func (m *MessageMutation) AppendAttachmentIds(u []uuid.UUID) {
+	m.appendattachment_ids = append(m.appendattachment_ids, u...)
+}
+
+// AppendedAttachmentIds returns the list of values that were appended to the "attachment_ids" field in this mutation.
+func (m *MessageMutation) AppendedAttachmentIds() ([]uuid.UUID, bool) {
+	if len(m.appendattachment_ids) == 0 {
+		return nil, false
+	}
+	return m.appendattachment_ids, true
+}
+
+// ClearAttachmentIds clears the value of the "attachment_ids" field.
+func (m *MessageMutation) ClearAttachmentIds() {
+	m.attachment_ids = nil
+	m.appendattachment_ids = nil
+	m.clearedFields[message.FieldAttachmentIds] = struct{}{}
+}
+
+// AttachmentIdsCleared returns if the "attachment_ids" field was cleared in this mutation.
+func (m *MessageMutation) AttachmentIdsCleared() bool {
+	_, ok := m.clearedFields[message.FieldAttachmentIds]
+	return ok
+}
+
+// ResetAttachmentIds resets all changes to the "attachment_ids" field.
+func (m *MessageMutation) ResetAttachmentIds() {
+	m.attachment_ids = nil
+	m.appendattachment_ids = nil
+	delete(m.clearedFields, message.FieldAttachmentIds)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *MessageMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -16522,7 +16589,7 @@ func (m *MessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MessageMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 20)
 	if m.tenant != nil {
 		fields = append(fields, message.FieldTenantID)
 	}
@@ -16577,6 +16644,9 @@ func (m *MessageMutation) Fields() []string {
 	if m.path_summary_version != nil {
 		fields = append(fields, message.FieldPathSummaryVersion)
 	}
+	if m.attachment_ids != nil {
+		fields = append(fields, message.FieldAttachmentIds)
+	}
 	if m.created_at != nil {
 		fields = append(fields, message.FieldCreatedAt)
 	}
@@ -16624,6 +16694,8 @@ func (m *MessageMutation) Field(name string) (ent.Value, bool) {
 		return m.PathSummary()
 	case message.FieldPathSummaryVersion:
 		return m.PathSummaryVersion()
+	case message.FieldAttachmentIds:
+		return m.AttachmentIds()
 	case message.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -16671,6 +16743,8 @@ func (m *MessageMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldPathSummary(ctx)
 	case message.FieldPathSummaryVersion:
 		return m.OldPathSummaryVersion(ctx)
+	case message.FieldAttachmentIds:
+		return m.OldAttachmentIds(ctx)
 	case message.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -16808,6 +16882,13 @@ func (m *MessageMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPathSummaryVersion(v)
 		return nil
+	case message.FieldAttachmentIds:
+		v, ok := value.([]uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttachmentIds(v)
+		return nil
 	case message.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -16938,6 +17019,9 @@ func (m *MessageMutation) ClearedFields() []string {
 	if m.FieldCleared(message.FieldPathSummary) {
 		fields = append(fields, message.FieldPathSummary)
 	}
+	if m.FieldCleared(message.FieldAttachmentIds) {
+		fields = append(fields, message.FieldAttachmentIds)
+	}
 	return fields
 }
 
@@ -16981,6 +17065,9 @@ func (m *MessageMutation) ClearField(name string) error {
 		return nil
 	case message.FieldPathSummary:
 		m.ClearPathSummary()
+		return nil
+	case message.FieldAttachmentIds:
+		m.ClearAttachmentIds()
 		return nil
 	}
 	return fmt.Errorf("unknown Message nullable field %s", name)
@@ -17043,6 +17130,9 @@ func (m *MessageMutation) ResetField(name string) error {
 		return nil
 	case message.FieldPathSummaryVersion:
 		m.ResetPathSummaryVersion()
+		return nil
+	case message.FieldAttachmentIds:
+		m.ResetAttachmentIds()
 		return nil
 	case message.FieldCreatedAt:
 		m.ResetCreatedAt()

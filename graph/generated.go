@@ -465,6 +465,7 @@ type ComplexityRoot struct {
 	}
 
 	Message struct {
+		Attachments        func(childComplexity int) int
 		Attempt            func(childComplexity int) int
 		AttemptID          func(childComplexity int) int
 		Attempts           func(childComplexity int) int
@@ -729,6 +730,7 @@ type ComplexityRoot struct {
 	}
 
 	Source struct {
+		Attachment      func(childComplexity int) int
 		Attempt         func(childComplexity int) int
 		AttemptID       func(childComplexity int) int
 		Available       func(childComplexity int) int
@@ -946,6 +948,7 @@ type ConversationEventResolver interface {
 }
 type MessageResolver interface {
 	Siblings(ctx context.Context, obj *ent.Message) (*model.MessageSiblings, error)
+	Attachments(ctx context.Context, obj *ent.Message) ([]*ent.Attachment, error)
 }
 type MutationResolver interface {
 	CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error)
@@ -1032,6 +1035,7 @@ type SourceResolver interface {
 	Snippet(ctx context.Context, obj *ent.Source) (*string, error)
 	DocumentTitle(ctx context.Context, obj *ent.Source) (*string, error)
 	DocumentID(ctx context.Context, obj *ent.Source) (*uuid.UUID, error)
+	Attachment(ctx context.Context, obj *ent.Source) (*ent.Attachment, error)
 }
 type SubscriptionResolver interface {
 	AttemptEvents(ctx context.Context, attemptID uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error)
@@ -2735,6 +2739,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ManifestRound.UserSeq(childComplexity), true
 
+	case "Message.attachments":
+		if e.ComplexityRoot.Message.Attachments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Attachments(childComplexity), true
 	case "Message.attempt":
 		if e.ComplexityRoot.Message.Attempt == nil {
 			break
@@ -4252,6 +4262,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SharedSource.Title(childComplexity), true
 
+	case "Source.attachment":
+		if e.ComplexityRoot.Source.Attachment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Source.Attachment(childComplexity), true
 	case "Source.attempt":
 		if e.ComplexityRoot.Source.Attempt == nil {
 			break
@@ -7485,6 +7501,37 @@ extend type Mutation {
   """
   setUserQuota(userId: String!, tokens: Int): SetUserQuotaPayload!
 }
+
+# Attachments on an ask, and attachment sources (docs/API.md, "Attachments")
+
+extend input AskInput {
+  """
+  Attachments of this conversation the question is asked with: each must be
+  the viewer's and READY (docs/API.md, "Attachments"). The answer's
+  evidence always includes the best chunk of each. An unknown, deleted or
+  foreign id, or one of another conversation, is NOT_FOUND; one not yet
+  READY is BAD_USER_INPUT (extensions.field attachmentIds, reason
+  ATTACHMENT_NOT_READY). At most 20.
+  """
+  attachmentIds: [ID!]
+}
+
+extend type Message {
+  """
+  The attachments the question was asked with (AskInput.attachmentIds)
+  that the viewer may still read, in the order given; empty for answers
+  and questions without attachments.
+  """
+  attachments: [Attachment!]!
+}
+
+extend type Source {
+  """
+  The cited attachment (kind ATTACHMENT) while the viewer may read it;
+  null for a document's source, or an attachment since deleted or hidden.
+  """
+  attachment: Attachment
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -8331,6 +8378,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_attempts(ctx, field)
 	case "siblings":
 		return ec.fieldContext_Message_siblings(ctx, field)
+	case "attachments":
+		return ec.fieldContext_Message_attachments(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 }
@@ -8681,6 +8730,8 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 		return ec.fieldContext_Source_documentTitle(ctx, field)
 	case "documentId":
 		return ec.fieldContext_Source_documentId(ctx, field)
+	case "attachment":
+		return ec.fieldContext_Source_attachment(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Source", field.Name)
 }
@@ -18329,6 +18380,38 @@ func (ec *executionContext) fieldContext_Message_siblings(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Message_attachments(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_attachments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Message().Attachments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_attachments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MessageConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.MessageConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24268,6 +24351,38 @@ func (ec *executionContext) fieldContext_Source_documentId(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Source", field, true, true, "ID")
 }
 
+func (ec *executionContext) _Source_attachment(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Source_attachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Source().Attachment(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
+			return ec.marshalOAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Source_attachment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Source",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SourceStaleness_source(ctx context.Context, field graphql.CollectedField, obj *model.SourceStaleness) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28403,7 +28518,7 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question", "parentMessageId", "modelProfileId", "modelParameters"}
+	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question", "parentMessageId", "modelProfileId", "modelParameters", "attachmentIds"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28452,6 +28567,13 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.ModelParameters = data
+		case "attachmentIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentIds"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttachmentIds = data
 		}
 	}
 	return it, nil
@@ -43115,6 +43237,12 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Message_siblings(ctx, field, obj)
 				})
+		case "attachments":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_attachments(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -44870,6 +44998,12 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Source_documentId(ctx, field, obj)
+				})
+		case "attachment":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_attachment(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -48101,6 +48235,13 @@ func (ec *executionContext) unmarshalOAdminFeedbackWhereInput2ᚖgithubᚗcomᚋ
 	}
 	res, err := ec.unmarshalInputAdminFeedbackWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx context.Context, sel ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Attachment(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx context.Context, v any) (*attachment.Status, error) {

@@ -113,6 +113,7 @@ func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayloa
 		return nil, err
 	}
 	ctx = withModelChoice(ctx, in.ModelProfileID, in.ModelParameters)
+	ctx = chat.WithAttachments(ctx, in.AttachmentIds)
 	res, err := r.engine.AskParent(ctx, in.ConversationID, in.ParentMessageID, in.ClientMessageID, in.Question)
 	if err != nil {
 		return nil, notFound(err, "conversation")

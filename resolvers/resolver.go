@@ -60,6 +60,7 @@ type Engine interface {
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
 	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
+	AttachmentsOf(ctx context.Context, ids []uuid.UUID) ([]*ent.Attachment, error)
 	AccessStamp(ctx context.Context) uint64
 	AdminConversations(ctx context.Context, f chat.AdminConversationFilter) (context.Context, *ent.ConversationQuery, error)
 	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)

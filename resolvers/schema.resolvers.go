@@ -105,6 +105,11 @@ func (r *messageResolver) Siblings(ctx context.Context, obj *ent.Message) (*mode
 	return r.siblings(ctx, obj)
 }
 
+// Attachments is the resolver for the attachments field.
+func (r *messageResolver) Attachments(ctx context.Context, obj *ent.Message) ([]*ent.Attachment, error) {
+	return r.messageAttachments(ctx, obj)
+}
+
 // CreateConversation is the resolver for the createConversation field.
 func (r *mutationResolver) CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error) {
 	return r.createConversation(ctx, input)
@@ -473,6 +478,11 @@ func (r *sourceResolver) DocumentTitle(ctx context.Context, obj *ent.Source) (*s
 // DocumentID is the resolver for the documentId field.
 func (r *sourceResolver) DocumentID(ctx context.Context, obj *ent.Source) (*uuid.UUID, error) {
 	return r.sourceDocumentID(ctx, obj)
+}
+
+// Attachment is the resolver for the attachment field.
+func (r *sourceResolver) Attachment(ctx context.Context, obj *ent.Source) (*ent.Attachment, error) {
+	return r.sourceAttachment(ctx, obj)
 }
 
 // AttemptEvents is the resolver for the attemptEvents field.

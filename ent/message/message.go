@@ -55,6 +55,8 @@ const (
 	FieldPathSummary = "path_summary"
 	// FieldPathSummaryVersion holds the string denoting the path_summary_version field in the database.
 	FieldPathSummaryVersion = "path_summary_version"
+	// FieldAttachmentIds holds the string denoting the attachment_ids field in the database.
+	FieldAttachmentIds = "attachment_ids"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -118,6 +120,7 @@ var Columns = []string{
 	FieldTraceID,
 	FieldPathSummary,
 	FieldPathSummaryVersion,
+	FieldAttachmentIds,
 	FieldCreatedAt,
 }
 

@@ -1107,6 +1107,16 @@ func PathSummaryVersionLTE(v int) predicate.Message {
 	return predicate.Message(sql.FieldLTE(FieldPathSummaryVersion, v))
 }
 
+// AttachmentIdsIsNil applies the IsNil predicate on the "attachment_ids" field.
+func AttachmentIdsIsNil() predicate.Message {
+	return predicate.Message(sql.FieldIsNull(FieldAttachmentIds))
+}
+
+// AttachmentIdsNotNil applies the NotNil predicate on the "attachment_ids" field.
+func AttachmentIdsNotNil() predicate.Message {
+	return predicate.Message(sql.FieldNotNull(FieldAttachmentIds))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Message {
 	return predicate.Message(sql.FieldEQ(FieldCreatedAt, v))

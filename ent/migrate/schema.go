@@ -715,6 +715,7 @@ var (
 		{Name: "trace_id", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "path_summary", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "path_summary_version", Type: field.TypeInt, Default: 0},
+		{Name: "attachment_ids", Type: field.TypeJSON, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "attempt_id", Type: field.TypeUUID, Unique: true, Nullable: true},
 		{Name: "conversation_id", Type: field.TypeUUID},
@@ -728,19 +729,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "messages_attempts_assistant_message",
-				Columns:    []*schema.Column{MessagesColumns[17]},
+				Columns:    []*schema.Column{MessagesColumns[18]},
 				RefColumns: []*schema.Column{AttemptsColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "messages_conversations_messages",
-				Columns:    []*schema.Column{MessagesColumns[18]},
+				Columns:    []*schema.Column{MessagesColumns[19]},
 				RefColumns: []*schema.Column{ConversationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "messages_tenants_tenant",
-				Columns:    []*schema.Column{MessagesColumns[19]},
+				Columns:    []*schema.Column{MessagesColumns[20]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -749,17 +750,17 @@ var (
 			{
 				Name:    "message_tenant_id_owner_id",
 				Unique:  false,
-				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[1]},
+				Columns: []*schema.Column{MessagesColumns[20], MessagesColumns[1]},
 			},
 			{
 				Name:    "message_conversation_id_sequence_no",
 				Unique:  true,
-				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[5]},
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[5]},
 			},
 			{
 				Name:    "message_conversation_id_client_message_id",
 				Unique:  true,
-				Columns: []*schema.Column{MessagesColumns[18], MessagesColumns[9]},
+				Columns: []*schema.Column{MessagesColumns[19], MessagesColumns[9]},
 			},
 			{
 				Name:    "message_parent_id_sequence_no",

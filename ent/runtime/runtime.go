@@ -1294,7 +1294,7 @@ func init() {
 	// message.PathSummaryVersionValidator is a validator for the "path_summary_version" field. It is called by the builders before save.
 	message.PathSummaryVersionValidator = messageDescPathSummaryVersion.Validators[0].(func(int) error)
 	// messageDescCreatedAt is the schema descriptor for created_at field.
-	messageDescCreatedAt := messageFields[16].Descriptor()
+	messageDescCreatedAt := messageFields[17].Descriptor()
 	// message.DefaultCreatedAt holds the default value on creation for the created_at field.
 	message.DefaultCreatedAt = messageDescCreatedAt.Default.(func() time.Time)
 	// messageDescID is the schema descriptor for id field.

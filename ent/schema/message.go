@@ -58,6 +58,10 @@ func (Message) Fields() []ent.Field {
 		field.Int("path_summary_version").Default(0).NonNegative().
 			Comment("Bumped on every write of path_summary (the summariser's optimistic lock).").
 			Annotations(entgql.Skip(entgql.SkipAll)),
+		field.JSON("attachment_ids", []uuid.UUID{}).Optional().Immutable().
+			Comment("For a USER message: the attachments of its conversation the question was asked with " +
+				"(docs/ENGINE.md, \"Attachments on an ask\"); read back through the attachments' own policy.").
+			Annotations(entgql.Skip(entgql.SkipAll)),
 		field.Time("created_at").Default(time.Now).Immutable().
 			Annotations(entgql.OrderField("CREATED_AT")),
 	}

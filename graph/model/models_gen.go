@@ -70,6 +70,13 @@ type AskInput struct {
 	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
 	// This answer's sampling parameters, over the conversation's.
 	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
+	// Attachments of this conversation the question is asked with: each must be
+	// the viewer's and READY (docs/API.md, "Attachments"). The answer's
+	// evidence always includes the best chunk of each. An unknown, deleted or
+	// foreign id, or one of another conversation, is NOT_FOUND; one not yet
+	// READY is BAD_USER_INPUT (extensions.field attachmentIds, reason
+	// ATTACHMENT_NOT_READY). At most 20.
+	AttachmentIds []uuid.UUID `json:"attachmentIds,omitempty"`
 }
 
 // What ask and retryAttempt return at once, before the answer exists. Follow

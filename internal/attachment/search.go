@@ -39,6 +39,43 @@ func Search(ctx context.Context, client *ent.Client, convID uuid.UUID, query []f
 	if k <= 0 {
 		return nil, nil
 	}
+	hits, err := scored(ctx, client, convID, query)
+	if err != nil {
+		return nil, err
+	}
+	return hits[:min(k, len(hits))], nil
+}
+
+// SearchPinned is Search, with the same one read, plus the best chunk of
+// each attachment of pinned that the k best do not already hold (an
+// attachment the question was asked with: docs/ENGINE.md, "Attachments on
+// an ask"), best first. A pinned id that is not a READY attachment of
+// convID the viewer may read adds nothing.
+func SearchPinned(ctx context.Context, client *ent.Client, convID uuid.UUID, query []float32, k int, pinned []uuid.UUID) ([]Hit, error) {
+	if len(pinned) == 0 {
+		return Search(ctx, client, convID, query, k)
+	}
+	hits, err := scored(ctx, client, convID, query)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clip(hits[:min(max(k, 0), len(hits))])
+	has := map[uuid.UUID]bool{}
+	for _, h := range out {
+		has[h.Attachment.ID] = true
+	}
+	for _, h := range hits[len(out):] {
+		if id := h.Attachment.ID; !has[id] && slices.Contains(pinned, id) {
+			has[id] = true
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// scored is every chunk of convID's READY attachments the viewer in ctx
+// may read, scored against query, best first.
+func scored(ctx context.Context, client *ent.Client, convID uuid.UUID, query []float32) ([]Hit, error) {
 	chunks, err := client.AttachmentChunk.Query().
 		Where(
 			attachmentchunk.ConversationID(convID),
@@ -67,5 +104,5 @@ func Search(ctx context.Context, client *ent.Client, convID uuid.UUID, query []f
 		}
 		return slices.Compare(a.Chunk.ID[:], b.Chunk.ID[:])
 	})
-	return hits[:min(k, len(hits))], nil
+	return hits, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/google/uuid"
@@ -245,16 +246,41 @@ func (e *Engine) retrieve(ctx context.Context, j job, question string) (_ []prom
 			ContentHash: chunkHash(h.Chunk),
 		})
 	}
-	if e.searchAttachments {
-		ahits, err := attachment.Search(ctx, e.client, j.conv.ID, vecs[0], j.settings.RetrievalTopK)
+	if pinned := j.msg.AttachmentIds; e.searchAttachments || len(pinned) > 0 {
+		ahits, err := attachment.SearchPinned(ctx, e.client, j.conv.ID, vecs[0], j.settings.RetrievalTopK, pinned)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, attachmentEvidence(ahits, threshold)...)
-		slices.SortStableFunc(out, func(a, b prompt.Evidence) int { return cmp.Compare(b.Score, a.Score) })
-		out = out[:min(len(out), j.settings.RetrievalTopK)]
+		out = mergeAttachmentEvidence(out, ahits, pinned, e.searchAttachments, threshold, j.settings.RetrievalTopK)
 	}
 	return out, nil
+}
+
+// mergeAttachmentEvidence merges the attachment hits into the knowledge
+// base's evidence kb and keeps the k best, best first. The best chunk of
+// each pinned attachment (one the question was asked with) is always kept,
+// whatever its score, and whatever k; the other hits compete for the
+// remaining places only with all (Deps.SearchAttachments) and at or above
+// threshold.
+func mergeAttachmentEvidence(kb []prompt.Evidence, hits []attachment.Hit, pinned []uuid.UUID, all bool, threshold float64, k int) []prompt.Evidence {
+	var forced []prompt.Evidence
+	rest := kb
+	seen := map[uuid.UUID]bool{}
+	for _, h := range hits {
+		id := h.Attachment.ID
+		switch {
+		case slices.Contains(pinned, id) && !seen[id]:
+			seen[id] = true
+			forced = append(forced, attachmentEvidence([]attachment.Hit{h}, math.Inf(-1))...)
+		case all:
+			rest = append(rest, attachmentEvidence([]attachment.Hit{h}, threshold)...)
+		}
+	}
+	byScore := func(a, b prompt.Evidence) int { return cmp.Compare(b.Score, a.Score) }
+	slices.SortStableFunc(rest, byScore)
+	out := append(forced, rest[:min(len(rest), max(k-len(forced), 0))]...)
+	slices.SortStableFunc(out, byScore)
+	return out
 }
 
 // attachmentEvidence is the evidence of the attachment hits at or above

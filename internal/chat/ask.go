@@ -113,6 +113,9 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	if err := e.authoriseAsk(ctx, conv, t); err != nil {
 		return nil, rollback(tx, err)
 	}
+	if err := checkAskAttachments(ctx, tx, conv, askAttachments(ctx)); err != nil {
+		return nil, rollback(tx, err)
+	}
 	if legacyTree(conv) && !spot.backfilled {
 		// Written before message trees: made a tree first, in a
 		// transaction of its own, and the ask starts again on it.
@@ -362,11 +365,15 @@ func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer,
 // userMessage builds the ask's USER message (its sequence number is set
 // by the caller, and replaced by the PostgreSQL statement's).
 func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, clientMessageID, question string) *ent.MessageCreate {
-	return tx.Message.Create().
+	mc := tx.Message.Create().
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
 		SetRole(message.RoleUSER).
 		SetContent(question).SetClientMessageID(clientMessageID).
 		SetTraceID(traceID(ctx))
+	if ids := askAttachments(ctx); len(ids) > 0 {
+		mc.SetAttachmentIds(ids)
+	}
+	return mc
 }
 
 // newAttempt builds a PENDING attempt leased to this instance.

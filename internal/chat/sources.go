@@ -67,7 +67,9 @@ func (e *Engine) liveSources(ctx context.Context, attemptID uuid.UUID, sources [
 	if g := e.evidenceOf(attemptID); g != nil && g.stamp == stamp && sameAccess(g.viewer, viewer.FromContext(ctx)) {
 		out := make([]SourceView, len(sources))
 		for i, s := range sources {
-			out[i] = SourceView{Source: s, Available: s.ChunkID != nil}
+			// The run read every chunk it cites (an attachment's too) as
+			// this viewer under this stamp.
+			out[i] = SourceView{Source: s, Available: s.ChunkID != nil || (s.Kind == source.KindATTACHMENT && s.AttachmentID != nil)}
 		}
 		return out, nil
 	}

@@ -78,6 +78,10 @@ func (e *Engine) Staleness(ctx context.Context, att *ent.Attempt) (*AttemptStale
 	var changed []int // indexes into out.Sources
 	for _, s := range srcs {
 		switch {
+		case s.Kind == source.KindATTACHMENT && s.AttachmentID != nil:
+			// An attachment's text never changes (its row and bytes are
+			// immutable); once deleted, attachment_id is NULL: deleted.
+			continue
 		case s.DocumentID == nil && s.ChunkHash != nil:
 			out.Sources = append(out.Sources, SourceStaleness{Source: s, Change: SourceDeleted})
 		case s.DocumentID == nil:

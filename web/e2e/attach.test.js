@@ -1,8 +1,10 @@
 // Browser tests of attachments (issue 21): the composer's attach button
 // uploads a file into the open conversation (POST /files) and shows its
-// status; a file of an unsupported type shows the server's refusal; after a
-// reload the conversation's list (Conversation.attachments) still shows the
-// earlier upload, and a file uploaded elsewhere appears by viewerEvents.
+// status; a file of an unsupported type shows the server's refusal; the
+// next question is asked with the READY file (attachmentIds), and its
+// answer lists a source labelled as an attachment; after a reload the
+// conversation's list (Conversation.attachments) still shows the earlier
+// upload, and a file uploaded elsewhere appears by viewerEvents.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { newConversation, signIn, startConsole } from './harness.js';
@@ -38,6 +40,21 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   await second.and(page.locator('[data-status="REFUSED"]')).waitFor();
   assert.match(await second.getByTestId('attachment-status').textContent(), /not accepted/);
   await app.shot(page, 'attached');
+
+  await page.getByTestId('question').fill('What is the gate code?');
+  await page.getByTestId('send').click();
+  const label = page.locator('[data-testid="source"][data-kind="ATTACHMENT"] [data-testid="source-kind"]').first();
+  await label.waitFor({ state: 'attached', timeout: 30000 });
+  assert.equal(await label.textContent(), '附件'); // the zh-CN console's label
+  // The asker may read the file: the source shows its name, not "no longer available".
+  const source = page.locator('[data-testid="source"][data-kind="ATTACHMENT"]').first();
+  assert.equal(await source.getAttribute('class'), 'source');
+  assert.equal(await source.locator('.doc-title').textContent(), 'notes.md');
+  // The file went with the question: it is no longer pending for the next
+  // one, and stays listed as the conversation's attachment.
+  assert.equal(await page.locator('[data-testid="attachment"][data-pending="true"]').count(), 0);
+  assert.equal(await page.getByTestId('attachment').first().locator('.attachment-name').textContent(), 'notes.md');
+  await app.shot(page, 'asked-with-attachment');
 
   // After a reload the stored upload is listed from the server; the
   // refused file, never stored, is not.

@@ -37,6 +37,11 @@ export const SourceFields = graphql(`
     snippet
     documentTitle
     documentId
+    kind
+    attachment {
+      id
+      name
+    }
   }
 `);
 

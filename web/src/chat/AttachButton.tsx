@@ -5,7 +5,11 @@
 // sessions' uploads too) with its status kept live by viewerEvents
 // ATTACHMENT_UPDATED (READY, or FAILED with its failure code), followed by
 // this session's uploads still in flight and the files the server refused
-// (with its message; a refused file is never stored).
+// (with its message; a refused file is never stored). The files this
+// session uploaded since the last question are pending: once READY they go
+// with the next question (onReady, AskInput.attachmentIds), and a new
+// clearKey (a question was accepted with them) ends their pending state;
+// they stay in the list as the conversation's attachments.
 import { useEffect, useRef, useState } from 'react';
 import { useQuery, useSubscription } from '@apollo/client/react';
 import { getToken } from '../auth/token';
@@ -19,9 +23,18 @@ interface Row {
   name: string;
   status: string;
   detail?: string;
+  pending?: boolean;
 }
 
-export function AttachButton({ conversationId }: { conversationId: string }) {
+export interface AttachButtonProps {
+  conversationId: string;
+  /** Called with the ids of the pending READY uploads whenever they change. */
+  onReady?: (ids: string[]) => void;
+  /** Changing it ends the pending state: its files went with a question. */
+  clearKey?: number;
+}
+
+export function AttachButton({ conversationId, onReady, clearKey }: AttachButtonProps) {
   const t = useT();
   const input = useRef<HTMLInputElement>(null);
   const [local, setLocal] = useState<Row[]>([]);
@@ -29,6 +42,8 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
   const [live, setLive] = useState<Record<string, string>>({});
   const inFlight = useRef(0);
   const seq = useRef(0);
+  // pending holds the ids this session uploaded since the last question.
+  const [pending, setPending] = useState<string[]>([]);
   const { data, refetch } = useQuery(ConversationAttachmentsQuery, {
     variables: { id: conversationId },
     fetchPolicy: 'cache-and-network',
@@ -41,6 +56,9 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
     setLocal([]);
     setLive({});
   }, [conversationId]);
+  useEffect(() => {
+    setPending([]);
+  }, [conversationId, clearKey]);
 
   const reread = async () => {
     try {
@@ -83,7 +101,9 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
         set({ status: 'REFUSED', detail: body?.errors?.[0]?.message ?? String(res.status) });
         return;
       }
-      // Stored: the list reads it in and the local line gives way.
+      // Stored: it is pending for the next question, the list reads it in
+      // and the local line gives way.
+      if (body.id) setPending((all) => [...all, body.id as string]);
       await reread();
       setLocal((all) => all.filter((x) => x.key !== key));
     } catch (e) {
@@ -112,9 +132,17 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
       name: a.name,
       status: live[a.id] ?? a.status,
       detail: a.failureCode ?? undefined,
+      pending: pending.includes(a.id),
     })),
     ...local,
   ];
+  const readyIds = rows
+    .filter((u) => u.pending && u.status === 'READY')
+    .map((u) => u.key)
+    .join(',');
+  useEffect(() => {
+    onReady?.(readyIds ? readyIds.split(',') : []);
+  }, [readyIds, onReady]);
 
   return (
     <div className="attach" data-testid="attach">
@@ -136,7 +164,7 @@ export function AttachButton({ conversationId }: { conversationId: string }) {
       {rows.length > 0 && (
         <ul className="attachments" aria-label={t.attachments}>
           {rows.map((u) => (
-            <li key={u.key} data-testid="attachment" data-status={u.status}>
+            <li key={u.key} data-testid="attachment" data-status={u.status} data-pending={u.pending ? 'true' : undefined}>
               <span className="attachment-name">{u.name}</span>{' '}
               <span className="muted" data-testid="attachment-status">
                 {label(u)}

@@ -22,7 +22,8 @@ export interface ComposerProps {
   disabled: boolean;
   /** Why Send is disabled: an answer running, a rate-limit countdown. */
   reason?: ReactNode;
-  onAsk: (question: string, clientMessageId: string) => Promise<boolean>;
+  /** attachmentIds: the READY files attached since the last question. */
+  onAsk: (question: string, clientMessageId: string, attachmentIds: string[]) => Promise<boolean>;
   /** Set to the composer's send, for a Retry banner to resend the draft. */
   sendRef?: RefObject<(() => void) | null>;
 }
@@ -34,6 +35,10 @@ export function Composer({ conversationId, disabled, reason, onAsk, sendRef }: C
   const composing = useRef(false);
   const pendingId = useRef<{ q: string; id: string } | null>(null);
   const [sending, setSending] = useState(false);
+  // The READY attachments the next question is asked with; cleared (with
+  // the attach list) once a question is accepted.
+  const [attachmentIds, setAttachmentIds] = useState<string[]>([]);
+  const [sent, setSent] = useState(0);
 
   useEffect(() => {
     setText(localStorage.getItem(draftKey) ?? '');
@@ -50,11 +55,12 @@ export function Composer({ conversationId, disabled, reason, onAsk, sendRef }: C
     if (!q || disabled || sending) return;
     if (pendingId.current?.q !== q) pendingId.current = { q, id: newId() };
     setSending(true);
-    const ok = await onAsk(q, pendingId.current.id);
+    const ok = await onAsk(q, pendingId.current.id, attachmentIds);
     setSending(false);
     if (ok) {
       pendingId.current = null;
       update('');
+      if (attachmentIds.length > 0) setSent((n) => n + 1);
     }
   };
   if (sendRef) sendRef.current = () => void send();
@@ -91,7 +97,7 @@ export function Composer({ conversationId, disabled, reason, onAsk, sendRef }: C
           void send();
         }}
       />
-      <AttachButton conversationId={conversationId} />
+      <AttachButton conversationId={conversationId} onReady={setAttachmentIds} clearKey={sent} />
       <button type="submit" disabled={disabled || sending || !text.trim()} data-testid="send" aria-describedby={`send-reason-${conversationId}`}>
         {t.ask}
       </button>

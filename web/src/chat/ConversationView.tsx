@@ -203,10 +203,20 @@ export function ConversationView({ id }: { id: string }) {
     if (e.kind === 'busy') rereadQuietly();
   };
 
-  const onAsk = async (question: string, clientMessageId: string) => {
+  const onAsk = async (question: string, clientMessageId: string, attachmentIds: string[] = []) => {
     setAskError(null);
     try {
-      const res = await ask({ variables: { input: { conversationId: id, clientMessageId, question, modelProfileId: modelId || null } } });
+      const res = await ask({
+        variables: {
+          input: {
+            conversationId: id,
+            clientMessageId,
+            question,
+            modelProfileId: modelId || null,
+            attachmentIds: attachmentIds.length > 0 ? attachmentIds : null,
+          },
+        },
+      });
       const m = res.data?.ask.userMessage;
       if (m) {
         stickToBottom.current = true;

@@ -33,11 +33,17 @@ export function SourcesPanel({ attemptId, sources, answer, final }: SourcesPanel
       className={s.available ? 'source' : 'source unavailable'}
       data-testid="source"
       data-cited={isCited}
+      data-kind={s.kind}
     >
       <strong>[{s.label}]</strong>{' '}
+      {s.kind === 'ATTACHMENT' && (
+        <span className="source-kind" data-testid="source-kind">
+          {t.attachmentSource}
+        </span>
+      )}{' '}
       {s.available ? (
         <>
-          <span className="doc-title">{s.documentTitle}</span>
+          <span className="doc-title">{s.attachment?.name ?? s.documentTitle}</span>
           <blockquote>{s.snippet}</blockquote>
         </>
       ) : (

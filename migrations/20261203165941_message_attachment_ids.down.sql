@@ -1,0 +1,2 @@
+-- reverse: modify "messages" table
+ALTER TABLE "messages" DROP COLUMN "attachment_ids";

@@ -1,0 +1,2 @@
+-- modify "messages" table
+ALTER TABLE "messages" ADD COLUMN "attachment_ids" jsonb NULL;
