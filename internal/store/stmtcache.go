@@ -57,13 +57,18 @@ type stmtCache struct {
 	// closed is set by close: a background prepare finishing later closes
 	// its statement instead of caching it.
 	closed bool
+	// stop cancels the background prepares still waiting for a
+	// connection (close must not wait for a transaction that never ends).
+	stopCtx context.Context
+	stop    context.CancelFunc
 }
 
 // newStmtCache returns a cache preparing on db.
 func newStmtCache(db *sql.DB) *stmtCache {
 	seen, _ := lru.New[string, int](seenStatements)
 	stmts, _ := lru.NewWithEvict[string, *sql.Stmt](preparedStatements, func(_ string, s *sql.Stmt) { _ = s.Close() })
-	return &stmtCache{db: db, seen: seen, stmts: stmts, preparing: map[string]struct{}{}}
+	stopCtx, stop := context.WithCancel(context.Background())
+	return &stmtCache{db: db, seen: seen, stmts: stmts, preparing: map[string]struct{}{}, stopCtx: stopCtx, stop: stop}
 }
 
 // prepared returns q's prepared statement, preparing it once q has been
@@ -133,7 +138,7 @@ func (c *stmtCache) prepareLater(q string) {
 	c.mu.Unlock()
 	go func() {
 		defer c.pending.Done()
-		s, err := c.db.PrepareContext(context.Background(), q)
+		s, err := c.db.PrepareContext(c.stopCtx, q)
 		c.mu.Lock()
 		delete(c.preparing, q)
 		closed := c.closed
@@ -153,11 +158,13 @@ func (c *stmtCache) prepareLater(q string) {
 	}()
 }
 
-// close closes every prepared statement, after the background prepares.
+// close closes every prepared statement, after cancelling the background
+// prepares.
 func (c *stmtCache) close() {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
+	c.stop()
 	c.pending.Wait()
 	c.stmts.Purge()
 }
