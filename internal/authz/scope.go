@@ -126,12 +126,17 @@ func readableDocuments(v *viewer.Viewer) func(*sql.Selector) {
 	return DocumentReadableBy(v)
 }
 
-// chunksOfReadableDocuments applies the document ACL to chunks.
+// chunksOfReadableDocuments applies the document ACL to chunks: a chunk
+// is visible when its document is. chunk.HasDocument is answered by the
+// edge predicate with the documents' own visibility (edgefilter: tenant,
+// readableDocuments), so the ACL is stated once; naming it here as well
+// would repeat it inside the same EXISTS (docs/ENGINE.md, "Privacy SQL,
+// composed once").
 func chunksOfReadableDocuments(v *viewer.Viewer) func(*sql.Selector) {
 	if v.CanCurateKnowledge() {
 		return nil
 	}
-	return chunk.HasDocumentWith(DocumentReadableBy(v))
+	return chunk.HasDocument()
 }
 
 // grantsNamingViewer shows members only the grants that name them directly

@@ -96,6 +96,15 @@ func readableChunks(client *ent.Client, kbID uuid.UUID) *ent.ChunkQuery {
 	)
 }
 
+// hitChunks is readableChunks for a query that joins the hit documents
+// (joinHitDocuments): the join already demands a READY document the viewer
+// may read, so the query leaves out readableChunks' EXISTS over documents,
+// which would state the document ACL once more (docs/ENGINE.md, "Privacy
+// SQL, composed once"). Privacy still adds the chunks' own visibility.
+func hitChunks(client *ent.Client, kbID uuid.UUID) *ent.ChunkQuery {
+	return client.Chunk.Query().Where(chunk.KnowledgeBaseID(kbID))
+}
+
 // sortHits orders hits by score, best first, then by chunk id.
 func sortHits(hits []chat.Hit) {
 	slices.SortFunc(hits, func(a, b chat.Hit) int {

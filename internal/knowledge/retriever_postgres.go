@@ -188,7 +188,7 @@ func exactDistance(b *sql.Builder, column string, vec pgvector.Vector) {
 // expression on its own, numbering from 1 and dropping the argument) would
 // survive the privacy predicates.
 func nearestChunks(ctx context.Context, client *ent.Client, kbID uuid.UUID, vec pgvector.Vector, k int, distance distanceExpr) ([]*ent.Chunk, error) {
-	return readableChunks(client, kbID).
+	return hitChunks(client, kbID).
 		Limit(k).
 		Select(hitColumns...).
 		Modify(joinHitDocuments(ctx), func(s *sql.Selector) {

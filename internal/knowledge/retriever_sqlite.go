@@ -29,7 +29,7 @@ import (
 // chunks (see the benchmarks), not for large corpora, which belong on
 // PostgreSQL.
 func (r *Retriever) searchSQLite(ctx context.Context, kbID uuid.UUID, query []float32, k int) ([]chat.Hit, error) {
-	readable, err := readableChunks(r.db.Client, kbID).
+	readable, err := hitChunks(r.db.Client, kbID).
 		Select(chunk.FieldTenantID, chunk.FieldDocumentID, chunk.FieldKnowledgeBaseID, chunk.FieldOrdinal, chunk.FieldTokenCount).
 		Modify(joinHitDocuments(ctx)).
 		All(ctx)

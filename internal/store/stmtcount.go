@@ -88,11 +88,24 @@ func (d countingDriver) Tx(ctx context.Context) (dialect.Tx, error) { return d.B
 // counted; BEGIN counts as one statement.
 func (d countingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
 	d.count(ctx)
-	tx, err := d.tx.BeginTx(ctx, opts)
+	tx, err := d.begin(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &countingTx{Tx: tx, d: d, tally: tallyOf(ctx)}, nil
+}
+
+// begin starts an Ent transaction: on a preparing driver, one whose
+// often-sent statements use the prepared ones (cachedTx).
+func (d countingDriver) begin(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
+	if d.cache == nil {
+		return d.tx.BeginTx(ctx, opts)
+	}
+	tx, err := d.cache.db.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &entsql.Tx{Conn: entsql.Conn{ExecQuerier: cachedTx{Tx: tx, cache: d.cache}}, Tx: tx}, nil
 }
 
 // countingTx is a transaction of countingDriver. COMMIT and ROLLBACK are
