@@ -215,7 +215,8 @@ func sameID(a, b *uuid.UUID) bool {
 
 // replayAsk answers a repeated idempotency key with the original message
 // and its first attempt, in whatever state it is, without a model call. A
-// key reused for a different question, or for another kind of request (an
+// key reused for a different question (its text or its set of
+// attachments), or for another kind of request (an
 // edit's key for an ask, an ask's or another edit's for an edit, another
 // explicit parent) is IDEMPOTENCY_MISMATCH: asks and edits share the
 // conversation's keys. It returns nil, nil when the key is new. It reads
@@ -233,6 +234,10 @@ func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uu
 	if msg.Content != question {
 		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
 			"clientMessageId %q was already used for a different question", clientMessageID)
+	}
+	if !sameAttachmentSet(msg.AttachmentIds, askAttachments(ctx)) {
+		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
+			"clientMessageId %q was already used for the question with other attachments", clientMessageID)
 	}
 	var editOf *uuid.UUID
 	if spot.edit != nil {

@@ -118,3 +118,22 @@ func (e *Engine) AttachmentsOf(ctx context.Context, ids []uuid.UUID) ([]*ent.Att
 	}
 	return out, nil
 }
+
+// sameAttachmentSet reports whether stored (a question's attachment ids)
+// and asked (a repeated ask's, deduplicated) name the same attachments, in
+// any order: a replayed ask must carry the attachments of the original.
+func sameAttachmentSet(stored, asked []uuid.UUID) bool {
+	seen := make(map[uuid.UUID]bool, len(stored))
+	for _, id := range stored {
+		seen[id] = true
+	}
+	if len(seen) != len(asked) {
+		return false
+	}
+	for _, id := range asked {
+		if !seen[id] {
+			return false
+		}
+	}
+	return true
+}

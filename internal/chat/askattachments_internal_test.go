@@ -21,7 +21,9 @@ func TestMergeAttachmentEvidence(t *testing.T) {
 	hit := func(att uuid.UUID, score float64) attachment.Hit {
 		return attachment.Hit{Chunk: &ent.AttachmentChunk{ID: uuid.New(), Content: "c"}, Attachment: &ent.Attachment{ID: att, Name: att.String()[:4]}, Score: score}
 	}
-	doc := func(score float64) prompt.Evidence { return prompt.Evidence{ChunkID: uuid.New(), DocumentID: uuid.New(), Score: score} }
+	doc := func(score float64) prompt.Evidence {
+		return prompt.Evidence{ChunkID: uuid.New(), DocumentID: uuid.New(), Score: score}
+	}
 	type want struct {
 		att   uuid.UUID // uuid.Nil: a document
 		score float64

@@ -70,6 +70,7 @@ const zorblaxFact = "The Zorblax reactor in hangar nine runs on purple tourmalin
 // the attachment, kind ATTACHMENT with Source.attachment, even for a
 // question the attachment does not resemble, and does not make the answer
 // stale; a knowledge base source is kind DOCUMENT without an attachment.
+// Its idempotency key replays only with the same attachments.
 func TestAskWithAttachments(t *testing.T) {
 	eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) {
 		alice := h.Client(t, "alice")
@@ -88,6 +89,16 @@ func TestAskWithAttachments(t *testing.T) {
 		}
 		mustDo(t, alice, askWithAttachments, map[string]any{"c": conv, "k": "with-att", "q": "上传文件最大是多少？", "ids": []string{att, att}}, &asked)
 		require.Equal(t, []struct{ ID, Name string }{{att, "zorblax.txt"}}, asked.Ask.UserMessage.Attachments)
+
+		// The key replays with the same attachments, in any repetition, and
+		// is IDEMPOTENCY_MISMATCH with other ones (none here).
+		var again struct {
+			Ask struct{ UserMessage struct{ ID string } }
+		}
+		mustDo(t, alice, askWithAttachments, map[string]any{"c": conv, "k": "with-att", "q": "上传文件最大是多少？", "ids": []string{att}}, &again)
+		require.Equal(t, asked.Ask.UserMessage.ID, again.Ask.UserMessage.ID)
+		code, _ := errorCode(t, alice, askWithAttachments, map[string]any{"c": conv, "k": "with-att", "q": "上传文件最大是多少？", "ids": []string{}})
+		require.Equal(t, "IDEMPOTENCY_MISMATCH", code, "the key with other attachments")
 
 		srcs := attemptSources(t, alice, asked.Ask.Attempt.ID)
 		var attached, documents int
