@@ -30,6 +30,8 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   const first = page.getByTestId('attachment').nth(0);
   await first.and(page.locator('[data-status="READY"]')).waitFor();
   assert.equal(await first.locator('.attachment-name').textContent(), 'notes.md');
+  // It is pending: it goes with the next question, and the list says so.
+  await first.getByTestId('attachment-pending').waitFor();
 
   await page.getByTestId('attach-input').setInputFiles({
     name: 'photo.png',
@@ -53,6 +55,7 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   // The file went with the question: it is no longer pending for the next
   // one, and stays listed as the conversation's attachment.
   assert.equal(await page.locator('[data-testid="attachment"][data-pending="true"]').count(), 0);
+  assert.equal(await page.getByTestId('attachment-pending').count(), 0);
   assert.equal(await page.getByTestId('attachment').first().locator('.attachment-name').textContent(), 'notes.md');
   await app.shot(page, 'asked-with-attachment');
 

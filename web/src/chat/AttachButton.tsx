@@ -169,6 +169,12 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
               <span className="muted" data-testid="attachment-status">
                 {label(u)}
               </span>
+              {u.pending && u.status === 'READY' && (
+                <span className="muted" data-testid="attachment-pending">
+                  {' · '}
+                  {t.attachPending}
+                </span>
+              )}
             </li>
           ))}
         </ul>
