@@ -30,8 +30,9 @@ check-generate: ## Fail if go generate changes generated code.
 image: ## OCI image of ragchat serve, from scratch with buildah, into bin/image (docs/DEPLOYMENT.md, "The container image").
 	scripts/image.sh bin/image
 
-web: ## Build the web console (npm ci, codegen, vite) into internal/webui/dist; commit the result.
+web: ## Build the web console (npm ci, codegen, vite) into internal/webui/dist, and regenerate clients/ts/src/gql; commit the result.
 	scripts/web.sh build
+	cd clients/ts && npm ci --no-audit --no-fund --loglevel=error && npm run --silent codegen >/dev/null
 
 migration: ## New PostgreSQL migration from the Ent schema, diffed on a throwaway cluster: make migration NAME=add_x
 	@test -n "$(NAME)" || { echo "usage: make migration NAME=snake_case_name" >&2; exit 2; }

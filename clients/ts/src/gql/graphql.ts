@@ -6,6 +6,15 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 export type AskInput = {
   /**
+   * Attachments of this conversation the question is asked with: each must be
+   * the viewer's and READY (docs/API.md, "Attachments"). The answer's
+   * evidence always includes the best chunk of each. An unknown, deleted or
+   * foreign id, or one of another conversation, is NOT_FOUND; one not yet
+   * READY is BAD_USER_INPUT (extensions.field attachmentIds, reason
+   * ATTACHMENT_NOT_READY). At most 20.
+   */
+  attachmentIds?: Array<string> | null | undefined;
+  /**
    * The client's idempotency key for this question: asking again with the same
    * key returns the original message and attempt (deduplicated: true); the same
    * key with a different question is IDEMPOTENCY_MISMATCH.
