@@ -51,6 +51,8 @@ func (e *Engine) generate(ctx context.Context, j job) {
 	}()
 
 	j.model = e.modelOf(ctx, j)
+	j.side = &sideCharges{}
+	defer e.flushSideCharges(ctx, j)
 	c, err := e.answer(ctx, j, p)
 	if err == nil {
 		cctx, cspan := e.startSpan(ctx, spanComplete)

@@ -134,7 +134,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	st := raw.WithDefaults()
 	// Resolved in the ask's transaction: a second connection here, with
 	// the pool's all held by asks at this step, would deadlock them.
-	if ctx, err = e.resolveModelIn(ctx, tx.Client(), conv, st); err != nil {
+	if ctx, err = e.resolveModelIn(ctx, tx.Client(), conv, st, t.profiles); err != nil {
 		return nil, rollback(tx, err)
 	}
 	// The database limiter charges the rate inside the ask's transaction,

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/tenant"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -29,6 +30,7 @@ const (
 	askPendingID      = "ask_pending_id"
 	askKeyedID        = "ask_keyed_id"
 	askParentDepth    = "ask_parent_depth"
+	askTenantProfiles = "ask_tenant_profiles"
 )
 
 // askTarget is what an ask learns from its one read.
@@ -45,13 +47,18 @@ type askTarget struct {
 	// place is the question's place in the message tree: the message it
 	// follows (nil: it is a root) and its depth (the parent's plus one).
 	place treePlace
+	// profiles says whether the tenant has an enabled model profile, so
+	// that resolving an ask without a choice reads nothing more in a
+	// tenant without profiles.
+	profiles modelprofile.TenantProfiles
 }
 
 // loadAskTarget reads, in one statement through q (the ask's transaction),
 // the conversation the viewer owns, its tenant's stored settings, the two
 // attempts that decide the ask: the PENDING one and the one created with
-// key (docs/ENGINE.md, "Statements per ask"), and the depth of the message
-// the question follows: spot's parent when it has one (AskParent), else
+// key (docs/ENGINE.md, "Statements per ask"), whether the tenant has an
+// enabled model profile (modelprofile.TenantProfilesColumn), and the depth
+// of the message the question follows: spot's parent when it has one (AskParent), else
 // the conversation's current leaf; an edit (spot.edit) takes the place of
 // the question it edits and reads no parent. The privacy rules still filter the
 // conversation (tenant, owner, not DELETED); the settings are its
@@ -86,6 +93,7 @@ func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, i
 			if spot.edit == nil {
 				s.AppendSelectExprAs(askParent(ctx, s, spot.parent), askParentDepth)
 			}
+			s.AppendSelectExprAs(modelprofile.TenantProfilesColumn(s, s.C(conversation.FieldTenantID)), askTenantProfiles)
 		}).
 		All(ctx)
 	if err != nil {
@@ -106,6 +114,11 @@ func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, i
 		return t, err
 	}
 	t.keyed = keyed != ""
+	profiles, err := textValue(t.conv, askTenantProfiles)
+	if err != nil {
+		return t, err
+	}
+	t.profiles = modelprofile.TenantProfilesOf(string(profiles))
 	return t, t.locate(spot)
 }
 

@@ -17,10 +17,12 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/testdb"
@@ -189,8 +191,14 @@ func TestStatementsPerAsk(t *testing.T) {
 	}
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		db, n := countedDB(raw)
-		limiter := func(d *chat.Deps) { d.AskLimiter = askrate.NewDBLimiter(db, nil) }
-		e := newEnvDeps(t, db, nil, limiter, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
+		// Wired as cmd/ragchat serves: the database's ask limiter, model
+		// profiles (the demo tenant has none) and attachment retrieval.
+		served := func(d *chat.Deps) {
+			d.AskLimiter = askrate.NewDBLimiter(db, nil)
+			d.Models = modelprofile.New(db.Client, modelprofile.NewEndpoints(d.Model, d.Model, nil))
+			d.SearchAttachments = true
+		}
+		e := newEnvDeps(t, db, nil, served, func(c *chat.Config, _ *domain.TenantSettings) { c.CheckpointInterval = time.Hour })
 		conv := e.conversation(t, alice)
 		e.ask(t, alice, conv.ID, "上传文件最大是多少？") // warm up: first ask sets the title
 		chat.WaitIdle(e.eng)
@@ -216,6 +224,15 @@ func TestStatementsPerAsk(t *testing.T) {
 			t.Logf("statements: ask call %d, whole ask %d", askOnly, whole)
 			require.Equal(t, want[raw.Dialect].ask, askOnly, "statements of the ask call")
 			require.Equal(t, want[raw.Dialect].whole, whole, "statements of the whole ask")
+			// The completion transaction wrote the answer's usage and its
+			// rewrite's, in the one statement counted above.
+			var purposes []string
+			for _, u := range raw.Client.UsageEntry.Query().Where(usageentry.AttemptID(r.Attempt.ID)).
+				AllX(viewer.SystemJobContext(context.Background(), viewer.JobMeter)) {
+				require.Equal(t, usageentry.KindSETTLE, u.Kind)
+				purposes = append(purposes, u.Purpose.String())
+			}
+			require.ElementsMatch(t, []string{"ANSWER", "REWRITE"}, purposes)
 			counts = append(counts, whole)
 		}
 		require.Equal(t, counts[0], counts[1], "the same kind of ask sends the same statements")

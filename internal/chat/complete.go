@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/promptfmt"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -160,9 +161,19 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 			return nil, 0, rollback(tx, err)
 		}
 	}
+	if !j.settings.Quota().Enabled() {
+		// The ledger gains the answer's usage and its side calls' with the
+		// answer (sidecharges.go).
+		u := quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
+		calls := append(j.side.held(), quota.Charged{Call: answerCall(j, c), Usage: u})
+		if err := e.meter.RecordIn(withProfileCharge(ctx, j.model.charge), tx.Client(), now, calls...); err != nil {
+			return nil, 0, rollback(tx, err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, 0, err
 	}
+	j.side.written()
 	e.messageCreated(ctx, msg)
 	return completedAttempt(j.att, c, manifest, now, first), pending, nil
 }

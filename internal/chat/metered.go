@@ -95,10 +95,14 @@ func (m meteredModel) charge(ctx context.Context, purpose usageentry.Purpose, u 
 	call := quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, Purpose: purpose,
 		Model: m.e.sideModelName(j), Profile: j.model.charge.profileName()}
 	call.AttemptID = &j.att.ID
+	usage := quota.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	if !j.settings.Quota().Enabled() && j.side.add(quota.Charged{Call: call, Usage: usage}) {
+		return // written with the answer (sidecharges.go)
+	}
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
 	fctx = withProfileCharge(fctx, j.model.charge)
-	if err := m.e.meter.Charge(fctx, call, quota.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}, j.settings.Quota(), m.e.now()); err != nil {
+	if err := m.e.meter.Charge(fctx, call, usage, j.settings.Quota(), m.e.now()); err != nil {
 		m.e.log.ErrorContext(ctx, "usage not recorded", "purpose", purpose, "conversation", j.conv.ID, "err", err)
 	}
 }

@@ -41,12 +41,13 @@ type resolvedKey struct{}
 // (BAD_USER_INPUT naming the field) before anything is written. Without
 // profiles it returns ctx unchanged.
 func (e *Engine) resolveModel(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings) (context.Context, error) {
-	return e.resolveModelIn(ctx, e.client, conv, st)
+	return e.resolveModelIn(ctx, e.client, conv, st, modelprofile.TenantUnknown)
 }
 
 // resolveModelIn is resolveModel reading through c (an open transaction's
-// client: the ask's, which must not wait for a second connection).
-func (e *Engine) resolveModelIn(ctx context.Context, c *ent.Client, conv *ent.Conversation, st domain.TenantSettings) (context.Context, error) {
+// client: the ask's, which must not wait for a second connection), with
+// what the caller read of the tenant's profiles (tp).
+func (e *Engine) resolveModelIn(ctx context.Context, c *ent.Client, conv *ent.Conversation, st domain.TenantSettings, tp modelprofile.TenantProfiles) (context.Context, error) {
 	if e.profiles == nil {
 		return ctx, nil
 	}
@@ -54,6 +55,7 @@ func (e *Engine) resolveModelIn(ctx context.Context, c *ent.Client, conv *ent.Co
 		Ask:                   modelChoice(ctx),
 		Conversation:          modelprofile.Level{ProfileID: conv.ModelProfileID, Params: conv.ModelParameters},
 		TenantMaxAnswerTokens: st.MaxAnswerTokens,
+		Tenant:                tp,
 	})
 	if err != nil {
 		return ctx, err

@@ -68,9 +68,13 @@ func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, s
 	return withAttemptID(ctx, id), nil
 }
 
-// meterAnswer records a saved answer's usage: it closes the attempt's
-// reservation with it, or charges it when there was none.
+// meterAnswer records a saved answer's usage under a quota: it closes the
+// attempt's reservation with it, or charges it when there was none.
+// Without a quota the completion transaction wrote it (sidecharges.go).
 func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
+	if !j.settings.Quota().Enabled() {
+		return
+	}
 	u := quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
 	ctx = withProfileCharge(ctx, j.model.charge)
 	if j.settings.Quota().Enabled() {
@@ -85,9 +89,7 @@ func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 			return
 		}
 	}
-	call := quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &j.att.ID, Purpose: usageentry.PurposeANSWER, Model: c.model,
-		Profile: j.model.charge.profileName()}
-	if err := e.meter.Charge(ctx, call, u, j.settings.Quota(), e.now()); err != nil {
+	if err := e.meter.Charge(ctx, answerCall(j, c), u, j.settings.Quota(), e.now()); err != nil {
 		e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)
 	}
 }

@@ -2,7 +2,9 @@ package chat_test
 
 import (
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -52,4 +54,37 @@ func TestSideCallsAreMetered(t *testing.T) {
 		assert.Equal(t, settled, tot.TenantUsed, "the counters hold every settled call, side calls included")
 		assert.Zero(t, tot.TenantReserved)
 	}, titles, withQuota(q))
+}
+
+// TestSideCallsWithoutQuota: without a quota the completion transaction
+// writes a follow-up's REWRITE entry with its ANSWER (both SETTLE, naming
+// the attempt); an answer cancelled after its rewrite still leaves the
+// REWRITE in the ledger, written when its run ends, and no ANSWER.
+func TestSideCallsWithoutQuota(t *testing.T) {
+	forEach(t, func(t *testing.T, e *env) {
+		conv := e.conversation(t, alice)
+		e.ask(t, alice, conv.ID, "上传文件最大是多少？")
+		chat.WaitIdle(e.eng)
+		follow := e.ask(t, alice, conv.ID, "那超过以后返回什么错误码？")
+		chat.WaitIdle(e.eng)
+
+		e.model.hold()
+		calls := e.model.chatCalls()
+		cancelled, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "那退款呢？")
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return e.model.chatCalls() > calls }, 20*time.Second, 5*time.Millisecond, "the answer reached the model")
+		_, err = e.eng.Cancel(as(alice), cancelled.Attempt.ID)
+		require.NoError(t, err)
+		e.model.release()
+		chat.WaitIdle(e.eng)
+
+		got := map[uuid.UUID][]usageentry.Purpose{}
+		for _, en := range ledger(t, e.db) {
+			require.Equal(t, usageentry.KindSETTLE, en.Kind)
+			require.NotNil(t, en.AttemptID)
+			got[*en.AttemptID] = append(got[*en.AttemptID], en.Purpose)
+		}
+		assert.ElementsMatch(t, []usageentry.Purpose{usageentry.PurposeANSWER, usageentry.PurposeREWRITE}, got[follow.attempt.ID])
+		assert.Equal(t, []usageentry.Purpose{usageentry.PurposeREWRITE}, got[cancelled.Attempt.ID])
+	})
 }

@@ -48,6 +48,9 @@ type job struct {
 	// model is what the attempt's model calls use (modelchoice.go); its
 	// zero value (no llm) means the engine's model.
 	model answerModel
+	// side holds the side calls' usage for the completion transaction
+	// (sidecharges.go); nil charges each call at once.
+	side *sideCharges
 }
 
 // start generates att's answer in the background. The run keeps the

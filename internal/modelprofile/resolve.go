@@ -27,6 +27,10 @@ type Choice struct {
 	Ask                   Level
 	Conversation          Level
 	TenantMaxAnswerTokens int
+	// Tenant is what the caller already read of the tenant's enabled
+	// profiles (TenantProfilesColumn), in the transaction it resolves in;
+	// TenantUnknown makes the resolver read it when it needs it.
+	Tenant TenantProfiles
 }
 
 // The input field names the refusals carry in extensions.field.
@@ -79,7 +83,7 @@ func (s *Service) ResolveIn(ctx context.Context, c *ent.Client, ch Choice) (Reso
 		}
 		p = got
 	} else {
-		def, err := s.tenantDefault(ctx, c)
+		def, err := s.tenantDefault(ctx, c, ch.Tenant)
 		if err != nil {
 			return Resolved{}, err
 		}
@@ -124,8 +128,13 @@ func (s *Service) Recorded(ctx context.Context, tenantID string, id *uuid.UUID, 
 // tenantDefault returns the profile asks use when nothing names one: the
 // enabled default profile the viewer may use, else the first enabled one
 // by name; nil when the tenant has no enabled profile at all. A tenant
-// whose enabled profiles are all closed to the viewer refuses.
-func (s *Service) tenantDefault(ctx context.Context, c *ent.Client) (*ent.ModelProfile, error) {
+// whose enabled profiles are all closed to the viewer refuses. known is
+// what the caller read of the tenant's profiles: TenantNone needs no
+// statement, TenantSome one, TenantUnknown one or two.
+func (s *Service) tenantDefault(ctx context.Context, c *ent.Client, known TenantProfiles) (*ent.ModelProfile, error) {
+	if known == TenantNone {
+		return nil, nil
+	}
 	ps, err := c.ModelProfile.Query().
 		Where(modelprofile.Enabled(true)).
 		Order(ent.Desc(modelprofile.FieldIsDefault), ent.Asc(modelprofile.FieldName)).
@@ -135,6 +144,9 @@ func (s *Service) tenantDefault(ctx context.Context, c *ent.Client) (*ent.ModelP
 	}
 	if len(ps) == 1 {
 		return ps[0], nil
+	}
+	if known == TenantSome {
+		return nil, notAvailable(FieldProfile)
 	}
 	v := viewer.FromContext(ctx)
 	if v == nil {

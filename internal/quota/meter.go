@@ -233,14 +233,7 @@ func (m *Meter) Charge(ctx context.Context, call Call, u Usage, q domain.TokenQu
 		return nil
 	}
 	create := func(c *ent.Client) error {
-		return c.UsageEntry.Create().
-			SetKind(usageentry.KindSETTLE).SetTenantID(call.TenantID).SetUserID(call.UserID).
-			SetNillableAttemptID(call.AttemptID).SetPurpose(call.Purpose).SetModel(call.Model).
-			SetNillableProfile(call.Profile).
-			SetPromptTokens(u.PromptTokens).SetCompletionTokens(u.CompletionTokens).
-			SetCostMicros(Cost(ctx, m.pricing, call.Model, u.PromptTokens, u.CompletionTokens)).
-			SetCreatedAt(now).
-			Exec(meterCtx(ctx))
+		return m.settleEntry(ctx, c, call, u, now).Exec(meterCtx(ctx))
 	}
 	if !q.Enabled() {
 		return create(m.client)

@@ -68,7 +68,9 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   assert.equal(await listed.first().locator('.attachment-name').textContent(), 'notes.md');
 
   // A file uploaded outside this page's button (another tab, a mobile
-  // client) appears by viewerEvents ATTACHMENT_UPDATED.
+  // client) appears by viewerEvents ATTACHMENT_UPDATED, once the page's
+  // socket is up (before that, the read on connecting lists it).
+  await page.locator('[data-testid="attach"][data-events="live"]').waitFor();
   const status = await page.evaluate(async () => {
     const form = new FormData();
     form.append('conversationId', location.pathname.split('/').pop());

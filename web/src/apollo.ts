@@ -17,6 +17,12 @@ import { toUiError } from './errors';
 /** Connection state listeners, for the "reconnecting" banner. */
 type ConnListener = (connected: boolean) => void;
 const listeners = new Set<ConnListener>();
+let connectedNow = false;
+
+/** Reports whether the socket is connected (acknowledged) right now. */
+export function isConnected(): boolean {
+  return connectedNow;
+}
 
 /** Subscribes to the socket's connected/closed changes. */
 export function onConnectionChange(l: ConnListener): () => void {
@@ -44,8 +50,12 @@ export function makeClient(onAuthFailure: () => void, reauthenticate: () => Prom
       return t ? { Authorization: `Bearer ${t}` } : {};
     },
     on: {
-      connected: () => listeners.forEach((l) => l(true)),
+      connected: () => {
+        connectedNow = true;
+        listeners.forEach((l) => l(true));
+      },
       closed: (e) => {
+        connectedNow = false;
         const code = (e as CloseEvent | undefined)?.code;
         // 1000 is the lazy close once no subscription is left: not a loss.
         if (code !== 1000) listeners.forEach((l) => l(false));

@@ -9,9 +9,12 @@
 // session uploaded since the last question are pending: once READY they go
 // with the next question (onReady, AskInput.attachmentIds), and a new
 // clearKey (a question was accepted with them) ends their pending state;
-// they stay in the list as the conversation's attachments.
+// they stay in the list as the conversation's attachments. Whenever the
+// socket (re)connects the list is read again, since events sent while it
+// was down are lost, and data-events="live" says the socket is up.
 import { useEffect, useRef, useState } from 'react';
 import { useQuery, useSubscription } from '@apollo/client/react';
+import { isConnected, onConnectionChange } from '../apollo';
 import { getToken } from '../auth/token';
 import { useT } from '../i18n';
 import { AttachmentEventsSubscription, ConversationAttachmentsQuery } from './attachmentOperations';
@@ -38,8 +41,13 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   const t = useT();
   const input = useRef<HTMLInputElement>(null);
   const [local, setLocal] = useState<Row[]>([]);
-  // live holds the statuses viewerEvents reported since the last read.
-  const [live, setLive] = useState<Record<string, string>>({});
+  // live holds the statuses viewerEvents reported since the last read,
+  // each with the number of the event that set it (eventNo), so that a read
+  // clears only what it may have seen: an event that arrives while a read
+  // is under way may be newer than what that read returns.
+  const [live, setLive] = useState<Record<string, { status: string; no: number }>>({});
+  const eventNo = useRef(0);
+  const [connected, setConnected] = useState(isConnected());
   const inFlight = useRef(0);
   const seq = useRef(0);
   // pending holds the ids this session uploaded since the last question.
@@ -61,9 +69,10 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   }, [conversationId, clearKey]);
 
   const reread = async () => {
+    const from = eventNo.current;
     try {
       await refetch();
-      setLive({});
+      setLive((all) => Object.fromEntries(Object.entries(all).filter(([, v]) => v.no > from)));
     } catch {
       // The list keeps what it showed; the next event reads it again.
     }
@@ -74,12 +83,25 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
       const e = ev.data?.viewerEvents;
       if (e?.kind !== 'ATTACHMENT_UPDATED' || e.conversationId !== conversationId || !e.attachmentId) return;
       const id = e.attachmentId;
-      if (e.attachmentStatus) setLive((all) => ({ ...all, [id]: e.attachmentStatus as string }));
+      const no = ++eventNo.current;
+      if (e.attachmentStatus) setLive((all) => ({ ...all, [id]: { status: e.attachmentStatus as string, no } }));
       // A file uploaded elsewhere (another tab or device) is read in; this
       // session's own uploads are read in when their upload returns.
       if (!storedIds.current.has(id) && inFlight.current === 0) void reread();
     },
   });
+
+  // Events sent while the socket was down are lost: read the list again
+  // when it comes back.
+  useEffect(
+    () =>
+      onConnectionChange((up) => {
+        setConnected(up);
+        if (up) void reread();
+      }),
+    // reread reads the current conversation through refetch.
+    [conversationId],
+  );
 
   const upload = async (file: File) => {
     const key = `local-${++seq.current}`;
@@ -130,7 +152,7 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
     ...stored.map((a) => ({
       key: a.id,
       name: a.name,
-      status: live[a.id] ?? a.status,
+      status: live[a.id]?.status ?? a.status,
       detail: a.failureCode ?? undefined,
       pending: pending.includes(a.id),
     })),
@@ -145,7 +167,7 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   }, [readyIds, onReady]);
 
   return (
-    <div className="attach" data-testid="attach">
+    <div className="attach" data-testid="attach" data-events={connected ? 'live' : 'down'}>
       <input
         ref={input}
         type="file"
