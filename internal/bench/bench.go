@@ -122,8 +122,9 @@ type benchPart struct {
 //   - cancel: across instances, cancelAttempt sent to another instance →
 //     the model request on the owning instance closed (cancel.go).
 //
-// The report ends with the Targets table (targets.go): issue 11's
-// targets, what this run measured and the floor multiples.
+// The report ends with the Targets table (targets.go): issue 23's
+// targets (and earlier rounds' rows kept as regressions), what this run
+// measured and the floor multiples.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(stderr)
 	only := fs.String("only", "floor,ws,ttft,wire,page,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ws, ttft, wire, page, throughput, stmts, context, soak; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")

@@ -64,7 +64,7 @@ func benchPage(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer) 
 			raw = append(raw, time.Since(t0))
 		}
 	}
-	env.results.pageOK, env.results.pageGQL, env.results.raw = true, pct(gql, 50), pct(raw, 50)
+	env.results.pageOK, env.results.pageGQL, env.results.raw, env.results.messages = true, pct(gql, 50), pct(raw, 50), o.messages
 	fmt.Fprintf(w, "### A page of 50 messages from a %d-message conversation\n\n", o.messages)
 	fmt.Fprintf(w, "Seeded in %.1f s (ANALYZE included). The latest page (`messages(last: 50)`, keyset on sequence_no) as the owner, %d sequential loads. GraphQL is measured at the client over HTTP (auth, conversation load, privacy filters, pagination, JSON); raw SQL is the same keyset query through database/sql in the benchmark process.\n\n", seeded.Seconds(), o.pageRuns)
 	fmt.Fprintln(w, "| | p50 | p99 |")

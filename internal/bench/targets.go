@@ -8,8 +8,9 @@ import (
 )
 
 // benchResults are the figures of one bench run that the Targets table
-// reads (issue 11's table, docs/BENCHMARKS.md "Targets"). A part that did
-// not run leaves its figures unset.
+// reads (issue 23's targets, with the rows of earlier rounds that are
+// still kept as regressions; docs/BENCHMARKS.md "Targets"). A part that
+// did not run leaves its figures unset.
 type benchResults struct {
 	// floor: the means of `SELECT 1` and of the write transaction.
 	floorOK            bool
@@ -20,15 +21,21 @@ type benchResults struct {
 	// of the samples).
 	stmtsOK           bool
 	wholeAsk, askCall int
-	// throughput: completed asks per second.
-	throughputOK bool
-	asksPerSec   float64
-	workers      int
+	// throughput: completed asks per second, and the CPU time per ask of
+	// the server process and of the rest of the machine (PostgreSQL and
+	// anything else; cpuOK when /proc gave both).
+	throughputOK       bool
+	asksPerSec         float64
+	workers            int
+	cpuOK              bool
+	serverCPU, restCPU time.Duration
 	// context: mean context assembly time by conversation length.
 	context map[int]time.Duration
-	// page: GraphQL page and raw SQL, p50.
+	// page: GraphQL page and raw SQL, p50, in a database of messages
+	// messages.
 	pageOK       bool
 	pageGQL, raw time.Duration
+	messages     int
 	// page: the current path page's p50 by conversation length.
 	pathPage map[int]time.Duration
 	// ws: resident set growth per idle connection, in bytes.
@@ -83,9 +90,10 @@ func (r *benchResults) stmtShare(n int) string {
 	return fmt.Sprintf("%d × `SELECT 1` = %s", n, us(time.Duration(n)*r.selectOne))
 }
 
-// writeTargets prints the Targets table: one row per row of issue 11's
-// table, each with what this run measured, the target, whether it is met
-// and its floor multiple.
+// writeTargets prints the Targets table: one row per target of issue 23
+// (and the rows of earlier rounds kept as regressions), each with what
+// this run measured, the target, whether it is met and its floor
+// multiple.
 func (r *benchResults) writeTargets(w io.Writer) {
 	fmt.Fprintln(w, "### Targets")
 	fmt.Fprintln(w)
@@ -102,8 +110,8 @@ func (r *benchResults) writeTargets(w io.Writer) {
 		what, tgt string
 		limit     time.Duration
 	}{
-		{1, false, "backend overhead to first token, 1 stream, p50 (fake model's TTFT subtracted)", "≤ 5 ms", 5 * time.Millisecond},
-		{50, true, "same at 50 concurrent streams, p99", "≤ 100 ms", 100 * time.Millisecond},
+		{1, false, "first-token overhead, 1 stream, p50 (fake model's TTFT subtracted)", "≤ 5 ms", 5 * time.Millisecond},
+		{50, true, "first-token overhead, 50 concurrent streams, p99", "≤ 100 ms", 100 * time.Millisecond},
 	} {
 		f, ok := r.ttft[t.conc]
 		if !ok {
@@ -116,28 +124,41 @@ func (r *benchResults) writeTargets(w io.Writer) {
 		}
 		rows = append(rows, targetRow{t.what, ms(d), t.tgt, yesNo(d <= t.limit), r.timeMultiple(d)})
 	}
-	if r.stmtsOK {
-		rows = append(rows,
-			targetRow{"statements per whole ask, including the streaming client's reads", fmt.Sprint(r.wholeAsk), "≤ 15", yesNo(r.wholeAsk <= 15), r.stmtShare(r.wholeAsk)},
-			targetRow{"statements in the `ask` call itself", fmt.Sprint(r.askCall), "≤ 4, in one transaction", yesNo(r.askCall <= 4), r.stmtShare(r.askCall)})
-	} else {
-		rows = append(rows, notRun("statements per whole ask, including the streaming client's reads", "≤ 15", ""),
-			notRun("statements in the `ask` call itself", "≤ 4, in one transaction", ""))
+	const cpuWhat = "CPU per completed ask, server + PostgreSQL (rest of the machine), offline model at zero delay"
+	switch {
+	case r.throughputOK && r.cpuOK:
+		total := r.serverCPU + r.restCPU
+		rows = append(rows, targetRow{cpuWhat, fmt.Sprintf("%s + %s = %s", ms(r.serverCPU), ms(r.restCPU), ms(total)), "≤ 8 ms", yesNo(total <= 8*time.Millisecond), r.timeMultiple(total)})
+	case r.throughputOK:
+		rows = append(rows, notRun(cpuWhat, "≤ 8 ms", " (/proc gave no CPU times)"))
+	default:
+		rows = append(rows, notRun(cpuWhat, "≤ 8 ms", ""))
 	}
 	if r.throughputOK {
 		per := time.Duration(float64(time.Second) / r.asksPerSec)
 		rows = append(rows, targetRow{fmt.Sprintf("completed asks per second, offline model at zero delay, %d workers", r.workers),
-			fmt.Sprintf("%.1f /s", r.asksPerSec), "≥ 300 /s", yesNo(r.asksPerSec >= 300), fmt.Sprintf("%s per ask: %s", ms(per), r.timeMultiple(per))})
+			fmt.Sprintf("%.1f /s", r.asksPerSec), "≥ 200 /s", yesNo(r.asksPerSec >= 200), fmt.Sprintf("%s per ask: %s", ms(per), r.timeMultiple(per))})
 	} else {
-		rows = append(rows, notRun("completed asks per second, offline model at zero delay", "≥ 300 /s", ""))
+		rows = append(rows, notRun("completed asks per second, offline model at zero delay", "≥ 200 /s", ""))
+	}
+	// Kept from issue 11's round as regressions: the counts
+	// TestStatementsPerAsk asserts in-process, as the server is wired.
+	if r.stmtsOK {
+		rows = append(rows,
+			targetRow{"statements per whole ask, including the streaming client's reads", fmt.Sprint(r.wholeAsk), "≤ 18", yesNo(r.wholeAsk <= 18), r.stmtShare(r.wholeAsk)},
+			targetRow{"statements in the `ask` call itself", fmt.Sprint(r.askCall), "≤ 4, in one transaction", yesNo(r.askCall <= 4), r.stmtShare(r.askCall)})
+	} else {
+		rows = append(rows, notRun("statements per whole ask, including the streaming client's reads", "≤ 18", ""),
+			notRun("statements in the `ask` call itself", "≤ 4, in one transaction", ""))
 	}
 	rows = append(rows, r.contextRows()...)
 	if r.pageOK && r.raw > 0 {
 		x := float64(r.pageGQL) / float64(r.raw)
-		rows = append(rows, targetRow{"50-message page over HTTP vs the same raw SQL (p50)", fmt.Sprintf("%.1f× (%s vs %s)", x, ms(r.pageGQL), ms(r.raw)),
-			"≤ 1.5×", yesNo(x <= 1.5), "page: " + r.timeMultiple(r.pageGQL)})
+		rows = append(rows, targetRow{fmt.Sprintf("50-message page over HTTP ÷ the same raw SQL (p50), in a database of %d messages (issue 23: 1,000,000)", r.messages),
+			fmt.Sprintf("%.1f× (%s vs %s)", x, ms(r.pageGQL), ms(r.raw)),
+			"≤ 2×", yesNo(x <= 2), "page: " + r.timeMultiple(r.pageGQL)})
 	} else {
-		rows = append(rows, notRun("50-message page over HTTP vs the same raw SQL (p50)", "≤ 1.5×", ""))
+		rows = append(rows, notRun("50-message page over HTTP ÷ the same raw SQL (p50)", "≤ 2×", ""))
 	}
 	rows = append(rows, r.pathPageRow())
 	if r.wsOK {
@@ -165,7 +186,7 @@ func (r *benchResults) writeTargets(w io.Writer) {
 func (r *benchResults) contextRows() []targetRow {
 	const what = "context assembly"
 	if len(r.context) < 2 {
-		return []targetRow{notRun(what+" at 10 and at 10,000 rounds", "≤ 2 ms", ""), notRun(what+", 10,000 ÷ 10 rounds", "≤ 1.2", "")}
+		return []targetRow{notRun(what+" at 10 and at 10,000 rounds, through the server", "≤ 3 ms", ""), notRun(what+", 10,000 ÷ 10 rounds", "≤ 1.2", "")}
 	}
 	var lengths []int
 	for n := range r.context {
@@ -176,7 +197,7 @@ func (r *benchResults) contextRows() []targetRow {
 	var rows []targetRow
 	for _, n := range []int{short, long} {
 		d := r.context[n]
-		rows = append(rows, targetRow{fmt.Sprintf("%s at %d rounds (mean)", what, n), ms(d), "≤ 2 ms", yesNo(d <= 2*time.Millisecond), r.timeMultiple(d)})
+		rows = append(rows, targetRow{fmt.Sprintf("%s at %d rounds, through the server (mean)", what, n), ms(d), "≤ 3 ms", yesNo(d <= 3*time.Millisecond), r.timeMultiple(d)})
 	}
 	ratio := float64(r.context[long]) / float64(r.context[short])
 	rows = append(rows, targetRow{fmt.Sprintf("%s, %d ÷ %d rounds", what, long, short), fmt.Sprintf("%.2f", ratio), "≤ 1.2", yesNo(ratio <= 1.2), "–"})

@@ -137,6 +137,9 @@ func benchThroughput(ctx context.Context, env *benchEnv, o benchOptions, w io.Wr
 			ceiling = fmt.Sprintf("%.0f /s", float64(runtime.NumCPU())*float64(time.Second)/float64(total))
 		}
 	}
+	if server0 >= 0 && server1 >= 0 && all0 >= 0 && all1 >= 0 && self0 >= 0 {
+		env.results.cpuOK, env.results.serverCPU, env.results.restCPU = true, srvPer, restPer
+	}
 	fmt.Fprintf(w, "| %d | %d | %d | %d | %.1f | %s | %s | %s | %s | %s | %s |\n\n", o.workers, completed, refused, failed, rate,
 		ms(pct(lat, 50)), ms(pct(lat, 99)), srv, cli, rest, ceiling)
 	fmt.Fprintf(w, "The ceiling is the machine's %d CPUs divided by the CPU time per ask of the three together: the rate the machine allows if nothing else runs and no one waits.\n\n", runtime.NumCPU())
