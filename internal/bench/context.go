@@ -88,6 +88,7 @@ func benchContext(ctx context.Context, env *benchEnv, o benchOptions, w io.Write
 }
 
 // seedRounds writes a conversation of rounds whole rounds owned by user,
+// one path of its message tree (so that no backfill rewrites it first),
 // searching kb, directly (as the provisioning job) in bulk: each round a
 // question, a completed attempt citing one chunk of kb, and the answer;
 // and a summary covering all but the last keep rounds.
@@ -109,16 +110,25 @@ func seedRounds(ctx context.Context, db *store.DB, user string, kb uuid.UUID, ro
 	if err != nil {
 		return uuid.Nil, err
 	}
+	// The rounds are one path of the message tree, as asks write it: each
+	// question follows the previous answer (depth 2i), each answer its
+	// question (2i+1), and the last answer is the current leaf.
 	const batch = 500
+	var leaf *uuid.UUID
 	for from := 0; from < rounds; from += batch {
 		to := min(from+batch, rounds)
 		at := func(seq int) time.Time { return now.Add(time.Duration(seq-2*rounds) * time.Second) }
 		questions := make([]*ent.MessageCreate, 0, to-from)
+		answerIDs := make([]uuid.UUID, 0, to-from)
 		for i := from; i < to; i++ {
-			questions = append(questions, db.Client.Message.Create().
+			qid, aid := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+			questions = append(questions, db.Client.Message.Create().SetID(qid).
 				SetTenantID(benchTenant).SetOwnerID(user).SetConversationID(conv.ID).
+				SetNillableParentID(leaf).SetDepth(2*i).
 				SetSequenceNo(int64(2*i+1)).SetRole(message.RoleUSER).SetCreatedAt(at(2*i+1)).
 				SetContent(fmt.Sprintf("Question %d: how large can an uploaded file be in section %d?", i, i%20)))
+			answerIDs = append(answerIDs, aid)
+			leaf = &answerIDs[len(answerIDs)-1]
 		}
 		qs, err := db.Client.Message.CreateBulk(questions...).Save(sys)
 		if err != nil {
@@ -140,8 +150,9 @@ func seedRounds(ctx context.Context, db *store.DB, user string, kb uuid.UUID, ro
 		sources := make([]*ent.SourceCreate, len(as))
 		for k, a := range as {
 			seq := 2*(from+k) + 2
-			answers[k] = db.Client.Message.Create().
+			answers[k] = db.Client.Message.Create().SetID(answerIDs[k]).
 				SetTenantID(benchTenant).SetOwnerID(user).SetConversationID(conv.ID).
+				SetParentID(qs[k].ID).SetDepth(2*(from+k)+1).
 				SetSequenceNo(int64(seq)).SetRole(message.RoleASSISTANT).SetContent(a.Answer).
 				SetAttemptID(a.ID).SetCreatedAt(at(seq))
 			sources[k] = db.Client.Source.Create().
@@ -153,6 +164,11 @@ func seedRounds(ctx context.Context, db *store.DB, user string, kb uuid.UUID, ro
 			return uuid.Nil, err
 		}
 		if err := db.Client.Source.CreateBulk(sources...).Exec(sys); err != nil {
+			return uuid.Nil, err
+		}
+	}
+	if leaf != nil {
+		if err := db.Client.Conversation.UpdateOneID(conv.ID).SetCurrentLeafID(*leaf).Exec(sys); err != nil {
 			return uuid.Nil, err
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/chat/treebackfill"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/modelprofile"
@@ -241,7 +242,9 @@ func TestStatementsPerAsk(t *testing.T) {
 
 // BenchmarkContextAssembly measures PreviewContext (window, rewrite,
 // retrieval, assembly) on PostgreSQL for conversations of 10 to 10,000
-// rounds; the cost must stay flat. Besides time and allocations it reports
+// rounds, each made a message tree (one path, as the server's backfill
+// leaves a conversation written before trees, and as asks write them); the
+// cost must stay flat. Besides time and allocations it reports
 // the statements sent per assembly (stmts/op, deterministic) and the
 // benchmark process's own CPU time per assembly (cpu-ns/op: user and
 // system, the database's share excluded), which a busy machine disturbs
@@ -254,6 +257,7 @@ func BenchmarkContextAssembly(b *testing.B) {
 		conv, err := e.eng.CreateConversation(as(alice), chat.CreateConversationInput{})
 		require.NoError(b, err)
 		seedRounds(b, e, conv, rounds, 8)
+		require.NoError(b, treebackfill.Conversation(context.Background(), raw.Client, conv.ID))
 		// Autovacuum would have analysed the tables after such a load.
 		_, err = raw.SQL.Exec("ANALYZE")
 		require.NoError(b, err)

@@ -14,13 +14,15 @@
 // length of the conversation.
 //
 // The walks only name ids: every row is read through Ent's builders with
-// the predicates below (Path, Below), so the privacy policies filter the
-// rows as for any other read.
+// the predicates below (Path, Below, Up), so the privacy policies filter
+// the rows as for any other read. On PostgreSQL the ids go in as an array
+// (idIn), so that the rows are read by primary key under any plan.
 package tree
 
 import (
 	"context"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -37,12 +39,14 @@ func Path(start uuid.UUID, minDepth int) predicate.Message {
 	}
 	return predicate.Message(func(s *sql.Selector) {
 		s.Where(sql.P(func(b *sql.Builder) {
-			b.Ident(s.C(message.FieldID)).WriteString(" IN (WITH RECURSIVE tree_up(id, parent_id, depth) AS (" +
-				"SELECT id, parent_id, depth FROM messages WHERE id = ").Arg(start).
-				WriteString(" AND depth >= ").Arg(minDepth).
-				WriteString(" UNION ALL SELECT m.id, m.parent_id, m.depth FROM messages m JOIN tree_up ON m.id = tree_up.parent_id" +
-					" WHERE m.depth >= ").Arg(minDepth).
-				WriteString(") SELECT id FROM tree_up)")
+			idIn(s, b, func() {
+				b.WriteString("WITH RECURSIVE tree_up(id, parent_id, depth) AS (" +
+					"SELECT id, parent_id, depth FROM messages WHERE id = ").Arg(start).
+					WriteString(" AND depth >= ").Arg(minDepth).
+					WriteString(" UNION ALL SELECT m.id, m.parent_id, m.depth FROM messages m JOIN tree_up ON m.id = tree_up.parent_id" +
+						" WHERE m.depth >= ").Arg(minDepth).
+					WriteString(") SELECT id FROM tree_up")
+			})
 		}))
 	})
 }
@@ -51,10 +55,12 @@ func Path(start uuid.UUID, minDepth int) predicate.Message {
 func Below(root uuid.UUID) predicate.Message {
 	return predicate.Message(func(s *sql.Selector) {
 		s.Where(sql.P(func(b *sql.Builder) {
-			b.Ident(s.C(message.FieldID)).WriteString(" IN (WITH RECURSIVE tree_down(id) AS (" +
-				"SELECT id FROM messages WHERE id = ").Arg(root).
-				WriteString(" UNION ALL SELECT m.id FROM messages m JOIN tree_down ON m.parent_id = tree_down.id" +
-					") SELECT id FROM tree_down)")
+			idIn(s, b, func() {
+				b.WriteString("WITH RECURSIVE tree_down(id) AS (" +
+					"SELECT id FROM messages WHERE id = ").Arg(root).
+					WriteString(" UNION ALL SELECT m.id FROM messages m JOIN tree_down ON m.parent_id = tree_down.id" +
+						") SELECT id FROM tree_down")
+			})
 		}))
 	})
 }
@@ -242,14 +248,38 @@ func Up(w Walk) predicate.Message {
 				}
 				b.WriteString(" THEN 1 ELSE 0 END")
 			}
-			b.Ident(s.C(message.FieldID)).WriteString(" IN (WITH RECURSIVE tree_walk(id, parent_id, n, stop) AS (" +
-				"SELECT id, parent_id, 1, ")
-			stop("")
-			b.WriteString(" FROM messages WHERE id = ").Arg(w.Start).
-				WriteString(" UNION ALL SELECT m.id, m.parent_id, tree_walk.n + 1, ")
-			stop("m.")
-			b.WriteString(" FROM messages m JOIN tree_walk ON m.id = tree_walk.parent_id WHERE tree_walk.n < ").Arg(w.Limit).
-				WriteString(" AND tree_walk.stop = 0) SELECT id FROM tree_walk)")
+			idIn(s, b, func() {
+				b.WriteString("WITH RECURSIVE tree_walk(id, parent_id, n, stop) AS (" +
+					"SELECT id, parent_id, 1, ")
+				stop("")
+				b.WriteString(" FROM messages WHERE id = ").Arg(w.Start).
+					WriteString(" UNION ALL SELECT m.id, m.parent_id, tree_walk.n + 1, ")
+				stop("m.")
+				b.WriteString(" FROM messages m JOIN tree_walk ON m.id = tree_walk.parent_id WHERE tree_walk.n < ").Arg(w.Limit).
+					WriteString(" AND tree_walk.stop = 0) SELECT id FROM tree_walk")
+			})
 		}))
 	})
+}
+
+// idIn writes "the message's id is one of the walk's", the walk being the
+// query walk writes. On PostgreSQL it is id = ANY(ARRAY(walk)): the walk
+// runs once, as an init plan, and the messages are read by primary key
+// whatever the planner thinks of the conversation's size. With IN (walk)
+// a plan chosen while the table was small (a generic plan kept by a
+// prepared statement) could read every message of the conversation and
+// semi-join the walk, a cost that grew with the conversation (a window
+// read of 115 ms after 2,000 rounds; docs/BENCHMARKS.md, "Targets").
+// SQLite, without arrays, keeps IN.
+func idIn(s *sql.Selector, b *sql.Builder, walk func()) {
+	b.Ident(s.C(message.FieldID))
+	if s.Dialect() == dialect.Postgres {
+		b.WriteString(" = ANY(ARRAY(")
+		walk()
+		b.WriteString("))")
+		return
+	}
+	b.WriteString(" IN (")
+	walk()
+	b.WriteString(")")
 }
