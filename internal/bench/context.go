@@ -152,7 +152,7 @@ func seedRounds(ctx context.Context, db *store.DB, user string, kb uuid.UUID, ro
 			seq := 2*(from+k) + 2
 			answers[k] = db.Client.Message.Create().SetID(answerIDs[k]).
 				SetTenantID(benchTenant).SetOwnerID(user).SetConversationID(conv.ID).
-				SetParentID(qs[k].ID).SetDepth(2*(from+k)+1).
+				SetParentID(qs[k].ID).SetDepth(2*(from+k) + 1).
 				SetSequenceNo(int64(seq)).SetRole(message.RoleASSISTANT).SetContent(a.Answer).
 				SetAttemptID(a.ID).SetCreatedAt(at(seq))
 			sources[k] = db.Client.Source.Create().
