@@ -173,13 +173,14 @@ func (a *Assembler) readPath(ctx context.Context, req Request, conv *ent.Convers
 	if req.ParentID == nil {
 		return path{}, nil
 	}
-	walk := tree.Walk{Start: *req.ParentID, Limit: walkMessages(plan.read), AtSummary: plan.afterSummary, CoveredSeq: conv.SummaryMessageSequence}
+	walk := tree.Walk{Start: *req.ParentID, Limit: walkMessages(plan.read), AtSummary: plan.afterSummary, CoveredSeq: conv.SummaryMessageSequence,
+		Conversation: conv.ID}
 	if plan.strategy == domain.StrategyPrioritized {
 		pending := req.Settings.HistoryRounds + req.Settings.SummaryTriggerRounds + 2
 		walk.Limit = walkMessages(max(plan.read, pending))
 	}
 	msgs, err := a.Client.Message.Query().
-		Where(message.ConversationID(conv.ID), tree.Up(walk)).
+		Where(tree.Up(walk)). // in conv (walk.Conversation)
 		Order(ent.Desc(message.FieldDepth)).
 		Select(pathMessageFields...).
 		Modify(joinWindowAttempts, selectWindowSources(ctx)).

@@ -39,8 +39,9 @@ const foldWalkMessages = 1000
 func (s *Summarizer) foldPath(ctx context.Context, conv *ent.Conversation, leaf uuid.UUID, st domain.TenantSettings, model string) (bool, error) {
 	client := s.DB.Client
 	msgs, err := client.Message.Query().
-		Where(message.ConversationID(conv.ID), tree.Up(tree.Walk{
+		Where(tree.Up(tree.Walk{
 			Start: leaf, Limit: foldWalkMessages, AtSummary: true, CoveredSeq: conv.SummaryMessageSequence,
+			Conversation: conv.ID,
 		})).
 		Order(ent.Asc(message.FieldDepth)).
 		WithAttempt(func(q *ent.AttemptQuery) {

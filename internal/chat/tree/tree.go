@@ -227,6 +227,12 @@ type Walk struct {
 	// cover yet.
 	AtSummary  bool
 	CoveredSeq int64
+	// Conversation, when set, keeps the walk in that conversation: its
+	// messages only. A caller sets it instead of filtering the rows by
+	// conversation itself, so that the read has no predicate that would
+	// make the planner prefer the conversation's index (every message of
+	// it) to the walk's primary keys (idIn).
+	Conversation uuid.UUID
 }
 
 // Up is the predicate "the message is one of the walk's": w.Start and its
@@ -252,11 +258,18 @@ func Up(w Walk) predicate.Message {
 				b.WriteString("WITH RECURSIVE tree_walk(id, parent_id, n, stop) AS (" +
 					"SELECT id, parent_id, 1, ")
 				stop("")
-				b.WriteString(" FROM messages WHERE id = ").Arg(w.Start).
-					WriteString(" UNION ALL SELECT m.id, m.parent_id, tree_walk.n + 1, ")
+				b.WriteString(" FROM messages WHERE id = ").Arg(w.Start)
+				if w.Conversation != uuid.Nil {
+					b.WriteString(" AND conversation_id = ").Arg(w.Conversation)
+				}
+				b.WriteString(" UNION ALL SELECT m.id, m.parent_id, tree_walk.n + 1, ")
 				stop("m.")
 				b.WriteString(" FROM messages m JOIN tree_walk ON m.id = tree_walk.parent_id WHERE tree_walk.n < ").Arg(w.Limit).
-					WriteString(" AND tree_walk.stop = 0) SELECT id FROM tree_walk")
+					WriteString(" AND tree_walk.stop = 0")
+				if w.Conversation != uuid.Nil {
+					b.WriteString(" AND m.conversation_id = ").Arg(w.Conversation)
+				}
+				b.WriteString(") SELECT id FROM tree_walk")
 			})
 		}))
 	})
