@@ -175,8 +175,8 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 			}
 
 			targets := benchTableRows(report, "| what | measured | target | met? |")
-			if len(targets) != 12 {
-				t.Fatalf("want 12 target rows:\n%s", report)
+			if len(targets) != 13 {
+				t.Fatalf("want 13 target rows:\n%s", report)
 			}
 			notRun := 0
 			for _, row := range targets {
@@ -186,6 +186,9 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 				}
 				if row[3] != "yes" && row[3] != "**no**" {
 					t.Errorf("target row %q: want met? yes or no", row)
+				}
+				if strings.HasPrefix(row[0], "CPU per completed ask") && !strings.Contains(row[1], " + ") {
+					t.Errorf("CPU row %q: want the server's and the rest's CPU per ask", row)
 				}
 			}
 			// Not run: the two ttft rows, the page, the current path page,
