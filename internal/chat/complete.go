@@ -164,8 +164,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 	if !j.settings.Quota().Enabled() {
 		// The ledger gains the answer's usage and its side calls' with the
 		// answer (sidecharges.go).
-		u := quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
-		calls := append(j.side.held(), quota.Charged{Call: answerCall(j, c), Usage: u})
+		calls := append(j.side.held(), quota.Charged{Call: answerCall(j, c), Usage: answerUsage(c)})
 		if err := e.meter.RecordIn(withProfileCharge(ctx, j.model.charge), tx.Client(), now, calls...); err != nil {
 			return nil, 0, rollback(tx, err)
 		}

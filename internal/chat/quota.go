@@ -75,19 +75,17 @@ func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 	if !j.settings.Quota().Enabled() {
 		return
 	}
-	u := quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
+	u := answerUsage(c)
 	ctx = withProfileCharge(ctx, j.model.charge)
-	if j.settings.Quota().Enabled() {
-		res, err := e.meter.OpenReservation(ctx, j.att.ID)
-		if err == nil && res != nil {
-			_, err = e.meter.Close(ctx, res, u, c.model, e.now())
-		}
-		if err != nil {
-			e.log.ErrorContext(ctx, "usage not settled; the reaper will", "attempt", j.att.ID, "err", err)
-		}
-		if err != nil || res != nil {
-			return
-		}
+	res, err := e.meter.OpenReservation(ctx, j.att.ID)
+	if err == nil && res != nil {
+		_, err = e.meter.Close(ctx, res, u, c.model, e.now())
+	}
+	if err != nil {
+		e.log.ErrorContext(ctx, "usage not settled; the reaper will", "attempt", j.att.ID, "err", err)
+	}
+	if err != nil || res != nil {
+		return
 	}
 	if err := e.meter.Charge(ctx, answerCall(j, c), u, j.settings.Quota(), e.now()); err != nil {
 		e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)

@@ -17,6 +17,10 @@ import (
 // run ends (flushSideCharges); a call made after the answer was saved
 // (a title, a summary) is charged at once. Under a quota every call is
 // charged at once, since the counters must move with it.
+// The calls are held in the run's memory only: a process that dies
+// mid-answer loses them (its attempt ends INTERRUPTED, and a quota-less
+// tenant's ledger misses that rewrite's tokens; under a quota nothing is
+// held).
 type sideCharges struct {
 	mu    sync.Mutex
 	calls []quota.Charged
@@ -57,6 +61,11 @@ func (s *sideCharges) written() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls, s.done = nil, true
+}
+
+// answerUsage is the usage c's answer is charged with.
+func answerUsage(c completion) quota.Usage {
+	return quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
 }
 
 // answerCall is the ledger call of j's answer with c's model.
