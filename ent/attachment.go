@@ -42,8 +42,12 @@ type Attachment struct {
 	BlobKey string `json:"blob_key,omitempty"`
 	// Status holds the value of the "status" field.
 	Status attachment.Status `json:"status,omitempty"`
-	// Why the attachment FAILED: INFECTED, SCANNER_UNAVAILABLE, NO_TEXT or PROCESSING_FAILED.
+	// Why the attachment FAILED: INFECTED, SCANNER_UNAVAILABLE, NO_TEXT, TOO_MANY_PAGES, PROCESSING_FAILED, PROCESSING_TIMEOUT or PROCESSING_INTERRUPTED.
 	FailureCode *string `json:"failure_code,omitempty"`
+	// How many times processing has started; the fencing token of the processing lease (internal/attachment/lease.go).
+	Attempts int `json:"attempts,omitempty"`
+	// Until when the instance that queued or processes the attachment holds it; past it any instance takes it over (internal/attachment/recover.go).
+	LeaseUntil *time.Time `json:"lease_until,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AttachmentQuery when eager-loading is set.
 	Edges        AttachmentEdges `json:"edges"`
@@ -88,11 +92,11 @@ func (*Attachment) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case attachment.FieldSize:
+		case attachment.FieldSize, attachment.FieldAttempts:
 			values[i] = new(sql.NullInt64)
 		case attachment.FieldTenantID, attachment.FieldOwnerID, attachment.FieldName, attachment.FieldMediaType, attachment.FieldSha256, attachment.FieldBlobKey, attachment.FieldStatus, attachment.FieldFailureCode:
 			values[i] = new(sql.NullString)
-		case attachment.FieldCreatedAt, attachment.FieldUpdatedAt:
+		case attachment.FieldCreatedAt, attachment.FieldUpdatedAt, attachment.FieldLeaseUntil:
 			values[i] = new(sql.NullTime)
 		case attachment.FieldID, attachment.FieldConversationID:
 			values[i] = new(uuid.UUID)
@@ -190,6 +194,19 @@ func (_m *Attachment) assignValues(columns []string, values []any) error {
 				_m.FailureCode = new(string)
 				*_m.FailureCode = value.String
 			}
+		case attachment.FieldAttempts:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field attempts", values[i])
+			} else if value.Valid {
+				_m.Attempts = int(value.Int64)
+			}
+		case attachment.FieldLeaseUntil:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field lease_until", values[i])
+			} else if value.Valid {
+				_m.LeaseUntil = new(time.Time)
+				*_m.LeaseUntil = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -272,6 +289,14 @@ func (_m *Attachment) String() string {
 	if v := _m.FailureCode; v != nil {
 		builder.WriteString("failure_code=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("attempts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Attempts))
+	builder.WriteString(", ")
+	if v := _m.LeaseUntil; v != nil {
+		builder.WriteString("lease_until=")
+		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')
 	return builder.String()

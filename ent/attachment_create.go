@@ -130,6 +130,34 @@ func (_c *AttachmentCreate) SetNillableFailureCode(v *string) *AttachmentCreate 
 	return _c
 }
 
+// SetAttempts sets the "attempts" field.
+func (_c *AttachmentCreate) SetAttempts(v int) *AttachmentCreate {
+	_c.mutation.SetAttempts(v)
+	return _c
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_c *AttachmentCreate) SetNillableAttempts(v *int) *AttachmentCreate {
+	if v != nil {
+		_c.SetAttempts(*v)
+	}
+	return _c
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (_c *AttachmentCreate) SetLeaseUntil(v time.Time) *AttachmentCreate {
+	_c.mutation.SetLeaseUntil(v)
+	return _c
+}
+
+// SetNillableLeaseUntil sets the "lease_until" field if the given value is not nil.
+func (_c *AttachmentCreate) SetNillableLeaseUntil(v *time.Time) *AttachmentCreate {
+	if v != nil {
+		_c.SetLeaseUntil(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *AttachmentCreate) SetID(v uuid.UUID) *AttachmentCreate {
 	_c.mutation.SetID(v)
@@ -208,6 +236,10 @@ func (_c *AttachmentCreate) defaults() error {
 	if _, ok := _c.mutation.Status(); !ok {
 		v := attachment.DefaultStatus
 		_c.mutation.SetStatus(v)
+	}
+	if _, ok := _c.mutation.Attempts(); !ok {
+		v := attachment.DefaultAttempts
+		_c.mutation.SetAttempts(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if attachment.DefaultID == nil {
@@ -299,6 +331,14 @@ func (_c *AttachmentCreate) check() error {
 			return &ValidationError{Name: "failure_code", err: fmt.Errorf(`ent: validator failed for field "Attachment.failure_code": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.Attempts(); !ok {
+		return &ValidationError{Name: "attempts", err: errors.New(`ent: missing required field "Attachment.attempts"`)}
+	}
+	if v, ok := _c.mutation.Attempts(); ok {
+		if err := attachment.AttemptsValidator(v); err != nil {
+			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "Attachment.attempts": %w`, err)}
+		}
+	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Attachment.tenant"`)}
 	}
@@ -380,6 +420,14 @@ func (_c *AttachmentCreate) createSpec() (*Attachment, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FailureCode(); ok {
 		_spec.SetField(attachment.FieldFailureCode, field.TypeString, value)
 		_node.FailureCode = &value
+	}
+	if value, ok := _c.mutation.Attempts(); ok {
+		_spec.SetField(attachment.FieldAttempts, field.TypeInt, value)
+		_node.Attempts = value
+	}
+	if value, ok := _c.mutation.LeaseUntil(); ok {
+		_spec.SetField(attachment.FieldLeaseUntil, field.TypeTime, value)
+		_node.LeaseUntil = &value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -509,6 +557,42 @@ func (u *AttachmentUpsert) ClearFailureCode() *AttachmentUpsert {
 	return u
 }
 
+// SetAttempts sets the "attempts" field.
+func (u *AttachmentUpsert) SetAttempts(v int) *AttachmentUpsert {
+	u.Set(attachment.FieldAttempts, v)
+	return u
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *AttachmentUpsert) UpdateAttempts() *AttachmentUpsert {
+	u.SetExcluded(attachment.FieldAttempts)
+	return u
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *AttachmentUpsert) AddAttempts(v int) *AttachmentUpsert {
+	u.Add(attachment.FieldAttempts, v)
+	return u
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (u *AttachmentUpsert) SetLeaseUntil(v time.Time) *AttachmentUpsert {
+	u.Set(attachment.FieldLeaseUntil, v)
+	return u
+}
+
+// UpdateLeaseUntil sets the "lease_until" field to the value that was provided on create.
+func (u *AttachmentUpsert) UpdateLeaseUntil() *AttachmentUpsert {
+	u.SetExcluded(attachment.FieldLeaseUntil)
+	return u
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (u *AttachmentUpsert) ClearLeaseUntil() *AttachmentUpsert {
+	u.SetNull(attachment.FieldLeaseUntil)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -630,6 +714,48 @@ func (u *AttachmentUpsertOne) UpdateFailureCode() *AttachmentUpsertOne {
 func (u *AttachmentUpsertOne) ClearFailureCode() *AttachmentUpsertOne {
 	return u.Update(func(s *AttachmentUpsert) {
 		s.ClearFailureCode()
+	})
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *AttachmentUpsertOne) SetAttempts(v int) *AttachmentUpsertOne {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.SetAttempts(v)
+	})
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *AttachmentUpsertOne) AddAttempts(v int) *AttachmentUpsertOne {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.AddAttempts(v)
+	})
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *AttachmentUpsertOne) UpdateAttempts() *AttachmentUpsertOne {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.UpdateAttempts()
+	})
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (u *AttachmentUpsertOne) SetLeaseUntil(v time.Time) *AttachmentUpsertOne {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.SetLeaseUntil(v)
+	})
+}
+
+// UpdateLeaseUntil sets the "lease_until" field to the value that was provided on create.
+func (u *AttachmentUpsertOne) UpdateLeaseUntil() *AttachmentUpsertOne {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.UpdateLeaseUntil()
+	})
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (u *AttachmentUpsertOne) ClearLeaseUntil() *AttachmentUpsertOne {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.ClearLeaseUntil()
 	})
 }
 
@@ -921,6 +1047,48 @@ func (u *AttachmentUpsertBulk) UpdateFailureCode() *AttachmentUpsertBulk {
 func (u *AttachmentUpsertBulk) ClearFailureCode() *AttachmentUpsertBulk {
 	return u.Update(func(s *AttachmentUpsert) {
 		s.ClearFailureCode()
+	})
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *AttachmentUpsertBulk) SetAttempts(v int) *AttachmentUpsertBulk {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.SetAttempts(v)
+	})
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *AttachmentUpsertBulk) AddAttempts(v int) *AttachmentUpsertBulk {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.AddAttempts(v)
+	})
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *AttachmentUpsertBulk) UpdateAttempts() *AttachmentUpsertBulk {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.UpdateAttempts()
+	})
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (u *AttachmentUpsertBulk) SetLeaseUntil(v time.Time) *AttachmentUpsertBulk {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.SetLeaseUntil(v)
+	})
+}
+
+// UpdateLeaseUntil sets the "lease_until" field to the value that was provided on create.
+func (u *AttachmentUpsertBulk) UpdateLeaseUntil() *AttachmentUpsertBulk {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.UpdateLeaseUntil()
+	})
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (u *AttachmentUpsertBulk) ClearLeaseUntil() *AttachmentUpsertBulk {
+	return u.Update(func(s *AttachmentUpsert) {
+		s.ClearLeaseUntil()
 	})
 }
 

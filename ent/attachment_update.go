@@ -69,6 +69,47 @@ func (_u *AttachmentUpdate) ClearFailureCode() *AttachmentUpdate {
 	return _u
 }
 
+// SetAttempts sets the "attempts" field.
+func (_u *AttachmentUpdate) SetAttempts(v int) *AttachmentUpdate {
+	_u.mutation.ResetAttempts()
+	_u.mutation.SetAttempts(v)
+	return _u
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_u *AttachmentUpdate) SetNillableAttempts(v *int) *AttachmentUpdate {
+	if v != nil {
+		_u.SetAttempts(*v)
+	}
+	return _u
+}
+
+// AddAttempts adds value to the "attempts" field.
+func (_u *AttachmentUpdate) AddAttempts(v int) *AttachmentUpdate {
+	_u.mutation.AddAttempts(v)
+	return _u
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (_u *AttachmentUpdate) SetLeaseUntil(v time.Time) *AttachmentUpdate {
+	_u.mutation.SetLeaseUntil(v)
+	return _u
+}
+
+// SetNillableLeaseUntil sets the "lease_until" field if the given value is not nil.
+func (_u *AttachmentUpdate) SetNillableLeaseUntil(v *time.Time) *AttachmentUpdate {
+	if v != nil {
+		_u.SetLeaseUntil(*v)
+	}
+	return _u
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (_u *AttachmentUpdate) ClearLeaseUntil() *AttachmentUpdate {
+	_u.mutation.ClearLeaseUntil()
+	return _u
+}
+
 // Mutation returns the AttachmentMutation object of the builder.
 func (_u *AttachmentUpdate) Mutation() *AttachmentMutation {
 	return _u.mutation
@@ -128,6 +169,11 @@ func (_u *AttachmentUpdate) check() error {
 			return &ValidationError{Name: "failure_code", err: fmt.Errorf(`ent: validator failed for field "Attachment.failure_code": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Attempts(); ok {
+		if err := attachment.AttemptsValidator(v); err != nil {
+			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "Attachment.attempts": %w`, err)}
+		}
+	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Attachment.tenant"`)
 	}
@@ -166,6 +212,18 @@ func (_u *AttachmentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.FailureCodeCleared() {
 		_spec.ClearField(attachment.FieldFailureCode, field.TypeString)
+	}
+	if value, ok := _u.mutation.Attempts(); ok {
+		_spec.SetField(attachment.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAttempts(); ok {
+		_spec.AddField(attachment.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.LeaseUntil(); ok {
+		_spec.SetField(attachment.FieldLeaseUntil, field.TypeTime, value)
+	}
+	if _u.mutation.LeaseUntilCleared() {
+		_spec.ClearField(attachment.FieldLeaseUntil, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -226,6 +284,47 @@ func (_u *AttachmentUpdateOne) SetNillableFailureCode(v *string) *AttachmentUpda
 // ClearFailureCode clears the value of the "failure_code" field.
 func (_u *AttachmentUpdateOne) ClearFailureCode() *AttachmentUpdateOne {
 	_u.mutation.ClearFailureCode()
+	return _u
+}
+
+// SetAttempts sets the "attempts" field.
+func (_u *AttachmentUpdateOne) SetAttempts(v int) *AttachmentUpdateOne {
+	_u.mutation.ResetAttempts()
+	_u.mutation.SetAttempts(v)
+	return _u
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_u *AttachmentUpdateOne) SetNillableAttempts(v *int) *AttachmentUpdateOne {
+	if v != nil {
+		_u.SetAttempts(*v)
+	}
+	return _u
+}
+
+// AddAttempts adds value to the "attempts" field.
+func (_u *AttachmentUpdateOne) AddAttempts(v int) *AttachmentUpdateOne {
+	_u.mutation.AddAttempts(v)
+	return _u
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (_u *AttachmentUpdateOne) SetLeaseUntil(v time.Time) *AttachmentUpdateOne {
+	_u.mutation.SetLeaseUntil(v)
+	return _u
+}
+
+// SetNillableLeaseUntil sets the "lease_until" field if the given value is not nil.
+func (_u *AttachmentUpdateOne) SetNillableLeaseUntil(v *time.Time) *AttachmentUpdateOne {
+	if v != nil {
+		_u.SetLeaseUntil(*v)
+	}
+	return _u
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (_u *AttachmentUpdateOne) ClearLeaseUntil() *AttachmentUpdateOne {
+	_u.mutation.ClearLeaseUntil()
 	return _u
 }
 
@@ -301,6 +400,11 @@ func (_u *AttachmentUpdateOne) check() error {
 			return &ValidationError{Name: "failure_code", err: fmt.Errorf(`ent: validator failed for field "Attachment.failure_code": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Attempts(); ok {
+		if err := attachment.AttemptsValidator(v); err != nil {
+			return &ValidationError{Name: "attempts", err: fmt.Errorf(`ent: validator failed for field "Attachment.attempts": %w`, err)}
+		}
+	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Attachment.tenant"`)
 	}
@@ -356,6 +460,18 @@ func (_u *AttachmentUpdateOne) sqlSave(ctx context.Context) (_node *Attachment, 
 	}
 	if _u.mutation.FailureCodeCleared() {
 		_spec.ClearField(attachment.FieldFailureCode, field.TypeString)
+	}
+	if value, ok := _u.mutation.Attempts(); ok {
+		_spec.SetField(attachment.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAttempts(); ok {
+		_spec.AddField(attachment.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.LeaseUntil(); ok {
+		_spec.SetField(attachment.FieldLeaseUntil, field.TypeTime, value)
+	}
+	if _u.mutation.LeaseUntilCleared() {
+		_spec.ClearField(attachment.FieldLeaseUntil, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Attachment{config: _u.config}

@@ -78,6 +78,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			attachment.FieldBlobKey:        {Type: field.TypeString, Column: attachment.FieldBlobKey},
 			attachment.FieldStatus:         {Type: field.TypeEnum, Column: attachment.FieldStatus},
 			attachment.FieldFailureCode:    {Type: field.TypeString, Column: attachment.FieldFailureCode},
+			attachment.FieldAttempts:       {Type: field.TypeInt, Column: attachment.FieldAttempts},
+			attachment.FieldLeaseUntil:     {Type: field.TypeTime, Column: attachment.FieldLeaseUntil},
 		},
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
@@ -1604,6 +1606,16 @@ func (f *AttachmentFilter) WhereStatus(p entql.StringP) {
 // WhereFailureCode applies the entql string predicate on the failure_code field.
 func (f *AttachmentFilter) WhereFailureCode(p entql.StringP) {
 	f.Where(p.Field(attachment.FieldFailureCode))
+}
+
+// WhereAttempts applies the entql int predicate on the attempts field.
+func (f *AttachmentFilter) WhereAttempts(p entql.IntP) {
+	f.Where(p.Field(attachment.FieldAttempts))
+}
+
+// WhereLeaseUntil applies the entql time.Time predicate on the lease_until field.
+func (f *AttachmentFilter) WhereLeaseUntil(p entql.TimeP) {
+	f.Where(p.Field(attachment.FieldLeaseUntil))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.

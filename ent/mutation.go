@@ -572,6 +572,9 @@ type AttachmentMutation struct {
 	blob_key            *string
 	status              *attachment.Status
 	failure_code        *string
+	attempts            *int
+	addattempts         *int
+	lease_until         *time.Time
 	clearedFields       map[string]struct{}
 	tenant              *string
 	clearedtenant       bool
@@ -1151,6 +1154,111 @@ func (m *AttachmentMutation) ResetFailureCode() {
 	delete(m.clearedFields, attachment.FieldFailureCode)
 }
 
+// SetAttempts sets the "attempts" field.
+func (m *AttachmentMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *AttachmentMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the Attachment entity.
+// If the Attachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *AttachmentMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *AttachmentMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *AttachmentMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (m *AttachmentMutation) SetLeaseUntil(t time.Time) {
+	m.lease_until = &t
+}
+
+// LeaseUntil returns the value of the "lease_until" field in the mutation.
+func (m *AttachmentMutation) LeaseUntil() (r time.Time, exists bool) {
+	v := m.lease_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseUntil returns the old "lease_until" field's value of the Attachment entity.
+// If the Attachment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttachmentMutation) OldLeaseUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseUntil: %w", err)
+	}
+	return oldValue.LeaseUntil, nil
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (m *AttachmentMutation) ClearLeaseUntil() {
+	m.lease_until = nil
+	m.clearedFields[attachment.FieldLeaseUntil] = struct{}{}
+}
+
+// LeaseUntilCleared returns if the "lease_until" field was cleared in this mutation.
+func (m *AttachmentMutation) LeaseUntilCleared() bool {
+	_, ok := m.clearedFields[attachment.FieldLeaseUntil]
+	return ok
+}
+
+// ResetLeaseUntil resets all changes to the "lease_until" field.
+func (m *AttachmentMutation) ResetLeaseUntil() {
+	m.lease_until = nil
+	delete(m.clearedFields, attachment.FieldLeaseUntil)
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *AttachmentMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -1239,7 +1347,7 @@ func (m *AttachmentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AttachmentMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 14)
 	if m.tenant != nil {
 		fields = append(fields, attachment.FieldTenantID)
 	}
@@ -1276,6 +1384,12 @@ func (m *AttachmentMutation) Fields() []string {
 	if m.failure_code != nil {
 		fields = append(fields, attachment.FieldFailureCode)
 	}
+	if m.attempts != nil {
+		fields = append(fields, attachment.FieldAttempts)
+	}
+	if m.lease_until != nil {
+		fields = append(fields, attachment.FieldLeaseUntil)
+	}
 	return fields
 }
 
@@ -1308,6 +1422,10 @@ func (m *AttachmentMutation) Field(name string) (ent.Value, bool) {
 		return m.Status()
 	case attachment.FieldFailureCode:
 		return m.FailureCode()
+	case attachment.FieldAttempts:
+		return m.Attempts()
+	case attachment.FieldLeaseUntil:
+		return m.LeaseUntil()
 	}
 	return nil, false
 }
@@ -1341,6 +1459,10 @@ func (m *AttachmentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldStatus(ctx)
 	case attachment.FieldFailureCode:
 		return m.OldFailureCode(ctx)
+	case attachment.FieldAttempts:
+		return m.OldAttempts(ctx)
+	case attachment.FieldLeaseUntil:
+		return m.OldLeaseUntil(ctx)
 	}
 	return nil, fmt.Errorf("unknown Attachment field %s", name)
 }
@@ -1434,6 +1556,20 @@ func (m *AttachmentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFailureCode(v)
 		return nil
+	case attachment.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	case attachment.FieldLeaseUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseUntil(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Attachment field %s", name)
 }
@@ -1445,6 +1581,9 @@ func (m *AttachmentMutation) AddedFields() []string {
 	if m.addsize != nil {
 		fields = append(fields, attachment.FieldSize)
 	}
+	if m.addattempts != nil {
+		fields = append(fields, attachment.FieldAttempts)
+	}
 	return fields
 }
 
@@ -1455,6 +1594,8 @@ func (m *AttachmentMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case attachment.FieldSize:
 		return m.AddedSize()
+	case attachment.FieldAttempts:
+		return m.AddedAttempts()
 	}
 	return nil, false
 }
@@ -1471,6 +1612,13 @@ func (m *AttachmentMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddSize(v)
 		return nil
+	case attachment.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Attachment numeric field %s", name)
 }
@@ -1481,6 +1629,9 @@ func (m *AttachmentMutation) ClearedFields() []string {
 	var fields []string
 	if m.FieldCleared(attachment.FieldFailureCode) {
 		fields = append(fields, attachment.FieldFailureCode)
+	}
+	if m.FieldCleared(attachment.FieldLeaseUntil) {
+		fields = append(fields, attachment.FieldLeaseUntil)
 	}
 	return fields
 }
@@ -1498,6 +1649,9 @@ func (m *AttachmentMutation) ClearField(name string) error {
 	switch name {
 	case attachment.FieldFailureCode:
 		m.ClearFailureCode()
+		return nil
+	case attachment.FieldLeaseUntil:
+		m.ClearLeaseUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown Attachment nullable field %s", name)
@@ -1542,6 +1696,12 @@ func (m *AttachmentMutation) ResetField(name string) error {
 		return nil
 	case attachment.FieldFailureCode:
 		m.ResetFailureCode()
+		return nil
+	case attachment.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	case attachment.FieldLeaseUntil:
+		m.ResetLeaseUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown Attachment field %s", name)

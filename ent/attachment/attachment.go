@@ -43,6 +43,10 @@ const (
 	FieldStatus = "status"
 	// FieldFailureCode holds the string denoting the failure_code field in the database.
 	FieldFailureCode = "failure_code"
+	// FieldAttempts holds the string denoting the attempts field in the database.
+	FieldAttempts = "attempts"
+	// FieldLeaseUntil holds the string denoting the lease_until field in the database.
+	FieldLeaseUntil = "lease_until"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeConversation holds the string denoting the conversation edge name in mutations.
@@ -80,6 +84,8 @@ var Columns = []string{
 	FieldBlobKey,
 	FieldStatus,
 	FieldFailureCode,
+	FieldAttempts,
+	FieldLeaseUntil,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -122,6 +128,10 @@ var (
 	BlobKeyValidator func(string) error
 	// FailureCodeValidator is a validator for the "failure_code" field. It is called by the builders before save.
 	FailureCodeValidator func(string) error
+	// DefaultAttempts holds the default value on creation for the "attempts" field.
+	DefaultAttempts int
+	// AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
+	AttemptsValidator func(int) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -221,6 +231,16 @@ func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByFailureCode orders the results by the failure_code field.
 func ByFailureCode(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFailureCode, opts...).ToFunc()
+}
+
+// ByAttempts orders the results by the attempts field.
+func ByAttempts(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAttempts, opts...).ToFunc()
+}
+
+// ByLeaseUntil orders the results by the lease_until field.
+func ByLeaseUntil(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLeaseUntil, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

@@ -42,6 +42,8 @@ var (
 		{Name: "blob_key", Type: field.TypeString, Size: 512},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"UPLOADED", "SCANNING", "CHUNKING", "READY", "FAILED"}, Default: "UPLOADED"},
 		{Name: "failure_code", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "lease_until", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeString, Size: 64},
 		{Name: "conversation_id", Type: field.TypeUUID},
 	}
@@ -53,13 +55,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "attachments_tenants_tenant",
-				Columns:    []*schema.Column{AttachmentsColumns[11]},
+				Columns:    []*schema.Column{AttachmentsColumns[13]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "attachments_conversations_conversation",
-				Columns:    []*schema.Column{AttachmentsColumns[12]},
+				Columns:    []*schema.Column{AttachmentsColumns[14]},
 				RefColumns: []*schema.Column{ConversationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -68,12 +70,17 @@ var (
 			{
 				Name:    "attachment_tenant_id_owner_id",
 				Unique:  false,
-				Columns: []*schema.Column{AttachmentsColumns[11], AttachmentsColumns[1]},
+				Columns: []*schema.Column{AttachmentsColumns[13], AttachmentsColumns[1]},
 			},
 			{
 				Name:    "attachment_conversation_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AttachmentsColumns[12], AttachmentsColumns[2]},
+				Columns: []*schema.Column{AttachmentsColumns[14], AttachmentsColumns[2]},
+			},
+			{
+				Name:    "attachment_status_lease_until",
+				Unique:  false,
+				Columns: []*schema.Column{AttachmentsColumns[9], AttachmentsColumns[12]},
 			},
 		},
 	}

@@ -242,6 +242,12 @@ func init() {
 	attachmentDescFailureCode := attachmentFields[7].Descriptor()
 	// attachment.FailureCodeValidator is a validator for the "failure_code" field. It is called by the builders before save.
 	attachment.FailureCodeValidator = attachmentDescFailureCode.Validators[0].(func(string) error)
+	// attachmentDescAttempts is the schema descriptor for attempts field.
+	attachmentDescAttempts := attachmentFields[8].Descriptor()
+	// attachment.DefaultAttempts holds the default value on creation for the attempts field.
+	attachment.DefaultAttempts = attachmentDescAttempts.Default.(int)
+	// attachment.AttemptsValidator is a validator for the "attempts" field. It is called by the builders before save.
+	attachment.AttemptsValidator = attachmentDescAttempts.Validators[0].(func(int) error)
 	// attachmentDescID is the schema descriptor for id field.
 	attachmentDescID := attachmentMixinFields0[0].Descriptor()
 	// attachment.DefaultID holds the default value on creation for the id field.

@@ -42,7 +42,13 @@ func (Attachment) Fields() []ent.Field {
 			Annotations(entgql.Skip(entgql.SkipAll)),
 		field.Enum("status").Values("UPLOADED", "SCANNING", "CHUNKING", "READY", "FAILED").Default("UPLOADED"),
 		field.String("failure_code").Optional().Nillable().MaxLen(64).
-			Comment("Why the attachment FAILED: INFECTED, SCANNER_UNAVAILABLE, NO_TEXT or PROCESSING_FAILED."),
+			Comment("Why the attachment FAILED: INFECTED, SCANNER_UNAVAILABLE, NO_TEXT, TOO_MANY_PAGES, PROCESSING_FAILED, PROCESSING_TIMEOUT or PROCESSING_INTERRUPTED."),
+		field.Int("attempts").NonNegative().Default(0).
+			Comment("How many times processing has started; the fencing token of the processing lease (internal/attachment/lease.go).").
+			Annotations(entgql.Skip(entgql.SkipAll)),
+		field.Time("lease_until").Optional().Nillable().
+			Comment("Until when the instance that queued or processes the attachment holds it; past it any instance takes it over (internal/attachment/recover.go).").
+			Annotations(entgql.Skip(entgql.SkipAll)),
 	}
 }
 
@@ -59,6 +65,8 @@ func (Attachment) Edges() []ent.Edge {
 func (Attachment) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("conversation_id", "created_at"),
+		// The recovery of attachments whose processing lease expired.
+		index.Fields("status", "lease_until"),
 	}
 }
 
