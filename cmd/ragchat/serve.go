@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat/treebackfill"
@@ -103,7 +104,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Organise: c.organise,
 		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
-		Portability:    portability.New(db.Client, c.engine, portability.Options{}),
+		Portability:    portability.New(db.Client, c.engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: tp,
 		Models:         c.models,
 	})

@@ -57,6 +57,8 @@ type Config struct {
 	Log      Log
 	// Attachments configures conversation attachments (attachments.go).
 	Attachments Attachments
+	// Imports configures conversation imports (imports.go).
+	Imports Imports
 }
 
 // The brokers RAGCHAT_BROKER selects.
@@ -235,6 +237,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 	c.LoadDemo = e.boolean("RAGCHAT_LOAD_DEMO", true)
 	c.DebugAddr = e.str("RAGCHAT_DEBUG_ADDR", "")
 	c.Attachments = loadAttachments(e, c.DataDir)
+	c.Imports = loadImports(e)
 
 	c.Database = Database{
 		URL:             e.str("DATABASE_URL", ""),

@@ -42,10 +42,15 @@
 // (extensions.field, e.g. "conversations[3].mapping.<node id>"), and
 // nothing is written; the size of the content, the number of
 // conversations and the messages per conversation are bounded (Limits,
-// extensions.limit). A clientRequestId makes an import idempotent: the
-// ids of what it writes derive from the viewer and the key, so a replay
-// returns the same conversations and a concurrent duplicate cannot write
-// twice.
+// extensions.limit), and so is the text an import stores, per message
+// and in all, counted while the content is parsed (budget.go), before
+// any of it is written. An import is admitted before its content is read
+// (importadmit.go): one of the instance's few running slots, one import
+// of the user's rate (metered in the database, so across replicas), and
+// a deadline that cancels it. A clientRequestId makes an import
+// idempotent: the ids of what it writes derive from the viewer and the
+// key, so a replay returns the same conversations and a concurrent
+// duplicate cannot write twice.
 //
 // ChatGPT's tree is mapped onto ours: only user and assistant messages
 // with text are kept; system, tool and hidden nodes and nodes without
@@ -54,7 +59,10 @@
 // call between them was skipped) is appended to it, separated by a blank
 // line, when it is its only continuation; when the earlier answer has
 // other continuations, the later one becomes an alternative answer to the
-// same question, with the earlier text in front, so that each branch reads
-// as it did. An answer with no question before it is dropped. Two
+// same question with its own text only (copying the earlier text in front
+// of every alternative would store text growing with the square of the
+// input). An answer with no question before it is dropped. Two
 // questions in a row stay two questions, as after an answer that failed.
+// Each node is visited once, without recursion, so the time and the text
+// stored are linear in the content.
 package portability

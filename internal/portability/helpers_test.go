@@ -7,18 +7,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
 	"github.com/ragchat/ragchat/internal/testdb"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// eachBackend runs fn against a server on every test backend.
+// eachBackend runs fn against a server on every test backend, with an
+// import rate the tests here do not reach (TestImportRate sets its own).
 func eachBackend(t *testing.T, fn func(t *testing.T, h *servertest.Harness)) {
+	t.Helper()
+	eachBackendWith(t, servertest.Options{Config: func(c *config.Config) { c.Imports.Burst = 1000 }}, fn)
+}
+
+// eachBackendWith runs fn against a server started with o on every test
+// backend.
+func eachBackendWith(t *testing.T, o servertest.Options, fn func(t *testing.T, h *servertest.Harness)) {
 	t.Helper()
 	for _, b := range testdb.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			h := servertest.Start(t, b, servertest.Options{})
+			h := servertest.Start(t, b, o)
 			fn(t, h)
 		})
 	}

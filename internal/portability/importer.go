@@ -57,7 +57,9 @@ type draftMessage struct {
 // (package comment). A replayed ClientRequestID returns what it imported;
 // the same key with other content (or another format or knowledge base)
 // is IDEMPOTENCY_MISMATCH, and a key whose conversations were deleted is
-// NOT_FOUND.
+// NOT_FOUND. Before the content is parsed, the import is admitted
+// (importadmit.go): a running slot, one import of the viewer's rate, and
+// Limits.Timeout for all of it.
 func (s *Service) Import(ctx context.Context, in ImportInput) ([]*ent.Conversation, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -79,12 +81,29 @@ func (s *Service) Import(ctx context.Context, in ImportInput) ([]*ent.Conversati
 			return nil, err
 		}
 	}
-	var drafts []draft
+	release, err := s.admit(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	run, cancel := context.WithTimeout(ctx, s.limits.Timeout)
+	defer cancel()
+	out, err := s.importContent(run, v, in, key)
+	return out, s.timedOut(ctx, run, err)
+}
+
+// importContent parses in.Content and writes it under ctx (Import).
+func (s *Service) importContent(ctx context.Context, v *viewer.Viewer, in ImportInput, key string) ([]*ent.Conversation, error) {
+	var (
+		drafts []draft
+		err    error
+	)
+	b := &budget{lim: s.limits}
 	switch in.Format {
 	case ImportRagchatJSON:
-		drafts, err = parseRagchat(in.Content, s.limits)
+		drafts, err = parseRagchat(ctx, in.Content, b)
 	case ImportChatGPT:
-		drafts, err = parseChatGPT(in.Content, s.limits)
+		drafts, err = parseChatGPT(ctx, in.Content, b)
 	default:
 		return nil, domain.BadInput("format", "unknown import format %q", in.Format)
 	}

@@ -2,6 +2,7 @@ package portability
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -46,23 +47,31 @@ type gptMessage struct {
 
 // gptKept is a kept message of the mapping, in the tree of kept messages.
 type gptKept struct {
-	key      string
-	role     message.Role
-	text     string
-	at       *float64
-	model    *string
-	order    int
-	parent   *gptKept
+	key   string
+	role  message.Role
+	text  string
+	at    *float64
+	model *string
+	order int
+	// children are the kept messages that follow this one in the mapping;
+	// parent is, once normalised, the message this one follows (the
+	// virtual root for a first question).
 	children []*gptKept
-	// into is the message this one was appended to.
-	into *gptKept
+	parent   *gptKept
+	// appended are the texts of the answers appended to this one, and
+	// size the length of its text once they are; into is the message
+	// this one was appended to.
+	appended []string
+	size     int
+	into     *gptKept
 }
 
 // parseChatGPT reads ChatGPT's conversations.json: an array of
-// conversations. Records are named "conversations[i]" and
-// "conversations[i].mapping.<node id>". Conversations without a kept
-// message are left out.
-func parseChatGPT(content string, lim Limits) ([]draft, error) {
+// conversations, counting the text in b. Records are named
+// "conversations[i]" and "conversations[i].mapping.<node id>".
+// Conversations without a kept message are left out. It stops when ctx
+// ends.
+func parseChatGPT(ctx context.Context, content string, b *budget) ([]draft, error) {
 	var raws []json.RawMessage
 	trimmed := strings.TrimSpace(content)
 	if trimmed == "" || trimmed[0] != '[' {
@@ -71,13 +80,16 @@ func parseChatGPT(content string, lim Limits) ([]draft, error) {
 	if err := json.Unmarshal([]byte(trimmed), &raws); err != nil {
 		return nil, domain.BadInput("content", "content is not a JSON array of conversations: %s", jsonProblem(err))
 	}
-	if len(raws) > lim.Conversations {
-		return nil, domain.OverLimit("conversations", LimitImportConversations, lim.Conversations,
-			"at most %d conversations can be imported at once", lim.Conversations)
+	if n := b.lim.Conversations; len(raws) > n {
+		return nil, domain.OverLimit("conversations", LimitImportConversations, n,
+			"at most %d conversations can be imported at once", n)
 	}
 	var out []draft
 	for i, raw := range raws {
-		d, err := draftOfChatGPT(fmt.Sprintf("conversations[%d]", i), raw, lim)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d, err := draftOfChatGPT(fmt.Sprintf("conversations[%d]", i), raw, b)
 		if err != nil {
 			return nil, err
 		}
@@ -88,9 +100,9 @@ func parseChatGPT(content string, lim Limits) ([]draft, error) {
 	return out, nil
 }
 
-// draftOfChatGPT checks one ChatGPT conversation, named path, and returns
-// its draft.
-func draftOfChatGPT(path string, raw json.RawMessage, lim Limits) (draft, error) {
+// draftOfChatGPT checks one ChatGPT conversation, named path, counts its
+// text in b and returns its draft.
+func draftOfChatGPT(path string, raw json.RawMessage, b *budget) (draft, error) {
 	d := draft{leaf: -1}
 	var c gptConversation
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -119,17 +131,22 @@ func draftOfChatGPT(path string, raw json.RawMessage, lim Limits) (draft, error)
 	if err != nil {
 		return d, err
 	}
-	root.normalise()
-	ordered := gptOrder(root)
-	if n := lim.Messages; len(ordered) > n {
-		return d, domain.OverLimit(path+".mapping", LimitImportMessages, n, "a conversation can have at most %d messages", n)
+	msgs, err := root.normalise(path+".mapping", b)
+	if err != nil {
+		return d, err
 	}
+	ordered := gptOrder(root, msgs)
 	index := make(map[*gptKept]int, len(ordered))
 	for j, k := range ordered {
 		index[k] = j
-		dm := draftMessage{parent: -1, editedFrom: -1, role: k.role, content: k.text, model: k.model}
+		dm := draftMessage{parent: -1, editedFrom: -1, role: k.role, content: k.joined(), model: k.model}
+		question := ""
 		if k.parent != root {
 			dm.parent = index[k.parent]
+			question = d.messages[dm.parent].content
+		}
+		if err := b.message(path+".mapping."+k.key, dm.role, dm.content, question); err != nil {
+			return d, err
 		}
 		if t, ok := gptTime(k.at); ok {
 			dm.createdAt = t
@@ -234,36 +251,40 @@ func gptTree(path string, keys []string, nodes map[string]*gptNode) (*gptKept, m
 	}
 	root := &gptKept{}
 	kept := map[string]*gptKept{}
-	visited := map[string]bool{}
+	visited := make(map[string]bool, len(keys))
 	order := 0
-	var walk func(key string, under *gptKept) error
-	walk = func(key string, under *gptKept) error {
-		visited[key] = true
-		n := nodes[key]
+	// A walk in preorder, with a stack rather than recursion: a mapping
+	// may be one chain of as many nodes as the content holds.
+	type step struct {
+		key   string
+		under *gptKept
+	}
+	stack := make([]step, 0, len(roots))
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, step{roots[i], root})
+	}
+	for len(stack) > 0 {
+		st := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		visited[st.key] = true
+		n, under := nodes[st.key], st.under
 		if role, text, ok := gptText(n.Message); ok {
 			if strings.ContainsRune(text, 0) {
-				np := path + "." + key
-				return domain.BadInput(np, "%s has text with a NUL character", np)
+				np := path + "." + st.key
+				return nil, nil, domain.BadInput(np, "%s has text with a NUL character", np)
 			}
-			k := &gptKept{key: key, role: role, text: text, at: n.Message.CreateTime, order: order, parent: under}
+			k := &gptKept{key: st.key, role: role, text: text, size: len(text), at: n.Message.CreateTime, order: order}
 			if m := n.Message.Metadata.ModelSlug; role == message.RoleASSISTANT && m != nil && *m != "" && len(*m) <= 128 {
 				k.model = m
 			}
 			order++
 			under.children = append(under.children, k)
-			kept[key] = k
+			kept[st.key] = k
 			under = k
 		}
-		for _, c := range kids[key] {
-			if err := walk(c, under); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, r := range roots {
-		if err := walk(r, root); err != nil {
-			return nil, nil, err
+		ks := kids[st.key]
+		for i := len(ks) - 1; i >= 0; i-- {
+			stack = append(stack, step{ks[i], under})
 		}
 	}
 	for _, k := range keys {
@@ -307,74 +328,101 @@ func gptText(m *gptMessage) (message.Role, string, bool) {
 	return role, text, true
 }
 
-// normalise makes the kept tree one of questions and answers (package
-// comment): below the virtual root an answer is dropped and its children
-// move up; an answer that follows an answer is appended to it when it is
-// its only child, else it becomes an answer to the same question with the
-// earlier text in front.
-func (n *gptKept) normalise() {
-	for i := 0; i < len(n.children); i++ {
-		c := n.children[i]
-		switch {
-		case n.role == "" && c.role == message.RoleASSISTANT:
-			n.splice(i, c.children)
-			c.into = nil
-			i--
-			continue
-		case n.role == message.RoleASSISTANT && c.role == message.RoleASSISTANT && len(n.children) == 1:
-			n.text += "\n\n" + c.text
-			if c.model != nil {
-				n.model = c.model
-			}
-			c.into = n
-			n.children = nil
-			n.splice(0, c.children)
-			i = -1
-			continue
-		case n.role == message.RoleASSISTANT && c.role == message.RoleASSISTANT:
-			c.text = n.text + "\n\n" + c.text
-			n.children = append(n.children[:i:i], n.children[i+1:]...)
-			q := n.parent
-			at := 0
-			for at < len(q.children) && q.children[at] != n {
-				at++
-			}
-			c.parent = q
-			q.children = append(q.children[:at+1:at+1], append([]*gptKept{c}, q.children[at+1:]...)...)
-			i--
-			continue
+// normalise makes the kept tree below the virtual root n one of
+// questions and answers (package comment) and returns its messages, each
+// with the parent it follows, checking the messages' number and the
+// length of the answers it appends to one another against b (path names
+// the mapping). Below the virtual root an answer is dropped and its
+// children move up. The answers that follow an answer are appended to it
+// when they are its only continuations: the last of them when it has no
+// question after it; the others become answers to the same question,
+// each with its own text. Each kept node is visited once and each text
+// is joined once (joined), so time and the text stored are linear in the
+// input.
+func (n *gptKept) normalise(path string, b *budget) ([]*gptKept, error) {
+	type step struct {
+		to   *gptKept
+		kids []*gptKept
+	}
+	var out []*gptKept
+	work := []step{{n, n.children}}
+	place := func(k, under *gptKept) error {
+		k.parent = under
+		out = append(out, k)
+		if m := b.lim.Messages; len(out) > m {
+			return domain.OverLimit(path, LimitImportMessages, m, "a conversation can have at most %d messages", m)
 		}
-		c.normalise()
+		work = append(work, step{k, k.children})
+		return nil
 	}
+	for len(work) > 0 {
+		w := work[len(work)-1]
+		work = work[:len(work)-1]
+		a := w.to
+		var last *gptKept // the answer appended to a, if any
+		if a.role == message.RoleASSISTANT {
+			for _, c := range w.kids {
+				if c.role == message.RoleUSER {
+					last = nil
+					break
+				}
+				last = c
+			}
+		}
+		for _, c := range w.kids {
+			var err error
+			switch {
+			case a == n && c.role == message.RoleASSISTANT:
+				c.into = nil
+				work = append(work, step{n, c.children})
+			case a.role == message.RoleASSISTANT && c.role == message.RoleASSISTANT && c != last:
+				err = place(c, a.parent)
+			case c != last:
+				err = place(c, a)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if last != nil {
+			a.size += len(answerSeparator) + len(last.text)
+			if err := b.messageSize(path+"."+a.key, a.size); err != nil {
+				return nil, err
+			}
+			a.appended = append(a.appended, last.text)
+			if last.model != nil {
+				a.model = last.model
+			}
+			last.into = a
+			work = append(work, step{a, last.children})
+		}
+	}
+	return out, nil
 }
 
-// splice replaces n's child at i (when i < len(n.children)) by cs, whose
-// parent becomes n; with n.children empty it sets them to cs.
-func (n *gptKept) splice(i int, cs []*gptKept) {
-	for _, c := range cs {
-		c.parent = n
+// answerSeparator joins the parts of an answer.
+const answerSeparator = "\n\n"
+
+// joined is k's text with the answers appended to it.
+func (k *gptKept) joined() string {
+	if len(k.appended) == 0 {
+		return k.text
 	}
-	if i >= len(n.children) {
-		n.children = append(n.children, cs...)
-		return
+	var sb strings.Builder
+	sb.Grow(k.size)
+	sb.WriteString(k.text)
+	for _, t := range k.appended {
+		sb.WriteString(answerSeparator)
+		sb.WriteString(t)
 	}
-	rest := append([]*gptKept{}, n.children[i+1:]...)
-	n.children = append(append(n.children[:i], cs...), rest...)
+	return sb.String()
 }
 
-// gptOrder lists the kept messages below root in creation order (their
+// gptOrder lists msgs, the messages below root, in creation order (their
 // create_time, then mapping order), every parent before its children: a
 // message is listed once its parent is.
-func gptOrder(root *gptKept) []*gptKept {
-	var all []*gptKept
-	var collect func(n *gptKept)
-	collect = func(n *gptKept) {
-		for _, c := range n.children {
-			all = append(all, c)
-			collect(c)
-		}
-	}
-	collect(root)
+func gptOrder(root *gptKept, msgs []*gptKept) []*gptKept {
+	all := append([]*gptKept(nil), msgs...)
 	sort.SliceStable(all, func(i, j int) bool {
 		ti, iok := gptSeconds(all[i].at)
 		tj, jok := gptSeconds(all[j].at)
@@ -386,20 +434,24 @@ func gptOrder(root *gptKept) []*gptKept {
 	listed := map[*gptKept]bool{root: true}
 	waiting := map[*gptKept][]*gptKept{}
 	out := make([]*gptKept, 0, len(all))
-	var list func(k *gptKept)
-	list = func(k *gptKept) {
-		listed[k] = true
-		out = append(out, k)
-		for _, w := range waiting[k] {
-			list(w)
-		}
-		delete(waiting, k)
-	}
+	var stack []*gptKept
 	for _, k := range all {
-		if listed[k.parent] {
-			list(k)
-		} else {
+		if !listed[k.parent] {
 			waiting[k.parent] = append(waiting[k.parent], k)
+			continue
+		}
+		// k, then the messages that waited for it, depth first.
+		stack = append(stack[:0], k)
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			listed[x] = true
+			out = append(out, x)
+			ws := waiting[x]
+			delete(waiting, x)
+			for i := len(ws) - 1; i >= 0; i-- {
+				stack = append(stack, ws[i])
+			}
 		}
 	}
 	return out

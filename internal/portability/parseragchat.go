@@ -1,6 +1,7 @@
 package portability
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,21 +14,25 @@ import (
 )
 
 // parseRagchat reads our own JSON: one Document, an array of Documents,
-// or Documents one per line (the bulk export). Records are named
-// "conversations[i]" in the order they come, the first being 0.
-func parseRagchat(content string, lim Limits) ([]draft, error) {
-	raws, err := splitDocuments(content, lim)
+// or Documents one per line (the bulk export), counting the text in b.
+// Records are named "conversations[i]" in the order they come, the first
+// being 0. It stops when ctx ends.
+func parseRagchat(ctx context.Context, content string, b *budget) ([]draft, error) {
+	raws, err := splitDocuments(content, b.lim)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]draft, 0, len(raws))
 	for i, raw := range raws {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		path := fmt.Sprintf("conversations[%d]", i)
 		var doc Document
 		if err := json.Unmarshal(raw, &doc); err != nil {
 			return nil, domain.BadInput(path, "%s is not a ragchat conversation: %s", path, jsonProblem(err))
 		}
-		d, err := draftOf(path, &doc, lim)
+		d, err := draftOf(path, &doc, b)
 		if err != nil {
 			return nil, err
 		}
@@ -75,8 +80,10 @@ func splitDocuments(content string, lim Limits) ([]json.RawMessage, error) {
 	}
 }
 
-// draftOf checks doc, named path, and returns its draft.
-func draftOf(path string, doc *Document, lim Limits) (draft, error) {
+// draftOf checks doc, named path, counts its text in b and returns its
+// draft.
+func draftOf(path string, doc *Document, b *budget) (draft, error) {
+	lim := b.lim
 	d := draft{createdAt: doc.Conversation.CreatedAt, leaf: -1}
 	if doc.Version != Version {
 		return d, domain.BadInput(path+".version", "%s.version must be %q", path, Version)
@@ -139,6 +146,13 @@ func draftOf(path string, doc *Document, lim Limits) (draft, error) {
 			return d, domain.BadInput(mp+".role", "%s.role must be USER or ASSISTANT", mp)
 		}
 		if err := checkContent(mp+".content", dm.role, dm.content); err != nil {
+			return d, err
+		}
+		question := ""
+		if dm.role == message.RoleASSISTANT {
+			question = d.messages[dm.parent].content
+		}
+		if err := b.message(mp+".content", dm.role, dm.content, question); err != nil {
 			return d, err
 		}
 		if dm.model != nil && len(*dm.model) > 128 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 )
 
@@ -36,6 +37,21 @@ type Limits struct {
 	// Messages bounds the messages of one imported conversation (limit
 	// "importMessages"), counted after skipped nodes are left out.
 	Messages int
+	// TextBytes bounds the text one import stores, in bytes (limit
+	// "importText"): every message's content and, for every answer, its
+	// attempt's copies of the answer and of its question (budget.go).
+	// Zero: four times ContentBytes.
+	TextBytes int
+	// MessageBytes bounds one imported message's content, in bytes (limit
+	// "importMessageSize"); a ChatGPT answer counts once its parts are
+	// joined.
+	MessageBytes int
+	// Running bounds the imports that run at once on this instance;
+	// another is refused with UNAVAILABLE (limit "runningImports").
+	Running int
+	// Timeout bounds one import, parsing and writing; one that takes
+	// longer is cancelled and writes nothing (limit "importTime").
+	Timeout time.Duration
 	// ConversationPage and MessagePage are the page sizes in which an
 	// export reads conversations and messages.
 	ConversationPage int
@@ -47,12 +63,22 @@ const (
 	LimitImportSize          = "importSize"
 	LimitImportConversations = "importConversations"
 	LimitImportMessages      = "importMessages"
+	LimitImportText          = "importText"
+	LimitImportMessageSize   = "importMessageSize"
+	LimitImportRate          = "importRate"
+	LimitRunningImports      = "runningImports"
+	LimitImportTime          = "importTime"
 )
 
 // DefaultLimits are the limits of a service that configures none.
+// TextBytes is left to follow ContentBytes (withDefaults).
 func DefaultLimits() Limits {
-	return Limits{ContentBytes: 2 << 20, Conversations: 100, Messages: 2000, ConversationPage: 50, MessagePage: 200}
+	return Limits{ContentBytes: 2 << 20, Conversations: 100, Messages: 2000, MessageBytes: 512 << 10,
+		Running: 2, Timeout: time.Minute, ConversationPage: 50, MessagePage: 200}
 }
+
+// DefaultImportRate is each user's import rate when Options sets none.
+var DefaultImportRate = askrate.Rate{PerMinute: 6, Burst: 5}
 
 // withDefaults fills the zero fields of l from DefaultLimits.
 func (l Limits) withDefaults() Limits {
@@ -65,6 +91,18 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Messages <= 0 {
 		l.Messages = d.Messages
+	}
+	if l.TextBytes <= 0 {
+		l.TextBytes = 4 * l.ContentBytes
+	}
+	if l.MessageBytes <= 0 {
+		l.MessageBytes = d.MessageBytes
+	}
+	if l.Running <= 0 {
+		l.Running = d.Running
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
 	}
 	if l.ConversationPage <= 0 {
 		l.ConversationPage = d.ConversationPage
@@ -80,16 +118,27 @@ type Options struct {
 	Limits Limits
 	// Now returns the current time (nil: time.Now).
 	Now func() time.Time
+	// Limiter meters each user's imports (nil: not metered), in buckets
+	// of their own (importKey); askrate.DBLimiter shares them across
+	// replicas.
+	Limiter askrate.Limiter
+	// ImportRate is each user's import rate (zero Burst:
+	// DefaultImportRate).
+	ImportRate askrate.Rate
 }
 
 // Service exports and imports conversations. Every read goes through
 // client, whose privacy policies filter the rows; the writes go through
 // the engine.
 type Service struct {
-	client *ent.Client
-	engine Engine
-	limits Limits
-	now    func() time.Time
+	client  *ent.Client
+	engine  Engine
+	limits  Limits
+	now     func() time.Time
+	limiter askrate.Limiter
+	rate    askrate.Rate
+	// running holds one token per import running on this instance.
+	running chan struct{}
 }
 
 // New returns a Service reading through client (privacy-enforcing) and
@@ -98,5 +147,10 @@ func New(client *ent.Client, engine Engine, o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Service{client: client, engine: engine, limits: o.Limits.withDefaults(), now: o.Now}
+	if o.ImportRate.Burst <= 0 {
+		o.ImportRate = DefaultImportRate
+	}
+	l := o.Limits.withDefaults()
+	return &Service{client: client, engine: engine, limits: l, now: o.Now,
+		limiter: o.Limiter, rate: o.ImportRate, running: make(chan struct{}, l.Running)}
 }

@@ -220,7 +220,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Verifier: verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 		Support: grants, TenantSettings: settings,
 		Organise:       organise.New(db.Client, engine, organise.Options{Now: time.Now}),
-		Portability:    portability.New(db.Client, engine, portability.Options{}),
+		Portability:    portability.New(db.Client, engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: o.TracerProvider,
 		Models:         models,
 	})
