@@ -9,12 +9,13 @@ import (
 
 // AttachmentChanged tells the attachment owner's viewer feed, on every
 // instance, that a's status changed (ATTACHMENT_UPDATED with the
-// attachment's id and status). internal/attachment calls it on each state
-// change (UPLOADED, SCANNING, CHUNKING, READY, FAILED); a broker failure
-// is logged, never returned.
+// attachment's id and status), unless a's conversation is a temporary
+// chat, which the feed never hears of (publishViewer). internal/attachment
+// calls it on each state change (UPLOADED, SCANNING, CHUNKING, READY,
+// FAILED); a broker failure is logged, never returned.
 func (e *Engine) AttachmentChanged(ctx context.Context, a *ent.Attachment) {
 	id := a.ID
-	e.publishViewer(ctx, a.TenantID, a.OwnerID, ViewerEvent{
+	e.publishViewer(ctx, e.conversationFeed(ctx, a.TenantID, a.OwnerID, a.ConversationID), ViewerEvent{
 		Kind: ViewerAttachmentUpdated, ConversationID: a.ConversationID,
 		AttachmentID: &id, AttachmentStatus: a.Status.String(),
 	})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
-	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/broker"
@@ -76,7 +75,7 @@ func (e *Engine) citingAttempts(ctx context.Context, b docwatch.Batch, conv *uui
 		if v == nil {
 			return nil, nil
 		}
-		q.Where(attempt.OwnerID(v.UserID), attempt.HasConversationWith(conversation.TemporaryExpiresAtIsNil()))
+		q.Where(attempt.OwnerID(v.UserID), attempt.HasConversationWith(NotTemporary()))
 	}
 	rows, err := q.Order(ent.Asc(attempt.FieldConversationID), ent.Asc(attempt.FieldID)).
 		Limit(maxCitingAttempts).

@@ -129,16 +129,43 @@ func (e *Engine) publishConversation(ctx context.Context, id uuid.UUID, ev Conve
 	}
 }
 
-// publishViewer notifies the feed of a conversation's owner (tenantID,
-// ownerID), whoever made the change: the owner, an admin, or the engine.
-func (e *Engine) publishViewer(ctx context.Context, tenantID, ownerID string, ev ViewerEvent) {
-	data, err := json.Marshal(viewerPayload{Tenant: tenantID, User: ownerID, Conversation: ev.ConversationID,
+// ownerFeed is the viewer feed an event about one conversation goes to:
+// its owner's (tenant, user), and whether the conversation is a temporary
+// chat. Build it with feedOf (from the conversation row) or
+// e.conversationFeed (when only the id is at hand); publishViewer applies
+// the temporary-chat rule to it.
+type ownerFeed struct {
+	tenantID, userID string
+	temporary        bool
+}
+
+// feedOf is the owner feed of conv.
+func feedOf(conv *ent.Conversation) ownerFeed {
+	return ownerFeed{tenantID: conv.TenantID, userID: conv.UserID, temporary: IsTemporary(conv)}
+}
+
+// conversationFeed is the owner feed (tenantID, userID) of conversation
+// id, whose temporariness is read (temporaryConversation).
+func (e *Engine) conversationFeed(ctx context.Context, tenantID, userID string, id uuid.UUID) ownerFeed {
+	return ownerFeed{tenantID: tenantID, userID: userID, temporary: e.temporaryConversation(ctx, id)}
+}
+
+// publishViewer notifies the feed of a conversation's owner, whoever made
+// the change: the owner, an admin, or the engine. It is the one way onto
+// viewerEvents, and the one place of the temporary-chat rule there: an
+// event about a temporary chat is never published, so another device of
+// the owner never learns of it (temporary.go).
+func (e *Engine) publishViewer(ctx context.Context, to ownerFeed, ev ViewerEvent) {
+	if to.temporary {
+		return
+	}
+	data, err := json.Marshal(viewerPayload{Tenant: to.tenantID, User: to.userID, Conversation: ev.ConversationID,
 		Attempt: ev.AttemptID, Status: ev.AttemptStatus, Message: ev.MessageID,
 		File: ev.AttachmentID, FileStatus: ev.AttachmentStatus, At: e.now()})
 	if err != nil {
 		return
 	}
-	_, err = e.broker.Publish(context.WithoutCancel(ctx), broker.Event{Topic: viewerTopic(tenantID, ownerID), Kind: string(ev.Kind), Data: data})
+	_, err = e.broker.Publish(context.WithoutCancel(ctx), broker.Event{Topic: viewerTopic(to.tenantID, to.userID), Kind: string(ev.Kind), Data: data})
 	if err != nil {
 		e.log.WarnContext(ctx, "publish viewer event", "conversation", ev.ConversationID, "err", err)
 	}
@@ -148,11 +175,7 @@ func (e *Engine) publishViewer(ctx context.Context, tenantID, ownerID string, ev
 // owner's feed (feed).
 func (e *Engine) conversationChanged(ctx context.Context, conv *ent.Conversation, kind ConversationEventKind, feed ViewerEventKind) {
 	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: kind})
-	if IsTemporary(conv) {
-		// A temporary chat never reaches the owner's feed (temporary.go).
-		return
-	}
-	e.publishViewer(ctx, conv.TenantID, conv.UserID, ViewerEvent{Kind: feed, ConversationID: conv.ID})
+	e.publishViewer(ctx, feedOf(conv), ViewerEvent{Kind: feed, ConversationID: conv.ID})
 }
 
 // attemptChanged publishes an attempt status change on its conversation
@@ -162,15 +185,12 @@ func (e *Engine) attemptChanged(ctx context.Context, a *ent.Attempt) {
 }
 
 // attemptChangedIn is attemptChanged where the caller knows whether the
-// attempt's conversation is temporary: then its owner's feed hears nothing.
+// attempt's conversation is temporary.
 func (e *Engine) attemptChangedIn(ctx context.Context, a *ent.Attempt, temporary bool) {
 	id := a.ID
 	e.publishConversation(ctx, a.ConversationID, ConversationEvent{Kind: ConversationAttemptUpdated, AttemptID: &id, AttemptStatus: string(a.Status)})
-	if temporary {
-		return
-	}
-	e.publishViewer(ctx, a.TenantID, a.OwnerID, ViewerEvent{Kind: ViewerAttemptUpdated, ConversationID: a.ConversationID,
-		AttemptID: &id, AttemptStatus: string(a.Status)})
+	e.publishViewer(ctx, ownerFeed{tenantID: a.TenantID, userID: a.OwnerID, temporary: temporary},
+		ViewerEvent{Kind: ViewerAttemptUpdated, ConversationID: a.ConversationID, AttemptID: &id, AttemptStatus: string(a.Status)})
 }
 
 // messageCreated publishes a new message on its conversation.
@@ -186,8 +206,5 @@ func (e *Engine) messageCreated(ctx context.Context, m *ent.Message) {
 func (e *Engine) branchSelected(ctx context.Context, conv *ent.Conversation, leafID uuid.UUID) {
 	id := leafID
 	e.publishConversation(ctx, conv.ID, ConversationEvent{Kind: ConversationBranchSelected, MessageID: &id})
-	if IsTemporary(conv) {
-		return
-	}
-	e.publishViewer(ctx, conv.TenantID, conv.UserID, ViewerEvent{Kind: ViewerBranchSelected, ConversationID: conv.ID, MessageID: &id})
+	e.publishViewer(ctx, feedOf(conv), ViewerEvent{Kind: ViewerBranchSelected, ConversationID: conv.ID, MessageID: &id})
 }

@@ -100,19 +100,30 @@ func (e *Engine) KeepConversation(ctx context.Context, id uuid.UUID, opts ...Upd
 
 // temporaryAttempt reports whether attempt a lies in a temporary chat: as
 // its run on this instance knows, or else (an attempt ended by the reaper,
-// a cancel, another instance) as its conversation row says, read as a
-// system job, since it may be gone already. A row that is not there any
-// more counts as temporary: its feed hears nothing.
+// a cancel, another instance) as its conversation row says
+// (temporaryConversation).
 func (e *Engine) temporaryAttempt(ctx context.Context, a *ent.Attempt) bool {
 	if r, ok := e.running(a.ID); ok {
 		return r.temporary
 	}
+	return e.temporaryConversation(ctx, a.ConversationID)
+}
+
+// temporaryConversation reports whether conversation id is a temporary
+// chat as its row says, read as a system job, since it may be gone
+// already. A row that is not there any more, or that cannot be read,
+// counts as temporary: its owner's feed hears nothing of it (clients read
+// the list again when they reconnect).
+func (e *Engine) temporaryConversation(ctx context.Context, id uuid.UUID) bool {
 	conv, err := e.client.Conversation.Query().
-		Where(conversation.ID(a.ConversationID)).
+		Where(conversation.ID(id)).
 		Select(conversation.FieldTemporaryExpiresAt).
 		Only(viewer.SystemJobContext(ctx, viewer.JobReaper))
 	if err != nil {
-		return ent.IsNotFound(err)
+		if !ent.IsNotFound(err) {
+			e.log.WarnContext(ctx, "conversation not read; its feed event is dropped", "conversation", id, "err", err)
+		}
+		return true
 	}
 	return IsTemporary(conv)
 }
