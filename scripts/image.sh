@@ -12,8 +12,11 @@
 #                                       owned by ragchat (RAGCHAT_DATA_DIR)
 #   /tmp                                a world-writable temporary directory
 # It runs as 65532:65532 with the entrypoint ["/ragchat", "serve"],
-# listens on 0.0.0.0:8080 (exposed) and carries the OCI annotations and
-# labels org.opencontainers.image.{title,version,revision,created,source}.
+# listens on 0.0.0.0:8080 (exposed) in production (RAGCHAT_ENV=production:
+# it refuses to start without a RAGCHAT_JWT_* key, and development sign-in,
+# which hands out tokens, is never served to other machines) and carries
+# the OCI annotations and labels
+# org.opencontainers.image.{title,version,revision,created,source}.
 #
 # Usage: scripts/image.sh [OCI_DIR]
 #   OCI_DIR   the OCI layout directory to write (default bin/image); the
@@ -120,6 +123,7 @@ cfg=(
 	--workingdir /data
 	--port 8080/tcp
 	--volume /data
+	--env RAGCHAT_ENV=production
 	--env RAGCHAT_ADDR=0.0.0.0:8080
 	--env RAGCHAT_DATA_DIR=/data
 	--env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt

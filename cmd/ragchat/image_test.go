@@ -3,15 +3,20 @@ package main_test
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,8 +27,10 @@ import (
 )
 
 // TestImage builds the container image with `scripts/image.sh` (make
-// image), checks its configuration and its layer, and runs it with podman
-// against the test PostgreSQL: /readyz, then one ask streamed over SSE.
+// image), checks its configuration, its layer and its size against
+// docs/DEPLOYMENT.md, and runs it with podman against the test
+// PostgreSQL: /readyz, no development sign-in, then one ask streamed over
+// SSE; and once with no environment, which must refuse to start.
 // scripts/test.sh installs buildah, skopeo, podman and runc, so make test
 // always runs it; where podman cannot run a container (no user namespaces,
 // nested containers), the test says so loudly and checks the image alone.
@@ -74,7 +81,8 @@ func TestImage(t *testing.T) {
 		if _, ok := c.Volumes["/data"]; !ok {
 			t.Errorf("volumes %v, want /data", c.Volumes)
 		}
-		for _, want := range []string{"RAGCHAT_DATA_DIR=/data", "RAGCHAT_ADDR=0.0.0.0:8080"} {
+		// Production: development sign-in hands out tokens to anyone.
+		for _, want := range []string{"RAGCHAT_ENV=production", "RAGCHAT_DATA_DIR=/data", "RAGCHAT_ADDR=0.0.0.0:8080"} {
 			if !contains(c.Env, want) {
 				t.Errorf("env %q lacks %s", c.Env, want)
 			}
@@ -88,7 +96,12 @@ func TestImage(t *testing.T) {
 
 	t.Run("layer", func(t *testing.T) {
 		files, size := layerFiles(t, layout)
-		t.Logf("image size: %.1f MiB compressed (manifest, config and layers)", float64(size)/(1<<20))
+		var unpacked int64
+		for _, h := range files {
+			unpacked += h.Size
+		}
+		t.Logf("image size: %.1f MiB compressed (manifest, config and layers), %.1f MiB unpacked", mib(size), mib(unpacked))
+		checkDocumentedSize(t, size, unpacked)
 		want := map[string]struct {
 			uid  int
 			mode os.FileMode
@@ -118,14 +131,59 @@ func TestImage(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
 		runImage(t, dir, ref)
 	})
+
+	t.Run("run with no environment", func(t *testing.T) {
+		runBare(t, dir, ref)
+	})
+}
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// sizeTolerance is how far the image may drift from the size
+// docs/DEPLOYMENT.md gives before the figure must be updated.
+const sizeTolerance = 0.10
+
+// checkDocumentedSize compares the image's sizes, compressed (what a
+// registry stores and a pull downloads) and unpacked (the layer's files),
+// with the figures of docs/DEPLOYMENT.md's image table, within
+// sizeTolerance.
+func checkDocumentedSize(t *testing.T, compressed, unpacked int64) {
+	t.Helper()
+	doc := filepath.Join(repoRoot(), "docs", "DEPLOYMENT.md")
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\| size \| \*\*([0-9.]+) MiB\*\* compressed \(one layer; ([0-9.]+) MiB unpacked`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("docs/DEPLOYMENT.md's image table has no row \"| size | **N MiB** compressed (one layer; N MiB unpacked\"")
+	}
+	for _, c := range []struct {
+		what string
+		doc  []byte
+		got  int64
+	}{{"compressed", m[1], compressed}, {"unpacked", m[2], unpacked}} {
+		want, err := strconv.ParseFloat(string(c.doc), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mib(c.got); math.Abs(got-want) > want*sizeTolerance {
+			t.Errorf("docs/DEPLOYMENT.md gives the image as %.1f MiB %s, the image is %.1f MiB: update the figure", want, c.what, got)
+		}
+	}
+}
+
+// repoRoot is the repository's root directory.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // buildImage runs scripts/image.sh into layout and returns the image's
 // reference (oci:<layout>:ragchat:<version>).
 func buildImage(t *testing.T, layout string) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := repoRoot()
 	cmd := exec.Command(filepath.Join(root, "scripts", "image.sh"), layout)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "IMAGE_VERSION=test")
@@ -211,22 +269,10 @@ func runImage(t *testing.T, dir, ref string) {
 	}
 	dbURL := testdb.PostgresURL(t)
 	addr := freeAddr(t)
-	podman := []string{"--root", filepath.Join(dir, "podman-root"), "--runroot", filepath.Join(dir, "podman-run"), "--storage-driver", "vfs"}
-	// crun refuses hybrid cgroup hierarchies (v1 controllers with v2
-	// mounted); runc takes them.
-	if _, err := exec.LookPath("runc"); err == nil {
-		podman = append(podman, "--runtime", "runc")
-	}
+	podman := podmanGlobal(dir)
 	name := fmt.Sprintf("ragchat-imagetest-%d", os.Getpid())
 	args := append(append([]string{}, podman...), "run", "-d", "--name", name, "--network", "host")
-	// Podman raises RLIMIT_NOFILE above the caller's hard limit by
-	// default, which fails without CAP_SYS_RESOURCE: keep the caller's.
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
-		args = append(args, "--ulimit", fmt.Sprintf("nofile=%d:%d", lim.Cur, lim.Max))
-	}
-	args = append(args,
-		"--ulimit", "nproc=32768:32768",
+	args = append(append(args, podmanLimits()...),
 		"-e", "DATABASE_URL="+dbURL,
 		"-e", "RAGCHAT_ADDR="+addr,
 		"-e", "RAGCHAT_JWT_HS256_SECRET="+secret,
@@ -273,7 +319,28 @@ func runImage(t *testing.T, dir, ref string) {
 		t.Errorf("podman exec /ragchat healthcheck: %v\n%s", err, out)
 	}
 
-	// The development server loads the demo tenant's knowledge base.
+	// Production: no development sign-in, whoever asks.
+	for _, probe := range []struct{ method, path, body string }{
+		{http.MethodPost, "/dev/token", `{"user":"demo-admin"}`},
+		{http.MethodGet, "/dev/users", ""},
+	} {
+		req, err := http.NewRequest(probe.method, base+probe.path, strings.NewReader(probe.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || strings.Contains(string(body), "token") {
+			t.Errorf("%s %s: %d %s, want 404: the image serves development sign-in", probe.method, probe.path, resp.StatusCode, body)
+		}
+	}
+
+	// The server loads the demo tenant's knowledge base (RAGCHAT_LOAD_DEMO).
 	c := gqlclient.New(base+"/graphql", token(t, "demo", "image-user", []string{"member"}))
 	conv := createConversation(t, c)
 	a := ask(t, c, conv, "How large can an uploaded file be?")
@@ -285,6 +352,76 @@ func runImage(t *testing.T, dir, ref string) {
 	if !strings.Contains(answer, "20") {
 		t.Errorf("the answer %q does not give the upload limit", answer)
 	}
+}
+
+// runBare runs the image as `podman run IMAGE` would, with no environment
+// and no arguments (without a network, so that nothing it might serve is
+// reachable): it must refuse to start, with one line that names the JWT
+// variables production needs. Before the image set RAGCHAT_ENV=production
+// it started in development on 0.0.0.0:8080, where POST /dev/token handed
+// an admin's token to anyone.
+func runBare(t *testing.T, dir, ref string) {
+	if _, err := exec.LookPath("podman"); err != nil {
+		t.Skip("IMAGE NOT RUN: podman is not installed")
+	}
+	name := fmt.Sprintf("ragchat-imagetest-bare-%d", os.Getpid())
+	podman := podmanGlobal(dir)
+	args := append(append([]string{}, podman...), "run", "--name", name, "--network", "none")
+	args = append(append(args, podmanLimits()...), ref)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "podman", args...).CombinedOutput()
+	t.Cleanup(func() {
+		rm := append(append([]string{}, podman...), "rm", "-f", "-t", "5", name)
+		_ = exec.Command("podman", rm...).Run()
+	})
+	if ctx.Err() != nil {
+		t.Fatalf("the image started with no environment is still running after 2 minutes (serving development sign-in?):\n%s", lastLines(string(out), 20))
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("podman run: %v\n%s", err, out)
+	}
+	if code := exit.ExitCode(); code == 125 || code == 126 || code == 127 {
+		msg := fmt.Sprintf("IMAGE NOT RUN: podman cannot run containers on this machine (exit %d): %s", code, lastLines(string(out), 5))
+		fmt.Fprintln(os.Stderr, "TestImage: "+msg)
+		t.Skip(msg)
+	}
+	var refusal string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "ragchat serve: ") {
+			refusal = line
+		}
+	}
+	for _, want := range []string{"RAGCHAT_ENV=production", "RAGCHAT_JWT_PUBLIC_KEY", "RAGCHAT_JWT_JWKS_URL", "RAGCHAT_JWT_HS256_SECRET"} {
+		if !strings.Contains(refusal, want) {
+			t.Errorf("the refusal %q does not name %s; the container's output:\n%s", refusal, want, out)
+		}
+	}
+	t.Logf("exit %d: %s", exit.ExitCode(), refusal)
+}
+
+// podmanGlobal returns podman's global flags: vfs storage in dir and,
+// since crun refuses hybrid cgroup hierarchies (v1 controllers with v2
+// mounted), runc when it is installed.
+func podmanGlobal(dir string) []string {
+	podman := []string{"--root", filepath.Join(dir, "podman-root"), "--runroot", filepath.Join(dir, "podman-run"), "--storage-driver", "vfs"}
+	if _, err := exec.LookPath("runc"); err == nil {
+		podman = append(podman, "--runtime", "runc")
+	}
+	return podman
+}
+
+// podmanLimits returns the resource limits of podman run. Podman raises
+// RLIMIT_NOFILE above the caller's hard limit by default, which fails
+// without CAP_SYS_RESOURCE: keep the caller's.
+func podmanLimits() []string {
+	var args []string
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
+		args = append(args, "--ulimit", fmt.Sprintf("nofile=%d:%d", lim.Cur, lim.Max))
+	}
+	return append(args, "--ulimit", "nproc=32768:32768")
 }
 
 // freeAddr returns a 127.0.0.1 address with a port free at the time.

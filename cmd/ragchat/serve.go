@@ -119,6 +119,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addr := ln.Addr().String()
 	log.Info("listening", slog.String("addr", addr), slog.String("graphql", "http://"+addr+"/graphql"))
 	if cfg.IsDevelopment() {
+		if !config.IsLoopbackAddr(cfg.Addr) {
+			log.Warn("development sign-in hands out tokens to every machine that reaches this address ("+config.DevAllowRemoteVar+"=true)",
+				slog.String("addr", addr))
+		}
 		printDevBanner(stdout, cfg, addr, log)
 	}
 

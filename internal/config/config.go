@@ -26,6 +26,9 @@ const (
 type Config struct {
 	// Env is "development" or "production" (RAGCHAT_ENV).
 	Env string
+	// DevAllowRemote lets development mode listen on an address other
+	// machines can reach (RAGCHAT_DEV_ALLOW_REMOTE; devaddr.go).
+	DevAllowRemote bool
 	// ModelPrices prices the usage ledger's entries (RAGCHAT_MODEL_PRICES,
 	// JSON {"model":{"input":N,"output":N}} in micro-units per million
 	// tokens; unset: every model costs zero).
@@ -232,6 +235,10 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 	}
 	dev := c.IsDevelopment()
 	c.Addr = e.str("RAGCHAT_ADDR", "127.0.0.1:8080")
+	c.DevAllowRemote = e.boolean(DevAllowRemoteVar, false)
+	if err := c.checkDevAddr(); err != nil {
+		e.errs = append(e.errs, err)
+	}
 	c.DataDir = e.str("RAGCHAT_DATA_DIR", "./data")
 	c.InstanceID = e.str("RAGCHAT_INSTANCE_ID", "")
 	c.LoadDemo = e.boolean("RAGCHAT_LOAD_DEMO", true)
@@ -406,7 +413,8 @@ func (c Config) checkAuth() error {
 	case n > 1:
 		return errors.New("set only one of RAGCHAT_JWT_HS256_SECRET, RAGCHAT_JWT_PUBLIC_KEY(_FILE) and RAGCHAT_JWT_JWKS_URL")
 	case n == 0 && !c.IsDevelopment():
-		return errors.New("production needs RAGCHAT_JWT_PUBLIC_KEY(_FILE), RAGCHAT_JWT_JWKS_URL or RAGCHAT_JWT_HS256_SECRET")
+		return errors.New("RAGCHAT_ENV=production needs a JWT key: set RAGCHAT_JWT_PUBLIC_KEY(_FILE), RAGCHAT_JWT_JWKS_URL " +
+			"or RAGCHAT_JWT_HS256_SECRET (docs/DEPLOYMENT.md)")
 	}
 	return nil
 }
