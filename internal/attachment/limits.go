@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attachment"
+	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -19,6 +20,13 @@ const (
 	LimitFilesPerConversation = "maxFilesPerConversation"
 	LimitBytesPerUser         = "maxBytesPerUser"
 )
+
+// counted is the predicate of the attachments the limits count: all but
+// FAILED ones, whose bytes are deleted (an attachment whose processing
+// was lost or timed out stops counting once it is FAILED: recover.go).
+func counted() predicate.Attachment {
+	return attachment.StatusNEQ(attachment.StatusFAILED)
+}
 
 // checkLimits refuses an upload of size bytes into convID that would pass
 // one of the tenant's attachment limits, reading the counts through c.
@@ -42,7 +50,7 @@ func (s *Service) checkLimits(ctx context.Context, c *ent.Client, v *viewer.View
 	if size == 0 {
 		return domain.Errorf(domain.CodeBadUserInput, "the file is empty").With("field", "file")
 	}
-	n, err := c.Attachment.Query().Where(attachment.ConversationID(convID)).Count(ctx)
+	n, err := c.Attachment.Query().Where(attachment.ConversationID(convID), counted()).Count(ctx)
 	if err != nil {
 		return store.DomainError(err, "attachment")
 	}
@@ -53,7 +61,7 @@ func (s *Service) checkLimits(ctx context.Context, c *ent.Client, v *viewer.View
 	var sums []struct {
 		Sum sql.NullInt64 `json:"sum"`
 	}
-	err = c.Attachment.Query().Where(attachment.OwnerID(v.UserID)).
+	err = c.Attachment.Query().Where(attachment.OwnerID(v.UserID), counted()).
 		Aggregate(ent.Sum(attachment.FieldSize)).Scan(ctx, &sums)
 	if err != nil {
 		return store.DomainError(err, "attachment")

@@ -1,31 +1,16 @@
 package attachment_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ragchat/ragchat/ent"
 	attach "github.com/ragchat/ragchat/internal/attachment"
 	"github.com/ragchat/ragchat/internal/attachment/clamd"
 	"github.com/ragchat/ragchat/internal/blobstore"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 )
-
-// recorder collects the states Notify reports.
-type recorder struct {
-	mu     sync.Mutex
-	states []string
-}
-
-func (r *recorder) notify(_ context.Context, a *ent.Attachment) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.states = append(r.states, a.Status.String())
-}
 
 func TestNotifyReportsEveryState(t *testing.T) {
 	f, err := clamd.NewFake()
@@ -48,11 +33,11 @@ func TestNotifyReportsEveryState(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				blobs, err := blobstore.NewFS(t.TempDir())
 				require.NoError(t, err)
-				rec := &recorder{}
-				svc := attach.New(db.Client, blobs, attach.Options{Scanner: tc.scanner, Notify: rec.notify})
-				_, err = svc.Upload(as(alice), w.a.ID, "f.txt", []byte(tc.data))
+				svc, settled := newService(t, db, blobs, attach.Options{Scanner: tc.scanner})
+				a, err := svc.Upload(as(alice), w.a.ID, "f.txt", []byte(tc.data))
 				require.NoError(t, err)
-				require.Equal(t, tc.want, rec.states)
+				settled.wait(t, a.ID)
+				require.Equal(t, tc.want, settled.statesOf(a.ID))
 			})
 		}
 	})

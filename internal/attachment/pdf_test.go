@@ -2,6 +2,7 @@ package attachment_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,13 +16,18 @@ import (
 // a correct cross-reference table.
 func onePagePDF(text string) []byte {
 	stream := fmt.Sprintf("BT /F1 12 Tf 72 712 Td (%s) Tj ET", text)
-	objs := []string{
+	return buildPDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
+	)
+}
+
+// buildPDF writes objs as objects 1, 2, … (object 1 the catalog) with a
+// correct cross-reference table and trailer.
+func buildPDF(objs ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))
@@ -52,14 +58,15 @@ func TestText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mt, err := attach.Sniff(tc.file, tc.data)
 			require.NoError(t, err)
-			got, err := attach.Text(mt, tc.data)
+			got, err := attach.Extract(context.Background(), mt, tc.data, attach.Limits{})
 			require.NoError(t, err)
-			require.Contains(t, strings.Join(strings.Fields(got), " "), strings.Join(strings.Fields(tc.want), " "))
+			require.False(t, got.Truncated)
+			require.Contains(t, strings.Join(strings.Fields(got.Text), " "), strings.Join(strings.Fields(tc.want), " "))
 		})
 	}
 }
 
 func TestTextOfBrokenPDF(t *testing.T) {
-	_, err := attach.Text(attach.TypePDF, []byte("%PDF-1.4\ngarbage"))
+	_, err := attach.Extract(context.Background(), attach.TypePDF, []byte("%PDF-1.4\ngarbage"), attach.Limits{})
 	require.Error(t, err)
 }

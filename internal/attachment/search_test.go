@@ -29,10 +29,9 @@ func TestSearchIsScopedToTheConversation(t *testing.T) {
 		require.NoError(t, err)
 		model := offline.New(offline.Options{})
 		w := &world{db: db, blobs: blobs}
-		w.svc = attachment.New(db.Client, blobs, attachment.Options{Embedder: model})
+		w.svc, w.settled = newService(t, db, blobs, attachment.Options{Embedder: model})
 		w.seed(t)
-		a, err := w.svc.Upload(as(alice), w.a.ID, "notes.txt", []byte("Shopping list: apples and pears.\n\n"+fact+"\n"))
-		require.NoError(t, err)
+		a := w.upload(t, alice, w.a.ID, "notes.txt", []byte("Shopping list: apples and pears.\n\n"+fact+"\n"))
 		require.Equal(t, "READY", a.Status.String())
 		vecs, err := model.Embed(context.Background(), []string{"What does the Zorblax reactor run on?"})
 		require.NoError(t, err)

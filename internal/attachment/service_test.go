@@ -32,8 +32,7 @@ func TestUploadTypes(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				a, err := w.svc.Upload(as(alice), w.a.ID, tc.file, tc.data)
-				require.NoError(t, err)
+				a := w.upload(t, alice, w.a.ID, tc.file, tc.data)
 				require.Equal(t, attachment.StatusREADY, a.Status)
 				require.Equal(t, tc.mediaType, a.MediaType)
 				require.Equal(t, int64(len(tc.data)), a.Size)
@@ -177,15 +176,13 @@ func TestScanner(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	forEach(t, clamd.New(f.Addr()), func(t *testing.T, w *world) {
-		clean, err := w.svc.Upload(as(alice), w.a.ID, "ok.txt", []byte("harmless"))
-		require.NoError(t, err)
+		clean := w.upload(t, alice, w.a.ID, "ok.txt", []byte("harmless"))
 		require.Equal(t, attachment.StatusREADY, clean.Status)
 
-		bad, err := w.svc.Upload(as(alice), w.a.ID, "eicar.txt", []byte(clamd.EICAR))
-		require.NoError(t, err)
+		bad := w.upload(t, alice, w.a.ID, "eicar.txt", []byte(clamd.EICAR))
 		require.Equal(t, attachment.StatusFAILED, bad.Status)
 		require.Equal(t, attach.FailureInfected, *bad.FailureCode)
-		_, err = w.svc.Content(as(alice), bad.ID)
+		_, err := w.svc.Content(as(alice), bad.ID)
 		require.Equal(t, domain.CodeNotFound, code(err), "an infected file's bytes are gone")
 		require.Len(t, w.keys(t), 1)
 	})
@@ -197,8 +194,7 @@ func TestScannerDownFailsClosed(t *testing.T) {
 	addr := f.Addr()
 	require.NoError(t, f.Close())
 	forEach(t, clamd.New(addr), func(t *testing.T, w *world) {
-		a, err := w.svc.Upload(as(alice), w.a.ID, "ok.txt", []byte("harmless"))
-		require.NoError(t, err)
+		a := w.upload(t, alice, w.a.ID, "ok.txt", []byte("harmless"))
 		require.Equal(t, attachment.StatusFAILED, a.Status)
 		require.Equal(t, attach.FailureScannerUnavailable, *a.FailureCode)
 		require.Empty(t, w.keys(t))

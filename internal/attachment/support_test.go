@@ -28,11 +28,10 @@ func TestSupportAgentReadsOnlyUnderAGrant(t *testing.T) {
 		require.NoError(t, err)
 		model := offline.New(offline.Options{})
 		w := &world{db: db, blobs: blobs}
-		w.svc = attachment.New(db.Client, blobs, attachment.Options{Embedder: model})
+		w.svc, w.settled = newService(t, db, blobs, attachment.Options{Embedder: model})
 		w.seed(t)
 		body := []byte("Shopping list: apples and pears.\n\n" + fact + "\n")
-		a, err := w.svc.Upload(as(alice), w.a.ID, "notes.txt", body)
-		require.NoError(t, err)
+		a := w.upload(t, alice, w.a.ID, "notes.txt", body)
 		vecs, err := model.Embed(context.Background(), []string{"What does the Zorblax reactor run on?"})
 		require.NoError(t, err)
 		_, unknown := w.svc.Get(as(sam), uuid.Must(uuid.NewV7()))

@@ -42,6 +42,10 @@ var (
 	// (internal/quota): reservations, settlements and refunds of the
 	// model calls of every tenant.
 	JobMeter = Job{"meter"}
+	// JobAttachments processes uploaded attachments (scan, text, chunks)
+	// in the background for their owners, and takes over those whose
+	// processing lease expired (internal/attachment).
+	JobAttachments = Job{"attachments"}
 )
 
 type systemKey struct{}

@@ -1,0 +1,52 @@
+package attachment
+
+import (
+	"context"
+	"math"
+
+	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// LimitUploadRate names the upload rate in RATE_LIMITED errors.
+const LimitUploadRate = "uploadRate"
+
+// DefaultUploadRate is each user's upload rate when none is configured:
+// 20 files a minute, 10 at once.
+var DefaultUploadRate = askrate.Rate{PerMinute: 20, Burst: 10}
+
+// uploadKey names v's bucket of the upload rate: askrate's buckets are
+// one table, and the upload buckets sit apart from the ask buckets (and
+// from the share-read buckets) under their own tenant key.
+func uploadKey(v *viewer.Viewer) string {
+	return askrate.Key("upload", v.TenantID+"\x1f"+v.UserID)
+}
+
+// takeUpload takes one upload of v's rate (Options.UploadRate, metered
+// by Options.Limiter, shared by every instance on the database), or
+// returns RATE_LIMITED with retryAfterSeconds and limit uploadRate.
+func (s *Service) takeUpload(ctx context.Context, v *viewer.Viewer) error {
+	if s.opts.Limiter == nil {
+		return nil
+	}
+	wait, err := s.opts.Limiter.Take(ctx, uploadKey(v), s.opts.UploadRate)
+	if err != nil {
+		return store.DomainError(err, "rate limit")
+	}
+	if wait <= 0 {
+		return nil
+	}
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	return domain.Errorf(domain.CodeRateLimited, "too many uploads; retry in %d s", secs).
+		With("retryAfterSeconds", secs).With("limit", LimitUploadRate)
+}
+
+// giveUpload gives back the upload takeUpload took for a file the
+// instance refused for its own reasons (a full queue).
+func (s *Service) giveUpload(ctx context.Context, v *viewer.Viewer) {
+	if s.opts.Limiter != nil {
+		s.opts.Limiter.Give(context.WithoutCancel(ctx), uploadKey(v), s.opts.UploadRate)
+	}
+}
