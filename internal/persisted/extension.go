@@ -6,18 +6,26 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // Error codes of persisted operations (extensions.code). The first is
 // Apollo's own, which its clients react to by sending the query again.
 const (
-	CodeNotFound   = "PERSISTED_QUERY_NOT_FOUND"
-	CodeNotAllowed = "PERSISTED_QUERY_NOT_ALLOWED"
-	CodeInvalid    = "PERSISTED_QUERY_INVALID"
+	CodeNotFound     = "PERSISTED_QUERY_NOT_FOUND"
+	CodeNotSupported = "PERSISTED_QUERY_NOT_SUPPORTED"
+	CodeNotAllowed   = "PERSISTED_QUERY_NOT_ALLOWED"
+	CodeInvalid      = "PERSISTED_QUERY_INVALID"
 )
 
-// notFoundMessage is the message Apollo's link also recognises.
-const notFoundMessage = "PersistedQueryNotFound"
+// The messages Apollo's link also recognises: after NotFound it sends the
+// query with its hash; after NotSupported it sends the query without one,
+// and stops sending hashes.
+const (
+	notFoundMessage     = "PersistedQueryNotFound"
+	notSupportedMessage = "PersistedQueryNotSupported"
+)
 
 // MaxQueryBytes bounds a query the APQ store keeps: a longer one is
 // refused (PERSISTED_QUERY_INVALID), so that the shared table stays small.
@@ -40,7 +48,15 @@ type Cache = graphql.Cache[string]
 //   - otherwise answers an unknown documentId with PERSISTED_QUERY_NOT_FOUND
 //     and follows the APQ protocol with Cache: a hash alone runs the
 //     cached query or answers PERSISTED_QUERY_NOT_FOUND; a hash with its
-//     query is verified (SHA-256, at most MaxQueryBytes) and cached.
+//     query is verified (SHA-256, at most MaxQueryBytes) and runs, and is
+//     cached once its document has parsed and validated (the operation
+//     context mutator, which gqlgen calls only then).
+//
+// Only a viewer registers: a request without one (a share link's reader)
+// runs the queries already cached, and answers a hash it does not know,
+// or a hash sent with its query, with PERSISTED_QUERY_NOT_SUPPORTED, so
+// that Apollo's link sends it the plain query from then on; it never
+// writes the shared table.
 type Extension struct {
 	Cache    Cache
 	Manifest *Manifest
@@ -50,6 +66,7 @@ type Extension struct {
 var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationParameterMutator
+	graphql.OperationContextMutator
 } = Extension{}
 
 // ExtensionName implements graphql.HandlerExtension.
@@ -114,13 +131,21 @@ func (e Extension) MutateOperationParameters(ctx context.Context, p *graphql.Raw
 		}
 		return nil
 	}
+	anonymous := viewer.FromContext(ctx) == nil
 	if p.Query == "" {
 		q, ok := e.Cache.Get(ctx, hash)
-		if !ok {
+		switch {
+		case ok:
+			p.Query = q
+			return nil
+		case anonymous:
+			return notSupported()
+		default:
 			return coded(CodeNotFound, notFoundMessage)
 		}
-		p.Query = q
-		return nil
+	}
+	if anonymous {
+		return notSupported()
 	}
 	if len(p.Query) > MaxQueryBytes {
 		return coded(CodeInvalid, "a persisted query is at most %d bytes", MaxQueryBytes)
@@ -128,8 +153,34 @@ func (e Extension) MutateOperationParameters(ctx context.Context, p *graphql.Raw
 	if Hash(p.Query) != hash {
 		return coded(CodeInvalid, "provided APQ hash does not match query")
 	}
-	e.Cache.Add(ctx, hash, p.Query)
+	if oc := graphql.GetOperationContext(ctx); oc != nil {
+		oc.Stats.SetExtension(registrationKey, registration{hash: hash, query: p.Query})
+	}
 	return nil
+}
+
+// registrationKey names the verified registration of an operation among
+// its operation context's extension stats.
+const registrationKey = "PersistedOperations.registration"
+
+// registration is a verified hash and its query, waiting for the document
+// to parse and validate.
+type registration struct{ hash, query string }
+
+// MutateOperationContext implements graphql.OperationContextMutator: gqlgen
+// calls it once the operation's document has parsed and validated, and
+// only then is a registration cached.
+func (e Extension) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if r, ok := oc.Stats.GetExtension(registrationKey).(registration); ok {
+		e.Cache.Add(ctx, r.hash, r.query)
+	}
+	return nil
+}
+
+// notSupported answers a request without a viewer that would register a
+// query: Apollo's link then sends the plain query.
+func notSupported() *gqlerror.Error {
+	return coded(CodeNotSupported, notSupportedMessage)
 }
 
 // apqHash returns extensions.persistedQuery.sha256Hash, and whether the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // bodyReadTimeout bounds reading one request body.
@@ -33,7 +34,9 @@ func writeGraphQLError(w http.ResponseWriter, status int, code domain.Code, msg 
 // an SSE request must be a single operation. A multipart/form-data body
 // (the GraphQL multipart request spec, uploadAttachment) is the one
 // exception: it is capped at maxUpload and handed to gqlgen's multipart
-// transport unread.
+// transport unread. Only a signed-in viewer may upload: an anonymous
+// multipart request is refused (401, UNAUTHENTICATED) before a byte of its
+// body is read, as POST /files refuses it.
 func bodyLimits(maxBody, maxBatch, maxUpload int, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -41,6 +44,11 @@ func bodyLimits(maxBody, maxBatch, maxUpload int, next http.Handler) http.Handle
 			return
 		}
 		if isMultipart(r) {
+			if viewer.FromContext(r.Context()) == nil {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+				writeGraphQLError(w, http.StatusUnauthorized, domain.CodeUnauthenticated, authenticationRequired, nil)
+				return
+			}
 			if r.ContentLength > int64(maxUpload) {
 				tooLarge(w, maxUpload)
 				return

@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
 	"github.com/ragchat/ragchat/internal/testdb"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // apq is the APQ extension of query's hash.
@@ -158,6 +159,73 @@ func TestPersistedOnlyMode(t *testing.T) {
 				wantCode(t, what, postJSON(t, c, body), persisted.CodeNotAllowed)
 			}
 			wantCode(t, "full query over GET", getJSON(t, c, url.Values{"query": {query}}), persisted.CodeNotAllowed)
+		})
+	}
+}
+
+// apqRows counts the shared APQ table's rows.
+func apqRows(t *testing.T, h *servertest.Harness) int {
+	t.Helper()
+	n, err := h.DB.Client.PersistedQuery.Query().Count(viewer.SystemJobContext(ctxT(t), viewer.JobPersistedQueries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestOnlyViewersRegisterPersistedQueries, on each backend: a request
+// without a token never writes the shared APQ table — a hash it does not
+// know and a hash sent with its query (valid, or 64 KiB of text that
+// does not parse) are PERSISTED_QUERY_NOT_SUPPORTED (message
+// PersistedQueryNotSupported, which makes Apollo's link send the plain
+// query) — but runs a query a viewer registered, by hash alone. A
+// viewer's registration is stored only once its document parses and
+// validates: a text that does not parse, or names an unknown field, is
+// refused by GraphQL (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED)
+// and leaves no row; a valid one runs and is stored.
+func TestOnlyViewersRegisterPersistedQueries(t *testing.T) {
+	for _, b := range testdb.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			h := servertest.Start(t, b, servertest.Options{})
+			anon, alice := &gqlclient.Client{URL: h.URL}, h.Client(t, "alice")
+			open := "query Open { __typename }"
+			garbage := strings.Repeat("{", persisted.MaxQueryBytes-1)
+			for _, c := range []struct {
+				name  string
+				c     *gqlclient.Client
+				query string // "" sends the hash alone
+				hash  string
+				code  string
+			}{
+				{"anonymous unknown hash", anon, "", persisted.Hash(open), persisted.CodeNotSupported},
+				{"anonymous registers a valid query", anon, open, persisted.Hash(open), persisted.CodeNotSupported},
+				{"anonymous registers 64 KiB that does not parse", anon, garbage, persisted.Hash(garbage), persisted.CodeNotSupported},
+				{"viewer registers a text that does not parse", alice, "query { viewer {", persisted.Hash("query { viewer {"), "GRAPHQL_PARSE_FAILED"},
+				{"viewer registers an unknown field", alice, "query { nope }", persisted.Hash("query { nope }"), "GRAPHQL_VALIDATION_FAILED"},
+				{"viewer registers a wrong hash", alice, open, persisted.Hash(open + " "), persisted.CodeInvalid},
+			} {
+				r := postJSON(t, c.c, gqlclient.Request{Query: c.query, Extensions: apq(c.hash)})
+				wantCode(t, c.name, r, c.code)
+				if c.code == persisted.CodeNotSupported && r.Errors[0].Message != "PersistedQueryNotSupported" {
+					t.Fatalf("%s: message %q", c.name, r.Errors[0].Message)
+				}
+				if n := apqRows(t, h); n != 0 {
+					t.Fatalf("%s: %d rows stored", c.name, n)
+				}
+			}
+			wantCode(t, "the refused text is not known", postJSON(t, alice, gqlclient.Request{Extensions: apq(persisted.Hash("query { viewer {"))}), persisted.CodeNotFound)
+
+			r := postJSON(t, alice, gqlclient.Request{Query: open, Extensions: apq(persisted.Hash(open))})
+			if len(r.Errors) > 0 || !strings.Contains(string(r.Data), `"Query"`) {
+				t.Fatalf("viewer registers: %+v", r)
+			}
+			if n := apqRows(t, h); n != 1 {
+				t.Fatalf("a viewer's valid registration: %d rows", n)
+			}
+			r = postJSON(t, anon, gqlclient.Request{Extensions: apq(persisted.Hash(open))})
+			if len(r.Errors) > 0 || !strings.Contains(string(r.Data), `"Query"`) {
+				t.Fatalf("anonymous runs a registered hash: %+v", r)
+			}
 		})
 	}
 }

@@ -105,9 +105,12 @@ func (p *documentPrecheck) MutateOperationParameters(ctx context.Context, params
 	return nil
 }
 
+// authenticationRequired is the message of a refusal for want of a viewer.
+const authenticationRequired = "authentication required: send Authorization: Bearer <token>"
+
 // errAuthenticationRequired refuses an operation without a viewer.
 func errAuthenticationRequired() *gqlerror.Error {
-	return gqlErr(domain.CodeUnauthenticated, "authentication required: send Authorization: Bearer <token>", nil)
+	return gqlErr(domain.CodeUnauthenticated, authenticationRequired, nil)
 }
 
 // anonymousRoots are the root query fields that answer without a viewer:

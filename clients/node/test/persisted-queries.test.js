@@ -1,7 +1,8 @@
 // Persisted operations with the real Apollo Client persisted-query link
 // (docs/API.md, "Persisted operations"): the APQ register-then-hash flow,
 // across two replicas on one database when RAGCHAT_TEST_DATABASE_URL is
-// set (as in `make test`), and RAGCHAT_PERSISTED_ONLY with a manifest in
+// set (as in `make test`), an anonymous client that registers nothing
+// (the link falls back to plain queries), and RAGCHAT_PERSISTED_ONLY with a manifest in
 // Apollo's format, where the manifest's operation runs by hash and any
 // other document is PERSISTED_QUERY_NOT_ALLOWED.
 import assert from 'node:assert/strict';
@@ -23,6 +24,11 @@ const ME = gql`
     }
   }
 `;
+const OPEN = gql`
+  query Open {
+    __typename
+  }
+`;
 const TENANT = gql`
   query Tenant {
     viewer {
@@ -37,16 +43,16 @@ after(async () => {
 });
 
 // client returns an Apollo Client with the persisted-query link in front
-// of an HttpLink to url, and the bodies of the requests it sent.
+// of an HttpLink to url (signed in with token, anonymous without), and
+// the bodies of the requests it sent.
 function client(url, token) {
   const sent = [];
   const recording = async (input, init) => {
     sent.push(JSON.parse(init.body));
     return fetch(input, init);
   };
-  const link = createPersistedQueryLink({ sha256 }).concat(
-    new HttpLink({ uri: url, fetch: recording, headers: { authorization: `Bearer ${token}` } }),
-  );
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  const link = createPersistedQueryLink({ sha256 }).concat(new HttpLink({ uri: url, fetch: recording, headers }));
   return { apollo: new ApolloClient({ link, cache: new InMemoryCache() }), sent };
 }
 
@@ -91,6 +97,36 @@ test('APQ: a hash registered through one replica runs by hash alone on another',
   assert.equal(again.data.viewer.userId, 'node-apq');
   assert.equal(second.sent.length, 1, 'the other replica knew the hash');
   assert.equal(second.sent[0].query, undefined);
+});
+
+test('APQ: an anonymous client registers nothing; the link falls back to the plain query', async () => {
+  const s = await startServer();
+  stops.push(() => s.stop());
+  const anon = client(s.http);
+  const res = await anon.apollo.query({ query: OPEN, fetchPolicy: 'network-only' });
+  assert.equal(res.data.__typename, 'Query');
+  // The hash alone was PERSISTED_QUERY_NOT_SUPPORTED: the link sent the
+  // plain query, without the hash, and sends no hash from then on.
+  assert.equal(anon.sent.length, 2);
+  assert.equal(anon.sent[0].query, undefined);
+  assert.equal(typeof anon.sent[1].query, 'string');
+  assert.equal(anon.sent[1].extensions?.persistedQuery, undefined);
+  await anon.apollo.query({ query: OPEN, fetchPolicy: 'network-only' });
+  assert.equal(anon.sent.length, 3);
+  assert.equal(anon.sent[2].extensions?.persistedQuery, undefined);
+
+  // Nothing was stored: a signed-in client registers the hash itself.
+  const member = client(s.http, s.token('node-apq-member'));
+  await member.apollo.query({ query: OPEN, fetchPolicy: 'network-only' });
+  assert.equal(member.sent.length, 2, 'the hash was unknown after the anonymous queries');
+  assert.equal(typeof member.sent[1].query, 'string');
+
+  // A registered hash runs for an anonymous client by hash alone.
+  const reader = client(s.http);
+  const again = await reader.apollo.query({ query: OPEN, fetchPolicy: 'network-only' });
+  assert.equal(again.data.__typename, 'Query');
+  assert.equal(reader.sent.length, 1);
+  assert.equal(reader.sent[0].query, undefined);
 });
 
 test('persisted-only mode runs the manifest and refuses anything else', async () => {
