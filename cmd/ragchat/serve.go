@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
+	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/tracing"
 )
 
@@ -107,6 +108,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Portability:    portability.New(db.Client, c.engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: tp,
 		Models:         c.models,
+		Sharing:        c.sharing,
 	})
 	if err != nil {
 		return err
@@ -140,6 +142,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	go func() {
 		defer wg.Done()
 		c.engine.RunBackground(bgCtx)
+	}()
+	// Share read buckets of clients gone idle are deleted (bounded
+	// sweeps; docs/ENGINE.md, "Share links").
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.sharing.RunSweeps(bgCtx, sharing.SweepEvery)
 	}()
 	// Conversations written before message trees get their tree in the
 	// background, one short transaction each, so that readiness does not

@@ -21,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/organise"
 	"github.com/ragchat/ragchat/internal/server"
+	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
@@ -83,6 +84,9 @@ type core struct {
 	// streams of every replica (internal/docwatch).
 	docChanges *docwatch.Publisher
 	models     *modelprofile.Service
+	// sharing runs share links, its reads metered by the database limiter
+	// every replica shares.
+	sharing *sharing.Service
 }
 
 // newCore wires the engine, delegated support access, the tenant settings
@@ -139,6 +143,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		knowledge: svc,
 		organise:  organise.New(db.Client, engine, organise.Options{Now: time.Now}),
 		models:    models,
+		sharing:   sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
 	}, nil
 }
 

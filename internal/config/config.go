@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,6 +156,9 @@ type HTTP struct {
 	// "http://localhost:*"). Same-origin requests and requests without an
 	// Origin header (non-browser clients) are always allowed.
 	AllowedOrigins []string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Real-IP name the client (RAGCHAT_TRUSTED_PROXIES, proxies.go).
+	TrustedProxies []netip.Prefix
 	// Introspection and GraphiQL are on in development and off in
 	// production unless set.
 	Introspection bool
@@ -352,6 +356,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		PersistedManifest:    e.str("RAGCHAT_PERSISTED_MANIFEST", ""),
 		PersistedOnly:        e.boolean("RAGCHAT_PERSISTED_ONLY", false),
 	}
+	c.HTTP.TrustedProxies = loadTrustedProxies(e)
 
 	c.Log = Log{
 		Level: strings.ToLower(e.str("RAGCHAT_LOG_LEVEL", "info")),

@@ -33,6 +33,7 @@ func (c Config) Summary() []slog.Attr {
 		slog.String("model", model),
 		slog.String("jwt", c.authSource()),
 		slog.String("allowed_origins", strings.Join(c.HTTP.AllowedOrigins, ",")),
+		slog.Int("trusted_proxies", len(c.HTTP.TrustedProxies)),
 		slog.Bool("introspection", c.HTTP.Introspection),
 		slog.Bool("graphiql", c.HTTP.GraphiQL),
 		slog.Bool("metrics", c.HTTP.Metrics),

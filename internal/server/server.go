@@ -167,7 +167,8 @@ func New(o Options) (*Server, error) {
 	api = bodyLimits(o.Config.Limits.MaxBodyBytes, o.Config.Limits.MaxBatch, o.Config.Attachments.MaxUploadBytes, api)
 	api = markGET(api)
 	api = authenticate(o.Verifier, api)
-	api = clientaddr.Middleware(api)
+	clients := clientaddr.New(o.Config.HTTP.TrustedProxies)
+	api = clients.Middleware(api)
 	api = originGuard(origins, api)
 	withCORS := cors.New(cors.Options{
 		AllowOriginFunc:  origins.allowed,
@@ -181,7 +182,7 @@ func New(o Options) (*Server, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api)
-	mux.Handle("/files", withCORS(originGuard(origins, clientaddr.Middleware(authenticate(o.Verifier,
+	mux.Handle("/files", withCORS(originGuard(origins, clients.Middleware(authenticate(o.Verifier,
 		filesHandler(o.Attachments, o.Config.Attachments.MaxUploadBytes))))))
 	mux.Handle("/export/conversations.jsonl", withCORS(authenticate(o.Verifier, onlyGET(bulkExport(o.Portability, o.Logger)))))
 	mux.HandleFunc("GET /healthz", healthz)

@@ -63,7 +63,8 @@ var errNotFound = domain.NotFound(linkKind)
 // tenant allows public links. Every refusal is the same NOT_FOUND. Reads
 // are limited per client address (clientaddr) and per link, with
 // RATE_LIMITED and extensions.retryAfterSeconds; each read adds one to the
-// link's read count with one UPDATE.
+// link's read count with one UPDATE. An IPv6 client is metered by its
+// /64 (clientaddr.Bucket); idle buckets are swept (sweep.go).
 //
 // The lookup by the token's hash, and the reads of the path it shows, run
 // as the system job JobShareRead, narrowed by hand to the link's tenant
@@ -73,7 +74,7 @@ var errNotFound = domain.NotFound(linkKind)
 // the whole tenant and only if the tenant shows sources on public links.
 func (s *Service) Read(ctx context.Context, token string) (*SharedConversation, error) {
 	if addr := clientaddr.FromContext(ctx); addr != "" {
-		if err := s.take(ctx, "addr:"+addr, s.addr); err != nil {
+		if err := s.take(ctx, "addr:"+clientaddr.Bucket(addr), s.addr); err != nil {
 			return nil, err
 		}
 	}
@@ -221,7 +222,7 @@ func (s *Service) take(ctx context.Context, key string, r askrate.Rate) error {
 	if s.limiter == nil {
 		return nil
 	}
-	wait, err := s.limiter.Take(ctx, askrate.Key("share", key), r)
+	wait, err := s.limiter.Take(ctx, askrate.Key(bucketTenant, key), r)
 	if err != nil {
 		return store.DomainError(err, "rate limit")
 	}
