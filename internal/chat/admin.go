@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
@@ -115,9 +116,13 @@ func (e *Engine) FeedbackSummary(ctx context.Context, from, to time.Time) (*Feed
 	return out, nil
 }
 
-// UsageSummary sums the tenant's token usage of completed attempts in
-// [from, to) by model and UTC day (admins only), oldest day first. It is
-// not audited, like FeedbackSummary.
+// UsageSummary sums the tenant's usage ledger in [from, to) by model and
+// UTC day (admins only), oldest day first: the tokens and cost of every
+// settled model call (answers and their rewrites, titles and summaries),
+// and Attempts the answers among them. The ledger is written only by the
+// metering of model calls, so an imported or forked answer, whose token
+// counts and model came with it, never counts. It is not audited, like
+// FeedbackSummary.
 func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageRow, error) {
 	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
@@ -125,47 +130,35 @@ func (e *Engine) UsageSummary(ctx context.Context, from, to time.Time) ([]UsageR
 	if err := checkPeriod(from, to); err != nil {
 		return nil, err
 	}
-	ctx = readaudit.Exempt(ctx)
-	rows, err := e.client.Attempt.Query().
-		Where(attempt.StatusEQ(attempt.StatusCOMPLETED), attempt.CompletedAtGTE(from), attempt.CompletedAtLT(to)).
-		Select(attempt.FieldModel, attempt.FieldCompletedAt, attempt.FieldPromptTokens, attempt.FieldCompletionTokens, attempt.FieldTotalTokens).
-		All(ctx)
+	es, err := e.settled(readaudit.Exempt(ctx), from, to)
 	if err != nil {
-		return nil, store.DomainError(err, "attempt")
+		return nil, err
 	}
 	type key struct {
 		day   time.Time
 		model string
 	}
 	agg := map[key]*UsageRow{}
-	var order []key
-	for _, a := range rows {
-		if a.CompletedAt == nil {
-			continue
-		}
-		k := key{day: a.CompletedAt.UTC().Truncate(24 * time.Hour), model: "(none)"}
-		if a.Model != nil {
-			k.model = *a.Model
-		}
+	for _, en := range es {
+		k := key{day: en.CreatedAt.UTC().Truncate(24 * time.Hour), model: en.Model}
 		r, ok := agg[k]
 		if !ok {
 			r = &UsageRow{Day: k.day, Model: k.model}
 			agg[k] = r
-			order = append(order, k)
 		}
-		r.Attempts++
-		r.PromptTokens += a.PromptTokens
-		r.CompletionTokens += a.CompletionTokens
-		r.TotalTokens += a.TotalTokens
+		if en.Purpose == usageentry.PurposeANSWER {
+			r.Attempts++
+		}
+		r.PromptTokens += en.PromptTokens
+		r.CompletionTokens += en.CompletionTokens
+		r.TotalTokens += en.PromptTokens + en.CompletionTokens
+		r.CostMicros += en.CostMicros
 	}
-	out := make([]UsageRow, 0, len(order))
-	for _, k := range order {
-		out = append(out, *agg[k])
+	out := make([]UsageRow, 0, len(agg))
+	for _, r := range agg {
+		out = append(out, *r)
 	}
 	sortUsage(out)
-	if err := e.addCosts(ctx, out, from, to); err != nil {
-		return nil, err
-	}
 	return out, nil
 }
 

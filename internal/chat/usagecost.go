@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
@@ -36,13 +37,24 @@ func (e *Engine) UsageCosts(ctx context.Context, from, to time.Time) ([]CostRow,
 	return e.costRows(readaudit.Exempt(ctx), from, to)
 }
 
-// costRows is UsageCosts without the checks.
-func (e *Engine) costRows(ctx context.Context, from, to time.Time) ([]CostRow, error) {
+// settled returns the tenant's SETTLE entries in [from, to): what its
+// model calls used. UsageCosts and UsageSummary read only these, so
+// nothing but the meter (internal/quota) makes usage appear.
+func (e *Engine) settled(ctx context.Context, from, to time.Time) ([]*ent.UsageEntry, error) {
 	es, err := e.client.UsageEntry.Query().
 		Where(usageentry.KindEQ(usageentry.KindSETTLE), usageentry.CreatedAtGTE(from), usageentry.CreatedAtLT(to)).
 		All(ctx)
 	if err != nil {
 		return nil, store.DomainError(err, "usage")
+	}
+	return es, nil
+}
+
+// costRows is UsageCosts without the checks.
+func (e *Engine) costRows(ctx context.Context, from, to time.Time) ([]CostRow, error) {
+	es, err := e.settled(ctx, from, to)
+	if err != nil {
+		return nil, err
 	}
 	type key struct {
 		day         time.Time
@@ -75,25 +87,4 @@ func (e *Engine) costRows(ctx context.Context, from, to time.Time) ([]CostRow, e
 		return cmp.Compare(a.UserID, b.UserID)
 	})
 	return out, nil
-}
-
-// addCosts sets each usage row's cost from the ledger's SETTLE entries of
-// its day and model.
-func (e *Engine) addCosts(ctx context.Context, rows []UsageRow, from, to time.Time) error {
-	costs, err := e.costRows(ctx, from, to)
-	if err != nil {
-		return err
-	}
-	type key struct {
-		day   time.Time
-		model string
-	}
-	sum := map[key]int64{}
-	for _, c := range costs {
-		sum[key{c.Day, c.Model}] += c.CostMicros
-	}
-	for i := range rows {
-		rows[i].CostMicros = sum[key{rows[i].Day, rows[i].Model}]
-	}
-	return nil
 }
