@@ -8,6 +8,8 @@
 //	ragchat version                    print the version
 //	ragchat healthcheck [--live]       exit 0 when the local server is
 //	                                   ready (/readyz) or live (/healthz)
+//	ragchat extract [flags]            the server's PDF sandbox: one file's
+//	                                   text from stdin (internal/attachment)
 //
 // Configuration comes from environment variables (docs/API.md). The
 // benchmark harness is a separate binary, cmd/ragchat-bench, that runs
@@ -40,6 +42,7 @@ func commands() []command {
 		{"ingest", "ingest documents into a knowledge base as an admin of a tenant", runIngest},
 		{"version", "print the version", runVersion},
 		{"healthcheck", "exit 0 when the local server is ready (/readyz); for container health checks", runHealthcheck},
+		{"extract", "extract one file's text from stdin; the server's PDF sandbox runs it", runExtract},
 	}
 }
 

@@ -35,6 +35,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	cfg.Attachments.SandboxCommand = attachmentSandbox()
 	log := server.NewLogger(stderr, cfg.Log.Level)
 	slog.SetDefault(log)
 	log.LogAttrs(ctx, slog.LevelInfo, "starting ragchat", append([]slog.Attr{slog.String("version", version())}, cfg.Summary()...)...)

@@ -187,7 +187,7 @@ func fontsOf(resources pdf.Value) pdf.Value { return resources.Key("Font") }
 // counted against the file's MaxInflatedBytes, or nil when the library
 // cannot read it (an unknown filter, a malformed header).
 func (x *pdfExtractor) open(v pdf.Value, max int64) (r *cappedReader) {
-	if v.Kind() != pdf.Stream {
+	if v.Kind() != pdf.Stream || tooWide(v.Key("DecodeParms")) {
 		return nil
 	}
 	defer func() {
@@ -196,6 +196,27 @@ func (x *pdfExtractor) open(v pdf.Value, max int64) (r *cappedReader) {
 		}
 	}()
 	return &cappedReader{r: v.Reader(), left: max, x: x}
+}
+
+// maxPredictorColumns bounds the /Columns of a stream's PNG predictor,
+// which the library allocates a row buffer of before reading anything.
+const maxPredictorColumns = 1 << 16
+
+// tooWide reports whether decode parameters (a dictionary, or an array
+// of them for a chain of filters) ask for a predictor row wider than
+// maxPredictorColumns.
+func tooWide(params pdf.Value) bool {
+	switch params.Kind() {
+	case pdf.Dict:
+		return params.Key("Columns").Int64() > maxPredictorColumns
+	case pdf.Array:
+		for i := range min(params.Len(), 16) {
+			if tooWide(params.Index(i)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cappedReader reads a stream's decompressed bytes up to its own cap and

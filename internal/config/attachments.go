@@ -1,6 +1,9 @@
 package config
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"time"
+)
 
 // Attachments configures conversation attachments (docs/API.md,
 // "Attachments"). The per-tenant limits are tenant settings; these are the
@@ -22,14 +25,53 @@ type Attachments struct {
 	// (RAGCHAT_MAX_UPLOAD_BYTES, default 32 MiB); the tenant's per-file
 	// limit applies within it.
 	MaxUploadBytes int
+	// Workers bounds the files an instance processes at once
+	// (RAGCHAT_ATTACHMENT_WORKERS; 0, the default: a quarter of
+	// GOMAXPROCS, at least one) and Queue the uploads waiting for one
+	// (RAGCHAT_ATTACHMENT_QUEUE, default 16; a full queue refuses uploads
+	// with UNAVAILABLE).
+	Workers, Queue int
+	// Deadline bounds one processing attempt of one file
+	// (RAGCHAT_ATTACHMENT_DEADLINE, default 2m).
+	Deadline time.Duration
+	// MaxTextBytes bounds the text indexed of one file
+	// (RAGCHAT_ATTACHMENT_MAX_TEXT_BYTES, default 4 MiB), MaxPDFPages the
+	// pages of a PDF's page tree (RAGCHAT_ATTACHMENT_MAX_PDF_PAGES,
+	// default 2000).
+	MaxTextBytes, MaxPDFPages int
+	// Sandbox extracts the text of PDFs in a child process of the
+	// server's own binary, killed at the deadline
+	// (RAGCHAT_ATTACHMENT_SANDBOX, default on), whose address space may
+	// grow by SandboxMemoryBytes (RAGCHAT_ATTACHMENT_SANDBOX_MEMORY,
+	// default 512 MiB). SandboxCommand is that child's command line,
+	// which the ragchat binary sets (not an environment variable); the
+	// sandbox is used only when it is set.
+	Sandbox            bool
+	SandboxMemoryBytes int
+	SandboxCommand     []string
+	// UploadRatePerMinute and UploadBurst meter each user's uploads
+	// across every instance on the database
+	// (RAGCHAT_UPLOAD_RATE_PER_MINUTE, default 20;
+	// RAGCHAT_UPLOAD_BURST, default 10).
+	UploadRatePerMinute float64
+	UploadBurst         int
 }
 
 // loadAttachments reads the attachment settings.
 func loadAttachments(e *env, dataDir string) Attachments {
 	return Attachments{
-		BlobDir:        e.str("RAGCHAT_BLOB_DIR", filepath.Join(dataDir, "blobs")),
-		BlobURL:        e.str("RAGCHAT_BLOB_URL", ""),
-		ClamdAddr:      e.str("RAGCHAT_CLAMD_ADDR", ""),
-		MaxUploadBytes: e.integer("RAGCHAT_MAX_UPLOAD_BYTES", 32<<20, 1024),
+		BlobDir:             e.str("RAGCHAT_BLOB_DIR", filepath.Join(dataDir, "blobs")),
+		BlobURL:             e.str("RAGCHAT_BLOB_URL", ""),
+		ClamdAddr:           e.str("RAGCHAT_CLAMD_ADDR", ""),
+		MaxUploadBytes:      e.integer("RAGCHAT_MAX_UPLOAD_BYTES", 32<<20, 1024),
+		Workers:             e.integer("RAGCHAT_ATTACHMENT_WORKERS", 0, 0),
+		Queue:               e.integer("RAGCHAT_ATTACHMENT_QUEUE", 16, 1),
+		Deadline:            e.positive("RAGCHAT_ATTACHMENT_DEADLINE", 2*time.Minute),
+		MaxTextBytes:        e.integer("RAGCHAT_ATTACHMENT_MAX_TEXT_BYTES", 4<<20, 1024),
+		MaxPDFPages:         e.integer("RAGCHAT_ATTACHMENT_MAX_PDF_PAGES", 2000, 1),
+		Sandbox:             e.boolean("RAGCHAT_ATTACHMENT_SANDBOX", true),
+		SandboxMemoryBytes:  e.integer("RAGCHAT_ATTACHMENT_SANDBOX_MEMORY", 512<<20, 64<<20),
+		UploadRatePerMinute: e.float("RAGCHAT_UPLOAD_RATE_PER_MINUTE", 20),
+		UploadBurst:         e.integer("RAGCHAT_UPLOAD_BURST", 10, 1),
 	}
 }

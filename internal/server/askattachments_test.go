@@ -37,7 +37,8 @@ func uploadReady(t *testing.T, h *servertest.Harness, token, conv, name, data st
 	require.Equal(t, http.StatusOK, status, "%v", out)
 	require.Nil(t, out["errors"], "%v", out)
 	a := out["data"].(map[string]any)["uploadAttachment"].(map[string]any)["attachment"].(map[string]any)
-	require.Equal(t, "READY", a["status"], "%v", a)
+	st, _ := settled(t, h.URL, token, a["id"].(string))
+	require.Equal(t, "READY", st, "%v", a)
 	return a["id"].(string)
 }
 

@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/attachment"
 	"github.com/ragchat/ragchat/internal/attachment/clamd"
 	"github.com/ragchat/ragchat/internal/blobstore"
@@ -32,10 +36,14 @@ import (
 type Attachments = resolvers.Attachments
 
 // defaultAttachments builds the attachment service on db: the blob store
-// (the bucket at cfg.BlobURL, else the filesystem under cfg.BlobDir), and
-// the clamd scanner when cfg.ClamdAddr is set. The engine's purge runs
+// (the bucket at cfg.BlobURL, else the filesystem under cfg.BlobDir), the
+// clamd scanner when cfg.ClamdAddr is set, the processing pool, the
+// extraction limits, the PDF sandbox when cfg.Sandbox is on and the
+// binary gave its command, and the upload rate metered in the database.
+// It starts the pool (and with it the recovery of files other instances
+// left in processing); Server.Shutdown stops it. The engine's purge runs
 // the service's orphan blob sweep.
-func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (Attachments, error) {
+func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine, log *slog.Logger) (Attachments, error) {
 	var (
 		blobs blobstore.Store
 		err   error
@@ -48,7 +56,24 @@ func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (At
 	if err != nil {
 		return nil, err
 	}
-	opts := attachment.Options{Postgres: db.Dialect == dialect.Postgres}
+	opts := attachment.Options{
+		Postgres: db.Dialect == dialect.Postgres,
+		Logger:   log,
+		Limits:   attachment.Limits{MaxTextBytes: cfg.MaxTextBytes, MaxPDFPages: cfg.MaxPDFPages},
+		Workers:  cfg.Workers,
+		Queue:    cfg.Queue,
+		Deadline: cfg.Deadline,
+		Limiter:  askrate.NewDBLimiter(db, time.Now),
+		UploadRate: askrate.Rate{
+			PerMinute: cfg.UploadRatePerMinute, Burst: cfg.UploadBurst,
+		},
+	}
+	if opts.UploadRate.Burst == 0 {
+		opts.UploadRate = attachment.DefaultUploadRate
+	}
+	if cfg.Sandbox && len(cfg.SandboxCommand) > 0 {
+		opts.Sandbox = &attachment.Sandbox{Command: cfg.SandboxCommand, MemoryBytes: int64(cfg.SandboxMemoryBytes)}
+	}
 	if n, ok := engine.(attachmentNotifier); ok {
 		opts.Notify = n.AttachmentChanged
 	}
@@ -62,7 +87,14 @@ func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine) (At
 	if p, ok := engine.(purgeJobAdder); ok {
 		p.AddPurgeJob(svc.SweepOrphans)
 	}
+	svc.Start()
 	return svc, nil
+}
+
+// attachmentsShutdown is the part of the attachment service that
+// Server.Shutdown stops: its processing pool (attachment.Service).
+type attachmentsShutdown interface {
+	Shutdown(ctx context.Context) error
 }
 
 // purgeJobAdder is the part of the engine (*chat.Engine) that runs the
@@ -99,8 +131,12 @@ func tooLarge(w http.ResponseWriter, max int) {
 // filesHandler serves POST /files, the upload for clients without the
 // GraphQL multipart request spec: a multipart/form-data body with the
 // fields conversationId and file. It answers 201 with
-// {"id", "status", "mediaType", "size", "failureCode"}, or a GraphQL-shaped
-// error with the same codes and extensions as uploadAttachment.
+// {"id", "status", "mediaType", "size", "failureCode"} once the file is
+// stored (status UPLOADED: its processing goes on in the background, and
+// ATTACHMENT_UPDATED events report each state), or a GraphQL-shaped
+// error with the same codes and extensions as uploadAttachment (429 with
+// Retry-After for RATE_LIMITED, 503 with Retry-After for a full
+// processing queue).
 func filesHandler(svc Attachments, maxUpload int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -151,6 +187,9 @@ func filesHandler(svc Attachments, maxUpload int) http.Handler {
 			if !errors.As(err, &de) {
 				de = domain.Errorf(domain.CodeInternal, "internal error")
 			}
+			if secs, ok := de.Details["retryAfterSeconds"].(int); ok {
+				w.Header().Set("Retry-After", strconv.Itoa(secs))
+			}
 			writeGraphQLError(w, uploadStatus(de.Code), de.Code, domain.ErrorMessage(de), de.Details)
 			return
 		}
@@ -175,6 +214,8 @@ func uploadStatus(c domain.Code) int {
 		return http.StatusForbidden
 	case domain.CodeUnavailable:
 		return http.StatusServiceUnavailable
+	case domain.CodeRateLimited:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }

@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/server/servertest"
 )
@@ -76,6 +79,30 @@ func send(t *testing.T, url, token, contentType string, body io.Reader) (int, ma
 	return resp.StatusCode, out
 }
 
+// settled waits for attachment id, read as token, to be READY or FAILED:
+// an upload returns once the file is stored, UPLOADED, and its processing
+// goes on in the background. It returns the attachment's status and
+// failure code.
+func settled(t *testing.T, url, token, id string) (status string, failureCode any) {
+	t.Helper()
+	q, _ := json.Marshal(map[string]any{
+		"query":     `query($id: ID!) { node(id: $id) { ... on Attachment { status failureCode } } }`,
+		"variables": map[string]any{"id": id},
+	})
+	for range 1500 {
+		code, out := send(t, url, token, "application/json", bytes.NewReader(q))
+		require.Equal(t, http.StatusOK, code, "%v", out)
+		node, _ := out["data"].(map[string]any)["node"].(map[string]any)
+		require.NotNil(t, node, "%v", out)
+		if st := node["status"].(string); st == "READY" || st == "FAILED" {
+			return st, node["failureCode"]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("attachment %s never became READY or FAILED", id)
+	return "", nil
+}
+
 func firstError(t *testing.T, out map[string]any) map[string]any {
 	t.Helper()
 	errs, ok := out["errors"].([]any)
@@ -98,14 +125,18 @@ func TestUploadAttachment(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, "%v", out)
 	require.Nil(t, out["errors"], "%v", out)
 	a := out["data"].(map[string]any)["uploadAttachment"].(map[string]any)["attachment"].(map[string]any)
-	require.Equal(t, "READY", a["status"])
+	require.Equal(t, "UPLOADED", a["status"], "the request does not wait for the processing")
 	require.Equal(t, "text/markdown", a["mediaType"])
 	require.Equal(t, convA, a["conversationId"])
 	id := a["id"].(string)
+	st, _ := settled(t, h.URL, aliceToken, id)
+	require.Equal(t, "READY", st)
 
 	status, out = filesUpload(t, filesURL, aliceToken, convA, "plain.txt", []byte("plain words"))
 	require.Equal(t, http.StatusCreated, status, "%v", out)
-	require.Equal(t, "READY", out["status"])
+	require.Equal(t, "UPLOADED", out["status"])
+	st, _ = settled(t, h.URL, aliceToken, out["id"].(string))
+	require.Equal(t, "READY", st)
 
 	// Refusals: over the limit, an unsupported type, another user's
 	// conversation (the same NOT_FOUND as an unknown one).
@@ -183,4 +214,57 @@ func TestAttachmentProgressEvents(t *testing.T) {
 		got = append(got, *e.AttachmentStatus)
 	}
 	require.Equal(t, []string{"UPLOADED", "CHUNKING", "READY"}, got)
+}
+
+// TestUploadRateLimited: past the configured upload burst, POST /files
+// and uploadAttachment are RATE_LIMITED naming uploadRate with
+// retryAfterSeconds (POST /files: 429 with Retry-After), and nothing is
+// stored.
+func TestUploadRateLimited(t *testing.T) {
+	h := start(t, servertest.Options{Config: func(c *config.Config) {
+		c.Attachments.UploadRatePerMinute = 1
+		c.Attachments.UploadBurst = 2
+	}})
+	alice := h.Client(t, "alice")
+	token := h.Token(t, "demo", "alice", []string{"member"})
+	conv := createConversation(t, alice)
+	filesURL := strings.TrimSuffix(h.URL, "/graphql") + "/files"
+	for i := range 2 {
+		status, out := filesUpload(t, filesURL, token, conv, fmt.Sprintf("%d.txt", i), []byte("words"))
+		require.Equal(t, http.StatusCreated, status, "%v", out)
+	}
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	require.NoError(t, mw.WriteField("conversationId", conv))
+	fw, err := mw.CreateFormFile("file", "3.txt")
+	require.NoError(t, err)
+	_, _ = fw.Write([]byte("one too many"))
+	require.NoError(t, mw.Close())
+	req, err := http.NewRequest(http.MethodPost, filesURL, &body)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	ext := firstError(t, out)
+	require.Equal(t, "RATE_LIMITED", ext["code"])
+	require.Equal(t, "uploadRate", ext["limit"])
+	secs, ok := ext["retryAfterSeconds"].(float64)
+	require.True(t, ok, "%v", ext)
+	require.Positive(t, secs)
+	require.Equal(t, strconv.Itoa(int(secs)), resp.Header.Get("Retry-After"))
+
+	_, gql := multipartUpload(t, h.URL, token, conv, "4.txt", []byte("and another"))
+	require.Equal(t, "RATE_LIMITED", firstError(t, gql)["code"])
+
+	var list struct {
+		Conversation struct{ Attachments []struct{ ID string } }
+	}
+	mustDo(t, alice, `query($c: ID!) { conversation(id: $c) { attachments { id } } }`, map[string]any{"c": conv}, &list)
+	require.Len(t, list.Conversation.Attachments, 2, "a refused upload stores nothing")
 }

@@ -29,6 +29,8 @@ func TestAttachmentsUnderSupportGrant(t *testing.T) {
 		status, out := multipartUpload(t, h.URL, aliceToken, conv, "notes.md", []byte("# Notes\nThe gate code is 4711."))
 		require.Equal(t, http.StatusOK, status, "%v", out)
 		id := out["data"].(map[string]any)["uploadAttachment"].(map[string]any)["attachment"].(map[string]any)["id"].(string)
+		st, _ := settled(t, h.URL, aliceToken, id)
+		require.Equal(t, "READY", st)
 		const (
 			listQ = `query($c: ID!) { conversation(id: $c) { attachments { id name status } } }`
 			nodeQ = `query($a: ID!) { node(id: $a) { id ... on Attachment { name } } }`

@@ -101,6 +101,9 @@ type Server struct {
 	http     *http.Server
 	// caches report the sizes of the server's own caches (caches.go).
 	caches []func() cachesize.Size
+	// attachments is the attachment service's processing pool, which
+	// Shutdown stops (nil: none to stop).
+	attachments attachmentsShutdown
 }
 
 // New builds the server and its handler.
@@ -133,12 +136,13 @@ func New(o Options) (*Server, error) {
 		o.Sharing = sharing.New(o.DB.Client, sharing.Options{Logger: o.Logger, Limiter: askrate.NewDBLimiter(o.DB, nil)})
 	}
 	if o.Attachments == nil {
-		a, err := defaultAttachments(o.DB, o.Config.Attachments, o.Engine)
+		a, err := defaultAttachments(o.DB, o.Config.Attachments, o.Engine, o.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("server: attachments: %w", err)
 		}
 		o.Attachments = a
 	}
+	s.attachments, _ = o.Attachments.(attachmentsShutdown)
 	res := resolvers.New(resolvers.Deps{
 		Client:         o.DB.Client,
 		NodeType:       o.DB.NodeType,
@@ -223,9 +227,10 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops the server gracefully within ctx's deadline: it marks the
 // instance not ready and refuses new mutations and subscriptions, closes
 // the listeners, lets running attempts finish (the engine marks the rest
-// INTERRUPTED), ends every subscription (gqlgen does not, #2610), closes
-// WebSocket connections with 1012 so that clients reconnect elsewhere, and
-// waits for in-flight requests.
+// INTERRUPTED), cancels the processing of attachments (left for another
+// instance or the next start to take over), ends every subscription
+// (gqlgen does not, #2610), closes WebSocket connections with 1012 so
+// that clients reconnect elsewhere, and waits for in-flight requests.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
 	httpDone := make(chan error, 1)
@@ -233,6 +238,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	var errs []error
 	if err := s.engine.Shutdown(ctx); err != nil {
 		errs = append(errs, err)
+	}
+	if s.attachments != nil {
+		if err := s.attachments.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	s.subs.cancelAll(ctx)
 	s.ws.closeAll()
