@@ -96,7 +96,7 @@ func unchanged(doc *ent.Document, sum string) bool {
 
 // prepare chunks content and embeds the chunks.
 func (s *Service) prepare(ctx context.Context, content string) (*prepared, error) {
-	chunks, err := chunker.Split(content, chunker.Options{
+	chunks, err := chunker.Split(ctx, content, chunker.Options{
 		MaxTokens:     s.opts.ChunkTokens,
 		OverlapTokens: s.opts.OverlapTokens,
 		Counter:       s.counter,

@@ -20,7 +20,16 @@
 // Chunk token counts are exact: every chunk's Content is counted as a
 // whole, so no chunk exceeds MaxTokens whatever the counter's merging
 // behaviour. Split is deterministic and never returns an empty chunk.
+//
+// Split takes time and memory linear in the length of the text (plus the
+// chunks it returns): it reads the text once, front to back, keeps only
+// the units of the chunk being packed, and finds each cut by a search
+// that counts a few pieces of about a chunk's length (see search). It
+// assumes, as any tokenizer does, that a longer text never counts fewer
+// tokens, and counts every chunk it returns all the same.
 package chunker
+
+import "context"
 
 // HeadingSeparator joins the headings of a heading path.
 const HeadingSeparator = " > "
@@ -45,9 +54,10 @@ type Chunk struct {
 // Split cuts text into chunks. text is normalised first (see Normalize).
 // It returns a BAD_USER_INPUT domain error for invalid options, or when
 // MaxTokens is too small to hold a single character of text. Text with no
-// content gives no chunks.
-func Split(text string, opts Options) ([]Chunk, error) {
-	pieces, err := split(text, opts)
+// content gives no chunks. Split checks ctx before every count and
+// returns ctx.Err() once ctx is done.
+func Split(ctx context.Context, text string, opts Options) ([]Chunk, error) {
+	pieces, err := split(ctx, text, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -73,28 +83,22 @@ type piece struct {
 }
 
 // split is Split with bookkeeping.
-func split(text string, opts Options) ([]piece, error) {
+func split(ctx context.Context, text string, opts Options) ([]piece, error) {
 	opts, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
-	doc := Normalize(text)
-	var out []piece
-	for si, sec := range parseMarkdown(doc) {
-		p := &planner{doc: doc, opts: opts}
-		p.heading = p.headingLine(sec.path)
-		if p.heading != "" {
-			p.prefix = p.heading + "\n"
-		}
-		units, err := p.units(sec.blocks)
-		if err != nil {
-			return nil, err
-		}
-		for _, pc := range p.pack(units) {
-			pc.Ordinal = len(out)
-			pc.section = si
-			out = append(out, pc)
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return out, nil
+	doc := Normalize(text)
+	p := &planner{ctx: ctx, doc: doc, opts: opts, step: 4 * opts.MaxTokens}
+	pieces, err := p.pack(p.units(parseMarkdown(doc)))
+	if err != nil {
+		return nil, err
+	}
+	for i := range pieces {
+		pieces[i].Ordinal = i
+	}
+	return pieces, nil
 }

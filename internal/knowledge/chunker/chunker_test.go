@@ -31,7 +31,7 @@ func TestSplitRejectsBadOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			chunks, err := chunker.Split(tt.text, tt.opts)
+			chunks, err := chunker.Split(t.Context(), tt.text, tt.opts)
 			require.Error(t, err)
 			assert.Equal(t, domain.CodeBadUserInput, domain.ErrorCode(err))
 			assert.Nil(t, chunks)
@@ -41,12 +41,12 @@ func TestSplitRejectsBadOptions(t *testing.T) {
 
 func TestSplitDefaults(t *testing.T) {
 	// MaxTokens alone is valid: the default overlap shrinks to a quarter.
-	chunks, err := chunker.Split("第一句。第二句。", chunker.Options{MaxTokens: 20, Counter: chunker.WordCounter{}})
+	chunks, err := chunker.Split(t.Context(), "第一句。第二句。", chunker.Options{MaxTokens: 20, Counter: chunker.WordCounter{}})
 	require.NoError(t, err)
 	require.Len(t, chunks, 1)
 	// Zero options but the counter use the 400-token default.
 	long := strings.Repeat("这是一个用于测试默认块大小的句子。", 60) // 17 tokens each, 1020 in all
-	chunks, err = chunker.Split(long, chunker.Options{Counter: chunker.WordCounter{}})
+	chunks, err = chunker.Split(t.Context(), long, chunker.Options{Counter: chunker.WordCounter{}})
 	require.NoError(t, err)
 	require.Len(t, chunks, 3)
 	for _, c := range chunks {
@@ -186,7 +186,7 @@ func TestSplit(t *testing.T) {
 			if counter == nil {
 				counter = chunker.WordCounter{}
 			}
-			chunks, err := chunker.Split(tt.text, chunker.Options{MaxTokens: tt.max, OverlapTokens: tt.overlap, Counter: counter})
+			chunks, err := chunker.Split(t.Context(), tt.text, chunker.Options{MaxTokens: tt.max, OverlapTokens: tt.overlap, Counter: counter})
 			require.NoError(t, err)
 			var got []want
 			for i, c := range chunks {

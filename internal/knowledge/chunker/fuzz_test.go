@@ -48,7 +48,7 @@ func isSubsequence(sub, s string) bool {
 //   - splitting again gives the same chunks.
 func checkInvariants(t *testing.T, text string, opts Options) {
 	t.Helper()
-	pieces, err := split(text, opts)
+	pieces, err := split(t.Context(), text, opts)
 	require.NoError(t, err)
 	resolved, err := opts.resolve()
 	require.NoError(t, err)
@@ -82,9 +82,21 @@ func checkInvariants(t *testing.T, text string, opts Options) {
 	} else {
 		require.Equal(t, want, got, "chunks lose or repeat text")
 	}
-	again, err := split(text, opts)
+	again, err := split(t.Context(), text, opts)
 	require.NoError(t, err)
 	require.Equal(t, pieces, again, "split is not deterministic")
+}
+
+// checkReference checks that split gives the chunks of the chunker before
+// it was made linear (refSplit), which holds for counters that never
+// count fewer tokens in a longer text, as every test counter.
+func checkReference(t *testing.T, text string, opts Options) {
+	t.Helper()
+	pieces, err := split(t.Context(), text, opts)
+	require.NoError(t, err)
+	reference, err := refSplit(text, opts)
+	require.NoError(t, err)
+	require.Equal(t, reference, pieces, "split differs from the reference")
 }
 
 func TestSplitInvariants(t *testing.T) {
@@ -104,7 +116,10 @@ func TestSplitInvariants(t *testing.T) {
 		} {
 			for _, counter := range []Counter{WordCounter{}, RuneCounter{}} {
 				cfg.Counter = counter
-				t.Run(name, func(t *testing.T) { checkInvariants(t, doc, cfg) })
+				t.Run(name, func(t *testing.T) {
+					checkInvariants(t, doc, cfg)
+					checkReference(t, doc, cfg)
+				})
 			}
 		}
 	}
@@ -131,5 +146,6 @@ func FuzzSplit(f *testing.F) {
 			opts.OverlapTokens = NoOverlap
 		}
 		checkInvariants(t, text, opts)
+		checkReference(t, text, opts)
 	})
 }

@@ -1,6 +1,9 @@
 package chunker
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // blockKind is the Markdown structure a block came from. It decides how the
 // block is cut when it does not fit a chunk.
@@ -24,131 +27,157 @@ const (
 type block struct {
 	kind       blockKind
 	start, end int
+	// section numbers the heading lines: the blocks under the same heading
+	// line have the same section (0 before the first heading).
+	section int
+	// path is the heading path of the block's section: the non-empty
+	// titles of the open headings, outermost first.
+	path []string
+	// parent is the section of the heading whose title is path's next to
+	// last, -1 when path has fewer than two: blocks with the same parent
+	// share all of path but its last title.
+	parent int
 }
 
-// section is the text under one heading path: every block between a
-// heading and the next heading. The text before the first heading is a
-// section with an empty path.
-type section struct {
-	path   []string
-	blocks []block
-}
-
-// line is the byte range [start, end) of one line, without its newline.
-type line struct{ start, end int }
-
-// parseMarkdown splits doc into sections of blocks. It understands ATX
+// parseMarkdown yields the blocks of doc in order. It understands ATX
 // headings ("## Title"), fenced code blocks (``` or ~~~), pipe tables with
 // a delimiter row and list items; everything else is paragraphs. Headings
-// inside code fences are code.
-func parseMarkdown(doc string) []section {
-	lines := splitLines(doc)
-	text := func(i int) string { return doc[lines[i].start:lines[i].end] }
-	blank := func(i int) bool { return strings.TrimSpace(text(i)) == "" }
-	tableAt := func(i int) bool {
-		return i+1 < len(lines) && strings.Contains(text(i), "|") && isDelimiterRow(text(i+1))
+// inside code fences are code. It reads doc line by line and keeps nothing
+// but the open headings, and reads each line a bounded number of times.
+func parseMarkdown(doc string) iter.Seq[block] {
+	// A line is the range [s, lineEnd(s)); the next one starts after its
+	// newline. The last line ends at len(doc), so s <= len(doc) means "a
+	// line starts at s" (an empty one when doc ends with a newline).
+	lineEnd := func(s int) int {
+		if i := strings.IndexByte(doc[s:], '\n'); i >= 0 {
+			return s + i
+		}
+		return len(doc)
 	}
-	// interrupts reports whether line i starts a block that ends a
+	text := func(s int) string { return doc[s:lineEnd(s)] }
+	blank := func(s int) bool { return strings.TrimSpace(text(s)) == "" }
+	tableAt := func(s int) bool {
+		e := lineEnd(s)
+		return e < len(doc) && strings.Contains(doc[s:e], "|") && isDelimiterRow(text(e+1))
+	}
+	// interrupts reports whether the line at s starts a block that ends a
 	// paragraph or list item.
-	interrupts := func(i int) bool {
-		_, _, heading := atxHeading(text(i))
-		_, fence := openFence(text(i))
-		return blank(i) || heading || fence || isListItem(text(i)) || tableAt(i)
+	interrupts := func(s int) bool {
+		l := text(s)
+		_, _, heading := atxHeading(l)
+		_, fence := openFence(l)
+		return strings.TrimSpace(l) == "" || heading || fence || isListItem(l) || tableAt(s)
 	}
-
-	var (
-		sections []section
-		cur      section
-		stack    []headingLevel
-	)
-	add := func(kind blockKind, from, to int) {
-		cur.blocks = append(cur.blocks, block{kind: kind, start: lines[from].start, end: lines[to].end})
-	}
-	for i := 0; i < len(lines); {
-		l := text(i)
-		if blank(i) {
-			i++
-			continue
+	return func(yield func(block) bool) {
+		var (
+			stack   []headingLevel
+			path    []string
+			section int
+			parent  = -1
+		)
+		emit := func(kind blockKind, start, end int) bool {
+			return yield(block{kind: kind, start: start, end: end, section: section, path: path, parent: parent})
 		}
-		if level, title, ok := atxHeading(l); ok {
-			if len(cur.blocks) > 0 {
-				sections = append(sections, cur)
+		for s := 0; s <= len(doc); {
+			e := lineEnd(s)
+			l := doc[s:e]
+			if blank(s) {
+				s = e + 1
+				continue
 			}
-			for len(stack) > 0 && stack[len(stack)-1].level >= level {
-				stack = stack[:len(stack)-1]
+			if level, title, ok := atxHeading(l); ok {
+				for len(stack) > 0 && stack[len(stack)-1].level >= level {
+					stack = stack[:len(stack)-1]
+				}
+				section++
+				stack = append(stack, headingLevel{level: level, title: collapseBlanks(title), section: section})
+				path, parent = headingPath(stack)
+				s = e + 1
+				continue
 			}
-			stack = append(stack, headingLevel{level: level, title: title})
-			cur = section{path: headingPath(stack)}
-			i++
-			continue
-		}
-		if f, ok := openFence(l); ok {
-			j := i + 1
-			for j < len(lines) && !f.closedBy(text(j)) {
-				j++
+			if f, ok := openFence(l); ok {
+				// The block runs to the closing fence, or to the end of doc.
+				last, j := e, e+1
+				for j <= len(doc) {
+					je := lineEnd(j)
+					closed := f.closedBy(doc[j:je])
+					last, j = je, je+1
+					if closed {
+						break
+					}
+				}
+				if !emit(codeBlock, s, last) {
+					return
+				}
+				s = j
+				continue
 			}
-			last := min(j, len(lines)-1)
-			add(codeBlock, i, last)
-			i = last + 1
-			continue
-		}
-		if tableAt(i) {
-			j := i + 2
-			for j < len(lines) && !blank(j) && strings.Contains(text(j), "|") && !interrupts(j) {
-				j++
+			// A table runs from its header and delimiter rows over the rows
+			// with a pipe; a paragraph or list item over the lines that
+			// start no other block.
+			kind, last := paragraphBlock, e
+			if tableAt(s) {
+				kind, last = tableBlock, lineEnd(e+1)
+			} else if isListItem(l) {
+				kind = listItemBlock
 			}
-			add(tableBlock, i, j-1)
-			i = j
-			continue
+			j := last + 1
+			for j <= len(doc) && !interrupts(j) && (kind != tableBlock || strings.Contains(text(j), "|")) {
+				last = lineEnd(j)
+				j = last + 1
+			}
+			if !emit(kind, s, last) {
+				return
+			}
+			s = j
 		}
-		kind := paragraphBlock
-		if isListItem(l) {
-			kind = listItemBlock
-		}
-		j := i + 1
-		for j < len(lines) && !interrupts(j) {
-			j++
-		}
-		add(kind, i, j-1)
-		i = j
 	}
-	if len(cur.blocks) > 0 {
-		sections = append(sections, cur)
-	}
-	return sections
-}
-
-// splitLines returns the lines of doc.
-func splitLines(doc string) []line {
-	var lines []line
-	start := 0
-	for start <= len(doc) {
-		i := strings.IndexByte(doc[start:], '\n')
-		if i < 0 {
-			lines = append(lines, line{start, len(doc)})
-			break
-		}
-		lines = append(lines, line{start, start + i})
-		start += i + 1
-	}
-	return lines
 }
 
 // headingLevel is one open heading.
 type headingLevel struct {
-	level int
-	title string
+	level   int
+	title   string
+	section int // the section the heading starts
 }
 
-// headingPath returns the non-empty titles of stack, outermost first.
-func headingPath(stack []headingLevel) []string {
+// collapseBlanks replaces each run of spaces and tabs in title with one
+// space. Every chunk of a section repeats its heading path, and a counter
+// may count such a run as nothing, so a run would otherwise be repeated
+// in every chunk at no token cost.
+func collapseBlanks(title string) string {
+	if !strings.Contains(title, "  ") && !strings.Contains(title, "\t") {
+		return title
+	}
+	var b strings.Builder
+	blank := false
+	for i := 0; i < len(title); i++ {
+		c := title[i]
+		if c == ' ' || c == '\t' {
+			blank = true
+			continue
+		}
+		if blank {
+			b.WriteByte(' ')
+			blank = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// headingPath returns the non-empty titles of stack, outermost first, and
+// the section of the heading of the next to last one (-1 if none).
+func headingPath(stack []headingLevel) ([]string, int) {
 	path := make([]string, 0, len(stack))
+	parent, last := -1, -1
 	for _, h := range stack {
 		if h.title != "" {
 			path = append(path, h.title)
+			parent, last = last, h.section
 		}
 	}
-	return path
+	return path, parent
 }
 
 // atxHeading parses an ATX heading line: up to three spaces, one to six

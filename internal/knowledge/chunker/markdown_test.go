@@ -38,13 +38,15 @@ func TestParseMarkdown(t *testing.T) {
 		texts []string
 	}
 	var sections []got
-	for _, s := range parseMarkdown(doc) {
-		g := got{path: strings.Join(s.path, " > ")}
-		for _, b := range s.blocks {
-			g.kinds = append(g.kinds, b.kind)
-			g.texts = append(g.texts, doc[b.start:b.end])
+	section := -1
+	for b := range parseMarkdown(doc) {
+		if b.section != section {
+			section = b.section
+			sections = append(sections, got{path: strings.Join(b.path, " > ")})
 		}
-		sections = append(sections, g)
+		g := &sections[len(sections)-1]
+		g.kinds = append(g.kinds, b.kind)
+		g.texts = append(g.texts, doc[b.start:b.end])
 	}
 	want := []got{
 		{"", []blockKind{paragraphBlock}, []string{"前言段落。"}},

@@ -62,7 +62,7 @@ func TestSplitOverlapIsTailSentences(t *testing.T) {
 			t.Run(fmt.Sprintf("english=%v/max=%d/overlap=%d", english, cfg.max, cfg.overlap), func(t *testing.T) {
 				sentences, sep := sentenceDoc(80, english)
 				const heading = "退款说明"
-				chunks, err := chunker.Split("# "+heading+"\n\n"+strings.Join(sentences, sep),
+				chunks, err := chunker.Split(t.Context(), "# "+heading+"\n\n"+strings.Join(sentences, sep),
 					chunker.Options{MaxTokens: cfg.max, OverlapTokens: cfg.overlap, Counter: counter})
 				require.NoError(t, err)
 				require.Greater(t, len(chunks), 3)

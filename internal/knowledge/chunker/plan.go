@@ -1,195 +1,208 @@
 package chunker
 
 import (
-	"sort"
+	"context"
+	"errors"
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // unit is a piece of text that is never cut further: a sentence, a whole
 // list item, code block or table, or a fragment of a larger one. It is the
 // trimmed byte range [start, end) of the document.
 type unit struct {
+	sec        *section
 	start, end int
-	// sep joins the unit to the one before it: the white space between them
-	// in the document, reduced to "", " ", "\n" or "\n\n".
-	sep string
+	// tokens is the count of the unit behind its section's heading line.
+	tokens int
+	// sep joins the unit to the one before it in its section.
+	sep separator
 	// overlappable marks whole sentences and list items, the only units a
 	// chunk may repeat from the previous one.
 	overlappable bool
 }
 
-// planner cuts and packs one section.
-type planner struct {
-	doc     string
-	opts    Options
+// section is what the units under one heading line share.
+type section struct {
+	// index counts the sections that have text, from 0.
+	index   int
 	heading string // the heading line, without its newline
 	prefix  string // heading plus newline, or ""
+	// prefixTokens is the count of prefix.
+	prefixTokens int
 }
 
-// count counts s.
-func (p *planner) count(s string) int { return p.opts.Counter.Count(s) }
+// planner cuts a document into units and packs them into chunks. It reads
+// the document once, front to back: a unit is made when packing needs it,
+// and only the units of the chunk being packed are kept.
+type planner struct {
+	ctx  context.Context
+	doc  string
+	opts Options
+	// step is the least a search lets a piece grow by (see search.guard).
+	step int
+	// hint is the length of the last chunk-sized piece found, and density
+	// its tokens per byte: the next search starts from them.
+	hint    int
+	density float64
+	// outer remembers which shared headings exceed a heading line.
+	outer outerHeadings
+}
 
-// fits reports whether a chunk with this body stays within MaxTokens.
-func (p *planner) fits(body string) bool { return p.count(p.prefix+body) <= p.opts.MaxTokens }
+// errStopped ends the making of units when packing reads no more.
+var errStopped = errors.New("chunker: stopped")
+
+// count counts s, or returns the context's error once it is done.
+func (p *planner) count(s string) (int, error) {
+	if err := p.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return p.opts.Counter.Count(s), nil
+}
 
 // text returns the text of u.
 func (p *planner) text(u unit) string { return p.doc[u.start:u.end] }
 
-// join returns the text of units[from:to] joined by their separators.
-func (p *planner) join(units []unit, from, to int) string {
-	var b strings.Builder
-	for i := from; i < to; i++ {
-		if i > from {
-			b.WriteString(units[i].sep)
-		}
-		b.WriteString(p.text(units[i]))
-	}
-	return b.String()
-}
-
-// headingLine renders path for a chunk's first line within a quarter of
-// MaxTokens: outer headings are dropped first, then the nearest heading is
-// truncated with "…". It returns "" when not even that fits.
-func (p *planner) headingLine(path []string) string {
-	budget := p.opts.MaxTokens / 4
-	if budget < 1 || len(path) == 0 {
-		return ""
-	}
-	fits := func(h string) bool { return p.count(h+"\n") <= budget }
-	for i := range path {
-		if h := strings.Join(path[i:], HeadingSeparator); fits(h) {
-			return h
-		}
-	}
-	nearest := []rune(path[len(path)-1])
-	truncated := func(n int) string { return strings.TrimSpace(string(nearest[:n])) + "…" }
-	n := sort.Search(len(nearest)+1, func(n int) bool { return !fits(truncated(n)) }) - 1
-	if n < 1 || strings.TrimSpace(string(nearest[:n])) == "" {
-		return ""
-	}
-	return truncated(n)
-}
-
-// units cuts the blocks of a section into units that each fit a chunk on
-// their own, and links them with their separators.
-func (p *planner) units(blocks []block) ([]unit, error) {
-	var units []unit
-	add := func(more []unit, err error) error {
-		units = append(units, more...)
-		return err
-	}
-	for _, b := range blocks {
-		var err error
-		switch b.kind {
-		case paragraphBlock:
-			err = add(p.sentences(b.start, b.end))
-		case listItemBlock:
-			s, e := p.trim(b.start, b.end, false)
-			if p.fits(p.doc[s:e]) {
-				units = append(units, unit{start: s, end: e, overlappable: true})
-			} else {
-				err = add(p.sentences(s, e))
+// units yields the units of the blocks in order, each with its section.
+func (p *planner) units(blocks iter.Seq[block]) iter.Seq2[unit, error] {
+	return func(yield func(unit, error) bool) {
+		var (
+			sec     *section
+			heading = -1
+			prevEnd = -1 // the end of the section's last unit
+			count   int
+		)
+		emit := func(u unit) error {
+			u.sec = sec
+			if prevEnd >= 0 {
+				u.sep = separatorOf(p.doc[prevEnd:u.start])
 			}
-		case codeBlock, tableBlock:
-			s, e := p.trim(b.start, b.end, true)
-			if p.fits(p.doc[s:e]) {
-				units = append(units, unit{start: s, end: e})
-			} else {
-				err = add(p.fragments(s, e, true, lineCuts, wordCuts, runeCuts))
+			prevEnd = u.end
+			if !yield(u, nil) {
+				return errStopped
+			}
+			return nil
+		}
+		fail := func(err error) {
+			if !errors.Is(err, errStopped) {
+				yield(unit{}, err)
 			}
 		}
-		if err != nil {
-			return nil, err
+		for b := range blocks {
+			if b.section != heading {
+				heading, prevEnd = b.section, -1
+				s, err := p.newSection(b.path, b.parent, count)
+				if err != nil {
+					fail(err)
+					return
+				}
+				sec = s
+				count++
+			}
+			if err := p.block(sec, b, emit); err != nil {
+				fail(err)
+				return
+			}
 		}
 	}
-	for i := 1; i < len(units); i++ {
-		units[i].sep = separator(p.doc[units[i-1].end:units[i].start])
+}
+
+// newSection renders the heading line of a section.
+func (p *planner) newSection(path []string, parent, index int) (*section, error) {
+	h, t, err := p.headingLine(path, parent)
+	if err != nil {
+		return nil, err
 	}
-	return units, nil
+	sec := &section{index: index}
+	if h != "" {
+		sec.heading, sec.prefix, sec.prefixTokens = h, h+"\n", t
+	}
+	return sec, nil
+}
+
+// block cuts one block into units: prose into sentences, a list item,
+// code block or table whole when it fits a chunk and else between
+// sentences, or lines, words and characters.
+func (p *planner) block(sec *section, b block, emit func(unit) error) error {
+	switch b.kind {
+	case listItemBlock:
+		s, e := p.trim(b.start, b.end, false)
+		sr := p.prefixSearch(sec, s, e)
+		if t, ok, err := sr.check(e - s); err != nil || ok {
+			if err != nil {
+				return err
+			}
+			return emit(unit{start: s, end: e, tokens: t, overlappable: true})
+		}
+		return p.sentences(sec, s, e, emit)
+	case codeBlock, tableBlock:
+		s, e := p.trim(b.start, b.end, true)
+		sr := p.prefixSearch(sec, s, e)
+		if t, ok, err := sr.check(e - s); err != nil || ok {
+			if err != nil {
+				return err
+			}
+			return emit(unit{start: s, end: e, tokens: t})
+		}
+		return p.fragments(sec, s, e, true, nil, emit, lineCuts, wordCuts, runeCuts)
+	default:
+		return p.sentences(sec, b.start, b.end, emit)
+	}
 }
 
 // sentences cuts the prose in [start, end) into sentence units; a sentence
 // too long for a chunk becomes fragments.
-func (p *planner) sentences(start, end int) ([]unit, error) {
-	var units []unit
+func (p *planner) sentences(sec *section, start, end int, emit func(unit) error) error {
 	from := start
-	for _, c := range append(sentenceCuts(p.doc[start:end]), end-start) {
+	sentence := func(c int) error {
 		s, e := p.trim(from, start+c, false)
 		from = start + c
 		if s == e {
-			continue
+			return nil
 		}
-		if p.fits(p.doc[s:e]) {
-			units = append(units, unit{start: s, end: e, overlappable: true})
-			continue
-		}
-		more, err := p.fragments(s, e, false, clauseCuts, wordCuts, runeCuts)
+		sr := p.prefixSearch(sec, s, e)
+		t, ok, err := sr.check(e - s)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		units = append(units, more...)
+		if ok {
+			return emit(unit{start: s, end: e, tokens: t, overlappable: true})
+		}
+		return p.fragments(sec, s, e, false, sr, emit, clauseCuts, wordCuts, runeCuts)
 	}
-	return units, nil
+	for c := range sentenceCuts(p.doc[start:end]) {
+		if err := sentence(c); err != nil {
+			return err
+		}
+	}
+	return sentence(end - start)
 }
 
-// fragments cuts [start, end) into the longest pieces that fit a chunk,
-// trying the cut functions in order: the first one that yields a fitting
-// piece decides each cut. code keeps the indentation of lines.
-func (p *planner) fragments(start, end int, code bool, levels ...func(string) []int) ([]unit, error) {
-	cuts := make([][]int, len(levels)) // absolute offsets, computed lazily
-	var units []unit
-	for pos := start; ; {
-		pos = p.skipLeading(pos, end, code)
-		if pos >= end {
-			return units, nil
-		}
-		if e := p.trimEnd(pos, end); p.fits(p.doc[pos:e]) {
-			return append(units, unit{start: pos, end: e}), nil
-		}
-		cut := -1
-		for i, level := range levels {
-			if cuts[i] == nil {
-				cuts[i] = level(p.doc[start:end])
-				for j := range cuts[i] {
-					cuts[i][j] += start
-				}
-			}
-			if c, ok := p.longestFit(pos, cuts[i]); ok {
-				cut = c
-				break
-			}
-		}
-		if cut < 0 {
-			r, _ := utf8.DecodeRuneInString(p.doc[pos:])
-			return nil, domain.Errorf(domain.CodeBadUserInput,
-				"chunker: max tokens (%d) is too small: the character %q does not fit in a chunk", p.opts.MaxTokens, r)
-		}
-		units = append(units, unit{start: pos, end: p.trimEnd(pos, cut)})
-		pos = cut
-	}
+// prefixSearch returns a search of the prefixes of doc[pos:end] behind the
+// section's heading line.
+func (p *planner) prefixSearch(sec *section, pos, end int) *search {
+	return p.newSearch(
+		func(n int) string { return sec.prefix + p.doc[pos:pos+n] },
+		func(n int) int { return runeStartAtOrBefore(p.doc, pos+n) - pos },
+		p.opts.MaxTokens, sec.prefixTokens)
 }
 
-// longestFit returns the last of cuts after pos whose piece from pos fits a
-// chunk and is not blank. It assumes that a longer piece never counts fewer
-// tokens, and verifies the piece it returns.
-func (p *planner) longestFit(pos int, cuts []int) (int, bool) {
-	cands := cuts[sort.SearchInts(cuts, pos+1):]
-	k := sort.Search(len(cands), func(k int) bool {
-		return !p.fits(p.doc[pos:p.trimEnd(pos, cands[k])])
-	})
-	if k == 0 {
-		return 0, false
+// runeStartAtOrBefore returns i moved back to the start of its rune.
+func runeStartAtOrBefore(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
 	}
-	c := cands[k-1]
-	piece := p.doc[pos:p.trimEnd(pos, c)]
-	if strings.TrimSpace(piece) == "" || !p.fits(piece) {
-		return 0, false
+	return i
+}
+
+// runeStartAtOrAfter returns i moved forward to the start of a rune.
+func runeStartAtOrAfter(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
 	}
-	return c, true
+	return i
 }
 
 // trim returns [start, end) without leading and trailing white space; with
@@ -226,17 +239,33 @@ func (p *planner) trimEnd(start, end int) int {
 	return start + len(strings.TrimRightFunc(p.doc[start:end], unicode.IsSpace))
 }
 
-// separator reduces the white space between two units to what joins them
+// separator is what joins two units in a chunk: the white space between
+// them in the document, reduced.
+type separator uint8
+
+const (
+	noSeparator separator = iota
+	spaceSeparator
+	lineSeparator
+	paragraphSeparator
+)
+
+// String returns the text of sep.
+func (sep separator) String() string {
+	return [...]string{"", " ", "\n", "\n\n"}[sep]
+}
+
+// separatorOf reduces the white space between two units to what joins them
 // in a chunk.
-func separator(gap string) string {
+func separatorOf(gap string) separator {
 	switch n := strings.Count(gap, "\n"); {
 	case n >= 2:
-		return "\n\n"
+		return paragraphSeparator
 	case n == 1:
-		return "\n"
+		return lineSeparator
 	case gap != "":
-		return " "
+		return spaceSeparator
 	default:
-		return ""
+		return noSeparator
 	}
 }

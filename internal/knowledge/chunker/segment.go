@@ -1,16 +1,18 @@
 package chunker
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// The cut functions below return the offsets, relative to s and in
+// The cut functions below yield the offsets, relative to s and in
 // ascending order, where s may be cut. Cutting never loses text: the pieces
-// between consecutive cuts are trimmed of white space only.
+// between consecutive cuts are trimmed of white space only. They scan s
+// front to back, and only as far as their consumer reads.
 
-// sentenceCuts returns the sentence ends of prose s. A sentence ends:
+// sentenceCuts yields the sentence ends of prose s. A sentence ends:
 //   - after Chinese or full-width terminal punctuation (。！？；… ｡ ．),
 //     whatever follows, together with any closing quotes or brackets;
 //   - after '!', '?' or '.' (and closing quotes or brackets) followed by
@@ -22,109 +24,124 @@ import (
 //   - at a line break, unless the line break only wraps an English
 //     sentence (the line does not end in punctuation or CJK text and the
 //     next one starts with a lower-case letter or a digit).
-func sentenceCuts(s string) []int {
-	var cuts []int
-	start := 0 // the start of the current sentence
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\n':
-			if !softWrap(s, i) {
-				cuts = append(cuts, i)
-				start = i
+func sentenceCuts(s string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		start := 0 // the start of the current sentence
+		for i := 0; i < len(s); {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == '\n':
+				if !softWrap(s, i) {
+					if !yield(i) {
+						return
+					}
+					start = i
+				}
+				i += w
+			case isCJKTerminator(r):
+				j := skipClosers(s, skipWhile(s, i, isCJKTerminator))
+				if !yield(j) {
+					return
+				}
+				start, i = j, j
+			case r == '!' || r == '?':
+				j := skipClosers(s, skipWhile(s, i, func(r rune) bool { return r == '!' || r == '?' }))
+				if boundaryAt(s, j) {
+					if !yield(j) {
+						return
+					}
+					start = j
+				}
+				i = j
+			case r == '.':
+				j := skipWhile(s, i, func(r rune) bool { return r == '.' })
+				single := j-i == 1
+				j = skipClosers(s, j)
+				if boundaryAt(s, j) && !(single && (abbreviationBefore(s, start, i) || lowerCaseAfter(s, j))) {
+					if !yield(j) {
+						return
+					}
+					start = j
+				}
+				i = j
+			default:
+				i += w
 			}
-			i += w
-		case isCJKTerminator(r):
-			j := skipClosers(s, skipWhile(s, i, isCJKTerminator))
-			cuts = append(cuts, j)
-			start, i = j, j
-		case r == '!' || r == '?':
-			j := skipClosers(s, skipWhile(s, i, func(r rune) bool { return r == '!' || r == '?' }))
-			if boundaryAt(s, j) {
-				cuts = append(cuts, j)
-				start = j
-			}
-			i = j
-		case r == '.':
-			j := skipWhile(s, i, func(r rune) bool { return r == '.' })
-			single := j-i == 1
-			j = skipClosers(s, j)
-			if boundaryAt(s, j) && !(single && (abbreviationBefore(s, start, i) || lowerCaseAfter(s, j))) {
-				cuts = append(cuts, j)
-				start = j
-			}
-			i = j
-		default:
-			i += w
 		}
 	}
-	return cuts
 }
 
-// clauseCuts returns the ends of the clauses of s: after '，', '、', '：',
+// clauseCuts yields the ends of the clauses of s: after '，', '、', '：',
 // '；', ';', a ',' not followed by a digit ("1,000" stays whole) and a ':'
 // followed by white space ("http://" and "10:30" stay whole), with any
 // closing quotes or brackets.
-func clauseCuts(s string) []int {
-	var cuts []int
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-		cut := false
-		switch r {
-		case '，', '、', '：', '；', ';':
-			cut = true
-		case ',':
-			next, _ := utf8.DecodeRuneInString(s[i:])
-			cut = i == len(s) || !unicode.IsDigit(next)
-		case ':':
-			next, _ := utf8.DecodeRuneInString(s[i:])
-			cut = i == len(s) || unicode.IsSpace(next)
-		}
-		if cut {
-			i = skipClosers(s, i)
-			cuts = append(cuts, i)
+func clauseCuts(s string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := 0; i < len(s); {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+			cut := false
+			switch r {
+			case '，', '、', '：', '；', ';':
+				cut = true
+			case ',':
+				next, _ := utf8.DecodeRuneInString(s[i:])
+				cut = i == len(s) || !unicode.IsDigit(next)
+			case ':':
+				next, _ := utf8.DecodeRuneInString(s[i:])
+				cut = i == len(s) || unicode.IsSpace(next)
+			}
+			if cut {
+				i = skipClosers(s, i)
+				if !yield(i) {
+					return
+				}
+			}
 		}
 	}
-	return cuts
 }
 
-// wordCuts returns the ends of the words of s and the boundaries of every
+// wordCuts yields the ends of the words of s and the boundaries of every
 // CJK character, which stands for a word of its own.
-func wordCuts(s string) []int {
-	var cuts []int
-	prevSpace, prevCJK := true, false
-	for i, r := range s {
-		space, cjk := unicode.IsSpace(r), isCJK(r)
-		if i > 0 && ((space && !prevSpace) || cjk || (prevCJK && !space)) {
-			cuts = append(cuts, i)
+func wordCuts(s string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		prevSpace, prevCJK := true, false
+		for i, r := range s {
+			space, cjk := unicode.IsSpace(r), isCJK(r)
+			if i > 0 && ((space && !prevSpace) || cjk || (prevCJK && !space)) {
+				if !yield(i) {
+					return
+				}
+			}
+			prevSpace, prevCJK = space, cjk
 		}
-		prevSpace, prevCJK = space, cjk
+		yield(len(s))
 	}
-	return append(cuts, len(s))
 }
 
-// runeCuts returns every rune boundary of s.
-func runeCuts(s string) []int {
-	cuts := make([]int, 0, len(s))
-	for i := range s {
-		if i > 0 {
-			cuts = append(cuts, i)
+// runeCuts yields every rune boundary of s after its start.
+func runeCuts(s string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := range s {
+			if i > 0 && !yield(i) {
+				return
+			}
 		}
+		yield(len(s))
 	}
-	return append(cuts, len(s))
 }
 
-// lineCuts returns the position of every line break of s, so that the next
+// lineCuts yields the position of every line break of s, so that the next
 // piece starts with the break and keeps the next line's indentation.
-func lineCuts(s string) []int {
-	var cuts []int
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			cuts = append(cuts, i)
+func lineCuts(s string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\n' && !yield(i) {
+				return
+			}
 		}
+		yield(len(s))
 	}
-	return append(cuts, len(s))
 }
 
 // isCJKTerminator reports whether r ends a Chinese or full-width sentence.
@@ -221,7 +238,7 @@ func abbreviationBefore(s string, start, dot int) bool {
 	if word == "" {
 		return false
 	}
-	if strings.TrimSpace(s[start:from]) == "" && strings.Trim(word, "0123456789") == "" {
+	if strings.Trim(word, "0123456789") == "" && blankBefore(s, start, from) {
 		return true // a list number: "1. Open the settings."
 	}
 	lower := strings.ToLower(word)
@@ -240,6 +257,20 @@ func abbreviationBefore(s string, start, dot int) bool {
 	// A lone lower-case letter is a word ("plan b."), not an initial.
 	first, _ := utf8.DecodeRuneInString(word)
 	return len(parts) > 1 || unicode.IsUpper(first)
+}
+
+// blankBefore reports whether s[start:i] is white space only. It reads back
+// from i, so that it reads only the white space before a word, which no
+// other word's check reads again.
+func blankBefore(s string, start, i int) bool {
+	for i > start {
+		r, w := utf8.DecodeLastRuneInString(s[start:i])
+		if !unicode.IsSpace(r) {
+			return false
+		}
+		i -= w
+	}
+	return true
 }
 
 // softWrap reports whether the line break at i only wraps an English

@@ -1,6 +1,8 @@
 package chunker
 
 import (
+	"iter"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,7 +59,7 @@ func TestSentenceCuts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, pieces(tt.in, sentenceCuts(tt.in)))
+			assert.Equal(t, tt.want, pieces(tt.in, slices.Collect(sentenceCuts(tt.in))))
 		})
 	}
 }
@@ -65,7 +67,7 @@ func TestSentenceCuts(t *testing.T) {
 func TestClauseAndWordCuts(t *testing.T) {
 	tests := []struct {
 		name string
-		cut  func(string) []int
+		cut  func(string) iter.Seq[int]
 		in   string
 		want []string
 	}{
@@ -80,7 +82,7 @@ func TestClauseAndWordCuts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, pieces(tt.in, tt.cut(tt.in)))
+			assert.Equal(t, tt.want, pieces(tt.in, slices.Collect(tt.cut(tt.in))))
 		})
 	}
 }

@@ -172,7 +172,7 @@ func TestChunksAreSelfDescribing(t *testing.T) {
 		for _, d := range demo.Documents() {
 			text, err := demo.Read(d.Path)
 			require.NoError(t, err)
-			chunks, err := chunker.Split(text, chunker.Options{MaxTokens: maxTokens, Counter: approxCounter{}})
+			chunks, err := chunker.Split(t.Context(), text, chunker.Options{MaxTokens: maxTokens, Counter: approxCounter{}})
 			require.NoError(t, err)
 			require.NotEmpty(t, chunks)
 			for _, c := range chunks {
