@@ -56,14 +56,7 @@ func newModel(cfg config.Config) (llm.Model, error) {
 	if !cfg.Model.OpenAI {
 		return offline.New(offline.Options{TokenDelay: cfg.Model.OfflineTokenDelay}), nil
 	}
-	m, err := openai.New(cfg.Model.Limits.OpenAI(openai.Config{
-		BaseURL:             cfg.Model.BaseURL,
-		APIKey:              cfg.Model.APIKey,
-		ChatModel:           cfg.Model.ChatModel,
-		EmbeddingModel:      cfg.Model.EmbeddingModel,
-		EmbeddingDimensions: cfg.Model.EmbeddingDimensions,
-		RequestDimensions:   cfg.Model.EmbeddingDimensions > 0,
-	}))
+	m, err := openai.New(cfg.Model.Limits.OpenAI(cfg.Model.OpenAIConfig()))
 	if err != nil {
 		return nil, fmt.Errorf("openai model: %w", err)
 	}

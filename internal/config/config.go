@@ -120,7 +120,8 @@ type Database struct {
 }
 
 // Model selects the language model: OpenAI-compatible when any OPENAI_*
-// variable is set, else the built-in offline model.
+// variable is set, else the built-in offline model (OpenAIConfig,
+// openai.go).
 type Model struct {
 	OpenAI              bool
 	BaseURL             string
@@ -128,6 +129,12 @@ type Model struct {
 	ChatModel           string
 	EmbeddingModel      string
 	EmbeddingDimensions int
+	// EmbeddingBaseURL and EmbeddingAPIKey send the embeddings elsewhere
+	// than the chat requests (OPENAI_EMBEDDING_BASE_URL, default
+	// OPENAI_BASE_URL; OPENAI_EMBEDDING_API_KEY, default OPENAI_API_KEY
+	// only on the chat endpoint).
+	EmbeddingBaseURL string
+	EmbeddingAPIKey  string
 	// OfflineTokenDelay paces the offline model's tokens
 	// (RAGCHAT_OFFLINE_TOKEN_DELAY; negative streams without pause).
 	OfflineTokenDelay time.Duration
@@ -263,12 +270,15 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 
 	c.Model = Model{
 		OpenAI: e.set("OPENAI_BASE_URL") || e.set("OPENAI_API_KEY") || e.set("OPENAI_CHAT_MODEL") ||
-			e.set("OPENAI_EMBEDDING_MODEL") || e.set("OPENAI_EMBEDDING_DIMENSIONS"),
+			e.set("OPENAI_EMBEDDING_MODEL") || e.set("OPENAI_EMBEDDING_DIMENSIONS") ||
+			e.set("OPENAI_EMBEDDING_BASE_URL") || e.set("OPENAI_EMBEDDING_API_KEY"),
 		BaseURL:             e.str("OPENAI_BASE_URL", ""),
 		APIKey:              e.str("OPENAI_API_KEY", ""),
 		ChatModel:           e.str("OPENAI_CHAT_MODEL", ""),
 		EmbeddingModel:      e.str("OPENAI_EMBEDDING_MODEL", ""),
 		EmbeddingDimensions: e.integer("OPENAI_EMBEDDING_DIMENSIONS", 0, 0),
+		EmbeddingBaseURL:    e.str("OPENAI_EMBEDDING_BASE_URL", ""),
+		EmbeddingAPIKey:     e.str("OPENAI_EMBEDDING_API_KEY", ""),
 		OfflineTokenDelay:   e.duration("RAGCHAT_OFFLINE_TOKEN_DELAY", 0, true),
 	}
 	c.Engine, c.Model.Limits = loadEngine(e)

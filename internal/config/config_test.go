@@ -62,7 +62,8 @@ func TestProductionNeedsAKeyAndHidesIntrospection(t *testing.T) {
 }
 
 func TestAnyOpenAIVariableSelectsOpenAI(t *testing.T) {
-	for _, v := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_CHAT_MODEL", "OPENAI_EMBEDDING_MODEL", "OPENAI_EMBEDDING_DIMENSIONS"} {
+	for _, v := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_CHAT_MODEL", "OPENAI_EMBEDDING_MODEL", "OPENAI_EMBEDDING_DIMENSIONS",
+		"OPENAI_EMBEDDING_BASE_URL", "OPENAI_EMBEDDING_API_KEY"} {
 		c, err := load(map[string]string{v: "1"})
 		if err != nil || !c.Model.OpenAI {
 			t.Errorf("%s set: openai=%v err=%v", v, c.Model.OpenAI, err)

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/ragchat/ragchat/internal/llm/openai"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
@@ -16,12 +17,11 @@ func (c Config) Summary() []slog.Attr {
 	}
 	model := "offline"
 	if c.Model.OpenAI {
-		model = "openai " + orDefault(c.Model.BaseURL, "https://api.openai.com/v1") +
-			" chat=" + orDefault(c.Model.ChatModel, "default") +
-			" embedding=" + orDefault(c.Model.EmbeddingModel, "default")
-		if c.Model.APIKey != "" {
-			model += " (api key set)"
-		}
+		oc := c.Model.OpenAIConfig()
+		model = "openai " + endpointForLog(orDefault(oc.BaseURL, openai.DefaultBaseURL)) +
+			" chat=" + orDefault(oc.ChatModel, "default") + keySet(oc.APIKey)
+		base, key := oc.EmbeddingEndpoint()
+		model += " embedding=" + orDefault(oc.EmbeddingModel, "default") + " at " + endpointForLog(base) + keySet(key)
 	}
 	return []slog.Attr{
 		slog.String("env", c.Env),
@@ -71,6 +71,14 @@ func (c Config) brokerSecretSource() string {
 	default:
 		return "development secret in " + c.Broker.DevSecretFile + " (replicas that do not share it need RAGCHAT_BROKER_SECRET)"
 	}
+}
+
+// keySet says whether a key is set, never what it is.
+func keySet(key string) string {
+	if key == "" {
+		return " (no api key)"
+	}
+	return " (api key set)"
 }
 
 func orDefault(s, def string) string {

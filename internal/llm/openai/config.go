@@ -48,6 +48,15 @@ type Config struct {
 
 	ChatModel      string
 	EmbeddingModel string
+	// EmbeddingBaseURL is the endpoint of the embeddings requests when
+	// they go elsewhere than the chat requests (another provider, a local
+	// server); empty means BaseURL.
+	EmbeddingBaseURL string
+	// EmbeddingAPIKey is the key sent with the embeddings requests. When
+	// it is empty, APIKey is sent only if the embeddings go to the chat
+	// endpoint: a key never reaches an endpoint it was not given for
+	// (EmbeddingEndpoint).
+	EmbeddingAPIKey string
 	// EmbeddingDimensions is the "dimensions" value to ask for when
 	// RequestDimensions is true (0 means domain.EmbeddingDimensions). When
 	// RequestDimensions is false the field is not sent and shorter vectors
@@ -127,6 +136,43 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// DefaultBaseURL is the endpoint of an empty BaseURL.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// EmbeddingEndpoint returns the base URL the embeddings requests go to and
+// the key sent with them: EmbeddingBaseURL with EmbeddingAPIKey alone, or,
+// when EmbeddingBaseURL is empty or the chat endpoint, the chat endpoint
+// with EmbeddingAPIKey, else APIKey.
+func (c Config) EmbeddingEndpoint() (baseURL, apiKey string) {
+	chat := c.BaseURL
+	if chat == "" {
+		chat = DefaultBaseURL
+	}
+	if c.EmbeddingBaseURL != "" && strings.TrimRight(c.EmbeddingBaseURL, "/") != strings.TrimRight(chat, "/") {
+		return c.EmbeddingBaseURL, c.EmbeddingAPIKey
+	}
+	if c.EmbeddingAPIKey != "" {
+		return chat, c.EmbeddingAPIKey
+	}
+	return chat, c.APIKey
+}
+
+// embeddingClientConfig returns the go-openai configuration of the
+// embeddings requests, and false when they share the chat client's.
+func (c Config) embeddingClientConfig() (goopenai.ClientConfig, bool, error) {
+	base, key := c.EmbeddingEndpoint()
+	if base == c.BaseURL || (c.BaseURL == "" && base == DefaultBaseURL) {
+		if key == c.APIKey {
+			return goopenai.ClientConfig{}, false, nil
+		}
+	} else {
+		c.Organization = "" // another provider's
+	}
+	c.BaseURL, c.APIKey = base, key
+	cc, err := c.clientConfig()
+	return cc, err == nil, err
+}
+
 // clientConfig builds the go-openai configuration.
 func (c Config) clientConfig() (goopenai.ClientConfig, error) {
 	var cc goopenai.ClientConfig
@@ -163,5 +209,14 @@ func New(cfg Config) (llm.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{cfg: cfg, client: goopenai.NewClientWithConfig(cc), sleep: sleepCtx}, nil
+	m := &Model{cfg: cfg, client: goopenai.NewClientWithConfig(cc), sleep: sleepCtx}
+	m.embedder = m.client
+	ecc, separate, err := cfg.embeddingClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("openai embeddings: %w", err)
+	}
+	if separate {
+		m.embedder = goopenai.NewClientWithConfig(ecc)
+	}
+	return m, nil
 }

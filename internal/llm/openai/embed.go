@@ -42,7 +42,7 @@ func (m *Model) embedBatch(ctx context.Context, texts []string, out [][]float32)
 	err := m.withRetry(ctx, reqCtx, func() error {
 		actx, att := withAttempt(reqCtx)
 		var err error
-		resp, err = m.client.CreateEmbeddings(actx, req)
+		resp, err = m.embedder.CreateEmbeddings(actx, req)
 		if err != nil {
 			return classify(err, scope{caller: ctx, request: reqCtx, attempt: att})
 		}

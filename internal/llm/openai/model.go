@@ -13,6 +13,9 @@ import (
 type Model struct {
 	cfg    Config
 	client *goopenai.Client
+	// embedder sends the embeddings requests: client, or one of its own
+	// for Config.EmbeddingBaseURL or Config.EmbeddingAPIKey.
+	embedder *goopenai.Client
 	// sleep waits between retries; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 }
