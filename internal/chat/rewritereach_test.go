@@ -305,3 +305,163 @@ func TestPreviewWithAFailedRewrite(t *testing.T) {
 		assert.Equal(t, 1, m.HistoryRounds, "the prompt still carries the previous round")
 	})
 }
+
+// The dialogue of issue 31, item 13, in both languages: round 1 on a VPN
+// account's device limit, six expense rounds (one on a lost device, the
+// last on an error code), then a follow-up that points back at the
+// devices of round 1.
+var referentDialogues = []struct {
+	lang                string
+	vpnTitle, expTitle  string
+	vpnDoc, expDoc      string
+	first               string
+	expenses            []string
+	followUp            string
+	errorCode, expCode  string
+	expTerm             string
+	deviceExpenseAnswer string // a word of the lost-device round's answer
+}{
+	{
+		lang:     "zh",
+		vpnTitle: "VPN 设备数量限制", expTitle: "差旅报销制度",
+		vpnDoc: `# VPN 设备数量限制
+
+## 设备数
+
+每个 VPN 账号最多可以注册 3 台设备。注册第 4 台设备时，客户端会报错误码 VPN-409-DEVICE-LIMIT。
+
+## 移除设备
+
+在自助门户的“我的设备”页面移除不再使用的设备以后，才能注册新设备。
+`,
+		expDoc: `# 差旅报销制度
+
+## 住宿标准
+
+出差住酒店，一线城市每晚报销上限为 600 元，其他城市每晚报销上限为 400 元。
+
+## 餐费补助
+
+出差期间的餐补为每天 100 元，按出差天数计算，无需提供发票。
+
+## 设备遗失
+
+出差途中遗失公司配发的电脑等设备，需要先向 IT 部门报告；个人设备的损失不予报销。
+
+## 提交期限
+
+报销单需要在出差结束后 30 天之内提交。逾期提交报销单时，报销系统会返回错误码 EXP-422-OVERDUE。
+`,
+		first: "一个VPN账号最多可以注册几台设备？",
+		expenses: []string{
+			"出差住酒店每晚可以报销多少钱？", "出差的餐补每天多少钱？", "出差时电脑设备丢了可以报销吗？",
+			"报销单需要在多久之内提交？", "发票丢失了应该怎么报销？", "逾期提交报销单会返回什么错误码？",
+		},
+		followUp:  "那第四台设备会报什么错？",
+		errorCode: "VPN-409-DEVICE-LIMIT", expCode: "EXP-422-OVERDUE", expTerm: "报销", deviceExpenseAnswer: "设备",
+	},
+	{
+		lang:     "en",
+		vpnTitle: "VPN device limit", expTitle: "Travel expenses",
+		vpnDoc: `# VPN device limit
+
+## Devices per account
+
+Each VPN account may register at most 3 devices. Registering a fourth device fails with the error VPN-409-DEVICE-LIMIT.
+
+## Removing a device
+
+Remove a device you no longer use on the My devices page of the self-service portal before you register a new one.
+`,
+		expDoc: `# Travel expenses
+
+## Hotels
+
+Hotel stays are reimbursed up to 200 dollars per night.
+
+## Meals
+
+The meal allowance is 50 dollars per day of travel.
+
+## Lost devices
+
+A laptop or other company device lost while travelling must be reported to IT; personal devices are not reimbursed.
+
+## Deadline
+
+Expense reports must be submitted within 30 days after the trip. A late expense report is rejected with the error EXP-422-OVERDUE.
+`,
+		first: "How many devices can one VPN account register?",
+		expenses: []string{
+			"How much can I claim for a hotel per night?", "What is the daily meal allowance?", "Is a laptop lost while travelling reimbursed?",
+			"When must expense reports be submitted?", "How are meals paid on a trip?", "What error does a late expense report get?",
+		},
+		followUp:  "What error does the fourth device get?",
+		errorCode: "VPN-409-DEVICE-LIMIT", expCode: "EXP-422-OVERDUE", expTerm: "expense", deviceExpenseAnswer: "device",
+	},
+}
+
+// TestFollowUpResolvesToTheRoundItMentions is issue 31, item 13, end to
+// end with the default offline model on both backends and in both
+// languages: after the dialogue above, the follow-up's rewrite names the
+// VPN round although newer rounds share words with it (the lost device,
+// the last round's error code), the VPN document is retrieved and cited,
+// and its error code answers. Every strategy makes the same choice over
+// what it kept; SLIDING_WINDOW (N = 5) kept no VPN round, and its rewrite
+// stays within its window.
+func TestFollowUpResolvesToTheRoundItMentions(t *testing.T) {
+	strategies := []domain.HistoryStrategy{
+		domain.StrategyPrioritized, domain.StrategyHybrid, domain.StrategySemanticSummary, domain.StrategySlidingWindow,
+	}
+	for _, d := range referentDialogues {
+		for _, s := range strategies {
+			t.Run(d.lang+"/"+string(s), func(t *testing.T) {
+				t.Parallel()
+				forEach(t, func(t *testing.T, e *env) {
+					for _, doc := range []knowledge.DocumentInput{
+						{Title: d.vpnTitle, SourceURI: "https://help.example.com/" + d.lang + "/vpn-device-limit", Content: d.vpnDoc},
+						{Title: d.expTitle, SourceURI: "https://help.example.com/" + d.lang + "/travel-expenses", Content: d.expDoc},
+					} {
+						_, err := e.svc.Ingest(as(admin), e.kb, doc)
+						require.NoError(t, err)
+					}
+					conv := e.conversation(t, alice)
+					first := e.ask(t, alice, conv.ID, d.first)
+					require.Equal(t, attempt.StatusCOMPLETED, first.attempt.Status)
+					require.Contains(t, first.attempt.Answer, "3")
+					for i, q := range d.expenses {
+						o := e.ask(t, alice, conv.ID, q)
+						require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
+						require.False(t, o.attempt.Refused, q)
+						if i == 2 {
+							require.Contains(t, strings.ToLower(o.attempt.Answer), d.deviceExpenseAnswer, "the lost-device round mentions devices")
+						}
+						chat.WaitIdle(e.eng)
+					}
+
+					o := e.ask(t, alice, conv.ID, d.followUp)
+					a := o.attempt
+					require.Equal(t, attempt.StatusCOMPLETED, a.Status)
+					require.NotNil(t, a.StandaloneQuestion)
+					standalone := *a.StandaloneQuestion
+					t.Logf("standalone question: %s\nanswer: %s", standalone, a.Answer)
+					require.True(t, a.RequiresHistory, "the follow-up went to the rewriter")
+					if s == domain.StrategySlidingWindow {
+						assert.NotContains(t, standalone, "VPN", "a round past the sliding window reaches no model call")
+						return
+					}
+					assert.Contains(t, standalone, "VPN", "the rewrite resolves to the VPN round")
+					assert.NotContains(t, strings.ToLower(standalone), d.expTerm, "no expense context")
+					if s == domain.StrategyPrioritized {
+						assert.Contains(t, roundSeqs(a.ContextManifest), int64(1), "PRIORITIZED carries round 1")
+					}
+					titles := sourceTitles(t, e, o)
+					require.NotEmpty(t, titles)
+					assert.Equal(t, d.vpnTitle, titles[0], "the VPN document is retrieved and cited first")
+					assert.Contains(t, a.Answer, d.errorCode)
+					assert.NotContains(t, a.Answer, d.expCode)
+				}, withStrategy(s))
+			})
+		}
+	}
+}

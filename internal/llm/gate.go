@@ -52,7 +52,7 @@ var zhAnywhere = []string{
 var zhLeading = []string{"那", "那么", "所以", "还有", "另外", "如果是", "换成", "改成"}
 
 // zhOrdinal matches "第二个", "第一种" and similar references to list items.
-var zhOrdinal = regexp.MustCompile(`第[一二三四五六七八九十两\d]+(个|种|条|项|点|步|类|款|套|部分|张|位)`)
+var zhOrdinal = regexp.MustCompile(`第[一二三四五六七八九十两\d]+(个|种|条|项|点|步|类|款|套|部分|张|位|台|篇|章|节|段|份)`)
 
 func hasZHReference(q string) bool {
 	body := strings.ReplaceAll(q, "其它", "其他")
@@ -89,15 +89,27 @@ var enLeading = map[string]bool{"and": true, "so": true, "then": true, "also": t
 // or at the end of a question (a pronoun deep inside a long question
 // usually refers within the question itself).
 var enPronouns = map[string]bool{
-	"first": true, "second": true, "third": true, "last": true, "former": true, "latter": true,
+	"first": true, "second": true, "third": true, "fourth": true, "fifth": true, "sixth": true,
+	"seventh": true, "eighth": true, "ninth": true, "tenth": true, "last": true, "former": true, "latter": true,
 	"it": true, "its": true, "it's": true, "this": true, "that": true, "these": true, "those": true,
 	"they": true, "them": true, "their": true, "he": true, "she": true, "him": true, "her": true,
 }
 
-// enOrdinals refer to an item of an earlier list only as "the second
-// one/option/…" or "the second" at the end ("the first step to install X"
-// is standalone).
-var enOrdinals = map[string]bool{"first": true, "second": true, "third": true, "last": true, "former": true, "latter": true}
+// enOrdinals refer to an item of an earlier list or count only as "the
+// second one/option/…", "the second" at the end, or "the fourth X" that
+// nothing after it specifies ("What error does the fourth device get?";
+// but "the first step to install X" is standalone).
+var enOrdinals = map[string]bool{
+	"first": true, "second": true, "third": true, "fourth": true, "fifth": true, "sixth": true,
+	"seventh": true, "eighth": true, "ninth": true, "tenth": true, "last": true, "former": true, "latter": true,
+}
+
+// enSpecifiers start what says which X "the second X" is ("the first step
+// to install pgvector", "the third chapter of the guide").
+var enSpecifiers = map[string]bool{
+	"to": true, "of": true, "for": true, "in": true, "on": true, "at": true, "with": true, "from": true,
+	"that": true, "which": true, "who": true, "about": true, "after": true, "before": true, "when": true,
+}
 
 var enListNouns = map[string]bool{
 	"one": true, "ones": true, "option": true, "approach": true, "method": true, "solution": true,
@@ -108,7 +120,10 @@ func ordinalReference(words []string, i int) bool {
 	if i == 0 || words[i-1] != "the" {
 		return false
 	}
-	return i == len(words)-1 || enListNouns[words[i+1]]
+	if i == len(words)-1 || enListNouns[words[i+1]] {
+		return true
+	}
+	return i+2 == len(words) || !enSpecifiers[words[i+2]]
 }
 
 func hasENReference(q string) bool {

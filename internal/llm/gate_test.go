@@ -37,6 +37,7 @@ func TestNeedsHistory(t *testing.T) {
 		{"还有呢？", true},
 		{"银行卡呢？", true},
 		{"第一种方法的缺点是什么？", true},
+		{"第四台设备会报什么错？", true},
 		{"其中哪个更快？", true},
 		// Very short Chinese questions.
 		{"为什么？", true},
@@ -69,6 +70,9 @@ func TestNeedsHistory(t *testing.T) {
 		{"What about the first?", true},
 		{"Is the latter faster?", true},
 		{"What is the first step to install pgvector?", false},
+		{"What does the third chapter of the guide cover?", false},
+		{"What error does the fourth device get?", true},
+		{"What happens to the fourth device?", true},
 		{"Which is the last option?", true},
 		{"Any examples?", true},
 		{"Explain it", true},

@@ -96,8 +96,9 @@ type Round struct {
 // The history strategy decides what of the conversation it carries
 // (docs/ENGINE.md, "History strategies"): History always, Earlier and
 // Summary when the strategy keeps older rounds that way. A rewriter
-// resolves a reference against History first and looks at Earlier and
-// Summary only when the newest rounds do not resolve it.
+// chooses the round a follow-up refers to among all of them by what the
+// follow-up mentions, and the previous round (the last of History) when
+// nothing matches an older one more specifically (docs/ENGINE.md D5).
 type RewriteRequest struct {
 	Question string
 	// History are the newest rounds, oldest first: the previous round is
@@ -105,7 +106,7 @@ type RewriteRequest struct {
 	History []Round
 	// Earlier are older rounds the strategy may carry into the answer
 	// prompt, most relevant first (PRIORITIZED: its candidates beyond
-	// History, ranked by its score against Question).
+	// History, ranked by its score against Question, at most K).
 	Earlier []Round
 	// Summary is the summary of older rounds that the answer prompt
 	// carries, one item per line (llm.SummaryLine), "" when none.

@@ -127,9 +127,12 @@ func (s *roundScorer) scores(ctx context.Context, question string) []domain.Roun
 
 // rankEarlier returns the rounds older than the newest recent ones, the
 // best first by their score against the follow-up question (the newer
-// among equals), at most limit and none below minRoundScore: the older
-// rounds the rewrite looks at when the newest do not resolve the
-// follow-up's reference.
+// among equals), at most limit: the older rounds the rewrite chooses the
+// follow-up's referent among, with the newest ones and the summary. No
+// score bounds them: the rewrite chooses by what the follow-up mentions
+// (a follow-up is short, and its referent may share little of its
+// embedding), and a round it resolves to is then scored against the
+// standalone question that names it.
 func (s *roundScorer) rankEarlier(ctx context.Context, question string, recent, limit int) []prompt.Round {
 	if s == nil || limit <= 0 || len(s.rounds) <= recent {
 		return nil
@@ -143,7 +146,7 @@ func (s *roundScorer) rankEarlier(ctx context.Context, question string, recent, 
 	sort.SliceStable(order, func(x, y int) bool { return scores[order[x]].Score > scores[order[y]].Score })
 	var out []prompt.Round
 	for _, i := range order {
-		if len(out) == limit || scores[i].Score < minRoundScore {
+		if len(out) == limit {
 			break
 		}
 		out = append(out, s.rounds[i])

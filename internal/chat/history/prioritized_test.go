@@ -33,7 +33,7 @@ func (m *recordingEmbedder) Embed(ctx context.Context, texts []string) ([][]floa
 // TestRoundScorer: the rewrite's ranking of the older candidates and the
 // prompt's choice share one score and one embedding of the rounds
 // (docs/ENGINE.md, "History strategies"); the ranking is best first, at
-// most the limit, none below minRoundScore. When embedding fails, shared
+// most the limit, with no score bound. When embedding fails, shared
 // terms and citations still rank, and nothing more is embedded.
 func TestRoundScorer(t *testing.T) {
 	const followUp = "那 VPN 的 VPN_DEVICE_LIMIT 是什么意思？"
@@ -76,6 +76,12 @@ func TestRoundScorer(t *testing.T) {
 			}
 			if again := sc.rankEarlier(context.Background(), followUp, len(w.recent), w.plan.verbatim); !slices.Equal(seqs(again), tc.earlier) {
 				t.Errorf("a second ranking differs: %v", seqs(again))
+			}
+			// No score bounds the ranking: the rewrite chooses the
+			// referent by what the follow-up mentions, among every older
+			// candidate up to the limit, an unrelated round last.
+			if all := seqs(sc.rankEarlier(context.Background(), followUp, len(w.recent), len(rounds))); !slices.Equal(all, []int64{1, 3, 5}) {
+				t.Errorf("rankEarlier up to every older round = %v, want [1 3 5]", all)
 			}
 			chosen, scores := sc.prioritize(context.Background(), "关于VPN账号：VPN_DEVICE_LIMIT 是什么意思？", w.plan.verbatim)
 			if len(scores) != len(rounds) || !scores[0].Previous || !scores[0].Chosen {

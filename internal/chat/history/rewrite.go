@@ -39,8 +39,9 @@ func (a *Assembler) rewrite(ctx context.Context, r Request, win window, sc *roun
 // shows the newest rounds read (at most HistoryRounds). The strategies
 // that carry a summary add it (HYBRID and SEMANTIC_SUMMARY with the lines
 // of the rounds not folded yet), and PRIORITIZED adds its older
-// candidates, ranked by its own score against the question (sc), for a
-// follow-up whose reference the newest rounds do not resolve. The
+// candidates, ranked by its own score against the question (sc), at most
+// HistoryRounds. The rewriter chooses the follow-up's referent among all
+// of these by what the follow-up mentions (llm.RewriteRequest). The
 // candidates are ranked only for a question the rule gate sends to the
 // rewriter; all of it comes from the window's one read.
 func rewriteRequest(ctx context.Context, r Request, w window, sc *roundScorer) llm.RewriteRequest {

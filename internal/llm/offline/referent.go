@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -10,128 +9,65 @@ import (
 )
 
 // referent returns the standalone form of the question that follow-up q
-// refers to, from what req carries of the history (docs/ENGINE.md D5 and
-// "History strategies"), or "" when req carries none:
+// refers to, among every round req carries (docs/ENGINE.md D5 and
+// "History strategies"), or "" when req carries none. The candidates are,
+// newest first, the recent rounds (History), the older rounds the
+// strategy kept (Earlier, as ranked) and the summary's lines; the
+// previous one (the newest) is the default:
 //
 //   - a follow-up that puts a new subject into a frame (那X呢, 如果X呢,
-//     "what about X", "what if X") refers to the previous round;
-//   - any other follow-up refers to the newest recent round that shares
-//     one of its subject terms (a Latin word or entity, a Chinese
-//     character bigram; 那第四台设备会报什么错 has 设备); when no recent round
-//     does, to the first earlier round (most relevant first) that does,
-//     then to the newest summarised question that does;
-//   - when nothing shares a term, to the previous round, or without recent
-//     rounds to the most relevant earlier round or the newest summarised
-//     question.
+//     "what about X", "what if X") refers to the default;
+//   - any other refers to the candidate that best matches what it
+//     mentions (followUpTerms): first the noun it points back with (第四台设备,
+//     "the fourth device", 这个配置), then its other subject terms, each term
+//     counting less the more candidates hold it, and a match in a round's
+//     question more than one only in its answer. A candidate other than the
+//     default must match a pointing term, or a term in its question, and
+//     match strictly better than the default: when nothing matches an older
+//     round specifically, the previous round stays the referent, and among
+//     equal matches the newer wins.
 func referent(req llm.RewriteRequest, q string) string {
-	summarised := summaryQuestions(req.Summary)
-	fallback := func() string {
-		switch {
-		case len(req.History) > 0:
-			return resolveHistory(req.History)
-		case len(req.Earlier) > 0:
-			return strings.TrimSpace(req.Earlier[0].User)
-		case len(summarised) > 0:
-			return summarised[0].question
-		}
+	cands := referentCandidates(req)
+	if len(cands) == 0 {
 		return ""
 	}
 	if framesNewSubject(q) {
-		return fallback()
+		return cands[0].referent
 	}
-	subject := subjectTerms(q)
-	if len(subject) == 0 {
-		return fallback()
-	}
-	for i := len(req.History) - 1; i >= 0; i-- {
-		if sharesTerm(subject, roundMatchText(req.History[i])) {
-			return resolveHistory(req.History[:i+1])
-		}
-	}
-	for _, r := range req.Earlier {
-		if u := strings.TrimSpace(r.User); u != "" && sharesTerm(subject, roundMatchText(r)) {
-			return u
-		}
-	}
-	for _, s := range summarised {
-		if sharesTerm(subject, s.text) {
-			return s.question
-		}
-	}
-	return fallback()
+	return cands[chooseReferent(cands, followUpTerms(q))].referent
 }
 
-// framesNewSubject reports whether follow-up q names a new subject for
-// the previous question's frame (combineZH's and combineEN's first rules).
-func framesNewSubject(q string) bool {
-	if !text.HasHan(q) {
-		body := text.TrimQuestion(q)
-		return enWhatIf.MatchString(body) || enWhatAbout.MatchString(body)
-	}
-	body, _ := stripPrefixes(text.TrimQuestion(q), zhLeadingRefs)
-	x, ok := strings.CutSuffix(strings.TrimLeft(body, "，,、 "), "呢")
-	if !ok {
-		return false
-	}
-	x, _ = stripPrefixes(strings.TrimSpace(x), zhConditional)
-	return isPlainTopic(strings.TrimSpace(x))
+// referentCandidate is one possible referent: its standalone question, and
+// the texts it is matched on (its question; its answer's start, where it
+// has one).
+type referentCandidate struct {
+	referent         string
+	question, answer *matchText
 }
 
-var (
-	// zhOrdinalPhrase matches an ordinal with its measure word (第四台,
-	// 第二种): it points into a list, it names no subject.
-	zhOrdinalPhrase = regexp.MustCompile(`第[一二三四五六七八九十百两\d]+\p{Han}?`)
-	// zhReferenceWords are removed before a follow-up's subject terms are
-	// taken; longer entries first.
-	zhReferenceWords = []string{
-		"刚才提到的", "刚才说的", "上面提到的", "上面说的", "前面提到的", "之前提到的",
-		"它们", "这个", "那个", "这些", "那些", "这种", "那种", "刚才", "上面", "前面", "之前",
-		"它", "这", "那",
-	}
-	// enNonSubject are English words of a follow-up that name no subject:
-	// ordinals and list references.
-	enNonSubject = map[string]bool{
-		"first": true, "second": true, "third": true, "fourth": true, "fifth": true, "sixth": true,
-		"seventh": true, "eighth": true, "ninth": true, "tenth": true, "last": true, "next": true,
-		"other": true, "another": true, "former": true, "latter": true, "previous": true, "same": true,
-		"one": true, "ones": true, "option": true, "about": true, "he": true, "she": true, "him": true, "her": true,
-	}
-)
+// matchText is a text a follow-up's terms (features) are looked up in: a
+// bigram by its two ideographs, a word by its stem.
+type matchText struct {
+	s string
+	// stems are the stems of s's words, made on the first lookup of a word.
+	stems map[string]bool
+}
 
-// subjectTerms returns the features of follow-up q that name its subject:
-// its Latin words (stemmed, as the embedding counts them) and its Chinese
-// character bigrams, without references, ordinals, question words and
-// bigrams that hold a function word (会报 in 会报什么错).
-func subjectTerms(q string) []string {
-	s, _ := stripPrefixes(text.TrimQuestion(q), zhLeadingRefs)
-	s = enLeadingRefs.ReplaceAllString(s, "")
-	s = zhOrdinalPhrase.ReplaceAllString(s, " ")
-	for _, w := range zhReferenceWords {
-		s = strings.ReplaceAll(s, w, " ")
-	}
-	var out []string
-	for k := range features(s) {
-		switch {
-		case strings.HasPrefix(k, "w:"):
-			if !enNonSubject[k[2:]] {
-				out = append(out, k)
-			}
-		case strings.HasPrefix(k, "h2:"):
-			if !strings.ContainsAny(k[3:], text.ZHFillers+hanEdgeStop) {
-				out = append(out, k)
+func newMatchText(s string) *matchText { return &matchText{s: s} }
+
+// has reports whether the text holds term.
+func (m *matchText) has(term string) bool {
+	switch {
+	case strings.HasPrefix(term, "h2:"):
+		return strings.Contains(m.s, term[3:])
+	case strings.HasPrefix(term, "w:"):
+		if m.stems == nil {
+			m.stems = map[string]bool{}
+			for _, w := range text.LowerWords(m.s) {
+				m.stems[stem(w)] = true
 			}
 		}
-	}
-	return out
-}
-
-// sharesTerm reports whether s has one of the subject terms.
-func sharesTerm(subject []string, s string) bool {
-	f := features(s)
-	for _, t := range subject {
-		if f[t] > 0 {
-			return true
-		}
+		return m.stems[term[2:]]
 	}
 	return false
 }
@@ -140,14 +76,102 @@ func sharesTerm(subject []string, s string) bool {
 // PRIORITIZED round is embedded with the start of its answer.
 const matchAnswerRunes = 300
 
-// roundMatchText is what a round is matched on: its question and the
-// start of its answer.
-func roundMatchText(r llm.Round) string {
-	a := strings.TrimSpace(r.Assistant)
+// referentCandidates returns what req carries as possible referents,
+// newest first: the recent rounds (each resolved against the rounds
+// before it), the earlier rounds in their order, the summary's lines.
+func referentCandidates(req llm.RewriteRequest) []referentCandidate {
+	var out []referentCandidate
+	for i := len(req.History) - 1; i >= 0; i-- {
+		r := req.History[i]
+		if strings.TrimSpace(r.User) == "" {
+			continue
+		}
+		resolved := resolveHistory(req.History[:i+1])
+		out = append(out, referentCandidate{referent: resolved, question: newMatchText(r.User + "\n" + resolved), answer: newMatchText(answerStart(r.Assistant))})
+	}
+	for _, r := range req.Earlier {
+		if u := strings.TrimSpace(r.User); u != "" {
+			out = append(out, referentCandidate{referent: u, question: newMatchText(u), answer: newMatchText(answerStart(r.Assistant))})
+		}
+	}
+	for _, s := range summaryQuestions(req.Summary) {
+		out = append(out, referentCandidate{referent: s.question, question: newMatchText(s.text), answer: newMatchText("")})
+	}
+	return out
+}
+
+// answerStart returns the start of an answer, at most matchAnswerRunes.
+func answerStart(a string) string {
+	a = strings.TrimSpace(a)
 	if utf8.RuneCountInString(a) > matchAnswerRunes {
 		a = string([]rune(a)[:matchAnswerRunes])
 	}
-	return r.User + "\n" + a
+	return a
+}
+
+// referentScore is how well a candidate matches a follow-up: pointing
+// terms first, then the other subject terms.
+type referentScore struct{ pointing, other float64 }
+
+// scoreEpsilon absorbs rounding in comparing scores.
+const scoreEpsilon = 1e-9
+
+func (s referentScore) beats(o referentScore) bool {
+	if d := s.pointing - o.pointing; d > scoreEpsilon || d < -scoreEpsilon {
+		return d > 0
+	}
+	return s.other-o.other > scoreEpsilon
+}
+
+// chooseReferent returns the index of the candidate t refers to, 0 (the
+// newest) unless another matches strictly better (referent).
+func chooseReferent(cands []referentCandidate, t followUp) int {
+	if len(t.pointing)+len(t.other) == 0 {
+		return 0
+	}
+	// A term's weight is 1 over the number of candidates that hold it: a
+	// term every round mentions says little about which one is meant.
+	weight := map[string]float64{}
+	for _, term := range append(append([]string{}, t.pointing...), t.other...) {
+		n := 0
+		for _, c := range cands {
+			if c.question.has(term) || c.answer.has(term) {
+				n++
+			}
+		}
+		if n > 0 {
+			weight[term] = 1 / float64(n)
+		}
+	}
+	score := func(c referentCandidate) (referentScore, bool) {
+		var s referentScore
+		qualifies := false
+		add := func(sum *float64, term string, pointing bool) {
+			switch {
+			case c.question.has(term):
+				*sum += weight[term]
+				qualifies = true
+			case c.answer.has(term):
+				*sum += weight[term] / 2
+				qualifies = qualifies || pointing
+			}
+		}
+		for _, term := range t.pointing {
+			add(&s.pointing, term, true)
+		}
+		for _, term := range t.other {
+			add(&s.other, term, false)
+		}
+		return s, qualifies
+	}
+	best, bestScore := 0, referentScore{}
+	bestScore, _ = score(cands[0])
+	for i := 1; i < len(cands); i++ {
+		if s, ok := score(cands[i]); ok && s.beats(bestScore) {
+			best, bestScore = i, s
+		}
+	}
+	return best
 }
 
 // summarisedQuestion is one summary line as a possible referent: the
@@ -194,4 +218,20 @@ func stripLabels(s string) string {
 		s = strings.ReplaceAll(s, label, " ")
 	}
 	return strings.TrimLeft(strings.TrimSpace(s), "-•* ")
+}
+
+// framesNewSubject reports whether follow-up q names a new subject for
+// the previous question's frame (combineZH's and combineEN's first rules).
+func framesNewSubject(q string) bool {
+	if !text.HasHan(q) {
+		body := text.TrimQuestion(q)
+		return enWhatIf.MatchString(body) || enWhatAbout.MatchString(body)
+	}
+	body, _ := stripPrefixes(text.TrimQuestion(q), zhLeadingRefs)
+	x, ok := strings.CutSuffix(strings.TrimLeft(body, "，,、 "), "呢")
+	if !ok {
+		return false
+	}
+	x, _ = stripPrefixes(strings.TrimSpace(x), zhConditional)
+	return isPlainTopic(strings.TrimSpace(x))
 }

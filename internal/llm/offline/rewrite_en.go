@@ -15,10 +15,24 @@ var (
 
 	enSubject  = regexp.MustCompile(`(?i)\b(it|they|them)\b`)
 	enPossess  = regexp.MustCompile(`(?i)\b(its|their)\b`)
-	enDemoVerb = regexp.MustCompile(`(?i)\b(?:this|that|these|those)\s+(is|are|was|were|does|do|did|mean|means|work|works|cost|costs|take|takes|happen|happens|support|supports|include|includes|require|requires|apply|applies)\b`)
+	enDemoVerb = regexp.MustCompile(`(?i)\b(?:this|that|these|those)\s+(` + strings.Join(enDemoVerbList, "|") + `)\b`)
 	enDemoEnd  = regexp.MustCompile(`(?i)\b(?:this|that|these|those)\s*$`)
 	enDemoNoun = regexp.MustCompile(`(?i)\b(?:this|that|these|those)\s+(\w+)`)
 )
+
+// enDemoVerbList are the verbs after which a demonstrative stands for the
+// topic ("that means", "this costs"): the word after it is no noun.
+var enDemoVerbList = []string{"is", "are", "was", "were", "does", "do", "did", "mean", "means", "work", "works", "cost", "costs",
+	"take", "takes", "happen", "happens", "support", "supports", "include", "includes", "require", "requires", "apply", "applies"}
+
+// enDemoVerbs is enDemoVerbList as a set.
+var enDemoVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, v := range enDemoVerbList {
+		m[v] = true
+	}
+	return m
+}()
 
 func combineEN(prev, q string) string {
 	frame := text.TrimQuestion(prev)

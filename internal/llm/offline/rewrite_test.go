@@ -2,6 +2,7 @@ package offline_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,21 +92,55 @@ func TestRewriteIsDeterministic(t *testing.T) {
 	}
 }
 
-// TestRewriteLooksPastTheNewestRounds covers the referent of a follow-up
-// (docs/ENGINE.md D5, "History strategies"): the newest rounds first, then
-// the older rounds the history strategy ranked (Earlier, best first) and
-// the summary, when the follow-up's subject is only there; a frame
-// follow-up (那X呢) and one whose subject nothing shares stay with the
-// previous round.
-func TestRewriteLooksPastTheNewestRounds(t *testing.T) {
+// TestRewriteChoosesTheReferent covers the referent of a follow-up
+// (docs/ENGINE.md D5, "History strategies"): among every round the request
+// carries (the newest rounds, the older rounds the strategy ranked, the
+// summary's lines), the one that best matches what the follow-up mentions,
+// the noun it points back with first (第四台设备 ↔ 几台设备, "the fourth
+// device" ↔ "devices"), a term counting less the more rounds hold it; the
+// previous round when nothing matches an older one specifically (a frame
+// follow-up 那X呢, a term only in an older answer, an equal match).
+func TestRewriteChoosesTheReferent(t *testing.T) {
 	const (
-		vpn      = "一个VPN账号最多可以注册几台设备？"
-		printer  = "打印机设备怎么连接？"
-		hotel    = "出差住酒店每晚可以报销多少钱？"
-		overdue  = "逾期提交报销单会返回什么错误码？"
-		followUp = "那第四台设备会报什么错？"
-		toVPN    = "关于一个VPN账号最多可以注册几台设备：第四台设备会报什么错？"
+		vpn       = "一个VPN账号最多可以注册几台设备？"
+		vpnAnswer = "每个 VPN 账号最多可以注册 3 台设备。注册第 4 台设备时，客户端会报错误码 VPN-409-DEVICE-LIMIT。"
+		printer   = "打印机设备怎么连接？"
+		overdue   = "逾期提交报销单会返回什么错误码？"
+		followUp  = "那第四台设备会报什么错？"
+		toVPN     = "关于一个VPN账号最多可以注册几台设备：第四台设备会报什么错？"
+
+		vpnEN       = "How many devices can one VPN account register?"
+		vpnAnswerEN = "Each VPN account may register at most 3 devices. Registering a fourth device fails with the error VPN-409-DEVICE-LIMIT."
+		followUpEN  = "What error does the fourth device get?"
+		toVPNEN     = "Regarding devices VPN account register: What error does the fourth device get?"
 	)
+	// expenses are the six expense rounds of the issue's dialogue, with
+	// answers as the offline model gives them.
+	expenses := []llm.Round{
+		{User: "出差住酒店每晚可以报销多少钱？", Assistant: "一线城市每晚报销上限为 600 元。"},
+		{User: "出差的餐补每天多少钱？", Assistant: "餐补为每天 100 元。"},
+		{User: "市内打车费可以报销吗？", Assistant: "可以凭行程单报销，每天不超过 150 元。"},
+		{User: "报销单需要在多久之内提交？", Assistant: "出差结束后 30 天之内提交。"},
+		{User: "发票丢失了应该怎么报销？", Assistant: "填写发票遗失说明，由部门负责人签字。"},
+		{User: overdue, Assistant: "逾期提交报销单时，报销系统会返回错误码 EXP_SUBMISSION_OVERDUE，需要部门负责人审批。"},
+	}
+	expensesEN := []llm.Round{
+		{User: "How much can I claim for a hotel per night?", Assistant: "Hotel stays are reimbursed up to 200 dollars per night."},
+		{User: "What is the daily meal allowance?", Assistant: "The meal allowance is 50 dollars per day."},
+		{User: "Are taxi fares reimbursed?", Assistant: "Taxi fares within the city are reimbursed with a receipt."},
+		{User: "When must expense reports be submitted?", Assistant: "Within 30 days after the trip."},
+		{User: "What if I lose a receipt?", Assistant: "A lost receipt needs a signed statement from the manager."},
+		{User: "What error does a late expense report get?", Assistant: "A late expense report is rejected with the error EXP-422-OVERDUE."},
+	}
+	vpnRound := llm.Round{User: vpn, Assistant: vpnAnswer}
+	vpnRoundEN := llm.Round{User: vpnEN, Assistant: vpnAnswerEN}
+	// withLastAnswer returns rs with the last answer followed by extra, as
+	// an extractive answer that cited a second document reads.
+	withLastAnswer := func(rs []llm.Round, extra string) []llm.Round {
+		out := slices.Clone(rs)
+		out[len(out)-1].Assistant += extra
+		return out
+	}
 	summaryOf := func(questions ...string) string {
 		var lines []string
 		for _, q := range questions {
@@ -119,28 +154,41 @@ func TestRewriteLooksPastTheNewestRounds(t *testing.T) {
 		question string
 		want     string
 	}{
-		{"an earlier round shares the subject", llm.RewriteRequest{History: rounds(hotel, overdue), Earlier: rounds(vpn)}, followUp, toVPN},
-		{"the best-ranked earlier round wins", llm.RewriteRequest{History: rounds(hotel, overdue), Earlier: rounds(vpn, printer)}, followUp, toVPN},
-		{"earlier rounds that do not share are skipped", llm.RewriteRequest{History: rounds(overdue), Earlier: rounds(hotel, vpn)}, followUp, toVPN},
-		{"a summary line shares the subject", llm.RewriteRequest{History: rounds(hotel, overdue), Summary: summaryOf(vpn, "退款多久到账？")}, followUp, toVPN},
-		{"the summary alone", llm.RewriteRequest{Summary: summaryOf(vpn)}, followUp, toVPN},
-		{"an older recent round shares the subject", llm.RewriteRequest{History: rounds(vpn, hotel, overdue)}, followUp, toVPN},
-		{"a recent round wins over an earlier one", llm.RewriteRequest{History: rounds(printer, overdue), Earlier: rounds(vpn)}, followUp,
-			"关于打印机设备连接：第四台设备会报什么错？"},
+		// The issue's dialogue under each strategy: what each keeps of round 1.
+		{"PRIORITIZED: round 1 among the ranked earlier rounds", llm.RewriteRequest{History: expenses[1:], Earlier: []llm.Round{vpnRound, expenses[0]}}, followUp, toVPN},
+		{"SLIDING_WINDOW with all seven rounds", llm.RewriteRequest{History: append([]llm.Round{vpnRound}, expenses...)}, followUp, toVPN},
+		{"HYBRID: round 1 in the summary", llm.RewriteRequest{History: expenses[1:], Summary: summaryOf(vpn, expenses[0].User)}, followUp, toVPN},
+		{"SEMANTIC_SUMMARY: the summary alone", llm.RewriteRequest{Summary: summaryOf(append([]string{vpn}, "退款多久到账？", overdue)...)}, followUp, toVPN},
+		{"the latest question shares a generic term (错误)", llm.RewriteRequest{History: expenses[1:], Earlier: []llm.Round{vpnRound}}, "那第四台设备会报什么错误？", "关于一个VPN账号最多可以注册几台设备：第四台设备会报什么错误？"},
+		{"the latest answer also mentions devices", llm.RewriteRequest{History: withLastAnswer(expenses[1:], "注册第 4 台设备时，客户端会报错误码 VPN-409-DEVICE-LIMIT。"), Earlier: []llm.Round{vpnRound}}, followUp, toVPN},
+		{"the round that says how many devices wins over one on a device", llm.RewriteRequest{History: []llm.Round{{User: printer}, expenses[5]}, Earlier: []llm.Round{vpnRound}}, followUp, toVPN},
+		{"an equal match: the newer round", llm.RewriteRequest{History: []llm.Round{{User: "打印机最多可以连接几台设备？"}, expenses[5]}, Earlier: []llm.Round{vpnRound}}, followUp,
+			"关于打印机最多可以连接几台设备：第四台设备会报什么错？"},
+		{"a pointed-at noun in an older answer (这个配置)", llm.RewriteRequest{History: []llm.Round{{User: "如何设置上传大小限制？", Assistant: "在配置文件的 upload.max_size 中设置。"}, {User: "退款多久到账？", Assistant: "3 个工作日。"}}},
+			"这个配置在哪里改？", "设置上传大小限制的配置在哪里改？"},
+		// The previous round stays the referent.
+		{"the seed dialogue (README)", llm.RewriteRequest{History: rounds("上传文件最大是多少？")}, "那超过以后返回什么错误码？", "关于上传文件最大：超过以后返回什么错误码？"},
+		{"nothing matches an older round: the previous round", llm.RewriteRequest{History: rounds("上传文件最大是多少？"), Earlier: []llm.Round{vpnRound}, Summary: summaryOf(expenses[0].User)},
+			"那超过以后返回什么错误码？", "关于上传文件最大：超过以后返回什么错误码？"},
+		{"a term only in an older answer: the previous round", llm.RewriteRequest{History: []llm.Round{{User: "上传文件最大是多少？", Assistant: "最大 20MB，超过以后返回 413。"}, {User: "退款多久到账？", Assistant: "3 个工作日。"}}},
+			"那超过以后怎么办？", "关于退款到账：超过以后怎么办？"},
 		{"a frame follow-up stays with the previous round", llm.RewriteRequest{History: rounds("退款多久到账？"), Earlier: rounds("银行卡怎么绑定？")}, "那银行卡呢？",
 			"银行卡退款多久到账？"},
-		{"nothing shares the subject: the previous round", llm.RewriteRequest{History: rounds("上传文件最大是多少？"), Earlier: rounds(vpn), Summary: summaryOf(hotel)},
-			"那超过以后返回什么错误码？", "关于上传文件最大：超过以后返回什么错误码？"},
-		{"nothing shares the subject and no recent round: the newest summarised question", llm.RewriteRequest{Summary: summaryOf(hotel, overdue)},
+		{"nothing matches and no recent round: the newest summarised question", llm.RewriteRequest{Summary: summaryOf(expenses[0].User, overdue)},
 			"那超过以后怎么办？", "关于逾期提交报销单会返回错误码：超过以后怎么办？"},
-		{"english earlier round", llm.RewriteRequest{History: rounds("How long do refunds take?"), Earlier: rounds("How many devices can one VPN account register?")},
+		// English.
+		{"english PRIORITIZED", llm.RewriteRequest{History: expensesEN[1:], Earlier: []llm.Round{vpnRoundEN, expensesEN[0]}}, followUpEN, toVPNEN},
+		{"english all seven rounds recent", llm.RewriteRequest{History: append([]llm.Round{vpnRoundEN}, expensesEN...)}, followUpEN, toVPNEN},
+		{"english summary line", llm.RewriteRequest{History: expensesEN[1:], Summary: summaryOf(vpnEN)}, followUpEN, toVPNEN},
+		{"english the latest answer also mentions devices", llm.RewriteRequest{History: withLastAnswer(expensesEN[1:], " Each VPN account may register at most 3 devices."), Earlier: []llm.Round{vpnRoundEN}}, followUpEN, toVPNEN},
+		{"english leading and", llm.RewriteRequest{History: rounds("How long do refunds take?"), Earlier: []llm.Round{vpnRoundEN}},
 			"And what error does the fourth device get?", "Regarding devices VPN account register: what error does the fourth device get?"},
-		{"english summary line", llm.RewriteRequest{History: rounds("How long do refunds take?"), Summary: summaryOf("How many devices can one VPN account register?")},
-			"And what error does the fourth device get?", "Regarding devices VPN account register: what error does the fourth device get?"},
+		{"english nothing matches an older round", llm.RewriteRequest{History: rounds("How long do refunds take?"), Earlier: []llm.Round{vpnRoundEN}}, "Why?", "Regarding refunds take: Why?"},
 	}
 	m := offline.New(offline.Options{})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			tc.req.Question = tc.question
 			got, err := m.Rewrite(context.Background(), tc.req)
 			if err != nil {
