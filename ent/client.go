@@ -33,6 +33,7 @@ import (
 	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharedsecret"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
@@ -86,6 +87,8 @@ type Client struct {
 	SearchEntry *SearchEntryClient
 	// ShareLink is the client for interacting with the ShareLink builders.
 	ShareLink *ShareLinkClient
+	// SharedSecret is the client for interacting with the SharedSecret builders.
+	SharedSecret *SharedSecretClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
@@ -129,6 +132,7 @@ func (c *Client) init() {
 	c.PersistedQuery = NewPersistedQueryClient(c.config)
 	c.SearchEntry = NewSearchEntryClient(c.config)
 	c.ShareLink = NewShareLinkClient(c.config)
+	c.SharedSecret = NewSharedSecretClient(c.config)
 	c.Source = NewSourceClient(c.config)
 	c.SupportGrant = NewSupportGrantClient(c.config)
 	c.Tag = NewTagClient(c.config)
@@ -246,6 +250,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PersistedQuery:  NewPersistedQueryClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
 		ShareLink:       NewShareLinkClient(cfg),
+		SharedSecret:    NewSharedSecretClient(cfg),
 		Source:          NewSourceClient(cfg),
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
@@ -290,6 +295,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PersistedQuery:  NewPersistedQueryClient(cfg),
 		SearchEntry:     NewSearchEntryClient(cfg),
 		ShareLink:       NewShareLinkClient(cfg),
+		SharedSecret:    NewSharedSecretClient(cfg),
 		Source:          NewSourceClient(cfg),
 		SupportGrant:    NewSupportGrantClient(cfg),
 		Tag:             NewTagClient(cfg),
@@ -329,8 +335,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.AskRate, c.Attachment, c.AttachmentChunk, c.Attempt, c.AuditEvent, c.Chunk,
 		c.Conversation, c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback,
 		c.Folder, c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery,
-		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
-		c.UsageCounter, c.UsageEntry, c.UserQuota,
+		c.SearchEntry, c.ShareLink, c.SharedSecret, c.Source, c.SupportGrant, c.Tag,
+		c.Tenant, c.UsageCounter, c.UsageEntry, c.UserQuota,
 	} {
 		n.Use(hooks...)
 	}
@@ -343,8 +349,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.AskRate, c.Attachment, c.AttachmentChunk, c.Attempt, c.AuditEvent, c.Chunk,
 		c.Conversation, c.ConversationTag, c.Document, c.DocumentGrant, c.Feedback,
 		c.Folder, c.KnowledgeBase, c.Message, c.ModelProfile, c.PersistedQuery,
-		c.SearchEntry, c.ShareLink, c.Source, c.SupportGrant, c.Tag, c.Tenant,
-		c.UsageCounter, c.UsageEntry, c.UserQuota,
+		c.SearchEntry, c.ShareLink, c.SharedSecret, c.Source, c.SupportGrant, c.Tag,
+		c.Tenant, c.UsageCounter, c.UsageEntry, c.UserQuota,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -389,6 +395,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.SearchEntry.mutate(ctx, m)
 	case *ShareLinkMutation:
 		return c.ShareLink.mutate(ctx, m)
+	case *SharedSecretMutation:
+		return c.SharedSecret.mutate(ctx, m)
 	case *SourceMutation:
 		return c.Source.mutate(ctx, m)
 	case *SupportGrantMutation:
@@ -3668,6 +3676,140 @@ func (c *ShareLinkClient) mutate(ctx context.Context, m *ShareLinkMutation) (Val
 	}
 }
 
+// SharedSecretClient is a client for the SharedSecret schema.
+type SharedSecretClient struct {
+	config
+}
+
+// NewSharedSecretClient returns a client for the SharedSecret from the given config.
+func NewSharedSecretClient(c config) *SharedSecretClient {
+	return &SharedSecretClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `sharedsecret.Hooks(f(g(h())))`.
+func (c *SharedSecretClient) Use(hooks ...Hook) {
+	c.hooks.SharedSecret = append(c.hooks.SharedSecret, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `sharedsecret.Intercept(f(g(h())))`.
+func (c *SharedSecretClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SharedSecret = append(c.inters.SharedSecret, interceptors...)
+}
+
+// Create returns a builder for creating a SharedSecret entity.
+func (c *SharedSecretClient) Create() *SharedSecretCreate {
+	mutation := newSharedSecretMutation(c.config, OpCreate)
+	return &SharedSecretCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SharedSecret entities.
+func (c *SharedSecretClient) CreateBulk(builders ...*SharedSecretCreate) *SharedSecretCreateBulk {
+	return &SharedSecretCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SharedSecretClient) MapCreateBulk(slice any, setFunc func(*SharedSecretCreate, int)) *SharedSecretCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SharedSecretCreateBulk{err: fmt.Errorf("calling to SharedSecretClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SharedSecretCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SharedSecretCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SharedSecret.
+func (c *SharedSecretClient) Update() *SharedSecretUpdate {
+	mutation := newSharedSecretMutation(c.config, OpUpdate)
+	return &SharedSecretUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SharedSecretClient) UpdateOne(_m *SharedSecret) *SharedSecretUpdateOne {
+	mutation := newSharedSecretMutation(c.config, OpUpdateOne, withSharedSecret(_m))
+	return &SharedSecretUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SharedSecretClient) UpdateOneID(id string) *SharedSecretUpdateOne {
+	mutation := newSharedSecretMutation(c.config, OpUpdateOne, withSharedSecretID(id))
+	return &SharedSecretUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SharedSecret.
+func (c *SharedSecretClient) Delete() *SharedSecretDelete {
+	mutation := newSharedSecretMutation(c.config, OpDelete)
+	return &SharedSecretDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SharedSecretClient) DeleteOne(_m *SharedSecret) *SharedSecretDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SharedSecretClient) DeleteOneID(id string) *SharedSecretDeleteOne {
+	builder := c.Delete().Where(sharedsecret.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SharedSecretDeleteOne{builder}
+}
+
+// Query returns a query builder for SharedSecret.
+func (c *SharedSecretClient) Query() *SharedSecretQuery {
+	return &SharedSecretQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSharedSecret},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SharedSecret entity by its id.
+func (c *SharedSecretClient) Get(ctx context.Context, id string) (*SharedSecret, error) {
+	return c.Query().Where(sharedsecret.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SharedSecretClient) GetX(ctx context.Context, id string) *SharedSecret {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SharedSecretClient) Hooks() []Hook {
+	hooks := c.hooks.SharedSecret
+	return append(hooks[:len(hooks):len(hooks)], sharedsecret.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SharedSecretClient) Interceptors() []Interceptor {
+	return c.inters.SharedSecret
+}
+
+func (c *SharedSecretClient) mutate(ctx context.Context, m *SharedSecretMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SharedSecretCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SharedSecretUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SharedSecretUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SharedSecretDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SharedSecret mutation op: %q", m.Op())
+	}
+}
+
 // SourceClient is a client for the Source schema.
 type SourceClient struct {
 	config
@@ -4835,14 +4977,15 @@ type (
 	hooks struct {
 		AskRate, Attachment, AttachmentChunk, Attempt, AuditEvent, Chunk, Conversation,
 		ConversationTag, Document, DocumentGrant, Feedback, Folder, KnowledgeBase,
-		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source,
-		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry, UserQuota []ent.Hook
+		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, SharedSecret,
+		Source, SupportGrant, Tag, Tenant, UsageCounter, UsageEntry,
+		UserQuota []ent.Hook
 	}
 	inters struct {
 		AskRate, Attachment, AttachmentChunk, Attempt, AuditEvent, Chunk, Conversation,
 		ConversationTag, Document, DocumentGrant, Feedback, Folder, KnowledgeBase,
-		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, Source,
-		SupportGrant, Tag, Tenant, UsageCounter, UsageEntry,
+		Message, ModelProfile, PersistedQuery, SearchEntry, ShareLink, SharedSecret,
+		Source, SupportGrant, Tag, Tenant, UsageCounter, UsageEntry,
 		UserQuota []ent.Interceptor
 	}
 )

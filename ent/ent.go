@@ -29,6 +29,7 @@ import (
 	"github.com/ragchat/ragchat/ent/modelprofile"
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharedsecret"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
@@ -115,6 +116,7 @@ func checkColumn(t, c string) error {
 			persistedquery.Table:  persistedquery.ValidColumn,
 			searchentry.Table:     searchentry.ValidColumn,
 			sharelink.Table:       sharelink.ValidColumn,
+			sharedsecret.Table:    sharedsecret.ValidColumn,
 			source.Table:          source.ValidColumn,
 			supportgrant.Table:    supportgrant.ValidColumn,
 			tag.Table:             tag.ValidColumn,

@@ -21,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharedsecret"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
@@ -38,7 +39,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 25)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 26)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   askrate.Table,
@@ -483,6 +484,21 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   sharedsecret.Table,
+			Columns: sharedsecret.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeString,
+				Column: sharedsecret.FieldID,
+			},
+		},
+		Type: "SharedSecret",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			sharedsecret.FieldSecret:    {Type: field.TypeString, Column: sharedsecret.FieldSecret},
+			sharedsecret.FieldCreatedAt: {Type: field.TypeTime, Column: sharedsecret.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[19] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   source.Table,
 			Columns: source.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -509,7 +525,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			source.FieldAttachmentID:    {Type: field.TypeUUID, Column: source.FieldAttachmentID},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supportgrant.Table,
 			Columns: supportgrant.Columns,
@@ -537,7 +553,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supportgrant.FieldRevokedAt:           {Type: field.TypeTime, Column: supportgrant.FieldRevokedAt},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -556,7 +572,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldColor:     {Type: field.TypeString, Column: tag.FieldColor},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -574,7 +590,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldUpdatedAt:       {Type: field.TypeTime, Column: tenant.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   usagecounter.Table,
 			Columns: usagecounter.Columns,
@@ -595,7 +611,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			usagecounter.FieldUpdatedAt:   {Type: field.TypeTime, Column: usagecounter.FieldUpdatedAt},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   usageentry.Table,
 			Columns: usageentry.Columns,
@@ -622,7 +638,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			usageentry.FieldCreatedAt:        {Type: field.TypeTime, Column: usageentry.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   userquota.Table,
 			Columns: userquota.Columns,
@@ -3956,6 +3972,56 @@ func (f *ShareLinkFilter) WhereHasConversationWith(preds ...predicate.Conversati
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SharedSecretQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SharedSecretQuery builder.
+func (_q *SharedSecretQuery) Filter() *SharedSecretFilter {
+	return &SharedSecretFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SharedSecretMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SharedSecretMutation builder.
+func (m *SharedSecretMutation) Filter() *SharedSecretFilter {
+	return &SharedSecretFilter{config: m.config, predicateAdder: m}
+}
+
+// SharedSecretFilter provides a generic filtering capability at runtime for SharedSecretQuery.
+type SharedSecretFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SharedSecretFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql string predicate on the id field.
+func (f *SharedSecretFilter) WhereID(p entql.StringP) {
+	f.Where(p.Field(sharedsecret.FieldID))
+}
+
+// WhereSecret applies the entql string predicate on the secret field.
+func (f *SharedSecretFilter) WhereSecret(p entql.StringP) {
+	f.Where(p.Field(sharedsecret.FieldSecret))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SharedSecretFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(sharedsecret.FieldCreatedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SourceQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3984,7 +4050,7 @@ type SourceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SourceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4169,7 +4235,7 @@ type SupportGrantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupportGrantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4312,7 +4378,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4424,7 +4490,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4489,7 +4555,7 @@ type UsageCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UsageCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4569,7 +4635,7 @@ type UsageEntryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UsageEntryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4721,7 +4787,7 @@ type UserQuotaFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserQuotaFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -50,6 +50,8 @@ type Tx struct {
 	SearchEntry *SearchEntryClient
 	// ShareLink is the client for interacting with the ShareLink builders.
 	ShareLink *ShareLinkClient
+	// SharedSecret is the client for interacting with the SharedSecret builders.
+	SharedSecret *SharedSecretClient
 	// Source is the client for interacting with the Source builders.
 	Source *SourceClient
 	// SupportGrant is the client for interacting with the SupportGrant builders.
@@ -213,6 +215,7 @@ func (tx *Tx) init() {
 	tx.PersistedQuery = NewPersistedQueryClient(tx.config)
 	tx.SearchEntry = NewSearchEntryClient(tx.config)
 	tx.ShareLink = NewShareLinkClient(tx.config)
+	tx.SharedSecret = NewSharedSecretClient(tx.config)
 	tx.Source = NewSourceClient(tx.config)
 	tx.SupportGrant = NewSupportGrantClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)

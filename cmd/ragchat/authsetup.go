@@ -19,9 +19,8 @@ import (
 const devSecretBytes = 32
 
 // loadOrCreateDevSecret returns the development secret kept in path (the
-// HS256 secret, the broker secret), generating one (64 hex characters, mode
-// 0600) on first use, so that tokens from `ragchat token` keep working
-// across restarts, and restarted replicas keep reading each other's frames.
+// HS256 secret), generating one (64 hex characters, mode 0600) on first
+// use, so that tokens from `ragchat token` keep working across restarts.
 func loadOrCreateDevSecret(path string) ([]byte, bool, error) {
 	b, err := os.ReadFile(path)
 	if err == nil {

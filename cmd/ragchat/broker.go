@@ -6,20 +6,22 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/sharedsecret"
 )
 
 // newBroker is the one place the broker is chosen (docs/DEPLOYMENT.md):
 // PostgreSQL LISTEN/NOTIFY on the shared database (the default with
 // DATABASE_URL), NATS for deployments that outgrow NOTIFY, or the
 // in-process broker for SQLite and single-process use. instance names this
-// process on the wire.
-func newBroker(ctx context.Context, cfg config.Config, instance string, log *slog.Logger) (broker.Broker, error) {
+// process on the wire; db holds the development secret (brokerSecrets).
+func newBroker(ctx context.Context, cfg config.Config, db *ent.Client, instance string, log *slog.Logger) (broker.Broker, error) {
 	if !cfg.Broker.CrossReplica() {
 		return broker.NewMemory(broker.MemoryOptions{}), nil
 	}
-	secret, previous, err := brokerSecrets(cfg, log)
+	secret, previous, err := brokerSecrets(ctx, cfg, db, log)
 	if err != nil {
 		return nil, err
 	}
@@ -42,9 +44,10 @@ func newBroker(ctx context.Context, cfg config.Config, instance string, log *slo
 
 // brokerSecrets returns the secret that seals the broker's frames, and the
 // previous one of a rotation: RAGCHAT_BROKER_SECRET, or in development the
-// secret generated in the data directory (config.Broker.DevSecretFile),
-// which only replicas sharing that directory share.
-func brokerSecrets(cfg config.Config, log *slog.Logger) (secret []byte, previous [][]byte, err error) {
+// secret the replicas on db agree on (internal/sharedsecret), so that
+// replicas with data directories of their own still read each other's
+// frames.
+func brokerSecrets(ctx context.Context, cfg config.Config, db *ent.Client, log *slog.Logger) (secret []byte, previous [][]byte, err error) {
 	if cfg.Broker.PreviousSecret != "" {
 		previous = [][]byte{[]byte(cfg.Broker.PreviousSecret)}
 	}
@@ -54,13 +57,12 @@ func brokerSecrets(cfg config.Config, log *slog.Logger) (secret []byte, previous
 	case !cfg.IsDevelopment():
 		return nil, nil, errors.New("RAGCHAT_BROKER_SECRET is not set") // config.Load refuses this already
 	}
-	secret, created, err := loadOrCreateDevSecret(cfg.Broker.DevSecretFile)
+	secret, created, err := sharedsecret.Agree(ctx, db, sharedsecret.Broker)
 	if err != nil {
-		return nil, nil, fmt.Errorf("broker secret: %w", err)
+		return nil, nil, fmt.Errorf("development broker secret: %w", err)
 	}
 	if created {
-		log.Info("generated a development broker secret; replicas that do not share this data directory need one RAGCHAT_BROKER_SECRET",
-			slog.String("file", cfg.Broker.DevSecretFile))
+		log.Info("generated a development broker secret in the database; the replicas on it share it (production needs RAGCHAT_BROKER_SECRET)")
 	}
 	return secret, previous, nil
 }

@@ -94,7 +94,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 	}
 	ecfg := cfg.Engine.Chat(cfg.InstanceID)
 	ecfg.GenerateTitles = true
-	b, err := newBroker(ctx, cfg, ecfg.InstanceID, log)
+	b, err := newBroker(ctx, cfg, db.Client, ecfg.InstanceID, log)
 	if err != nil {
 		return nil, err
 	}

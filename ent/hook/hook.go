@@ -225,6 +225,18 @@ func (f ShareLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShareLinkMutation", m)
 }
 
+// The SharedSecretFunc type is an adapter to allow the use of ordinary
+// function as SharedSecret mutator.
+type SharedSecretFunc func(context.Context, *ent.SharedSecretMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SharedSecretFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SharedSecretMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SharedSecretMutation", m)
+}
+
 // The SourceFunc type is an adapter to allow the use of ordinary
 // function as Source mutator.
 type SourceFunc func(context.Context, *ent.SourceMutation) (ent.Value, error)

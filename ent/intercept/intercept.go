@@ -26,6 +26,7 @@ import (
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharedsecret"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
@@ -578,6 +579,33 @@ func (f TraverseShareLink) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ShareLinkQuery", q)
 }
 
+// The SharedSecretFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SharedSecretFunc func(context.Context, *ent.SharedSecretQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SharedSecretFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SharedSecretQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SharedSecretQuery", q)
+}
+
+// The TraverseSharedSecret type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSharedSecret func(context.Context, *ent.SharedSecretQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSharedSecret) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSharedSecret) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SharedSecretQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SharedSecretQuery", q)
+}
+
 // The SourceFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SourceFunc func(context.Context, *ent.SourceQuery) (ent.Value, error)
 
@@ -806,6 +834,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.SearchEntryQuery, predicate.SearchEntry, searchentry.OrderOption]{typ: ent.TypeSearchEntry, tq: q}, nil
 	case *ent.ShareLinkQuery:
 		return &query[*ent.ShareLinkQuery, predicate.ShareLink, sharelink.OrderOption]{typ: ent.TypeShareLink, tq: q}, nil
+	case *ent.SharedSecretQuery:
+		return &query[*ent.SharedSecretQuery, predicate.SharedSecret, sharedsecret.OrderOption]{typ: ent.TypeSharedSecret, tq: q}, nil
 	case *ent.SourceQuery:
 		return &query[*ent.SourceQuery, predicate.Source, source.OrderOption]{typ: ent.TypeSource, tq: q}, nil
 	case *ent.SupportGrantQuery:

@@ -945,6 +945,18 @@ var (
 			},
 		},
 	}
+	// SharedSecretsColumns holds the columns for the "shared_secrets" table.
+	SharedSecretsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 64},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// SharedSecretsTable holds the schema information for the "shared_secrets" table.
+	SharedSecretsTable = &schema.Table{
+		Name:       "shared_secrets",
+		Columns:    SharedSecretsColumns,
+		PrimaryKey: []*schema.Column{SharedSecretsColumns[0]},
+	}
 	// SourcesColumns holds the columns for the "sources" table.
 	SourcesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1251,6 +1263,7 @@ var (
 		PersistedQueriesTable,
 		SearchEntriesTable,
 		ShareLinksTable,
+		SharedSecretsTable,
 		SourcesTable,
 		SupportGrantsTable,
 		TagsTable,

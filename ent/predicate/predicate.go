@@ -60,6 +60,9 @@ type SearchEntry func(*sql.Selector)
 // ShareLink is the predicate function for sharelink builders.
 type ShareLink func(*sql.Selector)
 
+// SharedSecret is the predicate function for sharedsecret builders.
+type SharedSecret func(*sql.Selector)
+
 // Source is the predicate function for source builders.
 type Source func(*sql.Selector)
 

@@ -543,6 +543,30 @@ func (f ShareLinkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ShareLinkMutation", m)
 }
 
+// The SharedSecretQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SharedSecretQueryRuleFunc func(context.Context, *ent.SharedSecretQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SharedSecretQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SharedSecretQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SharedSecretQuery", q)
+}
+
+// The SharedSecretMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SharedSecretMutationRuleFunc func(context.Context, *ent.SharedSecretMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SharedSecretMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SharedSecretMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SharedSecretMutation", m)
+}
+
 // The SourceQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SourceQueryRuleFunc func(context.Context, *ent.SourceQuery) error
@@ -782,6 +806,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ShareLinkQuery:
 		return q.Filter(), nil
+	case *ent.SharedSecretQuery:
+		return q.Filter(), nil
 	case *ent.SourceQuery:
 		return q.Filter(), nil
 	case *ent.SupportGrantQuery:
@@ -838,6 +864,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.SearchEntryMutation:
 		return m.Filter(), nil
 	case *ent.ShareLinkMutation:
+		return m.Filter(), nil
+	case *ent.SharedSecretMutation:
 		return m.Filter(), nil
 	case *ent.SourceMutation:
 		return m.Filter(), nil

@@ -25,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/ent/persistedquery"
 	"github.com/ragchat/ragchat/ent/schema"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/ent/sharedsecret"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
@@ -1662,6 +1663,43 @@ func init() {
 	sharelinkDescID := sharelinkMixinFields0[0].Descriptor()
 	// sharelink.DefaultID holds the default value on creation for the id field.
 	sharelink.DefaultID = sharelinkDescID.Default.(func() uuid.UUID)
+	sharedsecret.Policy = privacy.NewPolicies(schema.SharedSecret{})
+	sharedsecret.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := sharedsecret.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	sharedsecretFields := schema.SharedSecret{}.Fields()
+	_ = sharedsecretFields
+	// sharedsecretDescSecret is the schema descriptor for secret field.
+	sharedsecretDescSecret := sharedsecretFields[1].Descriptor()
+	// sharedsecret.SecretValidator is a validator for the "secret" field. It is called by the builders before save.
+	sharedsecret.SecretValidator = sharedsecretDescSecret.Validators[0].(func(string) error)
+	// sharedsecretDescCreatedAt is the schema descriptor for created_at field.
+	sharedsecretDescCreatedAt := sharedsecretFields[2].Descriptor()
+	// sharedsecret.DefaultCreatedAt holds the default value on creation for the created_at field.
+	sharedsecret.DefaultCreatedAt = sharedsecretDescCreatedAt.Default.(func() time.Time)
+	// sharedsecretDescID is the schema descriptor for id field.
+	sharedsecretDescID := sharedsecretFields[0].Descriptor()
+	// sharedsecret.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	sharedsecret.IDValidator = func() func(string) error {
+		validators := sharedsecretDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	sourceMixin := schema.Source{}.Mixin()
 	source.Policy = privacy.NewPolicies(sourceMixin[1], schema.Source{})
 	source.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -88,15 +88,12 @@ type Broker struct {
 	// so that nothing else on the database or NATS reads or forges them
 	// (RAGCHAT_BROKER_SECRET, at least broker.MinSecretLen characters; the
 	// same on every replica). Production requires it with postgres or
-	// nats; in development without it, DevSecretFile holds a generated
-	// one.
+	// nats; in development without it, the replicas on one database agree
+	// on one generated there (internal/sharedsecret).
 	Secret string
 	// PreviousSecret is still accepted on receive while Secret is rotated
 	// (RAGCHAT_BROKER_SECRET_PREVIOUS; docs/DEPLOYMENT.md).
 	PreviousSecret string
-	// DevSecretFile holds the generated development secret
-	// (RAGCHAT_BROKER_DEV_SECRET_FILE, default $RAGCHAT_DATA_DIR/broker-dev-secret).
-	DevSecretFile string
 }
 
 // CrossReplica reports whether events travel between replicas (postgres
@@ -293,7 +290,6 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		Channel:        e.str("RAGCHAT_BROKER_CHANNEL", ""),
 		Secret:         e.str("RAGCHAT_BROKER_SECRET", ""),
 		PreviousSecret: e.str("RAGCHAT_BROKER_SECRET_PREVIOUS", ""),
-		DevSecretFile:  e.str("RAGCHAT_BROKER_DEV_SECRET_FILE", filepath.Join(c.DataDir, "broker-dev-secret")),
 	}
 	switch c.Broker.Kind {
 	case BrokerMemory:

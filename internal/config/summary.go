@@ -69,7 +69,7 @@ func (c Config) brokerSecretSource() string {
 	case c.Broker.Secret != "":
 		return "RAGCHAT_BROKER_SECRET"
 	default:
-		return "development secret in " + c.Broker.DevSecretFile + " (replicas that do not share it need RAGCHAT_BROKER_SECRET)"
+		return "development secret shared through the database"
 	}
 }
 

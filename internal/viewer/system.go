@@ -42,6 +42,11 @@ var (
 	// (internal/quota): reservations, settlements and refunds of the
 	// model calls of every tenant.
 	JobMeter = Job{"meter"}
+	// JobSharedSecrets writes and reads the secrets every replica on the
+	// database agrees on without configuration (internal/sharedsecret: the
+	// development broker secret); it is the only job that table's policy
+	// allows.
+	JobSharedSecrets = Job{"sharedsecrets"}
 	// JobAttachments processes uploaded attachments (scan, text, chunks)
 	// in the background for their owners, and takes over those whose
 	// processing lease expired (internal/attachment).

@@ -1,0 +1,2 @@
+-- reverse: create "shared_secrets" table
+DROP TABLE "shared_secrets";
