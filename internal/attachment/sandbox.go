@@ -77,6 +77,7 @@ func (b *Sandbox) Extract(ctx context.Context, mediaType string, data []byte, li
 		args = append(args, "-deadline", time.Until(dl).String())
 	}
 	cmd := exec.CommandContext(ctx, b.Command[0], args...)
+	cmd.SysProcAttr = sandboxAttr()
 	cmd.Env = append([]string{"GOMAXPROCS=1"}, b.Env...)
 	cmd.Stdin = bytes.NewReader(data)
 	// JSON at most doubles the text (escapes of quotes and line breaks;
@@ -147,7 +148,8 @@ func firstLines(s string, n int) string {
 
 // SandboxMain is the child of a Sandbox (`ragchat extract`): it bounds
 // its own process (limitProcess: the address space may grow by -memory
-// bytes, a lower CPU priority) and its Go heap, reads the file from
+// bytes, processor time a little past -deadline, a lower CPU priority)
+// and its Go heap, reads the file from
 // stdin, extracts its text with Extract within the limits of its flags
 // and -deadline, and writes a sandboxResult on stdout. It returns the
 // process's exit code: 0 when it wrote a result, 2 for bad flags.
@@ -165,7 +167,7 @@ func SandboxMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if err := limitProcess(*mem); err != nil {
+	if err := limitProcess(*mem, *deadline+5*time.Second); err != nil {
 		fmt.Fprintf(stderr, "ragchat extract: %v\n", err)
 		return 1
 	}

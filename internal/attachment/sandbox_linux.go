@@ -7,18 +7,27 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // sandboxNice is the CPU priority of a sandbox child: below the server's,
 // so that asks get the cores first.
 const sandboxNice = 10
 
+// sandboxAttr makes the kernel kill a sandbox child when the server
+// that started it dies (a kill -9 leaves no child running on).
+func sandboxAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
 // limitProcess bounds the sandbox child: its address space may grow by
 // grow bytes from what it holds now (RLIMIT_AS; an allocation past it
-// fails and ends the child), and every thread it has runs at nice
-// sandboxNice (on Linux a thread's priority is its own; the threads the
-// runtime starts later inherit it from the thread that starts them).
-func limitProcess(grow int64) error {
+// fails and ends the child), it may use cpu of processor time
+// (RLIMIT_CPU, rounded up to a second: a backstop should it outlive the
+// server's kill), and every thread it has runs at nice sandboxNice (on
+// Linux a thread's priority is its own; the threads the runtime starts
+// later inherit it from the thread that starts them).
+func limitProcess(grow int64, cpu time.Duration) error {
 	size, err := vmSize()
 	if err != nil {
 		return err
@@ -26,6 +35,10 @@ func limitProcess(grow int64) error {
 	limit := uint64(size + grow)
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
 		return fmt.Errorf("limit the address space: %w", err)
+	}
+	secs := uint64((cpu + time.Second - 1) / time.Second)
+	if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: secs, Max: secs + 1}); err != nil {
+		return fmt.Errorf("limit the processor time: %w", err)
 	}
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {

@@ -34,6 +34,11 @@ type Attachments struct {
 	// Deadline bounds one processing attempt of one file
 	// (RAGCHAT_ATTACHMENT_DEADLINE, default 2m).
 	Deadline time.Duration
+	// Lease is how long an instance holds a file it queued or processes
+	// between renewals (RAGCHAT_ATTACHMENT_LEASE, default 1m): once an
+	// instance stopped, its files are taken over by another (or by
+	// itself after a restart) within about one and a half leases.
+	Lease time.Duration
 	// MaxTextBytes bounds the text indexed of one file
 	// (RAGCHAT_ATTACHMENT_MAX_TEXT_BYTES, default 4 MiB), MaxPDFPages the
 	// pages of a PDF's page tree (RAGCHAT_ATTACHMENT_MAX_PDF_PAGES,
@@ -67,6 +72,7 @@ func loadAttachments(e *env, dataDir string) Attachments {
 		Workers:             e.integer("RAGCHAT_ATTACHMENT_WORKERS", 0, 0),
 		Queue:               e.integer("RAGCHAT_ATTACHMENT_QUEUE", 16, 1),
 		Deadline:            e.positive("RAGCHAT_ATTACHMENT_DEADLINE", 2*time.Minute),
+		Lease:               e.positive("RAGCHAT_ATTACHMENT_LEASE", time.Minute),
 		MaxTextBytes:        e.integer("RAGCHAT_ATTACHMENT_MAX_TEXT_BYTES", 4<<20, 1024),
 		MaxPDFPages:         e.integer("RAGCHAT_ATTACHMENT_MAX_PDF_PAGES", 2000, 1),
 		Sandbox:             e.boolean("RAGCHAT_ATTACHMENT_SANDBOX", true),

@@ -63,7 +63,11 @@ func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine, log
 		Workers:  cfg.Workers,
 		Queue:    cfg.Queue,
 		Deadline: cfg.Deadline,
-		Limiter:  askrate.NewDBLimiter(db, time.Now),
+		Lease:    cfg.Lease,
+		// Every instance looks for files left by stopped ones twice a
+		// lease.
+		RecoverEvery: cfg.Lease / 2,
+		Limiter:      askrate.NewDBLimiter(db, time.Now),
 		UploadRate: askrate.Rate{
 			PerMinute: cfg.UploadRatePerMinute, Burst: cfg.UploadBurst,
 		},
