@@ -6,6 +6,7 @@
 //   - ATX headings ("## Title") start a new section. Every chunk of a
 //     section begins with a line holding its heading path ("上传限制 >
 //     错误码"), so a chunk read on its own still says what it is about.
+//     Runs of spaces and tabs in a title become one space.
 //   - Fenced code blocks, pipe tables and list items stay whole when they
 //     fit in a chunk; larger ones are cut between lines, rows or sentences.
 //   - Prose is cut into sentences, Chinese (。！？；…) and English (". "
@@ -24,9 +25,11 @@
 // Split takes time and memory linear in the length of the text (plus the
 // chunks it returns): it reads the text once, front to back, keeps only
 // the units of the chunk being packed, and finds each cut by a search
-// that counts a few pieces of about a chunk's length (see search). It
-// assumes, as any tokenizer does, that a longer text never counts fewer
-// tokens, and counts every chunk it returns all the same.
+// that counts a few pieces of about a chunk's length (see search). The
+// searches assume that a longer text never counts fewer tokens, as
+// tokenizers nearly always do; every chunk returned is counted all the
+// same, so MaxTokens holds when the assumption fails (a chunk may then
+// hold less than it could).
 package chunker
 
 import "context"

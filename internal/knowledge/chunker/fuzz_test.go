@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/internal/tokens"
 )
 
 // nonSpace returns s without white space.
@@ -100,6 +102,8 @@ func checkReference(t *testing.T, text string, opts Options) {
 }
 
 func TestSplitInvariants(t *testing.T) {
+	cl100k, err := tokens.Encoding(tokens.CL100KBase)
+	require.NoError(t, err)
 	docs := map[string]string{
 		"mixed":       mixedDocument(20_000),
 		"headingless": strings.ReplaceAll(mixedDocument(8_000), "#", "＃"),
@@ -121,6 +125,11 @@ func TestSplitInvariants(t *testing.T) {
 					checkReference(t, doc, cfg)
 				})
 			}
+			// The server's tokenizer: BPE counts do not always grow with
+			// the text, so the chunks may differ from the reference's, but
+			// every promise holds.
+			cfg.Counter = cl100k
+			t.Run(name+"/cl100k", func(t *testing.T) { checkInvariants(t, doc, cfg) })
 		}
 	}
 }

@@ -88,12 +88,15 @@ func TestSplitIsLinear(t *testing.T) {
 		{"max=400", Options{}},
 		{"max=64,overlap=16", Options{MaxTokens: 64, OverlapTokens: 16}},
 	}
+	cl100k, err := tokens.Encoding(tokens.CL100KBase)
+	require.NoError(t, err)
 	counters := []struct {
 		name  string
 		inner Counter
 	}{
 		{"words", WordCounter{}},
 		{"estimate", tokens.Estimator{}},
+		{"cl100k", cl100k},
 	}
 	for _, d := range linearDocs {
 		for _, cfg := range configs {
