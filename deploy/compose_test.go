@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,26 +138,75 @@ func TestComposeFile(t *testing.T) {
 		}
 	})
 
-	// compose itself, when this machine has it (podman compose needs a
-	// provider; docker compose needs Docker).
+	// compose itself, when this machine has one that can check a file
+	// (podman compose needs a provider; docker compose needs Docker;
+	// Debian 12's podman-compose 1.0.3 has no config command).
 	t.Run("compose config", func(t *testing.T) {
+		var found []string
 		for _, argv := range [][]string{{"docker", "compose"}, {"podman", "compose"}, {"podman-compose"}} {
+			name := strings.Join(argv, " ")
 			if _, err := exec.LookPath(argv[0]); err != nil {
 				continue
 			}
-			// A CLI without the compose command (or without a provider).
-			if exec.Command(argv[0], append(argv[1:], "version")...).Run() != nil {
+			switch {
+			case exec.Command(argv[0], append(argv[1:], "version")...).Run() != nil:
+				found = append(found, name+" (no compose command or provider)")
+				continue
+			case exec.Command(argv[0], append(argv[1:], "config", "--help")...).Run() != nil:
+				found = append(found, name+" (no config command)")
 				continue
 			}
 			cmd := exec.Command(argv[0], append(argv[1:], "-f", "compose.yaml", "config", "--quiet")...)
 			cmd.Env = append(os.Environ(), "RAGCHAT_BROKER_SECRET=x", "RAGCHAT_JWT_HS256_SECRET=x")
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("%s config: %v\n%s", strings.Join(argv, " "), err, out)
+				t.Errorf("%s config: %v\n%s", name, err, out)
 			}
 			return
 		}
-		t.Skip("no compose implementation (docker compose, podman compose, podman-compose) is installed: compose.yaml was checked by parsing alone")
+		what := "none"
+		if len(found) > 0 {
+			what = strings.Join(found, ", ")
+		}
+		t.Skipf("no compose implementation here can check a file (found: %s): compose.yaml was checked by parsing alone", what)
 	})
+}
+
+// TestNginxAllowsTheServersBodies: the proxy accepts a larger body than any
+// the server reads with compose's environment (a JSON request up to
+// RAGCHAT_MAX_BODY_BYTES, an upload up to RAGCHAT_MAX_UPLOAD_BYTES), so a
+// body too large gets the server's typed error rather than nginx's HTML
+// 413, and a 10 MiB attachment (the default per-file limit) gets through.
+func TestNginxAllowsTheServersBodies(t *testing.T) {
+	b, err := os.ReadFile("nginx.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*client_max_body_size\s+(\d+)([kKmMgG]?);`).FindAllStringSubmatch(stripComments(string(b)), -1)
+	if len(m) != 1 {
+		t.Fatalf("nginx.conf sets client_max_body_size %d times, want once", len(m))
+	}
+	n, _ := strconv.ParseInt(m[0][1], 10, 64)
+	proxy := n << map[string]int{"": 0, "k": 10, "m": 20, "g": 30}[strings.ToLower(m[0][2])]
+	if proxy == 0 {
+		return // 0: nginx checks no size
+	}
+	cfg, err := config.LoadFrom(mapLookup(loadCompose(t).Services["ragchat"].Environment))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct {
+		name  string
+		bytes int
+	}{
+		{"RAGCHAT_MAX_BODY_BYTES", cfg.Limits.MaxBodyBytes},
+		{"RAGCHAT_MAX_UPLOAD_BYTES", cfg.Attachments.MaxUploadBytes},
+		{"a 10 MiB attachment", 10 << 20},
+	} {
+		if int64(l.bytes) >= proxy {
+			t.Errorf("nginx.conf's client_max_body_size (%d bytes) does not exceed %s (%d bytes): nginx would answer with its own 413",
+				proxy, l.name, l.bytes)
+		}
+	}
 }
 
 // TestNginxUpgradesWebSockets checks the proxy's configuration for what the
