@@ -36,7 +36,8 @@ func repeatTo(unit string, n int) string {
 // the single paragraph and single-newline text (extracted PDF
 // text), Chinese without punctuation, and the shapes that take the other
 // paths (sentences, one line per sentence, code, one long word, many
-// sections under one long heading, blank-line paragraphs).
+// sections under one long heading, runs of blanks that a counter may count
+// as nothing, blank-line paragraphs).
 var linearDocs = []struct {
 	name string
 	doc  func(n int) string
@@ -65,6 +66,9 @@ var linearDocs = []struct {
 	}},
 	{"sections under a long heading", func(n int) string {
 		return "# " + repeatTo("一个很长的标题 ", n/4) + "\n\n" + repeatTo("## 小节\n\n短文。\n\n", n)
+	}},
+	{"runs of blanks", func(n int) string {
+		return repeatTo("word"+strings.Repeat(" ", 300)+"词。"+strings.Repeat("\t", 100), n)
 	}},
 	{"blank lines", func(n int) string {
 		return repeatTo("The upload limit applies to every file a member sends.\n\n", n)
