@@ -128,13 +128,18 @@ func (e *Engine) stream(ctx context.Context, j job, p *progress, bc history.Buil
 	if m.llm == nil {
 		m.llm = e.model
 	}
+	maxTokens, err := answerTokens(j, bc)
+	if err != nil {
+		failSpan(mspan, err)
+		return c, err
+	}
 	st, err := m.llm.ChatStream(mctx, m.chatRequest(llm.ChatRequest{
 		Model: bc.Model,
 		Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: bc.Assembled.System},
 			{Role: llm.RoleUser, Content: bc.Assembled.User},
 		},
-		MaxTokens: bc.MaxAnswer,
+		MaxTokens: maxTokens,
 		// The assembler counted the prompt already, framing included: a
 		// model without usage reports need not tokenise it again, and the
 		// attempt's promptTokens is then the manifest's total.

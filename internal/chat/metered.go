@@ -2,7 +2,9 @@ package chat
 
 import (
 	"context"
+	"time"
 
+	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/quota"
@@ -14,7 +16,9 @@ import (
 // to the ledger (quota.Meter.Charge, a SETTLE, added to the quota's
 // counters) with the tokens the model reported, or the local tokenizer's
 // estimate when it reported none, and priced at the attempt's profile
-// (profilePricing). They are asked of the attempt's model (answerModel:
+// (profilePricing). Under a HARD quota each first reserves what it may
+// use (hold), so that none passes the limit. They are asked of the
+// attempt's model (answerModel:
 // the profile's endpoint and model, else the server's), so every model
 // call of an answer goes through the one resolver.
 
@@ -49,60 +53,134 @@ func (e *Engine) sideModelName(j job) string {
 
 // Rewrite implements llm.Rewriter and charges a REWRITE.
 func (m meteredModel) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.RewriteResult, error) {
-	res, err := m.Model.Rewrite(ctx, req)
-	if err == nil {
-		m.charge(ctx, usageentry.PurposeREWRITE, res.Usage, rewriteText(req), res.StandaloneQuestion)
+	in := rewriteText(req)
+	held, err := m.hold(ctx, usageentry.PurposeREWRITE, sideBound(in, req.Question))
+	if err != nil {
+		return llm.RewriteResult{}, err
 	}
+	res, err := m.Model.Rewrite(ctx, req)
+	m.charge(ctx, held, err, usageentry.PurposeREWRITE, res.Usage, in, res.StandaloneQuestion)
 	return res, err
 }
 
 // Title implements llm.Titler and charges a TITLE. A model that can name
 // the chat model (llm.ModelTitler) is asked with the attempt's.
 func (m meteredModel) Title(ctx context.Context, firstQuestion string) (string, error) {
+	held, err := m.hold(ctx, usageentry.PurposeTITLE, sideBound(firstQuestion, firstQuestion))
+	if err != nil {
+		return "", err
+	}
 	var (
 		title string
 		u     llm.Usage
-		err   error
 	)
 	if mt, ok := m.Model.(llm.ModelTitler); ok {
 		title, u, err = mt.TitleWith(ctx, m.e.sideModelName(m.j), firstQuestion)
 	} else {
 		title, err = m.Model.Title(ctx, firstQuestion)
 	}
-	if err == nil {
-		m.charge(ctx, usageentry.PurposeTITLE, u, firstQuestion, title)
-	}
+	m.charge(ctx, held, err, usageentry.PurposeTITLE, u, firstQuestion, title)
 	return title, err
 }
 
 // Summarize implements llm.Summarizer and charges a SUMMARY.
 func (m meteredModel) Summarize(ctx context.Context, req llm.SummarizeRequest) (string, error) {
-	out, err := m.Model.Summarize(ctx, req)
-	if err == nil {
-		m.charge(ctx, usageentry.PurposeSUMMARY, llm.Usage{}, summarizeText(req), out)
+	in := summarizeText(req)
+	limit := req.MaxChars
+	if limit <= 0 {
+		limit = llm.DefaultSummaryMaxChars
 	}
+	held, err := m.hold(ctx, usageentry.PurposeSUMMARY, llm.EstimateTokens(in)+sideCallPrompt+2*limit)
+	if err != nil {
+		return "", err
+	}
+	out, err := m.Model.Summarize(ctx, req)
+	m.charge(ctx, held, err, usageentry.PurposeSUMMARY, llm.Usage{}, in, out)
 	return out, err
 }
 
-// charge records one side call of purpose: u when the model reported
-// usage, else the estimate of its prompt text in and its result out. A
-// failure is logged; the call's result stands.
-func (m meteredModel) charge(ctx context.Context, purpose usageentry.Purpose, u llm.Usage, in, out string) {
-	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
-		u = llm.Usage{PromptTokens: llm.EstimateTokens(in), CompletionTokens: llm.EstimateTokens(out), Estimated: true}
+// A side call's reservation under a HARD quota bounds what it may be
+// charged: the estimate of the text it is given, what its prompt adds to
+// that (the instructions and the chat framing: sideCallPrompt covers
+// every prompt of internal/llm/openai), and what it may write — a rewrite
+// or a title at most its question and sideCallOutput more (the
+// OpenAI-compatible client caps them at 300 and 40 tokens; the offline
+// model writes the question with a topic, or a short title), a summary
+// at most two tokens per character of its bound.
+const (
+	sideCallPrompt = 1024
+	sideCallOutput = 300
+)
+
+// sideCallHold is how long a side call may hold its reservation: the
+// reaper refunds one that a crash left open only after it
+// (ReconcileUsage), since a title or a summary outlives its attempt's
+// lease. Side calls end within the minute afterCompletion gives them.
+const sideCallHold = 5 * time.Minute
+
+// sideBound is the reservation of a rewrite or a title of question whose
+// prompt carries in.
+func sideBound(in, question string) int {
+	return llm.EstimateTokens(in) + sideCallPrompt + llm.EstimateTokens(question) + sideCallOutput
+}
+
+// hold reserves bound tokens for a side call of purpose before it is
+// made, under a HARD quota (under a SOFT one, or none, the call is
+// charged when it returns: nothing refuses it), and returns the RESERVE
+// entry (nil: nothing held). Its refusal is QUOTA_EXCEEDED, and the call
+// is not made: the caller falls back (the question as asked, the
+// question's title, the summary as it was), so the answer the quota
+// admitted is never refused and the side call never passes the limit.
+func (m meteredModel) hold(ctx context.Context, purpose usageentry.Purpose, bound int) (*ent.UsageEntry, error) {
+	if !hardQuota(m.j.settings) {
+		return nil, nil
+	}
+	res, err := m.e.meter.ReserveNow(withProfileCharge(ctx, m.j.model.charge), m.call(purpose), m.j.settings.Quota(), m.e.now(), int64(bound))
+	if err != nil {
+		return nil, err
+	}
+	return res.Entry, nil
+}
+
+// call is the ledger call of j's side call of purpose.
+func (m meteredModel) call(purpose usageentry.Purpose) quota.Call {
+	j := m.j
+	id := j.att.ID
+	return quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &id, Purpose: purpose,
+		Model: m.e.sideModelName(j), Profile: j.model.charge.profileName()}
+}
+
+// charge records one side call of purpose that ended with callErr: u when
+// the model reported usage, else the estimate of its prompt text in and
+// its result out; it closes the call's reservation held with it (a
+// REFUND when the call failed), or charges it. A failure is logged; the
+// call's result stands.
+func (m meteredModel) charge(ctx context.Context, held *ent.UsageEntry, callErr error, purpose usageentry.Purpose, u llm.Usage, in, out string) {
+	if callErr != nil && held == nil {
+		return
+	}
+	var usage quota.Usage
+	if callErr == nil {
+		if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+			u = llm.Usage{PromptTokens: llm.EstimateTokens(in), CompletionTokens: llm.EstimateTokens(out), Estimated: true}
+		}
+		usage = quota.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	}
 	j := m.j
-	call := quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, Purpose: purpose,
-		Model: m.e.sideModelName(j), Profile: j.model.charge.profileName()}
-	call.AttemptID = &j.att.ID
-	usage := quota.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
-	if !j.settings.Quota().Enabled() && j.side.add(quota.Charged{Call: call, Usage: usage}) {
+	call := m.call(purpose)
+	if held == nil && !j.settings.Quota().Enabled() && j.side.add(quota.Charged{Call: call, Usage: usage}) {
 		return // written with the answer (sidecharges.go)
 	}
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
 	fctx = withProfileCharge(fctx, j.model.charge)
-	if err := m.e.meter.Charge(fctx, call, usage, j.settings.Quota(), m.e.now()); err != nil {
+	var err error
+	if held != nil {
+		_, err = m.e.meter.Close(fctx, held, usage, call.Model, m.e.now())
+	} else {
+		err = m.e.meter.Charge(fctx, call, usage, j.settings.Quota(), m.e.now())
+	}
+	if err != nil {
 		m.e.log.ErrorContext(ctx, "usage not recorded", "purpose", purpose, "conversation", j.conv.ID, "err", err)
 	}
 }

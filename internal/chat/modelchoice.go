@@ -128,9 +128,7 @@ func (e *Engine) modelOf(ctx context.Context, j job) answerModel {
 		}
 		st.ModelContextWindows[am.model] = r.Window
 	}
-	if n := r.Params.MaxAnswerTokens; n != nil {
-		st.MaxAnswerTokens = *n
-	}
+	st.MaxAnswerTokens = answerCap(st, r.Params)
 	am.settings = st
 	return am
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/store"
@@ -40,15 +42,56 @@ func presetAttemptID(ctx context.Context) (uuid.UUID, bool) {
 	return id, ok
 }
 
+// answerCap is the most an answer may write: the maxAnswerTokens its
+// model parameters resolved to (the ask's, the conversation's or the
+// profile's default, within the profile's maximum), else the tenant's.
+// The reservation and the answer's own limit both use it.
+func answerCap(st domain.TenantSettings, p domain.ModelParameters) int {
+	if n := p.MaxAnswerTokens; n != nil {
+		return *n
+	}
+	return st.MaxAnswerTokens
+}
+
 // askReservation is the tokens an answer reserves: the whole prompt
-// budget and the answer limit, which bound what the call can use.
+// budget and the answer cap (st's MaxAnswerTokens, answerCap applied),
+// which bound what the call can use (answerTokens keeps it to them).
 func askReservation(st domain.TenantSettings) int64 {
 	return int64(st.PromptTokenBudget + st.MaxAnswerTokens)
 }
 
+// hardQuota reports whether st's quota refuses what would pass it.
+func hardQuota(st domain.TenantSettings) bool {
+	q := st.Quota().WithDefaults()
+	return q.Enabled() && q.Kind == domain.QuotaHard
+}
+
+// answerTokens is the max_tokens of j's answer to the prompt bc: what the
+// model's window leaves after the prompt, up to the answer cap
+// (bc.MaxAnswer), and under a HARD quota no more than the reservation
+// leaves after the prompt, so that prompt and answer together stay within
+// what the ask reserved even when the never-cut rules and question passed
+// the prompt budget. A prompt that leaves nothing of the reservation fails
+// the attempt before the model is called (MODEL_ERROR, as a window too
+// small for the question does).
+func answerTokens(j job, bc history.BuiltContext) (int, error) {
+	st := j.model.settings
+	if !hardQuota(st) {
+		return bc.MaxAnswer, nil
+	}
+	prompt := bc.Assembled.Manifest.Tokens.Total
+	left := askReservation(st) - int64(prompt)
+	if left < 1 {
+		return 0, llm.Errorf(llm.KindBadRequest, "the rules and the question (%d tokens with the framing) leave no room for an answer within the %d tokens the token quota reserved", prompt, askReservation(st))
+	}
+	return int(min(int64(bc.MaxAnswer), left)), nil
+}
+
 // reserveAsk reserves the answer's tokens in the ask's transaction when
 // the tenant has a token quota; it returns ctx naming the attempt the
-// reservation is for. A HARD quota's refusal is QUOTA_EXCEEDED.
+// reservation is for. A HARD quota's refusal is QUOTA_EXCEEDED. The
+// answer cap reserved is the resolved model's (answerCap), which is what
+// the answer is then limited to.
 func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings) (context.Context, error) {
 	if !st.Quota().Enabled() {
 		return ctx, nil
@@ -61,6 +104,7 @@ func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, s
 			call.Model = r.Model
 		}
 		call.Profile = charge.profileName()
+		st.MaxAnswerTokens = answerCap(st, r.Params)
 	}
 	if _, err := e.meter.Reserve(withProfileCharge(ctx, charge), tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
 		return ctx, err
@@ -136,6 +180,14 @@ func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
 		var u quota.Usage
 		model := ""
 		switch {
+		case r.Purpose != usageentry.PurposeANSWER:
+			// A side call's (metered.go): its usage is unknown after a
+			// crash, and it may outlive its attempt's lease (a title
+			// after the answer), so it is refunded once no call can
+			// still hold it.
+			if r.CreatedAt.After(e.now().Add(-sideCallHold)) {
+				continue
+			}
 		case a == nil:
 			// Never written (the ask's transaction rolled back after the
 			// reservation was read) or purged: nothing was used.

@@ -151,6 +151,22 @@ func (m *Meter) Reserve(ctx context.Context, tx *ent.Tx, call Call, q domain.Tok
 	return &Reservation{Entry: entry, Over: over}, nil
 }
 
+// ReserveNow is Reserve in a transaction of its own, for a call made
+// outside any other (an answer's side call): on QUOTA_EXCEEDED nothing
+// is written.
+func (m *Meter) ReserveNow(ctx context.Context, call Call, q domain.TokenQuota, now time.Time, tokens int64) (*Reservation, error) {
+	tx, err := m.client.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.Reserve(ctx, tx, call, q, now, tokens)
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return res, tx.Commit()
+}
+
 // reserveCounter runs the conditional upsert of one counter and returns its
 // new used + reserved, or ok false when it refused.
 func (m *Meter) reserveCounter(ctx context.Context, q querier, tenant, user, period string, start time.Time, tokens, limit int64, now time.Time) (int64, bool, error) {
@@ -261,11 +277,13 @@ func (m *Meter) Charge(ctx context.Context, call Call, u Usage, q domain.TokenQu
 	return tx.Commit()
 }
 
-// OpenReservation returns the RESERVE entry of attempt id that no SETTLE
-// or REFUND closed yet, or nil.
+// OpenReservation returns the RESERVE entry of attempt id's answer
+// (purpose ANSWER: its side calls' reservations are their own) that no
+// SETTLE or REFUND closed yet, or nil.
 func (m *Meter) OpenReservation(ctx context.Context, attemptID uuid.UUID) (*ent.UsageEntry, error) {
 	res, err := m.client.UsageEntry.Query().
-		Where(usageentry.AttemptID(attemptID), usageentry.KindEQ(usageentry.KindRESERVE), usageentry.Not(usageentry.HasClosedBy())).
+		Where(usageentry.AttemptID(attemptID), usageentry.PurposeEQ(usageentry.PurposeANSWER),
+			usageentry.KindEQ(usageentry.KindRESERVE), usageentry.Not(usageentry.HasClosedBy())).
 		First(meterCtx(ctx))
 	if ent.IsNotFound(err) {
 		return nil, nil
