@@ -56,20 +56,23 @@ func TestImportedAnswersAreNoUsage(t *testing.T) {
 		type usage struct {
 			MyUsage struct{ Used, Reserved, TenantUsed int }
 		}
+		// read waits until nothing is reserved (the answer is settled),
+		// then reads the reports.
 		read := func() (report, usage) {
-			var r report
-			mustDo(t, admin, `query($f: Time!, $t: Time!) {
-				usageSummary(from: $f, to: $t) { day model attempts promptTokens completionTokens totalTokens costMicros }
-				usageCosts(from: $f, to: $t) { day model userId calls promptTokens completionTokens costMicros } }`, vars, &r)
 			var u usage
 			deadline := time.Now().Add(30 * time.Second)
 			for {
 				mustDo(t, alice, `{ myUsage { used reserved tenantUsed } }`, nil, &u)
 				if u.MyUsage.Reserved == 0 || time.Now().After(deadline) {
-					return r, u
+					break
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
+			var r report
+			mustDo(t, admin, `query($f: Time!, $t: Time!) {
+				usageSummary(from: $f, to: $t) { day model attempts promptTokens completionTokens totalTokens costMicros }
+				usageCosts(from: $f, to: $t) { day model userId calls promptTokens completionTokens costMicros } }`, vars, &r)
+			return r, u
 		}
 		before, mine := read()
 		if len(before.UsageSummary) != 1 || before.UsageSummary[0]["attempts"] != float64(1) || mine.MyUsage.Used <= 0 {
