@@ -175,8 +175,8 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 			}
 
 			targets := benchTableRows(report, "| what | measured | target | met? |")
-			if len(targets) != 13 {
-				t.Fatalf("want 13 target rows:\n%s", report)
+			if len(targets) != 14 {
+				t.Fatalf("want 14 target rows:\n%s", report)
 			}
 			notRun := 0
 			for _, row := range targets {
@@ -192,9 +192,10 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 				}
 			}
 			// Not run: the two ttft rows, the page, the current path page,
-			// the WebSocket memory and the wire bytes.
-			if notRun != 6 {
-				t.Errorf("want 6 rows not run, got %d:\n%s", notRun, report)
+			// the WebSocket memory, the wire bytes and the first token
+			// during hostile uploads.
+			if notRun != 7 {
+				t.Errorf("want 7 rows not run, got %d:\n%s", notRun, report)
 			}
 			if !strings.Contains(report, "× `SELECT 1`") {
 				t.Errorf("no floor multiple in the Targets table:\n%s", report)
@@ -260,4 +261,47 @@ func TestBenchSoakSmoke(t *testing.T) {
 			t.Errorf("heap profile %s: %v", f, err)
 		}
 	}
+}
+
+// TestBenchHostileUploadsSmoke runs `ragchat-bench --only hostileuploads`
+// with two asks a phase and one uploader on SQLite, so that the part
+// cannot rot: both phases have their samples, the uploads were answered
+// (some accepted), the accepted files are listed by their state, and the
+// Targets table has the part's ratio. It asserts counts and structure,
+// never a duration.
+func TestBenchHostileUploadsSmoke(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--only", "hostileuploads", "--hostile-rounds", "2", "--hostile-uploaders", "1", "--hostile-warmup", "2s")
+	cmd.Env = harnessEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	report := out.String()
+	phases := benchTableRows(report, "| phase | samples |")
+	if len(phases) != 2 || phases[0][1] != "2" || phases[1][1] != "2" {
+		t.Errorf("want the quiet and the burst rows with 2 samples each: %q\n%s", phases, report)
+	}
+	answers := benchTableRows(report, "| upload answer | count |")
+	accepted := false
+	for _, row := range answers {
+		accepted = accepted || (row[0] == "201" && positive(row[1]) > 0)
+	}
+	if !accepted {
+		t.Errorf("no upload was accepted: %q\n%s", answers, report)
+	}
+	if files := benchTableRows(report, "| accepted file → state when the burst ended |"); len(files) == 0 {
+		t.Errorf("no accepted file listed:\n%s", report)
+	}
+	for _, row := range benchTableRows(report, "| what | measured | target | met? |") {
+		if strings.HasPrefix(row[0], "first token during a burst of hostile uploads") {
+			if strings.HasPrefix(row[1], "not run") || (row[3] != "yes" && row[3] != "**no**") {
+				t.Errorf("hostile uploads row %q: want a ratio and yes or no", row)
+			}
+			return
+		}
+	}
+	t.Errorf("no hostile uploads row in the Targets table:\n%s", report)
 }

@@ -58,7 +58,11 @@ type benchOptions struct {
 	soakTurns    int
 	soakIdle     time.Duration
 	soakProfiles string
-	args         []string // the command line, to print how to reproduce
+	// The hostileuploads part.
+	hostileRounds    int
+	hostileUploaders int
+	hostileWarmup    time.Duration
+	args             []string // the command line, to print how to reproduce
 }
 
 // singleParts run against one child server, in this order (floor first);
@@ -69,6 +73,10 @@ var (
 		// ws right after floor: it reads the server's memory growth, which
 		// the other parts' garbage would blur.
 		{"floor", false, benchFloor}, {"ws", false, benchIdleWS}, {"ttft", false, benchTTFT}, {"wire", false, benchWire}, {"page", false, benchPage},
+		// hostileuploads is not in the default list (it loads the machine
+		// on purpose); last of the fake model's parts, so that the files
+		// its child is still processing go with that child.
+		{"hostileuploads", false, benchHostileUploads},
 		{"throughput", true, benchThroughput}, {"stmts", true, benchStmts}, {"context", true, benchContext},
 		// soak is not in the default list (it takes minutes); it runs
 		// against a child of its own (soak.go).
@@ -116,6 +124,9 @@ type benchPart struct {
 //   - soak: the server's heap, resident set and cache entries after a
 //     warm-up and after each of several identical soaks of asks
 //     (soak.go; not run unless named);
+//   - hostileuploads: the first token of asks quiet and during a burst of
+//     uploads designed to be expensive, and what became of the files
+//     (hostileuploads.go; not run unless named);
 //   - lag: across instances, the delay from the model emitting a token to
 //     subscribers on the asking instance and on another one receiving it,
 //     per broker (lag.go);
@@ -127,7 +138,7 @@ type benchPart struct {
 // measured and the floor multiples.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(stderr)
-	only := fs.String("only", "floor,ws,ttft,wire,page,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ws, ttft, wire, page, throughput, stmts, context, soak; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
+	only := fs.String("only", "floor,ws,ttft,wire,page,throughput,stmts,context", "benchmarks to run (comma-separated: floor, ws, ttft, wire, page, throughput, stmts, context, soak, hostileuploads; across instances, with --database-url: lag, cancel); floor runs whenever a timed part does")
 	dbURL := fs.String("database-url", "", "an empty PostgreSQL database for the child servers (default: a temporary SQLite file; lag and cancel need PostgreSQL)")
 	conc := fs.String("concurrency", "1,50,200", "concurrent streams for ttft and lag")
 	rounds := fs.Int("rounds", 5, "questions per stream for ttft and lag")
@@ -155,6 +166,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	soakTurns := fs.Int("soak-turns", 6, "questions per conversation, for soak")
 	soakIdle := fs.Duration("soak-idle", 30*time.Second, "how long after the last soak it is measured once more, for soak (0: not)")
 	soakProfiles := fs.String("soak-profiles", "", "where soak writes its heap profiles (default: a new temporary directory)")
+	hostileRounds := fs.Int("hostile-rounds", 20, "questions asked quiet and again during the uploads, for hostileuploads")
+	hostileUploaders := fs.Int("hostile-uploaders", 4, "concurrent uploaders of expensive files, for hostileuploads")
+	hostileWarmup := fs.Duration("hostile-warmup", 10*time.Second, "how long the uploads run before the asks during them, for hostileuploads")
 	out := fs.String("out", "", "also write the report to this file")
 	serverBin := fs.String("server-bin", "", "the ragchat binary the child servers run (default: ragchat beside this executable, as `make bench` builds them into bin/; else one built with go build when run inside the ragchat module)")
 	if err := parseFlags(fs, args); err != nil {
@@ -165,7 +179,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, deltaBudget: *deltaBudget,
 		workers: *workers, asks: *asks, duration: *duration, stmtAsks: *stmtAsks, contextAsks: *ctxAsks,
 		soakDuration: *soakDuration, soakRounds: *soakRounds, soakWorkers: *soakWorkers, soakUsers: *soakUsers, soakTurns: *soakTurns,
-		soakIdle: *soakIdle, soakProfiles: *soakProfiles, args: args}
+		soakIdle: *soakIdle, soakProfiles: *soakProfiles,
+		hostileRounds: *hostileRounds, hostileUploaders: *hostileUploaders, hostileWarmup: *hostileWarmup, args: args}
 	for _, name := range strings.Split(*only, ",") {
 		name = strings.TrimSpace(name)
 		if !slices.ContainsFunc(singleParts, func(p benchPart) bool { return p.name == name }) && !slices.Contains(crossParts, name) {
@@ -185,6 +200,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.workers < 1 || o.asks < 1 || o.stmtAsks < 1 || o.contextAsks < 1 {
 		return usagef("--workers, --asks, --stmt-asks and --context-asks must be at least 1")
+	}
+	if o.hostileRounds < 1 || o.hostileUploaders < 1 || o.hostileWarmup < 0 {
+		return usagef("--hostile-rounds and --hostile-uploaders must be at least 1, --hostile-warmup not negative")
 	}
 	if o.soakRounds < 1 || o.soakWorkers < 1 || o.soakUsers < 1 || o.soakTurns < 1 || o.soakDuration <= 0 {
 		return usagef("--soak-rounds, --soak-workers, --soak-users, --soak-turns and --soak-duration must be positive")
