@@ -24,6 +24,9 @@ func TestAsksRetrieveTheConversationsAttachments(t *testing.T) {
 	status, out := multipartUpload(t, h.URL, aliceToken, convA, "zorblax.txt", []byte(fact))
 	require.Equal(t, http.StatusOK, status, "%v", out)
 	require.Nil(t, out["errors"], "%v", out)
+	id := out["data"].(map[string]any)["uploadAttachment"].(map[string]any)["attachment"].(map[string]any)["id"].(string)
+	st, _ := settled(t, h.URL, aliceToken, id)
+	require.Equal(t, "READY", st)
 
 	snippets := func(conv, key string) []string {
 		var asked struct {
