@@ -62,10 +62,18 @@ export async function signIn(page, base, user) {
   await page.getByTestId('viewer').filter({ hasText: user }).waitFor();
 }
 
-/** Starts a new conversation and waits for its composer. */
+/**
+ * Starts a new conversation and waits for its composer. From a
+ * conversation's page the URL is /c/… already, so it waits for another
+ * conversation's URL and for the old conversation's turns to be gone;
+ * waiting for any /c/ URL let a test type into, read the id of, or tag the
+ * conversation it came from while the new one was still being created.
+ */
 export async function newConversation(page) {
+  const before = new URL(page.url()).pathname;
   await page.getByTestId('new-conversation').click();
-  await page.waitForURL(/\/c\//);
+  await page.waitForURL((url) => /\/c\//.test(url.pathname) && url.pathname !== before);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=turn]'));
   await page.getByTestId('question').waitFor();
 }
 

@@ -20,11 +20,16 @@ after(async () => {
 const conversationId = (page) => decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
 const row = (page, section, id) => page.locator(`[data-testid=${section}] [data-testid=conversation-row][data-id="${id}"]`);
 
-/** Starts a conversation with one answered question and returns its id. */
+/**
+ * Starts a conversation with one answered question and returns its id. The
+ * page may show another conversation before: the question must be the new
+ * one's only turn.
+ */
 async function answered(page, question) {
   await newConversation(page);
   await ask(page, question);
-  await page.getByTestId('turn').nth(0).getByTestId('answer').waitFor();
+  await page.getByTestId('turn').filter({ hasText: question }).getByTestId('answer').waitFor();
+  assert.equal(await page.getByTestId('turn').count(), 1, 'the question went into the new conversation');
   return conversationId(page);
 }
 
@@ -100,6 +105,7 @@ test('tags on the header: create, colour, reload, add an existing one elsewhere,
   // The same name on another conversation reuses the tag (one tag, two conversations).
   const second = await answered(page, '那超过以后返回什么错误码？');
   assert.notEqual(second, first);
+  assert.equal(await tags.getByTestId('tag').count(), 0, 'the header shows the new conversation, without tags');
   await page.getByTestId('add-tag').fill('网络');
   await page.getByTestId('add-tag').press('Enter');
   await tag.waitFor();
