@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	attach "github.com/ragchat/ragchat/internal/attachment"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // prevCyclePDF is a PDF whose cross-reference table names itself as its
@@ -76,4 +77,40 @@ func TestSandbox(t *testing.T) {
 		require.False(t, errors.Is(err, context.DeadlineExceeded))
 		require.Contains(t, err.Error(), "fatal error", "the child ended (out of memory, or the race detector out of address space)")
 	})
+}
+
+// TestHostilePDFsFailWithTypedReasons: uploaded through the service with
+// the sandbox, a PDF of about a kilobyte declaring 30,000,000 pages over a
+// page tree of 10^7 is FAILED with TOO_MANY_PAGES, one that would end the
+// process that parses it is FAILED with PROCESSING_FAILED (and this
+// process carries on), and an ordinary one is READY; the FAILED ones'
+// bytes are deleted and they no longer count against the owner's limits.
+func TestHostilePDFsFailWithTypedReasons(t *testing.T) {
+	forEach(t, nil, func(t *testing.T, w *world) {
+		w.svc, w.settled = newService(t, w.db, w.blobs, attach.Options{Sandbox: testSandbox()})
+		cases := []struct {
+			name string
+			data []byte
+			code string
+		}{
+			{"pages.pdf", declaredPagesPDF(10, 7), attach.FailureTooManyPages},
+			{"huge.pdf", hugeXrefPDF(), attach.FailureProcessing},
+			{"fine.pdf", onePagePDF("The gate code is 4711."), ""},
+		}
+		for _, tc := range cases {
+			a := w.upload(t, alice, w.a.ID, tc.name, tc.data)
+			if tc.code == "" {
+				require.Equal(t, "READY", a.Status.String(), tc.name)
+				continue
+			}
+			require.Equal(t, "FAILED", a.Status.String(), tc.name)
+			require.Equal(t, tc.code, *a.FailureCode, tc.name)
+			require.NotContains(t, w.keys(t), a.BlobKey, tc.name)
+		}
+		// Only the READY file counts: 2 more fit in a limit of 3 files.
+		for i := range 2 {
+			_, err := w.svc.Upload(as(alice), w.a.ID, fmt.Sprintf("more%d.txt", i), []byte("more"))
+			require.NoError(t, err)
+		}
+	}, func(s *domain.TenantSettings) { s.AttachmentMaxFilesPerConversation = 3 })
 }
