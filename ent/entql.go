@@ -466,20 +466,22 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "ShareLink",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			sharelink.FieldTenantID:       {Type: field.TypeString, Column: sharelink.FieldTenantID},
-			sharelink.FieldOwnerID:        {Type: field.TypeString, Column: sharelink.FieldOwnerID},
-			sharelink.FieldConversationID: {Type: field.TypeUUID, Column: sharelink.FieldConversationID},
-			sharelink.FieldUpToMessageID:  {Type: field.TypeUUID, Column: sharelink.FieldUpToMessageID},
-			sharelink.FieldPathMessageIds: {Type: field.TypeJSON, Column: sharelink.FieldPathMessageIds},
-			sharelink.FieldAudience:       {Type: field.TypeEnum, Column: sharelink.FieldAudience},
-			sharelink.FieldUsers:          {Type: field.TypeJSON, Column: sharelink.FieldUsers},
-			sharelink.FieldExpiresAt:      {Type: field.TypeTime, Column: sharelink.FieldExpiresAt},
-			sharelink.FieldRevokedAt:      {Type: field.TypeTime, Column: sharelink.FieldRevokedAt},
-			sharelink.FieldTokenHash:      {Type: field.TypeString, Column: sharelink.FieldTokenHash},
-			sharelink.FieldReadCount:      {Type: field.TypeInt64, Column: sharelink.FieldReadCount},
-			sharelink.FieldLastReadAt:     {Type: field.TypeTime, Column: sharelink.FieldLastReadAt},
-			sharelink.FieldCreatedAt:      {Type: field.TypeTime, Column: sharelink.FieldCreatedAt},
-			sharelink.FieldUpdatedAt:      {Type: field.TypeTime, Column: sharelink.FieldUpdatedAt},
+			sharelink.FieldTenantID:                  {Type: field.TypeString, Column: sharelink.FieldTenantID},
+			sharelink.FieldOwnerID:                   {Type: field.TypeString, Column: sharelink.FieldOwnerID},
+			sharelink.FieldConversationID:            {Type: field.TypeUUID, Column: sharelink.FieldConversationID},
+			sharelink.FieldUpToMessageID:             {Type: field.TypeUUID, Column: sharelink.FieldUpToMessageID},
+			sharelink.FieldPathMessageIds:            {Type: field.TypeJSON, Column: sharelink.FieldPathMessageIds},
+			sharelink.FieldAudience:                  {Type: field.TypeEnum, Column: sharelink.FieldAudience},
+			sharelink.FieldUsers:                     {Type: field.TypeJSON, Column: sharelink.FieldUsers},
+			sharelink.FieldExpiresAt:                 {Type: field.TypeTime, Column: sharelink.FieldExpiresAt},
+			sharelink.FieldRevokedAt:                 {Type: field.TypeTime, Column: sharelink.FieldRevokedAt},
+			sharelink.FieldTokenHash:                 {Type: field.TypeString, Column: sharelink.FieldTokenHash},
+			sharelink.FieldIncludedAttemptIds:        {Type: field.TypeJSON, Column: sharelink.FieldIncludedAttemptIds},
+			sharelink.FieldRestrictedAnswersChosenAt: {Type: field.TypeTime, Column: sharelink.FieldRestrictedAnswersChosenAt},
+			sharelink.FieldReadCount:                 {Type: field.TypeInt64, Column: sharelink.FieldReadCount},
+			sharelink.FieldLastReadAt:                {Type: field.TypeTime, Column: sharelink.FieldLastReadAt},
+			sharelink.FieldCreatedAt:                 {Type: field.TypeTime, Column: sharelink.FieldCreatedAt},
+			sharelink.FieldUpdatedAt:                 {Type: field.TypeTime, Column: sharelink.FieldUpdatedAt},
 		},
 	}
 	graph.Nodes[18] = &sqlgraph.Node{
@@ -3921,6 +3923,16 @@ func (f *ShareLinkFilter) WhereRevokedAt(p entql.TimeP) {
 // WhereTokenHash applies the entql string predicate on the token_hash field.
 func (f *ShareLinkFilter) WhereTokenHash(p entql.StringP) {
 	f.Where(p.Field(sharelink.FieldTokenHash))
+}
+
+// WhereIncludedAttemptIds applies the entql json.RawMessage predicate on the included_attempt_ids field.
+func (f *ShareLinkFilter) WhereIncludedAttemptIds(p entql.BytesP) {
+	f.Where(p.Field(sharelink.FieldIncludedAttemptIds))
+}
+
+// WhereRestrictedAnswersChosenAt applies the entql time.Time predicate on the restricted_answers_chosen_at field.
+func (f *ShareLinkFilter) WhereRestrictedAnswersChosenAt(p entql.TimeP) {
+	f.Where(p.Field(sharelink.FieldRestrictedAnswersChosenAt))
 }
 
 // WhereReadCount applies the entql int64 predicate on the read_count field.

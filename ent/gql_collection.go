@@ -1780,6 +1780,11 @@ func (_q *ShareLinkQuery) collectField(ctx context.Context, oneNode bool, opCtx 
 				selectedFields = append(selectedFields, sharelink.FieldRevokedAt)
 				fieldSeen[sharelink.FieldRevokedAt] = struct{}{}
 			}
+		case "restrictedAnswersChosenAt":
+			if _, ok := fieldSeen[sharelink.FieldRestrictedAnswersChosenAt]; !ok {
+				selectedFields = append(selectedFields, sharelink.FieldRestrictedAnswersChosenAt)
+				fieldSeen[sharelink.FieldRestrictedAnswersChosenAt] = struct{}{}
+			}
 		case "readCount":
 			if _, ok := fieldSeen[sharelink.FieldReadCount]; !ok {
 				selectedFields = append(selectedFields, sharelink.FieldReadCount)

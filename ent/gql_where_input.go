@@ -5022,6 +5022,18 @@ type ShareLinkWhereInput struct {
 	RevokedAtIsNil  bool        `json:"revokedAtIsNil,omitempty"`
 	RevokedAtNotNil bool        `json:"revokedAtNotNil,omitempty"`
 
+	// "restricted_answers_chosen_at" field predicates.
+	RestrictedAnswersChosenAt       *time.Time  `json:"restrictedAnswersChosenAt,omitempty"`
+	RestrictedAnswersChosenAtNEQ    *time.Time  `json:"restrictedAnswersChosenAtNEQ,omitempty"`
+	RestrictedAnswersChosenAtIn     []time.Time `json:"restrictedAnswersChosenAtIn,omitempty"`
+	RestrictedAnswersChosenAtNotIn  []time.Time `json:"restrictedAnswersChosenAtNotIn,omitempty"`
+	RestrictedAnswersChosenAtGT     *time.Time  `json:"restrictedAnswersChosenAtGT,omitempty"`
+	RestrictedAnswersChosenAtGTE    *time.Time  `json:"restrictedAnswersChosenAtGTE,omitempty"`
+	RestrictedAnswersChosenAtLT     *time.Time  `json:"restrictedAnswersChosenAtLT,omitempty"`
+	RestrictedAnswersChosenAtLTE    *time.Time  `json:"restrictedAnswersChosenAtLTE,omitempty"`
+	RestrictedAnswersChosenAtIsNil  bool        `json:"restrictedAnswersChosenAtIsNil,omitempty"`
+	RestrictedAnswersChosenAtNotNil bool        `json:"restrictedAnswersChosenAtNotNil,omitempty"`
+
 	// "read_count" field predicates.
 	ReadCount      *int64  `json:"readCount,omitempty"`
 	ReadCountNEQ   *int64  `json:"readCountNEQ,omitempty"`
@@ -5267,6 +5279,36 @@ func (i *ShareLinkWhereInput) P() (predicate.ShareLink, error) {
 	}
 	if i.RevokedAtNotNil {
 		predicates = append(predicates, sharelink.RevokedAtNotNil())
+	}
+	if i.RestrictedAnswersChosenAt != nil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtEQ(*i.RestrictedAnswersChosenAt))
+	}
+	if i.RestrictedAnswersChosenAtNEQ != nil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtNEQ(*i.RestrictedAnswersChosenAtNEQ))
+	}
+	if len(i.RestrictedAnswersChosenAtIn) > 0 {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtIn(i.RestrictedAnswersChosenAtIn...))
+	}
+	if len(i.RestrictedAnswersChosenAtNotIn) > 0 {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtNotIn(i.RestrictedAnswersChosenAtNotIn...))
+	}
+	if i.RestrictedAnswersChosenAtGT != nil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtGT(*i.RestrictedAnswersChosenAtGT))
+	}
+	if i.RestrictedAnswersChosenAtGTE != nil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtGTE(*i.RestrictedAnswersChosenAtGTE))
+	}
+	if i.RestrictedAnswersChosenAtLT != nil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtLT(*i.RestrictedAnswersChosenAtLT))
+	}
+	if i.RestrictedAnswersChosenAtLTE != nil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtLTE(*i.RestrictedAnswersChosenAtLTE))
+	}
+	if i.RestrictedAnswersChosenAtIsNil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtIsNil())
+	}
+	if i.RestrictedAnswersChosenAtNotNil {
+		predicates = append(predicates, sharelink.RestrictedAnswersChosenAtNotNil())
 	}
 	if i.ReadCount != nil {
 		predicates = append(predicates, sharelink.ReadCountEQ(*i.ReadCount))

@@ -20569,32 +20569,35 @@ func (m *SearchEntryMutation) ResetEdge(name string) error {
 // ShareLinkMutation represents an operation that mutates the ShareLink nodes in the graph.
 type ShareLinkMutation struct {
 	config
-	op                     Op
-	typ                    string
-	id                     *uuid.UUID
-	owner_id               *string
-	up_to_message_id       *uuid.UUID
-	path_message_ids       *[]uuid.UUID
-	appendpath_message_ids []uuid.UUID
-	audience               *sharelink.Audience
-	users                  *[]string
-	appendusers            []string
-	expires_at             *time.Time
-	revoked_at             *time.Time
-	token_hash             *string
-	read_count             *int64
-	addread_count          *int64
-	last_read_at           *time.Time
-	created_at             *time.Time
-	updated_at             *time.Time
-	clearedFields          map[string]struct{}
-	tenant                 *string
-	clearedtenant          bool
-	conversation           *uuid.UUID
-	clearedconversation    bool
-	done                   bool
-	oldValue               func(context.Context) (*ShareLink, error)
-	predicates             []predicate.ShareLink
+	op                           Op
+	typ                          string
+	id                           *uuid.UUID
+	owner_id                     *string
+	up_to_message_id             *uuid.UUID
+	path_message_ids             *[]uuid.UUID
+	appendpath_message_ids       []uuid.UUID
+	audience                     *sharelink.Audience
+	users                        *[]string
+	appendusers                  []string
+	expires_at                   *time.Time
+	revoked_at                   *time.Time
+	token_hash                   *string
+	included_attempt_ids         *[]uuid.UUID
+	appendincluded_attempt_ids   []uuid.UUID
+	restricted_answers_chosen_at *time.Time
+	read_count                   *int64
+	addread_count                *int64
+	last_read_at                 *time.Time
+	created_at                   *time.Time
+	updated_at                   *time.Time
+	clearedFields                map[string]struct{}
+	tenant                       *string
+	clearedtenant                bool
+	conversation                 *uuid.UUID
+	clearedconversation          bool
+	done                         bool
+	oldValue                     func(context.Context) (*ShareLink, error)
+	predicates                   []predicate.ShareLink
 }
 
 var _ ent.Mutation = (*ShareLinkMutation)(nil)
@@ -21131,6 +21134,120 @@ func (m *ShareLinkMutation) ResetTokenHash() {
 	m.token_hash = nil
 }
 
+// SetIncludedAttemptIds sets the "included_attempt_ids" field.
+func (m *ShareLinkMutation) SetIncludedAttemptIds(u []uuid.UUID) {
+	m.included_attempt_ids = &u
+	m.appendincluded_attempt_ids = nil
+}
+
+// IncludedAttemptIds returns the value of the "included_attempt_ids" field in the mutation.
+func (m *ShareLinkMutation) IncludedAttemptIds() (r []uuid.UUID, exists bool) {
+	v := m.included_attempt_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIncludedAttemptIds returns the old "included_attempt_ids" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldIncludedAttemptIds(ctx context.Context) (v []uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIncludedAttemptIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIncludedAttemptIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIncludedAttemptIds: %w", err)
+	}
+	return oldValue.IncludedAttemptIds, nil
+}
+
+// AppendIncludedAttemptIds adds u to the "included_attempt_ids" field.
+func (m *ShareLinkMutation) AppendIncludedAttemptIds(u []uuid.UUID) {
+	m.appendincluded_attempt_ids = append(m.appendincluded_attempt_ids, u...)
+}
+
+// AppendedIncludedAttemptIds returns the list of values that were appended to the "included_attempt_ids" field in this mutation.
+func (m *ShareLinkMutation) AppendedIncludedAttemptIds() ([]uuid.UUID, bool) {
+	if len(m.appendincluded_attempt_ids) == 0 {
+		return nil, false
+	}
+	return m.appendincluded_attempt_ids, true
+}
+
+// ClearIncludedAttemptIds clears the value of the "included_attempt_ids" field.
+func (m *ShareLinkMutation) ClearIncludedAttemptIds() {
+	m.included_attempt_ids = nil
+	m.appendincluded_attempt_ids = nil
+	m.clearedFields[sharelink.FieldIncludedAttemptIds] = struct{}{}
+}
+
+// IncludedAttemptIdsCleared returns if the "included_attempt_ids" field was cleared in this mutation.
+func (m *ShareLinkMutation) IncludedAttemptIdsCleared() bool {
+	_, ok := m.clearedFields[sharelink.FieldIncludedAttemptIds]
+	return ok
+}
+
+// ResetIncludedAttemptIds resets all changes to the "included_attempt_ids" field.
+func (m *ShareLinkMutation) ResetIncludedAttemptIds() {
+	m.included_attempt_ids = nil
+	m.appendincluded_attempt_ids = nil
+	delete(m.clearedFields, sharelink.FieldIncludedAttemptIds)
+}
+
+// SetRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field.
+func (m *ShareLinkMutation) SetRestrictedAnswersChosenAt(t time.Time) {
+	m.restricted_answers_chosen_at = &t
+}
+
+// RestrictedAnswersChosenAt returns the value of the "restricted_answers_chosen_at" field in the mutation.
+func (m *ShareLinkMutation) RestrictedAnswersChosenAt() (r time.Time, exists bool) {
+	v := m.restricted_answers_chosen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRestrictedAnswersChosenAt returns the old "restricted_answers_chosen_at" field's value of the ShareLink entity.
+// If the ShareLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShareLinkMutation) OldRestrictedAnswersChosenAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRestrictedAnswersChosenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRestrictedAnswersChosenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRestrictedAnswersChosenAt: %w", err)
+	}
+	return oldValue.RestrictedAnswersChosenAt, nil
+}
+
+// ClearRestrictedAnswersChosenAt clears the value of the "restricted_answers_chosen_at" field.
+func (m *ShareLinkMutation) ClearRestrictedAnswersChosenAt() {
+	m.restricted_answers_chosen_at = nil
+	m.clearedFields[sharelink.FieldRestrictedAnswersChosenAt] = struct{}{}
+}
+
+// RestrictedAnswersChosenAtCleared returns if the "restricted_answers_chosen_at" field was cleared in this mutation.
+func (m *ShareLinkMutation) RestrictedAnswersChosenAtCleared() bool {
+	_, ok := m.clearedFields[sharelink.FieldRestrictedAnswersChosenAt]
+	return ok
+}
+
+// ResetRestrictedAnswersChosenAt resets all changes to the "restricted_answers_chosen_at" field.
+func (m *ShareLinkMutation) ResetRestrictedAnswersChosenAt() {
+	m.restricted_answers_chosen_at = nil
+	delete(m.clearedFields, sharelink.FieldRestrictedAnswersChosenAt)
+}
+
 // SetReadCount sets the "read_count" field.
 func (m *ShareLinkMutation) SetReadCount(i int64) {
 	m.read_count = &i
@@ -21396,7 +21513,7 @@ func (m *ShareLinkMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ShareLinkMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 16)
 	if m.tenant != nil {
 		fields = append(fields, sharelink.FieldTenantID)
 	}
@@ -21426,6 +21543,12 @@ func (m *ShareLinkMutation) Fields() []string {
 	}
 	if m.token_hash != nil {
 		fields = append(fields, sharelink.FieldTokenHash)
+	}
+	if m.included_attempt_ids != nil {
+		fields = append(fields, sharelink.FieldIncludedAttemptIds)
+	}
+	if m.restricted_answers_chosen_at != nil {
+		fields = append(fields, sharelink.FieldRestrictedAnswersChosenAt)
 	}
 	if m.read_count != nil {
 		fields = append(fields, sharelink.FieldReadCount)
@@ -21467,6 +21590,10 @@ func (m *ShareLinkMutation) Field(name string) (ent.Value, bool) {
 		return m.RevokedAt()
 	case sharelink.FieldTokenHash:
 		return m.TokenHash()
+	case sharelink.FieldIncludedAttemptIds:
+		return m.IncludedAttemptIds()
+	case sharelink.FieldRestrictedAnswersChosenAt:
+		return m.RestrictedAnswersChosenAt()
 	case sharelink.FieldReadCount:
 		return m.ReadCount()
 	case sharelink.FieldLastReadAt:
@@ -21504,6 +21631,10 @@ func (m *ShareLinkMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldRevokedAt(ctx)
 	case sharelink.FieldTokenHash:
 		return m.OldTokenHash(ctx)
+	case sharelink.FieldIncludedAttemptIds:
+		return m.OldIncludedAttemptIds(ctx)
+	case sharelink.FieldRestrictedAnswersChosenAt:
+		return m.OldRestrictedAnswersChosenAt(ctx)
 	case sharelink.FieldReadCount:
 		return m.OldReadCount(ctx)
 	case sharelink.FieldLastReadAt:
@@ -21591,6 +21722,20 @@ func (m *ShareLinkMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTokenHash(v)
 		return nil
+	case sharelink.FieldIncludedAttemptIds:
+		v, ok := value.([]uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIncludedAttemptIds(v)
+		return nil
+	case sharelink.FieldRestrictedAnswersChosenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRestrictedAnswersChosenAt(v)
+		return nil
 	case sharelink.FieldReadCount:
 		v, ok := value.(int64)
 		if !ok {
@@ -21673,6 +21818,12 @@ func (m *ShareLinkMutation) ClearedFields() []string {
 	if m.FieldCleared(sharelink.FieldRevokedAt) {
 		fields = append(fields, sharelink.FieldRevokedAt)
 	}
+	if m.FieldCleared(sharelink.FieldIncludedAttemptIds) {
+		fields = append(fields, sharelink.FieldIncludedAttemptIds)
+	}
+	if m.FieldCleared(sharelink.FieldRestrictedAnswersChosenAt) {
+		fields = append(fields, sharelink.FieldRestrictedAnswersChosenAt)
+	}
 	if m.FieldCleared(sharelink.FieldLastReadAt) {
 		fields = append(fields, sharelink.FieldLastReadAt)
 	}
@@ -21698,6 +21849,12 @@ func (m *ShareLinkMutation) ClearField(name string) error {
 		return nil
 	case sharelink.FieldRevokedAt:
 		m.ClearRevokedAt()
+		return nil
+	case sharelink.FieldIncludedAttemptIds:
+		m.ClearIncludedAttemptIds()
+		return nil
+	case sharelink.FieldRestrictedAnswersChosenAt:
+		m.ClearRestrictedAnswersChosenAt()
 		return nil
 	case sharelink.FieldLastReadAt:
 		m.ClearLastReadAt()
@@ -21739,6 +21896,12 @@ func (m *ShareLinkMutation) ResetField(name string) error {
 		return nil
 	case sharelink.FieldTokenHash:
 		m.ResetTokenHash()
+		return nil
+	case sharelink.FieldIncludedAttemptIds:
+		m.ResetIncludedAttemptIds()
+		return nil
+	case sharelink.FieldRestrictedAnswersChosenAt:
+		m.ResetRestrictedAnswersChosenAt()
 		return nil
 	case sharelink.FieldReadCount:
 		m.ResetReadCount()

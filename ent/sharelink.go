@@ -41,6 +41,10 @@ type ShareLink struct {
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 	// The hex SHA-256 of the token.
 	TokenHash string `json:"-"`
+	// The answers (attempt ids) on the path that cite a source some reader of the audience may not read, which the owner was shown and chose to show anyway, as they were restricted at that choice. Every other restricted answer is withheld from a reader who may not read its sources.
+	IncludedAttemptIds []uuid.UUID `json:"included_attempt_ids,omitempty"`
+	// When the owner last chose which restricted answers to show; null: never (links made before the choice existed included), so none is shown.
+	RestrictedAnswersChosenAt *time.Time `json:"restricted_answers_chosen_at,omitempty"`
 	// How many times the link was read (one UPDATE per read, never a row).
 	ReadCount int64 `json:"read_count,omitempty"`
 	// LastReadAt holds the value of the "last_read_at" field.
@@ -93,13 +97,13 @@ func (*ShareLink) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case sharelink.FieldPathMessageIds, sharelink.FieldUsers:
+		case sharelink.FieldPathMessageIds, sharelink.FieldUsers, sharelink.FieldIncludedAttemptIds:
 			values[i] = new([]byte)
 		case sharelink.FieldReadCount:
 			values[i] = new(sql.NullInt64)
 		case sharelink.FieldTenantID, sharelink.FieldOwnerID, sharelink.FieldAudience, sharelink.FieldTokenHash:
 			values[i] = new(sql.NullString)
-		case sharelink.FieldExpiresAt, sharelink.FieldRevokedAt, sharelink.FieldLastReadAt, sharelink.FieldCreatedAt, sharelink.FieldUpdatedAt:
+		case sharelink.FieldExpiresAt, sharelink.FieldRevokedAt, sharelink.FieldRestrictedAnswersChosenAt, sharelink.FieldLastReadAt, sharelink.FieldCreatedAt, sharelink.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		case sharelink.FieldID, sharelink.FieldConversationID, sharelink.FieldUpToMessageID:
 			values[i] = new(uuid.UUID)
@@ -189,6 +193,21 @@ func (_m *ShareLink) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field token_hash", values[i])
 			} else if value.Valid {
 				_m.TokenHash = value.String
+			}
+		case sharelink.FieldIncludedAttemptIds:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field included_attempt_ids", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.IncludedAttemptIds); err != nil {
+					return fmt.Errorf("unmarshal field included_attempt_ids: %w", err)
+				}
+			}
+		case sharelink.FieldRestrictedAnswersChosenAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field restricted_answers_chosen_at", values[i])
+			} else if value.Valid {
+				_m.RestrictedAnswersChosenAt = new(time.Time)
+				*_m.RestrictedAnswersChosenAt = value.Time
 			}
 		case sharelink.FieldReadCount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -293,6 +312,14 @@ func (_m *ShareLink) String() string {
 	}
 	builder.WriteString(", ")
 	builder.WriteString("token_hash=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("included_attempt_ids=")
+	builder.WriteString(fmt.Sprintf("%v", _m.IncludedAttemptIds))
+	builder.WriteString(", ")
+	if v := _m.RestrictedAnswersChosenAt; v != nil {
+		builder.WriteString("restricted_answers_chosen_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("read_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ReadCount))

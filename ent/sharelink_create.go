@@ -102,6 +102,26 @@ func (_c *ShareLinkCreate) SetTokenHash(v string) *ShareLinkCreate {
 	return _c
 }
 
+// SetIncludedAttemptIds sets the "included_attempt_ids" field.
+func (_c *ShareLinkCreate) SetIncludedAttemptIds(v []uuid.UUID) *ShareLinkCreate {
+	_c.mutation.SetIncludedAttemptIds(v)
+	return _c
+}
+
+// SetRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field.
+func (_c *ShareLinkCreate) SetRestrictedAnswersChosenAt(v time.Time) *ShareLinkCreate {
+	_c.mutation.SetRestrictedAnswersChosenAt(v)
+	return _c
+}
+
+// SetNillableRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field if the given value is not nil.
+func (_c *ShareLinkCreate) SetNillableRestrictedAnswersChosenAt(v *time.Time) *ShareLinkCreate {
+	if v != nil {
+		_c.SetRestrictedAnswersChosenAt(*v)
+	}
+	return _c
+}
+
 // SetReadCount sets the "read_count" field.
 func (_c *ShareLinkCreate) SetReadCount(v int64) *ShareLinkCreate {
 	_c.mutation.SetReadCount(v)
@@ -378,6 +398,14 @@ func (_c *ShareLinkCreate) createSpec() (*ShareLink, *sqlgraph.CreateSpec) {
 		_spec.SetField(sharelink.FieldTokenHash, field.TypeString, value)
 		_node.TokenHash = value
 	}
+	if value, ok := _c.mutation.IncludedAttemptIds(); ok {
+		_spec.SetField(sharelink.FieldIncludedAttemptIds, field.TypeJSON, value)
+		_node.IncludedAttemptIds = value
+	}
+	if value, ok := _c.mutation.RestrictedAnswersChosenAt(); ok {
+		_spec.SetField(sharelink.FieldRestrictedAnswersChosenAt, field.TypeTime, value)
+		_node.RestrictedAnswersChosenAt = &value
+	}
 	if value, ok := _c.mutation.ReadCount(); ok {
 		_spec.SetField(sharelink.FieldReadCount, field.TypeInt64, value)
 		_node.ReadCount = value
@@ -543,6 +571,42 @@ func (u *ShareLinkUpsert) UpdateRevokedAt() *ShareLinkUpsert {
 // ClearRevokedAt clears the value of the "revoked_at" field.
 func (u *ShareLinkUpsert) ClearRevokedAt() *ShareLinkUpsert {
 	u.SetNull(sharelink.FieldRevokedAt)
+	return u
+}
+
+// SetIncludedAttemptIds sets the "included_attempt_ids" field.
+func (u *ShareLinkUpsert) SetIncludedAttemptIds(v []uuid.UUID) *ShareLinkUpsert {
+	u.Set(sharelink.FieldIncludedAttemptIds, v)
+	return u
+}
+
+// UpdateIncludedAttemptIds sets the "included_attempt_ids" field to the value that was provided on create.
+func (u *ShareLinkUpsert) UpdateIncludedAttemptIds() *ShareLinkUpsert {
+	u.SetExcluded(sharelink.FieldIncludedAttemptIds)
+	return u
+}
+
+// ClearIncludedAttemptIds clears the value of the "included_attempt_ids" field.
+func (u *ShareLinkUpsert) ClearIncludedAttemptIds() *ShareLinkUpsert {
+	u.SetNull(sharelink.FieldIncludedAttemptIds)
+	return u
+}
+
+// SetRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field.
+func (u *ShareLinkUpsert) SetRestrictedAnswersChosenAt(v time.Time) *ShareLinkUpsert {
+	u.Set(sharelink.FieldRestrictedAnswersChosenAt, v)
+	return u
+}
+
+// UpdateRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field to the value that was provided on create.
+func (u *ShareLinkUpsert) UpdateRestrictedAnswersChosenAt() *ShareLinkUpsert {
+	u.SetExcluded(sharelink.FieldRestrictedAnswersChosenAt)
+	return u
+}
+
+// ClearRestrictedAnswersChosenAt clears the value of the "restricted_answers_chosen_at" field.
+func (u *ShareLinkUpsert) ClearRestrictedAnswersChosenAt() *ShareLinkUpsert {
+	u.SetNull(sharelink.FieldRestrictedAnswersChosenAt)
 	return u
 }
 
@@ -737,6 +801,48 @@ func (u *ShareLinkUpsertOne) UpdateRevokedAt() *ShareLinkUpsertOne {
 func (u *ShareLinkUpsertOne) ClearRevokedAt() *ShareLinkUpsertOne {
 	return u.Update(func(s *ShareLinkUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetIncludedAttemptIds sets the "included_attempt_ids" field.
+func (u *ShareLinkUpsertOne) SetIncludedAttemptIds(v []uuid.UUID) *ShareLinkUpsertOne {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.SetIncludedAttemptIds(v)
+	})
+}
+
+// UpdateIncludedAttemptIds sets the "included_attempt_ids" field to the value that was provided on create.
+func (u *ShareLinkUpsertOne) UpdateIncludedAttemptIds() *ShareLinkUpsertOne {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.UpdateIncludedAttemptIds()
+	})
+}
+
+// ClearIncludedAttemptIds clears the value of the "included_attempt_ids" field.
+func (u *ShareLinkUpsertOne) ClearIncludedAttemptIds() *ShareLinkUpsertOne {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.ClearIncludedAttemptIds()
+	})
+}
+
+// SetRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field.
+func (u *ShareLinkUpsertOne) SetRestrictedAnswersChosenAt(v time.Time) *ShareLinkUpsertOne {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.SetRestrictedAnswersChosenAt(v)
+	})
+}
+
+// UpdateRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field to the value that was provided on create.
+func (u *ShareLinkUpsertOne) UpdateRestrictedAnswersChosenAt() *ShareLinkUpsertOne {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.UpdateRestrictedAnswersChosenAt()
+	})
+}
+
+// ClearRestrictedAnswersChosenAt clears the value of the "restricted_answers_chosen_at" field.
+func (u *ShareLinkUpsertOne) ClearRestrictedAnswersChosenAt() *ShareLinkUpsertOne {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.ClearRestrictedAnswersChosenAt()
 	})
 }
 
@@ -1106,6 +1212,48 @@ func (u *ShareLinkUpsertBulk) UpdateRevokedAt() *ShareLinkUpsertBulk {
 func (u *ShareLinkUpsertBulk) ClearRevokedAt() *ShareLinkUpsertBulk {
 	return u.Update(func(s *ShareLinkUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetIncludedAttemptIds sets the "included_attempt_ids" field.
+func (u *ShareLinkUpsertBulk) SetIncludedAttemptIds(v []uuid.UUID) *ShareLinkUpsertBulk {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.SetIncludedAttemptIds(v)
+	})
+}
+
+// UpdateIncludedAttemptIds sets the "included_attempt_ids" field to the value that was provided on create.
+func (u *ShareLinkUpsertBulk) UpdateIncludedAttemptIds() *ShareLinkUpsertBulk {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.UpdateIncludedAttemptIds()
+	})
+}
+
+// ClearIncludedAttemptIds clears the value of the "included_attempt_ids" field.
+func (u *ShareLinkUpsertBulk) ClearIncludedAttemptIds() *ShareLinkUpsertBulk {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.ClearIncludedAttemptIds()
+	})
+}
+
+// SetRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field.
+func (u *ShareLinkUpsertBulk) SetRestrictedAnswersChosenAt(v time.Time) *ShareLinkUpsertBulk {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.SetRestrictedAnswersChosenAt(v)
+	})
+}
+
+// UpdateRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field to the value that was provided on create.
+func (u *ShareLinkUpsertBulk) UpdateRestrictedAnswersChosenAt() *ShareLinkUpsertBulk {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.UpdateRestrictedAnswersChosenAt()
+	})
+}
+
+// ClearRestrictedAnswersChosenAt clears the value of the "restricted_answers_chosen_at" field.
+func (u *ShareLinkUpsertBulk) ClearRestrictedAnswersChosenAt() *ShareLinkUpsertBulk {
+	return u.Update(func(s *ShareLinkUpsert) {
+		s.ClearRestrictedAnswersChosenAt()
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
+	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/sharelink"
 )
@@ -99,6 +100,44 @@ func (_u *ShareLinkUpdate) SetNillableRevokedAt(v *time.Time) *ShareLinkUpdate {
 // ClearRevokedAt clears the value of the "revoked_at" field.
 func (_u *ShareLinkUpdate) ClearRevokedAt() *ShareLinkUpdate {
 	_u.mutation.ClearRevokedAt()
+	return _u
+}
+
+// SetIncludedAttemptIds sets the "included_attempt_ids" field.
+func (_u *ShareLinkUpdate) SetIncludedAttemptIds(v []uuid.UUID) *ShareLinkUpdate {
+	_u.mutation.SetIncludedAttemptIds(v)
+	return _u
+}
+
+// AppendIncludedAttemptIds appends value to the "included_attempt_ids" field.
+func (_u *ShareLinkUpdate) AppendIncludedAttemptIds(v []uuid.UUID) *ShareLinkUpdate {
+	_u.mutation.AppendIncludedAttemptIds(v)
+	return _u
+}
+
+// ClearIncludedAttemptIds clears the value of the "included_attempt_ids" field.
+func (_u *ShareLinkUpdate) ClearIncludedAttemptIds() *ShareLinkUpdate {
+	_u.mutation.ClearIncludedAttemptIds()
+	return _u
+}
+
+// SetRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field.
+func (_u *ShareLinkUpdate) SetRestrictedAnswersChosenAt(v time.Time) *ShareLinkUpdate {
+	_u.mutation.SetRestrictedAnswersChosenAt(v)
+	return _u
+}
+
+// SetNillableRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field if the given value is not nil.
+func (_u *ShareLinkUpdate) SetNillableRestrictedAnswersChosenAt(v *time.Time) *ShareLinkUpdate {
+	if v != nil {
+		_u.SetRestrictedAnswersChosenAt(*v)
+	}
+	return _u
+}
+
+// ClearRestrictedAnswersChosenAt clears the value of the "restricted_answers_chosen_at" field.
+func (_u *ShareLinkUpdate) ClearRestrictedAnswersChosenAt() *ShareLinkUpdate {
+	_u.mutation.ClearRestrictedAnswersChosenAt()
 	return _u
 }
 
@@ -254,6 +293,23 @@ func (_u *ShareLinkUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(sharelink.FieldRevokedAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.IncludedAttemptIds(); ok {
+		_spec.SetField(sharelink.FieldIncludedAttemptIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedIncludedAttemptIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, sharelink.FieldIncludedAttemptIds, value)
+		})
+	}
+	if _u.mutation.IncludedAttemptIdsCleared() {
+		_spec.ClearField(sharelink.FieldIncludedAttemptIds, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.RestrictedAnswersChosenAt(); ok {
+		_spec.SetField(sharelink.FieldRestrictedAnswersChosenAt, field.TypeTime, value)
+	}
+	if _u.mutation.RestrictedAnswersChosenAtCleared() {
+		_spec.ClearField(sharelink.FieldRestrictedAnswersChosenAt, field.TypeTime)
+	}
 	if value, ok := _u.mutation.ReadCount(); ok {
 		_spec.SetField(sharelink.FieldReadCount, field.TypeInt64, value)
 	}
@@ -360,6 +416,44 @@ func (_u *ShareLinkUpdateOne) SetNillableRevokedAt(v *time.Time) *ShareLinkUpdat
 // ClearRevokedAt clears the value of the "revoked_at" field.
 func (_u *ShareLinkUpdateOne) ClearRevokedAt() *ShareLinkUpdateOne {
 	_u.mutation.ClearRevokedAt()
+	return _u
+}
+
+// SetIncludedAttemptIds sets the "included_attempt_ids" field.
+func (_u *ShareLinkUpdateOne) SetIncludedAttemptIds(v []uuid.UUID) *ShareLinkUpdateOne {
+	_u.mutation.SetIncludedAttemptIds(v)
+	return _u
+}
+
+// AppendIncludedAttemptIds appends value to the "included_attempt_ids" field.
+func (_u *ShareLinkUpdateOne) AppendIncludedAttemptIds(v []uuid.UUID) *ShareLinkUpdateOne {
+	_u.mutation.AppendIncludedAttemptIds(v)
+	return _u
+}
+
+// ClearIncludedAttemptIds clears the value of the "included_attempt_ids" field.
+func (_u *ShareLinkUpdateOne) ClearIncludedAttemptIds() *ShareLinkUpdateOne {
+	_u.mutation.ClearIncludedAttemptIds()
+	return _u
+}
+
+// SetRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field.
+func (_u *ShareLinkUpdateOne) SetRestrictedAnswersChosenAt(v time.Time) *ShareLinkUpdateOne {
+	_u.mutation.SetRestrictedAnswersChosenAt(v)
+	return _u
+}
+
+// SetNillableRestrictedAnswersChosenAt sets the "restricted_answers_chosen_at" field if the given value is not nil.
+func (_u *ShareLinkUpdateOne) SetNillableRestrictedAnswersChosenAt(v *time.Time) *ShareLinkUpdateOne {
+	if v != nil {
+		_u.SetRestrictedAnswersChosenAt(*v)
+	}
+	return _u
+}
+
+// ClearRestrictedAnswersChosenAt clears the value of the "restricted_answers_chosen_at" field.
+func (_u *ShareLinkUpdateOne) ClearRestrictedAnswersChosenAt() *ShareLinkUpdateOne {
+	_u.mutation.ClearRestrictedAnswersChosenAt()
 	return _u
 }
 
@@ -544,6 +638,23 @@ func (_u *ShareLinkUpdateOne) sqlSave(ctx context.Context) (_node *ShareLink, er
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(sharelink.FieldRevokedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.IncludedAttemptIds(); ok {
+		_spec.SetField(sharelink.FieldIncludedAttemptIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedIncludedAttemptIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, sharelink.FieldIncludedAttemptIds, value)
+		})
+	}
+	if _u.mutation.IncludedAttemptIdsCleared() {
+		_spec.ClearField(sharelink.FieldIncludedAttemptIds, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.RestrictedAnswersChosenAt(); ok {
+		_spec.SetField(sharelink.FieldRestrictedAnswersChosenAt, field.TypeTime, value)
+	}
+	if _u.mutation.RestrictedAnswersChosenAtCleared() {
+		_spec.ClearField(sharelink.FieldRestrictedAnswersChosenAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.ReadCount(); ok {
 		_spec.SetField(sharelink.FieldReadCount, field.TypeInt64, value)

@@ -54,6 +54,7 @@ type ResolverRoot interface {
 	Message() MessageResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	ShareLink() ShareLinkResolver
 	Source() SourceResolver
 	Subscription() SubscriptionResolver
 	SupportGrant() SupportGrantResolver
@@ -645,6 +646,7 @@ type ComplexityRoot struct {
 		Node                     func(childComplexity int, id uuid.UUID) int
 		Nodes                    func(childComplexity int, ids []uuid.UUID) int
 		SearchConversations      func(childComplexity int, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) int
+		ShareRestrictedAnswers   func(childComplexity int, input model.ShareAudienceInput) int
 		SharedConversation       func(childComplexity int, token string) int
 		SupportGrants            func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) int
 		Tags                     func(childComplexity int) int
@@ -685,17 +687,20 @@ type ComplexityRoot struct {
 	}
 
 	ShareLink struct {
-		Audience       func(childComplexity int) int
-		ConversationID func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		ExpiresAt      func(childComplexity int) int
-		ID             func(childComplexity int) int
-		LastReadAt     func(childComplexity int) int
-		ReadCount      func(childComplexity int) int
-		RevokedAt      func(childComplexity int) int
-		UpToMessageID  func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
-		Users          func(childComplexity int) int
+		Audience                    func(childComplexity int) int
+		ConversationID              func(childComplexity int) int
+		CreatedAt                   func(childComplexity int) int
+		ExpiresAt                   func(childComplexity int) int
+		ID                          func(childComplexity int) int
+		IncludedRestrictedAnswerIds func(childComplexity int) int
+		LastReadAt                  func(childComplexity int) int
+		ReadCount                   func(childComplexity int) int
+		RestrictedAnswers           func(childComplexity int) int
+		RestrictedAnswersChosenAt   func(childComplexity int) int
+		RevokedAt                   func(childComplexity int) int
+		UpToMessageID               func(childComplexity int) int
+		UpdatedAt                   func(childComplexity int) int
+		Users                       func(childComplexity int) int
 	}
 
 	ShareLinkConnection struct {
@@ -709,16 +714,30 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ShareRestrictedAnswer struct {
+		AttemptID func(childComplexity int) int
+		MessageID func(childComplexity int) int
+		Sources   func(childComplexity int) int
+	}
+
+	ShareRestrictedSource struct {
+		Label  func(childComplexity int) int
+		Reason func(childComplexity int) int
+		Title  func(childComplexity int) int
+	}
+
 	SharedConversation struct {
 		Messages func(childComplexity int) int
 		Title    func(childComplexity int) int
 	}
 
 	SharedMessage struct {
-		Content   func(childComplexity int) int
-		CreatedAt func(childComplexity int) int
-		Role      func(childComplexity int) int
-		Sources   func(childComplexity int) int
+		Content        func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Role           func(childComplexity int) int
+		Sources        func(childComplexity int) int
+		Withheld       func(childComplexity int) int
+		WithheldReason func(childComplexity int) int
 	}
 
 	SharedSource struct {
@@ -1023,12 +1042,17 @@ type QueryResolver interface {
 	SearchConversations(ctx context.Context, query string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
 	AdminSearchConversations(ctx context.Context, query string, userID *string, filter *model.ConversationSearchFilter, first *int, after *entgql.Cursor[uuid.UUID]) (*model.ConversationSearchHitConnection, error)
 	MyShareLinks(ctx context.Context, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.ShareLinkConnection, error)
+	ShareRestrictedAnswers(ctx context.Context, input model.ShareAudienceInput) ([]*model.ShareRestrictedAnswer, error)
 	SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error)
 	AvailableModels(ctx context.Context) ([]*ent.ModelProfile, error)
 	ModelProfiles(ctx context.Context) ([]*ent.ModelProfile, error)
 	ModelEndpoints(ctx context.Context) ([]string, error)
 	MyUsage(ctx context.Context) (*model.MyUsage, error)
 	UsageCosts(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageCostRow, error)
+}
+type ShareLinkResolver interface {
+	RestrictedAnswers(ctx context.Context, obj *ent.ShareLink) ([]*model.ShareRestrictedAnswer, error)
+	IncludedRestrictedAnswerIds(ctx context.Context, obj *ent.ShareLink) ([]uuid.UUID, error)
 }
 type SourceResolver interface {
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
@@ -3936,6 +3960,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SearchConversations(childComplexity, args["query"].(string), args["filter"].(*model.ConversationSearchFilter), args["first"].(*int), args["after"].(*entgql.Cursor[uuid.UUID])), true
+	case "Query.shareRestrictedAnswers":
+		if e.ComplexityRoot.Query.ShareRestrictedAnswers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shareRestrictedAnswers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ShareRestrictedAnswers(childComplexity, args["input"].(model.ShareAudienceInput)), true
 	case "Query.sharedConversation":
 		if e.ComplexityRoot.Query.SharedConversation == nil {
 			break
@@ -4124,6 +4159,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShareLink.ID(childComplexity), true
+	case "ShareLink.includedRestrictedAnswerIds":
+		if e.ComplexityRoot.ShareLink.IncludedRestrictedAnswerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.IncludedRestrictedAnswerIds(childComplexity), true
 	case "ShareLink.lastReadAt":
 		if e.ComplexityRoot.ShareLink.LastReadAt == nil {
 			break
@@ -4136,6 +4177,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ShareLink.ReadCount(childComplexity), true
+	case "ShareLink.restrictedAnswers":
+		if e.ComplexityRoot.ShareLink.RestrictedAnswers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.RestrictedAnswers(childComplexity), true
+	case "ShareLink.restrictedAnswersChosenAt":
+		if e.ComplexityRoot.ShareLink.RestrictedAnswersChosenAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.RestrictedAnswersChosenAt(childComplexity), true
 	case "ShareLink.revokedAt":
 		if e.ComplexityRoot.ShareLink.RevokedAt == nil {
 			break
@@ -4193,6 +4246,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ShareLinkEdge.Node(childComplexity), true
 
+	case "ShareRestrictedAnswer.attemptId":
+		if e.ComplexityRoot.ShareRestrictedAnswer.AttemptID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareRestrictedAnswer.AttemptID(childComplexity), true
+	case "ShareRestrictedAnswer.messageId":
+		if e.ComplexityRoot.ShareRestrictedAnswer.MessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareRestrictedAnswer.MessageID(childComplexity), true
+	case "ShareRestrictedAnswer.sources":
+		if e.ComplexityRoot.ShareRestrictedAnswer.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareRestrictedAnswer.Sources(childComplexity), true
+
+	case "ShareRestrictedSource.label":
+		if e.ComplexityRoot.ShareRestrictedSource.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareRestrictedSource.Label(childComplexity), true
+	case "ShareRestrictedSource.reason":
+		if e.ComplexityRoot.ShareRestrictedSource.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareRestrictedSource.Reason(childComplexity), true
+	case "ShareRestrictedSource.title":
+		if e.ComplexityRoot.ShareRestrictedSource.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareRestrictedSource.Title(childComplexity), true
+
 	case "SharedConversation.messages":
 		if e.ComplexityRoot.SharedConversation.Messages == nil {
 			break
@@ -4230,6 +4321,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SharedMessage.Sources(childComplexity), true
+	case "SharedMessage.withheld":
+		if e.ComplexityRoot.SharedMessage.Withheld == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.Withheld(childComplexity), true
+	case "SharedMessage.withheldReason":
+		if e.ComplexityRoot.SharedMessage.WithheldReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharedMessage.WithheldReason(childComplexity), true
 
 	case "SharedSource.available":
 		if e.ComplexityRoot.SharedSource.Available == nil {
@@ -5125,6 +5228,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ModelParametersInput", ec.unmarshalInputModelParametersInput),
 			graphql.NewInputUnmarshaler("ModelProfileInput", ec.unmarshalInputModelProfileInput),
 			graphql.NewInputUnmarshaler("RetryAttemptInput", ec.unmarshalInputRetryAttemptInput),
+			graphql.NewInputUnmarshaler("ShareAudienceInput", ec.unmarshalInputShareAudienceInput),
 			graphql.NewInputUnmarshaler("ShareLinkOrder", ec.unmarshalInputShareLinkOrder),
 			graphql.NewInputUnmarshaler("ShareLinkWhereInput", ec.unmarshalInputShareLinkWhereInput),
 			graphql.NewInputUnmarshaler("SourceWhereInput", ec.unmarshalInputSourceWhereInput),
@@ -6883,6 +6987,14 @@ input CreateShareLinkInput {
   When the link stops working; in the future. Null: never.
   """
   expiresAt: Time
+  """
+  The answers (attempt ids) the owner was shown by shareRestrictedAnswers
+  for this audience and chooses to show anyway. Every other answer that
+  cites a source some reader may not read is withheld from such readers.
+  Omitted or []: none. An id that is not an answer on the path is
+  BAD_USER_INPUT (extensions.field "includeRestrictedAnswers"). Audited.
+  """
+  includeRestrictedAnswers: [ID!]
 }
 
 input UpdateShareLinkInput {
@@ -6896,6 +7008,84 @@ input UpdateShareLinkInput {
   Removes the expiry.
   """
   clearExpiresAt: Boolean
+  """
+  As on createShareLink, for the link's audience after this update. Omitted:
+  the choice stays, unless audience or users change, which withholds every
+  restricted answer again until the owner chooses anew.
+  """
+  includeRestrictedAnswers: [ID!]
+}
+
+"""
+Who a share link would be for, to list the answers it would withhold
+(shareRestrictedAnswers).
+"""
+input ShareAudienceInput {
+  conversationId: ID!
+  upToMessageId: ID!
+  audience: ShareLinkAudience!
+  users: [String!]
+}
+
+"""
+An answer on a share link's path that cites a source some reader of the
+link's audience may not read. Such an answer is withheld from those readers
+unless its owner included it (includeRestrictedAnswers).
+"""
+type ShareRestrictedAnswer {
+  """
+  The answer (an assistant message on the path).
+  """
+  messageId: ID!
+  attemptId: ID!
+  """
+  Its sources that some reader may not read, by rank.
+  """
+  sources: [ShareRestrictedSource!]!
+}
+
+type ShareRestrictedSource {
+  label: String!
+  """
+  The document's title, or the attachment's file name, while the owner may
+  read it; null otherwise.
+  """
+  title: String
+  reason: ShareRestriction!
+}
+
+enum ShareRestriction {
+  """
+  A document not every reader of the audience may read: one not visible to
+  the whole tenant (for USERS, not granted to each listed user by name), or
+  for PUBLIC any document unless the tenant shows public links' sources
+  (publicShareSources) and it is visible to the whole tenant.
+  """
+  RESTRICTED_DOCUMENT
+  """
+  An attachment of the conversation: only its owner reads it.
+  """
+  ATTACHMENT
+  """
+  The document or attachment was deleted. Such an answer is withheld from
+  every reader, whatever the owner chose.
+  """
+  DELETED
+}
+
+extend type ShareLink {
+  """
+  The answers on the link's path that cite a source some reader of its
+  audience may not read, now (docs/API.md, "Share links").
+  """
+  restrictedAnswers: [ShareRestrictedAnswer!]!
+  """
+  The answers (attempt ids) the owner chose to show although they cite
+  restricted sources, as they were restricted at that choice
+  (restrictedAnswersChosenAt). An answer restricted since is withheld until
+  the owner chooses again.
+  """
+  includedRestrictedAnswerIds: [ID!]!
 }
 
 type CreateShareLinkPayload {
@@ -6936,13 +7126,33 @@ type SharedMessage {
   USER or ASSISTANT.
   """
   role: String!
+  """
+  The text; "" when withheld.
+  """
   content: String!
   createdAt: Time!
   """
   An answer's sources by rank, re-authorised for the reader; [] for a
-  question.
+  question and for a withheld answer.
   """
   sources: [SharedSource!]!
+  """
+  True when this answer is withheld from this reader: it cites a source the
+  reader may not read (or one since deleted) and its owner did not choose
+  to show it. Nothing of the answer or its sources is shown.
+  """
+  withheld: Boolean!
+  """
+  Why, when withheld.
+  """
+  withheldReason: SharedWithheldReason
+}
+
+enum SharedWithheldReason {
+  """
+  The answer cites a source the reader may not read.
+  """
+  SOURCES_RESTRICTED
 }
 
 type SharedSource {
@@ -6982,6 +7192,13 @@ extend type Query {
   100).
   """
   myShareLinks(first: Int, after: Cursor): ShareLinkConnection!
+  """
+  The answers a link of one of the viewer's own conversations, up to
+  upToMessageId, for this audience, would withhold from some reader: show
+  them to the owner before createShareLink's includeRestrictedAnswers.
+  Validated as createShareLink (NOT_FOUND, BAD_USER_INPUT with the field).
+  """
+  shareRestrictedAnswers(input: ShareAudienceInput!): [ShareRestrictedAnswer!]!
   """
   The share a token opens. Works without an Authorization header for a
   PUBLIC link; a TENANT link needs a viewer of its tenant, a USERS link one
@@ -8628,6 +8845,8 @@ func (ec *executionContext) childFields_ShareLink(ctx context.Context, field gra
 		return ec.fieldContext_ShareLink_expiresAt(ctx, field)
 	case "revokedAt":
 		return ec.fieldContext_ShareLink_revokedAt(ctx, field)
+	case "restrictedAnswersChosenAt":
+		return ec.fieldContext_ShareLink_restrictedAnswersChosenAt(ctx, field)
 	case "readCount":
 		return ec.fieldContext_ShareLink_readCount(ctx, field)
 	case "lastReadAt":
@@ -8636,6 +8855,10 @@ func (ec *executionContext) childFields_ShareLink(ctx context.Context, field gra
 		return ec.fieldContext_ShareLink_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_ShareLink_updatedAt(ctx, field)
+	case "restrictedAnswers":
+		return ec.fieldContext_ShareLink_restrictedAnswers(ctx, field)
+	case "includedRestrictedAnswerIds":
+		return ec.fieldContext_ShareLink_includedRestrictedAnswerIds(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ShareLink", field.Name)
 }
@@ -8662,6 +8885,30 @@ func (ec *executionContext) childFields_ShareLinkEdge(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ShareLinkEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ShareRestrictedAnswer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "messageId":
+		return ec.fieldContext_ShareRestrictedAnswer_messageId(ctx, field)
+	case "attemptId":
+		return ec.fieldContext_ShareRestrictedAnswer_attemptId(ctx, field)
+	case "sources":
+		return ec.fieldContext_ShareRestrictedAnswer_sources(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareRestrictedAnswer", field.Name)
+}
+
+func (ec *executionContext) childFields_ShareRestrictedSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "label":
+		return ec.fieldContext_ShareRestrictedSource_label(ctx, field)
+	case "title":
+		return ec.fieldContext_ShareRestrictedSource_title(ctx, field)
+	case "reason":
+		return ec.fieldContext_ShareRestrictedSource_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareRestrictedSource", field.Name)
+}
+
 func (ec *executionContext) childFields_SharedConversation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "title":
@@ -8682,6 +8929,10 @@ func (ec *executionContext) childFields_SharedMessage(ctx context.Context, field
 		return ec.fieldContext_SharedMessage_createdAt(ctx, field)
 	case "sources":
 		return ec.fieldContext_SharedMessage_sources(ctx, field)
+	case "withheld":
+		return ec.fieldContext_SharedMessage_withheld(ctx, field)
+	case "withheldReason":
+		return ec.fieldContext_SharedMessage_withheldReason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SharedMessage", field.Name)
 }
@@ -10881,6 +11132,20 @@ func (ec *executionContext) field_Query_searchConversations_args(ctx context.Con
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_shareRestrictedAnswers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ShareAudienceInput, error) {
+			return ec.unmarshalNShareAudienceInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareAudienceInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -22713,6 +22978,50 @@ func (ec *executionContext) fieldContext_Query_myShareLinks(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_shareRestrictedAnswers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shareRestrictedAnswers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ShareRestrictedAnswers(ctx, fc.Args["input"].(model.ShareAudienceInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShareRestrictedAnswer) graphql.Marshaler {
+			return ec.marshalNShareRestrictedAnswer2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedAnswerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shareRestrictedAnswers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareRestrictedAnswer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_shareRestrictedAnswers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_sharedConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23538,6 +23847,29 @@ func (ec *executionContext) fieldContext_ShareLink_revokedAt(_ context.Context, 
 	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
 }
 
+func (ec *executionContext) _ShareLink_restrictedAnswersChosenAt(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_restrictedAnswersChosenAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RestrictedAnswersChosenAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_restrictedAnswersChosenAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
+}
+
 func (ec *executionContext) _ShareLink_readCount(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23628,6 +23960,61 @@ func (ec *executionContext) _ShareLink_updatedAt(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_ShareLink_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShareLink", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ShareLink_restrictedAnswers(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_restrictedAnswers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ShareLink().RestrictedAnswers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShareRestrictedAnswer) graphql.Marshaler {
+			return ec.marshalNShareRestrictedAnswer2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedAnswerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_restrictedAnswers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShareLink",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareRestrictedAnswer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShareLink_includedRestrictedAnswerIds(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareLink_includedRestrictedAnswerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ShareLink().IncludedRestrictedAnswerIds(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareLink_includedRestrictedAnswerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareLink", field, true, true, "ID")
 }
 
 func (ec *executionContext) _ShareLinkConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ShareLinkConnection) (ret graphql.Marshaler) {
@@ -23770,6 +24157,153 @@ func (ec *executionContext) _ShareLinkEdge_cursor(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_ShareLinkEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShareLinkEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _ShareRestrictedAnswer_messageId(ctx context.Context, field graphql.CollectedField, obj *model.ShareRestrictedAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareRestrictedAnswer_messageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareRestrictedAnswer_messageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareRestrictedAnswer", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ShareRestrictedAnswer_attemptId(ctx context.Context, field graphql.CollectedField, obj *model.ShareRestrictedAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareRestrictedAnswer_attemptId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareRestrictedAnswer_attemptId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareRestrictedAnswer", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ShareRestrictedAnswer_sources(ctx context.Context, field graphql.CollectedField, obj *model.ShareRestrictedAnswer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareRestrictedAnswer_sources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ShareRestrictedSource) graphql.Marshaler {
+			return ec.marshalNShareRestrictedSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedSourceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareRestrictedAnswer_sources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShareRestrictedAnswer",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShareRestrictedSource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShareRestrictedSource_label(ctx context.Context, field graphql.CollectedField, obj *model.ShareRestrictedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareRestrictedSource_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareRestrictedSource_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareRestrictedSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _ShareRestrictedSource_title(ctx context.Context, field graphql.CollectedField, obj *model.ShareRestrictedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareRestrictedSource_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ShareRestrictedSource_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareRestrictedSource", field, false, false, "String")
+}
+
+func (ec *executionContext) _ShareRestrictedSource_reason(ctx context.Context, field graphql.CollectedField, obj *model.ShareRestrictedSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShareRestrictedSource_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ShareRestriction) graphql.Marshaler {
+			return ec.marshalNShareRestriction2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestriction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShareRestrictedSource_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShareRestrictedSource", field, false, false, "ShareRestriction")
 }
 
 func (ec *executionContext) _SharedConversation_title(ctx context.Context, field graphql.CollectedField, obj *model.SharedConversation) (ret graphql.Marshaler) {
@@ -23926,6 +24460,52 @@ func (ec *executionContext) fieldContext_SharedMessage_sources(_ context.Context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SharedMessage_withheld(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_withheld(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Withheld, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_withheld(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SharedMessage_withheldReason(ctx context.Context, field graphql.CollectedField, obj *model.SharedMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharedMessage_withheldReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithheldReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SharedWithheldReason) graphql.Marshaler {
+			return ec.marshalOSharedWithheldReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedWithheldReason(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SharedMessage_withheldReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SharedMessage", field, false, false, "SharedWithheldReason")
 }
 
 func (ec *executionContext) _SharedSource_label(ctx context.Context, field graphql.CollectedField, obj *model.SharedSource) (ret graphql.Marshaler) {
@@ -32773,7 +33353,7 @@ func (ec *executionContext) unmarshalInputCreateShareLinkInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationId", "upToMessageId", "audience", "users", "expiresAt"}
+	fieldsInOrder := [...]string{"conversationId", "upToMessageId", "audience", "users", "expiresAt", "includeRestrictedAnswers"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -32815,6 +33395,13 @@ func (ec *executionContext) unmarshalInputCreateShareLinkInput(ctx context.Conte
 				return it, err
 			}
 			it.ExpiresAt = data
+		case "includeRestrictedAnswers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeRestrictedAnswers"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeRestrictedAnswers = data
 		}
 	}
 	return it, nil
@@ -37157,6 +37744,69 @@ func UnmarshalRetryAttemptInput(ctx context.Context, raw any) (model.RetryAttemp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputShareAudienceInput(ctx context.Context, obj any) (model.ShareAudienceInput, error) {
+	var it model.ShareAudienceInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"conversationId", "upToMessageId", "audience", "users"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "conversationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conversationId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConversationID = data
+		case "upToMessageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upToMessageId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpToMessageID = data
+		case "audience":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("audience"))
+			data, err := ec.unmarshalNShareLinkAudience2githubᚗcomᚋragchatᚋragchatᚋentᚋsharelinkᚐAudience(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Audience = data
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalShareAudienceInput unmarshals raw into the ShareAudienceInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalShareAudienceInput(ctx context.Context, raw any) (model.ShareAudienceInput, error) {
+	var out model.ShareAudienceInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ShareAudienceInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputShareLinkOrder(ctx context.Context, obj any) (ent.ShareLinkOrder, error) {
 	var it ent.ShareLinkOrder
 	if obj == nil {
@@ -37221,7 +37871,7 @@ func (ec *executionContext) unmarshalInputShareLinkWhereInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "upToMessageId", "upToMessageIdNEQ", "upToMessageIdIn", "upToMessageIdNotIn", "upToMessageIdGT", "upToMessageIdGTE", "upToMessageIdLT", "upToMessageIdLTE", "audience", "audienceNEQ", "audienceIn", "audienceNotIn", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "expiresAtIsNil", "expiresAtNotNil", "revokedAt", "revokedAtNEQ", "revokedAtIn", "revokedAtNotIn", "revokedAtGT", "revokedAtGTE", "revokedAtLT", "revokedAtLTE", "revokedAtIsNil", "revokedAtNotNil", "readCount", "readCountNEQ", "readCountIn", "readCountNotIn", "readCountGT", "readCountGTE", "readCountLT", "readCountLTE", "lastReadAt", "lastReadAtNEQ", "lastReadAtIn", "lastReadAtNotIn", "lastReadAtGT", "lastReadAtGTE", "lastReadAtLT", "lastReadAtLTE", "lastReadAtIsNil", "lastReadAtNotNil", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "conversationId", "conversationIdNEQ", "conversationIdIn", "conversationIdNotIn", "upToMessageId", "upToMessageIdNEQ", "upToMessageIdIn", "upToMessageIdNotIn", "upToMessageIdGT", "upToMessageIdGTE", "upToMessageIdLT", "upToMessageIdLTE", "audience", "audienceNEQ", "audienceIn", "audienceNotIn", "expiresAt", "expiresAtNEQ", "expiresAtIn", "expiresAtNotIn", "expiresAtGT", "expiresAtGTE", "expiresAtLT", "expiresAtLTE", "expiresAtIsNil", "expiresAtNotNil", "revokedAt", "revokedAtNEQ", "revokedAtIn", "revokedAtNotIn", "revokedAtGT", "revokedAtGTE", "revokedAtLT", "revokedAtLTE", "revokedAtIsNil", "revokedAtNotNil", "restrictedAnswersChosenAt", "restrictedAnswersChosenAtNEQ", "restrictedAnswersChosenAtIn", "restrictedAnswersChosenAtNotIn", "restrictedAnswersChosenAtGT", "restrictedAnswersChosenAtGTE", "restrictedAnswersChosenAtLT", "restrictedAnswersChosenAtLTE", "restrictedAnswersChosenAtIsNil", "restrictedAnswersChosenAtNotNil", "readCount", "readCountNEQ", "readCountIn", "readCountNotIn", "readCountGT", "readCountGTE", "readCountLT", "readCountLTE", "lastReadAt", "lastReadAtNEQ", "lastReadAtIn", "lastReadAtNotIn", "lastReadAtGT", "lastReadAtGTE", "lastReadAtLT", "lastReadAtLTE", "lastReadAtIsNil", "lastReadAtNotNil", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -37557,6 +38207,76 @@ func (ec *executionContext) unmarshalInputShareLinkWhereInput(ctx context.Contex
 				return it, err
 			}
 			it.RevokedAtNotNil = data
+		case "restrictedAnswersChosenAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAt = data
+		case "restrictedAnswersChosenAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtNEQ = data
+		case "restrictedAnswersChosenAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtIn = data
+		case "restrictedAnswersChosenAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtNotIn = data
+		case "restrictedAnswersChosenAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtGT = data
+		case "restrictedAnswersChosenAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtGTE = data
+		case "restrictedAnswersChosenAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtLT = data
+		case "restrictedAnswersChosenAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtLTE = data
+		case "restrictedAnswersChosenAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtIsNil = data
+		case "restrictedAnswersChosenAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restrictedAnswersChosenAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestrictedAnswersChosenAtNotNil = data
 		case "readCount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readCount"))
 			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
@@ -40043,7 +40763,7 @@ func (ec *executionContext) unmarshalInputUpdateShareLinkInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"audience", "users", "expiresAt", "clearExpiresAt"}
+	fieldsInOrder := [...]string{"audience", "users", "expiresAt", "clearExpiresAt", "includeRestrictedAnswers"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -40078,6 +40798,13 @@ func (ec *executionContext) unmarshalInputUpdateShareLinkInput(ctx context.Conte
 				return it, err
 			}
 			it.ClearExpiresAt = data
+		case "includeRestrictedAnswers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeRestrictedAnswers"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeRestrictedAnswers = data
 		}
 	}
 	return it, nil
@@ -44333,6 +45060,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_myShareLinks(ctx, field)
 				})
+		case "shareRestrictedAnswers":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_shareRestrictedAnswers(ctx, field)
+				})
 		case "sharedConversation":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -44629,58 +45362,75 @@ func (ec *executionContext) _ShareLink(ctx context.Context, sel ast.SelectionSet
 		case "id":
 			out.Values[i] = ec._ShareLink_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "conversationId":
 			out.Values[i] = ec._ShareLink_conversationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "upToMessageId":
 			out.Values[i] = ec._ShareLink_upToMessageId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "audience":
 			out.Values[i] = ec._ShareLink_audience(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "users":
 			out.Values[i] = ec._ShareLink_users(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "expiresAt":
 			out.Values[i] = ec._ShareLink_expiresAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revokedAt":
 			out.Values[i] = ec._ShareLink_revokedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "restrictedAnswersChosenAt":
+			out.Values[i] = ec._ShareLink_restrictedAnswersChosenAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "readCount":
 			out.Values[i] = ec._ShareLink_readCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastReadAt":
 			out.Values[i] = ec._ShareLink_lastReadAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._ShareLink_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._ShareLink_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "restrictedAnswers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ShareLink_restrictedAnswers(ctx, field, obj)
+				})
+		case "includedRestrictedAnswerIds":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ShareLink_includedRestrictedAnswerIds(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -44779,6 +45529,92 @@ func (ec *executionContext) _ShareLinkEdge(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var shareRestrictedAnswerImplementors = []string{"ShareRestrictedAnswer"}
+
+func (ec *executionContext) _ShareRestrictedAnswer(ctx context.Context, sel ast.SelectionSet, obj *model.ShareRestrictedAnswer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shareRestrictedAnswerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := gqlexec.NewDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShareRestrictedAnswer")
+		case "messageId":
+			out.Values[i] = ec._ShareRestrictedAnswer_messageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attemptId":
+			out.Values[i] = ec._ShareRestrictedAnswer_attemptId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sources":
+			out.Values[i] = ec._ShareRestrictedAnswer_sources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var shareRestrictedSourceImplementors = []string{"ShareRestrictedSource"}
+
+func (ec *executionContext) _ShareRestrictedSource(ctx context.Context, sel ast.SelectionSet, obj *model.ShareRestrictedSource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shareRestrictedSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := gqlexec.NewDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShareRestrictedSource")
+		case "label":
+			out.Values[i] = ec._ShareRestrictedSource_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._ShareRestrictedSource_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._ShareRestrictedSource_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var sharedConversationImplementors = []string{"SharedConversation"}
 
 func (ec *executionContext) _SharedConversation(ctx context.Context, sel ast.SelectionSet, obj *model.SharedConversation) graphql.Marshaler {
@@ -44846,6 +45682,16 @@ func (ec *executionContext) _SharedMessage(ctx context.Context, sel ast.Selectio
 		case "sources":
 			out.Values[i] = ec._SharedMessage_sources(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withheld":
+			out.Values[i] = ec._SharedMessage_withheld(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withheldReason":
+			out.Values[i] = ec._SharedMessage_withheldReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -47567,6 +48413,11 @@ func (ec *executionContext) marshalNSetUserQuotaPayload2ᚖgithubᚗcomᚋragcha
 	return ec._SetUserQuotaPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNShareAudienceInput2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareAudienceInput(ctx context.Context, v any) (model.ShareAudienceInput, error) {
+	res, err := ec.unmarshalInputShareAudienceInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNShareLink2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLink(ctx context.Context, sel ast.SelectionSet, v *ent.ShareLink) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ShareLink!")
@@ -47610,6 +48461,64 @@ func (ec *executionContext) marshalNShareLinkOrderField2ᚖgithubᚗcomᚋragcha
 func (ec *executionContext) unmarshalNShareLinkWhereInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐShareLinkWhereInput(ctx context.Context, v any) (*ent.ShareLinkWhereInput, error) {
 	res, err := ec.unmarshalInputShareLinkWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNShareRestrictedAnswer2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedAnswerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ShareRestrictedAnswer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShareRestrictedAnswer2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedAnswer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShareRestrictedAnswer2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedAnswer(ctx context.Context, sel ast.SelectionSet, v *model.ShareRestrictedAnswer) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShareRestrictedAnswer!")
+		return graphql.Null
+	}
+	return ec._ShareRestrictedAnswer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNShareRestrictedSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ShareRestrictedSource) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShareRestrictedSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedSource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShareRestrictedSource2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestrictedSource(ctx context.Context, sel ast.SelectionSet, v *model.ShareRestrictedSource) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShareRestrictedSource!")
+		return graphql.Null
+	}
+	return ec._ShareRestrictedSource(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNShareRestriction2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestriction(ctx context.Context, v any) (model.ShareRestriction, error) {
+	var res model.ShareRestriction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNShareRestriction2githubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐShareRestriction(ctx context.Context, sel ast.SelectionSet, v model.ShareRestriction) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNSharedConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedConversation(ctx context.Context, sel ast.SelectionSet, v *model.SharedConversation) graphql.Marshaler {
@@ -49707,6 +50616,22 @@ func (ec *executionContext) unmarshalOShareLinkWhereInput2ᚖgithubᚗcomᚋragc
 	}
 	res, err := ec.unmarshalInputShareLinkWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSharedWithheldReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedWithheldReason(ctx context.Context, v any) (*model.SharedWithheldReason, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.SharedWithheldReason)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSharedWithheldReason2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐSharedWithheldReason(ctx context.Context, sel ast.SelectionSet, v *model.SharedWithheldReason) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOSource2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Source) graphql.Marshaler {

@@ -85,6 +85,9 @@ func (r *Resolver) Message() graph.MessageResolver { return &messageResolver{r} 
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+// ShareLink returns graph.ShareLinkResolver implementation.
+func (r *Resolver) ShareLink() graph.ShareLinkResolver { return &shareLinkResolver{r} }
+
 // Source returns graph.SourceResolver implementation.
 func (r *Resolver) Source() graph.SourceResolver { return &sourceResolver{r} }
 
@@ -102,6 +105,7 @@ type (
 	conversationResolver           struct{ *Resolver }
 	messageResolver                struct{ *Resolver }
 	queryResolver                  struct{ *Resolver }
+	shareLinkResolver              struct{ *Resolver }
 	sourceResolver                 struct{ *Resolver }
 	supportGrantResolver           struct{ *Resolver }
 	conversationWhereInputResolver struct{ *Resolver }

@@ -430,6 +430,11 @@ func (r *queryResolver) MyShareLinks(ctx context.Context, first *int, after *ent
 	return r.myShareLinks(ctx, first, after)
 }
 
+// ShareRestrictedAnswers is the resolver for the shareRestrictedAnswers field.
+func (r *queryResolver) ShareRestrictedAnswers(ctx context.Context, input model.ShareAudienceInput) ([]*model.ShareRestrictedAnswer, error) {
+	return r.shareRestrictedAnswers(ctx, input)
+}
+
 // SharedConversation is the resolver for the sharedConversation field.
 func (r *queryResolver) SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error) {
 	return r.sharedConversation(ctx, token)
@@ -458,6 +463,16 @@ func (r *queryResolver) MyUsage(ctx context.Context) (*model.MyUsage, error) {
 // UsageCosts is the resolver for the usageCosts field.
 func (r *queryResolver) UsageCosts(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageCostRow, error) {
 	return r.usageCosts(ctx, from, to)
+}
+
+// RestrictedAnswers is the resolver for the restrictedAnswers field.
+func (r *shareLinkResolver) RestrictedAnswers(ctx context.Context, obj *ent.ShareLink) ([]*model.ShareRestrictedAnswer, error) {
+	return r.shareLinkRestrictedAnswers(ctx, obj)
+}
+
+// IncludedRestrictedAnswerIds is the resolver for the includedRestrictedAnswerIds field.
+func (r *shareLinkResolver) IncludedRestrictedAnswerIds(ctx context.Context, obj *ent.ShareLink) ([]uuid.UUID, error) {
+	return shareLinkIncluded(obj), nil
 }
 
 // Available is the resolver for the available field.

@@ -19,6 +19,8 @@ type Sharing interface {
 	Revoke(ctx context.Context, id uuid.UUID) (*ent.ShareLink, error)
 	Mine(ctx context.Context) (*ent.ShareLinkQuery, error)
 	Read(ctx context.Context, token string) (*sharing.SharedConversation, error)
+	RestrictedAnswers(ctx context.Context, in sharing.AudienceInput) ([]sharing.RestrictedAnswer, error)
+	LinkRestrictedAnswers(ctx context.Context, l *ent.ShareLink) ([]sharing.RestrictedAnswer, error)
 }
 
 var _ Sharing = (*sharing.Service)(nil)
@@ -43,6 +45,7 @@ func (r *Resolver) createShareLink(ctx context.Context, in model.CreateShareLink
 	l, token, err := s.Create(ctx, sharing.CreateInput{
 		ConversationID: in.ConversationID, UpToMessageID: in.UpToMessageID,
 		Audience: in.Audience, Users: in.Users, ExpiresAt: in.ExpiresAt,
+		IncludeRestricted: in.IncludeRestrictedAnswers,
 	})
 	if err != nil {
 		return nil, err
@@ -58,7 +61,8 @@ func (r *Resolver) updateShareLink(ctx context.Context, id uuid.UUID, in model.U
 	}
 	l, err := s.Update(ctx, id, sharing.UpdateInput{
 		Audience: in.Audience, Users: in.Users, ExpiresAt: in.ExpiresAt,
-		ClearExpiresAt: in.ClearExpiresAt != nil && *in.ClearExpiresAt,
+		ClearExpiresAt:    in.ClearExpiresAt != nil && *in.ClearExpiresAt,
+		IncludeRestricted: in.IncludeRestrictedAnswers,
 	})
 	if err != nil {
 		return nil, err
@@ -114,7 +118,11 @@ func (r *Resolver) sharedConversation(ctx context.Context, token string) (*model
 	out := &model.SharedConversation{Title: sc.Title, Messages: make([]*model.SharedMessage, 0, len(sc.Messages))}
 	for _, m := range sc.Messages {
 		sm := &model.SharedMessage{Role: m.Role, Content: m.Content, CreatedAt: m.CreatedAt,
-			Sources: make([]*model.SharedSource, 0, len(m.Sources))}
+			Sources: make([]*model.SharedSource, 0, len(m.Sources)), Withheld: m.Withheld}
+		if m.Withheld {
+			reason := model.SharedWithheldReason(m.WithheldReason)
+			sm.WithheldReason = &reason
+		}
 		for _, src := range m.Sources {
 			ms := &model.SharedSource{Label: src.Label, Cited: src.Cited, Available: src.Available}
 			if src.Available {
@@ -126,4 +134,56 @@ func (r *Resolver) sharedConversation(ctx context.Context, token string) (*model
 		out.Messages = append(out.Messages, sm)
 	}
 	return out, nil
+}
+
+// shareRestrictedAnswers lists the answers a link would withhold, for the
+// owner before creating it.
+func (r *Resolver) shareRestrictedAnswers(ctx context.Context, in model.ShareAudienceInput) ([]*model.ShareRestrictedAnswer, error) {
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.RestrictedAnswers(ctx, sharing.AudienceInput{ConversationID: in.ConversationID,
+		UpToMessageID: in.UpToMessageID, Audience: in.Audience, Users: in.Users})
+	if err != nil {
+		return nil, err
+	}
+	return restrictedAnswersModel(rs), nil
+}
+
+// shareLinkRestrictedAnswers is ShareLink.restrictedAnswers.
+func (r *Resolver) shareLinkRestrictedAnswers(ctx context.Context, l *ent.ShareLink) ([]*model.ShareRestrictedAnswer, error) {
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.LinkRestrictedAnswers(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	return restrictedAnswersModel(rs), nil
+}
+
+// shareLinkIncluded is ShareLink.includedRestrictedAnswerIds.
+func shareLinkIncluded(l *ent.ShareLink) []uuid.UUID {
+	if l.RestrictedAnswersChosenAt == nil || l.IncludedAttemptIds == nil {
+		return []uuid.UUID{}
+	}
+	return l.IncludedAttemptIds
+}
+
+// restrictedAnswersModel maps the engine's restricted answers to the
+// API's.
+func restrictedAnswersModel(rs []sharing.RestrictedAnswer) []*model.ShareRestrictedAnswer {
+	out := make([]*model.ShareRestrictedAnswer, 0, len(rs))
+	for _, a := range rs {
+		m := &model.ShareRestrictedAnswer{MessageID: a.MessageID, AttemptID: a.AttemptID,
+			Sources: make([]*model.ShareRestrictedSource, 0, len(a.Sources))}
+		for _, src := range a.Sources {
+			m.Sources = append(m.Sources, &model.ShareRestrictedSource{Label: src.Label, Title: src.Title,
+				Reason: model.ShareRestriction(src.Reason)})
+		}
+		out = append(out, m)
+	}
+	return out
 }

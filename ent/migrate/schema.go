@@ -906,6 +906,8 @@ var (
 		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "token_hash", Type: field.TypeString, Unique: true, Size: 64},
+		{Name: "included_attempt_ids", Type: field.TypeJSON, Nullable: true},
+		{Name: "restricted_answers_chosen_at", Type: field.TypeTime, Nullable: true},
 		{Name: "read_count", Type: field.TypeInt64, Default: 0},
 		{Name: "last_read_at", Type: field.TypeTime, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
@@ -921,13 +923,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "share_links_tenants_tenant",
-				Columns:    []*schema.Column{ShareLinksColumns[13]},
+				Columns:    []*schema.Column{ShareLinksColumns[15]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "share_links_conversations_conversation",
-				Columns:    []*schema.Column{ShareLinksColumns[14]},
+				Columns:    []*schema.Column{ShareLinksColumns[16]},
 				RefColumns: []*schema.Column{ConversationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -936,12 +938,12 @@ var (
 			{
 				Name:    "sharelink_tenant_id_owner_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ShareLinksColumns[13], ShareLinksColumns[1], ShareLinksColumns[11]},
+				Columns: []*schema.Column{ShareLinksColumns[15], ShareLinksColumns[1], ShareLinksColumns[13]},
 			},
 			{
 				Name:    "sharelink_conversation_id",
 				Unique:  false,
-				Columns: []*schema.Column{ShareLinksColumns[14]},
+				Columns: []*schema.Column{ShareLinksColumns[16]},
 			},
 		},
 	}

@@ -1646,17 +1646,17 @@ func init() {
 		}
 	}()
 	// sharelinkDescReadCount is the schema descriptor for read_count field.
-	sharelinkDescReadCount := sharelinkFields[9].Descriptor()
+	sharelinkDescReadCount := sharelinkFields[11].Descriptor()
 	// sharelink.DefaultReadCount holds the default value on creation for the read_count field.
 	sharelink.DefaultReadCount = sharelinkDescReadCount.Default.(int64)
 	// sharelink.ReadCountValidator is a validator for the "read_count" field. It is called by the builders before save.
 	sharelink.ReadCountValidator = sharelinkDescReadCount.Validators[0].(func(int64) error)
 	// sharelinkDescCreatedAt is the schema descriptor for created_at field.
-	sharelinkDescCreatedAt := sharelinkFields[11].Descriptor()
+	sharelinkDescCreatedAt := sharelinkFields[13].Descriptor()
 	// sharelink.DefaultCreatedAt holds the default value on creation for the created_at field.
 	sharelink.DefaultCreatedAt = sharelinkDescCreatedAt.Default.(func() time.Time)
 	// sharelinkDescUpdatedAt is the schema descriptor for updated_at field.
-	sharelinkDescUpdatedAt := sharelinkFields[12].Descriptor()
+	sharelinkDescUpdatedAt := sharelinkFields[14].Descriptor()
 	// sharelink.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	sharelink.DefaultUpdatedAt = sharelinkDescUpdatedAt.Default.(func() time.Time)
 	// sharelinkDescID is the schema descriptor for id field.

@@ -51,6 +51,11 @@ func (ShareLink) Fields() []ent.Field {
 		field.String("token_hash").NotEmpty().MaxLen(64).Immutable().Unique().Sensitive().
 			Comment("The hex SHA-256 of the token.").
 			Annotations(entgql.Skip()),
+		field.JSON("included_attempt_ids", []uuid.UUID{}).Optional().
+			Comment("The answers (attempt ids) on the path that cite a source some reader of the audience may not read, which the owner was shown and chose to show anyway, as they were restricted at that choice. Every other restricted answer is withheld from a reader who may not read its sources.").
+			Annotations(entgql.Skip()),
+		field.Time("restricted_answers_chosen_at").Optional().Nillable().
+			Comment("When the owner last chose which restricted answers to show; null: never (links made before the choice existed included), so none is shown."),
 		field.Int64("read_count").Default(0).NonNegative().
 			Comment("How many times the link was read (one UPDATE per read, never a row)."),
 		field.Time("last_read_at").Optional().Nillable(),

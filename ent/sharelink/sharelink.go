@@ -39,6 +39,10 @@ const (
 	FieldRevokedAt = "revoked_at"
 	// FieldTokenHash holds the string denoting the token_hash field in the database.
 	FieldTokenHash = "token_hash"
+	// FieldIncludedAttemptIds holds the string denoting the included_attempt_ids field in the database.
+	FieldIncludedAttemptIds = "included_attempt_ids"
+	// FieldRestrictedAnswersChosenAt holds the string denoting the restricted_answers_chosen_at field in the database.
+	FieldRestrictedAnswersChosenAt = "restricted_answers_chosen_at"
 	// FieldReadCount holds the string denoting the read_count field in the database.
 	FieldReadCount = "read_count"
 	// FieldLastReadAt holds the string denoting the last_read_at field in the database.
@@ -82,6 +86,8 @@ var Columns = []string{
 	FieldExpiresAt,
 	FieldRevokedAt,
 	FieldTokenHash,
+	FieldIncludedAttemptIds,
+	FieldRestrictedAnswersChosenAt,
 	FieldReadCount,
 	FieldLastReadAt,
 	FieldCreatedAt,
@@ -194,6 +200,11 @@ func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByTokenHash orders the results by the token_hash field.
 func ByTokenHash(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTokenHash, opts...).ToFunc()
+}
+
+// ByRestrictedAnswersChosenAt orders the results by the restricted_answers_chosen_at field.
+func ByRestrictedAnswersChosenAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRestrictedAnswersChosenAt, opts...).ToFunc()
 }
 
 // ByReadCount orders the results by the read_count field.

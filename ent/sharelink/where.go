@@ -92,6 +92,11 @@ func TokenHash(v string) predicate.ShareLink {
 	return predicate.ShareLink(sql.FieldEQ(FieldTokenHash, v))
 }
 
+// RestrictedAnswersChosenAt applies equality check predicate on the "restricted_answers_chosen_at" field. It's identical to RestrictedAnswersChosenAtEQ.
+func RestrictedAnswersChosenAt(v time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldEQ(FieldRestrictedAnswersChosenAt, v))
+}
+
 // ReadCount applies equality check predicate on the "read_count" field. It's identical to ReadCountEQ.
 func ReadCount(v int64) predicate.ShareLink {
 	return predicate.ShareLink(sql.FieldEQ(FieldReadCount, v))
@@ -495,6 +500,66 @@ func TokenHashEqualFold(v string) predicate.ShareLink {
 // TokenHashContainsFold applies the ContainsFold predicate on the "token_hash" field.
 func TokenHashContainsFold(v string) predicate.ShareLink {
 	return predicate.ShareLink(sql.FieldContainsFold(FieldTokenHash, v))
+}
+
+// IncludedAttemptIdsIsNil applies the IsNil predicate on the "included_attempt_ids" field.
+func IncludedAttemptIdsIsNil() predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldIsNull(FieldIncludedAttemptIds))
+}
+
+// IncludedAttemptIdsNotNil applies the NotNil predicate on the "included_attempt_ids" field.
+func IncludedAttemptIdsNotNil() predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldNotNull(FieldIncludedAttemptIds))
+}
+
+// RestrictedAnswersChosenAtEQ applies the EQ predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtEQ(v time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldEQ(FieldRestrictedAnswersChosenAt, v))
+}
+
+// RestrictedAnswersChosenAtNEQ applies the NEQ predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtNEQ(v time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldNEQ(FieldRestrictedAnswersChosenAt, v))
+}
+
+// RestrictedAnswersChosenAtIn applies the In predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtIn(vs ...time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldIn(FieldRestrictedAnswersChosenAt, vs...))
+}
+
+// RestrictedAnswersChosenAtNotIn applies the NotIn predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtNotIn(vs ...time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldNotIn(FieldRestrictedAnswersChosenAt, vs...))
+}
+
+// RestrictedAnswersChosenAtGT applies the GT predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtGT(v time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldGT(FieldRestrictedAnswersChosenAt, v))
+}
+
+// RestrictedAnswersChosenAtGTE applies the GTE predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtGTE(v time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldGTE(FieldRestrictedAnswersChosenAt, v))
+}
+
+// RestrictedAnswersChosenAtLT applies the LT predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtLT(v time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldLT(FieldRestrictedAnswersChosenAt, v))
+}
+
+// RestrictedAnswersChosenAtLTE applies the LTE predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtLTE(v time.Time) predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldLTE(FieldRestrictedAnswersChosenAt, v))
+}
+
+// RestrictedAnswersChosenAtIsNil applies the IsNil predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtIsNil() predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldIsNull(FieldRestrictedAnswersChosenAt))
+}
+
+// RestrictedAnswersChosenAtNotNil applies the NotNil predicate on the "restricted_answers_chosen_at" field.
+func RestrictedAnswersChosenAtNotNil() predicate.ShareLink {
+	return predicate.ShareLink(sql.FieldNotNull(FieldRestrictedAnswersChosenAt))
 }
 
 // ReadCountEQ applies the EQ predicate on the "read_count" field.

@@ -315,6 +315,12 @@ type CreateShareLinkInput struct {
 	Users []string `json:"users,omitempty"`
 	// When the link stops working; in the future. Null: never.
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// The answers (attempt ids) the owner was shown by shareRestrictedAnswers
+	// for this audience and chooses to show anyway. Every other answer that
+	// cites a source some reader may not read is withheld from such readers.
+	// Omitted or []: none. An id that is not an answer on the path is
+	// BAD_USER_INPUT (extensions.field "includeRestrictedAnswers"). Audited.
+	IncludeRestrictedAnswers []uuid.UUID `json:"includeRestrictedAnswers,omitempty"`
 }
 
 type CreateShareLinkPayload struct {
@@ -553,6 +559,34 @@ type SetUserQuotaPayload struct {
 	Tokens *int `json:"tokens,omitempty"`
 }
 
+// Who a share link would be for, to list the answers it would withhold
+// (shareRestrictedAnswers).
+type ShareAudienceInput struct {
+	ConversationID uuid.UUID          `json:"conversationId"`
+	UpToMessageID  uuid.UUID          `json:"upToMessageId"`
+	Audience       sharelink.Audience `json:"audience"`
+	Users          []string           `json:"users,omitempty"`
+}
+
+// An answer on a share link's path that cites a source some reader of the
+// link's audience may not read. Such an answer is withheld from those readers
+// unless its owner included it (includeRestrictedAnswers).
+type ShareRestrictedAnswer struct {
+	// The answer (an assistant message on the path).
+	MessageID uuid.UUID `json:"messageId"`
+	AttemptID uuid.UUID `json:"attemptId"`
+	// Its sources that some reader may not read, by rank.
+	Sources []*ShareRestrictedSource `json:"sources"`
+}
+
+type ShareRestrictedSource struct {
+	Label string `json:"label"`
+	// The document's title, or the attachment's file name, while the owner may
+	// read it; null otherwise.
+	Title  *string          `json:"title,omitempty"`
+	Reason ShareRestriction `json:"reason"`
+}
+
 // What a reader of a share link sees: only these fields, never owner,
 // tenant, trace, model, manifest, feedback or attempt details.
 type SharedConversation struct {
@@ -563,12 +597,19 @@ type SharedConversation struct {
 
 type SharedMessage struct {
 	// USER or ASSISTANT.
-	Role      string    `json:"role"`
+	Role string `json:"role"`
+	// The text; "" when withheld.
 	Content   string    `json:"content"`
 	CreatedAt time.Time `json:"createdAt"`
 	// An answer's sources by rank, re-authorised for the reader; [] for a
-	// question.
+	// question and for a withheld answer.
 	Sources []*SharedSource `json:"sources"`
+	// True when this answer is withheld from this reader: it cites a source the
+	// reader may not read (or one since deleted) and its owner did not choose
+	// to show it. Nothing of the answer or its sources is shown.
+	Withheld bool `json:"withheld"`
+	// Why, when withheld.
+	WithheldReason *SharedWithheldReason `json:"withheldReason,omitempty"`
 }
 
 type SharedSource struct {
@@ -711,6 +752,10 @@ type UpdateShareLinkInput struct {
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	// Removes the expiry.
 	ClearExpiresAt *bool `json:"clearExpiresAt,omitempty"`
+	// As on createShareLink, for the link's audience after this update. Omitted:
+	// the choice stays, unless audience or users change, which withholds every
+	// restricted answer again until the owner chooses anew.
+	IncludeRestrictedAnswers []uuid.UUID `json:"includeRestrictedAnswers,omitempty"`
 }
 
 type UpdateShareLinkPayload struct {
@@ -1130,6 +1175,124 @@ func (e *SearchMatchKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e SearchMatchKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ShareRestriction string
+
+const (
+	// A document not every reader of the audience may read: one not visible to
+	// the whole tenant (for USERS, not granted to each listed user by name), or
+	// for PUBLIC any document unless the tenant shows public links' sources
+	// (publicShareSources) and it is visible to the whole tenant.
+	ShareRestrictionRestrictedDocument ShareRestriction = "RESTRICTED_DOCUMENT"
+	// An attachment of the conversation: only its owner reads it.
+	ShareRestrictionAttachment ShareRestriction = "ATTACHMENT"
+	// The document or attachment was deleted. Such an answer is withheld from
+	// every reader, whatever the owner chose.
+	ShareRestrictionDeleted ShareRestriction = "DELETED"
+)
+
+var AllShareRestriction = []ShareRestriction{
+	ShareRestrictionRestrictedDocument,
+	ShareRestrictionAttachment,
+	ShareRestrictionDeleted,
+}
+
+func (e ShareRestriction) IsValid() bool {
+	switch e {
+	case ShareRestrictionRestrictedDocument, ShareRestrictionAttachment, ShareRestrictionDeleted:
+		return true
+	}
+	return false
+}
+
+func (e ShareRestriction) String() string {
+	return string(e)
+}
+
+func (e *ShareRestriction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ShareRestriction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ShareRestriction", str)
+	}
+	return nil
+}
+
+func (e ShareRestriction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ShareRestriction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ShareRestriction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SharedWithheldReason string
+
+const (
+	// The answer cites a source the reader may not read.
+	SharedWithheldReasonSourcesRestricted SharedWithheldReason = "SOURCES_RESTRICTED"
+)
+
+var AllSharedWithheldReason = []SharedWithheldReason{
+	SharedWithheldReasonSourcesRestricted,
+}
+
+func (e SharedWithheldReason) IsValid() bool {
+	switch e {
+	case SharedWithheldReasonSourcesRestricted:
+		return true
+	}
+	return false
+}
+
+func (e SharedWithheldReason) String() string {
+	return string(e)
+}
+
+func (e *SharedWithheldReason) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SharedWithheldReason(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SharedWithheldReason", str)
+	}
+	return nil
+}
+
+func (e SharedWithheldReason) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SharedWithheldReason) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SharedWithheldReason) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

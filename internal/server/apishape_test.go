@@ -46,13 +46,14 @@ var restrictedRoots = map[string]string{
 // memberRootArgs gives the root query fields that take required arguments
 // their arguments for the member test.
 var memberRootArgs = map[string]string{
-	"conversation":        "(id: $conversation)",
-	"attempt":             "(id: $attempt)",
-	"node":                "(id: $attempt)",
-	"nodes":               "(ids: $nodes)",
-	"exportConversation":  "(id: $conversation, format: MARKDOWN)",
-	"searchConversations": "(query: \"上传 upload\")",
-	"sharedConversation":  "(token: $token)",
+	"conversation":           "(id: $conversation)",
+	"attempt":                "(id: $attempt)",
+	"node":                   "(id: $attempt)",
+	"nodes":                  "(ids: $nodes)",
+	"exportConversation":     "(id: $conversation, format: MARKDOWN)",
+	"searchConversations":    "(query: \"上传 upload\")",
+	"sharedConversation":     "(token: $token)",
+	"shareRestrictedAnswers": "(input: {conversationId: $conversation, upToMessageId: $message, audience: TENANT})",
 }
 
 // memberWorld is what alice (a member) owns after memberSetup: a
@@ -65,6 +66,8 @@ type memberWorld struct {
 	nodes        []string
 	// shareToken opens a TENANT share link of the conversation.
 	shareToken string
+	// message is the attempt's answer.
+	message string
 }
 
 func memberSetup(t *testing.T, h *servertest.Harness) memberWorld {
@@ -111,7 +114,8 @@ func memberSetup(t *testing.T, h *servertest.Harness) memberWorld {
 	var share struct{ CreateShareLink struct{ Token string } }
 	mustDo(t, alice, `mutation($c: ID!, $m: ID!) { createShareLink(input: {conversationId: $c, upToMessageId: $m, audience: TENANT}) { token } }`,
 		map[string]any{"c": conv, "m": a.AssistantMessage.ID}, &share)
-	return memberWorld{alice: alice, conversation: conv, attempt: att, nodes: nodes, shareToken: share.CreateShareLink.Token}
+	return memberWorld{alice: alice, conversation: conv, attempt: att, nodes: nodes, shareToken: share.CreateShareLink.Token,
+		message: a.AssistantMessage.ID}
 }
 
 // TestMemberQueriesNeverFailOnARole selects every field of every type a
@@ -147,13 +151,13 @@ func TestMemberQueriesNeverFailOnARole(t *testing.T) {
 	sort.Strings(roots)
 	// One operation per root field: each stays under the document's
 	// selection budget, and each is what one screen of a client asks.
-	vars := map[string]any{"conversation": w.conversation, "attempt": w.attempt, "nodes": w.nodes, "token": w.shareToken}
+	vars := map[string]any{"conversation": w.conversation, "attempt": w.attempt, "nodes": w.nodes, "token": w.shareToken, "message": w.message}
 	var data strings.Builder
-	decls := map[string]string{"conversation": "$conversation: ID!", "attempt": "$attempt: ID!", "nodes": "$nodes: [ID!]!", "token": "$token: String!"}
+	decls := map[string]string{"conversation": "$conversation: ID!", "attempt": "$attempt: ID!", "nodes": "$nodes: [ID!]!", "token": "$token: String!", "message": "$message: ID!"}
 	for _, root := range roots {
 		var used []string
 		opVars := map[string]any{}
-		for _, name := range []string{"conversation", "attempt", "nodes", "token"} {
+		for _, name := range []string{"conversation", "attempt", "nodes", "token", "message"} {
 			if strings.Contains(root, "$"+name) {
 				used = append(used, decls[name])
 				opVars[name] = vars[name]

@@ -212,8 +212,9 @@ func TestAskAttachmentProbes(t *testing.T) {
 }
 
 // TestSharedAttachmentSourcesAreUnavailable: a share link of a
-// conversation whose answer cites an attachment shows that source to a
-// reader as unavailable, without its file name or text.
+// conversation whose answer cites an attachment withholds that answer
+// from another reader (they may not read the attachment), without its
+// text, its sources, the file name or the file's text.
 func TestSharedAttachmentSourcesAreUnavailable(t *testing.T) {
 	eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) {
 		alice, bob := h.Client(t, "alice"), h.Client(t, "bob")
@@ -237,30 +238,24 @@ func TestSharedAttachmentSourcesAreUnavailable(t *testing.T) {
 		var shared struct {
 			SharedConversation struct {
 				Messages []struct {
-					Sources []struct {
+					Role, Content string
+					Withheld      bool
+					Sources       []struct {
 						Available      bool
 						Title, Snippet *string
 					}
 				}
 			}
 		}
-		mustDo(t, bob, `query($t: String!) { sharedConversation(token: $t) { messages { sources { available title snippet } } } }`,
-			map[string]any{"t": link.CreateShareLink.Token}, &shared)
-		var sources, hidden int
-		for _, m := range shared.SharedConversation.Messages {
-			for _, src := range m.Sources {
-				sources++
-				raw, _ := json.Marshal(src)
-				require.NotContains(t, strings.ToLower(string(raw)), "tourmaline")
-				require.NotContains(t, strings.ToLower(string(raw)), "zorblax")
-				if !src.Available {
-					hidden++
-					require.Nil(t, src.Title)
-					require.Nil(t, src.Snippet)
-				}
-			}
-		}
-		require.Positive(t, sources)
-		require.Positive(t, hidden, "the attachment's source is shown as unavailable")
+		r, err := bob.Do(ctxT(t), `query($t: String!) { sharedConversation(token: $t) { messages { role content withheld
+			sources { available title snippet } } } }`, map[string]any{"t": link.CreateShareLink.Token})
+		require.NoError(t, err)
+		require.Empty(t, r.Errors)
+		require.NoError(t, json.Unmarshal(r.Data, &shared))
+		require.Len(t, shared.SharedConversation.Messages, 2)
+		raw, _ := json.Marshal(shared.SharedConversation.Messages[1])
+		require.NotContains(t, strings.ToLower(string(raw)), "tourmaline")
+		require.NotContains(t, strings.ToLower(string(raw)), "zorblax")
+		require.True(t, shared.SharedConversation.Messages[1].Withheld, "the answer built from the attachment is withheld")
 	})
 }

@@ -30,7 +30,6 @@ func TestShareReadsBehindAProxy(t *testing.T) {
 		{"no trusted proxy", nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			h := start(t, servertest.Options{Config: tc.config})
 			anon := gqlclient.New(h.URL, "")
 			from := func(addr string) string {

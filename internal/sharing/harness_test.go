@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/message"
@@ -45,8 +46,8 @@ func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 // world is alice's conversation, as a tree:
 //
-//	q1 → a1 (sources C1: public document, C2: ops-only document)
-//	   → q2 → a2
+//	q1 → a1 (attempt att1; sources C1: public document, C2: ops-only document, not cited)
+//	   → q2 → a2 (attempt att2; source C1: public document)
 //	   → q2b (another branch)
 type world struct {
 	db                  *store.DB
@@ -54,6 +55,8 @@ type world struct {
 	clock               *clock
 	conv                *ent.Conversation
 	q1, a1, q2, a2, q2b uuid.UUID
+	att1, att2          uuid.UUID
+	publicDoc           uuid.UUID
 	restrictedDoc       uuid.UUID
 	restrictedChunk     uuid.UUID
 }
@@ -95,7 +98,7 @@ func (w *world) seed(t *testing.T, opts ...func(*domain.TenantSettings)) {
 		SetContent("upload limit 20MB").SetTokenCount(4).SetEmbedding(vec(1)).SaveX(as(carol))
 	opsChunk := c.Chunk.Create().SetDocumentID(ops.ID).SetKnowledgeBaseID(kb.ID).SetOrdinal(0).
 		SetContent("pager 555").SetTokenCount(2).SetEmbedding(vec(2)).SaveX(as(carol))
-	w.restrictedDoc, w.restrictedChunk = ops.ID, opsChunk.ID
+	w.restrictedDoc, w.restrictedChunk, w.publicDoc = ops.ID, opsChunk.ID, pub.ID
 
 	now := time.Now()
 	ctx := as(alice)
@@ -112,6 +115,7 @@ func (w *world) seed(t *testing.T, opts ...func(*domain.TenantSettings)) {
 	att := c.Attempt.Create().SetConversationID(w.conv.ID).SetOwnerID("alice").SetUserMessageID(w.q1).
 		SetOriginalQuestion("What is the upload limit?").SetStartedAt(now).SetTraceID("trace-0123456789").SaveX(ctx)
 	w.a1 = msg(&w.q1, 1, message.RoleASSISTANT, "It is 20MB [C1].", &att.ID)
+	w.att1 = att.ID
 	c.Source.Create().SetAttemptID(att.ID).SetOwnerID("alice").SetChunkID(pubChunk.ID).SetDocumentID(pub.ID).
 		SetLabel("C1").SetRank(1).SetScore(0.9).SetSnippet("upload limit 20MB").SetDocumentTitle("Public handbook").
 		SetDocumentVersion(1).SetCited(true).ExecX(ctx)
@@ -119,7 +123,13 @@ func (w *world) seed(t *testing.T, opts ...func(*domain.TenantSettings)) {
 		SetLabel("C2").SetRank(2).SetScore(0.5).SetSnippet("pager 555").SetDocumentTitle("Ops runbook").
 		SetDocumentVersion(1).ExecX(ctx)
 	w.q2 = msg(&w.a1, 2, message.RoleUSER, "And for video?", nil)
-	w.a2 = msg(&w.q2, 3, message.RoleASSISTANT, "Video is 1GB.", nil)
+	att2 := c.Attempt.Create().SetConversationID(w.conv.ID).SetOwnerID("alice").SetUserMessageID(w.q2).
+		SetOriginalQuestion("And for video?").SetStartedAt(now).SetStatus(attempt.StatusCOMPLETED).SaveX(ctx)
+	w.att2 = att2.ID
+	w.a2 = msg(&w.q2, 3, message.RoleASSISTANT, "Video is 1GB [C1].", &att2.ID)
+	c.Source.Create().SetAttemptID(att2.ID).SetOwnerID("alice").SetChunkID(pubChunk.ID).SetDocumentID(pub.ID).
+		SetLabel("C1").SetRank(1).SetScore(0.8).SetSnippet("upload limit 20MB").SetDocumentTitle("Public handbook").
+		SetDocumentVersion(1).SetCited(true).ExecX(ctx)
 	w.q2b = msg(&w.a1, 2, message.RoleUSER, "Another branch question", nil)
 }
 

@@ -30,6 +30,11 @@ type CreateInput struct {
 	Users []string
 	// ExpiresAt, when set, must be in the future.
 	ExpiresAt *time.Time
+	// IncludeRestricted, when not nil, records the owner's choice: the
+	// answers (attempt ids) they were shown by RestrictedAnswers and chose
+	// to show anyway (restricted.go). Nil: no choice, every restricted
+	// answer is withheld.
+	IncludeRestricted []uuid.UUID
 }
 
 // UpdateInput changes a link; nil fields stay as they are. The token
@@ -41,6 +46,11 @@ type UpdateInput struct {
 	// ExpiresAt sets the expiry; ClearExpiresAt removes it.
 	ExpiresAt      *time.Time
 	ClearExpiresAt bool
+	// IncludeRestricted, when not nil, records the owner's choice of
+	// restricted answers for the link's audience after the update. Nil
+	// keeps the choice, unless the audience or its users change: then
+	// the choice is cleared and every restricted answer withheld.
+	IncludeRestricted []uuid.UUID
 }
 
 // Create makes a share link of one of the viewer's own conversations and
@@ -48,7 +58,8 @@ type UpdateInput struct {
 // conversation (admins included), an unknown one and a message not in the
 // conversation are NOT_FOUND; a temporary chat is BAD_USER_INPUT (field
 // conversationId); PUBLIC while the tenant does not allow it is
-// BAD_USER_INPUT (field audience).
+// BAD_USER_INPUT (field audience); an id of IncludeRestricted that is not
+// an answer on the path is BAD_USER_INPUT (field includeRestrictedAnswers).
 func (s *Service) Create(ctx context.Context, in CreateInput) (*ent.ShareLink, string, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
@@ -61,18 +72,21 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*ent.ShareLink, s
 	if err := s.checkExpiry(in.ExpiresAt); err != nil {
 		return nil, "", err
 	}
-	conv, err := s.client.Conversation.Query().
-		Where(conversation.ID(in.ConversationID), conversation.UserID(v.UserID)).Only(ctx)
+	conv, err := s.ownConversation(ctx, v, in.ConversationID)
 	if err != nil {
-		return nil, "", store.DomainError(err, "conversation")
-	}
-	if conv.TemporaryExpiresAt != nil {
-		return nil, "", domain.Errorf(domain.CodeBadUserInput, "a temporary chat cannot be shared").
-			With("field", "conversationId")
+		return nil, "", err
 	}
 	path, err := s.frozenPath(ctx, conv.ID, in.UpToMessageID)
 	if err != nil {
 		return nil, "", err
+	}
+	var chosen *choice
+	if in.IncludeRestricted != nil {
+		c, err := s.choose(ctx, conv.TenantID, conv.ID, path, in.Audience, users, in.IncludeRestricted)
+		if err != nil {
+			return nil, "", err
+		}
+		chosen = &c
 	}
 	token, hash, err := newToken()
 	if err != nil {
@@ -85,12 +99,38 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*ent.ShareLink, s
 	if users != nil {
 		c.SetUsers(users)
 	}
+	if chosen != nil {
+		c.SetIncludedAttemptIds(chosen.included).SetRestrictedAnswersChosenAt(now)
+	}
 	l, err := c.Save(ctx)
 	if err != nil {
 		return nil, "", store.DomainError(err, linkKind)
 	}
-	s.audit(ctx, ActionCreated, l)
+	s.audit(ctx, ActionCreated, l, chosen)
 	return l, token, nil
+}
+
+// ownConversation returns the viewer's own conversation id: anyone
+// else's (admins included) and an unknown one are NOT_FOUND, a temporary
+// chat BAD_USER_INPUT (field conversationId).
+func (s *Service) ownConversation(ctx context.Context, v *viewer.Viewer, id uuid.UUID) (*ent.Conversation, error) {
+	conv, err := s.client.Conversation.Query().
+		Where(conversation.ID(id), conversation.UserID(v.UserID)).Only(ctx)
+	if err != nil {
+		return nil, store.DomainError(err, "conversation")
+	}
+	if conv.TemporaryExpiresAt != nil {
+		return nil, domain.Errorf(domain.CodeBadUserInput, "a temporary chat cannot be shared").
+			With("field", "conversationId")
+	}
+	return conv, nil
+}
+
+// badInclude is the refusal of an includeRestrictedAnswers id that is not
+// an answer on the link's path.
+func badInclude() error {
+	return domain.Errorf(domain.CodeBadUserInput, "includeRestrictedAnswers names an answer that is not on the shared path").
+		With("field", "includeRestrictedAnswers")
 }
 
 // frozenPath returns the ids of the messages from the root of conversation
@@ -124,10 +164,10 @@ func (s *Service) frozenPath(ctx context.Context, convID, upTo uuid.UUID) ([]uui
 	return path, nil
 }
 
-// Update changes the audience, readers or expiry of one of the viewer's
-// links, keeping its token. Someone else's link, an unknown one and a
-// link of a deleted conversation are NOT_FOUND; a revoked link is
-// BAD_USER_INPUT (field id).
+// Update changes the audience, readers, expiry or choice of restricted
+// answers of one of the viewer's links, keeping its token. Someone else's
+// link, an unknown one and a link of a deleted conversation are NOT_FOUND;
+// a revoked link is BAD_USER_INPUT (field id).
 func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*ent.ShareLink, error) {
 	l, err := s.own(ctx, id)
 	if err != nil {
@@ -153,11 +193,28 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*en
 	if err := s.checkExpiry(in.ExpiresAt); err != nil {
 		return nil, err
 	}
-	u := l.Update().SetAudience(aud).SetUpdatedAt(s.now())
+	var chosen *choice
+	if in.IncludeRestricted != nil {
+		c, err := s.choose(ctx, l.TenantID, l.ConversationID, l.PathMessageIds, aud, users, in.IncludeRestricted)
+		if err != nil {
+			return nil, err
+		}
+		chosen = &c
+	}
+	now := s.now()
+	u := l.Update().SetAudience(aud).SetUpdatedAt(now)
 	if users != nil {
 		u.SetUsers(users)
 	} else {
 		u.ClearUsers()
+	}
+	switch {
+	case chosen != nil:
+		u.SetIncludedAttemptIds(chosen.included).SetRestrictedAnswersChosenAt(now)
+	case aud != l.Audience || !sameUsers(users, l.Users):
+		// The choice was made for another audience.
+		chosen = &choice{}
+		u.ClearIncludedAttemptIds().ClearRestrictedAnswersChosenAt()
 	}
 	switch {
 	case in.ClearExpiresAt:
@@ -168,8 +225,13 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in UpdateInput) (*en
 	if l, err = u.Save(ctx); err != nil {
 		return nil, store.DomainError(err, linkKind)
 	}
-	s.audit(ctx, ActionUpdated, l)
+	s.audit(ctx, ActionUpdated, l, chosen)
 	return l, nil
+}
+
+// sameUsers reports whether a and b name the same users.
+func sameUsers(a, b []string) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(u string) bool { return !slices.Contains(b, u) })
 }
 
 // Revoke ends one of the viewer's links at once, on every instance (reads
@@ -187,7 +249,7 @@ func (s *Service) Revoke(ctx context.Context, id uuid.UUID) (*ent.ShareLink, err
 	if l, err = l.Update().SetRevokedAt(now).SetUpdatedAt(now).Save(ctx); err != nil {
 		return nil, store.DomainError(err, linkKind)
 	}
-	s.audit(ctx, ActionRevoked, l)
+	s.audit(ctx, ActionRevoked, l, nil)
 	return l, nil
 }
 

@@ -40,7 +40,17 @@ type SharedMessage struct {
 	// Sources are an answer's sources by rank, re-authorised for the
 	// reader; a question has none.
 	Sources []SharedSource
+	// Withheld is set on an answer withheld from the reader
+	// (restricted.go): Content is then empty and Sources too.
+	Withheld bool
+	// WithheldReason says why: WithheldSourcesRestricted.
+	WithheldReason string
 }
+
+// WithheldSourcesRestricted is the reason of a withheld answer: it cites a
+// source the reader may not read (or one deleted since), and its owner
+// did not choose to show it.
+const WithheldSourcesRestricted = "SOURCES_RESTRICTED"
 
 // SharedSource is one source of an answer. When the reader may not read
 // its document now, Available is false and Title and Snippet are empty.
@@ -72,6 +82,8 @@ var errNotFound = domain.NotFound(linkKind)
 // a viewer of the tenant through the privacy rules (the chunk's document
 // must be readable by them now), anyone else only for documents visible to
 // the whole tenant and only if the tenant shows sources on public links.
+// An answer with a source the reader may not read is withheld unless the
+// owner chose to show it (restricted.go).
 func (s *Service) Read(ctx context.Context, token string) (*SharedConversation, error) {
 	if addr := clientaddr.FromContext(ctx); addr != "" {
 		if err := s.take(ctx, "addr:"+clientaddr.Bucket(addr), s.addr); err != nil {
@@ -153,6 +165,7 @@ func (s *Service) shared(ctx, sys context.Context, l *ent.ShareLink, conv *ent.C
 		}
 	}
 	byAttempt := map[uuid.UUID][]SharedSource{}
+	withheld := map[uuid.UUID]bool{}
 	if len(attempts) > 0 {
 		srcs, err := s.client.Source.Query().
 			Where(source.AttemptIDIn(attempts...), source.TenantID(l.TenantID)).
@@ -171,16 +184,62 @@ func (s *Service) shared(ctx, sys context.Context, l *ent.ShareLink, conv *ent.C
 			}
 			byAttempt[src.AttemptID] = append(byAttempt[src.AttemptID], v)
 		}
+		if withheld, err = s.withheld(ctx, sys, l, srcs, member, publicSources); err != nil {
+			return nil, err
+		}
 	}
 	out := &SharedConversation{Title: conv.Title, Messages: make([]SharedMessage, 0, len(msgs))}
 	for _, m := range msgs {
 		sm := SharedMessage{Role: m.Role.String(), Content: m.Content, CreatedAt: m.CreatedAt, Sources: []SharedSource{}}
-		if m.Role == message.RoleASSISTANT && m.AttemptID != nil {
-			if ss := byAttempt[*m.AttemptID]; ss != nil {
-				sm.Sources = ss
-			}
+		switch {
+		case m.Role != message.RoleASSISTANT || m.AttemptID == nil:
+		case withheld[*m.AttemptID]:
+			sm.Content, sm.Withheld, sm.WithheldReason = "", true, WithheldSourcesRestricted
+		case byAttempt[*m.AttemptID] != nil:
+			sm.Sources = byAttempt[*m.AttemptID]
 		}
 		out.Messages = append(out.Messages, sm)
+	}
+	return out, nil
+}
+
+// withheld returns the attempts of srcs to withhold from the reader: those
+// with a source whose document or attachment the reader may not read now
+// (a member of the tenant by the privacy rules in ctx; anyone else only
+// documents visible to the whole tenant, with publicSources) unless the
+// owner chose to show them on l, and those with a source deleted since
+// whatever the owner chose.
+func (s *Service) withheld(ctx, sys context.Context, l *ent.ShareLink, srcs []*ent.Source, member, publicSources bool) (map[uuid.UUID]bool, error) {
+	docs, atts := sourceTargets(srcs)
+	var readDocs, readAtts map[uuid.UUID]bool
+	var err error
+	switch {
+	case member:
+		if readDocs, readAtts, err = s.readableBy(ctx, docs, atts); err != nil {
+			return nil, err
+		}
+	case publicSources && len(docs) > 0:
+		ids, err := s.client.Document.Query().Where(document.IDIn(docs...), document.TenantID(l.TenantID),
+			document.VisibilityEQ(document.VisibilityTENANT)).IDs(sys)
+		if err != nil {
+			return nil, store.DomainError(err, "document")
+		}
+		readDocs = make(map[uuid.UUID]bool, len(ids))
+		for _, id := range ids {
+			readDocs[id] = true
+		}
+	}
+	out := map[uuid.UUID]bool{}
+	for _, src := range srcs {
+		switch {
+		case gone(src):
+			out[src.AttemptID] = true
+		case src.Kind == source.KindATTACHMENT && readAtts[*src.AttachmentID]:
+		case src.Kind != source.KindATTACHMENT && readDocs[*src.DocumentID]:
+		case l.RestrictedAnswersChosenAt != nil && slices.Contains(l.IncludedAttemptIds, src.AttemptID):
+		default:
+			out[src.AttemptID] = true
+		}
 	}
 	return out, nil
 }

@@ -19,7 +19,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
@@ -120,9 +123,13 @@ func wellFormed(token string) bool {
 	return err == nil
 }
 
-// audit writes the audit event of a lifecycle step of l as the viewer.
-// Failing to audit is logged, never hidden; the step has happened.
-func (s *Service) audit(ctx context.Context, action string, l *ent.ShareLink) {
+// audit writes the audit event of a lifecycle step of l as the viewer,
+// with the owner's choice of restricted answers when the step made one
+// (restrictedAnswersChoice "chosen"; restrictedAnswers, the answers
+// restricted then; includedRestrictedAnswers, those the owner chose to
+// show) or cleared it ("cleared", an empty choice). Failing to audit is logged, never hidden; the step has
+// happened.
+func (s *Service) audit(ctx context.Context, action string, l *ent.ShareLink, chosen *choice) {
 	actor := "system"
 	if v := viewer.FromContext(ctx); v != nil {
 		actor = v.UserID
@@ -135,9 +142,26 @@ func (s *Service) audit(ctx context.Context, action string, l *ent.ShareLink) {
 	if l.ExpiresAt != nil {
 		meta["expiresAt"] = l.ExpiresAt.UTC().Format(time.RFC3339)
 	}
+	switch {
+	case chosen != nil && chosen.restricted == nil:
+		meta["restrictedAnswersChoice"] = "cleared"
+	case chosen != nil:
+		meta["restrictedAnswersChoice"] = "chosen"
+		meta["restrictedAnswers"] = joinIDs(chosen.restricted)
+		meta["includedRestrictedAnswers"] = joinIDs(chosen.included)
+	}
 	err := s.client.AuditEvent.Create().SetActor(actor).SetAction(action).
 		SetTargetType("ShareLink").SetTargetID(l.ID.String()).SetMetadata(meta).Exec(ctx)
 	if err != nil {
 		s.log.ErrorContext(ctx, "audit event not written", "action", action, "target", l.ID.String(), "err", err)
 	}
+}
+
+// joinIDs joins ids with commas.
+func joinIDs(ids []uuid.UUID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return strings.Join(s, ",")
 }

@@ -119,7 +119,7 @@ func TestFrozenPath(t *testing.T) {
 			SetParentID(parent).SetDepth(4).SetRole(message.RoleUSER).SetContent("Later question").ExecX(as(alice))
 
 		contents := func(tok string) []string {
-			got, err := w.svc.Read(as(bob), tok)
+			got, err := w.svc.Read(as(dave), tok)
 			require.NoError(t, err)
 			var out []string
 			for _, m := range got.Messages {
@@ -129,14 +129,16 @@ func TestFrozenPath(t *testing.T) {
 		}
 		require.Equal(t, []string{"USER:What is the upload limit?", "ASSISTANT:It is 20MB [C1]."}, contents(upToA1))
 		require.Equal(t, []string{"USER:What is the upload limit?", "ASSISTANT:It is 20MB [C1].",
-			"USER:And for video?", "ASSISTANT:Video is 1GB."}, contents(upToA2))
+			"USER:And for video?", "ASSISTANT:Video is 1GB [C1]."}, contents(upToA2))
 	})
 }
 
 // TestSourcesReauthorisedForTheReader: a source shows only while the
 // reader may read its document, including after an ACL change made after
 // sharing; an anonymous reader sees only sources of documents visible to
-// the whole tenant, and only when the tenant allows it.
+// the whole tenant, and only when the tenant allows it. (The owner chose
+// to show the answer, whose ops-only source would withhold it otherwise:
+// TestWithheldAnswers.)
 func TestSourcesReauthorisedForTheReader(t *testing.T) {
 	type src struct {
 		Label     string
@@ -159,8 +161,9 @@ func TestSourcesReauthorisedForTheReader(t *testing.T) {
 	none := []src{{"C1", false, "", ""}, {"C2", false, "", ""}}
 
 	forEach(t, func(t *testing.T, w *world) {
-		_, tok := w.share(t, w.a1, sharing.CreateInput{})
-		_, pubTok := w.share(t, w.a1, sharing.CreateInput{Audience: sharelink.AudiencePUBLIC})
+		include := []uuid.UUID{w.att1}
+		_, tok := w.share(t, w.a1, sharing.CreateInput{IncludeRestricted: include})
+		_, pubTok := w.share(t, w.a1, sharing.CreateInput{Audience: sharelink.AudiencePUBLIC, IncludeRestricted: include})
 		require.Equal(t, both, sourcesOf(t, w, as(dave), tok))
 		require.Equal(t, onlyPublic, sourcesOf(t, w, as(bob), tok))
 		require.Equal(t, onlyPublic, sourcesOf(t, w, anon, pubTok))

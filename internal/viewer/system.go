@@ -28,7 +28,9 @@ var (
 	// JobShareRead reads one share link by its token's hash, and the
 	// frozen path it shows, for the reader of a share link
 	// (internal/sharing). Every row it returns is then re-authorised for
-	// the reader; it never writes anything but the link's read count.
+	// the reader; it never writes anything but the link's read count. For
+	// a link's owner it also reads which documents of the path every
+	// reader of the link's audience may read (restricted answers).
 	JobShareRead = Job{"shareread"}
 	// JobPersistedQueries reads and writes the shared table of automatic
 	// persisted queries (internal/persisted), which holds no tenant data;

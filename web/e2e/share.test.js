@@ -1,7 +1,9 @@
 // Browser test of share links (issue 20): a member shares an answered
 // question as a PUBLIC link; an anonymous reader (a fresh browser context,
-// never signed in) opens /s/<token> and sees the title, the question, the
-// answer and its sources, unavailable ones as "source unavailable"; the
+// never signed in) opens /s/<token> and sees the question and, since no
+// source is open to anonymous readers, the answer withheld (issue 31);
+// through a second link whose owner chose to show the answer, the answer
+// and its sources, unavailable ones as "source unavailable"; the
 // page's HTML carries none of the owner id, the tenant id, the trace id,
 // the model, a manifest, or the id of an unavailable source's document.
 // Every wait is for a condition.
@@ -37,22 +39,32 @@ test('an anonymous reader opens a PUBLIC share and sees nothing it must not', as
   const seen = await gql(
     app.server.http,
     token,
-    `query($id: ID!) { viewer { tenantId userId } conversation(id: $id) { title attempts(first: 5) { edges { node { status traceId model
+    `query($id: ID!) { viewer { tenantId userId } conversation(id: $id) { title attempts(first: 5) { edges { node { id status traceId model
       assistantMessage { id } sources { documentId } } } } } }`,
     { id: conv },
   );
   const att = seen.conversation.attempts.edges.map((e) => e.node).find((a) => a.status === 'COMPLETED');
   assert.ok(att?.assistantMessage, 'the question was answered');
   assert.ok(att.sources.length > 0, 'the answer has sources');
-  const created = await gql(
-    app.server.http,
-    token,
-    'mutation($c: ID!, $m: ID!) { createShareLink(input: {conversationId: $c, upToMessageId: $m, audience: PUBLIC}) { url token } }',
-    { c: conv, m: att.assistantMessage.id },
-  );
+  const share = (include) =>
+    gql(
+      app.server.http,
+      token,
+      `mutation($c: ID!, $m: ID!, $i: [ID!]) { createShareLink(input: {conversationId: $c, upToMessageId: $m, audience: PUBLIC,
+        includeRestrictedAnswers: $i}) { url token } }`,
+      { c: conv, m: att.assistantMessage.id, i: include },
+    );
+  const withheld = await share(null);
+  const created = await share([att.id]);
   await page.context().close();
 
   const reader = await app.page();
+  await reader.goto(app.base + withheld.createShareLink.url);
+  await reader.locator('[data-role=ASSISTANT][data-withheld=true]').waitFor();
+  await app.shot(reader, 'share-withheld');
+  assert.equal(await reader.locator('[data-role=USER]').count(), 1, 'the question');
+  assert.equal(await reader.locator('[data-available]').count(), 0, 'a withheld answer lists no sources');
+  assert.ok(/not shown to you|未向你显示/.test(await reader.content()), 'the withheld answer says so');
   await reader.goto(app.base + created.createShareLink.url);
   await reader.getByTestId('share').waitFor();
   await reader.locator('[data-role=ASSISTANT]').first().waitFor();

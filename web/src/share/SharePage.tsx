@@ -2,7 +2,9 @@
 // title, questions, answers and each answer's sources as the server
 // re-authorised them for this reader. It needs no sign-in (PUBLIC links);
 // a signed-in reader's token is sent when there is one. Unavailable
-// sources show only their label and "source unavailable".
+// sources show only their label and "source unavailable"; an answer the
+// server withheld from this reader (it draws on sources the reader may not
+// read, docs/API.md "Share links") shows only that it was withheld.
 import { useEffect, useState } from 'react';
 import { print } from 'graphql';
 import { graphql } from '../gql';
@@ -26,6 +28,8 @@ export const SharedConversationDoc = graphql(`
           title
           snippet
         }
+        withheld
+        withheldReason
       }
     }
   }
@@ -71,9 +75,16 @@ export default function SharePage({ token }: { token: string }) {
       <p className="muted">{t.sharedConversation}</p>
       <h1>{share.title}</h1>
       {share.messages.map((m, i) => (
-        <section key={i} className={m.role === 'USER' ? 'turn question' : 'turn answer'} data-role={m.role}>
+        <section
+          key={i}
+          className={m.role === 'USER' ? 'turn question' : 'turn answer'}
+          data-role={m.role}
+          data-withheld={m.withheld ? 'true' : undefined}
+        >
           {m.role === 'USER' ? (
             <p className="question-text">{m.content}</p>
+          ) : m.withheld ? (
+            <p className="muted withheld">{t.answerWithheld}</p>
           ) : (
             <AnswerMarkdown text={m.content} sourceAnchor={(label) => `share-${i}-${label}`} />
           )}

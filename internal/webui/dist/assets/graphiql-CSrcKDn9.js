@@ -1,1 +1,0 @@
-import{t as e}from"./graphiql-DWEyHz7a.js";e();

@@ -1,0 +1,1 @@
+import{t as e}from"./graphiql-BmgMAGZ4.js";e();
