@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/auditevent"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/sharelink"
@@ -102,7 +103,9 @@ func TestWithheldAnswers(t *testing.T) {
 
 // TestRestrictedAnswers: what the owner is shown before sharing, per
 // audience: the answers with a source some reader may not read, why, and
-// the title only where the owner may read it; the refusals are Create's.
+// the title only where the owner may read it; the refusals are Create's
+// (other users, admins, other tenants, anonymous, an unknown message, a
+// temporary chat, a deleted conversation).
 func TestRestrictedAnswers(t *testing.T) {
 	forEach(t, func(t *testing.T, w *world) {
 		title := func(s string) *string { return &s }
@@ -167,6 +170,21 @@ func TestRestrictedAnswers(t *testing.T) {
 				}
 			})
 		}
+
+		// A temporary chat is refused, a deleted conversation unknown.
+		now := time.Now()
+		tmp := w.db.Client.Conversation.Create().SetUserID("alice").SetKnowledgeBaseID(w.conv.KnowledgeBaseID).
+			SetExpiresAt(now.Add(time.Hour)).SetAbsoluteExpiresAt(now.Add(time.Hour)).
+			SetTemporaryExpiresAt(now.Add(time.Hour)).SaveX(as(alice))
+		i := in
+		i.ConversationID = tmp.ID
+		_, err := w.svc.RestrictedAnswers(as(alice), i)
+		require.Equal(t, domain.CodeBadUserInput, code(err))
+		require.Equal(t, "conversationId", domain.ErrorDetails(err)["field"])
+		require.NoError(t, w.db.Client.Conversation.UpdateOneID(w.conv.ID).SetStatus(conversation.StatusDELETED).
+			SetDeletedAt(now).Exec(as(alice)))
+		_, err = w.svc.RestrictedAnswers(as(alice), in)
+		require.Equal(t, domain.CodeNotFound, code(err), "a deleted conversation")
 	}, publicOn(true))
 }
 
