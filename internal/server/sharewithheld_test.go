@@ -115,7 +115,9 @@ func TestWithheldAnswersThroughTheAPI(t *testing.T) {
 			t.Fatalf("the included answer is withheld from bob: %q", content)
 		}
 
-		var updated struct{ UpdateShareLink struct{ ShareLink linkWithChoice } }
+		var updated struct {
+			UpdateShareLink struct{ ShareLink linkWithChoice }
+		}
 		mustDo(t, alice, updateIncluding, map[string]any{"id": l.ID, "i": []string{attempt}}, &updated)
 		if got := updated.UpdateShareLink.ShareLink; len(got.IncludedRestrictedAnswerIds) != 1 || got.RestrictedAnswersChosenAt == nil {
 			t.Fatalf("updated: %+v", got)
