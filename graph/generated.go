@@ -6245,6 +6245,12 @@ enum ConversationEventKind {
   ask on another branch): messageId is the new current leaf.
   """
   BRANCH_SELECTED
+  """
+  The stream's first event, sent once the server follows the conversation:
+  every change made after the client receives it reaches the stream, on
+  every instance. conversation is the conversation as it is then.
+  """
+  SUBSCRIBED
 }
 
 """
@@ -6294,6 +6300,13 @@ enum ViewerEventKind {
   messageId is the new current leaf.
   """
   BRANCH_SELECTED
+  """
+  The stream's first event, sent once the server follows the viewer's
+  conversations: every change made after the client receives it reaches the
+  stream, on every instance. It is about no conversation (conversationId and
+  conversation are null).
+  """
+  SUBSCRIBED
 }
 
 """
@@ -6303,7 +6316,10 @@ list in sync without polling.
 """
 type ViewerEvent {
   kind: ViewerEventKind!
-  conversationId: ID!
+  """
+  The conversation the event is about; null only for SUBSCRIBED.
+  """
+  conversationId: ID
   """
   ATTEMPT_UPDATED: the attempt and its new status.
   """
@@ -6336,14 +6352,15 @@ type Subscription {
   attemptEvents(attemptId: ID!, afterSeq: Int = 0): AttemptEvent!
   """
   Streams changes of a conversation: new messages, attempt status changes and
-  conversation updates.
+  conversation updates. The first event is SUBSCRIBED: the stream is live.
   """
   conversationEvents(conversationId: ID!): ConversationEvent!
   """
   Streams changes of the viewer's own conversations (their list): created,
   renamed or titled, archived, deleted, restored, and attempts becoming
   PENDING, COMPLETED or FAILED, across every instance. Only the viewer's own
-  conversations; never other users' or admin-only events.
+  conversations; never other users' or admin-only events. The first event
+  is SUBSCRIBED: the stream is live.
   """
   viewerEvents: ViewerEvent!
 }
@@ -27559,11 +27576,11 @@ func (ec *executionContext) _ViewerEvent_conversationId(ctx context.Context, fie
 			return obj.ConversationID, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
-			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_ViewerEvent_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -46792,7 +46809,7 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 			}
 		case "conversationId":
 			out.Values[i] = ec._ViewerEvent_conversationId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "attemptId":

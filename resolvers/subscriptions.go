@@ -76,18 +76,33 @@ func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan
 		return nil, notFound(err, "conversation")
 	}
 	out := make(chan *model.ConversationEvent)
+	first := &model.ConversationEvent{Kind: model.ConversationEventKindSubscribed, ConversationID: id, At: r.now()}
 	go func() {
 		defer release()
 		defer close(out)
-		forward(ctx, src, out, conversationEventModel)
+		forward(ctx, src, out, first, conversationEventModel)
 	}()
 	return out, nil
 }
 
-// forward converts and sends every event of src to out until src closes or
-// ctx ends. When ctx ends first it drains src, which the engine closes on
-// cancellation, so that neither side's goroutine is left blocked.
-func forward[E, M any](ctx context.Context, src <-chan E, out chan<- M, convert func(E) M) {
+// forward sends first, then converts and sends every event of src to out,
+// until src closes or ctx ends. When ctx ends first it drains src, which
+// the engine closes on cancellation, so that neither side's goroutine is
+// left blocked.
+//
+// first is the stream's SUBSCRIBED event (docs/API.md, "Knowing a stream
+// is live"): src is the engine's subscription, registered with the broker
+// before the engine returned it, so every event published after the client
+// receives first reaches src. graphql-transport-ws and graphql-sse
+// acknowledge no subscribe; this is the client's moment at which the
+// stream is live.
+func forward[E, M any](ctx context.Context, src <-chan E, out chan<- M, first M, convert func(E) M) {
+	select {
+	case out <- first:
+	case <-ctx.Done():
+		drain(src)
+		return
+	}
 	for {
 		select {
 		case ev, ok := <-src:

@@ -26,10 +26,11 @@ func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent,
 		return nil, err
 	}
 	out := make(chan *model.ViewerEvent)
+	first := &model.ViewerEvent{Kind: model.ViewerEventKindSubscribed, At: r.now()}
 	go func() {
 		defer release()
 		defer close(out)
-		forward(ctx, src, out, viewerEventModel)
+		forward(ctx, src, out, first, viewerEventModel)
 	}()
 	return out, nil
 }
@@ -38,7 +39,7 @@ func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent,
 func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 	m := &model.ViewerEvent{
 		Kind:           model.ViewerEventKind(ev.Kind),
-		ConversationID: ev.ConversationID,
+		ConversationID: &ev.ConversationID,
 		AttemptID:      ev.AttemptID,
 		MessageID:      ev.MessageID,
 		AttachmentID:   ev.AttachmentID,
@@ -57,12 +58,13 @@ func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 }
 
 // viewerEventConversation loads the conversation of a feed event (see
-// eventRow); after CONVERSATION_DELETED there is nothing to show.
+// eventRow); after CONVERSATION_DELETED there is nothing to show, and
+// SUBSCRIBED is about no conversation.
 func (r *Resolver) viewerEventConversation(ctx context.Context, ev *model.ViewerEvent) (*ent.Conversation, error) {
-	if ev.Kind == model.ViewerEventKindConversationDeleted {
+	if ev.Kind == model.ViewerEventKindConversationDeleted || ev.ConversationID == nil {
 		return nil, nil
 	}
-	return loadEventConversation(ctx, r.client, ev.ConversationID)
+	return loadEventConversation(ctx, r.client, *ev.ConversationID)
 }
 
 // viewerEventAttempt loads the attempt of an ATTEMPT_UPDATED feed event

@@ -895,8 +895,9 @@ type Viewer struct {
 // whichever instance, so that another device or tab keeps its conversation
 // list in sync without polling.
 type ViewerEvent struct {
-	Kind           ViewerEventKind `json:"kind"`
-	ConversationID uuid.UUID       `json:"conversationId"`
+	Kind ViewerEventKind `json:"kind"`
+	// The conversation the event is about; null only for SUBSCRIBED.
+	ConversationID *uuid.UUID `json:"conversationId,omitempty"`
 	// ATTEMPT_UPDATED: the attempt and its new status.
 	AttemptID     *uuid.UUID      `json:"attemptId,omitempty"`
 	AttemptStatus *attempt.Status `json:"attemptStatus,omitempty"`
@@ -997,6 +998,10 @@ const (
 	// The current branch changed (selectBranch, editMessage, retryAttempt or an
 	// ask on another branch): messageId is the new current leaf.
 	ConversationEventKindBranchSelected ConversationEventKind = "BRANCH_SELECTED"
+	// The stream's first event, sent once the server follows the conversation:
+	// every change made after the client receives it reaches the stream, on
+	// every instance. conversation is the conversation as it is then.
+	ConversationEventKindSubscribed ConversationEventKind = "SUBSCRIBED"
 	// Documents cited by answers of the conversation changed (re-ingested with
 	// other content), as the viewer may read them now: changedAttemptIds
 	// (at most 50) and changedAttemptCount. At most one per conversation per
@@ -1011,12 +1016,13 @@ var AllConversationEventKind = []ConversationEventKind{
 	ConversationEventKindConversationUpdated,
 	ConversationEventKindConversationDeleted,
 	ConversationEventKindBranchSelected,
+	ConversationEventKindSubscribed,
 	ConversationEventKindSourcesChanged,
 }
 
 func (e ConversationEventKind) IsValid() bool {
 	switch e {
-	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected, ConversationEventKindSourcesChanged:
+	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected, ConversationEventKindSubscribed, ConversationEventKindSourcesChanged:
 		return true
 	}
 	return false
@@ -1439,6 +1445,11 @@ const (
 	// The conversation's current branch changed (on this or another device):
 	// messageId is the new current leaf.
 	ViewerEventKindBranchSelected ViewerEventKind = "BRANCH_SELECTED"
+	// The stream's first event, sent once the server follows the viewer's
+	// conversations: every change made after the client receives it reaches the
+	// stream, on every instance. It is about no conversation (conversationId and
+	// conversation are null).
+	ViewerEventKindSubscribed ViewerEventKind = "SUBSCRIBED"
 	// Documents cited by answers of this conversation of the viewer changed
 	// (re-ingested with other content), as the viewer may read them now:
 	// changedAttemptIds (at most 50) and changedAttemptCount. At most one per
@@ -1457,13 +1468,14 @@ var AllViewerEventKind = []ViewerEventKind{
 	ViewerEventKindConversationRestored,
 	ViewerEventKindAttemptUpdated,
 	ViewerEventKindBranchSelected,
+	ViewerEventKindSubscribed,
 	ViewerEventKindSourcesChanged,
 	ViewerEventKindAttachmentUpdated,
 }
 
 func (e ViewerEventKind) IsValid() bool {
 	switch e {
-	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindSourcesChanged, ViewerEventKindAttachmentUpdated:
+	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindSubscribed, ViewerEventKindSourcesChanged, ViewerEventKindAttachmentUpdated:
 		return true
 	}
 	return false

@@ -61,29 +61,11 @@ func createTitled(t *testing.T, c *gqlclient.Client, title string) string {
 }
 
 // ready waits until the subscription, which starts asynchronously, is
-// live: the user creates probe conversations until the feed reports one,
-// then a marker, and skips the feed to the marker's event.
+// live: its first event, SUBSCRIBED, came.
 func (f *feedSub) ready() {
 	f.t.Helper()
-	ctx := ctxT(f.t)
-	for {
-		createTitled(f.t, f.c, "probe")
-		wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-		_, err := f.sub.Next(wctx)
-		cancel()
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			f.t.Fatal("the feed never started")
-		}
-	}
-	createTitled(f.t, f.c, "ready")
-	for {
-		ev := f.next()
-		if ev.Kind == "CONVERSATION_CREATED" && ev.Conversation != nil && ev.Conversation.Title == "ready" {
-			return
-		}
+	if ev := f.next(); ev.Kind != "SUBSCRIBED" || ev.ConversationID != "" || ev.Conversation != nil {
+		f.t.Fatalf("the feed began with %+v, want SUBSCRIBED about no conversation", ev)
 	}
 }
 

@@ -238,8 +238,8 @@ func TestShutdownLeavesSubscriptionsToResume(t *testing.T) {
 	w := dialRaw(t, h, gqlclient.ProtocolTransportWS)
 	w.init(token)
 	w.send(`{"id":"live","type":"subscribe","payload":{"query":"subscription($c: ID!) { conversationEvents(conversationId: $c) { kind } }","variables":{"c":"` + conv + `"}}}`)
-	// The subscription is active once a query sent after it has answered
-	// (operations start in order).
+	// The subscription is live once its first event, SUBSCRIBED, came.
+	w.expect("next", "live")
 	w.send(`{"id":"q","type":"subscribe","payload":{"query":"{ viewer { userId } }"}}`)
 	w.expect("next", "q")
 	w.expect("complete", "q")

@@ -68,40 +68,27 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   assert.equal(await listed.first().locator('.attachment-name').textContent(), 'notes.md');
 
   // A file uploaded outside this page's button (another tab, a mobile
-  // client) appears by viewerEvents ATTACHMENT_UPDATED. POST /files
-  // processes a small file before it answers, so all its events are
-  // published during the request; graphql-transport-ws acknowledges no
-  // subscribe, and an event published before the server has registered
-  // the page's subscription (just after the socket came up, on a busy
-  // machine) is not delivered. The console reads the list again whenever
-  // the socket (re)connects, which covers uploads before that; the probe
-  // uploads until one appears by its event, then checks it.
+  // client) appears by viewerEvents ATTACHMENT_UPDATED. graphql-transport-ws
+  // acknowledges no subscribe: the list says data-events="live" once its
+  // subscription's first event, SUBSCRIBED, came (docs/API.md, "Knowing a
+  // stream is live"), and from then on one upload is enough, with no probe
+  // or retry.
   await page.locator('[data-testid="attach"][data-events="live"]').waitFor();
-  const uploadElsewhere = (name) =>
-    page.evaluate(async (name) => {
-      const form = new FormData();
-      form.append('conversationId', location.pathname.split('/').pop());
-      form.append('file', new Blob(['elsewhere'], { type: 'text/plain' }), name);
-      const res = await fetch('/files', {
-        method: 'POST',
-        body: form,
-        headers: { Authorization: `Bearer ${sessionStorage.getItem('ragchat.token')}` },
-      });
-      return res.status;
-    }, name);
-  let shown;
-  let name;
-  for (let i = 1; ; i++) {
-    name = `elsewhere-${i}.txt`;
-    assert.equal(await uploadElsewhere(name), 201);
-    shown = listed.filter({ hasText: name });
-    try {
-      await shown.and(page.locator('[data-status="READY"]')).waitFor({ timeout: 10000 });
-      break;
-    } catch (e) {
-      if (i === 5) throw e;
-    }
-  }
+  const name = 'elsewhere.txt';
+  const status = await page.evaluate(async (name) => {
+    const form = new FormData();
+    form.append('conversationId', location.pathname.split('/').pop());
+    form.append('file', new Blob(['elsewhere'], { type: 'text/plain' }), name);
+    const res = await fetch('/files', {
+      method: 'POST',
+      body: form,
+      headers: { Authorization: `Bearer ${sessionStorage.getItem('ragchat.token')}` },
+    });
+    return res.status;
+  }, name);
+  assert.equal(status, 201);
+  const shown = listed.filter({ hasText: name });
+  await shown.and(page.locator('[data-status="READY"]')).waitFor();
   assert.equal(await shown.locator('.attachment-name').textContent(), name);
   assert.equal(await shown.getAttribute('data-pending'), null, 'an upload from elsewhere is not pending here');
   assert.equal(await listed.first().locator('.attachment-name').textContent(), 'notes.md');

@@ -3,6 +3,8 @@
 export { createRagchatClient, RagchatError } from './client';
 export type { RagchatClient, RagchatClientOptions, RagchatGraphQLError, TokenGetter } from './client';
 export { streamAttempt } from './stream';
+export { followEvents, SUBSCRIBED } from './events';
+export type { FollowEventsHandlers } from './events';
 export type { AttemptEvent, AttemptStream, AttemptStreamState, StreamAttemptOptions } from './stream';
 export { applyAttemptEvent, applyAttemptEvents, codePointLength, initialAttemptState, SeqGapError } from './merge';
 export type { AttemptEventLike, AttemptState } from './merge';

@@ -124,6 +124,21 @@ export const ViewerEventsSubscription = graphql(`
     viewerEvents {
       kind
       conversationId
+      attemptId
+      attemptStatus
+      messageId
+    }
+  }
+`);
+
+export const ConversationEventsSubscription = graphql(`
+  subscription ClientConversationEvents($conversationId: ID!) {
+    conversationEvents(conversationId: $conversationId) {
+      kind
+      conversationId
+      messageId
+      attemptId
+      attemptStatus
     }
   }
 `);

@@ -6,17 +6,19 @@
 //   const { ask, loading, error } = useAsk();
 //   const answer = useAttemptStream(attemptId);         // text, status, sources
 //   const conv = useConversation(conversationId, 50);   // messages, loadOlder()
-//   useViewerEvents((e) => refetchList(e.conversationId));
+//   const { live } = useViewerEvents((e) => refetchList(e.conversationId), { onLive: (up) => up && refetchList() });
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { RagchatClient } from './client';
 import type {
   AskInput,
   ClientAskMutation,
+  ClientConversationEventsSubscription,
   ClientConversationPathQuery,
   ClientViewerEventsSubscription,
 } from './gql/graphql';
+import { followEvents } from './events';
 import { initialAttemptState } from './merge';
-import { AskMutation, ConversationPathQuery, ViewerEventsSubscription } from './operations';
+import { AskMutation, ConversationEventsSubscription, ConversationPathQuery, ViewerEventsSubscription } from './operations';
 import { streamAttempt, type AttemptEvent, type AttemptStreamState, type StreamAttemptOptions } from './stream';
 
 const ClientContext = createContext<RagchatClient | null>(null);
@@ -154,20 +156,78 @@ export function useConversation(conversationId: string | null | undefined, pageS
   };
 }
 
-/** Calls onEvent for each of the viewer's events (a conversation created, renamed, deleted …). */
-export function useViewerEvents(onEvent: (e: ClientViewerEventsSubscription['viewerEvents']) => void): void {
-  const client = useRagchatClient();
+/** The options of useViewerEvents and useConversationEvents. */
+export interface LiveEventsOptions {
+  /**
+   * Called with true each time the stream is live (its SUBSCRIBED event,
+   * again after every reconnect): read what it keeps in sync then. Called
+   * with false when the socket closes.
+   */
+  onLive?: (live: boolean) => void;
+}
+
+/** The result of useViewerEvents and useConversationEvents. */
+export interface LiveEvents {
+  /**
+   * Whether the stream is live: every change made since reaches onEvent
+   * (docs/API.md, "Knowing a stream is live"). False until the server's
+   * SUBSCRIBED, and while the socket is down.
+   */
+  live: boolean;
+}
+
+/** Follows a subscription (subscribe, null: none), subscribing again when a dependency changes. */
+function useLiveEvents<E>(
+  subscribe: ((h: { onEvent: (e: E) => void; onLive: (l: boolean) => void }) => () => void) | null,
+  deps: readonly unknown[],
+  onEvent: (e: E) => void,
+  opts: LiveEventsOptions,
+): LiveEvents {
+  const [live, setLive] = useState(false);
   const handler = useRef(onEvent);
   handler.current = onEvent;
-  useEffect(
-    () =>
-      client.subscribe(ViewerEventsSubscription, {}, {
-        next: (r) => {
-          if (r.data) handler.current(r.data.viewerEvents);
-        },
-        error: () => {},
-        complete: () => {},
-      }),
-    [client],
-  );
+  const onLive = useRef(opts.onLive);
+  onLive.current = opts.onLive;
+  const sub = useRef(subscribe);
+  sub.current = subscribe;
+  useEffect(() => {
+    setLive(false);
+    if (!sub.current) return;
+    return sub.current({
+      onEvent: (e) => handler.current(e),
+      onLive: (l) => {
+        setLive(l);
+        onLive.current?.(l);
+      },
+    });
+    // subscribe is read through sub: deps say when it changes.
+  }, deps);
+  return { live };
+}
+
+/**
+ * Calls onEvent for each of the viewer's events (a conversation created,
+ * renamed, deleted …); live says when the feed is live (SUBSCRIBED, which
+ * onEvent never gets).
+ */
+export function useViewerEvents(onEvent: (e: ClientViewerEventsSubscription['viewerEvents']) => void, opts: LiveEventsOptions = {}): LiveEvents {
+  const client = useRagchatClient();
+  return useLiveEvents((h) => followEvents(client, ViewerEventsSubscription, {}, 'viewerEvents', h), [client], onEvent, opts);
+}
+
+/**
+ * Calls onEvent for each change of a conversation (null: none): messages,
+ * attempts, the current branch; live says when the stream is live.
+ */
+export function useConversationEvents(
+  conversationId: string | null | undefined,
+  onEvent: (e: ClientConversationEventsSubscription['conversationEvents']) => void,
+  opts: LiveEventsOptions = {},
+): LiveEvents {
+  const client = useRagchatClient();
+  const subscribe = conversationId
+    ? (h: { onEvent: (e: ClientConversationEventsSubscription['conversationEvents']) => void; onLive: (l: boolean) => void }) =>
+        followEvents(client, ConversationEventsSubscription, { conversationId }, 'conversationEvents', h)
+    : null;
+  return useLiveEvents(subscribe, [client, conversationId], onEvent, opts);
 }

@@ -1,12 +1,13 @@
 // The React hooks, rendered with react-test-renderer over fake clients:
 // useAttemptStream shows the recorded answer once across a dropped socket,
 // useConversation pages the current path back, useAsk returns the payload,
-// useViewerEvents hands over each event.
+// useViewerEvents and useConversationEvents hand over each event and say
+// when the stream is live.
 import { createElement, type ReactElement } from 'react';
 import { act, create } from 'react-test-renderer';
 import { expect, test } from 'vitest';
 import type { RagchatClient } from '../src/client';
-import { RagchatProvider, useAsk, useAttemptStream, useConversation, useViewerEvents } from '../src/react';
+import { RagchatProvider, useAsk, useAttemptStream, useConversation, useConversationEvents, useViewerEvents } from '../src/react';
 import { answer, deltaEvents, fakeClient, recorded } from './fake';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -22,7 +23,11 @@ async function renderHook<T>(client: RagchatClient, hook: () => T) {
   await act(async () => {
     r = create(createElement(RagchatProvider, { client }, createElement(Probe)) as ReactElement);
   });
-  return { get: () => latest, unmount: () => act(async () => r.unmount()) };
+  return {
+    get: () => latest,
+    rerender: () => act(async () => (r as unknown as { update(e: ReactElement): void }).update(createElement(RagchatProvider, { client }, createElement(Probe)) as ReactElement)),
+    unmount: () => act(async () => r.unmount()),
+  };
 }
 
 /** Waits, rendering, until ok() holds or the deadline passes. */
@@ -93,27 +98,67 @@ test('useAsk resolves with the payload and keeps it', async () => {
   await h.unmount();
 });
 
-test('useViewerEvents hands over each event and unsubscribes on unmount', async () => {
-  let unsubscribed = false;
+/** A client whose subscriptions the test feeds (push) and whose socket it closes. */
+function pushClient(field: string) {
+  let unsubscribed = 0;
   let push: (e: unknown) => void = () => {};
+  const closed = new Set<(code: number | undefined) => void>();
+  const variables: unknown[] = [];
   const client = {
-    subscribe: (_d: unknown, _v: unknown, sink: { next: (r: unknown) => void }) => {
-      push = (e) => sink.next({ data: { viewerEvents: e } });
+    subscribe: (_d: unknown, v: unknown, sink: { next: (r: unknown) => void }) => {
+      variables.push(v);
+      push = (e) => sink.next({ data: { [field]: e } });
       return () => {
-        unsubscribed = true;
+        unsubscribed++;
       };
     },
+    onClosed: (l: (code: number | undefined) => void) => {
+      closed.add(l);
+      return () => closed.delete(l);
+    },
   } as unknown as RagchatClient;
+  return { client, push: (e: unknown) => push(e), close: () => [...closed].forEach((l) => l(1006)), unsubscribed: () => unsubscribed, variables };
+}
+
+test('useViewerEvents hands over each event, says when it is live and unsubscribes on unmount', async () => {
+  const c = pushClient('viewerEvents');
   const seen: unknown[] = [];
-  const h = await renderHook(client, () => useViewerEvents((e) => seen.push(e)));
+  const lives: boolean[] = [];
+  const h = await renderHook(c.client, () => useViewerEvents((e) => seen.push(e), { onLive: (l) => lives.push(l) }));
+  expect(h.get().live).toBe(false);
+  await act(async () => c.push({ kind: 'SUBSCRIBED', conversationId: null }));
+  expect(h.get().live).toBe(true);
   await act(async () => {
-    push({ kind: 'CONVERSATION_CREATED', conversationId: 'c1' });
-    push({ kind: 'CONVERSATION_DELETED', conversationId: 'c2' });
+    c.push({ kind: 'CONVERSATION_CREATED', conversationId: 'c1' });
+    c.push({ kind: 'CONVERSATION_DELETED', conversationId: 'c2' });
   });
   expect(seen).toEqual([
     { kind: 'CONVERSATION_CREATED', conversationId: 'c1' },
     { kind: 'CONVERSATION_DELETED', conversationId: 'c2' },
   ]);
+  await act(async () => c.close());
+  expect(h.get().live).toBe(false);
+  await act(async () => c.push({ kind: 'SUBSCRIBED', conversationId: null }));
+  expect(h.get().live).toBe(true);
+  expect(lives).toEqual([true, false, true]);
   await h.unmount();
-  expect(unsubscribed).toBe(true);
+  expect(c.unsubscribed()).toBe(1);
+});
+
+test('useConversationEvents follows its conversation and subscribes again for another', async () => {
+  const c = pushClient('conversationEvents');
+  const seen: unknown[] = [];
+  let id = 'c1';
+  const h = await renderHook(c.client, () => useConversationEvents(id, (e) => seen.push(e)));
+  await act(async () => c.push({ kind: 'SUBSCRIBED', conversationId: 'c1' }));
+  expect(h.get().live).toBe(true);
+  await act(async () => c.push({ kind: 'BRANCH_SELECTED', conversationId: 'c1', messageId: 'm2' }));
+  expect(seen).toEqual([{ kind: 'BRANCH_SELECTED', conversationId: 'c1', messageId: 'm2' }]);
+  id = 'c2';
+  await h.rerender();
+  expect(h.get().live).toBe(false); // not live until c2's stream says so
+  expect(c.variables).toEqual([{ conversationId: 'c1' }, { conversationId: 'c2' }]);
+  expect(c.unsubscribed()).toBe(1);
+  await h.unmount();
+  expect(c.unsubscribed()).toBe(2);
 });

@@ -3,14 +3,16 @@
 // RAGCHAT_TEST_DATABASE_URL is set, else SQLite): ask with the typed
 // mutation, stream the answer with streamAttempt, kill the socket mid-answer
 // and check that the client reconnected with a fresh token from the getter,
-// resumed with afterSeq, and shows the stored answer exactly once.
+// resumed with afterSeq, and shows the stored answer exactly once; follow
+// viewerEvents and conversationEvents from the moment they are live.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import WebSocket from 'ws';
 // @ts-expect-error: a JavaScript module of the Node client's tests, without types.
 import { gql, startServer } from '../../node/lib/server.js';
 import { createRagchatClient, RagchatError } from '../src/client';
 import { codePointLength } from '../src/merge';
-import { AskMutation } from '../src/operations';
+import { followEvents } from '../src/events';
+import { AskMutation, ConversationEventsSubscription, ViewerEventsSubscription } from '../src/operations';
 import { streamAttempt } from '../src/stream';
 
 type Server = { http: string; ws: string; token: (user: string, ...flags: string[]) => string; stop: () => Promise<unknown> };
@@ -101,6 +103,60 @@ test("another user's attempt is NOT_FOUND, and streamAttempt does not retry it",
     expect(err).toBeInstanceOf(RagchatError);
     expect(err.code).toBe('NOT_FOUND');
     expect(afterSeqs).toEqual([0]);
+  } finally {
+    await client.dispose();
+  }
+});
+
+// followEvents against the server (docs/API.md, "Knowing a stream is
+// live"): a conversation created as soon as the feed is live is always
+// its next event, and a rename made as soon as the conversation's stream
+// is live is always that stream's, with no probe or retry, on every round.
+test('a change made once the stream is live always reaches it', async () => {
+  const token = server.token('ts-live');
+  const client = createRagchatClient({ url: server.http, wsUrl: server.ws, getToken: () => token, webSocketImpl: WebSocket });
+  // inbox collects a stream's events; live resolves on its SUBSCRIBED.
+  const inbox = () => {
+    const events: { kind: string; conversationId: string | null }[] = [];
+    const failures: unknown[] = [];
+    let wake = () => {};
+    let resolveLive!: () => void;
+    return {
+      live: new Promise<void>((r) => (resolveLive = r)),
+      handlers: {
+        onLive: (l: boolean) => l && resolveLive(),
+        onEvent: (e: { kind: string; conversationId: string | null }) => {
+          events.push(e);
+          wake();
+        },
+        onError: (e: unknown) => {
+          failures.push(e);
+          wake();
+        },
+      },
+      async next() {
+        while (events.length === 0 && failures.length === 0) await new Promise<void>((r) => (wake = r));
+        if (failures.length > 0) throw failures[0];
+        return events.shift()!;
+      },
+    };
+  };
+  try {
+    for (let i = 0; i < 10; i++) {
+      const feed = inbox();
+      const stopFeed = followEvents(client, ViewerEventsSubscription, {}, 'viewerEvents', feed.handlers);
+      await feed.live;
+      const { createConversation } = await gql(server.http, token, 'mutation { createConversation(input: {}) { id } }');
+      expect(await feed.next()).toMatchObject({ kind: 'CONVERSATION_CREATED', conversationId: createConversation.id });
+      stopFeed();
+
+      const conv = inbox();
+      const stopConv = followEvents(client, ConversationEventsSubscription, { conversationId: createConversation.id }, 'conversationEvents', conv.handlers);
+      await conv.live;
+      await gql(server.http, token, 'mutation($c: ID!, $t: String!) { renameConversation(id: $c, title: $t) { id } }', { c: createConversation.id, t: `round ${i}` });
+      expect(await conv.next()).toMatchObject({ kind: 'CONVERSATION_UPDATED', conversationId: createConversation.id });
+      stopConv();
+    }
   } finally {
     await client.dispose();
   }

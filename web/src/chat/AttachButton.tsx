@@ -9,15 +9,21 @@
 // session uploaded since the last question are pending: once READY they go
 // with the next question (onReady, AskInput.attachmentIds), and a new
 // clearKey (a question was accepted with them) ends their pending state;
-// they stay in the list as the conversation's attachments. Whenever the
-// socket (re)connects the list is read again, since events sent while it
-// was down are lost, and data-events="live" says the socket is up.
-import { useEffect, useRef, useState } from 'react';
-import { useQuery, useSubscription } from '@apollo/client/react';
-import { isConnected, onConnectionChange } from '../apollo';
+// they stay in the list as the conversation's attachments. Events sent
+// before the subscription is live are lost (docs/API.md, "Knowing a
+// stream is live"): the list is read again on each SUBSCRIBED (the first,
+// and the one after every reconnect), from which on data-events="live"
+// says every change reaches it, until the socket drops.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useApolloClient, useSubscription } from '@apollo/client/react';
+import { onConnectionChange } from '../apollo';
 import { getToken } from '../auth/token';
 import { useT } from '../i18n';
+import type { ConversationAttachmentsQuery as ConversationAttachmentsResult } from '../gql/graphql';
 import { AttachmentEventsSubscription, ConversationAttachmentsQuery } from './attachmentOperations';
+
+// Attachment is a stored attachment as the list reads it.
+type Attachment = NonNullable<ConversationAttachmentsResult['conversation']>['attachments'][number];
 
 // Row is one line of the list: a stored attachment (id set) or a local
 // upload (UPLOADING, or REFUSED with the server's message).
@@ -47,40 +53,66 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   // is under way may be newer than what that read returns.
   const [live, setLive] = useState<Record<string, { status: string; no: number }>>({});
   const eventNo = useRef(0);
-  const [connected, setConnected] = useState(isConnected());
+  // subscribed: the subscription's SUBSCRIBED came and the socket has not
+  // dropped since.
+  const [subscribed, setSubscribed] = useState(false);
   const inFlight = useRef(0);
   const seq = useRef(0);
   // pending holds the ids this session uploaded since the last question.
   const [pending, setPending] = useState<string[]>([]);
-  const { data, refetch } = useQuery(ConversationAttachmentsQuery, {
-    variables: { id: conversationId },
-    fetchPolicy: 'cache-and-network',
-  });
-  const stored = data?.conversation?.id === conversationId ? (data.conversation.attachments ?? []) : [];
+  // The stored list as the newest read that has returned (reads are
+  // numbered as they start; one that started before the last applied one
+  // is dropped, so an older answer never replaces a newer one).
+  const client = useApolloClient();
+  const [read, setRead] = useState<{ conversationId: string; attachments: Attachment[] } | null>(null);
+  const reads = useRef(0);
+  const applied = useRef(0);
+  const stored = read?.conversationId === conversationId ? read.attachments : [];
   const storedIds = useRef(new Set<string>());
   storedIds.current = new Set(stored.map((a) => a.id));
-  // Another conversation starts with its own list.
-  useEffect(() => {
-    setLocal([]);
-    setLive({});
-  }, [conversationId]);
-  useEffect(() => {
-    setPending([]);
-  }, [conversationId, clearKey]);
 
-  const reread = async () => {
+  // reread reads the list again, not joined to a read already under way
+  // (that one may predate the events that asked for this one), and clears
+  // the live statuses it has seen: those of the events received before it
+  // started, each published after its change was stored.
+  const reread = useCallback(async () => {
+    const n = ++reads.current;
     const from = eventNo.current;
     try {
-      await refetch();
+      const res = await client.query({
+        query: ConversationAttachmentsQuery,
+        variables: { id: conversationId },
+        fetchPolicy: 'no-cache',
+        context: { queryDeduplication: false },
+      });
+      if (n <= applied.current) return;
+      applied.current = n;
+      setRead({ conversationId, attachments: res.data?.conversation?.attachments ?? [] });
       setLive((all) => Object.fromEntries(Object.entries(all).filter(([, v]) => v.no > from)));
     } catch {
       // The list keeps what it showed; the next event reads it again.
     }
-  };
+  }, [client, conversationId]);
+
+  // Another conversation starts with its own list, read at once (and
+  // again when the feed is live).
+  useEffect(() => {
+    setLocal([]);
+    setLive({});
+    void reread();
+  }, [reread]);
+  useEffect(() => {
+    setPending([]);
+  }, [conversationId, clearKey]);
 
   useSubscription(AttachmentEventsSubscription, {
     onData: ({ data: ev }) => {
       const e = ev.data?.viewerEvents;
+      if (e?.kind === 'SUBSCRIBED') {
+        setSubscribed(true);
+        void reread();
+        return;
+      }
       if (e?.kind !== 'ATTACHMENT_UPDATED' || e.conversationId !== conversationId || !e.attachmentId) return;
       const id = e.attachmentId;
       const no = ++eventNo.current;
@@ -91,17 +123,8 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
     },
   });
 
-  // Events sent while the socket was down are lost: read the list again
-  // when it comes back.
-  useEffect(
-    () =>
-      onConnectionChange((up) => {
-        setConnected(up);
-        if (up) void reread();
-      }),
-    // reread reads the current conversation through refetch.
-    [conversationId],
-  );
+  // Until the resubscription's SUBSCRIBED, changes may be missed.
+  useEffect(() => onConnectionChange((up) => !up && setSubscribed(false)), []);
 
   const upload = async (file: File) => {
     const key = `local-${++seq.current}`;
@@ -167,7 +190,7 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   }, [readyIds, onReady]);
 
   return (
-    <div className="attach" data-testid="attach" data-events={connected ? 'live' : 'down'}>
+    <div className="attach" data-testid="attach" data-events={subscribed ? 'live' : 'down'}>
       <input
         ref={input}
         type="file"

@@ -52,7 +52,9 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
   const conn = data?.conversations;
   // Other tabs and devices, the engine titling a conversation after its
   // first answer, an admin deleting one: viewerEvents says the list
-  // changed, and the list is read again.
+  // changed, and the list is read again. So does its SUBSCRIBED (the feed
+  // is live, again after every reconnect): changes made before are not
+  // replayed.
   // A conversation open here and deleted elsewhere is closed.
   const selectedRef = useRef(selected);
   selectedRef.current = selected;

@@ -36,7 +36,6 @@ import { ConversationHeader } from './ConversationHeader';
 import { Composer } from './Composer';
 import { Turn, attemptAnchor, type TurnActions } from './Turn';
 import { nodes } from '../relay';
-import { onConnectionChange } from '../apollo';
 import { appendQuestion, mergeLatest, prependOlder, turnsOf, type LoadedPath, type PathEntry, type PathTurn } from './path';
 import { ModelPicker, useModelChoice } from './ModelPicker';
 
@@ -148,17 +147,17 @@ export function ConversationView({ id }: { id: string }) {
     variables: { conversationId: id },
     onData: ({ data: ev }) => {
       const e = ev.data?.conversationEvents;
+      // The stream is live (docs/API.md, "Knowing a stream is live"):
+      // changes made while it was not (before it started, while the
+      // socket was down) are not replayed, so the path is read again.
+      // SUBSCRIBED comes again after every reconnect.
+      if (e?.kind === 'SUBSCRIBED') rereadQuietly();
       if (e?.kind === 'BRANCH_SELECTED' && e.messageId !== lastRef.current) rereadQuietly();
       // A cited document changed (docs/API.md, "Document-change events"):
       // the stale badges on screen read their staleness again.
       if (e?.kind === 'SOURCES_CHANGED') void client.refetchQueries({ include: [AttemptStalenessQuery] }).catch(() => {});
     },
   });
-
-  // Events sent while the socket was down (or before this view's
-  // subscription reached the server) are not replayed: read the path
-  // again each time the socket (re)connects.
-  useEffect(() => onConnectionChange((connected) => connected && rereadQuietly()), [rereadQuietly]);
 
   const onScroll = () => {
     const el = scroller.current;

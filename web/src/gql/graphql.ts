@@ -236,7 +236,13 @@ export type ConversationEventKind =
    * document-change broadcast (one per tenant per second). Refetch the
    * attempts' staleness.
    */
-  | 'SOURCES_CHANGED';
+  | 'SOURCES_CHANGED'
+  /**
+   * The stream's first event, sent once the server follows the conversation:
+   * every change made after the client receives it reaches the stream, on
+   * every instance. conversation is the conversation as it is then.
+   */
+  | 'SUBSCRIBED';
 
 /** The formats of exportConversation (docs/API.md, "Export and import"). */
 export type ConversationExportFormat =
@@ -540,7 +546,14 @@ export type ViewerEventKind =
    * changedAttemptIds (at most 50) and changedAttemptCount. At most one per
    * conversation per document-change broadcast (one per tenant per second).
    */
-  | 'SOURCES_CHANGED';
+  | 'SOURCES_CHANGED'
+  /**
+   * The stream's first event, sent once the server follows the viewer's
+   * conversations: every change made after the client receives it reaches the
+   * stream, on every instance. It is about no conversation (conversationId and
+   * conversation are null).
+   */
+  | 'SUBSCRIBED';
 
 export type AdminConversationsQueryVariables = Exact<{
   where?: AdminConversationWhereInput | null | undefined;
@@ -687,7 +700,7 @@ export type ConversationAttachmentsQuery = { conversation: { id: string, attachm
 export type AttachmentEventsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type AttachmentEventsSubscription = { viewerEvents: { kind: ViewerEventKind, conversationId: string, attachmentId: string | null, attachmentStatus: AttachmentStatus | null } };
+export type AttachmentEventsSubscription = { viewerEvents: { kind: ViewerEventKind, conversationId: string | null, attachmentId: string | null, attachmentStatus: AttachmentStatus | null } };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -829,7 +842,7 @@ export type ConversationEventsSubscription = { conversationEvents: { kind: Conve
 export type ViewerEventsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ViewerEventsSubscription = { viewerEvents: { kind: ViewerEventKind, conversationId: string } };
+export type ViewerEventsSubscription = { viewerEvents: { kind: ViewerEventKind, conversationId: string | null } };
 
 export type AvailableModelsQueryVariables = Exact<{ [key: string]: never; }>;
 

@@ -19,7 +19,8 @@ type Documents = {
     "\n  mutation ClientAsk($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...ClientPathMessageFields\n      }\n      attempt {\n        ...ClientAttemptFields\n      }\n    }\n  }\n": typeof types.ClientAskDocument,
     "\n  query ClientConversationPath($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      id\n      title\n      status\n      version\n      updatedAt\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...ClientPathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": typeof types.ClientConversationPathDocument,
     "\n  subscription ClientAttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        id\n        label\n        rank\n        score\n        cited\n        available\n        snippet\n        documentTitle\n        documentId\n      }\n      attempt {\n        ...ClientAttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": typeof types.ClientAttemptEventsDocument,
-    "\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": typeof types.ClientViewerEventsDocument,
+    "\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attemptId\n      attemptStatus\n      messageId\n    }\n  }\n": typeof types.ClientViewerEventsDocument,
+    "\n  subscription ClientConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n      attemptId\n      attemptStatus\n    }\n  }\n": typeof types.ClientConversationEventsDocument,
 };
 const documents: Documents = {
     "\n  fragment ClientAttemptFields on Attempt {\n    id\n    status\n    answer\n    checkpointSeq\n    originalQuestion\n    standaloneQuestion\n    requiresHistory\n    refused\n    failureCode\n    failureMessage\n    retryOfId\n    createdAt\n    model\n    sources {\n      id\n      label\n      rank\n      score\n      cited\n      available\n      snippet\n      documentTitle\n      documentId\n    }\n  }\n": types.ClientAttemptFieldsFragmentDoc,
@@ -27,7 +28,8 @@ const documents: Documents = {
     "\n  mutation ClientAsk($input: AskInput!) {\n    ask(input: $input) {\n      deduplicated\n      userMessage {\n        ...ClientPathMessageFields\n      }\n      attempt {\n        ...ClientAttemptFields\n      }\n    }\n  }\n": types.ClientAskDocument,
     "\n  query ClientConversationPath($id: ID!, $last: Int!, $before: Cursor) {\n    conversation(id: $id) {\n      id\n      title\n      status\n      version\n      updatedAt\n      currentLeafId\n      currentPath(last: $last, before: $before) {\n        edges {\n          cursor\n          node {\n            ...ClientPathMessageFields\n          }\n        }\n        pageInfo {\n          hasPreviousPage\n          startCursor\n        }\n      }\n    }\n  }\n": types.ClientConversationPathDocument,
     "\n  subscription ClientAttemptEvents($attemptId: ID!, $afterSeq: Int) {\n    attemptEvents(attemptId: $attemptId, afterSeq: $afterSeq) {\n      kind\n      seq\n      text\n      standaloneQuestion\n      requiresHistory\n      sources {\n        id\n        label\n        rank\n        score\n        cited\n        available\n        snippet\n        documentTitle\n        documentId\n      }\n      attempt {\n        ...ClientAttemptFields\n      }\n      failureCode\n      failureMessage\n    }\n  }\n": types.ClientAttemptEventsDocument,
-    "\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n": types.ClientViewerEventsDocument,
+    "\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attemptId\n      attemptStatus\n      messageId\n    }\n  }\n": types.ClientViewerEventsDocument,
+    "\n  subscription ClientConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n      attemptId\n      attemptStatus\n    }\n  }\n": types.ClientConversationEventsDocument,
 };
 
 /**
@@ -67,7 +69,11 @@ export function graphql(source: "\n  subscription ClientAttemptEvents($attemptId
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"): (typeof documents)["\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n    }\n  }\n"];
+export function graphql(source: "\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attemptId\n      attemptStatus\n      messageId\n    }\n  }\n"): (typeof documents)["\n  subscription ClientViewerEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attemptId\n      attemptStatus\n      messageId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ClientConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n      attemptId\n      attemptStatus\n    }\n  }\n"): (typeof documents)["\n  subscription ClientConversationEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      conversationId\n      messageId\n      attemptId\n      attemptStatus\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,0 +1,1 @@
+import{t as e}from"./graphiql-DWEyHz7a.js";e();

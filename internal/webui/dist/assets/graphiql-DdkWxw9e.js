@@ -1,1 +1,0 @@
-import{t as e}from"./graphiql-BmgMAGZ4.js";e();

@@ -1,0 +1,1 @@
+import{t as e}from"./web-C5HS2uwb.js";e();
