@@ -119,9 +119,11 @@ export function ConversationView({ id }: { id: string }) {
   }, [client, id, path, loadingOlder]);
 
   // Reads the latest page of the current path again (after a switch, an
-  // edit, a regeneration, an answer's end, or a CONVERSATION_BUSY). Only
-  // the newest read is applied; an older one finishing later is dropped.
-  const reread = useCallback(async () => {
+  // edit, a regeneration, an answer's end, or a CONVERSATION_BUSY), and
+  // then shows the end of the path unless stick is false (a re-read the
+  // reader did not ask for keeps where they scrolled). Only the newest
+  // read is applied; an older one finishing later is dropped.
+  const reread = useCallback(async (stick = true) => {
     const n = ++reads.current;
     inFlight.current++;
     let res;
@@ -134,10 +136,10 @@ export function ConversationView({ id }: { id: string }) {
     }
     const page = res.data?.conversation.currentPath;
     if (!page || n !== reads.current) return;
-    stickToBottom.current = true;
+    if (stick) stickToBottom.current = true;
     setPath((cur) => mergeLatest(cur, entriesOf(page), page.pageInfo.startCursor ?? null, page.pageInfo.hasPreviousPage));
   }, [client, id]);
-  const rereadQuietly = useCallback(() => void reread().catch(() => {}), [reread]);
+  const rereadQuietly = useCallback((stick = true) => void reread(stick).catch(() => {}), [reread]);
 
   // Another tab or device switched, edited or regenerated.
   const lastId = path.entries[path.entries.length - 1]?.id;
@@ -151,7 +153,7 @@ export function ConversationView({ id }: { id: string }) {
       // changes made while it was not (before it started, while the
       // socket was down) are not replayed, so the path is read again.
       // SUBSCRIBED comes again after every reconnect.
-      if (e?.kind === 'SUBSCRIBED') rereadQuietly();
+      if (e?.kind === 'SUBSCRIBED') rereadQuietly(false);
       if (e?.kind === 'BRANCH_SELECTED' && e.messageId !== lastRef.current) rereadQuietly();
       // A cited document changed (docs/API.md, "Document-change events"):
       // the stale badges on screen read their staleness again.

@@ -36,10 +36,16 @@ describe('mergeLatest', () => {
     test(c.name, () => {
       const once = mergeLatest(loaded, c.page, 'c-new', c.more);
       expect(once).toEqual(c.want);
-      // Idempotent: the event's re-read and the mutation's agree.
-      expect(mergeLatest(once, c.page, 'c-new', c.more)).toEqual(c.want);
+      // Idempotent: the event's re-read and the mutation's agree, and
+      // the second changes nothing, not even the object (no render).
+      expect(mergeLatest(once, c.page, 'c-new', c.more)).toBe(once);
     });
   }
+});
+
+test('mergeLatest of the latest page as loaded returns the loaded path itself', () => {
+  const loaded: LoadedPath = { entries: [u('q1'), a('a1'), u('q2'), a('a2')], cursor: 'c-old', more: true };
+  expect(mergeLatest(loaded, [u('q2'), a('a2')], 'c-new', true)).toBe(loaded);
 });
 
 test('prependOlder adds the older page in front, without duplicates', () => {

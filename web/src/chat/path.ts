@@ -29,14 +29,27 @@ export interface LoadedPath {
  * are kept with their cursor (the reader's scroll-back survives a switch
  * below them); otherwise the page replaces everything. Applying the same
  * page twice gives the same result, so a BRANCH_SELECTED event and the
- * mutation's own response may both re-read in any order.
+ * mutation's own response may both re-read in any order. When nothing
+ * changed it returns cur itself, so that a re-read that finds nothing new
+ * (the one on SUBSCRIBED, usually) renders nothing and moves no scroll.
  */
 export function mergeLatest(cur: LoadedPath, page: PathEntry[], cursor: string | null, more: boolean): LoadedPath {
+  let next: LoadedPath = { entries: page, cursor, more };
   if (page.length > 0 && more) {
     const at = cur.entries.findIndex((e) => e.id === page[0].id);
-    if (at >= 0) return { entries: [...cur.entries.slice(0, at), ...page], cursor: cur.cursor, more: cur.more };
+    if (at >= 0) next = { entries: [...cur.entries.slice(0, at), ...page], cursor: cur.cursor, more: cur.more };
   }
-  return { entries: page, cursor, more };
+  return samePath(cur, next) ? cur : next;
+}
+
+/** samePath reports whether a and b hold the same messages and cursor. */
+function samePath(a: LoadedPath, b: LoadedPath): boolean {
+  return (
+    a.cursor === b.cursor &&
+    a.more === b.more &&
+    a.entries.length === b.entries.length &&
+    a.entries.every((e, i) => e.id === b.entries[i].id && e.role === b.entries[i].role)
+  );
 }
 
 /** prependOlder adds an older page (before: cursor) in front of the loaded path. */

@@ -1,0 +1,1 @@
+import{t as e}from"./web-UROwnY_B.js";e();

@@ -1,1 +1,0 @@
-import{t as e}from"./web-C5HS2uwb.js";e();
