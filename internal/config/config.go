@@ -342,6 +342,7 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		ShutdownTimeout:   e.duration("RAGCHAT_SHUTDOWN_TIMEOUT", 30*time.Second, false),
 		ReadHeaderTimeout: e.duration("RAGCHAT_READ_HEADER_TIMEOUT", 10*time.Second, false),
 	}
+	c.HTTP.TrustedProxies = loadTrustedProxies(e)
 
 	c.Limits = Limits{
 		MaxBodyBytes:         e.integer("RAGCHAT_MAX_BODY_BYTES", 3<<20, 1024),
@@ -362,7 +363,6 @@ func LoadFrom(lookup func(string) (string, bool)) (Config, error) {
 		PersistedManifest:    e.str("RAGCHAT_PERSISTED_MANIFEST", ""),
 		PersistedOnly:        e.boolean("RAGCHAT_PERSISTED_ONLY", false),
 	}
-	c.HTTP.TrustedProxies = loadTrustedProxies(e)
 
 	c.Log = Log{
 		Level: strings.ToLower(e.str("RAGCHAT_LOG_LEVEL", "info")),
