@@ -290,6 +290,8 @@ type ComplexityRoot struct {
 
 	ConversationEvent struct {
 		At                  func(childComplexity int) int
+		AttachmentID        func(childComplexity int) int
+		AttachmentStatus    func(childComplexity int) int
 		Attempt             func(childComplexity int) int
 		AttemptID           func(childComplexity int) int
 		AttemptStatus       func(childComplexity int) int
@@ -2144,6 +2146,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConversationEvent.At(childComplexity), true
+	case "ConversationEvent.attachmentId":
+		if e.ComplexityRoot.ConversationEvent.AttachmentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.AttachmentID(childComplexity), true
+	case "ConversationEvent.attachmentStatus":
+		if e.ComplexityRoot.ConversationEvent.AttachmentStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversationEvent.AttachmentStatus(childComplexity), true
 	case "ConversationEvent.attempt":
 		if e.ComplexityRoot.ConversationEvent.Attempt == nil {
 			break
@@ -6303,8 +6317,9 @@ enum ViewerEventKind {
   """
   The stream's first event, sent once the server follows the viewer's
   conversations: every change made after the client receives it reaches the
-  stream, on every instance. It is about no conversation (conversationId and
-  conversation are null).
+  stream, on every instance. It is about no conversation: conversationId is
+  the nil UUID (00000000-0000-0000-0000-000000000000) and conversation is
+  null.
   """
   SUBSCRIBED
 }
@@ -6317,9 +6332,11 @@ list in sync without polling.
 type ViewerEvent {
   kind: ViewerEventKind!
   """
-  The conversation the event is about; null only for SUBSCRIBED.
+  The conversation the event is about; the nil UUID
+  (00000000-0000-0000-0000-000000000000) only for SUBSCRIBED, which is
+  about none.
   """
-  conversationId: ID
+  conversationId: ID!
   """
   ATTEMPT_UPDATED: the attempt and its new status.
   """
@@ -7580,6 +7597,23 @@ extend type ViewerEvent {
   attachmentStatus: AttachmentStatus
 }
 
+extend enum ConversationEventKind {
+  """
+  An attachment of the conversation changed state (attachmentId,
+  attachmentStatus), also in a temporary chat, which viewerEvents never
+  mentions. Only subscribers who may read the attachment (its owner)
+  receive it.
+  """
+  ATTACHMENT_UPDATED
+}
+
+extend type ConversationEvent {
+  "ATTACHMENT_UPDATED: the attachment."
+  attachmentId: ID
+  "ATTACHMENT_UPDATED: its new status."
+  attachmentStatus: AttachmentStatus
+}
+
 
 # Quotas and usage (docs/API.md, "Quotas and usage")
 
@@ -8240,6 +8274,10 @@ func (ec *executionContext) childFields_ConversationEvent(ctx context.Context, f
 		return ec.fieldContext_ConversationEvent_changedAttemptIds(ctx, field)
 	case "changedAttemptCount":
 		return ec.fieldContext_ConversationEvent_changedAttemptCount(ctx, field)
+	case "attachmentId":
+		return ec.fieldContext_ConversationEvent_attachmentId(ctx, field)
+	case "attachmentStatus":
+		return ec.fieldContext_ConversationEvent_attachmentStatus(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConversationEvent", field.Name)
 }
@@ -15921,6 +15959,52 @@ func (ec *executionContext) _ConversationEvent_changedAttemptCount(ctx context.C
 }
 func (ec *executionContext) fieldContext_ConversationEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConversationEvent_attachmentId(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_attachmentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_attachmentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ConversationEvent_attachmentStatus(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_attachmentStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *attachment.Status) graphql.Marshaler {
+			return ec.marshalOAttachmentStatus2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚋattachmentᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_attachmentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "AttachmentStatus")
 }
 
 func (ec *executionContext) _ConversationExport_format(ctx context.Context, field graphql.CollectedField, obj *portability.Export) (ret graphql.Marshaler) {
@@ -27576,11 +27660,11 @@ func (ec *executionContext) _ViewerEvent_conversationId(ctx context.Context, fie
 			return obj.ConversationID, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
-			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_ViewerEvent_conversationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -42705,6 +42789,16 @@ func (ec *executionContext) _ConversationEvent(ctx context.Context, sel ast.Sele
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "attachmentId":
+			out.Values[i] = ec._ConversationEvent_attachmentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attachmentStatus":
+			out.Values[i] = ec._ConversationEvent_attachmentStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -46809,7 +46903,7 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 			}
 		case "conversationId":
 			out.Values[i] = ec._ViewerEvent_conversationId(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "attemptId":

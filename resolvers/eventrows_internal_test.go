@@ -63,11 +63,11 @@ func TestEventRowsAreNullOnceGone(t *testing.T) {
 				return row != nil, err
 			}},
 			{"ViewerEvent.conversation", func(ctx context.Context, conv, _, _ uuid.UUID) (bool, error) {
-				row, err := r.viewerEventConversation(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindConversationUpdated, ConversationID: &conv})
+				row, err := r.viewerEventConversation(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindConversationUpdated, ConversationID: conv})
 				return row != nil, err
 			}},
 			{"ViewerEvent.attempt", func(ctx context.Context, conv, _, att uuid.UUID) (bool, error) {
-				row, err := r.viewerEventAttempt(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindAttemptUpdated, ConversationID: &conv, AttemptID: &att})
+				row, err := r.viewerEventAttempt(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindAttemptUpdated, ConversationID: conv, AttemptID: &att})
 				return row != nil, err
 			}},
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
@@ -80,13 +81,19 @@ func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan
 	go func() {
 		defer release()
 		defer close(out)
-		forward(ctx, src, out, first, conversationEventModel)
+		forward(ctx, src, out, first, func(ev chat.ConversationEvent) *model.ConversationEvent {
+			if ev.Kind == chat.ConversationAttachmentUpdated && !r.mayReadAttachment(ctx, ev.AttachmentID) {
+				return nil
+			}
+			return conversationEventModel(ev)
+		})
 	}()
 	return out, nil
 }
 
-// forward sends first, then converts and sends every event of src to out,
-// until src closes or ctx ends. When ctx ends first it drains src, which
+// forward sends first, then converts and sends every event of src to out
+// (but those convert makes nil, which the viewer may not see), until src
+// closes or ctx ends. When ctx ends first it drains src, which
 // the engine closes on cancellation, so that neither side's goroutine is
 // left blocked.
 //
@@ -96,7 +103,8 @@ func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan
 // receives first reaches src. graphql-transport-ws and graphql-sse
 // acknowledge no subscribe; this is the client's moment at which the
 // stream is live.
-func forward[E, M any](ctx context.Context, src <-chan E, out chan<- M, first M, convert func(E) M) {
+func forward[E any, M comparable](ctx context.Context, src <-chan E, out chan<- M, first M, convert func(E) M) {
+	var none M
 	select {
 	case out <- first:
 	case <-ctx.Done():
@@ -109,8 +117,12 @@ func forward[E, M any](ctx context.Context, src <-chan E, out chan<- M, first M,
 			if !ok {
 				return
 			}
+			m := convert(ev)
+			if m == none {
+				continue
+			}
 			select {
-			case out <- convert(ev):
+			case out <- m:
 			case <-ctx.Done():
 				drain(src)
 				return
@@ -172,8 +184,25 @@ func conversationEventModel(ev chat.ConversationEvent) *model.ConversationEvent 
 		s := attempt.Status(ev.AttemptStatus)
 		m.AttemptStatus = &s
 	}
+	if ev.AttachmentID != nil {
+		s := attachment.Status(ev.AttachmentStatus)
+		m.AttachmentID, m.AttachmentStatus = ev.AttachmentID, &s
+	}
 	m.ChangedAttemptIds, m.ChangedAttemptCount = changedAttempts(conversationSourcesChanged(ev), ev.ChangedAttemptIDs, ev.ChangedAttempts)
 	return m
+}
+
+// mayReadAttachment re-authorises an ATTACHMENT_UPDATED event of a
+// conversation stream as a fresh query would: the subscriber sees it only
+// when the attachment is visible to them under its privacy policy (its
+// owner); other readers of the conversation, and any read that fails,
+// see nothing.
+func (r *Resolver) mayReadAttachment(ctx context.Context, id *uuid.UUID) bool {
+	if id == nil {
+		return false
+	}
+	ok, err := r.client.Attachment.Query().Where(attachment.ID(*id)).Exist(ctx)
+	return err == nil && ok
 }
 
 // eventConversation loads the conversation of a conversation event (see

@@ -39,7 +39,7 @@ func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent,
 func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 	m := &model.ViewerEvent{
 		Kind:           model.ViewerEventKind(ev.Kind),
-		ConversationID: &ev.ConversationID,
+		ConversationID: ev.ConversationID,
 		AttemptID:      ev.AttemptID,
 		MessageID:      ev.MessageID,
 		AttachmentID:   ev.AttachmentID,
@@ -61,10 +61,10 @@ func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
 // eventRow); after CONVERSATION_DELETED there is nothing to show, and
 // SUBSCRIBED is about no conversation.
 func (r *Resolver) viewerEventConversation(ctx context.Context, ev *model.ViewerEvent) (*ent.Conversation, error) {
-	if ev.Kind == model.ViewerEventKindConversationDeleted || ev.ConversationID == nil {
+	if ev.Kind == model.ViewerEventKindConversationDeleted || ev.Kind == model.ViewerEventKindSubscribed {
 		return nil, nil
 	}
-	return loadEventConversation(ctx, r.client, *ev.ConversationID)
+	return loadEventConversation(ctx, r.client, ev.ConversationID)
 }
 
 // viewerEventAttempt loads the attempt of an ATTEMPT_UPDATED feed event

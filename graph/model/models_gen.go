@@ -205,6 +205,10 @@ type ConversationEvent struct {
 	ChangedAttemptIds []uuid.UUID `json:"changedAttemptIds,omitempty"`
 	// SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds.
 	ChangedAttemptCount *int `json:"changedAttemptCount,omitempty"`
+	// ATTACHMENT_UPDATED: the attachment.
+	AttachmentID *uuid.UUID `json:"attachmentId,omitempty"`
+	// ATTACHMENT_UPDATED: its new status.
+	AttachmentStatus *attachment.Status `json:"attachmentStatus,omitempty"`
 }
 
 // Narrows a conversation search; every set field must hold.
@@ -896,8 +900,10 @@ type Viewer struct {
 // list in sync without polling.
 type ViewerEvent struct {
 	Kind ViewerEventKind `json:"kind"`
-	// The conversation the event is about; null only for SUBSCRIBED.
-	ConversationID *uuid.UUID `json:"conversationId,omitempty"`
+	// The conversation the event is about; the nil UUID
+	// (00000000-0000-0000-0000-000000000000) only for SUBSCRIBED, which is
+	// about none.
+	ConversationID uuid.UUID `json:"conversationId"`
 	// ATTEMPT_UPDATED: the attempt and its new status.
 	AttemptID     *uuid.UUID      `json:"attemptId,omitempty"`
 	AttemptStatus *attempt.Status `json:"attemptStatus,omitempty"`
@@ -1008,6 +1014,11 @@ const (
 	// document-change broadcast (one per tenant per second). Refetch the
 	// attempts' staleness.
 	ConversationEventKindSourcesChanged ConversationEventKind = "SOURCES_CHANGED"
+	// An attachment of the conversation changed state (attachmentId,
+	// attachmentStatus), also in a temporary chat, which viewerEvents never
+	// mentions. Only subscribers who may read the attachment (its owner)
+	// receive it.
+	ConversationEventKindAttachmentUpdated ConversationEventKind = "ATTACHMENT_UPDATED"
 )
 
 var AllConversationEventKind = []ConversationEventKind{
@@ -1018,11 +1029,12 @@ var AllConversationEventKind = []ConversationEventKind{
 	ConversationEventKindBranchSelected,
 	ConversationEventKindSubscribed,
 	ConversationEventKindSourcesChanged,
+	ConversationEventKindAttachmentUpdated,
 }
 
 func (e ConversationEventKind) IsValid() bool {
 	switch e {
-	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected, ConversationEventKindSubscribed, ConversationEventKindSourcesChanged:
+	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected, ConversationEventKindSubscribed, ConversationEventKindSourcesChanged, ConversationEventKindAttachmentUpdated:
 		return true
 	}
 	return false
@@ -1447,8 +1459,9 @@ const (
 	ViewerEventKindBranchSelected ViewerEventKind = "BRANCH_SELECTED"
 	// The stream's first event, sent once the server follows the viewer's
 	// conversations: every change made after the client receives it reaches the
-	// stream, on every instance. It is about no conversation (conversationId and
-	// conversation are null).
+	// stream, on every instance. It is about no conversation: conversationId is
+	// the nil UUID (00000000-0000-0000-0000-000000000000) and conversation is
+	// null.
 	ViewerEventKindSubscribed ViewerEventKind = "SUBSCRIBED"
 	// Documents cited by answers of this conversation of the viewer changed
 	// (re-ingested with other content), as the viewer may read them now:

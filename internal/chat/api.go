@@ -156,6 +156,11 @@ const (
 	// ConversationSourcesChanged: documents cited by attempts of the
 	// conversation changed (ChangedAttemptIDs, ChangedAttempts).
 	ConversationSourcesChanged ConversationEventKind = "SOURCES_CHANGED"
+	// ConversationAttachmentUpdated: an attachment of the conversation
+	// changed state (AttachmentID, AttachmentStatus). Attachments are
+	// their owner's alone: the API delivers it only to a subscriber who
+	// may read the attachment.
+	ConversationAttachmentUpdated ConversationEventKind = "ATTACHMENT_UPDATED"
 )
 
 // ConversationEvent tells a second tab that something changed: a message
@@ -173,6 +178,9 @@ type ConversationEvent struct {
 	// counts them all.
 	ChangedAttemptIDs []uuid.UUID
 	ChangedAttempts   int
+	// AttachmentID and AttachmentStatus: ATTACHMENT_UPDATED's attachment.
+	AttachmentID     *uuid.UUID
+	AttachmentStatus string
 }
 
 // ViewerEventKind is the type of a viewer feed event.

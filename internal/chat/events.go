@@ -85,7 +85,10 @@ type conversationPayload struct {
 	Message *uuid.UUID `json:"m,omitempty"`
 	Attempt *uuid.UUID `json:"a,omitempty"`
 	Status  string     `json:"s,omitempty"`
-	At      time.Time  `json:"at"`
+	// File and FileStatus: the attachment of an ATTACHMENT_UPDATED event.
+	File       *uuid.UUID `json:"f,omitempty"`
+	FileStatus string     `json:"fs,omitempty"`
+	At         time.Time  `json:"at"`
 }
 
 // viewerPayload is the JSON body of a viewer feed event.
@@ -119,7 +122,8 @@ func (e *Engine) publishAttempt(ctx context.Context, id uuid.UUID, kind AttemptE
 
 // publishConversation notifies a conversation's subscribers of a change.
 func (e *Engine) publishConversation(ctx context.Context, id uuid.UUID, ev ConversationEvent) {
-	data, err := json.Marshal(conversationPayload{Message: ev.MessageID, Attempt: ev.AttemptID, Status: ev.AttemptStatus, At: e.now()})
+	data, err := json.Marshal(conversationPayload{Message: ev.MessageID, Attempt: ev.AttemptID, Status: ev.AttemptStatus,
+		File: ev.AttachmentID, FileStatus: ev.AttachmentStatus, At: e.now()})
 	if err != nil {
 		return
 	}

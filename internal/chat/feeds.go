@@ -102,7 +102,8 @@ func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UU
 				continue
 			}
 			ce = ConversationEvent{Kind: ConversationEventKind(ev.Kind), ConversationID: conversationID,
-				MessageID: p.Message, AttemptID: p.Attempt, AttemptStatus: p.Status, At: p.At}
+				MessageID: p.Message, AttemptID: p.Attempt, AttemptStatus: p.Status,
+				AttachmentID: p.File, AttachmentStatus: p.FileStatus, At: p.At}
 		case <-expiry:
 			ce = ConversationEvent{Kind: ConversationDeleted, ConversationID: conversationID, At: e.now()}
 		case <-ctx.Done():

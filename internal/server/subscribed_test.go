@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"github.com/google/uuid"
 	"testing"
 	"time"
 
@@ -119,7 +120,7 @@ func TestSubscribedMeansLive(t *testing.T) {
 						}
 						switch f.field {
 						case "viewerEvents":
-							if first.ConversationID != nil || first.Conversation != nil {
+							if first.ConversationID == nil || *first.ConversationID != uuid.Nil.String() || first.Conversation != nil {
 								t.Fatalf("round %d: viewerEvents SUBSCRIBED names a conversation: %+v", i, first)
 							}
 						default:

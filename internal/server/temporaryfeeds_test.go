@@ -133,6 +133,7 @@ func feedTriggers() []feedTrigger {
 		},
 		{
 			name: "upload", viewer: model.ViewerEventKindAttachmentUpdated,
+			conversation: []model.ConversationEventKind{model.ConversationEventKindAttachmentUpdated},
 			act: func(t *testing.T, f *feedWorld, conv string, _ bool) (string, func()) {
 				status, out := filesUpload(t, strings.TrimSuffix(f.h.URL, "/graphql")+"/files", f.token, conv, "notes.txt", []byte("the allowance is 42 zorkmids"))
 				if status != http.StatusCreated {

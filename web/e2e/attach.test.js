@@ -4,7 +4,7 @@
 // next question is asked with the READY file (attachmentIds), and its
 // answer lists a source labelled as an attachment; after a reload the
 // conversation's list (Conversation.attachments) still shows the earlier
-// upload, and a file uploaded elsewhere appears by viewerEvents.
+// upload, and a file uploaded elsewhere appears by conversationEvents.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { newConversation, signIn, startConsole } from './harness.js';
@@ -68,7 +68,7 @@ test('Attach uploads a file and shows it READY; an image is refused', async () =
   assert.equal(await listed.first().locator('.attachment-name').textContent(), 'notes.md');
 
   // A file uploaded outside this page's button (another tab, a mobile
-  // client) appears by viewerEvents ATTACHMENT_UPDATED. graphql-transport-ws
+  // client) appears by conversationEvents ATTACHMENT_UPDATED. graphql-transport-ws
   // acknowledges no subscribe: the list says data-events="live" once its
   // subscription's first event, SUBSCRIBED, came (docs/API.md, "Knowing a
   // stream is live"), and from then on one upload is enough, with no probe

@@ -1,6 +1,8 @@
 // Browser tests of temporary chats (issue 19): with the switch on, "New
 // conversation" starts a temporary chat that shows its badge with the
-// expiry, is not listed, answers, and after Keep is a normal conversation
+// expiry, is not listed, answers, shows its attachment READY (by its own
+// conversationEvents: viewerEvents never mentions a temporary chat), and
+// after Keep is a normal conversation
 // listed in the sidebar; under the tenant's ENFORCED policy every new chat
 // is temporary, the switch is on and locked and Keep is gone; under
 // FORBIDDEN the switch is hidden. Every wait is for a condition.
@@ -42,6 +44,12 @@ test('a temporary chat shows its badge, is not listed, and Keep makes it a norma
   const badge = page.getByTestId('temporary-badge');
   await badge.waitFor();
   assert.match(await badge.innerText(), /临时会话：.+后删除/, 'the badge says when it goes');
+  await page.getByTestId('attach-input').setInputFiles({
+    name: 'notes.md',
+    mimeType: 'text/markdown',
+    buffer: Buffer.from('# Notes\n\nThe gate code is 4711.\n'),
+  });
+  await page.getByTestId('attachment').nth(0).and(page.locator('[data-status="READY"]')).waitFor();
   await ask(page, '上传文件最大是多少？');
   await page.getByTestId('turn').nth(0).getByTestId('answer').waitFor();
   assert.equal(await listed(page, id).count(), 0, 'a temporary chat is never listed');

@@ -2,8 +2,9 @@
 // button uploads a file into the conversation through POST /files
 // (docs/API.md, "Attachments") with the bearer token. The list shows every
 // attachment of the conversation (Conversation.attachments, so earlier
-// sessions' uploads too) with its status kept live by viewerEvents
-// ATTACHMENT_UPDATED (READY, or FAILED with its failure code), followed by
+// sessions' uploads too) with its status kept live by the conversation's
+// conversationEvents ATTACHMENT_UPDATED (READY, or FAILED with its failure
+// code; also in a temporary chat, which viewerEvents never mentions), followed by
 // this session's uploads still in flight and the files the server refused
 // (with its message; a refused file is never stored). The files this
 // session uploaded since the last question are pending: once READY they go
@@ -47,7 +48,7 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   const t = useT();
   const input = useRef<HTMLInputElement>(null);
   const [local, setLocal] = useState<Row[]>([]);
-  // live holds the statuses viewerEvents reported since the last read,
+  // live holds the statuses the events reported since the last read,
   // each with the number of the event that set it (eventNo), so that a read
   // clears only what it may have seen: an event that arrives while a read
   // is under way may be newer than what that read returns.
@@ -99,6 +100,7 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   useEffect(() => {
     setLocal([]);
     setLive({});
+    setSubscribed(false);
     void reread();
   }, [reread]);
   useEffect(() => {
@@ -106,14 +108,15 @@ export function AttachButton({ conversationId, onReady, clearKey }: AttachButton
   }, [conversationId, clearKey]);
 
   useSubscription(AttachmentEventsSubscription, {
+    variables: { conversationId },
     onData: ({ data: ev }) => {
-      const e = ev.data?.viewerEvents;
+      const e = ev.data?.conversationEvents;
       if (e?.kind === 'SUBSCRIBED') {
         setSubscribed(true);
         void reread();
         return;
       }
-      if (e?.kind !== 'ATTACHMENT_UPDATED' || e.conversationId !== conversationId || !e.attachmentId) return;
+      if (e?.kind !== 'ATTACHMENT_UPDATED' || !e.attachmentId) return;
       const id = e.attachmentId;
       const no = ++eventNo.current;
       if (e.attachmentStatus) setLive((all) => ({ ...all, [id]: { status: e.attachmentStatus as string, no } }));

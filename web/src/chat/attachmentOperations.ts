@@ -1,6 +1,7 @@
 // The GraphQL operations of the attachment list (AttachButton): the open
-// conversation's attachments, and the viewer events that carry their
-// status as it changes (docs/API.md, "Attachments").
+// conversation's attachments, and the conversation's events that carry
+// their status as it changes, in temporary chats too (docs/API.md,
+// "Attachments").
 import { graphql } from '../gql';
 
 export const ConversationAttachmentsQuery = graphql(`
@@ -18,10 +19,9 @@ export const ConversationAttachmentsQuery = graphql(`
 `);
 
 export const AttachmentEventsSubscription = graphql(`
-  subscription AttachmentEvents {
-    viewerEvents {
+  subscription AttachmentEvents($conversationId: ID!) {
+    conversationEvents(conversationId: $conversationId) {
       kind
-      conversationId
       attachmentId
       attachmentStatus
     }

@@ -35,7 +35,7 @@ type Documents = {
     "\n  mutation UpdateModelProfile($id: ID!, $input: ModelProfileInput!) {\n    updateModelProfile(id: $id, input: $input) {\n      ...ModelProfileFields\n    }\n  }\n": typeof types.UpdateModelProfileDocument,
     "\n  mutation DeleteModelProfile($id: ID!) {\n    deleteModelProfile(id: $id) {\n      deletedModelProfileId\n    }\n  }\n": typeof types.DeleteModelProfileDocument,
     "\n  query ConversationAttachments($id: ID!) {\n    conversation(id: $id) {\n      id\n      attachments {\n        id\n        name\n        status\n        failureCode\n      }\n    }\n  }\n": typeof types.ConversationAttachmentsDocument,
-    "\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n": typeof types.AttachmentEventsDocument,
+    "\n  subscription AttachmentEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      attachmentId\n      attachmentStatus\n    }\n  }\n": typeof types.AttachmentEventsDocument,
     "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": typeof types.ViewerDocument,
     "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": typeof types.ConversationFieldsFragmentDoc,
     "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n    kind\n    attachment {\n      id\n      name\n    }\n  }\n": typeof types.SourceFieldsFragmentDoc,
@@ -102,7 +102,7 @@ const documents: Documents = {
     "\n  mutation UpdateModelProfile($id: ID!, $input: ModelProfileInput!) {\n    updateModelProfile(id: $id, input: $input) {\n      ...ModelProfileFields\n    }\n  }\n": types.UpdateModelProfileDocument,
     "\n  mutation DeleteModelProfile($id: ID!) {\n    deleteModelProfile(id: $id) {\n      deletedModelProfileId\n    }\n  }\n": types.DeleteModelProfileDocument,
     "\n  query ConversationAttachments($id: ID!) {\n    conversation(id: $id) {\n      id\n      attachments {\n        id\n        name\n        status\n        failureCode\n      }\n    }\n  }\n": types.ConversationAttachmentsDocument,
-    "\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n": types.AttachmentEventsDocument,
+    "\n  subscription AttachmentEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      attachmentId\n      attachmentStatus\n    }\n  }\n": types.AttachmentEventsDocument,
     "\n  query Viewer {\n    viewer {\n      tenantId\n      userId\n      roles\n      groups\n      isAdmin\n      canCurateKnowledge\n    }\n  }\n": types.ViewerDocument,
     "\n  fragment ConversationFields on Conversation {\n    id\n    title\n    status\n    version\n    updatedAt\n  }\n": types.ConversationFieldsFragmentDoc,
     "\n  fragment SourceFields on Source {\n    id\n    label\n    rank\n    score\n    cited\n    available\n    snippet\n    documentTitle\n    documentId\n    kind\n    attachment {\n      id\n      name\n    }\n  }\n": types.SourceFieldsFragmentDoc,
@@ -249,7 +249,7 @@ export function graphql(source: "\n  query ConversationAttachments($id: ID!) {\n
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n"): (typeof documents)["\n  subscription AttachmentEvents {\n    viewerEvents {\n      kind\n      conversationId\n      attachmentId\n      attachmentStatus\n    }\n  }\n"];
+export function graphql(source: "\n  subscription AttachmentEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      attachmentId\n      attachmentStatus\n    }\n  }\n"): (typeof documents)["\n  subscription AttachmentEvents($conversationId: ID!) {\n    conversationEvents(conversationId: $conversationId) {\n      kind\n      attachmentId\n      attachmentStatus\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

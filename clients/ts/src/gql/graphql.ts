@@ -55,6 +55,13 @@ export type AttemptStatus =
   | 'PENDING';
 
 export type ConversationEventKind =
+  /**
+   * An attachment of the conversation changed state (attachmentId,
+   * attachmentStatus), also in a temporary chat, which viewerEvents never
+   * mentions. Only subscribers who may read the attachment (its owner)
+   * receive it.
+   */
+  | 'ATTACHMENT_UPDATED'
   | 'ATTEMPT_UPDATED'
   /**
    * The current branch changed (selectBranch, editMessage, retryAttempt or an
@@ -142,8 +149,9 @@ export type ViewerEventKind =
   /**
    * The stream's first event, sent once the server follows the viewer's
    * conversations: every change made after the client receives it reaches the
-   * stream, on every instance. It is about no conversation (conversationId and
-   * conversation are null).
+   * stream, on every instance. It is about no conversation: conversationId is
+   * the nil UUID (00000000-0000-0000-0000-000000000000) and conversation is
+   * null.
    */
   | 'SUBSCRIBED';
 
@@ -178,7 +186,7 @@ export type ClientAttemptEventsSubscription = { attemptEvents: { kind: AttemptEv
 export type ClientViewerEventsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ClientViewerEventsSubscription = { viewerEvents: { kind: ViewerEventKind, conversationId: string | null, attemptId: string | null, attemptStatus: AttemptStatus | null, messageId: string | null } };
+export type ClientViewerEventsSubscription = { viewerEvents: { kind: ViewerEventKind, conversationId: string, attemptId: string | null, attemptStatus: AttemptStatus | null, messageId: string | null } };
 
 export type ClientConversationEventsSubscriptionVariables = Exact<{
   conversationId: string;

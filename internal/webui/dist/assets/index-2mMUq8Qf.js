@@ -1,1 +1,0 @@
-import{t as e}from"./web-UROwnY_B.js";e();

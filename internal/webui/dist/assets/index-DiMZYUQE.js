@@ -1,0 +1,1 @@
+import{t as e}from"./web-RkQ3M0-r.js";e();
