@@ -138,3 +138,63 @@ func TestHardQuotaBindsTheProfileAnswerCap(t *testing.T) {
 		}
 	})
 }
+
+// TestHardQuotaHoldsWhenTheProviderIgnoresMaxTokens: an OpenAI-compatible
+// endpoint that ignores max_tokens (it writes 60,000 tokens to every
+// request, streamed or not) cannot take a member past a HARD limit: the
+// answer is cut at the max_tokens its reservation allowed, the title (a
+// side call) at its own bound, and the settled usage stays within the
+// limit, with nothing left reserved. On each backend.
+func TestHardQuotaHoldsWhenTheProviderIgnoresMaxTokens(t *testing.T) {
+	fake := llmfake.New()
+	t.Cleanup(fake.Close)
+	fake.SetReply(strings.Repeat("长", 60_000))
+	fake.SetChunkRunes(25)
+	alpha, err := openai.New(openai.Config{BaseURL: fake.URL, APIKey: "test", ChatModel: "unused",
+		FirstTokenTimeout: 30 * time.Second, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 20_000
+	eachBackend(t, servertest.Options{Endpoints: map[string]llm.Model{"alpha": alpha}, GenerateTitles: true}, func(t *testing.T, h *servertest.Harness) {
+		admin, alice := h.Client(t, "root", "admin"), h.Client(t, "alice")
+		mustDo(t, admin, `mutation { updateTenantSettings(input: {tokenQuotaUserTokens: 20000}) { tokenQuotaKind } }`, nil, nil)
+		long := createProfile(t, admin, map[string]any{"name": "long", "endpoint": "alpha", "model": "m-long", "contextWindow": 128_000, "maxAnswerTokensMax": 60_000, "isDefault": true})
+		conv := createConversation(t, alice)
+		var res struct {
+			Ask struct{ Attempt struct{ ID string } }
+		}
+		mustDo(t, alice, askWithModel, map[string]any{"c": conv, "k": "admitted", "p": long, "m": map[string]any{"maxAnswerTokens": 13_000}}, &res)
+		if s := waitDone(t, alice, res.Ask.Attempt.ID); s != "COMPLETED" {
+			t.Fatalf("the admitted ask: %s", s)
+		}
+		var att struct {
+			Node struct {
+				Answer           string
+				CompletionTokens int
+			}
+		}
+		mustDo(t, alice, `query($a: ID!) { node(id: $a) { ... on Attempt { answer completionTokens } } }`, map[string]any{"a": res.Ask.Attempt.ID}, &att)
+		if n := llm.EstimateTokens(att.Node.Answer); n > 13_000 || n < 12_000 || att.Node.CompletionTokens > 13_000 {
+			t.Fatalf("the answer kept %d tokens (%d charged), want it cut at 13,000", n, att.Node.CompletionTokens)
+		}
+		ctx := viewer.SystemJobContext(context.Background(), viewer.JobReaper)
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			n, err := h.DB.Client.UsageEntry.Query().Where(usageentry.PurposeEQ(usageentry.PurposeTITLE), usageentry.KindEQ(usageentry.KindSETTLE)).Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no TITLE entry in the ledger")
+			}
+		}
+		var out struct{ MyUsage struct{ Used, Reserved int } }
+		mustDo(t, alice, `{ myUsage { used reserved } }`, nil, &out)
+		if u := out.MyUsage; u.Used > limit || u.Used <= 13_000 || u.Reserved != 0 {
+			t.Fatalf("usage %+v with a limit of %d", u, limit)
+		}
+	})
+}

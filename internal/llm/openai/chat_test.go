@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -378,4 +379,58 @@ func TestChatStreamCancelWhileWaitingForFirstToken(t *testing.T) {
 		t.Fatalf("err = %v, want KindCanceled", err)
 	}
 	waitDisconnect(t, srv)
+}
+
+// TestChatStreamKeepsWithinMaxTokens: a provider that ignores max_tokens
+// (the fake writes its whole reply whatever the request says) still gives
+// an answer of at most MaxTokens tokens, cut on a rune boundary, ending
+// as a normal answer with usage within the bound; an answer that fits is
+// untouched and reports the provider's usage.
+func TestChatStreamKeepsWithinMaxTokens(t *testing.T) {
+	reply := strings.Repeat("超过限制时返回 ERR_FILE_TOO_LARGE [C1]。The upload limit is twenty megabytes per file. ", 20)
+	for _, tc := range []struct {
+		name      string
+		maxTokens int
+		cut       bool
+	}{
+		{"far below", 20, true},
+		{"one token", 1, true},
+		{"just below", llm.EstimateTokens(reply) - 5, true},
+		{"enough", llm.EstimateTokens(reply) + 50, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, m, _ := setup(t, nil)
+			srv.SetReply(reply)
+			srv.SetChunkRunes(7)
+			req := userPrompt("上传文件超过限制返回什么错误码？")
+			req.MaxTokens = tc.maxTokens
+			s, err := m.ChatStream(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			deltas, err := readAll(s)
+			if err != nil {
+				t.Fatalf("a capped answer ends as an answer, got %v", err)
+			}
+			got := strings.Join(deltas, "")
+			if !strings.HasPrefix(reply, got) || !utf8.ValidString(got) {
+				t.Fatalf("answer %q is not a prefix of the reply on a rune boundary", got)
+			}
+			n, u := llm.EstimateTokens(got), s.Usage()
+			if n > tc.maxTokens || u.CompletionTokens > tc.maxTokens || u.TotalTokens != u.PromptTokens+u.CompletionTokens {
+				t.Fatalf("%d tokens kept, usage %+v, max %d", n, u, tc.maxTokens)
+			}
+			if cut := got != reply; cut != tc.cut {
+				t.Fatalf("cut %v, want %v (%d of %d tokens)", cut, tc.cut, n, llm.EstimateTokens(reply))
+			}
+			if tc.cut && n < tc.maxTokens*3/4 {
+				t.Fatalf("cut too early: %d tokens of %d allowed", n, tc.maxTokens)
+			}
+			if !tc.cut && u.Estimated {
+				t.Fatalf("an uncut answer reports the provider's usage, got %+v", u)
+			}
+		})
+	}
 }

@@ -45,5 +45,13 @@ func (m *Model) complete(ctx context.Context, creq goopenai.ChatCompletionReques
 		}
 		u = llm.EstimateUsage(msgs, text)
 	}
+	// A provider that ignores max_tokens is held to it: the text is cut
+	// and at most the bound is charged, so that a side call stays within
+	// what a HARD token quota reserved for it.
+	if lim := max(creq.MaxTokens, creq.MaxCompletionTokens); lim > 0 && u.CompletionTokens > lim {
+		text = withinTokens("", text, lim)
+		u.CompletionTokens = lim
+		u.TotalTokens = u.PromptTokens + lim
+	}
 	return text, u, nil
 }

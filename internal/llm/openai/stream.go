@@ -40,6 +40,11 @@ type stream struct {
 	err      error
 	text     strings.Builder
 	apiUsage *goopenai.Usage
+	// answered counts the answer's tokens as they arrive, delta by delta,
+	// when the request has a MaxTokens; capped records that the answer
+	// reached it and was cut there (capAnswer).
+	answered int
+	capped   bool
 
 	mu    sync.Mutex
 	model string
@@ -63,6 +68,11 @@ func (s *stream) Recv() (string, error) {
 		d := s.pending
 		s.pending = ""
 		return d, nil
+	}
+	if s.capped {
+		// The answer reached the request's MaxTokens: the rest is never
+		// read (release closes the connection).
+		s.atEOF, s.finished = true, true
 	}
 	if !s.atEOF {
 		d, err := s.nextWithin()
@@ -129,16 +139,53 @@ func (s *stream) next() (string, error) {
 			d += c.Delta.Content
 		}
 		if d != "" {
+			d = s.capAnswer(d)
 			s.text.WriteString(d)
 			return d, nil
 		}
 	}
 }
 
+// capAnswer keeps the answer within the request's MaxTokens even when the
+// provider ignores max_tokens (a misbehaving OpenAI-compatible server):
+// the delta that would pass the bound is cut to the longest prefix, on a
+// rune boundary, that keeps the answer within it, and the stream then
+// ends (Recv's io.EOF) reporting at most MaxTokens answer tokens. A HARD
+// token quota reserved exactly that bound for the answer (docs/ENGINE.md,
+// "Quotas"), so the quota holds whatever the provider does. Deltas are
+// counted one by one, which counts a token split between two deltas
+// twice; only when that sum passes the bound is the whole answer counted,
+// so an answer that fits is never cut.
+func (s *stream) capAnswer(d string) string {
+	limit := s.prompt.MaxTokens
+	if limit <= 0 {
+		return d
+	}
+	if n := llm.EstimateTokens(d); s.answered+n <= limit {
+		s.answered += n
+		return d
+	}
+	prev := s.text.String()
+	if exact := llm.EstimateTokens(prev + d); exact <= limit {
+		s.answered = exact
+		return d
+	}
+	d = withinTokens(prev, d, limit)
+	s.answered = llm.EstimateTokens(prev + d)
+	s.capped = true
+	return d
+}
+
 // finish computes the usage and releases the connection.
 func (s *stream) finish() {
 	var u llm.Usage
-	if s.apiUsage != nil && s.apiUsage.TotalTokens > 0 {
+	if s.capped {
+		// Cut at MaxTokens: what the provider may report later was never
+		// read, and the answer kept is all that counts.
+		u = llm.EstimateUsageFor(s.prompt, s.text.String())
+		u.CompletionTokens = min(u.CompletionTokens, s.prompt.MaxTokens)
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	} else if s.apiUsage != nil && s.apiUsage.TotalTokens > 0 {
 		u = fromUsage(*s.apiUsage)
 	} else {
 		// Tokenising is costly: only when the provider reported nothing
