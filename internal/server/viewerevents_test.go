@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
 	"github.com/ragchat/ragchat/internal/testdb"
@@ -64,8 +65,8 @@ func createTitled(t *testing.T, c *gqlclient.Client, title string) string {
 // live: its first event, SUBSCRIBED, came.
 func (f *feedSub) ready() {
 	f.t.Helper()
-	if ev := f.next(); ev.Kind != "SUBSCRIBED" || ev.ConversationID != "" || ev.Conversation != nil {
-		f.t.Fatalf("the feed began with %+v, want SUBSCRIBED about no conversation", ev)
+	if ev := f.next(); ev.Kind != "SUBSCRIBED" || ev.ConversationID != uuid.Nil.String() || ev.Conversation != nil {
+		f.t.Fatalf("the feed began with %+v, want SUBSCRIBED about no conversation (the nil UUID)", ev)
 	}
 }
 
