@@ -3,6 +3,7 @@ package tokens
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,4 +100,33 @@ func TestRunPartsBoundTheBytePairMerge(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkEncodeLongRun tokenises CJK text without punctuation (one
+// piece of tiktoken's pattern) whole, as before runParts, and in parts,
+// as encode does: the whole piece costs about the square of its length,
+// the parts a constant per rune (docs/BENCHMARKS.md, "Expensive input").
+// The 60,000-rune whole piece takes tens of seconds: run it with
+// -benchtime=1x.
+func BenchmarkEncodeLongRun(b *testing.B) {
+	enc, err := Encoding(CL100KBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := enc.(*bpeCounter)
+	for _, n := range []int{2_000, 8_000, 60_000} {
+		s := strings.Repeat("语言模型", n/4)
+		b.Run("whole/"+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				c.enc.EncodeOrdinary(s)
+			}
+		})
+		b.Run("parts/"+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				c.encode(s)
+			}
+		})
+	}
 }
