@@ -105,11 +105,17 @@ func TestAttachmentEventsOnTheConversationStream(t *testing.T) {
 						if !ok {
 							t.Fatalf("%s: no sentinel rename", r.name)
 						}
-						if ev.Conversation != nil && ev.Conversation.Title == "sentinel" {
-							break
-						}
 						if ev.Kind == "ATTACHMENT_UPDATED" {
 							statuses[i] = append(statuses[i], *ev.AttachmentStatus)
+							continue
+						}
+						// The rename is the test's only CONVERSATION_UPDATED.
+						// Its kind, not the title, marks it: an event's
+						// conversation is read when the event is sent, so
+						// an ATTACHMENT_UPDATED sent after the rename
+						// committed shows the new title too.
+						if ev.Kind == "CONVERSATION_UPDATED" && ev.Conversation != nil && ev.Conversation.Title == "sentinel" {
+							break
 						}
 					}
 					var node struct{ Node *struct{ ID string } }
