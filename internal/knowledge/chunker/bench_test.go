@@ -1,6 +1,7 @@
 package chunker
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -133,4 +134,39 @@ func proseDocument(shape string, seed uint64, size int) string {
 	}
 	s := b.String()
 	return s[:runeStartAtOrBefore(s, size)]
+}
+
+// BenchmarkSplitAgainstReference splits the shapes that were quadratic at
+// 64 and 128 KiB, with the chunker as it was (refSplit, reference_test.go)
+// and as it is, counting with cl100k: the before/after of
+// docs/BENCHMARKS.md, "Expensive input". Every iteration splits a text of
+// its own, so the tokenizer's count cache never answers for it.
+func BenchmarkSplitAgainstReference(b *testing.B) {
+	cl100k, err := tokens.Encoding(tokens.CL100KBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, shape := range []string{"paragraph/words", "paragraph/chinese", "newlines/words"} {
+		for _, size := range []int{64 << 10, 128 << 10} {
+			for _, impl := range []struct {
+				name  string
+				split func(doc string) error
+			}{
+				{"before", func(doc string) error { _, err := refSplit(doc, Options{Counter: cl100k}); return err }},
+				{"after", func(doc string) error { _, err := Split(b.Context(), doc, Options{Counter: cl100k}); return err }},
+			} {
+				b.Run(fmt.Sprintf("%s/%dKiB/%s", shape, size>>10, impl.name), func(b *testing.B) {
+					b.SetBytes(int64(size))
+					for i := range b.N {
+						b.StopTimer()
+						doc := proseDocument(shape, uint64(i)+1000, size)
+						b.StartTimer()
+						if err := impl.split(doc); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
 }
