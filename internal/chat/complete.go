@@ -165,7 +165,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 		// The ledger gains the answer's usage and its side calls' with the
 		// answer (sidecharges.go).
 		calls := append(j.side.held(), quota.Charged{Call: answerCall(j, c), Usage: answerUsage(c)})
-		if err := e.meter.RecordIn(withProfileCharge(ctx, j.model.charge), tx.Client(), now, calls...); err != nil {
+		if err := e.meter.RecordIn(ctx, tx.Client(), now, calls...); err != nil {
 			return nil, 0, rollback(tx, err)
 		}
 	}

@@ -271,7 +271,7 @@ func New(cfg Config, deps Deps) *Engine {
 	}
 	e.gate = admission.New(e.cfg.Admission)
 	e.kbModels, _ = lru.New[uuid.UUID, string](maxKBModels)
-	e.meter = quota.New(deps.DB, profilePricing{fallback: deps.Pricing})
+	e.meter = quota.New(deps.DB, deps.Pricing)
 	if e.log == nil {
 		e.log = slog.Default()
 	}

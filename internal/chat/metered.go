@@ -135,7 +135,7 @@ func (m meteredModel) hold(ctx context.Context, purpose usageentry.Purpose, boun
 	if !hardQuota(m.j.settings) {
 		return nil, nil
 	}
-	res, err := m.e.meter.ReserveNow(withProfileCharge(ctx, m.j.model.charge), m.call(purpose), m.j.settings.Quota(), m.e.now(), int64(bound))
+	res, err := m.e.meter.ReserveNow(ctx, m.call(purpose), m.j.settings.Quota(), m.e.now(), int64(bound))
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +146,8 @@ func (m meteredModel) hold(ctx context.Context, purpose usageentry.Purpose, boun
 func (m meteredModel) call(purpose usageentry.Purpose) quota.Call {
 	j := m.j
 	id := j.att.ID
-	return quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &id, Purpose: purpose,
-		Model: m.e.sideModelName(j), Profile: j.model.charge.profileName()}
+	return j.model.charge.priced(quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &id, Purpose: purpose,
+		Model: m.e.sideModelName(j)})
 }
 
 // charge records one side call of purpose that ended with callErr: u when
@@ -173,10 +173,9 @@ func (m meteredModel) charge(ctx context.Context, held *ent.UsageEntry, callErr 
 	}
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
-	fctx = withProfileCharge(fctx, j.model.charge)
 	var err error
 	if held != nil {
-		_, err = m.e.meter.Close(fctx, held, usage, call.Model, m.e.now())
+		_, err = m.e.meter.Close(fctx, held, usage, call.Model, call.Price, m.e.now())
 	} else {
 		err = m.e.meter.Charge(fctx, call, usage, j.settings.Quota(), m.e.now())
 	}

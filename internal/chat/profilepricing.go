@@ -1,8 +1,6 @@
 package chat
 
 import (
-	"context"
-
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/quota"
 )
@@ -10,23 +8,14 @@ import (
 // Model profiles price the usage ledger: an answer on a profile is charged
 // at the profile's prices (modelprofile.Resolved.PriceInputPerM and
 // PriceOutputPerM) and its entries name the profile; an answer on the
-// server's model is charged at Deps.Pricing (RAGCHAT_MODEL_PRICES).
-
-// profilePriceKey carries the profile whose prices the meter applies.
-type profilePriceKey struct{}
+// server's model is charged at Deps.Pricing (RAGCHAT_MODEL_PRICES). The
+// price travels in each ledger call (quota.Call.Price), never in a
+// context.
 
 // profileCharge is the profile of a metered call: its name and prices.
 type profileCharge struct {
-	name    string
-	in, out int64
-}
-
-// withProfileCharge returns ctx pricing the meter's calls at p's prices.
-func withProfileCharge(ctx context.Context, p *profileCharge) context.Context {
-	if p == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, profilePriceKey{}, *p)
+	name  string
+	price quota.Price
 }
 
 // chargeOf returns the profile charge of a resolved model (nil: the server
@@ -35,7 +24,7 @@ func chargeOf(r modelprofile.Resolved) *profileCharge {
 	if r.ProfileID == nil {
 		return nil
 	}
-	return &profileCharge{name: r.Name, in: r.PriceInputPerM, out: r.PriceOutputPerM}
+	return &profileCharge{name: r.Name, price: quota.Price{Input: r.PriceInputPerM, Output: r.PriceOutputPerM}}
 }
 
 // profileName returns the name of p for the ledger (nil: no profile).
@@ -47,17 +36,22 @@ func (p *profileCharge) profileName() *string {
 	return &n
 }
 
-// profilePricing prices a call at the profile in its context, else at
-// fallback.
-type profilePricing struct{ fallback quota.Pricing }
+// priced returns call with p's name and prices (the server model's list
+// price when p is nil).
+func (p *profileCharge) priced(call quota.Call) quota.Call {
+	if p == nil {
+		return call
+	}
+	price := p.price
+	call.Profile, call.Price = p.profileName(), &price
+	return call
+}
 
-// Price implements quota.Pricing.
-func (p profilePricing) Price(ctx context.Context, model string) (int64, int64) {
-	if c, ok := ctx.Value(profilePriceKey{}).(profileCharge); ok {
-		return c.in, c.out
+// pricePtr returns p's prices for the ledger (nil: the list price).
+func (p *profileCharge) pricePtr() *quota.Price {
+	if p == nil {
+		return nil
 	}
-	if p.fallback == nil {
-		return 0, 0
-	}
-	return p.fallback.Price(ctx, model)
+	price := p.price
+	return &price
 }

@@ -106,7 +106,7 @@ func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, s
 		call.Profile = charge.profileName()
 		st.MaxAnswerTokens = answerCap(st, r.Params)
 	}
-	if _, err := e.meter.Reserve(withProfileCharge(ctx, charge), tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
+	if _, err := e.meter.Reserve(ctx, tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
 		return ctx, err
 	}
 	return withAttemptID(ctx, id), nil
@@ -120,10 +120,9 @@ func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 		return
 	}
 	u := answerUsage(c)
-	ctx = withProfileCharge(ctx, j.model.charge)
 	res, err := e.meter.OpenReservation(ctx, j.att.ID)
 	if err == nil && res != nil {
-		_, err = e.meter.Close(ctx, res, u, c.model, e.now())
+		_, err = e.meter.Close(ctx, res, u, c.model, j.model.charge.pricePtr(), e.now())
 	}
 	if err != nil {
 		e.log.ErrorContext(ctx, "usage not settled; the reaper will", "attempt", j.att.ID, "err", err)
@@ -142,7 +141,7 @@ func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
 func (e *Engine) refundAttempt(ctx context.Context, id uuid.UUID) {
 	res, err := e.meter.OpenReservation(ctx, id)
 	if err == nil && res != nil {
-		_, err = e.meter.Close(ctx, res, quota.Usage{}, "", e.now())
+		_, err = e.meter.Close(ctx, res, quota.Usage{}, "", nil, e.now())
 	}
 	if err != nil {
 		e.log.ErrorContext(ctx, "reservation not refunded; the reaper will", "attempt", id, "err", err)
@@ -199,7 +198,7 @@ func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
 				model = *a.Model
 			}
 		}
-		closed, err := e.meter.Close(ctx, r, u, model, e.now())
+		closed, err := e.meter.Close(ctx, r, u, model, nil, e.now())
 		if err != nil {
 			return n, err
 		}

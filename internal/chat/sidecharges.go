@@ -70,8 +70,8 @@ func answerUsage(c completion) quota.Usage {
 
 // answerCall is the ledger call of j's answer with c's model.
 func answerCall(j job, c completion) quota.Call {
-	return quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &j.att.ID, Purpose: usageentry.PurposeANSWER, Model: c.model,
-		Profile: j.model.charge.profileName()}
+	return j.model.charge.priced(quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &j.att.ID,
+		Purpose: usageentry.PurposeANSWER, Model: c.model})
 }
 
 // flushSideCharges writes the side calls j's answer did not write,
@@ -83,7 +83,7 @@ func (e *Engine) flushSideCharges(ctx context.Context, j job) {
 	}
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
-	if err := e.meter.RecordIn(withProfileCharge(fctx, j.model.charge), e.client, e.now(), calls...); err != nil {
+	if err := e.meter.RecordIn(fctx, e.client, e.now(), calls...); err != nil {
 		e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)
 		return
 	}

@@ -93,6 +93,9 @@ type Call struct {
 	Model            string
 	// Profile is the model profile of the call, when profiles exist.
 	Profile *string
+	// Price is the call's price when it is not the meter's price of
+	// Model (a model profile's prices); nil: the meter's.
+	Price *Price
 }
 
 // Reservation is what Reserve held for a call.
@@ -193,11 +196,12 @@ type Usage struct {
 }
 
 // Close ends the reservation res with a SETTLE of u (the model reported
-// usage) or, when u is zero, a REFUND, in one transaction that also moves
-// the counters (reserved back, used forward). A reservation closes once:
-// a second Close finds its SETTLE or REFUND and does nothing. It reports
-// whether this call closed it.
-func (m *Meter) Close(ctx context.Context, res *ent.UsageEntry, u Usage, model string, now time.Time) (bool, error) {
+// usage; model, when set, names the model that answered, and price, when
+// set, is its price instead of the meter's) or, when u is zero, a REFUND,
+// in one transaction that also moves the counters (reserved back, used
+// forward). A reservation closes once: a second Close finds its SETTLE or
+// REFUND and does nothing. It reports whether this call closed it.
+func (m *Meter) Close(ctx context.Context, res *ent.UsageEntry, u Usage, model string, price *Price, now time.Time) (bool, error) {
 	if model == "" {
 		model = res.Model
 	}
@@ -214,7 +218,7 @@ func (m *Meter) Close(ctx context.Context, res *ent.UsageEntry, u Usage, model s
 		SetNillableAttemptID(res.AttemptID).SetPurpose(res.Purpose).SetModel(model).
 		SetNillableProfile(res.Profile).
 		SetPromptTokens(u.PromptTokens).SetCompletionTokens(u.CompletionTokens).
-		SetCostMicros(Cost(ctx, m.pricing, model, u.PromptTokens, u.CompletionTokens)).
+		SetCostMicros(m.cost(ctx, model, price, u)).
 		SetPeriod(res.Period).SetNillablePeriodStart(res.PeriodStart).
 		SetReservationID(res.ID).SetCreatedAt(now).
 		Save(meterCtx(ctx))

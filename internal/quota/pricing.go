@@ -52,6 +52,21 @@ func ParsePrices(s string) (StaticPricing, error) {
 	return p, nil
 }
 
+// cost is what u costs at price, or when price is nil at the meter's
+// price of model.
+func (m *Meter) cost(ctx context.Context, model string, price *Price, u Usage) int64 {
+	if price != nil {
+		return cost(price.Input, price.Output, u.PromptTokens, u.CompletionTokens)
+	}
+	return Cost(ctx, m.pricing, model, u.PromptTokens, u.CompletionTokens)
+}
+
+// cost is what prompt and completion tokens cost at in and out per
+// million, in micro-units, rounded up to a whole micro-unit.
+func cost(in, out int64, prompt, completion int) int64 {
+	return (in*int64(prompt) + out*int64(completion) + 999_999) / 1_000_000
+}
+
 // Cost is what prompt and completion tokens of model cost under p, in
 // micro-units, rounded up to a whole micro-unit.
 func Cost(ctx context.Context, p Pricing, model string, prompt, completion int) int64 {
@@ -59,6 +74,5 @@ func Cost(ctx context.Context, p Pricing, model string, prompt, completion int) 
 		return 0
 	}
 	in, out := p.Price(ctx, model)
-	total := in*int64(prompt) + out*int64(completion)
-	return (total + 999_999) / 1_000_000
+	return cost(in, out, prompt, completion)
 }

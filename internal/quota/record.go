@@ -46,6 +46,6 @@ func (m *Meter) settleEntry(ctx context.Context, c *ent.Client, call Call, u Usa
 		SetNillableAttemptID(call.AttemptID).SetPurpose(call.Purpose).SetModel(call.Model).
 		SetNillableProfile(call.Profile).
 		SetPromptTokens(u.PromptTokens).SetCompletionTokens(u.CompletionTokens).
-		SetCostMicros(Cost(ctx, m.pricing, call.Model, u.PromptTokens, u.CompletionTokens)).
+		SetCostMicros(m.cost(ctx, call.Model, call.Price, u)).
 		SetCreatedAt(now)
 }
