@@ -55,8 +55,8 @@ func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
 		// checks again on the fresh row.
 		if summarize {
 			// Asked of the attempt's model and metered (metered.go).
-			sctx := summary.WithModel(ctx, e.sideModel(j))
-			if err := e.summarizer.Fold(sctx, j.conv.ID, j.settings, e.sideModelName(j)); err != nil {
+			m := summary.Model{Name: e.sideModelName(j), LLM: e.sideModel(j)}
+			if err := e.summarizer.Fold(ctx, j.conv.ID, j.settings, m); err != nil {
 				e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/chat/summary"
 )
 
 // WaitIdle waits until e runs no answer and no work after one (summary,
@@ -36,5 +37,5 @@ func SummarizeNow(ctx context.Context, e *Engine, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return e.summarizer.Fold(ctx, id, st, e.chatModel(st))
+	return e.summarizer.Fold(ctx, id, st, summary.Model{Name: e.chatModel(st)})
 }

@@ -32,26 +32,26 @@ var retryDelay = 200 * time.Millisecond
 // call's result must pass checkSummary; a call is tried callTries times.
 // It reports false when any call fails for good, so that the caller falls
 // back.
-func (s *Summarizer) llmSummary(ctx context.Context, base string, items []llm.SummaryItem, st domain.TenantSettings, model string) (string, bool) {
-	chunks, oneCall := chunk(base, items, tokens.ForModel(model), st.SummaryChunkTokens)
+func (s *Summarizer) llmSummary(ctx context.Context, base string, items []llm.SummaryItem, st domain.TenantSettings, model Model) (string, bool) {
+	chunks, oneCall := chunk(base, items, tokens.ForModel(model.Name), st.SummaryChunkTokens)
 	req := func(previous string, items []llm.SummaryItem, parts []string, keep []llm.SummaryItem) llm.SummarizeRequest {
 		return llm.SummarizeRequest{
 			Previous: previous, Items: items, Parts: parts, Keep: entities(keep),
-			MaxChars: st.SummaryMaxChars, Model: model,
+			MaxChars: st.SummaryMaxChars, Model: model.Name,
 		}
 	}
 	if oneCall {
-		return s.call(ctx, req(base, items, nil, items), items)
+		return s.call(ctx, model, req(base, items, nil, items), items)
 	}
 	parts := make([]string, len(chunks))
 	for i, c := range chunks {
-		out, ok := s.call(ctx, req("", c, nil, c), c)
+		out, ok := s.call(ctx, model, req("", c, nil, c), c)
 		if !ok {
 			return "", false
 		}
 		parts[i] = out
 	}
-	return s.call(ctx, req(base, nil, parts, items), items)
+	return s.call(ctx, model, req(base, nil, parts, items), items)
 }
 
 // chunk cuts items into consecutive chunks of whole rounds. When base and
@@ -83,10 +83,10 @@ func chunk(base string, items []llm.SummaryItem, counter tokens.Counter, limit i
 // call makes one summarisation call, retried up to callTries times: after
 // an error with backoff, after a failed check at once. items are the
 // rounds the result must account for.
-func (s *Summarizer) call(ctx context.Context, req llm.SummarizeRequest, items []llm.SummaryItem) (string, bool) {
+func (s *Summarizer) call(ctx context.Context, model Model, req llm.SummarizeRequest, items []llm.SummaryItem) (string, bool) {
 	delay := retryDelay
 	for try := 1; try <= callTries; try++ {
-		out, err := s.modelFor(ctx).Summarize(ctx, req)
+		out, err := s.summarizer(model).Summarize(ctx, req)
 		if err == nil {
 			out = capRunes(strings.TrimSpace(out), req.MaxChars)
 			if err = checkSummary(out, req.Keep, items); err == nil {

@@ -1,28 +1,22 @@
 package summary
 
 import (
-	"context"
-
 	"github.com/ragchat/ragchat/internal/llm"
 )
 
-// modelKey carries the model one fold asks instead of Summarizer.Model.
-type modelKey struct{}
-
-// WithModel returns ctx whose folds ask m for their LLM summaries instead
-// of Summarizer.Model: the engine passes the model of the conversation's
-// attempt (its model profile), metering each call.
-func WithModel(ctx context.Context, m llm.Summarizer) context.Context {
-	if m == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, modelKey{}, m)
+// Model is the model one fold asks for its LLM summaries: Name (the chat
+// model the request and token counts name) and LLM, the engine's metered
+// model of the conversation's attempt (its model profile); a nil LLM asks
+// Summarizer.Model.
+type Model struct {
+	Name string
+	LLM  llm.Summarizer
 }
 
-// modelFor returns the model ctx names, else s.Model.
-func (s *Summarizer) modelFor(ctx context.Context) llm.Summarizer {
-	if m, ok := ctx.Value(modelKey{}).(llm.Summarizer); ok {
-		return m
+// summarizer returns the model m names, else s.Model.
+func (s *Summarizer) summarizer(m Model) llm.Summarizer {
+	if m.LLM != nil {
+		return m.LLM
 	}
 	return s.Model
 }

@@ -36,7 +36,7 @@ const foldWalkMessages = 1000
 // branch's summary is read or written. The conversation's summary columns
 // are set to the same summary in the same transaction: they name the
 // summary of the path that was current when it was written.
-func (s *Summarizer) foldPath(ctx context.Context, conv *ent.Conversation, leaf uuid.UUID, st domain.TenantSettings, model string) (bool, error) {
+func (s *Summarizer) foldPath(ctx context.Context, conv *ent.Conversation, leaf uuid.UUID, st domain.TenantSettings, model Model) (bool, error) {
 	client := s.DB.Client
 	msgs, err := client.Message.Query().
 		Where(tree.Up(tree.Walk{

@@ -79,7 +79,7 @@ const turnRunes = 1000
 // compare-and-swap on summary_version; should it ever lose (a lock lost
 // with its connection), the fold is recomputed from the new state. Asks
 // never touch the summary, so they cannot invalidate it.
-func (s *Summarizer) Fold(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings, model string) error {
+func (s *Summarizer) Fold(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings, model Model) error {
 	release, err := s.lock(ctx, conversationID)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s *Summarizer) Fold(ctx context.Context, conversationID uuid.UUID, st doma
 
 // foldOnce folds what is due from the current state and writes it with a
 // compare-and-swap. It reports done=false only when the swap lost.
-func (s *Summarizer) foldOnce(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings, model string) (bool, error) {
+func (s *Summarizer) foldOnce(ctx context.Context, conversationID uuid.UUID, st domain.TenantSettings, model Model) (bool, error) {
 	client := s.DB.Client
 	conv, err := client.Conversation.Get(ctx, conversationID)
 	if err != nil {
@@ -115,7 +115,7 @@ func (s *Summarizer) foldOnce(ctx context.Context, conversationID uuid.UUID, st 
 // foldLine folds a line written before messages had parents (a
 // conversation without a current leaf), by sequence numbers, into the
 // conversation's summary columns, as folds did then.
-func (s *Summarizer) foldLine(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings, model string) (bool, error) {
+func (s *Summarizer) foldLine(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings, model Model) (bool, error) {
 	client := s.DB.Client
 	pending, err := client.Message.Query().
 		Where(message.ConversationID(conv.ID), message.RoleEQ(message.RoleUSER),
@@ -179,7 +179,7 @@ func Due(pending int, st domain.TenantSettings) bool {
 // regeneration cap, carriesPrevious), then folds in chunks with entity
 // checks and retries (llmSummary); if that fails it falls back to the
 // deterministic summary of the same material.
-func (s *Summarizer) summarize(ctx context.Context, base string, version int, items []llm.SummaryItem, st domain.TenantSettings, model string) string {
+func (s *Summarizer) summarize(ctx context.Context, base string, version int, items []llm.SummaryItem, st domain.TenantSettings, model Model) string {
 	if st.Summarizer == domain.SummarizerLLM {
 		if !carriesPrevious(version, st.SummaryMaxRegenerations) {
 			base = ""
