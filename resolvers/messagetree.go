@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
@@ -28,14 +29,14 @@ import (
 // (server.DefaultPageSize), which pages the other connections forward.
 const defaultPathPage = 20
 
-// editMessage edits one of the viewer's USER messages (engine.EditMessage),
-// answering with the model chosen as in ask.
+// editMessage edits one of the viewer's USER messages (an ask with
+// EditOf), answering with the model chosen as in ask.
 func (r *Resolver) editMessage(ctx context.Context, messageID uuid.UUID, question, clientMessageID string, profileID *uuid.UUID, params *domain.ModelParameters) (*model.AskPayload, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	ctx = withModelChoice(ctx, profileID, params)
-	res, err := r.engine.EditMessage(ctx, messageID, question, clientMessageID)
+	res, err := r.engine.Ask(ctx, chat.AskInput{EditOf: &messageID, ClientMessageID: clientMessageID, Question: question,
+		Model: modelChoice(profileID, params)})
 	if err != nil {
 		return nil, notFound(err, "message")
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -113,17 +112,14 @@ func attemptParameters(att *ent.Attempt) *domain.ModelParameters {
 	return &p
 }
 
-// withModelChoice puts an ask's or retry's model choice in ctx for the
-// engine (chat.WithModelChoice).
-func withModelChoice(ctx context.Context, id *uuid.UUID, params *domain.ModelParameters) context.Context {
-	if id == nil && params == nil {
-		return ctx
-	}
+// modelChoice is an ask's or retry's model choice for the engine
+// (chat.AskInput.Model, chat.RetryInput.Model).
+func modelChoice(id *uuid.UUID, params *domain.ModelParameters) modelprofile.Level {
 	l := modelprofile.Level{ProfileID: id}
 	if params != nil {
 		l.Params = *params
 	}
-	return chat.WithModelChoice(ctx, l)
+	return l
 }
 
 // profileInput is the service's form of the GraphQL input.

@@ -107,14 +107,16 @@ func (r *Resolver) deleteConversation(ctx context.Context, id uuid.UUID, reason 
 }
 
 // ask stores a question and starts answering it: after the current leaf,
-// or after in.ParentMessageID when given (engine.AskParent).
+// or after in.ParentMessageID when given.
 func (r *Resolver) ask(ctx context.Context, in model.AskInput) (*model.AskPayload, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	ctx = withModelChoice(ctx, in.ModelProfileID, in.ModelParameters)
-	ctx = chat.WithAttachments(ctx, in.AttachmentIds)
-	res, err := r.engine.AskParent(ctx, in.ConversationID, in.ParentMessageID, in.ClientMessageID, in.Question)
+	res, err := r.engine.Ask(ctx, chat.AskInput{
+		ConversationID: in.ConversationID, ParentID: in.ParentMessageID,
+		ClientMessageID: in.ClientMessageID, Question: in.Question,
+		AttachmentIDs: in.AttachmentIds, Model: modelChoice(in.ModelProfileID, in.ModelParameters),
+	})
 	if err != nil {
 		return nil, notFound(err, "conversation")
 	}
@@ -126,8 +128,8 @@ func (r *Resolver) retry(ctx context.Context, in model.RetryAttemptInput) (*mode
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	ctx = withModelChoice(ctx, in.ModelProfileID, in.ModelParameters)
-	res, err := r.engine.Retry(ctx, in.AttemptID, in.ClientRequestID)
+	res, err := r.engine.Retry(ctx, chat.RetryInput{AttemptID: in.AttemptID, ClientRequestID: in.ClientRequestID,
+		Model: modelChoice(in.ModelProfileID, in.ModelParameters)})
 	if err != nil {
 		return nil, notFound(err, "attempt")
 	}

@@ -45,14 +45,12 @@ type Engine interface {
 	ConversationStatus(conv *ent.Conversation) conversation.Status
 	ConversationStatusIs(s conversation.Status) predicate.Conversation
 	ConversationStatusIn(ss ...conversation.Status) predicate.Conversation
-	Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
-	AskParent(ctx context.Context, conversationID uuid.UUID, parentID *uuid.UUID, clientMessageID, question string) (*chat.AskResult, error)
-	EditMessage(ctx context.Context, messageID uuid.UUID, question, clientMessageID string) (*chat.AskResult, error)
+	Ask(ctx context.Context, in chat.AskInput) (*chat.AskResult, error)
 	SelectBranch(ctx context.Context, conversationID, messageID uuid.UUID) (*ent.Conversation, error)
 	LegacyLeaf(ctx context.Context, conversationID uuid.UUID) (*uuid.UUID, error)
 	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error)
-	Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
-	Reask(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*chat.AskResult, error)
+	Retry(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
+	Reask(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Staleness(ctx context.Context, att *ent.Attempt) (*chat.AttemptStaleness, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
 	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)

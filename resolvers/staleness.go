@@ -51,12 +51,11 @@ func (r *Resolver) reask(ctx context.Context, attemptID uuid.UUID, clientRequest
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	ctx = withModelChoice(ctx, profileID, params)
 	key := ""
 	if clientRequestID != nil {
 		key = *clientRequestID
 	}
-	res, err := r.engine.Reask(ctx, attemptID, key)
+	res, err := r.engine.Reask(ctx, chat.RetryInput{AttemptID: attemptID, ClientRequestID: key, Model: modelChoice(profileID, params)})
 	if err != nil {
 		return nil, notFound(err, "attempt")
 	}

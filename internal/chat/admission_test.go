@@ -112,7 +112,7 @@ func TestAdmissionBoundsRunningAnswers(t *testing.T) {
 			conv := e.conversation(t, alice)
 			ch := make(chan result, 1)
 			go func() {
-				res, err := e.eng.Ask(ctx, conv.ID, uuid.NewString(), "退款多久到账？")
+				res, err := e.eng.Ask(ctx, chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 				ch <- result{res, err}
 			}()
 			return conv.ID, ch
@@ -194,16 +194,16 @@ func TestAdmissionGatesRetriesAndEdits(t *testing.T) {
 
 		e.model.hold()
 		other := e.conversation(t, alice)
-		held, err := e.eng.Ask(as(alice), other.ID, uuid.NewString(), "退款多久到账？")
+		held, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: other.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		require.NoError(t, err)
 		eventually(t, "the held answer streams", func() bool { return e.model.chatCalls() == 2 })
 
 		before := e.db.Client.Message.Query().Where(message.ConversationID(conv.ID)).CountX(as(alice))
-		_, err = e.eng.Retry(as(alice), done.attempt.ID, uuid.NewString())
+		_, err = e.eng.Retry(as(alice), chat.RetryInput{AttemptID: done.attempt.ID, ClientRequestID: uuid.NewString()})
 		assert.Equal(t, domain.CodeUnavailable, code(err), "retry: %v", err)
-		_, err = e.eng.EditMessage(as(alice), done.attempt.UserMessageID, "another question", uuid.NewString())
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: &done.attempt.UserMessageID, ClientMessageID: uuid.NewString(), Question: "another question"})
 		assert.Equal(t, domain.CodeUnavailable, code(err), "edit: %v", err)
-		_, err = e.eng.AskParent(as(alice), conv.ID, nil, uuid.NewString(), "a third question")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: nil, ClientMessageID: uuid.NewString(), Question: "a third question"})
 		assert.Equal(t, domain.CodeUnavailable, code(err), "ask on a branch: %v", err)
 		assert.Equal(t, before, e.db.Client.Message.Query().Where(message.ConversationID(conv.ID)).CountX(as(alice)))
 		assert.Equal(t, 1, e.db.Client.Attempt.Query().Where(attempt.ConversationID(conv.ID)).CountX(as(alice)), "nothing written")
@@ -211,7 +211,7 @@ func TestAdmissionGatesRetriesAndEdits(t *testing.T) {
 		e.model.release()
 		e.wait(t, alice, held.Attempt.ID, 0)
 		eventually(t, "the slot is released", func() bool { return e.eng.AdmissionStats().Running == 0 })
-		_, err = e.eng.Retry(as(alice), done.attempt.ID, uuid.NewString())
+		_, err = e.eng.Retry(as(alice), chat.RetryInput{AttemptID: done.attempt.ID, ClientRequestID: uuid.NewString()})
 		require.NoError(t, err, "the slot is free again")
 	}, func(c *chat.Config, _ *domain.TenantSettings) {
 		c.Admission = admission.Config{Limit: 1, Queue: 0}

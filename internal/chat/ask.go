@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/convsearch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/prepared"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tracing"
@@ -29,9 +30,15 @@ import (
 // one read deciding the ask (docs/ENGINE.md, "Statements per ask"). A
 // replayed key, a busy, expired or archived conversation are answered
 // from that read, before the rate is charged and without writing. No
-// transaction or lock is held while the model streams.
-func (e *Engine) Ask(ctx context.Context, conversationID uuid.UUID, clientMessageID, question string) (*AskResult, error) {
-	return e.ask(ctx, conversationID, askSpot{}, clientMessageID, question)
+// transaction or lock is held while the model streams. in.ParentID asks
+// after another message than the current leaf (askParent), in.EditOf
+// edits a question (editMessage).
+func (e *Engine) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
+	spot := askSpot{parent: in.ParentID, attachments: uniqueIDs(in.AttachmentIDs), choice: in.Model}
+	if in.EditOf != nil {
+		return e.editMessage(ctx, *in.EditOf, spot, in.ClientMessageID, in.Question)
+	}
+	return e.ask(ctx, in.ConversationID, spot, in.ClientMessageID, in.Question)
 }
 
 // askSpot is where an ask puts its question in the conversation's message
@@ -52,6 +59,13 @@ type askSpot struct {
 	reaskOf *uuid.UUID
 	// held is the ask's admission slot, once taken (admit.go).
 	held *heldSlot
+	// attachments are the attachment ids the question names, without
+	// repeats (askattachments.go).
+	attachments []uuid.UUID
+	// choice is the ask's model choice (modelchoice.go).
+	choice modelprofile.Level
+	// plan is the attempt's model and id, decided in the transaction.
+	plan attemptPlan
 }
 
 // ask is Ask, AskParent and EditMessage: the question goes where spot
@@ -113,7 +127,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	if err := e.authoriseAsk(ctx, conv, t); err != nil {
 		return nil, rollback(tx, err)
 	}
-	if err := checkAskAttachments(ctx, tx, conv, askAttachments(ctx)); err != nil {
+	if err := checkAskAttachments(ctx, tx, conv, spot.attachments); err != nil {
 		return nil, rollback(tx, err)
 	}
 	if legacyTree(conv) && !spot.backfilled {
@@ -134,7 +148,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	st := raw.WithDefaults()
 	// Resolved in the ask's transaction: a second connection here, with
 	// the pool's all held by asks at this step, would deadlock them.
-	if ctx, err = e.resolveModelIn(ctx, tx.Client(), conv, st, t.profiles); err != nil {
+	if spot.plan.model, err = e.resolveModelIn(ctx, tx.Client(), conv, st, t.profiles, spot.choice); err != nil {
 		return nil, rollback(tx, err)
 	}
 	// The database limiter charges the rate inside the ask's transaction,
@@ -154,7 +168,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	}
 
 	cctx, span := e.startSpan(ctx, spanCreate, tracing.ConversationID.String(conv.ID.String()))
-	msg, att, err := e.createAsk(cctx, tx, v, conv, t.place, spot.reaskOf, clientMessageID, question, st, raw, charge)
+	msg, att, err := e.createAsk(cctx, tx, v, conv, t.place, spot, clientMessageID, question, st, raw, charge)
 	if err == nil {
 		span.SetAttributes(tracing.AttemptID.String(att.ID.String()), tracing.MessageID.String(msg.ID.String()))
 	}
@@ -235,7 +249,7 @@ func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uu
 		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
 			"clientMessageId %q was already used for a different question", clientMessageID)
 	}
-	if !sameAttachmentSet(msg.AttachmentIds, askAttachments(ctx)) {
+	if !sameAttachmentSet(msg.AttachmentIds, spot.attachments) {
 		return nil, domain.Errorf(domain.CodeIdempotencyMismatch,
 			"clientMessageId %q was already used for the question with other attachments", clientMessageID)
 	}
@@ -292,7 +306,7 @@ type treePlace struct {
 // inserts the USER message at place and the PENDING attempt. On PostgreSQL
 // that is one statement (insertAskPG), for every ask and edit; on SQLite
 // Ent sends one statement per step.
-func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, place treePlace, reaskOf *uuid.UUID, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
+func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, place treePlace, spot askSpot, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
 	now := e.now()
 	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
 	// The message's id is chosen here, so that the bump, which comes
@@ -323,16 +337,16 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 		// Under a token quota the answer's tokens are reserved first: a
 		// HARD quota's refusal rolls the transaction back, and nothing is
 		// written (quota.go).
-		ctx, err = e.reserveAsk(ctx, tx, v, st)
+		spot.plan.id, err = e.reserveAsk(ctx, tx, v, st, spot.plan.model)
 	}
-	mc := e.userMessage(ctx, tx, conv, clientMessageID, question).SetID(msgID).
+	mc := e.userMessage(ctx, tx, conv, clientMessageID, question, spot.attachments).SetID(msgID).
 		SetNillableParentID(place.parent).SetDepth(place.depth).SetNillableEditedFromID(place.editedFrom)
 	switch {
 	case err != nil:
 	case e.db.Dialect == dialect.Postgres:
-		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID, reaskOf)
+		msg, att, err = e.insertAskPG(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID, spot)
 	default:
-		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID, reaskOf)
+		msg, att, err = e.insertAskEnt(ctx, tx, v, raw, charge, conv, b, mc, clientMessageID, spot)
 	}
 	if err != nil {
 		return nil, nil, rollback(tx, err)
@@ -345,8 +359,8 @@ func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, co
 
 // insertAskEnt writes the ask in tx with Ent, one statement per step: with
 // charge, the rate (Take in tx), the sequence (and the leaf), the message
-// of mc, the attempt.
-func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string, reaskOf *uuid.UUID) (*ent.Message, *ent.Attempt, error) {
+// of mc, the attempt (spot's plan, linked to spot's reaskOf).
+func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string, spot askSpot) (*ent.Message, *ent.Attempt, error) {
 	if charge {
 		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, raw); err != nil {
 			return nil, nil, err
@@ -360,33 +374,35 @@ func (e *Engine) insertAskEnt(ctx context.Context, tx *ent.Tx, v *viewer.Viewer,
 	if err != nil {
 		return nil, nil, err
 	}
-	att, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil).SetNillableReaskOfID(reaskOf).Save(ctx)
+	att, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil, spot.plan).SetNillableReaskOfID(spot.reaskOf).Save(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	return msg, att, nil
 }
 
-// userMessage builds the ask's USER message (its sequence number is set
-// by the caller, and replaced by the PostgreSQL statement's).
-func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, clientMessageID, question string) *ent.MessageCreate {
+// userMessage builds the ask's USER message naming attachments (its
+// sequence number is set by the caller, and replaced by the PostgreSQL
+// statement's).
+func (e *Engine) userMessage(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, clientMessageID, question string, attachments []uuid.UUID) *ent.MessageCreate {
 	mc := tx.Message.Create().
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).
 		SetRole(message.RoleUSER).
 		SetContent(question).SetClientMessageID(clientMessageID).
 		SetTraceID(traceID(ctx))
-	if ids := askAttachments(ctx); len(ids) > 0 {
-		mc.SetAttachmentIds(ids)
+	if len(attachments) > 0 {
+		mc.SetAttachmentIds(attachments)
 	}
 	return mc
 }
 
-// newAttempt builds a PENDING attempt leased to this instance.
-func (e *Engine) newAttempt(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, msg *ent.Message, clientRequestID string, retryOf *uuid.UUID) *ent.AttemptCreate {
+// newAttempt builds a PENDING attempt leased to this instance, with
+// plan's model and id.
+func (e *Engine) newAttempt(ctx context.Context, tx *ent.Tx, conv *ent.Conversation, msg *ent.Message, clientRequestID string, retryOf *uuid.UUID, plan attemptPlan) *ent.AttemptCreate {
 	now := e.now()
-	c := recordModel(ctx, tx.Attempt.Create())
-	if id, ok := presetAttemptID(ctx); ok {
-		c.SetID(id)
+	c := recordModel(tx.Attempt.Create(), plan.model)
+	if plan.id != uuid.Nil {
+		c.SetID(plan.id)
 	}
 	return c.
 		SetConversationID(conv.ID).SetOwnerID(conv.UserID).

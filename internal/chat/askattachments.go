@@ -14,7 +14,7 @@ import (
 )
 
 // Attachments on an ask (docs/ENGINE.md, "Attachments on an ask"): an ask
-// or an edit may name attachments of its conversation (WithAttachments).
+// or an edit may name attachments of its conversation (AskInput.AttachmentIDs).
 // They are checked in the ask's transaction, with one privacy-filtered
 // read, before anything is written; the question message stores their ids
 // (messages.attachment_ids, in the message's own INSERT, so the write
@@ -30,30 +30,6 @@ const FieldAttachmentIDs = "attachmentIds"
 // ReasonAttachmentNotReady is the BAD_USER_INPUT reason of an attachment
 // that is not READY (still being scanned or chunked, or FAILED).
 const ReasonAttachmentNotReady = "ATTACHMENT_NOT_READY"
-
-type askAttachmentsKey struct{}
-
-// WithAttachments returns ctx carrying the attachment ids the engine's next
-// Ask, AskParent or EditMessage attaches to its question.
-func WithAttachments(ctx context.Context, ids []uuid.UUID) context.Context {
-	if len(ids) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, askAttachmentsKey{}, ids)
-}
-
-// askAttachments returns the attachment ids in ctx, without repeats, in
-// the order first given.
-func askAttachments(ctx context.Context) []uuid.UUID {
-	ids, _ := ctx.Value(askAttachmentsKey{}).([]uuid.UUID)
-	out := make([]uuid.UUID, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
 
 // checkAskAttachments checks, with one read through tx (so through the
 // attachments' privacy policy), that every id is an attachment of conv

@@ -44,7 +44,7 @@ func TestStatementsPerAskWithAttachments(t *testing.T) {
 		release := chat.HoldRuns(e.eng)
 		e.model.hold()
 		n.Store(0)
-		r, err := e.eng.Ask(chat.WithAttachments(as(alice), []uuid.UUID{a.ID}), conv.ID, uuid.NewString(), "那超过以后返回什么错误码？")
+		r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, AttachmentIDs: []uuid.UUID{a.ID}, ClientMessageID: uuid.NewString(), Question: "那超过以后返回什么错误码？"})
 		require.NoError(t, err)
 		askOnly := n.Load()
 		require.Equal(t, []uuid.UUID{a.ID}, r.UserMessage.AttachmentIds)

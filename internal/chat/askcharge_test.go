@@ -35,7 +35,7 @@ func TestAskRateSharedAcrossInstances(t *testing.T) {
 			eng := engines[i%len(engines)]
 			conv, err := eng.CreateConversation(as(v), chat.CreateConversationInput{})
 			require.NoError(t, err)
-			return eng.Ask(as(v), conv.ID, key, "上传文件最大是多少？")
+			return eng.Ask(as(v), chat.AskInput{ConversationID: conv.ID, ClientMessageID: key, Question: "上传文件最大是多少？"})
 		}
 		var first *chat.AskResult
 		for i := range burst {
@@ -59,7 +59,7 @@ func TestAskRateSharedAcrossInstances(t *testing.T) {
 			require.NoError(t, err, "bob's ask %d", i+1)
 		}
 		for i, eng := range engines {
-			res, err := eng.Ask(as(alice), first.UserMessage.ConversationID, *first.Attempt.ClientRequestID, first.UserMessage.Content)
+			res, err := eng.Ask(as(alice), chat.AskInput{ConversationID: first.UserMessage.ConversationID, ClientMessageID: *first.Attempt.ClientRequestID, Question: first.UserMessage.Content})
 			require.NoError(t, err, fmt.Sprintf("replay on instance %d", i))
 			assert.True(t, res.Deduplicated)
 		}

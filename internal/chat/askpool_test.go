@@ -31,7 +31,7 @@ func TestAskNeedsOneConnection(t *testing.T) {
 		db.SQL.SetMaxOpenConns(1)
 		ctx, cancel := context.WithTimeout(as(alice), 20*time.Second)
 		defer cancel()
-		res, err := e.eng.Ask(ctx, conv.ID, uuid.NewString(), "退款多久到账？")
+		res, err := e.eng.Ask(ctx, chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		db.SQL.SetMaxOpenConns(0)
 		require.NoError(t, err, "an ask on a one-connection pool")
 		e.wait(t, alice, res.Attempt.ID, 0)

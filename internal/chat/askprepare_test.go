@@ -65,7 +65,7 @@ func TestAskRunsEntHooks(t *testing.T) {
 		conv := e.conversation(t, alice)
 		questions := []string{"上传文件最大是多少？", "那超过以后返回什么错误码？", "那退款呢？"}
 		for _, q := range questions {
-			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), q)
+			r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: q})
 			require.NoError(t, err)
 			// The run is held: the attempt is as the ask wrote it.
 			msg := e.db.Client.Message.GetX(as(alice), r.UserMessage.ID)
@@ -101,7 +101,7 @@ func TestEveryAskIsOneStatement(t *testing.T) {
 		conv := e.conversation(t, alice)
 		for i, q := range []string{"上传文件最大是多少？", "那超过以后返回什么错误码？"} {
 			log.take()
-			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), q)
+			r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: q})
 			require.NoError(t, err)
 			want := askTxStatements
 			if i == 0 {

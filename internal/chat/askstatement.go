@@ -12,7 +12,6 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
@@ -56,12 +55,12 @@ var errRateRefused = errors.New("ask rate refused")
 // is charged once more in tx, so that Take words the refusal (or admits the
 // ask, when the wait is over by then) and the statement runs again without
 // it. A conversation that is no longer ACTIVE is ent.NotFoundError.
-func (e *Engine) insertAskPG(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string, reaskOf *uuid.UUID) (*ent.Message, *ent.Attempt, error) {
+func (e *Engine) insertAskPG(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, raw domain.TenantSettings, charge bool, conv *ent.Conversation, b seqBump, mc *ent.MessageCreate, clientMessageID string, spot askSpot) (*ent.Message, *ent.Attempt, error) {
 	msg, msgSpec, err := mc.SetSequenceNo(conv.LastSequenceNo + 1).Prepare(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	att, attSpec, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil).SetNillableReaskOfID(reaskOf).Prepare(ctx)
+	att, attSpec, err := e.newAttempt(ctx, tx, conv, msg, clientMessageID, nil, spot.plan).SetNillableReaskOfID(spot.reaskOf).Prepare(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

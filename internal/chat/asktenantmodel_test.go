@@ -62,7 +62,7 @@ func TestAskResolvesTheTenantDefault(t *testing.T) {
 					require.NoError(t, err)
 				}
 				before := e.db.Client.Message.Query().CountX(as(alice))
-				res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "退款多久到账？")
+				res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 				s.want(t, p, res, err)
 				if err != nil {
 					require.Equal(t, before, e.db.Client.Message.Query().CountX(as(alice)), "a refused ask writes nothing")

@@ -181,18 +181,18 @@ func TestAskIsOneTransaction(t *testing.T) {
 		release := chat.HoldRuns(e.eng)
 		log.take()
 		key := uuid.NewString()
-		r, err := e.eng.Ask(as(alice), conv.ID, key, "那超过以后返回什么错误码？")
+		r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: key, Question: "那超过以后返回什么错误码？"})
 		require.NoError(t, err)
 		require.Equal(t, inOneTx(askTxStatements[raw.Dialect], "COMMIT"), log.take(), "the ask call")
 
 		seq := e.db.Client.Conversation.GetX(as(alice), conv.ID).LastSequenceNo
 		tats := ratesTAT(t, raw)
 		log.take()
-		_, err = e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "那退款呢？")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 		require.Equal(t, domain.CodeConversationBusy, code(err))
 		require.Equal(t, inOneTx(1, "ROLLBACK"), log.take(), "a busy conversation")
 
-		again, err := e.eng.Ask(as(alice), conv.ID, key, "那超过以后返回什么错误码？")
+		again, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: key, Question: "那超过以后返回什么错误码？"})
 		require.NoError(t, err)
 		require.True(t, again.Deduplicated)
 		require.Equal(t, r.Attempt.ID, again.Attempt.ID)
@@ -244,7 +244,7 @@ func TestAskRowsAreEntRows(t *testing.T) {
 		var results []*chat.AskResult
 		for range 2 { // a client's first ask and its second
 			conv := e.conversation(t, alice)
-			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+			r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 			require.NoError(t, err)
 			results = append(results, r)
 		}

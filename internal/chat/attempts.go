@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -44,12 +45,13 @@ func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt
 // busy rule is Ask's: one answer in flight per conversation, whichever
 // branch. clientRequestID makes the retry idempotent like an ask, and a
 // replayed key costs no rate.
-func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*AskResult, error) {
+func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	clientRequestID, err = checkClientID("clientRequestId", clientRequestID)
+	attemptID := in.AttemptID
+	clientRequestID, err := checkClientID("clientRequestId", in.ClientRequestID)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +93,8 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 		return nil, err
 	}
 	st := raw.WithDefaults()
-	if ctx, err = e.resolveModel(ctx, conv, st); err != nil {
+	resolved, err := e.resolveModel(ctx, conv, st, in.Model)
+	if err != nil {
 		return nil, err
 	}
 	msg, err := e.client.Message.Get(ctx, old.UserMessageID)
@@ -104,7 +107,7 @@ func (e *Engine) Retry(ctx context.Context, attemptID uuid.UUID, clientRequestID
 		}
 		return nil, err
 	}
-	att, err := e.createRetry(ctx, v, conv, msg, old.ID, clientRequestID, st)
+	att, err := e.createRetry(ctx, v, conv, msg, old.ID, clientRequestID, st, resolved)
 	if err != nil {
 		e.refundAsk(ctx, v, raw)
 		if domain.ErrorCode(err) == domain.CodeQuotaExceeded {
@@ -151,13 +154,14 @@ func (e *Engine) replayRetry(ctx context.Context, conversationID, retryOf uuid.U
 // HARD quota's refusal rolls back and writes nothing), then touch the
 // conversation (lock order as in Ask), making the retried question its
 // current leaf, and create the PENDING attempt the reservation names.
-func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Conversation, msg *ent.Message, retryOf uuid.UUID, key string, st domain.TenantSettings) (*ent.Attempt, error) {
+func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Conversation, msg *ent.Message, retryOf uuid.UUID, key string, st domain.TenantSettings, resolved *modelprofile.Resolved) (*ent.Attempt, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	now := e.now()
-	rctx, err := e.reserveAsk(ctx, tx, v, st)
+	plan := attemptPlan{model: resolved}
+	plan.id, err = e.reserveAsk(ctx, tx, v, st, resolved)
 	if err != nil {
 		return nil, rollback(tx, err)
 	}
@@ -168,7 +172,7 @@ func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Co
 		Save(ctx); err != nil {
 		return nil, rollback(tx, err)
 	}
-	att, err := e.newAttempt(rctx, tx, conv, msg, key, &retryOf).Save(ctx)
+	att, err := e.newAttempt(ctx, tx, conv, msg, key, &retryOf, plan).Save(ctx)
 	if err != nil {
 		return nil, rollback(tx, err)
 	}

@@ -208,7 +208,7 @@ func TestStatementsPerAsk(t *testing.T) {
 		for _, q := range []string{"那超过以后返回什么错误码？", "那退款呢？"} {
 			e.model.hold()
 			n.Store(0)
-			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), q)
+			r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: q})
 			require.NoError(t, err)
 			askOnly := n.Load()
 			release()
@@ -311,7 +311,7 @@ func BenchmarkAskOffline(b *testing.B) {
 		}
 		for pb.Next() {
 			t0 := time.Now()
-			r, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+			r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 			if err != nil {
 				b.Error(err)
 				return

@@ -70,18 +70,8 @@ func leafOf(c *ent.Conversation) *uuid.UUID {
 	return c.CurrentLeafID
 }
 
-// AskParent is Ask with an explicit parent: the question follows parentID
-// (an answer, or a question, of the conversation) instead of the
-// conversation's current leaf, and becomes the current leaf; when parentID
-// was not the current leaf, BRANCH_SELECTED tells the owner's devices. A
-// parent that is not a USER or ASSISTANT message of the conversation the
-// viewer owns is NOT_FOUND "message", the same for every reason. A nil
-// parentID is Ask. The write is Ask's: one statement on PostgreSQL.
-func (e *Engine) AskParent(ctx context.Context, conversationID uuid.UUID, parentID *uuid.UUID, clientMessageID, question string) (*AskResult, error) {
-	return e.ask(ctx, conversationID, askSpot{parent: parentID}, clientMessageID, question)
-}
-
-// EditMessage edits one of the viewer's own USER messages, at any depth: a
+// editMessage is Ask with AskInput.EditOf (messageID): it edits one of
+// the viewer's own USER messages, at any depth: a
 // sibling USER message with the new question under the same parent (at the
 // same depth, edited_from_id naming the original, with the next sequence
 // number), and the PENDING attempt answering it; the new message becomes
@@ -95,7 +85,7 @@ func (e *Engine) AskParent(ctx context.Context, conversationID uuid.UUID, parent
 // owns (an answer, another user's or tenant's message, one of a deleted
 // conversation, a random id) is NOT_FOUND "message": support agents and
 // admins read branches, they do not edit them.
-func (e *Engine) EditMessage(ctx context.Context, messageID uuid.UUID, question, clientMessageID string) (*AskResult, error) {
+func (e *Engine) editMessage(ctx context.Context, messageID uuid.UUID, spot askSpot, clientMessageID, question string) (*AskResult, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -109,7 +99,8 @@ func (e *Engine) EditMessage(ctx context.Context, messageID uuid.UUID, question,
 	if err != nil {
 		return nil, store.DomainError(err, "message")
 	}
-	return e.ask(ctx, orig.ConversationID, askSpot{edit: orig}, clientMessageID, question)
+	spot.edit, spot.parent = orig, nil
+	return e.ask(ctx, orig.ConversationID, spot, clientMessageID, question)
 }
 
 // SelectBranch makes the path through messageID the conversation's

@@ -49,7 +49,7 @@ func TestAskBuildsAPath(t *testing.T) {
 		var last uuid.UUID
 		for i, q := range []string{"上传文件最大是多少？", "那超过以后返回什么错误码？", "退款多久到账？"} {
 			e.model.hold()
-			res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), q)
+			res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: q})
 			require.NoError(t, err)
 			assert.Equal(t, 2*i, res.UserMessage.Depth)
 			if i == 0 {
@@ -86,7 +86,7 @@ func TestAskParent(t *testing.T) {
 		a1 := e.answerOf(t, first.attempt.ID)
 
 		e.model.hold() // the question is still the leaf when it is checked
-		res, err := e.eng.AskParent(as(alice), conv.ID, &a1.ID, uuid.NewString(), "退款多久到账？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &a1.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		require.NoError(t, err)
 		require.NotNil(t, res.UserMessage.ParentID)
 		assert.Equal(t, a1.ID, *res.UserMessage.ParentID)
@@ -101,7 +101,7 @@ func TestAskParent(t *testing.T) {
 
 		// Below a question (its answer's sibling, in effect a follow-up).
 		q1 := first.attempt.UserMessageID
-		res, err = e.eng.AskParent(as(alice), conv.ID, &q1, uuid.NewString(), "那退款呢？")
+		res, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &q1, ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 		require.NoError(t, err)
 		assert.Equal(t, 1, res.UserMessage.Depth)
 		e.wait(t, alice, res.Attempt.ID, 0)
@@ -129,15 +129,15 @@ func TestAskParentNotFound(t *testing.T) {
 		w := newForeignWorld(t, e)
 		random := uuid.New()
 		want := errJSON(t, func() error {
-			_, err := e.eng.AskParent(as(alice), w.conv, &random, uuid.NewString(), "退款多久到账？")
+			_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: w.conv, ParentID: &random, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			return err
 		}())
 		assert.Equal(t, domain.CodeNotFound, code(func() error {
-			_, err := e.eng.AskParent(as(alice), w.conv, &random, uuid.NewString(), "退款多久到账？")
+			_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: w.conv, ParentID: &random, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			return err
 		}()))
 		for name, id := range w.foreignMessages() {
-			_, err := e.eng.AskParent(as(alice), w.conv, &id, uuid.NewString(), "退款多久到账？")
+			_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: w.conv, ParentID: &id, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, want, errJSON(t, err), name)
 		}
 		before := len(e.messagesOf(t, w.conv))
@@ -282,7 +282,7 @@ func TestEditAtDepth(t *testing.T) {
 		// Held, so that the edit is still the leaf when it is checked (a
 		// fast answer would move the leaf on).
 		e.model.hold()
-		res, err := e.eng.EditMessage(as(alice), qs[1], "  那超过以后会怎样？ ", uuid.NewString())
+		res, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: uuid.NewString(), Question: "  那超过以后会怎样？ "})
 		require.NoError(t, err)
 		m := res.UserMessage
 		assert.False(t, res.Deduplicated)
@@ -314,7 +314,7 @@ func TestEditAtDepth(t *testing.T) {
 			"the old branch stays readable")
 
 		// An edit of the root question is a second root.
-		res, err = e.eng.EditMessage(as(alice), qs[0], "单个文件能传多大？", uuid.NewString())
+		res, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[0]), ClientMessageID: uuid.NewString(), Question: "单个文件能传多大？"})
 		require.NoError(t, err)
 		assert.Nil(t, res.UserMessage.ParentID)
 		assert.Zero(t, res.UserMessage.Depth)
@@ -338,7 +338,7 @@ func TestRetryAtDepth(t *testing.T) {
 		f := e.follow(t, e.eng, alice, conv.ID)
 
 		e.model.hold()
-		res, err := e.eng.Retry(as(alice), first.ID, uuid.NewString())
+		res, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: first.ID, ClientRequestID: uuid.NewString()})
 		require.NoError(t, err)
 		require.NotNil(t, res.Attempt.RetryOfID)
 		assert.Equal(t, first.ID, *res.Attempt.RetryOfID)
@@ -369,7 +369,7 @@ func TestSelectBranchBackAndForth(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)
 		qs, an := e.rounds(t, conv.ID, 4)
-		res, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		res, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: uuid.NewString(), Question: "那超过以后会怎样？"})
 		require.NoError(t, err)
 		e.wait(t, alice, res.Attempt.ID, 0)
 		edited := e.answerOf(t, res.Attempt.ID)
@@ -419,7 +419,7 @@ func TestLeafAfterASwitchMidAnswer(t *testing.T) {
 		qs, an := e.rounds(t, conv.ID, 2)
 
 		e.model.hold()
-		res, err := e.eng.AskParent(as(alice), conv.ID, &an[0], uuid.NewString(), "退款多久到账？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &an[0], ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		require.NoError(t, err)
 		c, err := e.eng.SelectBranch(as(alice), conv.ID, qs[1])
 		require.NoError(t, err, "selecting while an answer runs")
@@ -434,7 +434,7 @@ func TestLeafAfterASwitchMidAnswer(t *testing.T) {
 		// Switching back to the running branch before it completes: the
 		// leaf is the question, and the answer then follows it.
 		e.model.hold()
-		res, err = e.eng.AskParent(as(alice), conv.ID, &an[0], uuid.NewString(), "那退款呢？")
+		res, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &an[0], ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 		require.NoError(t, err)
 		_, err = e.eng.SelectBranch(as(alice), conv.ID, qs[1])
 		require.NoError(t, err)
@@ -458,33 +458,33 @@ func TestSequenceNumbersStayGapFreeOnATree(t *testing.T) {
 		qs, an := e.rounds(t, conv.ID, 3)
 		key := uuid.NewString()
 		e.model.hold()
-		res, err := e.eng.EditMessage(as(alice), qs[2], "支持哪些文件格式？", key)
+		res, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[2]), ClientMessageID: key, Question: "支持哪些文件格式？"})
 		require.NoError(t, err)
 		// Refused meanwhile: busy, mismatched, not found.
-		_, err = e.eng.EditMessage(as(alice), qs[0], "单个文件能传多大？", uuid.NewString())
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[0]), ClientMessageID: uuid.NewString(), Question: "单个文件能传多大？"})
 		assert.Equal(t, domain.CodeConversationBusy, code(err))
-		_, err = e.eng.EditMessage(as(alice), qs[2], "可以批量上传吗？", key)
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[2]), ClientMessageID: key, Question: "可以批量上传吗？"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err))
-		_, err = e.eng.EditMessage(as(alice), an[0], "单个文件能传多大？", uuid.NewString())
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(an[0]), ClientMessageID: uuid.NewString(), Question: "单个文件能传多大？"})
 		assert.Equal(t, domain.CodeNotFound, code(err))
 		e.model.release()
 		e.wait(t, alice, res.Attempt.ID, 0)
 
 		first, err := e.db.Client.Attempt.Query().Where(attempt.UserMessageID(qs[0])).Only(sysCtx())
 		require.NoError(t, err)
-		r, err := e.eng.Retry(as(alice), first.ID, uuid.NewString())
+		r, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: first.ID, ClientRequestID: uuid.NewString()})
 		require.NoError(t, err)
 		e.wait(t, alice, r.Attempt.ID, 0)
 
 		// A cancelled answer writes no message.
 		e.model.hold()
-		r, err = e.eng.AskParent(as(alice), conv.ID, &an[1], uuid.NewString(), "上传文件最大是多少？")
+		r, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &an[1], ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		_, err = e.eng.Cancel(as(alice), r.Attempt.ID)
 		require.NoError(t, err)
 		e.model.release()
 
-		res, err = e.eng.EditMessage(as(alice), r.UserMessage.ID, "那发票呢？", uuid.NewString())
+		res, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: &r.UserMessage.ID, ClientMessageID: uuid.NewString(), Question: "那发票呢？"})
 		require.NoError(t, err)
 		e.wait(t, alice, res.Attempt.ID, 0)
 		e.ask(t, alice, conv.ID, "可以批量上传吗？")
@@ -505,12 +505,12 @@ func TestEditIsIdempotent(t *testing.T) {
 		conv := e.conversation(t, alice)
 		qs, _ := e.rounds(t, conv.ID, 2)
 		key := uuid.NewString()
-		res, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", key)
+		res, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: key, Question: "那超过以后会怎样？"})
 		require.NoError(t, err)
 		e.wait(t, alice, res.Attempt.ID, 0)
 		calls := e.model.chatCalls()
 
-		again, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", key)
+		again, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: key, Question: "那超过以后会怎样？"})
 		require.NoError(t, err)
 		assert.True(t, again.Deduplicated)
 		assert.Equal(t, res.UserMessage.ID, again.UserMessage.ID)
@@ -518,22 +518,22 @@ func TestEditIsIdempotent(t *testing.T) {
 		assert.Equal(t, attempt.StatusCOMPLETED, again.Attempt.Status)
 		assert.Equal(t, calls, e.model.chatCalls(), "a replay calls no model")
 
-		_, err = e.eng.EditMessage(as(alice), qs[1], "那超过以后怎么办？", key)
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: key, Question: "那超过以后怎么办？"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err), "another question")
-		_, err = e.eng.EditMessage(as(alice), qs[0], "那超过以后会怎样？", key)
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[0]), ClientMessageID: key, Question: "那超过以后会怎样？"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err), "another message")
-		_, err = e.eng.Ask(as(alice), conv.ID, key, "那超过以后会怎样？")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: key, Question: "那超过以后会怎样？"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err), "an ask with the edit's key")
 
 		askKey := uuid.NewString()
-		o, err := e.eng.Ask(as(alice), conv.ID, askKey, "退款多久到账？")
+		o, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: askKey, Question: "退款多久到账？"})
 		require.NoError(t, err)
 		e.wait(t, alice, o.Attempt.ID, 0)
-		_, err = e.eng.EditMessage(as(alice), qs[1], "退款多久到账？", askKey)
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: askKey, Question: "退款多久到账？"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err), "an edit with an ask's key")
-		_, err = e.eng.AskParent(as(alice), conv.ID, &qs[0], askKey, "退款多久到账？")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &qs[0], ClientMessageID: askKey, Question: "退款多久到账？"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err), "an ask below another parent with the key")
-		replay, err := e.eng.AskParent(as(alice), conv.ID, o.UserMessage.ParentID, askKey, "退款多久到账？")
+		replay, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: o.UserMessage.ParentID, ClientMessageID: askKey, Question: "退款多久到账？"})
 		require.NoError(t, err)
 		assert.True(t, replay.Deduplicated, "the same parent replays")
 
@@ -562,23 +562,23 @@ func TestBusyOnEveryBranch(t *testing.T) {
 		require.NoError(t, err)
 
 		e.model.hold()
-		running, err := engines[1].AskParent(as(alice), conv.ID, &an[0], uuid.NewString(), "退款多久到账？")
+		running, err := engines[1].Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &an[0], ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		require.NoError(t, err)
 		tries := map[string]func(eng *chat.Engine) error{
 			"ask": func(eng *chat.Engine) error {
-				_, err := eng.Ask(as(alice), conv.ID, uuid.NewString(), "那退款呢？")
+				_, err := eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 				return err
 			},
 			"ask below another answer": func(eng *chat.Engine) error {
-				_, err := eng.AskParent(as(alice), conv.ID, &an[2], uuid.NewString(), "那退款呢？")
+				_, err := eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &an[2], ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 				return err
 			},
 			"edit on another branch": func(eng *chat.Engine) error {
-				_, err := eng.EditMessage(as(alice), qs[2], "那退款呢？", uuid.NewString())
+				_, err := eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[2]), ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 				return err
 			},
 			"retry on another branch": func(eng *chat.Engine) error {
-				_, err := eng.Retry(as(alice), first.ID, uuid.NewString())
+				_, err := eng.Retry(as(alice), chat.RetryInput{AttemptID: first.ID, ClientRequestID: uuid.NewString()})
 				return err
 			},
 		}
@@ -652,7 +652,7 @@ func TestBranchWritesNotFound(t *testing.T) {
 		// editMessage: one error for every message that is not the
 		// viewer's own question.
 		edit := func(id uuid.UUID) error {
-			_, err := e.eng.EditMessage(as(alice), id, "退款多久到账？", uuid.NewString())
+			_, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: &id, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			return err
 		}
 		want := errJSON(t, edit(random))
@@ -684,7 +684,7 @@ func TestBranchWritesNotFound(t *testing.T) {
 		// askParent: a conversation the viewer does not own is Ask's
 		// NOT_FOUND; a parent outside the conversation, the parent's.
 		askIn := func(conv uuid.UUID, parent uuid.UUID) error {
-			_, err := e.eng.AskParent(as(alice), conv, &parent, uuid.NewString(), "退款多久到账？")
+			_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv, ParentID: &parent, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			return err
 		}
 		wantAskConv := errJSON(t, askIn(uuid.New(), w.q))
@@ -714,13 +714,13 @@ func TestSupportAndAdminsWriteNoBranch(t *testing.T) {
 		for _, v := range []*viewer.Viewer{sam, admin} {
 			_, err := e.eng.Conversation(as(v), w.conv)
 			require.NoError(t, err, "%s reads the conversation", v.UserID)
-			_, err = e.eng.EditMessage(as(v), q, "退款多久到账？", uuid.NewString())
+			_, err = e.eng.Ask(as(v), chat.AskInput{EditOf: &q, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: edit", v.UserID)
 			_, err = e.eng.SelectBranch(as(v), w.conv, q)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: select", v.UserID)
-			_, err = e.eng.Retry(as(v), w.att.ID, uuid.NewString())
+			_, err = e.eng.Retry(as(v), chat.RetryInput{AttemptID: w.att.ID, ClientRequestID: uuid.NewString()})
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: retry", v.UserID)
-			_, err = e.eng.AskParent(as(v), w.conv, &q, uuid.NewString(), "退款多久到账？")
+			_, err = e.eng.Ask(as(v), chat.AskInput{ConversationID: w.conv, ParentID: &q, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: ask below a message", v.UserID)
 		}
 		assert.Len(t, e.messagesOf(t, w.conv), 2, "nothing was written")
@@ -736,12 +736,12 @@ func TestDeleteRestorePurgeCoverEveryBranch(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)
 		qs, an := e.rounds(t, conv.ID, 3)
-		res, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		res, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: uuid.NewString(), Question: "那超过以后会怎样？"})
 		require.NoError(t, err)
 		e.wait(t, alice, res.Attempt.ID, 0)
 		first, err := e.db.Client.Attempt.Query().Where(attempt.UserMessageID(qs[0])).Only(sysCtx())
 		require.NoError(t, err)
-		r, err := e.eng.Retry(as(alice), first.ID, uuid.NewString())
+		r, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: first.ID, ClientRequestID: uuid.NewString()})
 		require.NoError(t, err)
 		e.wait(t, alice, r.Attempt.ID, 0)
 		_, err = e.eng.SelectBranch(as(alice), conv.ID, qs[2])
@@ -753,7 +753,7 @@ func TestDeleteRestorePurgeCoverEveryBranch(t *testing.T) {
 
 		_, err = e.eng.DeleteConversation(as(alice), conv.ID, "")
 		require.NoError(t, err)
-		_, err = e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		_, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: uuid.NewString(), Question: "那超过以后会怎样？"})
 		assert.Equal(t, domain.CodeNotFound, code(err), "edit in a deleted conversation")
 		_, err = e.eng.SelectBranch(as(alice), conv.ID, qs[1])
 		assert.Equal(t, domain.CodeNotFound, code(err), "select in a deleted conversation")
@@ -799,7 +799,7 @@ func TestTreeWritesAreOneStatement(t *testing.T) {
 		release := chat.HoldRuns(e.eng)
 
 		log.take()
-		r, err := e.eng.AskParent(as(alice), conv.ID, &an[0], uuid.NewString(), "退款多久到账？")
+		r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ParentID: &an[0], ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		require.NoError(t, err)
 		require.Equal(t, inOneTx(askTxStatements[raw.Dialect], "COMMIT"), log.take(), "ask below a message")
 		release()
@@ -807,7 +807,7 @@ func TestTreeWritesAreOneStatement(t *testing.T) {
 		chat.WaitIdle(e.eng)
 
 		log.take()
-		r, err = e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		r, err = e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: uuid.NewString(), Question: "那超过以后会怎样？"})
 		require.NoError(t, err)
 		require.Equal(t, append([]string{"autocommit"}, inOneTx(askTxStatements[raw.Dialect], "COMMIT")...), log.take(), "edit")
 		release()
@@ -853,13 +853,13 @@ func TestTreeWritesBackfillLegacyConversations(t *testing.T) {
 				return &an[1], 4
 			}},
 			{"ask below a message", func(t *testing.T, conv uuid.UUID, _, an []uuid.UUID) (*uuid.UUID, int) {
-				r, err := e.eng.AskParent(as(alice), conv, &an[0], uuid.NewString(), "退款多久到账？")
+				r, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv, ParentID: &an[0], ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 				require.NoError(t, err)
 				e.wait(t, alice, r.Attempt.ID, 0)
 				return &an[0], 2
 			}},
 			{"edit", func(t *testing.T, conv uuid.UUID, qs, an []uuid.UUID) (*uuid.UUID, int) {
-				r, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+				r, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: uuid.NewString(), Question: "那超过以后会怎样？"})
 				require.NoError(t, err)
 				e.wait(t, alice, r.Attempt.ID, 0)
 				return &an[0], 2
@@ -867,7 +867,7 @@ func TestTreeWritesBackfillLegacyConversations(t *testing.T) {
 			{"retry", func(t *testing.T, conv uuid.UUID, qs, an []uuid.UUID) (*uuid.UUID, int) {
 				a, err := e.db.Client.Attempt.Query().Where(attempt.UserMessageID(qs[1])).Only(sysCtx())
 				require.NoError(t, err)
-				r, err := e.eng.Retry(as(alice), a.ID, uuid.NewString())
+				r, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: a.ID, ClientRequestID: uuid.NewString()})
 				require.NoError(t, err)
 				e.wait(t, alice, r.Attempt.ID, 0)
 				assert.Equal(t, qs[1], *e.answerOf(t, r.Attempt.ID).ParentID)

@@ -545,7 +545,7 @@ func answered(t *testing.T, e *env, res *chat.AskResult, err error) (engineRound
 // askNext asks question after the conversation's current leaf.
 func askNext(t *testing.T, e *env, conv uuid.UUID, question string) (engineRound, string) {
 	t.Helper()
-	res, err := e.eng.Ask(as(alice), conv, uuid.NewString(), question)
+	res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv, ClientMessageID: uuid.NewString(), Question: question})
 	return answered(t, e, res, err)
 }
 
@@ -613,7 +613,7 @@ func TestBranchHistoryThroughTheEngine(t *testing.T) {
 				// Round 3 edited: a new branch after round 2's answer.
 				side.reset()
 				q, _ := newRound(3)
-				res, err := e.eng.EditMessage(ctx, old[3][0].ID, q, uuid.NewString())
+				res, err := e.eng.Ask(ctx, chat.AskInput{EditOf: ptrTo(old[3][0].ID), ClientMessageID: uuid.NewString(), Question: q})
 				n3, prompt := answered(t, e, res, err)
 				require.Equal(t, old[3][0].ID, *n3[0].EditedFromID)
 				check(prompt, n3, old[2][1], []engineRound{old[1], old[2]}, oldForbidden)

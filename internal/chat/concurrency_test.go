@@ -27,7 +27,7 @@ func TestDuplicateClientMessageID(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i], errs[i] = e.eng.Ask(as(alice), conv.ID, key, "上传文件最大是多少？")
+				results[i], errs[i] = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: key, Question: "上传文件最大是多少？"})
 			}()
 		}
 		wg.Wait()
@@ -48,7 +48,7 @@ func TestDuplicateClientMessageID(t *testing.T) {
 		require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
 
 		// And after completion, the key still replays the same attempt.
-		again, err := e.eng.Ask(as(alice), conv.ID, key, "上传文件最大是多少？")
+		again, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: key, Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		assert.True(t, again.Deduplicated)
 		assert.Equal(t, attempt.StatusCOMPLETED, again.Attempt.Status)
@@ -58,7 +58,7 @@ func TestDuplicateClientMessageID(t *testing.T) {
 		assert.Equal(t, 1, e.db.Client.Attempt.Query().CountX(as(alice)))
 		assert.Equal(t, 1, e.model.chatCalls(), "one model call")
 
-		_, err = e.eng.Ask(as(alice), conv.ID, key, "a different question")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: key, Question: "a different question"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err))
 	})
 }
@@ -78,7 +78,7 @@ func TestConcurrentAsks(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i], errs[i] = e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "退款多久到账？")
+				results[i], errs[i] = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			}()
 		}
 		wg.Wait()

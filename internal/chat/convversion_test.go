@@ -253,7 +253,7 @@ func TestExpiredConversationReadsExpired(t *testing.T) {
 		assert.Equal(t, conversation.StatusACTIVE, e.db.Client.Conversation.GetX(sys, active.ID).Status,
 			"EXPIRED is computed, never stored")
 
-		_, err = e.eng.Ask(as(alice), active.ID, uuid.NewString(), "退款多久到账？")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: active.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		assert.Equal(t, domain.CodeConversationExpired, code(err))
 		_, err = e.eng.UnarchiveConversation(as(alice), archived.ID)
 		assert.Equal(t, domain.CodeConversationExpired, code(err), "an expired conversation is never revived")

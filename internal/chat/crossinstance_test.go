@@ -75,7 +75,7 @@ func TestCancelOnAnotherInstanceClosesUpstream(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				baseline := goroutines()
 				conv := e.conversation(t, alice)
-				res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+				res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 				require.NoError(t, err)
 				ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
 				defer cancel()
@@ -311,7 +311,7 @@ func TestResumeAcrossInstances(t *testing.T) {
 		pieces := chunks(strings.Repeat("单个上传文件最大为 20MB [C1]。", 4), 3)
 		require.Greater(t, len(pieces), 20)
 		conv := e.conversation(t, alice)
-		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
 		defer cancel()
@@ -372,7 +372,7 @@ func TestLostTerminalEventEndsStream(t *testing.T) {
 		baseline := goroutines()
 		lossy.set(terminalEvents)
 		conv := e.conversation(t, alice)
-		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
 		defer cancel()
@@ -419,7 +419,7 @@ func TestOwnerDeathEndsSubscribersElsewhere(t *testing.T) {
 				}
 				baseline := goroutines()
 				conv := e.conversation(t, alice)
-				res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+				res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 				require.NoError(t, err)
 				ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
 				defer cancel()
@@ -480,7 +480,7 @@ func TestGapRereadsAtMostOncePerInterval(t *testing.T) {
 		for _, live := range []int{5, 40} {
 			lossy.set(attemptEvents)
 			conv := e.conversation(t, alice)
-			res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+			res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 			require.NoError(t, err)
 			// Three withheld deltas: the first two are surely published
 			// (withheld) once the third has been read from the model.

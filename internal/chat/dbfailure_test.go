@@ -46,13 +46,13 @@ func TestDatabaseFailureMidFlow(t *testing.T) {
 		conv := e.conversation(t, alice)
 
 		down.Store(true)
-		_, err := e.eng.Ask(as(alice), conv.ID, "k0", "上传文件最大是多少？")
+		_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k0", Question: "上传文件最大是多少？"})
 		assert.Equal(t, domain.CodeUnavailable, code(err), "%v", err)
 		down.Store(false)
 		assert.Zero(t, e.db.Client.Message.Query().CountX(as(alice)), "nothing saved")
 
 		e.model.hold()
-		res, err := e.eng.Ask(as(alice), conv.ID, "k1", "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k1", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
 		defer cancel()

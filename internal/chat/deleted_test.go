@@ -26,7 +26,7 @@ func TestDeletingEndsTheRunningAnswer(t *testing.T) {
 		conv := e.conversation(t, alice)
 		e.model.hold()
 		defer e.model.release()
-		res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		_, err = e.eng.DeleteConversation(as(alice), conv.ID, "")
 		require.NoError(t, err)
@@ -50,7 +50,7 @@ func TestDeletingEndsTheRunningAnswer(t *testing.T) {
 			_, err = e.eng.Conversation(as(v), conv.ID)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: conversation", v.UserID)
 		}
-		_, err = e.eng.Retry(as(alice), res.Attempt.ID, "again")
+		_, err = e.eng.Retry(as(alice), chat.RetryInput{AttemptID: res.Attempt.ID, ClientRequestID: "again"})
 		assert.Equal(t, domain.CodeNotFound, code(err), "retry")
 		_, err = e.eng.Cancel(as(alice), res.Attempt.ID)
 		assert.Equal(t, domain.CodeNotFound, code(err), "cancel")
@@ -75,7 +75,7 @@ func TestDeletingEndsOpenStreams(t *testing.T) {
 		conv := e.conversation(t, alice)
 		e.model.hold()
 		defer e.model.release()
-		res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(as(alice), 20*time.Second) // a hang guard only
 		defer cancel()

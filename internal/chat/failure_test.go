@@ -57,7 +57,7 @@ func TestCancelClosesUpstream(t *testing.T) {
 		fake.SetChunkRunes(2)
 		fake.SetChunkDelay(50 * time.Millisecond)
 		conv := e.conversation(t, alice)
-		res, err := e.eng.Ask(as(alice), conv.ID, "k1", "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k1", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 
 		ctx, cancel := context.WithTimeout(as(alice), 20*time.Second)
@@ -87,7 +87,7 @@ func TestCancelClosesUpstream(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, attempt.StatusFAILED, again.Status)
 		fake.SetChunkDelay(0)
-		retry, err := e.eng.Retry(as(alice), res.Attempt.ID, "r1")
+		retry, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: res.Attempt.ID, ClientRequestID: "r1"})
 		require.NoError(t, err)
 		assert.Equal(t, res.Attempt.ID, *retry.Attempt.RetryOfID)
 		done := e.wait(t, alice, retry.Attempt.ID, 0)
@@ -172,7 +172,7 @@ func TestReaperInterruptsCrashedAttempt(t *testing.T) {
 			SetStartedAt(e.clock.now()).SetLeaseOwner("dead-instance").
 			SetLeaseExpiresAt(e.clock.now().Add(30 * time.Second)).SetAnswer("部分").SetCheckpointSeq(2).SaveX(ctx)
 
-		_, err := e.eng.Ask(ctx, conv.ID, uuid.NewString(), "退款多久到账？")
+		_, err := e.eng.Ask(ctx, chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		assert.Equal(t, domain.CodeConversationBusy, code(err), "the crashed attempt still holds the slot")
 
 		n, err := e.eng.ReapOnce(context.Background())
@@ -207,7 +207,7 @@ func TestLeaseLostStopsRun(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)
 		e.model.hold()
-		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		sys := viewer.SystemJobContext(context.Background(), viewer.JobReaper)
 		require.NoError(t, e.db.Client.Attempt.UpdateOneID(res.Attempt.ID).SetLeaseOwner("other").Exec(sys))
@@ -245,7 +245,7 @@ func TestEmbeddingModelMismatch(t *testing.T) {
 		})
 		conv, err := eng.CreateConversation(as(alice), chat.CreateConversationInput{})
 		require.NoError(t, err)
-		res, err := eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		res, err := eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ch, err := eng.SubscribeAttempt(as(alice), res.Attempt.ID, 0)
 		require.NoError(t, err)

@@ -417,7 +417,7 @@ func TestForkIsAskable(t *testing.T) {
 		editQ, editA := addEdit(t, e, main[2], "编辑后的第二个问题：能上传压缩包吗？", "编辑分支的独特回答 XYZZY")
 		fork, err := e.eng.ForkConversation(ctx, editA.ID, "")
 		require.NoError(t, err)
-		res, err := e.eng.Ask(ctx, fork.ID, uuid.NewString(), "那它的大小限制呢？")
+		res, err := e.eng.Ask(ctx, chat.AskInput{ConversationID: fork.ID, ClientMessageID: uuid.NewString(), Question: "那它的大小限制呢？"})
 		require.NoError(t, err)
 		o := e.wait(t, alice, res.Attempt.ID, 0)
 		require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)

@@ -237,7 +237,7 @@ func (e *env) wait(t *testing.T, v *viewer.Viewer, id uuid.UUID, afterSeq int) o
 // ask asks and waits for the answer.
 func (e *env) ask(t *testing.T, v *viewer.Viewer, conv uuid.UUID, question string) outcome {
 	t.Helper()
-	res, err := e.eng.Ask(as(v), conv, uuid.NewString(), question)
+	res, err := e.eng.Ask(as(v), chat.AskInput{ConversationID: conv, ClientMessageID: uuid.NewString(), Question: question})
 	require.NoError(t, err)
 	return e.wait(t, v, res.Attempt.ID, 0)
 }
@@ -251,3 +251,6 @@ func (e *env) conversationByID(t *testing.T, id string) uuid.UUID {
 	require.NoError(t, err)
 	return u
 }
+
+// ptrTo returns a pointer to a copy of v.
+func ptrTo[T any](v T) *T { return &v }

@@ -161,7 +161,7 @@ func TestAttemptEndedElsewhereEndsLocalSubscribers(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				baseline := goroutines()
 				conv := e.conversation(t, alice)
-				res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+				res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 				require.NoError(t, err)
 				ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // hang guard
 				defer cancel()

@@ -40,7 +40,7 @@ func TestConversationAccess(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := e.eng.Ask(as(tc.v), tc.id, "k", "上传文件最大是多少？")
+				_, err := e.eng.Ask(as(tc.v), chat.AskInput{ConversationID: tc.id, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 				assert.Equal(t, domain.CodeNotFound, code(err))
 				_, err = e.eng.Conversation(as(tc.v), tc.id)
 				assert.Equal(t, domain.CodeNotFound, code(err))
@@ -56,7 +56,7 @@ func TestConversationAccess(t *testing.T) {
 			require.NoError(t, err)
 			n := e.db.Client.AuditEvent.Query().Where(auditevent.Action("conversation.admin_read")).CountX(as(admin))
 			assert.Equal(t, 1, n)
-			_, err = e.eng.Ask(as(admin), conv.ID, "k", "上传文件最大是多少？")
+			_, err = e.eng.Ask(as(admin), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 			assert.Equal(t, domain.CodeNotFound, code(err), "even an admin cannot ask in someone else's conversation")
 		})
 
@@ -65,7 +65,7 @@ func TestConversationAccess(t *testing.T) {
 			e.ask(t, alice, c.ID, "上传文件最大是多少？")
 			e.clock.advance(2 * time.Hour)
 			defer e.clock.advance(-2 * time.Hour)
-			_, err := e.eng.Ask(as(alice), c.ID, uuid.NewString(), "退款多久到账？")
+			_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: c.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, domain.CodeConversationExpired, code(err))
 			got := e.db.Client.Conversation.GetX(as(alice), c.ID)
 			assert.True(t, got.ExpiresAt.Before(e.clock.now()), "expiry is not extended by a refused ask")
@@ -78,14 +78,14 @@ func TestConversationAccess(t *testing.T) {
 			}
 			e.clock.advance(22 * time.Hour)
 			defer e.clock.advance(-(22*time.Hour + 150*time.Minute))
-			_, err := e.eng.Ask(as(alice), c.ID, uuid.NewString(), "退款多久到账？")
+			_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: c.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, domain.CodeConversationExpired, code(err))
 		})
 		t.Run("archived", func(t *testing.T) {
 			c := e.conversation(t, alice)
 			_, err := e.eng.ArchiveConversation(as(alice), c.ID)
 			require.NoError(t, err)
-			_, err = e.eng.Ask(as(alice), c.ID, uuid.NewString(), "退款多久到账？")
+			_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: c.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, domain.CodeConversationClosed, code(err))
 			got, err := e.eng.Conversation(as(alice), c.ID)
 			require.NoError(t, err, "archived conversations stay readable")
@@ -98,7 +98,7 @@ func TestConversationAccess(t *testing.T) {
 			require.NoError(t, err)
 			_, err = e.eng.Conversation(as(alice), c.ID)
 			assert.Equal(t, domain.CodeNotFound, code(err))
-			_, err = e.eng.Ask(as(alice), c.ID, uuid.NewString(), "退款多久到账？")
+			_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: c.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, domain.CodeNotFound, code(err))
 			_, err = e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: o.attempt.ID, Rating: "UP"})
 			assert.Equal(t, domain.CodeNotFound, code(err), "rows beneath a deleted conversation are gone too")
@@ -122,7 +122,7 @@ func TestFeedbackRules(t *testing.T) {
 		conv := e.conversation(t, alice)
 		done := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
 		e.model.hold()
-		pending, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "退款多久到账？")
+		pending, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		require.NoError(t, err)
 
 		_, err = e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: pending.Attempt.ID, Rating: "UP"})
@@ -168,9 +168,9 @@ func TestRetryLineage(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)
 		first := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
-		r1, err := e.eng.Retry(as(alice), first.attempt.ID, "retry-1")
+		r1, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: first.attempt.ID, ClientRequestID: "retry-1"})
 		require.NoError(t, err)
-		again, err := e.eng.Retry(as(alice), first.attempt.ID, "retry-1")
+		again, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: first.attempt.ID, ClientRequestID: "retry-1"})
 		require.NoError(t, err)
 		assert.True(t, again.Deduplicated)
 		assert.Equal(t, r1.Attempt.ID, again.Attempt.ID)
@@ -180,9 +180,9 @@ func TestRetryLineage(t *testing.T) {
 		orig := e.db.Client.Attempt.GetX(as(alice), first.attempt.ID)
 		assert.Equal(t, first.attempt.Answer, orig.Answer)
 		assert.Equal(t, first.attempt.UpdatedAt.UnixMilli(), orig.UpdatedAt.UnixMilli(), "the old attempt is untouched")
-		_, err = e.eng.Retry(as(alice), second.attempt.ID, "retry-1")
+		_, err = e.eng.Retry(as(alice), chat.RetryInput{AttemptID: second.attempt.ID, ClientRequestID: "retry-1"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err))
-		_, err = e.eng.Retry(as(bob), first.attempt.ID, "x")
+		_, err = e.eng.Retry(as(bob), chat.RetryInput{AttemptID: first.attempt.ID, ClientRequestID: "x"})
 		assert.Equal(t, domain.CodeNotFound, code(err))
 		// History pairs a question with its latest answer only.
 		n := e.db.Client.Message.Query().Where(message.ConversationID(conv.ID)).CountX(as(alice))
@@ -207,11 +207,11 @@ func TestInputValidation(t *testing.T) {
 			{"missingKey", "", "上传文件最大是多少？"},
 		}
 		for _, tc := range cases {
-			_, err := e.eng.Ask(as(alice), conv.ID, tc.key, tc.q)
+			_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: tc.key, Question: tc.q})
 			assert.Equal(t, domain.CodeBadUserInput, code(err), tc.name)
 		}
 		assert.Zero(t, e.db.Client.Message.Query().CountX(as(alice)))
-		_, err := e.eng.Ask(context.Background(), conv.ID, "k", "x")
+		_, err := e.eng.Ask(context.Background(), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "x"})
 		assert.Equal(t, domain.CodeUnauthenticated, code(err))
 	})
 }

@@ -13,60 +13,43 @@ import (
 // Model profiles (docs/API.md, "Model profiles"): every model call of an
 // answer (the rewrite and the answer itself) goes through the one
 // resolver, internal/modelprofile. An ask, edit, reask or retry resolves
-// its choice (WithModelChoice, over the conversation's, over the tenant
-// default) before it writes anything, and its attempt records the profile
+// its choice (AskInput.Model, RetryInput.Model, over the conversation's,
+// over the tenant default) before it writes anything, and its attempt records the profile
 // and the resolved parameters; the run then answers with what the attempt
 // recorded (modelOf), so that a resumed or reaped attempt keeps its model.
 // Without Deps.Models the engine answers with Deps.Model as before.
 
-type modelChoiceKey struct{}
-
-// WithModelChoice returns ctx carrying the ask-level model choice (the
-// ask's, retry's or edit's modelProfileId and modelParameters) for the
-// engine's next Ask, AskParent, EditMessage, Reask or Retry.
-func WithModelChoice(ctx context.Context, l modelprofile.Level) context.Context {
-	return context.WithValue(ctx, modelChoiceKey{}, l)
-}
-
-// modelChoice returns the ask-level choice in ctx (zero: none).
-func modelChoice(ctx context.Context) modelprofile.Level {
-	l, _ := ctx.Value(modelChoiceKey{}).(modelprofile.Level)
-	return l
-}
-
-type resolvedKey struct{}
-
 // resolveModel resolves the model of a new attempt of conv for the viewer
-// in ctx and returns ctx carrying it for newAttempt. It refuses
-// (BAD_USER_INPUT naming the field) before anything is written. Without
-// profiles it returns ctx unchanged.
-func (e *Engine) resolveModel(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings) (context.Context, error) {
-	return e.resolveModelIn(ctx, e.client, conv, st, modelprofile.TenantUnknown)
+// in ctx, the request's choice over the conversation's over the tenant's.
+// It refuses (BAD_USER_INPUT naming the field) before anything is
+// written. Without profiles it resolves nothing (nil).
+func (e *Engine) resolveModel(ctx context.Context, conv *ent.Conversation, st domain.TenantSettings, choice modelprofile.Level) (*modelprofile.Resolved, error) {
+	return e.resolveModelIn(ctx, e.client, conv, st, modelprofile.TenantUnknown, choice)
 }
 
 // resolveModelIn is resolveModel reading through c (an open transaction's
 // client: the ask's, which must not wait for a second connection), with
 // what the caller read of the tenant's profiles (tp).
-func (e *Engine) resolveModelIn(ctx context.Context, c *ent.Client, conv *ent.Conversation, st domain.TenantSettings, tp modelprofile.TenantProfiles) (context.Context, error) {
+func (e *Engine) resolveModelIn(ctx context.Context, c *ent.Client, conv *ent.Conversation, st domain.TenantSettings, tp modelprofile.TenantProfiles, choice modelprofile.Level) (*modelprofile.Resolved, error) {
 	if e.profiles == nil {
-		return ctx, nil
+		return nil, nil
 	}
 	r, err := e.profiles.ResolveIn(ctx, c, modelprofile.Choice{
-		Ask:                   modelChoice(ctx),
+		Ask:                   choice,
 		Conversation:          modelprofile.Level{ProfileID: conv.ModelProfileID, Params: conv.ModelParameters},
 		TenantMaxAnswerTokens: st.MaxAnswerTokens,
 		Tenant:                tp,
 	})
 	if err != nil {
-		return ctx, err
+		return nil, err
 	}
-	return context.WithValue(ctx, resolvedKey{}, r), nil
+	return &r, nil
 }
 
-// recordModel sets on c the profile and parameters resolveModel put in ctx.
-func recordModel(ctx context.Context, c *ent.AttemptCreate) *ent.AttemptCreate {
-	r, ok := ctx.Value(resolvedKey{}).(modelprofile.Resolved)
-	if !ok {
+// recordModel sets on c the profile and parameters r resolved (nil:
+// none).
+func recordModel(c *ent.AttemptCreate, r *modelprofile.Resolved) *ent.AttemptCreate {
+	if r == nil {
 		return c
 	}
 	c.SetNillableModelProfileID(r.ProfileID)

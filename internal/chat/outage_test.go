@@ -110,7 +110,7 @@ func testAnswerSurvivesDatabaseOutage(t *testing.T) {
 	t.Run("finishedAnswerIsSavedAfterTheOutage", func(t *testing.T) {
 		e.model.hold()
 		calls := e.model.chatCalls()
-		res, err := run.eng.Ask(as(alice), conv.ID, "k1", "上传文件最大是多少？")
+		res, err := run.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k1", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ch, err := run.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
 		require.NoError(t, err)
@@ -165,7 +165,7 @@ func testAnswerSurvivesDatabaseOutage(t *testing.T) {
 		short := e.newInstance(t, chat.Config{InstanceID: "short", CompletionRetryTimeout: 200 * time.Millisecond})
 		e.model.hold()
 		calls := e.model.chatCalls()
-		res, err := short.eng.Ask(as(alice), conv.ID, "k2", "退款多久到账？")
+		res, err := short.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k2", Question: "退款多久到账？"})
 		require.NoError(t, err)
 		ch, err := short.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
 		require.NoError(t, err)
@@ -259,7 +259,7 @@ func TestStreamWaitsOutADatabaseOutage(t *testing.T) {
 		})
 		baseline := goroutines()
 		conv := e.conversation(t, alice)
-		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(as(alice), time.Minute) // hang guard
 		defer cancel()

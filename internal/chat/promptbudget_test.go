@@ -64,7 +64,7 @@ func TestPromptTokensWithinTenantBudget(t *testing.T) {
 				retry := func(t *testing.T, budget int) (*domain.ContextManifest, outcome) {
 					t.Helper()
 					e.setPromptBudget(t, budget)
-					res, err := e.eng.Retry(as(alice), last.attempt.ID, uuid.NewString())
+					res, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: last.attempt.ID, ClientRequestID: uuid.NewString()})
 					require.NoError(t, err)
 					o := e.wait(t, alice, res.Attempt.ID, 0)
 					require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)

@@ -27,21 +27,6 @@ import (
 // charged (a SETTLE) when they complete. The reaper closes what a crash
 // left open.
 
-// attemptIDKey carries the id chosen for the ask's attempt, so that its
-// reservation can name it before the attempt is written.
-type attemptIDKey struct{}
-
-// withAttemptID returns ctx naming the id of the attempt newAttempt builds.
-func withAttemptID(ctx context.Context, id uuid.UUID) context.Context {
-	return context.WithValue(ctx, attemptIDKey{}, id)
-}
-
-// presetAttemptID returns the id withAttemptID chose, if any.
-func presetAttemptID(ctx context.Context) (uuid.UUID, bool) {
-	id, ok := ctx.Value(attemptIDKey{}).(uuid.UUID)
-	return id, ok
-}
-
 // answerCap is the most an answer may write: the maxAnswerTokens its
 // model parameters resolved to (the ask's, the conversation's or the
 // profile's default, within the profile's maximum), else the tenant's.
@@ -88,28 +73,29 @@ func answerTokens(j job, bc history.BuiltContext) (int, error) {
 }
 
 // reserveAsk reserves the answer's tokens in the ask's transaction when
-// the tenant has a token quota; it returns ctx naming the attempt the
-// reservation is for. A HARD quota's refusal is QUOTA_EXCEEDED. The
-// answer cap reserved is the resolved model's (answerCap), which is what
-// the answer is then limited to.
-func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings) (context.Context, error) {
+// the tenant has a token quota; it returns the id of the attempt the
+// reservation is for (uuid.Nil without a quota). A HARD quota's refusal is
+// QUOTA_EXCEEDED. The answer cap reserved is that of resolved, the
+// attempt's model (answerCap), which is what the answer is then limited
+// to.
+func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings, resolved *modelprofile.Resolved) (uuid.UUID, error) {
 	if !st.Quota().Enabled() {
-		return ctx, nil
+		return uuid.Nil, nil
 	}
 	id := uuid.Must(uuid.NewV7())
 	call := quota.Call{TenantID: v.TenantID, UserID: v.UserID, AttemptID: &id, Purpose: usageentry.PurposeANSWER, Model: e.chatModel(st)}
 	var charge *profileCharge
-	if r, ok := ctx.Value(resolvedKey{}).(modelprofile.Resolved); ok {
-		if charge = chargeOf(r); charge != nil && r.Model != "" {
+	if r := resolved; r != nil {
+		if charge = chargeOf(*r); charge != nil && r.Model != "" {
 			call.Model = r.Model
 		}
 		call.Profile = charge.profileName()
 		st.MaxAnswerTokens = answerCap(st, r.Params)
 	}
 	if _, err := e.meter.Reserve(ctx, tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
-		return ctx, err
+		return uuid.Nil, err
 	}
-	return withAttemptID(ctx, id), nil
+	return id, nil
 }
 
 // meterAnswer records a saved answer's usage under a quota: it closes the

@@ -67,9 +67,9 @@ func TestHardQuotaRefusesAndWritesNothing(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		first, second := e.conversation(t, alice), e.conversation(t, alice)
 		e.model.hold()
-		res, err := e.eng.Ask(as(alice), first.ID, uuid.NewString(), "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: first.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
-		_, err = e.eng.Ask(as(alice), second.ID, uuid.NewString(), "那退款呢？")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: second.ID, ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 		require.Equal(t, domain.CodeQuotaExceeded, code(err), "%v", err)
 		var de *domain.Error
 		require.ErrorAs(t, err, &de)
@@ -86,7 +86,7 @@ func TestHardQuotaRefusesAndWritesNothing(t *testing.T) {
 		require.Len(t, ledger(t, e.db), 1, "only the first ask's RESERVE")
 
 		// Another user's quota is their own.
-		_, err = e.eng.Ask(as(bob), e.conversation(t, bob).ID, uuid.NewString(), "那退款呢？")
+		_, err = e.eng.Ask(as(bob), chat.AskInput{ConversationID: e.conversation(t, bob).ID, ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 		require.NoError(t, err)
 
 		e.model.release()
@@ -141,7 +141,7 @@ func TestRefundOnCancel(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		e.model.hold()
 		defer e.model.release()
-		res, err := e.eng.Ask(as(alice), e.conversation(t, alice).ID, uuid.NewString(), "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: e.conversation(t, alice).ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		require.Equal(t, reservation(), totals(t, e.db, alice.UserID, q).TenantReserved)
 		_, err = e.eng.Cancel(as(alice), res.Attempt.ID)
@@ -219,7 +219,7 @@ func TestQuotaAcrossReplicas(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				v := users[i%3]
-				r, err := engines[i%3].Ask(as(v), convs[i].ID, uuid.NewString(), "上传文件最大是多少？")
+				r, err := engines[i%3].Ask(as(v), chat.AskInput{ConversationID: convs[i].ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {

@@ -21,7 +21,7 @@ import (
 // error (the answer stays held while the model is).
 func askOnce(t *testing.T, e *env, v *viewer.Viewer) error {
 	t.Helper()
-	_, err := e.eng.Ask(as(v), e.conversation(t, v).ID, uuid.NewString(), "上传文件最大是多少？")
+	_, err := e.eng.Ask(as(v), chat.AskInput{ConversationID: e.conversation(t, v).ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 	return err
 }
 
@@ -185,7 +185,7 @@ func TestConcurrentAsksUnderAGrant(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := e.eng.Ask(as(alice), convs[i], uuid.NewString(), "上传文件最大是多少？")
+				_, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: convs[i], ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {

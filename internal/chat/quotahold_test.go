@@ -49,7 +49,7 @@ func TestSideCallsStayWithinAHardQuota(t *testing.T) {
 		forEach(t, func(t *testing.T, e *env) {
 			conv := e.conversation(t, alice)
 			e.model.hold()
-			res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+			res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 			require.NoError(t, err)
 			one := int64(1)
 			_, err = e.eng.SetUserQuota(as(admin), alice.UserID, &one)

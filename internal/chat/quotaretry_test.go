@@ -31,14 +31,14 @@ func TestRetryReservesLikeAnAsk(t *testing.T) {
 		before := len(ledger(t, e.db))
 
 		e.model.hold()
-		held, err := e.eng.Retry(as(alice), first.attempt.ID, uuid.NewString())
+		held, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: first.attempt.ID, ClientRequestID: uuid.NewString()})
 		require.NoError(t, err)
-		cancelled, err := e.eng.Retry(as(alice), second.attempt.ID, uuid.NewString())
+		cancelled, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: second.attempt.ID, ClientRequestID: uuid.NewString()})
 		require.NoError(t, err)
 		tot := totals(t, e.db, alice.UserID, q)
 		require.Equal(t, 2*reservation(), tot.UserReserved, "each retry reserves prompt budget plus answer limit")
 
-		_, err = e.eng.Retry(as(alice), third.attempt.ID, uuid.NewString())
+		_, err = e.eng.Retry(as(alice), chat.RetryInput{AttemptID: third.attempt.ID, ClientRequestID: uuid.NewString()})
 		require.Equal(t, domain.CodeQuotaExceeded, code(err), "%v", err)
 		var de *domain.Error
 		require.ErrorAs(t, err, &de)

@@ -70,7 +70,7 @@ func TestSideCallsWithoutQuota(t *testing.T) {
 
 		e.model.hold()
 		calls := e.model.chatCalls()
-		cancelled, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "那退款呢？")
+		cancelled, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "那退款呢？"})
 		require.NoError(t, err)
 		require.Eventually(t, func() bool { return e.model.chatCalls() > calls }, 20*time.Second, 5*time.Millisecond, "the answer reached the model")
 		_, err = e.eng.Cancel(as(alice), cancelled.Attempt.ID)

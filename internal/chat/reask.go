@@ -19,7 +19,8 @@ import (
 // clientRequestID means a fresh key, no idempotency. Only the owner may
 // reask: another user's or tenant's attempt, one of a deleted
 // conversation, or a random id is NOT_FOUND "attempt".
-func (e *Engine) Reask(ctx context.Context, attemptID uuid.UUID, clientRequestID string) (*AskResult, error) {
+func (e *Engine) Reask(ctx context.Context, in RetryInput) (*AskResult, error) {
+	attemptID, clientRequestID := in.AttemptID, in.ClientRequestID
 	if clientRequestID == "" {
 		clientRequestID = uuid.Must(uuid.NewV7()).String()
 	}
@@ -35,7 +36,7 @@ func (e *Engine) Reask(ctx context.Context, attemptID uuid.UUID, clientRequestID
 	if old.StandaloneQuestion != nil && *old.StandaloneQuestion != "" {
 		question = *old.StandaloneQuestion
 	}
-	res, err := e.ask(ctx, conv.ID, askSpot{reaskOf: &old.ID}, key, question)
+	res, err := e.ask(ctx, conv.ID, askSpot{reaskOf: &old.ID, choice: in.Model}, key, question)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge"
 )
@@ -19,7 +20,7 @@ func TestReask(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		doc, att := staleCase(t, e, alice, "reask", knowledge.ACL{})
 		reingest(t, e, doc, staleDoc("reask", "77"), knowledge.ACL{})
-		res, err := e.eng.Reask(as(alice), att.ID, "reask-1")
+		res, err := e.eng.Reask(as(alice), chat.RetryInput{AttemptID: att.ID, ClientRequestID: "reask-1"})
 		require.NoError(t, err)
 		require.NotNil(t, res.Attempt.ReaskOfID)
 		assert.Equal(t, att.ID, *res.Attempt.ReaskOfID)
@@ -34,18 +35,18 @@ func TestReask(t *testing.T) {
 		conv := e.db.Client.Conversation.GetX(as(alice), att.ConversationID)
 		require.NotNil(t, conv.CurrentLeafID)
 
-		again, err := e.eng.Reask(as(alice), att.ID, "reask-1")
+		again, err := e.eng.Reask(as(alice), chat.RetryInput{AttemptID: att.ID, ClientRequestID: "reask-1"})
 		require.NoError(t, err)
 		assert.True(t, again.Deduplicated)
 		assert.Equal(t, res.Attempt.ID, again.Attempt.ID)
 
 		other := e.ask(t, alice, att.ConversationID, "Something else entirely?")
-		_, err = e.eng.Reask(as(alice), other.attempt.ID, "reask-1")
+		_, err = e.eng.Reask(as(alice), chat.RetryInput{AttemptID: other.attempt.ID, ClientRequestID: "reask-1"})
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err), "the key names another reask")
 
-		_, err = e.eng.Reask(as(bob), att.ID, "reask-2")
+		_, err = e.eng.Reask(as(bob), chat.RetryInput{AttemptID: att.ID, ClientRequestID: "reask-2"})
 		assert.Equal(t, domain.CodeNotFound, code(err), "another user's attempt")
-		_, err = e.eng.Reask(as(alice), uuid.New(), "reask-3")
+		_, err = e.eng.Reask(as(alice), chat.RetryInput{AttemptID: uuid.New(), ClientRequestID: "reask-3"})
 		assert.Equal(t, domain.CodeNotFound, code(err), "an unknown attempt")
 	})
 }

@@ -57,7 +57,7 @@ func TestLiveSourcesAreReauthorisedForEachSubscriber(t *testing.T) {
 		conv := e.conversation(t, olga)
 		e.model.hold()
 		defer e.model.release()
-		res, err := e.eng.Ask(as(olga), conv.ID, "k", "上传服务的内部限流阈值是多少？")
+		res, err := e.eng.Ask(as(olga), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传服务的内部限流阈值是多少？"})
 		require.NoError(t, err)
 
 		check := func(name string, v *viewer.Viewer, wantRunbook bool) {

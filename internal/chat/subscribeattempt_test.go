@@ -26,7 +26,7 @@ func TestResumeMidStream(t *testing.T) {
 		fake.SetChunkRunes(3)
 		fake.SetChunkDelay(5 * time.Millisecond)
 		conv := e.conversation(t, alice)
-		res, err := e.eng.Ask(as(alice), conv.ID, "k", "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "k", Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 
 		// First connection: read a few deltas, then drop.
@@ -71,7 +71,7 @@ func TestSubscriptionsReleaseGoroutines(t *testing.T) {
 		conv := e.conversation(t, alice)
 		done := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
 		e.model.hold()
-		res, err := e.eng.Ask(as(alice), conv.ID, "pending", "退款多久到账？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: "pending", Question: "退款多久到账？"})
 		require.NoError(t, err)
 		baseline := runtime.NumGoroutine()
 		for i := range 200 {

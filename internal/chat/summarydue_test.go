@@ -37,7 +37,7 @@ func TestSummaryDueCountsThePath(t *testing.T) {
 		}
 		qs, an := e.rounds(t, conv.ID, 2)
 		chat.WaitIdle(e.eng)
-		res, err := e.eng.EditMessage(as(alice), qs[1], "那超过以后会怎样？", uuid.NewString())
+		res, err := e.eng.Ask(as(alice), chat.AskInput{EditOf: ptrTo(qs[1]), ClientMessageID: uuid.NewString(), Question: "那超过以后会怎样？"})
 		require.NoError(t, err)
 		e.wait(t, alice, res.Attempt.ID, 0)
 		chat.WaitIdle(e.eng)

@@ -321,7 +321,7 @@ func TestSummarySerialised(t *testing.T) {
 				e.ask(t, alice, conv.ID, question(i))
 				continue
 			}
-			res, err := other.eng.Ask(as(alice), conv.ID, fmt.Sprintf("k%d", i), question(i))
+			res, err := other.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: fmt.Sprintf("k%d", i), Question: question(i)})
 			require.NoError(t, err)
 			e.wait(t, alice, res.Attempt.ID, 0)
 		}

@@ -138,7 +138,7 @@ func TestSupportGrantPrivacyRules(t *testing.T) {
 				assert.Zero(t, n, "attempts updated under a grant")
 				_, err = e.eng.RenameConversation(ctx, w.conv, "x")
 				assert.Equal(t, domain.CodeNotFound, code(err))
-				_, err = e.eng.Ask(ctx, w.conv, "k", "hi")
+				_, err = e.eng.Ask(ctx, chat.AskInput{ConversationID: w.conv, ClientMessageID: "k", Question: "hi"})
 				assert.Equal(t, domain.CodeNotFound, code(err))
 				_, err = e.eng.DeleteConversation(ctx, w.conv, "")
 				assert.Equal(t, domain.CodeNotFound, code(err))

@@ -205,11 +205,11 @@ func TestExpiredTemporaryChatIsGone(t *testing.T) {
 			_, err = e.eng.SubscribeAttempt(as(v), o.attempt.ID, 0)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: attempt stream", v.UserID)
 		}
-		_, err = e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "还在吗？")
-		_, want := e.eng.Ask(as(alice), unknown, uuid.NewString(), "还在吗？")
+		_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "还在吗？"})
+		_, want := e.eng.Ask(as(alice), chat.AskInput{ConversationID: unknown, ClientMessageID: uuid.NewString(), Question: "还在吗？"})
 		require.Error(t, err)
 		assert.Equal(t, want.Error(), err.Error(), "ask")
-		_, err = e.eng.Retry(as(alice), o.attempt.ID, "again")
+		_, err = e.eng.Retry(as(alice), chat.RetryInput{AttemptID: o.attempt.ID, ClientRequestID: "again"})
 		assert.Equal(t, domain.CodeNotFound, code(err), "retry")
 		_, err = e.eng.RenameConversation(as(alice), conv.ID, "still here?")
 		assert.Equal(t, domain.CodeNotFound, code(err), "rename")
@@ -361,7 +361,7 @@ func TestExpiryEndsTheRunningAnswerAndStreams(t *testing.T) {
 		e.clock.advance(conv.TemporaryExpiresAt.Sub(e.clock.now()) - 3*time.Second)
 		e.model.hold()
 		defer e.model.release()
-		res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // a hang guard only
 		defer cancel()
@@ -395,7 +395,7 @@ func TestPurgeEndsTheRunningAnswerAndStreams(t *testing.T) {
 		conv := e.temporary(t, alice)
 		e.model.hold()
 		defer e.model.release()
-		res, err := e.eng.Ask(as(alice), conv.ID, uuid.NewString(), "上传文件最大是多少？")
+		res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(as(alice), 30*time.Second) // a hang guard only
 		defer cancel()

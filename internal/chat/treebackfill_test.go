@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/chat/treebackfill"
 	"github.com/ragchat/ragchat/internal/knowledge"
@@ -262,7 +263,7 @@ func checkBackfilled(t *testing.T, client *ent.Client, ids []legacyIDs) {
 func checkAskContinues(t *testing.T, e *env, ids []legacyIDs) {
 	t.Helper()
 	c := legacyWorld[0]
-	res, err := e.eng.Ask(as(alice), ids[0].conv, uuid.NewString(), "继续：上传文件最大是多少？")
+	res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: ids[0].conv, ClientMessageID: uuid.NewString(), Question: "继续：上传文件最大是多少？"})
 	require.NoError(t, err)
 	o := e.wait(t, alice, res.Attempt.ID, 0)
 	require.Equal(t, attempt.StatusCOMPLETED, o.attempt.Status)
