@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
@@ -112,6 +113,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		return nil, err
 	}
 	docChanges := docwatch.NewPublisher(b, docwatch.Options{Logger: log})
+	access := authwatch.NewAccess(b, log)
 	engine := chat.New(ecfg, chat.Deps{
 		DB:                db,
 		Model:             model,
@@ -122,13 +124,12 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Now:               time.Now,
 		Observer:          obs,
 		AskLimiter:        askrate.NewDBLimiter(db, time.Now),
-
-		DocumentChanges: docChanges,
-		Tracer:          tracing.Tracer(tp),
-		Models:          models,
-		Pricing:         cfg.ModelPrices,
+		Access:            access,
+		Tracer:            tracing.Tracer(tp),
+		Models:            models,
+		Pricing:           cfg.ModelPrices,
 	})
-	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: access, Documents: docChanges})
 	return &core{
 		db: db, model: model, broker: b, engine: engine, docChanges: docChanges,
 		support:   support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes}),

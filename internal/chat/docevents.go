@@ -29,17 +29,6 @@ const (
 	maxCitingAttempts = 10000
 )
 
-// DocumentsChanged records that the content of docIDs of tenantID changed
-// (a re-ingest replaced their chunks), once the change is committed: the
-// replica's document-change publisher (Deps.DocumentChanges) broadcasts it
-// to the open streams of every replica, coalesced per tenant. The
-// knowledge service calls it (knowledge.Options.Documents).
-func (e *Engine) DocumentsChanged(_ context.Context, tenantID string, docIDs []uuid.UUID) {
-	if e.docChanges != nil {
-		e.docChanges.Changed(tenantID, docIDs)
-	}
-}
-
 // sourcesChange is one conversation's share of a document-change
 // broadcast: the attempts of it that cite a changed document the
 // subscriber may read, at most MaxChangedAttemptIDs of them, and how many

@@ -131,11 +131,10 @@ func TestSourcesChangedAcrossReplicas(t *testing.T) {
 		var pub *docwatch.Publisher
 		e := newEnvDeps(t, db, nil, func(d *chat.Deps) {
 			pub = docwatch.NewPublisher(d.Broker, docwatch.Options{Interval: interval})
-			d.DocumentChanges = pub
 		})
 		t.Cleanup(pub.Close)
 		svc := knowledge.NewService(e.db.Client, offline.New(offline.Options{}), tokens.Default(),
-			knowledge.Options{Changes: e.eng, Documents: e.eng})
+			knowledge.Options{Changes: e.access, Documents: pub})
 		ingest := func(title, content string, acl knowledge.ACL) *ent.Document {
 			doc, err := svc.Ingest(as(admin), e.kb, knowledge.DocumentInput{Title: title, SourceURI: "test://docevents/" + title, Content: content, ACL: acl})
 			require.NoError(t, err)

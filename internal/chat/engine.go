@@ -22,7 +22,6 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/chat/summary"
-	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/modelprofile"
@@ -102,10 +101,11 @@ type Deps struct {
 	Observer Observer
 	// AskLimiter meters asks and retries per user; nil meters nothing.
 	AskLimiter askrate.Limiter
-	// DocumentChanges broadcasts the document changes reported to
-	// DocumentsChanged to every replica's streams; nil broadcasts none
-	// (streams still hear other replicas' broadcasts).
-	DocumentChanges *docwatch.Publisher
+	// Access is this replica's document-access stamps, which the
+	// knowledge service moves (knowledge.Options.Changes) and the engine
+	// reads (sources.go); nil: the engine follows its own on Broker, which
+	// nothing outside it moves.
+	Access *authwatch.Access
 	// Tracer traces the steps of each ask (docs/ENGINE.md, "Traces");
 	// nil traces nothing (a no-op tracer).
 	Tracer trace.Tracer
@@ -243,9 +243,6 @@ type Engine struct {
 	// re-authorised sources may be reused (sources.go).
 	access *authwatch.Access
 
-	// docChanges broadcasts document changes (docevents.go); nil: none.
-	docChanges *docwatch.Publisher
-
 	// beforeRun, when set (by tests, under mu), runs at the start of each
 	// answer's goroutine.
 	beforeRun func()
@@ -263,7 +260,7 @@ func New(cfg Config, deps Deps) *Engine {
 		cfg: cfg.WithDefaults(), db: deps.DB, client: deps.DB.Client, model: deps.Model,
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, profiles: deps.Models, runs: map[uuid.UUID]*run{},
-		docChanges: deps.DocumentChanges, searchAttachments: deps.SearchAttachments,
+		access: deps.Access, searchAttachments: deps.SearchAttachments,
 		tracer: deps.Tracer,
 	}
 	if e.tracer == nil {
@@ -281,7 +278,9 @@ func New(cfg Config, deps Deps) *Engine {
 	if e.obs == nil {
 		e.obs = nopObserver{}
 	}
-	e.access = authwatch.NewAccess(e.broker, e.log)
+	if e.access == nil {
+		e.access = authwatch.NewAccess(e.broker, e.log)
+	}
 	e.history, e.summarizer = e.newAssembler(), e.newSummarizer()
 	e.startControl()
 	return e

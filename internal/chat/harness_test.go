@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -105,6 +106,9 @@ type env struct {
 	svc    *knowledge.Service
 	clock  *clock
 	broker *broker.Memory
+	// access is the engine's document-access stamps, which a knowledge
+	// service of the test moves (knowledge.Options.Changes).
+	access *authwatch.Access
 	kb     uuid.UUID
 	// settings and support are the services beside the engine, wired as
 	// the server wires them.
@@ -161,8 +165,9 @@ func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.De
 	e := &env{db: db, model: &spyModel{Model: answerer}, svc: svc, clock: &clock{}}
 	e.broker = broker.NewMemory(broker.MemoryOptions{})
 	t.Cleanup(func() { _ = e.broker.Close() })
+	e.access = authwatch.NewAccess(e.broker, nil)
 	d := chat.Deps{
-		DB: db, Model: e.model, Broker: e.broker,
+		DB: db, Model: e.model, Broker: e.broker, Access: e.access,
 		Retriever: knowledge.NewRetriever(db, knowledge.RetrieverOptions{}), Now: e.clock.now,
 	}
 	if deps != nil {

@@ -30,14 +30,6 @@ func (e *Engine) AccessStamp(ctx context.Context) uint64 {
 	return e.access.Stamp(tenant)
 }
 
-// AccessChanged records that access to the documents of tenantID changed
-// (an access list set, a document deleted or its chunks replaced), once
-// the change is committed: every replica's stamp of that tenant moves. The
-// knowledge service calls it (knowledge.Options.Changes).
-func (e *Engine) AccessChanged(ctx context.Context, tenantID string) {
-	e.access.Changed(ctx, tenantID)
-}
-
 // evidenceGrant records that viewer retrieved a run's evidence under an
 // access stamp: the search returned only chunks viewer could read then.
 type evidenceGrant struct {

@@ -51,7 +51,7 @@ func sourcesEvent(t *testing.T, e *env, v *viewer.Viewer, attemptID uuid.UUID) c
 // statement for it while nothing changed (see TestStatementsPerAsk).
 func TestLiveSourcesAreReauthorisedForEachSubscriber(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
-		svc := knowledge.NewService(e.db.Client, offline.New(offline.Options{}), tokens.Default(), knowledge.Options{Changes: e.eng})
+		svc := knowledge.NewService(e.db.Client, offline.New(offline.Options{}), tokens.Default(), knowledge.Options{Changes: e.access})
 		runbook := e.db.Client.Document.Query().Where(document.VisibilityEQ(document.VisibilityRESTRICTED)).OnlyX(as(admin))
 		olgaWithoutOps := &viewer.Viewer{TenantID: demo.TenantID, UserID: olga.UserID, Roles: olga.Roles}
 		conv := e.conversation(t, olga)

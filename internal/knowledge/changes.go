@@ -10,10 +10,10 @@ import (
 
 // AccessNotifier is told when what a tenant's viewers may read among its
 // documents changed: an access list was set, a document was deleted, or
-// its chunks were replaced. chat.Engine.AccessChanged is the notifier, so
-// that open streams re-authorise the citations they show (internal/authwatch).
+// its chunks were replaced. The replica's authwatch.Access is the
+// notifier, so that open streams re-authorise the citations they show.
 type AccessNotifier interface {
-	AccessChanged(ctx context.Context, tenantID string)
+	Changed(ctx context.Context, tenantID string)
 }
 
 // accessChanged tells the notifier, if any, that access to the viewer's
@@ -23,18 +23,18 @@ func (s *Service) accessChanged(ctx context.Context) {
 	if s.opts.Changes == nil || v == nil {
 		return
 	}
-	s.opts.Changes.AccessChanged(ctx, v.TenantID)
+	s.opts.Changes.Changed(ctx, v.TenantID)
 }
 
 // DocumentNotifier is told which documents' content changed: a re-ingest
 // replaced a document's chunks with others (a re-ingest of the same
-// content changes nothing and is not reported). chat.Engine.DocumentsChanged
-// is the notifier, so that open streams tell their clients which answers
-// cited a changed document (internal/docwatch). A deletion is not
+// content changes nothing and is not reported). The replica's
+// docwatch.Publisher is the notifier, so that open streams tell their
+// clients which answers cited a changed document. A deletion is not
 // reported: the citing sources no longer name the document once it is
 // gone (their link is cleared), and staleness reports them as DELETED.
 type DocumentNotifier interface {
-	DocumentsChanged(ctx context.Context, tenantID string, docIDs []uuid.UUID)
+	Changed(tenantID string, docIDs []uuid.UUID)
 }
 
 // documentsChanged tells the notifier, if any, that the content of docIDs
@@ -44,5 +44,5 @@ func (s *Service) documentsChanged(ctx context.Context, docIDs ...uuid.UUID) {
 	if s.opts.Documents == nil || v == nil || len(docIDs) == 0 {
 		return
 	}
-	s.opts.Documents.DocumentsChanged(ctx, v.TenantID, docIDs)
+	s.opts.Documents.Changed(v.TenantID, docIDs)
 }

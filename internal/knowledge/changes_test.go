@@ -20,7 +20,7 @@ type recordedChanges struct {
 	tenants []string
 }
 
-func (r *recordedChanges) AccessChanged(_ context.Context, tenant string) {
+func (r *recordedChanges) Changed(_ context.Context, tenant string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tenants = append(r.tenants, tenant)

@@ -1,7 +1,6 @@
 package knowledge_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 
@@ -20,7 +19,7 @@ type recordedDocuments struct {
 	calls []string // "tenant:doc,doc"
 }
 
-func (r *recordedDocuments) DocumentsChanged(_ context.Context, tenant string, docs []uuid.UUID) {
+func (r *recordedDocuments) Changed(tenant string, docs []uuid.UUID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := tenant + ":"

@@ -187,6 +187,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	log := server.NewLogger(logOutput(o), "debug")
 	metrics := server.NewMetrics()
 	docChanges := docwatch.NewPublisher(br, docwatch.Options{Logger: log, Interval: o.DocumentChangeInterval})
+	access := authwatch.NewAccess(br, log)
 	models := modelprofile.New(db.Client, modelprofile.NewEndpoints(model, offline.New(offline.Options{TokenDelay: time.Millisecond}), o.Endpoints))
 	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], GenerateTitles: o.GenerateTitles, Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
@@ -199,12 +200,11 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		SearchAttachments: true,
 		Logger:            log, Now: time.Now, Observer: metrics,
 		AskLimiter: askrate.NewDBLimiter(db, time.Now),
-
-		DocumentChanges: docChanges,
-		Tracer:          tracing.Tracer(o.TracerProvider),
-		Models:          models,
+		Access:     access,
+		Tracer:     tracing.Tracer(o.TracerProvider),
+		Models:     models,
 	})
-	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: engine, Documents: engine})
+	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: access, Documents: docChanges})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
 		t.Fatalf("servertest: load demo: %v", err)
 	}
