@@ -36,6 +36,7 @@ type summary struct {
 	buildFailed               []string
 	failedTests               []string
 	perBackend                map[string]*backendCount
+	slow                      slowest
 }
 
 func newSummary(out io.Writer, backends []string) *summary {
@@ -103,6 +104,9 @@ func (s *summary) testDone(ev event) {
 	case "skip":
 		s.skipped++
 		return
+	}
+	s.slow.add(ev)
+	switch ev.Action {
 	case "fail":
 		s.failed++
 		for i := strings.LastIndexByte(ev.Test, '/'); i > 0; i = strings.LastIndexByte(ev.Test[:i], '/') {
@@ -249,6 +253,7 @@ func (s *summary) Finish() bool {
 		}
 		fmt.Fprintf(s.out, "backend suites: %s\n", strings.Join(parts, ", "))
 	}
+	s.slow.print(s.out, slowestShown)
 	if len(s.failedTests) > 0 {
 		fmt.Fprintln(s.out, "failed tests:")
 		for _, name := range s.failedTests {

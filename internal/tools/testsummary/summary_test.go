@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,4 +220,27 @@ func TestParseEvent(t *testing.T) {
 func TestSplitList(t *testing.T) {
 	assert.Equal(t, []string{"postgres", "sqlite"}, splitList(" postgres, sqlite ,"))
 	assert.Nil(t, splitList(""))
+}
+
+// TestSlowestTests: Finish lists the slowest top-level tests, slowest
+// first, at most slowestShown of them; subtests and skipped tests are not
+// listed.
+func TestSlowestTests(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	s := newSummary(&out, nil)
+	for i := range slowestShown + 5 {
+		s.Add(event{Action: "pass", Package: "example.com/p", Test: fmt.Sprintf("TestN%02d", i), Elapsed: float64(i)})
+	}
+	s.Add(event{Action: "pass", Package: "example.com/p", Test: "TestN19/sub", Elapsed: 99})
+	s.Add(event{Action: "skip", Package: "example.com/p", Test: "TestSkipped", Elapsed: 98})
+	s.Add(event{Action: "fail", Package: "example.com/q", Test: "TestFailedSlowly", Elapsed: 50})
+	s.Finish()
+	got := out.String()
+	require.Contains(t, got, fmt.Sprintf("slowest tests (top %d, seconds):\n", slowestShown))
+	assert.Contains(t, got, "     50.00 example.com/q TestFailedSlowly\n     19.00 example.com/p TestN19\n     18.00 example.com/p TestN18\n")
+	assert.Contains(t, got, "      6.00 example.com/p TestN06\n")
+	assert.NotContains(t, got, "TestN05\n", "only the slowest are listed")
+	assert.NotContains(t, got, "TestN19/sub")
+	assert.NotContains(t, got, "TestSkipped")
 }
