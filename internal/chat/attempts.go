@@ -101,16 +101,27 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 	if err != nil {
 		return nil, store.DomainError(err, "message")
 	}
-	if err := e.chargeAsk(ctx, v, raw); err != nil {
-		if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
-			return res, rerr
+	// The rate is charged as an ask's is (ask.go): in the retry's
+	// transaction when the limiter takes part in it, else first and given
+	// back when nothing was created.
+	charge := e.chargesInTx()
+	if !charge {
+		if err := e.chargeAsk(ctx, v, raw); err != nil {
+			if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
+				return res, rerr
+			}
+			return nil, err
 		}
-		return nil, err
 	}
-	att, err := e.createRetry(ctx, v, conv, msg, old.ID, clientRequestID, st, resolved)
+	att, err := e.createRetry(ctx, v, conv, msg, retryWrite{retryOf: old.ID, key: clientRequestID, st: st, raw: raw, model: resolved, charge: charge})
 	if err != nil {
-		e.refundAsk(ctx, v, raw)
-		if domain.ErrorCode(err) == domain.CodeQuotaExceeded {
+		if !charge {
+			e.refundAsk(ctx, v, raw)
+		}
+		if code := domain.ErrorCode(err); code == domain.CodeQuotaExceeded || code == domain.CodeRateLimited {
+			if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
+				return res, rerr
+			}
 			return nil, err
 		}
 		if res, rerr := e.replayRetry(ctx, conv.ID, old.ID, clientRequestID); res != nil || rerr != nil {
@@ -149,21 +160,40 @@ func (e *Engine) replayRetry(ctx context.Context, conversationID, retryOf uuid.U
 	return &AskResult{UserMessage: msg, Attempt: att, Deduplicated: true}, nil
 }
 
-// createRetry is the retry's short transaction: under a token quota,
-// reserve the answer's tokens first exactly as an ask does (reserveAsk: a
-// HARD quota's refusal rolls back and writes nothing), then touch the
+// retryWrite is what a retry's transaction writes: a new attempt at the
+// question of retryOf under key, with the tenant's settings (st with
+// defaults, raw as stored), the resolved model, and whether the rate is
+// charged in the transaction.
+type retryWrite struct {
+	retryOf uuid.UUID
+	key     string
+	st, raw domain.TenantSettings
+	model   *modelprofile.Resolved
+	charge  bool
+}
+
+// createRetry is the retry's short transaction, in the steps of an ask's
+// (createAsk): under a token quota, reserve the answer's tokens first
+// (reserveAsk: a HARD quota's refusal rolls back and writes nothing); with
+// w.charge, charge the ask rate (RATE_LIMITED rolls back); then touch the
 // conversation (lock order as in Ask), making the retried question its
 // current leaf, and create the PENDING attempt the reservation names.
-func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Conversation, msg *ent.Message, retryOf uuid.UUID, key string, st domain.TenantSettings, resolved *modelprofile.Resolved) (*ent.Attempt, error) {
+func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Conversation, msg *ent.Message, w retryWrite) (*ent.Attempt, error) {
 	tx, err := e.client.Tx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	now := e.now()
-	plan := attemptPlan{model: resolved}
-	plan.id, err = e.reserveAsk(ctx, tx, v, st, resolved)
+	st := w.st
+	plan := attemptPlan{model: w.model}
+	plan.id, err = e.reserveAsk(ctx, tx, v, st, w.model)
 	if err != nil {
 		return nil, rollback(tx, err)
+	}
+	if w.charge {
+		if err := e.chargeAsk(ent.NewTxContext(ctx, tx), v, w.raw); err != nil {
+			return nil, rollback(tx, err)
+		}
 	}
 	if _, err := tx.Conversation.UpdateOneID(conv.ID).
 		Where(conversation.StatusEQ(conversation.StatusACTIVE)).AddVersion(1).
@@ -172,7 +202,7 @@ func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Co
 		Save(ctx); err != nil {
 		return nil, rollback(tx, err)
 	}
-	att, err := e.newAttempt(ctx, tx, conv, msg, key, &retryOf, plan).Save(ctx)
+	att, err := e.newAttempt(ctx, tx, conv, msg, w.key, &w.retryOf, plan).Save(ctx)
 	if err != nil {
 		return nil, rollback(tx, err)
 	}
