@@ -45,7 +45,7 @@ func (r *Resolver) availableModels(ctx context.Context) ([]*ent.ModelProfile, er
 
 // modelProfiles lists every profile to an admin.
 func (r *Resolver) modelProfiles(ctx context.Context) ([]*ent.ModelProfile, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if r.models == nil {
@@ -56,7 +56,7 @@ func (r *Resolver) modelProfiles(ctx context.Context) ([]*ent.ModelProfile, erro
 
 // modelEndpoints lists the configured endpoint names to an admin.
 func (r *Resolver) modelEndpoints(ctx context.Context) ([]string, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	if r.models == nil {
@@ -137,16 +137,4 @@ func profileInput(in model.ModelProfileInput) modelprofile.Input {
 		out.AllowedGroups = &g
 	}
 	return out
-}
-
-// requireAdmin refuses anyone but a tenant administrator (FORBIDDEN).
-func requireAdmin(ctx context.Context) error {
-	v, err := viewer.Require(ctx)
-	if err != nil {
-		return err
-	}
-	if !v.IsAdmin() {
-		return domain.Errorf(domain.CodeForbidden, "admin role required")
-	}
-	return nil
 }
