@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -229,4 +230,4 @@ func (r *Resolver) deleteDocument(ctx context.Context, id uuid.UUID, reason *str
 
 // conversationTemporary is Conversation.temporary: whether c is a
 // temporary chat.
-func conversationTemporary(c *ent.Conversation) bool { return chat.IsTemporary(c) }
+func conversationTemporary(c *ent.Conversation) bool { return authz.IsTemporary(c) }

@@ -12,7 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -65,7 +65,7 @@ func (r *Resolver) ownConversations(ctx context.Context, after *Cursor, first *i
 		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldUpdatedAt}
 	}
 	return r.client.Conversation.Query().
-		Where(conversation.UserID(v.UserID), conversation.StatusNEQ(conversation.StatusDELETED), chat.NotTemporary()).
+		Where(conversation.UserID(v.UserID), conversation.StatusNEQ(conversation.StatusDELETED), authz.NotTemporary()).
 		Paginate(ctx, after, first, before, last,
 			ent.WithConversationOrder(orderBy), ent.WithConversationFilter(r.statusFilter(where).Filter))
 }

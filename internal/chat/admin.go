@@ -48,7 +48,7 @@ func (e *Engine) AdminConversations(ctx context.Context, f AdminConversationFilt
 		return ctx, nil, err
 	}
 	// Temporary chats are never listed, not even DELETED ones (temporary.go).
-	ps := []predicate.Conversation{NotTemporary()}
+	ps := []predicate.Conversation{authz.NotTemporary()}
 	switch {
 	case f.Status == nil:
 		ps = append(ps, conversation.StatusNEQ(conversation.StatusDELETED))

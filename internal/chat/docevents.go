@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -64,7 +65,7 @@ func (e *Engine) citingAttempts(ctx context.Context, b docwatch.Batch, conv *uui
 		if v == nil {
 			return nil, nil
 		}
-		q.Where(attempt.OwnerID(v.UserID), attempt.HasConversationWith(NotTemporary()))
+		q.Where(attempt.OwnerID(v.UserID), attempt.HasConversationWith(authz.NotTemporary()))
 	}
 	rows, err := q.Order(ent.Asc(attempt.FieldConversationID), ent.Asc(attempt.FieldID)).
 		Limit(maxCitingAttempts).

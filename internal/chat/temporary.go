@@ -8,7 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
-	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -48,25 +48,13 @@ func temporaryExpiry(st domain.TenantSettings, temporary bool, now time.Time) (*
 	return &at, nil
 }
 
-// IsTemporary reports whether conv is a temporary chat.
-func IsTemporary(conv *ent.Conversation) bool { return conv.TemporaryExpiresAt != nil }
-
-// temporaryGoneAt reports whether conv is a temporary chat past its expiry
-// at now: gone, like a DELETED conversation.
-func temporaryGoneAt(conv *ent.Conversation, now time.Time) bool {
-	return conv.TemporaryExpiresAt != nil && !now.Before(*conv.TemporaryExpiresAt)
-}
+// IsTemporary reports whether conv is a temporary chat (authz.IsTemporary,
+// the rule's one home).
+func IsTemporary(conv *ent.Conversation) bool { return authz.IsTemporary(conv) }
 
 // gone reports whether conv is DELETED or an expired temporary chat by the
-// engine's clock. The privacy rules already hide both (internal/authz);
-// the check keeps that true where a context includes them.
-func (e *Engine) gone(conv *ent.Conversation) bool {
-	return conv.Status == conversation.StatusDELETED || temporaryGoneAt(conv, e.now())
-}
-
-// NotTemporary is the predicate of the conversation lists: temporary chats
-// are never listed (their owner's client holds the id).
-func NotTemporary() predicate.Conversation { return conversation.TemporaryExpiresAtIsNil() }
+// engine's clock (authz.GoneAt).
+func (e *Engine) gone(conv *ent.Conversation) bool { return authz.GoneAt(conv, e.now()) }
 
 // KeepConversation turns one of the viewer's own temporary chats into a
 // normal conversation: its temporary expiry is cleared, its version

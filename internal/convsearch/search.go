@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/searchentry"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store/stmtplan"
@@ -153,7 +154,7 @@ func search(ctx context.Context, c *ent.Client, r Request, owner *string, tenant
 		func(s *sql.Selector) { s.Where(matchP(s, append(append([]string{}, terms...), scope))) },
 		searchentry.HasConversationWith(append([]predicate.Conversation{
 			conversation.StatusNEQ(conversation.StatusDELETED),
-			conversation.TemporaryExpiresAtIsNil(),
+			authz.NotTemporary(),
 		}, r.Filter.predicates()...)...),
 	}
 	if owner != nil {

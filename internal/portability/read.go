@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -30,13 +31,10 @@ func (s *Service) ownConversation(ctx context.Context, v *viewer.Viewer, id uuid
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	if conv.Status == conversation.StatusDELETED {
+	if authz.GoneAt(conv, s.now()) {
 		return nil, domain.NotFound("conversation")
 	}
-	if t := conv.TemporaryExpiresAt; t != nil {
-		if !t.After(s.now()) {
-			return nil, domain.NotFound("conversation")
-		}
+	if authz.IsTemporary(conv) {
 		return nil, domain.BadInput("id", "a temporary conversation is never exported (keep it first with keepConversation)")
 	}
 	return conv, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -31,7 +32,7 @@ func (s *Service) WriteJSONL(ctx context.Context, w io.Writer, flush func()) err
 		q := s.client.Conversation.Query().
 			Where(conversation.UserID(v.UserID),
 				conversation.StatusNEQ(conversation.StatusDELETED),
-				conversation.TemporaryExpiresAtIsNil())
+				authz.NotTemporary())
 		if after != nil {
 			q = q.Where(conversation.IDGT(*after))
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/sharelink"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
@@ -119,7 +120,7 @@ func (s *Service) ownConversation(ctx context.Context, v *viewer.Viewer, id uuid
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	if conv.TemporaryExpiresAt != nil {
+	if authz.IsTemporary(conv) {
 		return nil, domain.Errorf(domain.CodeBadUserInput, "a temporary chat cannot be shared").
 			With("field", "conversationId")
 	}

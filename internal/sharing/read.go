@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/clientaddr"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
@@ -107,7 +108,9 @@ func (s *Service) Read(ctx context.Context, token string) (*SharedConversation, 
 	if err != nil {
 		return nil, notFoundOr(err)
 	}
-	if conv.Status == conversation.StatusDELETED || conv.TemporaryExpiresAt != nil {
+	// A temporary chat is never shared (links.go), so one is not found
+	// whether or not it has expired.
+	if conv.Status == conversation.StatusDELETED || authz.IsTemporary(conv) {
 		return nil, errNotFound
 	}
 	t, err := s.client.Tenant.Get(sys, l.TenantID)
