@@ -101,10 +101,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	viewers := authwatch.StartViewers(c.broker, log, 0)
 	defer viewers.Close() // before the broker closes
+	attachments, err := c.newAttachments(cfg.Attachments, log)
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
-		Organise: c.organise,
-		Verifier: verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
+		Attachments: attachments,
+		Organise:    c.organise,
+		Verifier:    verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
 		Portability:    portability.New(db.Client, c.engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: tp,

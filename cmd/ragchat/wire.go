@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/attachment"
+	"github.com/ragchat/ragchat/internal/attachmentsetup"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
@@ -139,6 +141,19 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		models:    models,
 		sharing:   sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
 	}, nil
+}
+
+// newAttachments starts the attachment service of cfg (its processing
+// pool; the server's Shutdown stops it): states go to the engine's
+// streams, chunks are embedded with the engine's model, and the engine's
+// purge sweeps orphan blobs.
+func (c *core) newAttachments(cfg config.Attachments, log *slog.Logger) (*attachment.Service, error) {
+	svc, err := attachmentsetup.New(c.db, cfg, attachmentsetup.Deps{Notify: c.engine.AttachmentChanged, Embedder: c.model, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("attachments: %w", err)
+	}
+	c.engine.AddPurgeJob(svc.SweepOrphans)
+	return svc, nil
 }
 
 // engineLimits are the engine's input and ask-rate limits from cfg.

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/internal/llm"
 )
 
 // AttachmentChanged tells a's conversation stream and its owner's viewer
@@ -25,8 +24,3 @@ func (e *Engine) AttachmentChanged(ctx context.Context, a *ent.Attachment) {
 		AttachmentID: &id, AttachmentStatus: a.Status.String(),
 	})
 }
-
-// Embedder returns the engine's embedding model, which the attachment
-// service embeds attachment chunks with (so that asks, which embed their
-// question with the same model, can retrieve them).
-func (e *Engine) Embedder() llm.Embedder { return e.model }

@@ -6,26 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
-	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
-	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/internal/askrate"
-	"github.com/ragchat/ragchat/internal/attachment"
-	"github.com/ragchat/ragchat/internal/attachment/clamd"
-	"github.com/ragchat/ragchat/internal/blobstore"
-	"github.com/ragchat/ragchat/internal/chat"
-	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/llm"
-	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 	"github.com/ragchat/ragchat/resolvers"
 )
@@ -35,89 +23,10 @@ import (
 // POST /files uses too.
 type Attachments = resolvers.Attachments
 
-// defaultAttachments builds the attachment service on db: the blob store
-// (the bucket at cfg.BlobURL, else the filesystem under cfg.BlobDir), the
-// clamd scanner when cfg.ClamdAddr is set, the processing pool, the
-// extraction limits, the PDF sandbox when cfg.Sandbox is on and the
-// binary gave its command, and the upload rate metered in the database.
-// It starts the pool (and with it the recovery of files other instances
-// left in processing); Server.Shutdown stops it. The engine's purge runs
-// the service's orphan blob sweep.
-func defaultAttachments(db *store.DB, cfg config.Attachments, engine Engine, log *slog.Logger) (Attachments, error) {
-	var (
-		blobs blobstore.Store
-		err   error
-	)
-	if cfg.BlobURL != "" {
-		blobs, err = blobstore.OpenURL(context.Background(), cfg.BlobURL)
-	} else {
-		blobs, err = blobstore.NewFS(cfg.BlobDir)
-	}
-	if err != nil {
-		return nil, err
-	}
-	opts := attachment.Options{
-		Postgres: db.Dialect == dialect.Postgres,
-		Logger:   log,
-		Limits:   attachment.Limits{MaxTextBytes: cfg.MaxTextBytes, MaxPDFPages: cfg.MaxPDFPages},
-		Workers:  cfg.Workers,
-		Queue:    cfg.Queue,
-		Deadline: cfg.Deadline,
-		Lease:    cfg.Lease,
-		// Every instance looks for files left by stopped ones twice a
-		// lease.
-		RecoverEvery: cfg.Lease / 2,
-		Limiter:      askrate.NewDBLimiter(db, time.Now),
-		UploadRate: askrate.Rate{
-			PerMinute: cfg.UploadRatePerMinute, Burst: cfg.UploadBurst,
-		},
-	}
-	if opts.UploadRate.Burst == 0 {
-		opts.UploadRate = attachment.DefaultUploadRate
-	}
-	if cfg.Sandbox && len(cfg.SandboxCommand) > 0 {
-		opts.Sandbox = &attachment.Sandbox{Command: cfg.SandboxCommand, MemoryBytes: int64(cfg.SandboxMemoryBytes)}
-	}
-	if n, ok := engine.(attachmentNotifier); ok {
-		opts.Notify = n.AttachmentChanged
-	}
-	if m, ok := engine.(attachmentEmbedder); ok {
-		opts.Embedder = m.Embedder()
-	}
-	if cfg.ClamdAddr != "" {
-		opts.Scanner = clamd.New(cfg.ClamdAddr)
-	}
-	svc := attachment.New(db.Client, blobs, opts)
-	if p, ok := engine.(purgeJobAdder); ok {
-		p.AddPurgeJob(svc.SweepOrphans)
-	}
-	svc.Start()
-	return svc, nil
-}
-
 // attachmentsShutdown is the part of the attachment service that
 // Server.Shutdown stops: its processing pool (attachment.Service).
 type attachmentsShutdown interface {
 	Shutdown(ctx context.Context) error
-}
-
-// purgeJobAdder is the part of the engine (*chat.Engine) that runs the
-// orphan blob sweep with its retention purge.
-type purgeJobAdder interface {
-	AddPurgeJob(job chat.PurgeJob)
-}
-
-// attachmentEmbedder is the part of the engine (*chat.Engine) that gives
-// the embedding model, which embeds attachment chunks as the knowledge
-// base's are.
-type attachmentEmbedder interface {
-	Embedder() llm.Embedder
-}
-
-// attachmentNotifier is the part of the engine (*chat.Engine) that
-// publishes attachment states to the owner's viewer feed.
-type attachmentNotifier interface {
-	AttachmentChanged(ctx context.Context, a *ent.Attachment)
 }
 
 // isMultipart reports whether r carries a multipart/form-data body.

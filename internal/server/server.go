@@ -11,7 +11,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -79,8 +78,9 @@ type Options struct {
 	// "Traces"); nil traces nothing (a no-op tracer). Pass the engine a
 	// tracer of the same provider (chat.Deps.Tracer).
 	TracerProvider trace.TracerProvider
-	// Attachments runs conversation attachments; nil builds
-	// attachment.New on DB with the configured blob store and scanner.
+	// Attachments runs conversation attachments (attachmentsetup.New, in
+	// the composition root); required. Shutdown stops its processing
+	// pool.
 	Attachments Attachments
 }
 
@@ -136,11 +136,7 @@ func New(o Options) (*Server, error) {
 		o.Sharing = sharing.New(o.DB.Client, sharing.Options{Logger: o.Logger, Limiter: askrate.NewDBLimiter(o.DB, nil)})
 	}
 	if o.Attachments == nil {
-		a, err := defaultAttachments(o.DB, o.Config.Attachments, o.Engine, o.Logger)
-		if err != nil {
-			return nil, fmt.Errorf("server: attachments: %w", err)
-		}
-		o.Attachments = a
+		return nil, errors.New("server: Options.Attachments is required (attachmentsetup.New)")
 	}
 	s.attachments, _ = o.Attachments.(attachmentsShutdown)
 	res := resolvers.New(resolvers.Deps{

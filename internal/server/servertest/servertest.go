@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/attachmentsetup"
 	"github.com/ragchat/ragchat/internal/auth"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
@@ -215,9 +216,16 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	viewers := authwatch.StartViewers(br, log, 0)
 	grants := support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes})
 	settings := tenantsettings.New(db.Client, engine.ServerChatModel())
+	// Wired as cmd/ragchat wires them (its core.newAttachments).
+	attachments, err := attachmentsetup.New(db, cfg.Attachments, attachmentsetup.Deps{Notify: engine.AttachmentChanged, Embedder: model, Logger: log})
+	if err != nil {
+		t.Fatalf("servertest: attachments: %v", err)
+	}
+	engine.AddPurgeJob(attachments.SweepOrphans)
 	srv, err := server.New(server.Options{
 		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
-		Verifier: verifier, Logger: log, Metrics: metrics, Viewers: viewers,
+		Attachments: attachments,
+		Verifier:    verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 		Support: grants, TenantSettings: settings,
 		Organise:       organise.New(db.Client, engine, organise.Options{Now: time.Now}),
 		Portability:    portability.New(db.Client, engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
