@@ -137,7 +137,8 @@ func (e *Engine) refundAttempt(ctx context.Context, id uuid.UUID) {
 // ReconcileUsage closes the reservations a crash left open (docs/ENGINE.md,
 // "Quotas and the usage ledger"): those older than the lease whose
 // attempt has ended, or is gone. A COMPLETED attempt settles the usage it
-// stored; any other end is refunded. It returns how many it closed.
+// stored, at the price of its model profile if it had one; any other end
+// is refunded. It returns how many it closed.
 func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
 	ctx = viewer.SystemJobContext(ctx, viewer.JobReaper)
 	open, err := e.client.UsageEntry.Query().
@@ -163,6 +164,7 @@ func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
 	for _, r := range open {
 		a := byID[*r.AttemptID]
 		var u quota.Usage
+		var price *quota.Price
 		model := ""
 		switch {
 		case r.Purpose != usageentry.PurposeANSWER:
@@ -183,8 +185,9 @@ func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
 			if a.Model != nil {
 				model = *a.Model
 			}
+			price = e.recordedPrice(ctx, r.TenantID, a)
 		}
-		closed, err := e.meter.Close(ctx, r, u, model, nil, e.now())
+		closed, err := e.meter.Close(ctx, r, u, model, price, e.now())
 		if err != nil {
 			return n, err
 		}
@@ -193,6 +196,21 @@ func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// recordedPrice is the price of the model profile a's attempt recorded
+// (nil: the server model's list price, also when the profile is not
+// read, which is logged), as its run would have settled it.
+func (e *Engine) recordedPrice(ctx context.Context, tenantID string, a *ent.Attempt) *quota.Price {
+	if e.profiles == nil || a.ModelProfileID == nil {
+		return nil
+	}
+	r, err := e.profiles.Recorded(ctx, tenantID, a.ModelProfileID, a.ModelParameters)
+	if err != nil {
+		e.log.WarnContext(ctx, "model profile not read; the answer is settled at the list price", "attempt", a.ID, "err", err)
+		return nil
+	}
+	return chargeOf(r).pricePtr()
 }
 
 // MyUsage is the viewer's standing against the tenant's token quota in
