@@ -9,7 +9,7 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/server/servertest"
-	"github.com/ragchat/ragchat/internal/testdb"
+	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -17,7 +17,7 @@ import (
 // SQLite.
 func eachBackend(t *testing.T, o servertest.Options, fn func(t *testing.T, h *servertest.Harness)) {
 	t.Helper()
-	for _, b := range testdb.Backends(t) {
+	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			fn(t, servertest.Start(t, b, o))
 		})

@@ -106,6 +106,12 @@ func adminPool(ctx context.Context, base string) (*adminConn, error) {
 // server at base, makes sure it has pgvector and registers its removal.
 func createDatabase(t testing.TB, base string) string {
 	t.Helper()
+	return createDatabaseFrom(t, base, "template1")
+}
+
+// createDatabaseFrom is createDatabase copying template instead.
+func createDatabaseFrom(t testing.TB, base, template string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), createTimeout)
 	defer cancel()
 	a, err := adminPool(ctx, base)
@@ -118,7 +124,7 @@ func createDatabase(t testing.TB, base string) string {
 	if err != nil {
 		t.Fatalf("testdb: %v", err)
 	}
-	if err := createFromTemplate(ctx, a, name); err != nil {
+	if err := createFromTemplate(ctx, a, name, template); err != nil {
 		t.Fatalf("testdb: create database %s on %s: %v", name, redact(base), err)
 	}
 	t.Cleanup(func() {
@@ -134,15 +140,22 @@ func createDatabase(t testing.TB, base string) string {
 	return dsn
 }
 
-// createFromTemplate runs CREATE DATABASE, retrying while another session
-// holds template1 (SQLSTATE 55006), which happens briefly on shared servers.
-func createFromTemplate(ctx context.Context, a *adminConn, name string) error {
-	stmt := "CREATE DATABASE " + pq.QuoteIdentifier(name) + " TEMPLATE template1"
+// createFromTemplate runs CREATE DATABASE name TEMPLATE template, retrying
+// while another session holds the template (SQLSTATE 55006), which happens
+// briefly on shared servers.
+func createFromTemplate(ctx context.Context, a *adminConn, name, template string) error {
+	stmt := "CREATE DATABASE " + pq.QuoteIdentifier(name) + " TEMPLATE " + pq.QuoteIdentifier(template)
 	if a.fileCopy {
 		stmt += " STRATEGY FILE_COPY"
 	}
+	return execWhileBusy(ctx, a.db, stmt)
+}
+
+// execWhileBusy runs stmt on db, retrying while the database it names is
+// accessed by another session (SQLSTATE 55006).
+func execWhileBusy(ctx context.Context, db *sql.DB, stmt string) error {
 	for attempt := 1; ; attempt++ {
-		_, err := a.db.ExecContext(ctx, stmt)
+		_, err := db.ExecContext(ctx, stmt)
 		var pqErr *pq.Error
 		if err == nil || !errors.As(err, &pqErr) || pqErr.Code != "55006" {
 			return err
