@@ -39,11 +39,7 @@ func (p *profileCharge) profileName() *string {
 // priced returns call with p's name and prices (the server model's list
 // price when p is nil).
 func (p *profileCharge) priced(call quota.Call) quota.Call {
-	if p == nil {
-		return call
-	}
-	price := p.price
-	call.Profile, call.Price = p.profileName(), &price
+	call.Profile, call.Price = p.profileName(), p.pricePtr()
 	return call
 }
 

@@ -89,7 +89,7 @@ func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, s
 		if charge = chargeOf(*r); charge != nil && r.Model != "" {
 			call.Model = r.Model
 		}
-		call.Profile = charge.profileName()
+		call = charge.priced(call)
 		st.MaxAnswerTokens = answerCap(st, r.Params)
 	}
 	if _, err := e.meter.Reserve(ctx, tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
