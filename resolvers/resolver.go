@@ -51,7 +51,6 @@ type Engine interface {
 	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error)
 	Retry(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Reask(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
-	Staleness(ctx context.Context, att *ent.Attempt) (*chat.AttemptStaleness, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
 	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)

@@ -9,14 +9,15 @@ import (
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/staleness"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// staleness is Attempt.staleness: the engine's comparison of the
-// attempt's sources with their documents' current versions, as the viewer
-// may see them now (docs/API.md, "Stale answers").
+// staleness is Attempt.staleness: the comparison of the attempt's sources
+// with their documents' current versions, as the viewer may see them now
+// (internal/staleness; docs/API.md, "Stale answers").
 func (r *Resolver) staleness(ctx context.Context, a *ent.Attempt) (*model.AttemptStaleness, error) {
-	st, err := r.engine.Staleness(ctx, a)
+	st, err := staleness.Of(ctx, r.client, a)
 	if err != nil {
 		return nil, err
 	}
@@ -33,12 +34,12 @@ func (r *Resolver) staleness(ctx context.Context, a *ent.Attempt) (*model.Attemp
 	return out, nil
 }
 
-// sourceChange maps the engine's change kind to the GraphQL enum.
-func sourceChange(c chat.SourceChange) model.SourceChange {
+// sourceChange maps a source's change kind to the GraphQL enum.
+func sourceChange(c staleness.SourceChange) model.SourceChange {
 	switch c {
-	case chat.SourceChanged:
+	case staleness.SourceChanged:
 		return model.SourceChangeChanged
-	case chat.SourceDeleted:
+	case staleness.SourceDeleted:
 		return model.SourceChangeDeleted
 	default:
 		return model.SourceChangeUnavailable

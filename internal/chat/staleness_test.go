@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/staleness"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -61,8 +62,8 @@ func reingest(t *testing.T, e *env, doc *ent.Document, content string, acl knowl
 // ofDocument keeps the staleness entries of doc's sources; DELETED and
 // redacted ones no longer name their document, so they are matched by
 // the source ids the attempt had for doc.
-func ofDocument(st *chat.AttemptStaleness, ids map[uuid.UUID]bool) []chat.SourceStaleness {
-	var out []chat.SourceStaleness
+func ofDocument(st *staleness.AttemptStaleness, ids map[uuid.UUID]bool) []staleness.SourceStaleness {
+	var out []staleness.SourceStaleness
 	for _, s := range st.Sources {
 		if ids[s.Source.ID] {
 			out = append(out, s)
@@ -87,7 +88,7 @@ func TestStaleness(t *testing.T) {
 		acl    knowledge.ACL
 		change func(t *testing.T, e *env, doc *ent.Document)
 		stale  bool
-		want   chat.SourceChange // "" = every source current
+		want   staleness.SourceChange // "" = every source current
 		// cited, current and still apply to CHANGED sources.
 		cited, current int
 		still          bool
@@ -96,17 +97,17 @@ func TestStaleness(t *testing.T) {
 		{name: "same text", asker: alice, reader: alice, change: func(t *testing.T, e *env, d *ent.Document) {
 			reingest(t, e, d, staleDoc("same", "42"), knowledge.ACL{})
 		}},
-		{name: "other text", asker: alice, reader: alice, stale: true, want: chat.SourceChanged, cited: 1, current: 2, change: func(t *testing.T, e *env, d *ent.Document) {
+		{name: "other text", asker: alice, reader: alice, stale: true, want: staleness.SourceChanged, cited: 1, current: 2, change: func(t *testing.T, e *env, d *ent.Document) {
 			reingest(t, e, d, staleDoc("other", "99"), knowledge.ACL{})
 		}},
-		{name: "deleted", asker: alice, reader: alice, stale: true, want: chat.SourceDeleted, change: func(t *testing.T, e *env, d *ent.Document) {
+		{name: "deleted", asker: alice, reader: alice, stale: true, want: staleness.SourceDeleted, change: func(t *testing.T, e *env, d *ent.Document) {
 			require.NoError(t, e.svc.DeleteDocument(as(admin), d.ID, "test"))
 		}},
-		{name: "restricted reader", asker: olga, reader: olgaWithoutOps, acl: restricted, want: chat.SourceUnavailable, change: func(*testing.T, *env, *ent.Document) {}},
-		{name: "restricted reader after a change", asker: olga, reader: olgaWithoutOps, acl: restricted, want: chat.SourceUnavailable, change: func(t *testing.T, e *env, d *ent.Document) {
+		{name: "restricted reader", asker: olga, reader: olgaWithoutOps, acl: restricted, want: staleness.SourceUnavailable, change: func(*testing.T, *env, *ent.Document) {}},
+		{name: "restricted reader after a change", asker: olga, reader: olgaWithoutOps, acl: restricted, want: staleness.SourceUnavailable, change: func(t *testing.T, e *env, d *ent.Document) {
 			reingest(t, e, d, staleDoc("restricted reader after a change", "7"), restricted)
 		}},
-		{name: "access revoked", asker: olga, reader: olga, acl: restricted, want: chat.SourceUnavailable, change: func(t *testing.T, e *env, d *ent.Document) {
+		{name: "access revoked", asker: olga, reader: olga, acl: restricted, want: staleness.SourceUnavailable, change: func(t *testing.T, e *env, d *ent.Document) {
 			_, err := e.svc.SetACL(as(admin), d.ID, knowledge.ACL{Visibility: knowledge.VisibilityRestricted, Groups: []string{"sre"}})
 			require.NoError(t, err)
 		}},
@@ -128,7 +129,7 @@ func TestStaleness(t *testing.T) {
 				tc.change(t, e, doc)
 				chat.WaitIdle(e.eng)
 				n.Store(0)
-				st, err := e.eng.Staleness(as(tc.reader), att)
+				st, err := staleness.Of(as(tc.reader), e.db.Client, att)
 				require.NoError(t, err)
 				assert.LessOrEqual(t, n.Load(), int64(3), "statements")
 				got := ofDocument(st, ids)
@@ -141,7 +142,7 @@ func TestStaleness(t *testing.T) {
 				assert.Equal(t, tc.stale, st.Stale, "stale")
 				for _, s := range got {
 					assert.Equal(t, tc.want, s.Change)
-					if tc.want != chat.SourceChanged {
+					if tc.want != staleness.SourceChanged {
 						assert.Nil(t, s.CitedVersion, "no cited version")
 						assert.Nil(t, s.CurrentVersion, "no current version")
 						assert.Nil(t, s.StillContainsCitedText, "no text comparison")
@@ -176,19 +177,19 @@ func TestStalenessStillContainsCitedText(t *testing.T) {
 		cited, err := e.db.Client.Source.Query().Where(source.AttemptID(o.attempt.ID), source.ChunkID(first.ID)).Only(as(alice))
 		require.NoError(t, err, "the answer cites the document's first chunk")
 		reingest(t, e, doc, content+" One more closing sentence.", knowledge.ACL{})
-		st, err := e.eng.Staleness(as(alice), o.attempt)
+		st, err := staleness.Of(as(alice), e.db.Client, o.attempt)
 		require.NoError(t, err)
 		allKept := true
 		var found bool
 		for _, s := range st.Sources {
-			if s.Change == chat.SourceChanged && s.StillContainsCitedText != nil && !*s.StillContainsCitedText {
+			if s.Change == staleness.SourceChanged && s.StillContainsCitedText != nil && !*s.StillContainsCitedText {
 				allKept = false
 			}
 			if s.Source.ID != cited.ID {
 				continue
 			}
 			found = true
-			assert.Equal(t, chat.SourceChanged, s.Change)
+			assert.Equal(t, staleness.SourceChanged, s.Change)
 			require.NotNil(t, s.StillContainsCitedText)
 			assert.True(t, *s.StillContainsCitedText, "the first chunk's text is still in the document")
 			assert.Equal(t, 1, *s.CitedVersion)

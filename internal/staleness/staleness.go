@@ -1,4 +1,9 @@
-package chat
+// Package staleness compares an attempt's sources with the current
+// versions of their documents, as the reader in ctx may see them now
+// (docs/ENGINE.md, "Stale answers"; docs/API.md, "Stale answers"). Its
+// reads go through Ent's privacy rules with the reader's viewer, so a
+// document the reader may no longer read is UNAVAILABLE, without detail.
+package staleness
 
 import (
 	"context"
@@ -48,14 +53,14 @@ type AttemptStaleness struct {
 	Sources []SourceStaleness
 }
 
-// Staleness compares the sources of att, which the caller has already
-// read as the viewer, with the current versions of their documents, as
-// the viewer in ctx may see them (docs/ENGINE.md, "Stale answers"). It
-// costs at most three privacy-filtered queries, however many sources the
-// attempt has: its sources, their documents, and the current chunks that
-// carry the cited hashes.
-func (e *Engine) Staleness(ctx context.Context, att *ent.Attempt) (*AttemptStaleness, error) {
-	srcs, err := e.client.Source.Query().
+// Of compares the sources of att, which the caller has already read as
+// the viewer, with the current versions of their documents, as the viewer
+// in ctx may see them through client. It costs at most three
+// privacy-filtered queries, however many sources the attempt has: its
+// sources, their documents, and the current chunks that carry the cited
+// hashes.
+func Of(ctx context.Context, client *ent.Client, att *ent.Attempt) (*AttemptStaleness, error) {
+	srcs, err := client.Source.Query().
 		Where(source.AttemptID(att.ID)).
 		Order(ent.Asc(source.FieldRank)).
 		All(ctx)
@@ -70,7 +75,7 @@ func (e *Engine) Staleness(ctx context.Context, att *ent.Attempt) (*AttemptStale
 			docIDs = append(docIDs, *s.DocumentID)
 		}
 	}
-	versions, err := e.visibleVersions(ctx, docIDs)
+	versions, err := visibleVersions(ctx, client, docIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +109,7 @@ func (e *Engine) Staleness(ctx context.Context, att *ent.Attempt) (*AttemptStale
 			})
 		}
 	}
-	if err := e.fillStillContains(ctx, out.Sources, changed); err != nil {
+	if err := fillStillContains(ctx, client, out.Sources, changed); err != nil {
 		return nil, err
 	}
 	for _, s := range out.Sources {
@@ -118,7 +123,7 @@ func (e *Engine) Staleness(ctx context.Context, att *ent.Attempt) (*AttemptStale
 // visibleVersions returns the current version of each of ids the viewer
 // may read now, with one privacy-filtered query; hidden and deleted ones
 // are absent.
-func (e *Engine) visibleVersions(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int, error) {
+func visibleVersions(ctx context.Context, client *ent.Client, ids []uuid.UUID) (map[uuid.UUID]int, error) {
 	out := make(map[uuid.UUID]int, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -127,7 +132,7 @@ func (e *Engine) visibleVersions(ctx context.Context, ids []uuid.UUID) (map[uuid
 		ID      uuid.UUID `json:"id"`
 		Version int       `json:"version"`
 	}
-	err := e.client.Document.Query().
+	err := client.Document.Query().
 		Where(document.IDIn(ids...)).
 		Select(document.FieldID, document.FieldVersion).
 		Scan(ctx, &rows)
@@ -143,7 +148,7 @@ func (e *Engine) visibleVersions(ctx context.Context, ids []uuid.UUID) (map[uuid
 // fillStillContains sets StillContainsCitedText on the CHANGED sources at
 // idx, with one privacy-filtered query for the current chunks of their
 // documents that carry one of the cited hashes.
-func (e *Engine) fillStillContains(ctx context.Context, list []SourceStaleness, idx []int) error {
+func fillStillContains(ctx context.Context, client *ent.Client, list []SourceStaleness, idx []int) error {
 	var (
 		docs   []uuid.UUID
 		hashes []string
@@ -160,7 +165,7 @@ func (e *Engine) fillStillContains(ctx context.Context, list []SourceStaleness, 
 			DocumentID  uuid.UUID `json:"document_id"`
 			ContentHash *string   `json:"content_hash"`
 		}
-		err := e.client.Chunk.Query().
+		err := client.Chunk.Query().
 			Where(chunk.DocumentIDIn(docs...), chunk.ContentHashIn(hashes...)).
 			Select(chunk.FieldDocumentID, chunk.FieldContentHash).
 			Scan(ctx, &rows)
