@@ -15,8 +15,8 @@ import (
 	"github.com/ragchat/ragchat/internal/contenthash"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
-	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/staleness"
+	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
