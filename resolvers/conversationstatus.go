@@ -4,11 +4,12 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/predicate"
+	"github.com/ragchat/ragchat/internal/authz"
 )
 
 // Conversation status filters (docs/API.md, "Conversation status"): the
 // status a client reads is computed (EXPIRED once the expiry has passed,
-// internal/chat/convstatus.go), so a status filter must compare that, not
+// internal/authz/status.go), so a status filter must compare that, not
 // the stored column. statusFilter moves the status predicates of a
 // generated where-input, and of its not/and/or, onto the engine's computed
 // predicates.
@@ -20,16 +21,16 @@ func (r *Resolver) statusFilter(w *ent.ConversationWhereInput) *ent.Conversation
 	}
 	var ps []predicate.Conversation
 	if w.Status != nil {
-		ps = append(ps, r.engine.ConversationStatusIs(*w.Status))
+		ps = append(ps, authz.StatusIs(*w.Status, r.now()))
 	}
 	if w.StatusNEQ != nil {
-		ps = append(ps, conversation.Not(r.engine.ConversationStatusIs(*w.StatusNEQ)))
+		ps = append(ps, conversation.Not(authz.StatusIs(*w.StatusNEQ, r.now())))
 	}
 	if w.StatusIn != nil {
-		ps = append(ps, r.engine.ConversationStatusIn(w.StatusIn...))
+		ps = append(ps, authz.StatusIn(r.now(), w.StatusIn...))
 	}
 	if w.StatusNotIn != nil {
-		ps = append(ps, conversation.Not(r.engine.ConversationStatusIn(w.StatusNotIn...)))
+		ps = append(ps, conversation.Not(authz.StatusIn(r.now(), w.StatusNotIn...)))
 	}
 	w.Status, w.StatusNEQ, w.StatusIn, w.StatusNotIn = nil, nil, nil, nil
 	w.AddPredicates(ps...)

@@ -24,8 +24,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/conversation"
-	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/chat"
 )
 
@@ -42,9 +40,6 @@ type Engine interface {
 	DeleteConversation(ctx context.Context, id uuid.UUID, reason string, opts ...chat.UpdateOption) (*ent.Conversation, error)
 	RestoreConversation(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error)
 	KeepConversation(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error)
-	ConversationStatus(conv *ent.Conversation) conversation.Status
-	ConversationStatusIs(s conversation.Status) predicate.Conversation
-	ConversationStatusIn(ss ...conversation.Status) predicate.Conversation
 	Ask(ctx context.Context, in chat.AskInput) (*chat.AskResult, error)
 	SelectBranch(ctx context.Context, conversationID, messageID uuid.UUID) (*ent.Conversation, error)
 	LegacyLeaf(ctx context.Context, conversationID uuid.UUID) (*uuid.UUID, error)

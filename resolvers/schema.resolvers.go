@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/portability"
 )
@@ -47,7 +48,7 @@ func (r *contextManifestResolver) Strategy(ctx context.Context, obj *domain.Cont
 
 // Status is the resolver for the status field.
 func (r *conversationResolver) Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error) {
-	return r.engine.ConversationStatus(obj), nil
+	return authz.StatusAt(obj, r.now()), nil
 }
 
 // Messages is the resolver for the messages field.

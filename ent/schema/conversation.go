@@ -43,7 +43,7 @@ func (Conversation) Fields() []ent.Field {
 		field.Int("summary_version").Default(0).NonNegative(),
 		// Conversation.status is declared in schema.graphqls instead of
 		// generated: it is computed (EXPIRED once the expiry has passed,
-		// internal/chat/convstatus.go) from columns field collection must
+		// internal/authz/status.go) from columns field collection must
 		// then load too; the where-input predicates stay generated and
 		// are rewritten onto the computed status (resolvers/conversationstatus.go).
 		field.Enum("status").Values("ACTIVE", "ARCHIVED", "DELETED", "EXPIRED").Default("ACTIVE").

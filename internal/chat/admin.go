@@ -56,7 +56,7 @@ func (e *Engine) AdminConversations(ctx context.Context, f AdminConversationFilt
 		ctx = authz.IncludeDeletedInScope(ctx)
 		fallthrough
 	default:
-		ps = append(ps, e.ConversationStatusIs(*f.Status))
+		ps = append(ps, authz.StatusIs(*f.Status, e.now()))
 	}
 	if f.UserID != nil {
 		ps = append(ps, conversation.UserID(*f.UserID))

@@ -4,7 +4,8 @@
 // and files that take them. The engine holds:
 //
 //   - conversations: create, rename, archive, delete, expiry and status
-//     (conversation.go, convupdate.go, convstatus.go), and titles written
+//     (conversation.go, convupdate.go; the computed status is
+//     internal/authz's StatusAt), and titles written
 //     after the first answer (aftercompletion.go);
 //   - the ask: validation against Limits (limits.go), the conversation's row
 //     and settings in one read (asktarget.go), the rate charge
@@ -232,7 +233,7 @@ type ViewerEvent struct {
 
 // AdminConversationFilter narrows an admin's listing of the tenant's
 // conversations (AdminConversations); nil fields do not filter. Status is
-// the status clients read (EXPIRED computed, ConversationStatusIs).
+// the status clients read (EXPIRED computed, authz.StatusIs).
 type AdminConversationFilter struct {
 	Status              *conversation.Status
 	UserID              *string

@@ -197,7 +197,7 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID, opts ...
 func (e *Engine) UnarchiveConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
 	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
-			if expiredAt(c, e.now()) {
+			if authz.ExpiredAt(c, e.now()) {
 				return false, e.checkOpen(c)
 			}
 			if c.Status != conversation.StatusARCHIVED {

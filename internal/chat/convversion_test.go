@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -219,11 +220,11 @@ func TestExpiredConversationReadsExpired(t *testing.T) {
 		sys := viewer.SystemJobContext(context.Background(), viewer.JobPurge)
 
 		statusOf := func(id uuid.UUID) conversation.Status {
-			return e.eng.ConversationStatus(e.db.Client.Conversation.GetX(sys, id))
+			return authz.StatusAt(e.db.Client.Conversation.GetX(sys, id), e.clock.now())
 		}
 		filtered := func(s conversation.Status) []uuid.UUID {
 			ids, err := e.db.Client.Conversation.Query().
-				Where(e.eng.ConversationStatusIs(s)).Order(ent.Asc(conversation.FieldCreatedAt)).IDs(sys)
+				Where(authz.StatusIs(s, e.clock.now())).Order(ent.Asc(conversation.FieldCreatedAt)).IDs(sys)
 			require.NoError(t, err)
 			return ids
 		}
@@ -249,7 +250,7 @@ func TestExpiredConversationReadsExpired(t *testing.T) {
 		assert.Equal(t, []uuid.UUID{renewed.ID}, filtered(conversation.StatusACTIVE))
 		assert.Empty(t, filtered(conversation.StatusARCHIVED))
 		assert.Len(t, e.db.Client.Conversation.Query().
-			Where(conversation.Not(e.eng.ConversationStatusIn(conversation.StatusEXPIRED, conversation.StatusDELETED))).IDsX(sys), 1)
+			Where(conversation.Not(authz.StatusIn(e.clock.now(), conversation.StatusEXPIRED, conversation.StatusDELETED))).IDsX(sys), 1)
 		assert.Equal(t, conversation.StatusACTIVE, e.db.Client.Conversation.GetX(sys, active.ID).Status,
 			"EXPIRED is computed, never stored")
 

@@ -47,7 +47,7 @@ func (s *Service) meta(conv *ent.Conversation) Conversation {
 		Title:           conv.Title,
 		CreatedAt:       conv.CreatedAt.UTC(),
 		UpdatedAt:       conv.UpdatedAt.UTC(),
-		Status:          string(s.engine.ConversationStatus(conv)),
+		Status:          string(authz.StatusAt(conv, s.now())),
 		KnowledgeBaseID: conv.KnowledgeBaseID.String(),
 		CurrentLeafID:   idString(conv.CurrentLeafID),
 	}

@@ -7,18 +7,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 )
 
 // Engine is the part of the conversation engine (*chat.Engine) that
-// export and import use: the re-authorisation of sources, the computed
-// status of a conversation, the knowledge base an import may use and the
+// export and import use: the re-authorisation of sources, the knowledge
+// base an import may use and the
 // write of imported conversations.
 type Engine interface {
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
-	ConversationStatus(conv *ent.Conversation) conversation.Status
 	ImportConversations(ctx context.Context, kbID *uuid.UUID, convs []chat.ImportConversation) ([]*ent.Conversation, error)
 	KnowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID, error)
 }

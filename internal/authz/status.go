@@ -1,4 +1,4 @@
-package chat
+package authz
 
 import (
 	"time"
@@ -17,29 +17,24 @@ import (
 // would let an expired conversation read ACTIVE, and without bumping the
 // version or emitting events for a change nobody made.
 
-// ConversationStatus returns the status conv reads as now.
-func (e *Engine) ConversationStatus(conv *ent.Conversation) conversation.Status {
-	return statusAt(conv, e.now())
-}
-
-// statusAt returns the status conv reads as at now.
-func statusAt(conv *ent.Conversation, now time.Time) conversation.Status {
-	if conv.Status != conversation.StatusDELETED && expiredAt(conv, now) {
+// StatusAt returns the status conv reads as at now.
+func StatusAt(conv *ent.Conversation, now time.Time) conversation.Status {
+	if conv.Status != conversation.StatusDELETED && ExpiredAt(conv, now) {
 		return conversation.StatusEXPIRED
 	}
 	return conv.Status
 }
 
-// expiredAt reports whether conv is past its sliding expiry or its
-// absolute cap at now (the rule checkOpen applies to new questions).
-func expiredAt(conv *ent.Conversation, now time.Time) bool {
+// ExpiredAt reports whether conv is past its sliding expiry or its
+// absolute cap at now (the rule the engine's checkOpen applies to new
+// questions).
+func ExpiredAt(conv *ent.Conversation, now time.Time) bool {
 	return !now.Before(conv.ExpiresAt) || !now.Before(conv.AbsoluteExpiresAt)
 }
 
-// ConversationStatusIs returns the predicate "the conversation reads as
-// status s now", for filters: the SQL form of ConversationStatus.
-func (e *Engine) ConversationStatusIs(s conversation.Status) predicate.Conversation {
-	now := e.now()
+// StatusIs returns the predicate "the conversation reads as status s at
+// now", for filters: the SQL form of StatusAt.
+func StatusIs(s conversation.Status, now time.Time) predicate.Conversation {
 	expired := conversation.Or(conversation.ExpiresAtLTE(now), conversation.AbsoluteExpiresAtLTE(now))
 	live := conversation.And(conversation.ExpiresAtGT(now), conversation.AbsoluteExpiresAtGT(now))
 	switch s {
@@ -52,12 +47,12 @@ func (e *Engine) ConversationStatusIs(s conversation.Status) predicate.Conversat
 	}
 }
 
-// ConversationStatusIn returns the predicate "the conversation reads as one
-// of ss now"; an empty ss matches nothing.
-func (e *Engine) ConversationStatusIn(ss ...conversation.Status) predicate.Conversation {
+// StatusIn returns the predicate "the conversation reads as one of ss at
+// now"; an empty ss matches nothing.
+func StatusIn(now time.Time, ss ...conversation.Status) predicate.Conversation {
 	ps := make([]predicate.Conversation, 0, len(ss))
 	for _, s := range ss {
-		ps = append(ps, e.ConversationStatusIs(s))
+		ps = append(ps, StatusIs(s, now))
 	}
 	if len(ps) == 0 {
 		// Matches no row.
