@@ -14,13 +14,13 @@ import (
 	"github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/adminreport"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // adminConversations pages the conversations of the admin's tenant that
-// the engine selects for the filter (chat.Engine.AdminConversations, which
-// decides the role and whether DELETED ones and their content show), under
+// internal/adminreport selects for the filter (adminreport.Conversations,
+// which decides the role and whether DELETED ones and their content show), under
 // the context it returns. Every conversation of another user listed is
 // audited once per operation.
 func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error) {
@@ -31,7 +31,7 @@ func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first 
 	if err := org.Check(); err != nil {
 		return nil, err
 	}
-	ctx, q, err := r.engine.AdminConversations(ctx, adminConversationFilter(where))
+	ctx, q, err := adminreport.Conversations(ctx, r.client, adminConversationFilter(where), r.now())
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +39,12 @@ func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first 
 	return q.Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
 }
 
-// adminConversationFilter is the engine's form of the admin filter.
-func adminConversationFilter(w *model.AdminConversationWhereInput) chat.AdminConversationFilter {
+// adminConversationFilter is adminreport's form of the admin filter.
+func adminConversationFilter(w *model.AdminConversationWhereInput) adminreport.ConversationFilter {
 	if w == nil {
-		return chat.AdminConversationFilter{}
+		return adminreport.ConversationFilter{}
 	}
-	return chat.AdminConversationFilter{
+	return adminreport.ConversationFilter{
 		Status:              w.Status,
 		UserID:              w.UserID,
 		KnowledgeBaseID:     w.KnowledgeBaseID,
@@ -100,7 +100,7 @@ func feedbackPredicates(w *model.AdminFeedbackWhereInput) []predicate.Feedback {
 
 // feedbackSummary counts the tenant's feedback in [from, to).
 func (r *Resolver) feedbackSummary(ctx context.Context, from, to time.Time) (*model.FeedbackSummary, error) {
-	s, err := r.engine.FeedbackSummary(ctx, from, to)
+	s, err := adminreport.Feedback(ctx, r.client, from, to)
 	if err != nil {
 		return nil, err
 	}

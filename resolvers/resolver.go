@@ -54,8 +54,6 @@ type Engine interface {
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	AttachmentsOf(ctx context.Context, ids []uuid.UUID) ([]*ent.Attachment, error)
 	AccessStamp(ctx context.Context) uint64
-	AdminConversations(ctx context.Context, f chat.AdminConversationFilter) (context.Context, *ent.ConversationQuery, error)
-	FeedbackSummary(ctx context.Context, from, to time.Time) (*chat.FeedbackSummary, error)
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
 	UsageCosts(ctx context.Context, from, to time.Time) ([]chat.CostRow, error)
 	MyUsage(ctx context.Context) (*chat.MyUsage, error)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/adminreport"
 	"github.com/ragchat/ragchat/internal/authz"
-	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -32,14 +32,14 @@ func TestAdminConversationsDecidesTheDeletedListing(t *testing.T) {
 		deleted, active := conversation.StatusDELETED, conversation.StatusACTIVE
 		cases := []struct {
 			name   string
-			filter chat.AdminConversationFilter
+			filter adminreport.ConversationFilter
 			listed []uuid.UUID
 			opens  bool // the scope shows the DELETED conversation's messages afterwards
 		}{
-			{"no filter", chat.AdminConversationFilter{}, []uuid.UUID{live.ID}, false},
-			{"ACTIVE", chat.AdminConversationFilter{Status: &active}, []uuid.UUID{live.ID}, false},
-			{"DELETED", chat.AdminConversationFilter{Status: &deleted}, []uuid.UUID{gone.ID}, true},
-			{"DELETED of another user", chat.AdminConversationFilter{Status: &deleted, UserID: &bob.UserID}, nil, true},
+			{"no filter", adminreport.ConversationFilter{}, []uuid.UUID{live.ID}, false},
+			{"ACTIVE", adminreport.ConversationFilter{Status: &active}, []uuid.UUID{live.ID}, false},
+			{"DELETED", adminreport.ConversationFilter{Status: &deleted}, []uuid.UUID{gone.ID}, true},
+			{"DELETED of another user", adminreport.ConversationFilter{Status: &deleted, UserID: &bob.UserID}, nil, true},
 		}
 		messagesOfGone := func(ctx context.Context) int {
 			return e.db.Client.Message.Query().Where(message.ConversationID(gone.ID)).CountX(ctx)
@@ -47,7 +47,7 @@ func TestAdminConversationsDecidesTheDeletedListing(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				scope := authz.WithDeletedScope(as(admin))
-				qctx, q, err := e.eng.AdminConversations(scope, tc.filter)
+				qctx, q, err := adminreport.Conversations(scope, e.db.Client, tc.filter, e.clock.now())
 				require.NoError(t, err)
 				ids, err := q.IDs(qctx)
 				require.NoError(t, err)
@@ -61,7 +61,7 @@ func TestAdminConversationsDecidesTheDeletedListing(t *testing.T) {
 			})
 		}
 
-		_, _, err = e.eng.AdminConversations(authz.WithDeletedScope(as(alice)), chat.AdminConversationFilter{Status: &deleted})
+		_, _, err = adminreport.Conversations(authz.WithDeletedScope(as(alice)), e.db.Client, adminreport.ConversationFilter{Status: &deleted}, e.clock.now())
 		assert.Equal(t, domain.CodeForbidden, code(err), "%v", err)
 	})
 }

@@ -30,9 +30,11 @@
 //     with resume and live re-authorised sources (subscribeattempt.go,
 //     sources.go, outcomes.go), the conversation and viewer feeds
 //     (feeds.go);
-//   - feedback on an exact attempt (feedback.go), the admins' reads of
-//     conversations, feedback and usage (admin.go), and the reaper and purge
-//     (background.go); cachesize.go reports the engine's caches.
+//   - feedback on an exact attempt (feedback.go), the admins' usage report
+//     (admin.go), and the reaper and purge (background.go); cachesize.go
+//     reports the engine's caches. The admins' listing of conversations
+//     and feedback summary are internal/adminreport's, an attempt's
+//     staleness internal/staleness's.
 //
 // What history reaches a prompt and how the prompt context is assembled
 // are internal/chat/history's; how summaries are folded is
@@ -49,7 +51,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -229,26 +230,6 @@ type ViewerEvent struct {
 	AttachmentID     *uuid.UUID
 	AttachmentStatus string
 	At               time.Time
-}
-
-// AdminConversationFilter narrows an admin's listing of the tenant's
-// conversations (AdminConversations); nil fields do not filter. Status is
-// the status clients read (EXPIRED computed, authz.StatusIs).
-type AdminConversationFilter struct {
-	Status              *conversation.Status
-	UserID              *string
-	KnowledgeBaseID     *uuid.UUID
-	CreatedAfter        *time.Time
-	CreatedBefore       *time.Time
-	TitleContains       *string
-	HasNegativeFeedback *bool
-}
-
-// FeedbackSummary counts feedback in a period.
-type FeedbackSummary struct {
-	From, To time.Time
-	Up, Down int
-	ByReason map[domain.FeedbackReason]int
 }
 
 // UsageRow is the token usage of one model on one day (UTC).

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/auditevent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/adminreport"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -147,10 +148,10 @@ func TestFeedbackRules(t *testing.T) {
 		assert.Nil(t, fb2.Comment)
 		assert.Equal(t, 1, e.db.Client.Feedback.Query().CountX(as(alice)))
 
-		sum, err := e.eng.FeedbackSummary(as(admin), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
+		sum, err := adminreport.Feedback(as(admin), e.db.Client, e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
 		require.NoError(t, err)
 		assert.Equal(t, 1, sum.Up)
-		_, err = e.eng.FeedbackSummary(as(alice), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
+		_, err = adminreport.Feedback(as(alice), e.db.Client, e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
 		assert.Equal(t, domain.CodeForbidden, code(err))
 		usage, err := e.eng.UsageSummary(as(admin), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
 		require.NoError(t, err)

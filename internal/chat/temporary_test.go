@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/internal/adminreport"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/support"
@@ -122,7 +123,7 @@ func TestKeepConversation(t *testing.T) {
 		again, err := e.eng.KeepConversation(as(alice), conv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, kept.Version, again.Version, "keeping a normal conversation is a no-op")
-		_, q, err := e.eng.AdminConversations(as(admin), chat.AdminConversationFilter{})
+		_, q, err := adminreport.Conversations(as(admin), e.db.Client, adminreport.ConversationFilter{}, e.clock.now())
 		require.NoError(t, err)
 		assert.True(t, q.Where(conversation.ID(conv.ID)).ExistX(as(admin)), "a kept conversation is listed")
 
@@ -266,7 +267,7 @@ func TestTemporaryChatsAreNeverListed(t *testing.T) {
 		_, err := e.eng.DeleteConversation(as(alice), deleted.ID, "")
 		require.NoError(t, err)
 		for _, s := range []*conversation.Status{nil, ptr(conversation.StatusACTIVE), ptr(conversation.StatusDELETED)} {
-			ctx, q, err := e.eng.AdminConversations(as(admin), chat.AdminConversationFilter{Status: s})
+			ctx, q, err := adminreport.Conversations(as(admin), e.db.Client, adminreport.ConversationFilter{Status: s}, e.clock.now())
 			require.NoError(t, err)
 			ids := q.IDsX(ctx)
 			assert.NotContains(t, ids, temp.ID)

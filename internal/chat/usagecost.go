@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -31,7 +32,7 @@ func (e *Engine) UsageCosts(ctx context.Context, from, to time.Time) ([]CostRow,
 	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	if err := checkPeriod(from, to); err != nil {
+	if err := domain.CheckPeriod(from, to); err != nil {
 		return nil, err
 	}
 	return e.costRows(readaudit.Exempt(ctx), from, to)
