@@ -11,6 +11,7 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
+
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph"
 )

@@ -25,6 +25,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
 // This file will not be regenerated automatically.
@@ -51,7 +52,6 @@ type Engine interface {
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
 	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
-	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	AttachmentsOf(ctx context.Context, ids []uuid.UUID) ([]*ent.Attachment, error)
 	AccessStamp(ctx context.Context) uint64
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
@@ -151,6 +151,9 @@ type Resolver struct {
 	models Models
 	// attachments runs attachments (nil: UNAVAILABLE).
 	attachments Attachments
+	// reauthorise re-authorises source rows for the viewer in ctx:
+	// sourceauth.Of on client (tests count its calls).
+	reauthorise func(context.Context, []*ent.Source) ([]sourceauth.View, error)
 }
 
 // AttemptDelivery forwards an attempt's events from src to send until src
@@ -203,5 +206,8 @@ func New(d Deps) *Resolver {
 		portability: d.Portability,
 		models:      d.Models,
 		attachments: d.Attachments,
+		reauthorise: func(ctx context.Context, rows []*ent.Source) ([]sourceauth.View, error) {
+			return sourceauth.Of(ctx, d.Client, rows)
+		},
 	}
 }

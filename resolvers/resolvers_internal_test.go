@@ -9,11 +9,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
-// fakeEngine answers SourcesOf, counting calls, and AccessStamp; other
-// methods are unused.
+// fakeEngine answers SourcesOf (the resolver's reauthorise), counting
+// calls, and AccessStamp; other methods are unused.
 type fakeEngine struct {
 	Engine
 	mu     sync.Mutex
@@ -39,14 +39,14 @@ func (f *fakeEngine) change(ids ...uuid.UUID) {
 	f.stamp++
 }
 
-func (f *fakeEngine) SourcesOf(_ context.Context, rows []*ent.Source) ([]chat.SourceView, error) {
+func (f *fakeEngine) SourcesOf(_ context.Context, rows []*ent.Source) ([]sourceauth.View, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var ids []uuid.UUID
-	views := make([]chat.SourceView, len(rows))
+	views := make([]sourceauth.View, len(rows))
 	for i, s := range rows {
 		ids = append(ids, s.ID)
-		views[i] = chat.SourceView{Source: s, Available: !f.denied[s.ID]}
+		views[i] = sourceauth.View{Source: s, Available: !f.denied[s.ID]}
 	}
 	f.calls = append(f.calls, ids)
 	return views, nil
@@ -62,7 +62,7 @@ func TestSourceReauthorisationBatches(t *testing.T) {
 		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
 	}
 	eng := &fakeEngine{denied: map[uuid.UUID]bool{rows[2].ID: true}}
-	r := &Resolver{engine: eng}
+	r := &Resolver{engine: eng, reauthorise: eng.SourcesOf}
 	ctx := WithOperationState(context.Background())
 	sourceAuthFrom(ctx).collect(rows) // what the Ent interceptor does on load
 
@@ -111,7 +111,7 @@ func TestSourceViewsFollowTheAccessStamp(t *testing.T) {
 		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
 	}
 	eng := &fakeEngine{denied: map[uuid.UUID]bool{}}
-	r := &Resolver{engine: eng}
+	r := &Resolver{engine: eng, reauthorise: eng.SourcesOf}
 	ctx := WithOperationState(context.Background())
 	event := func() []bool { // one event that loads and shows the rows
 		sourceAuthFrom(ctx).collect(rows)
@@ -136,7 +136,7 @@ func TestSourceViewsFollowTheAccessStamp(t *testing.T) {
 		{"access changed", func() { eng.change(rows[1].ID) }, []bool{true, false, true}, 2},
 		{"nothing changed since", func() {}, []bool{true, false, true}, 2},
 		{"primed under an older stamp", func() {
-			sourceAuthFrom(ctx).prime([]chat.SourceView{{Source: rows[1], Available: true}}, 0)
+			sourceAuthFrom(ctx).prime([]sourceauth.View{{Source: rows[1], Available: true}}, 0)
 		}, []bool{true, false, true}, 2},
 	}
 	for _, st := range steps {

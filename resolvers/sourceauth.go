@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
 // Citation snapshots (Source rows) are re-authorised on every read: the
@@ -16,7 +16,7 @@ import (
 // GraphQL operation carries a sourceAuth: an Ent interceptor records every
 // Source row the operation loads (eager loads included), and the first
 // Source.available (or snippet, documentTitle, documentId) resolved checks
-// every recorded row in one engine.SourcesOf call. Field collection loads
+// every recorded row in one sourceauth.Of call. Field collection loads
 // all sources of a page before any of their fields resolve, so a page of
 // messages costs one re-authorisation however many citations it shows.
 //
@@ -43,7 +43,7 @@ type sourceAuth struct {
 
 	mu    sync.Mutex
 	stamp uint64 // the access stamp views were computed under
-	views map[uuid.UUID]chat.SourceView
+	views map[uuid.UUID]sourceauth.View
 }
 
 // WithOperationState returns ctx carrying fresh per-operation resolver
@@ -56,7 +56,7 @@ func WithOperationState(ctx context.Context) context.Context {
 	ctx = withSiblingBatch(ctx)
 	return context.WithValue(ctx, sourceAuthKey{}, &sourceAuth{
 		pending: make(map[uuid.UUID]*ent.Source),
-		views:   make(map[uuid.UUID]chat.SourceView),
+		views:   make(map[uuid.UUID]sourceauth.View),
 	})
 }
 
@@ -95,7 +95,7 @@ func (sa *sourceAuth) takePending() []*ent.Source {
 
 // prime stores views the engine computed under stamp (a SOURCES event).
 // Views of an older stamp than the cache's are dropped.
-func (sa *sourceAuth) prime(views []chat.SourceView, stamp uint64) {
+func (sa *sourceAuth) prime(views []sourceauth.View, stamp uint64) {
 	sa.mu.Lock()
 	defer sa.mu.Unlock()
 	if stamp < sa.stamp {
@@ -148,12 +148,12 @@ func withoutOperationState(ctx context.Context) context.Context {
 }
 
 // sourceView returns s as the viewer may see it now.
-func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (chat.SourceView, error) {
+func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (sourceauth.View, error) {
 	sa := sourceAuthFrom(ctx)
 	if sa == nil {
-		views, err := r.engine.SourcesOf(ctx, []*ent.Source{s})
+		views, err := r.reauthorise(ctx, []*ent.Source{s})
 		if err != nil {
-			return chat.SourceView{}, err
+			return sourceauth.View{}, err
 		}
 		return findView(views, s), nil
 	}
@@ -170,9 +170,9 @@ func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (chat.SourceVi
 	if !containsSource(batch, s.ID) {
 		batch = append(batch, s)
 	}
-	views, err := r.engine.SourcesOf(withoutOperationState(ctx), batch)
+	views, err := r.reauthorise(withoutOperationState(ctx), batch)
 	if err != nil {
-		return chat.SourceView{}, err
+		return sourceauth.View{}, err
 	}
 	for _, v := range views {
 		if v.Source != nil {
@@ -183,17 +183,17 @@ func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (chat.SourceVi
 		return v, nil
 	}
 	// The engine did not report s: treat it as unreadable.
-	return chat.SourceView{Source: s}, nil
+	return sourceauth.View{Source: s}, nil
 }
 
 // findView returns the view of s in views, or an unavailable one.
-func findView(views []chat.SourceView, s *ent.Source) chat.SourceView {
+func findView(views []sourceauth.View, s *ent.Source) sourceauth.View {
 	for _, v := range views {
 		if v.Source != nil && v.Source.ID == s.ID {
 			return v
 		}
 	}
-	return chat.SourceView{Source: s}
+	return sourceauth.View{Source: s}
 }
 
 func containsSource(rows []*ent.Source, id uuid.UUID) bool {

@@ -52,6 +52,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
 // AskResult is what Ask and Retry return at once, before the answer exists:
@@ -122,7 +123,7 @@ type AttemptEvent struct {
 	// Sources (SOURCES) are the evidence given to the model, in label
 	// order, re-authorised for the subscriber when the event is delivered,
 	// as Attempt.sources would be now.
-	Sources []SourceView
+	Sources []sourceauth.View
 	// SourcesStamp is the access stamp (Engine.AccessStamp) read before
 	// Sources were re-authorised: they may be reused while it holds.
 	SourcesStamp uint64
@@ -131,14 +132,6 @@ type AttemptEvent struct {
 	// FailureCode and FailureMessage (FAILED).
 	FailureCode    domain.FailureCode
 	FailureMessage string
-}
-
-// SourceView is a citation snapshot as the viewer may see it now: when the
-// viewer can no longer read the chunk (ACL changed, document deleted),
-// Available is false and the snippet must not be shown.
-type SourceView struct {
-	Source    *ent.Source
-	Available bool
 }
 
 // ConversationEventKind is the type of a conversation stream event.

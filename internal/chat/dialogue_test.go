@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/promptfmt"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
 // TestSeedDialogue runs the first three scenarios of docs/ENGINE.md D17 as one conversation: a
@@ -67,7 +68,7 @@ func TestSeedDialogue(t *testing.T) {
 		assert.Equal(t, b.ID, *msgs[3].AttemptID)
 
 		// Sources are saved with the cited flag, in label order.
-		views, err := e.eng.Sources(as(alice), b.ID)
+		views, err := sourceauth.OfAttempt(as(alice), e.db.Client, b.ID)
 		require.NoError(t, err)
 		require.NotEmpty(t, views)
 		cited := 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/chat/summary"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
 // WaitIdle waits until e runs no answer and no work after one (summary,
@@ -26,7 +27,7 @@ func HoldRuns(e *Engine) (release func()) {
 
 // LiveSources is what a stream of attemptID shows the subscriber in ctx of
 // the live SOURCES event carrying srcs, under the current access stamp.
-func LiveSources(ctx context.Context, e *Engine, attemptID uuid.UUID, srcs []*ent.Source) ([]SourceView, error) {
+func LiveSources(ctx context.Context, e *Engine, attemptID uuid.UUID, srcs []*ent.Source) ([]sourceauth.View, error) {
 	return e.liveSources(ctx, attemptID, srcs, e.AccessStamp(ctx))
 }
 

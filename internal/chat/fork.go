@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -169,7 +170,7 @@ func (e *Engine) loadForkSource(ctx context.Context, v *viewer.Viewer, messageID
 		}
 	}
 	// The owner's reading rights now, not the ones the answer had.
-	if src.readable, err = e.readableChunks(ctx, chunks); err != nil {
+	if src.readable, err = sourceauth.ReadableChunks(ctx, e.client, chunks); err != nil {
 		return nil, store.DomainError(err, "source")
 	}
 	return src, nil

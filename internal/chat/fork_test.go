@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -238,7 +239,7 @@ func TestForkReauthorisesSources(t *testing.T) {
 		require.Len(t, path, 2)
 		orig := *path[1].AttemptID
 		opsDoc := e.db.Client.Document.Query().Where(document.VisibilityEQ(document.VisibilityRESTRICTED)).OnlyX(as(admin))
-		views, err := e.eng.Sources(ctx, orig)
+		views, err := sourceauth.OfAttempt(ctx, e.db.Client, orig)
 		require.NoError(t, err)
 		ops, others := 0, 0
 		for _, v := range views {
@@ -278,7 +279,7 @@ func TestForkReauthorisesSources(t *testing.T) {
 			}
 		}
 		countAvail := func(id uuid.UUID) (avail, gone int) {
-			vs, err := e.eng.Sources(ctx, id)
+			vs, err := sourceauth.OfAttempt(ctx, e.db.Client, id)
 			require.NoError(t, err)
 			for _, v := range vs {
 				if v.Available {

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/promptfmt"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
 // TestLongHistorySummarised: hundreds of rounds get folded into the
@@ -78,7 +79,7 @@ func TestRevokedSourceLeavesPrompt(t *testing.T) {
 		first := e.ask(t, olga, conv.ID, "上传服务的内部限流阈值是多少？")
 		require.Equal(t, attempt.StatusCOMPLETED, first.attempt.Status)
 		require.False(t, first.attempt.Refused, "the ops member can read the runbook")
-		views, err := e.eng.Sources(as(olga), first.attempt.ID)
+		views, err := sourceauth.OfAttempt(as(olga), e.db.Client, first.attempt.ID)
 		require.NoError(t, err)
 		opsDoc := e.db.Client.Document.Query().Where(document.VisibilityEQ(document.VisibilityRESTRICTED)).OnlyX(as(admin))
 		usedOps := false
@@ -104,7 +105,7 @@ func TestRevokedSourceLeavesPrompt(t *testing.T) {
 			chunk := e.db.Client.Chunk.GetX(as(admin), uuid.MustParse(id))
 			assert.NotEqual(t, opsDoc.ID, chunk.DocumentID, "the revoked document is not evidence")
 		}
-		views, err = e.eng.Sources(as(olga), first.attempt.ID)
+		views, err = sourceauth.OfAttempt(as(olga), e.db.Client, first.attempt.ID)
 		require.NoError(t, err)
 		for _, v := range views {
 			if *v.Source.DocumentID == opsDoc.ID {

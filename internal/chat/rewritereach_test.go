@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 )
@@ -103,7 +104,7 @@ func withStrategy(s domain.HistoryStrategy) envOption {
 // sourceTitles returns the titles of an attempt's sources, in label order.
 func sourceTitles(t *testing.T, e *env, o outcome) []string {
 	t.Helper()
-	views, err := e.eng.Sources(as(alice), o.attempt.ID)
+	views, err := sourceauth.OfAttempt(as(alice), e.db.Client, o.attempt.ID)
 	require.NoError(t, err)
 	var out []string
 	for _, v := range views {

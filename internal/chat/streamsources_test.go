@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/tokens"
@@ -68,7 +69,7 @@ func TestLiveSourcesAreReauthorisedForEachSubscriber(t *testing.T) {
 			for i, v := range ev.Sources {
 				srcs[i] = v.Source
 			}
-			fresh, err := e.eng.SourcesOf(as(v), srcs)
+			fresh, err := sourceauth.Of(as(v), e.db.Client, srcs)
 			require.NoError(t, err)
 			sawRunbook := false
 			for i, got := range ev.Sources {

@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
@@ -424,7 +425,7 @@ func (s *attemptStream) replayFinished(att *ent.Attempt) bool {
 	if !s.sourcesSent && att.Status == attempt.StatusCOMPLETED {
 		s.sourcesSent = true
 		stamp := s.e.AccessStamp(s.ctx)
-		views, err := s.e.Sources(s.ctx, att.ID)
+		views, err := sourceauth.OfAttempt(s.ctx, s.e.client, att.ID)
 		if err != nil {
 			return false
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -93,7 +94,7 @@ func (s *Service) eachMessagePage(ctx context.Context, conv *ent.Conversation, f
 }
 
 // messagePage converts ms with the attempts of its questions and their
-// sources, re-authorised for the viewer (chat.Engine.SourcesOf).
+// sources, re-authorised for the viewer (internal/sourceauth).
 func (s *Service) messagePage(ctx context.Context, ms []*ent.Message) ([]Message, error) {
 	var questions []uuid.UUID
 	for _, m := range ms {
@@ -154,7 +155,7 @@ func (s *Service) sources(ctx context.Context, atts []*ent.Attempt) (map[uuid.UU
 	if err != nil {
 		return nil, store.DomainError(err, "source")
 	}
-	views, err := s.engine.SourcesOf(ctx, rows)
+	views, err := sourceauth.Of(ctx, s.client, rows)
 	if err != nil {
 		return nil, err
 	}

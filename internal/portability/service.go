@@ -16,7 +16,6 @@ import (
 // base an import may use and the
 // write of imported conversations.
 type Engine interface {
-	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	ImportConversations(ctx context.Context, kbID *uuid.UUID, convs []chat.ImportConversation) ([]*ent.Conversation, error)
 	KnowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID, error)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/internal/clientaddr"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -262,14 +263,15 @@ func (s *Service) readableChunks(ctx, sys context.Context, tenantID string, srcs
 	if len(ids) == 0 || (!member && !publicSources) {
 		return out, nil
 	}
-	var visible []uuid.UUID
-	var err error
 	if member {
-		visible, err = s.client.Chunk.Query().Where(chunk.IDIn(ids...)).IDs(ctx)
-	} else {
-		visible, err = s.client.Chunk.Query().Where(chunk.IDIn(ids...), chunk.TenantID(tenantID),
-			chunk.HasDocumentWith(document.TenantID(tenantID), document.VisibilityEQ(document.VisibilityTENANT))).IDs(sys)
+		readable, err := sourceauth.ReadableChunks(ctx, s.client, ids)
+		if err != nil {
+			return nil, store.DomainError(err, "source")
+		}
+		return readable, nil
 	}
+	visible, err := s.client.Chunk.Query().Where(chunk.IDIn(ids...), chunk.TenantID(tenantID),
+		chunk.HasDocumentWith(document.TenantID(tenantID), document.VisibilityEQ(document.VisibilityTENANT))).IDs(sys)
 	if err != nil {
 		return nil, store.DomainError(err, "source")
 	}
