@@ -7,13 +7,14 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
 // messageAttachments is the attachments msg's question was asked with that
 // the viewer may still read (docs/API.md, "Attachments"); a message
 // without any costs no query.
 func (r *Resolver) messageAttachments(ctx context.Context, msg *ent.Message) ([]*ent.Attachment, error) {
-	return r.engine.AttachmentsOf(ctx, msg.AttachmentIds)
+	return sourceauth.AttachmentsOf(ctx, r.client, msg.AttachmentIds)
 }
 
 // sourceAttachment is the attachment an ATTACHMENT source cites while the
@@ -26,7 +27,7 @@ func (r *Resolver) sourceAttachment(ctx context.Context, s *ent.Source) (*ent.At
 	if err != nil || !v.Available {
 		return nil, err
 	}
-	rows, err := r.engine.AttachmentsOf(ctx, []uuid.UUID{*s.AttachmentID})
+	rows, err := sourceauth.AttachmentsOf(ctx, r.client, []uuid.UUID{*s.AttachmentID})
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

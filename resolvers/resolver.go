@@ -52,7 +52,6 @@ type Engine interface {
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
 	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
-	AttachmentsOf(ctx context.Context, ids []uuid.UUID) ([]*ent.Attachment, error)
 	AccessStamp(ctx context.Context) uint64
 	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
 	UsageCosts(ctx context.Context, from, to time.Time) ([]chat.CostRow, error)

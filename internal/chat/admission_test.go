@@ -133,12 +133,12 @@ func TestAdmissionBoundsRunningAnswers(t *testing.T) {
 		var queued []chan result
 		cctx, cancel := context.WithCancel(as(alice))
 		cancelledConv, cancelled := askIn(cctx)
-		eventually(t, "the first waits", func() bool { return e.eng.AdmissionStats().Queued == 1 })
+		eventually(t, "the first waits", func() bool { return chat.AdmissionStats(e.eng).Queued == 1 })
 		for range bound - 1 {
 			_, ch := askIn(as(alice))
 			queued = append(queued, ch)
 		}
-		eventually(t, "the queue is full", func() bool { return e.eng.AdmissionStats().Queued == bound })
+		eventually(t, "the queue is full", func() bool { return chat.AdmissionStats(e.eng).Queued == bound })
 
 		// The rest are refused at once, and write nothing.
 		for range bound {
@@ -149,7 +149,7 @@ func TestAdmissionBoundsRunningAnswers(t *testing.T) {
 			assert.GreaterOrEqual(t, secs, 1, "a refusal says when to retry")
 			assert.Equal(t, 0, messages(conv), "a refused ask writes nothing")
 		}
-		assert.Equal(t, admission.Stats{Running: bound, Queued: bound}, e.eng.AdmissionStats())
+		assert.Equal(t, admission.Stats{Running: bound, Queued: bound}, chat.AdmissionStats(e.eng))
 
 		// The cancelled ask leaves the queue, writes nothing, and frees its
 		// place for another.
@@ -157,10 +157,10 @@ func TestAdmissionBoundsRunningAnswers(t *testing.T) {
 		r := <-cancelled
 		require.True(t, errors.Is(r.err, context.Canceled), "%v", r.err)
 		assert.Equal(t, 0, messages(cancelledConv))
-		eventually(t, "the cancelled ask leaves", func() bool { return e.eng.AdmissionStats().Queued == bound-1 })
+		eventually(t, "the cancelled ask leaves", func() bool { return chat.AdmissionStats(e.eng).Queued == bound-1 })
 		_, ch := askIn(as(alice))
 		queued = append(queued, ch)
-		eventually(t, "its place is taken", func() bool { return e.eng.AdmissionStats().Queued == bound })
+		eventually(t, "its place is taken", func() bool { return chat.AdmissionStats(e.eng).Queued == bound })
 
 		// The answers end; every queued ask then runs, never more than B at
 		// once.
@@ -178,7 +178,7 @@ func TestAdmissionBoundsRunningAnswers(t *testing.T) {
 		_, most, calls := cc.counts()
 		assert.Equal(t, bound, most, "answers streaming at once")
 		assert.Equal(t, 2*bound, calls)
-		eventually(t, "the gate empties", func() bool { return e.eng.AdmissionStats() == admission.Stats{} })
+		eventually(t, "the gate empties", func() bool { return chat.AdmissionStats(e.eng) == admission.Stats{} })
 		eventually(t, "the goroutines return to their baseline", func() bool { return runtime.NumGoroutine() <= baseline })
 	})
 }
@@ -190,7 +190,7 @@ func TestAdmissionGatesRetriesAndEdits(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)
 		done := e.ask(t, alice, conv.ID, "退款多久到账？")
-		eventually(t, "its slot is released", func() bool { return e.eng.AdmissionStats().Running == 0 })
+		eventually(t, "its slot is released", func() bool { return chat.AdmissionStats(e.eng).Running == 0 })
 
 		e.model.hold()
 		other := e.conversation(t, alice)
@@ -210,7 +210,7 @@ func TestAdmissionGatesRetriesAndEdits(t *testing.T) {
 
 		e.model.release()
 		e.wait(t, alice, held.Attempt.ID, 0)
-		eventually(t, "the slot is released", func() bool { return e.eng.AdmissionStats().Running == 0 })
+		eventually(t, "the slot is released", func() bool { return chat.AdmissionStats(e.eng).Running == 0 })
 		_, err = e.eng.Retry(as(alice), chat.RetryInput{AttemptID: done.attempt.ID, ClientRequestID: uuid.NewString()})
 		require.NoError(t, err, "the slot is free again")
 	}, func(c *chat.Config, _ *domain.TenantSettings) {

@@ -23,7 +23,3 @@ func (h *heldSlot) release() {
 	h.slot.Release()
 	h.slot = nil
 }
-
-// AdmissionStats returns how many answers this instance runs under its
-// admission bound and how many asks wait for one (both 0 without a bound).
-func (e *Engine) AdmissionStats() admission.Stats { return e.gate.Stats() }

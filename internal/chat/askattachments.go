@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"slices"
 
 	"github.com/google/uuid"
 
@@ -72,27 +71,6 @@ func checkAskAttachments(ctx context.Context, tx *ent.Tx, conv *ent.Conversation
 		}
 	}
 	return nil
-}
-
-// AttachmentsOf returns the attachments of ids the viewer in ctx may read
-// now (Ent privacy: the conversation's owner, an admin, an agent under a
-// grant; never a deleted conversation's), in the order of ids, with one
-// read; the others are left out. Without ids it reads nothing.
-func (e *Engine) AttachmentsOf(ctx context.Context, ids []uuid.UUID) ([]*ent.Attachment, error) {
-	out := []*ent.Attachment{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := e.client.Attachment.Query().Where(attachment.IDIn(ids...)).All(ctx)
-	if err != nil {
-		return nil, store.DomainError(err, "attachment")
-	}
-	for _, id := range ids {
-		if i := slices.IndexFunc(rows, func(a *ent.Attachment) bool { return a.ID == id }); i >= 0 {
-			out = append(out, rows[i])
-		}
-	}
-	return out, nil
 }
 
 // sameAttachmentSet reports whether stored (a question's attachment ids)

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/admission"
 	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/sourceauth"
 )
@@ -40,3 +41,7 @@ func SummarizeNow(ctx context.Context, e *Engine, id uuid.UUID) error {
 	}
 	return e.summarizer.Fold(ctx, id, st, summary.Model{Name: e.chatModel(st)})
 }
+
+// AdmissionStats returns how many answers e runs under its admission
+// bound and how many asks wait for one (both 0 without a bound).
+func AdmissionStats(e *Engine) admission.Stats { return e.gate.Stats() }

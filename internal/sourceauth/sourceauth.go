@@ -1,5 +1,6 @@
-// Package sourceauth re-authorises citation snapshots (sources) for the
-// reader in ctx, as a fresh query would (docs/ENGINE.md D13: sources are
+// Package sourceauth re-authorises citation snapshots (sources), and the
+// attachments a question names (AttachmentsOf), for the reader in ctx, as
+// a fresh query would (docs/ENGINE.md D13: sources are
 // re-checked on every use): the one place that decides which cited chunks
 // and attachments a reader may see now. The engine's streams, the
 // resolvers, export and forks call it; internal/authwatch's access stamps
