@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/llm"
 )
@@ -34,7 +35,7 @@ func (e *Engine) newSummarizer() *summary.Summarizer {
 func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
 	// A temporary chat gets neither (temporary.go): no stored summary, no
 	// model-made title; its prompt history is built as usual.
-	temporary := IsTemporary(j.conv)
+	temporary := authz.IsTemporary(j.conv)
 	summarize := !temporary && j.settings.StrategyFor(j.conv.HistoryStrategy).UsesSummary() && summary.Due(pending, j.settings)
 	title := !temporary && j.first && e.cfg.GenerateTitles
 	if !summarize && !title {

@@ -11,6 +11,8 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/convsearch"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -193,7 +195,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	}
 	e.obs.AskAccepted(false)
 	e.messageCreated(ctx, msg)
-	e.attemptChangedIn(ctx, att, IsTemporary(conv))
+	e.attemptChangedIn(ctx, att, authz.IsTemporary(conv))
 	// An ask that follows the current leaf moves it the way MESSAGE_CREATED
 	// tells; an edit or an ask on another branch switches branch.
 	if spot.edit != nil || (spot.parent != nil && !sameID(conv.CurrentLeafID, spot.parent)) {
@@ -208,7 +210,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 // admits work, and no other answer is running in it.
 func (e *Engine) authoriseAsk(ctx context.Context, conv *ent.Conversation, t askTarget) error {
 	_, span := e.startSpan(ctx, spanAuthorise, tracing.ConversationID.String(conv.ID.String()))
-	err := e.checkOpen(conv)
+	err := conversations.CheckOpen(conv, e.now())
 	if err == nil {
 		err = e.admit()
 	}
@@ -308,7 +310,7 @@ type treePlace struct {
 // Ent sends one statement per step.
 func (e *Engine) createAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, conv *ent.Conversation, place treePlace, spot askSpot, clientMessageID, question string, st, raw domain.TenantSettings, charge bool) (*ent.Message, *ent.Attempt, error) {
 	now := e.now()
-	expires := minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)
+	expires := conversations.SlidingExpiry(conv, st, now)
 	// The message's id is chosen here, so that the bump, which comes
 	// first, can make it the current leaf.
 	msgID := uuid.Must(uuid.NewV7())

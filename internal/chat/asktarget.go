@@ -99,7 +99,7 @@ func (e *Engine) loadAskTarget(ctx context.Context, q *ent.ConversationClient, i
 	if err != nil {
 		return t, store.DomainError(err, "conversation")
 	}
-	if len(convs) != 1 || e.gone(convs[0]) {
+	if len(convs) != 1 || authz.GoneAt(convs[0], e.now()) {
 		return t, domain.NotFound("conversation")
 	}
 	t.conv = convs[0]

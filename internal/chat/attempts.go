@@ -9,31 +9,13 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
-
-// loadOwnAttempt returns an attempt in a conversation the viewer owns (and
-// that is not deleted), with the conversation. It reads only the viewer's
-// own rows, so an admin acting on someone else's attempt reads nothing of
-// it: the answer is NOT_FOUND, exactly as for an unknown id.
-func (e *Engine) loadOwnAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, *ent.Conversation, error) {
-	v, err := viewer.Require(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	att, err := e.client.Attempt.Query().Where(attempt.ID(id), attempt.OwnerID(v.UserID)).Only(ctx)
-	if err != nil {
-		return nil, nil, store.DomainError(err, "attempt")
-	}
-	conv, err := e.loadOwnConversation(ctx, att.ConversationID)
-	if err != nil {
-		return nil, nil, domain.NotFound("attempt")
-	}
-	return att, conv, nil
-}
 
 // Retry starts a new attempt at the same user message, at any depth of the
 // conversation's tree: its answer will be a sibling of the earlier answers
@@ -55,7 +37,7 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, conv, err := e.loadOwnAttempt(ctx, attemptID)
+	old, conv, err := conversations.LoadOwnAttempt(ctx, e.client, attemptID, e.now())
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +48,7 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 		return nil, domain.Errorf(domain.CodeConversationBusy, "the attempt is still being generated").
 			With("attemptId", old.ID.String())
 	}
-	if err := e.checkOpen(conv); err != nil {
+	if err := conversations.CheckOpen(conv, e.now()); err != nil {
 		return nil, err
 	}
 	if err := e.admit(); err != nil {
@@ -133,7 +115,7 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 		return nil, store.DomainError(err, "attempt")
 	}
 	e.obs.AskAccepted(true)
-	e.attemptChangedIn(ctx, att, IsTemporary(conv))
+	e.attemptChangedIn(ctx, att, authz.IsTemporary(conv))
 	e.branchSelected(ctx, conv, msg.ID)
 	e.start(runContext(ctx), conv, msg, att, st, held.take())
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
@@ -198,7 +180,7 @@ func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Co
 	if _, err := tx.Conversation.UpdateOneID(conv.ID).
 		Where(conversation.StatusEQ(conversation.StatusACTIVE)).AddVersion(1).
 		SetCurrentLeafID(msg.ID).
-		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), conv.AbsoluteExpiresAt)).
+		SetExpiresAt(conversations.SlidingExpiry(conv, st, now)).
 		Save(ctx); err != nil {
 		return nil, rollback(tx, err)
 	}
@@ -221,7 +203,7 @@ func (e *Engine) createRetry(ctx context.Context, v *viewer.Viewer, conv *ent.Co
 // checkpoint. An attempt whose run is gone is marked directly. Cancelling
 // a finished attempt changes nothing and returns it.
 func (e *Engine) Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error) {
-	att, _, err := e.loadOwnAttempt(ctx, attemptID)
+	att, _, err := conversations.LoadOwnAttempt(ctx, e.client, attemptID, e.now())
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/chat/history"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/store"
@@ -59,7 +60,7 @@ func (e *Engine) PreviewContext(ctx context.Context, conversationID uuid.UUID, q
 	if err != nil {
 		return nil, err
 	}
-	conv, err := e.loadOwnConversation(ctx, conversationID)
+	conv, err := conversations.LoadOwn(ctx, e.client, conversationID, e.now())
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
-	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat/history"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
@@ -38,7 +38,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	if err != nil {
 		return nil, err
 	}
-	kbID, err := e.knowledgeBaseFor(ctx, in.KnowledgeBaseID)
+	kbID, err := conversations.KnowledgeBase(ctx, e.client, in.KnowledgeBaseID)
 	if err != nil {
 		return nil, err
 	}
@@ -50,18 +50,14 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 		return nil, err
 	}
 	now := e.now()
-	temporary, err := temporaryExpiry(st, in.Temporary, now)
+	temporary, err := conversations.TemporaryExpiry(st, in.Temporary, now)
 	if err != nil {
 		return nil, err
 	}
-	abs := now.Add(st.ConversationMaxAge.Duration)
-	create := e.client.Conversation.Create().
-		SetUserID(v.UserID).
+	create := conversations.Create(e.client.Conversation, v, st, now).
 		SetKnowledgeBaseID(kbID).
 		SetTitle(title).
 		SetTitleSource(source).
-		SetExpiresAt(minTime(now.Add(st.ConversationIdleTTL.Duration), abs)).
-		SetAbsoluteExpiresAt(abs).
 		SetNillableHistoryStrategy(strategy).
 		SetNillableFolderID(in.FolderID).
 		SetNillableTemporaryExpiresAt(temporary)
@@ -80,20 +76,6 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	return conv, nil
 }
 
-// knowledgeBaseFor resolves the knowledge base a new conversation searches:
-// the requested one if the viewer can see it, else the tenant's oldest.
-func (e *Engine) knowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID, error) {
-	q := e.client.KnowledgeBase.Query()
-	if id != nil {
-		q = q.Where(knowledgebase.ID(*id))
-	}
-	kb, err := q.Order(ent.Asc(knowledgebase.FieldCreatedAt)).First(ctx)
-	if err != nil {
-		return uuid.Nil, store.DomainError(err, "knowledge base")
-	}
-	return kb.ID, nil
-}
-
 // Conversation loads a conversation the viewer may see. DELETED ones are
 // NOT_FOUND. An admin reading another user's conversation is audited
 // (internal/readaudit).
@@ -101,56 +83,7 @@ func (e *Engine) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversat
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	return e.loadConversation(ctx, id)
-}
-
-// loadConversation returns a visible conversation that is not gone
-// (DELETED, or a temporary chat past its expiry). The privacy rules
-// already hide those (internal/authz); the check keeps that true where a
-// context includes them.
-func (e *Engine) loadConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	conv, err := e.client.Conversation.Get(ctx, id)
-	if err != nil {
-		return nil, store.DomainError(err, "conversation")
-	}
-	if e.gone(conv) {
-		return nil, domain.NotFound("conversation")
-	}
-	return conv, nil
-}
-
-// loadOwnConversation returns a conversation the viewer owns: even a tenant
-// admin cannot ask, retry, cancel or rate in someone else's conversation.
-// It reads only the viewer's own rows, so such an attempt reads nothing
-// and is NOT_FOUND like an unknown id.
-func (e *Engine) loadOwnConversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	v, err := viewer.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	conv, err := e.client.Conversation.Query().
-		Where(conversation.ID(id), conversation.UserID(v.UserID)).Only(ctx)
-	if err != nil {
-		return nil, store.DomainError(err, "conversation")
-	}
-	if e.gone(conv) {
-		return nil, domain.NotFound("conversation")
-	}
-	return conv, nil
-}
-
-// checkOpen refuses a conversation that has expired or is archived. An
-// expired conversation is never revived: the client starts a new one.
-func (e *Engine) checkOpen(conv *ent.Conversation) error {
-	now := e.now()
-	if !now.Before(conv.ExpiresAt) || !now.Before(conv.AbsoluteExpiresAt) {
-		return domain.Errorf(domain.CodeConversationExpired, "the conversation has expired; start a new one").
-			With("expiredAt", minTime(conv.ExpiresAt, conv.AbsoluteExpiresAt).UTC().Format(time.RFC3339))
-	}
-	if conv.Status == conversation.StatusARCHIVED {
-		return domain.Errorf(domain.CodeConversationClosed, "the conversation is archived and accepts no new questions")
-	}
-	return nil
+	return conversations.Load(ctx, e.client, id, e.now())
 }
 
 // RenameConversation sets a user-chosen title. With ExpectVersion, a
@@ -198,7 +131,7 @@ func (e *Engine) UnarchiveConversation(ctx context.Context, id uuid.UUID, opts .
 	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
 			if authz.ExpiredAt(c, e.now()) {
-				return false, e.checkOpen(c)
+				return false, conversations.CheckOpen(c, e.now())
 			}
 			if c.Status != conversation.StatusARCHIVED {
 				return false, nil
@@ -257,7 +190,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 	// The deletion writes its own audit event; its read is not a view.
 	ctx = readaudit.Exempt(ctx)
 	load := func(ctx context.Context) (*ent.Conversation, error) {
-		conv, err := e.loadConversation(ctx, id)
+		conv, err := conversations.Load(ctx, e.client, id, e.now())
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +215,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 		return nil, err
 	}
 	e.cancelConversationAttempts(authz.IncludeDeleted(ctx), conv.ID, pending)
-	e.audit(ctx, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
+	conversations.Audit(ctx, e.client, e.log, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
 	e.conversationChanged(ctx, conv, ConversationDeleted, ViewerConversationDeleted)
 	return conv, nil
 }
@@ -327,7 +260,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...
 	if err != nil || !changed {
 		return conv, err
 	}
-	e.audit(ctx, "conversation.restored", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
+	conversations.Audit(ctx, e.client, e.log, "conversation.restored", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
 	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationRestored)
 	return conv, nil
 }
@@ -335,28 +268,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...
 // ownConversationLoader returns a loader of a conversation the viewer owns
 // (loadOwnConversation), for updateConversation.
 func (e *Engine) ownConversationLoader(id uuid.UUID) func(context.Context) (*ent.Conversation, error) {
-	return func(ctx context.Context) (*ent.Conversation, error) { return e.loadOwnConversation(ctx, id) }
-}
-
-// audit appends an audit event as the viewer. Failing to audit is logged,
-// never hidden; the action it describes has already happened.
-func (e *Engine) audit(ctx context.Context, action, targetType, targetID, reason string, meta map[string]string) {
-	v := viewer.FromContext(ctx)
-	actor := "system"
-	if v != nil {
-		actor = v.UserID
+	return func(ctx context.Context) (*ent.Conversation, error) {
+		return conversations.LoadOwn(ctx, e.client, id, e.now())
 	}
-	err := e.client.AuditEvent.Create().SetActor(actor).SetAction(action).
-		SetTargetType(targetType).SetTargetID(targetID).SetReason(reason).SetMetadata(meta).
-		Exec(ctx)
-	if err != nil {
-		e.log.ErrorContext(ctx, "audit event not written", "action", action, "target", targetID, "err", err)
-	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

@@ -40,7 +40,11 @@ func (e *Engine) saveDurably(ctx context.Context, j job, c completion, first tim
 	stopped := ctx.Done()
 	delay := saveFirstDelay
 	for try := 1; ; try++ {
-		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), minTime(time.Now().Add(saveWriteTimeout), deadline))
+		wdl := time.Now().Add(saveWriteTimeout)
+		if deadline.Before(wdl) {
+			wdl = deadline
+		}
+		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), wdl)
 		att, pending, err := e.saveCompletion(wctx, j, c, first)
 		cancel()
 		if err == nil || errors.Is(err, errLeaseLost) || !store.IsTransient(err) {

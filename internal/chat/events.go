@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/source"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/broker"
 )
 
@@ -145,7 +146,7 @@ type ownerFeed struct {
 
 // feedOf is the owner feed of conv.
 func feedOf(conv *ent.Conversation) ownerFeed {
-	return ownerFeed{tenantID: conv.TenantID, userID: conv.UserID, temporary: IsTemporary(conv)}
+	return ownerFeed{tenantID: conv.TenantID, userID: conv.UserID, temporary: authz.IsTemporary(conv)}
 }
 
 // conversationFeed is the owner feed (tenantID, userID) of conversation

@@ -6,13 +6,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/internal/chat/history"
+	"github.com/ragchat/ragchat/internal/conversations"
 )
 
 // PreviewBuilt is PreviewContext returning the whole context it built,
 // the prompt's texts included, for tests that check what of a
 // conversation's tree reaches the model.
 func PreviewBuilt(ctx context.Context, e *Engine, conversationID uuid.UUID, question string) (history.BuiltContext, error) {
-	conv, err := e.loadOwnConversation(ctx, conversationID)
+	conv, err := conversations.LoadOwn(ctx, e.client, conversationID, e.now())
 	if err != nil {
 		return history.BuiltContext{}, err
 	}

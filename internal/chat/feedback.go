@@ -6,6 +6,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/feedback"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -39,7 +40,7 @@ func (e *Engine) SubmitFeedback(ctx context.Context, in FeedbackInput) (*ent.Fee
 			comment = &c
 		}
 	}
-	att, _, err := e.loadOwnAttempt(ctx, in.AttemptID)
+	att, _, err := conversations.LoadOwnAttempt(ctx, e.client, in.AttemptID, e.now())
 	if err != nil {
 		return nil, err
 	}

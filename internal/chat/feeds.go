@@ -10,6 +10,7 @@ import (
 
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -28,7 +29,7 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 	if err != nil {
 		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
 	}
-	conv, err := e.loadConversation(ctx, conversationID)
+	conv, err := conversations.Load(ctx, e.client, conversationID, e.now())
 	if err != nil {
 		sub.Close()
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/chat/tree"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
@@ -195,7 +196,7 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 	if err != nil {
 		return nil, err
 	}
-	fork, err := e.newConversation(tx, v, st).
+	fork, err := conversations.Create(tx.Conversation, v, st, e.now()).
 		SetKnowledgeBaseID(src.conv.KnowledgeBaseID).
 		SetTitle(src.conv.Title).
 		SetTitleSource(src.conv.TitleSource).
@@ -208,7 +209,7 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 	if err != nil {
 		return nil, rollback(tx, err)
 	}
-	var rows treeRows
+	var rows conversations.TreeRows
 	for i, m := range src.path {
 		c := tx.Message.Create().
 			SetID(copies[m.ID]).
@@ -233,12 +234,12 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 			a = src.attempts[*m.AttemptID]
 		}
 		if m.Role != message.RoleASSISTANT || a == nil || m.ParentID == nil {
-			rows.add(c, nil)
+			rows.Add(c, nil)
 			continue
 		}
 		attID := uuid.New()
 		c.SetAttemptID(attID)
-		rows.add(c, tx.Attempt.Create().
+		rows.Add(c, tx.Attempt.Create().
 			SetID(attID).
 			SetConversationID(fork.ID).SetOwnerID(v.UserID).
 			SetUserMessageID(copies[*m.ParentID]).
@@ -272,10 +273,10 @@ func (e *Engine) writeFork(ctx context.Context, v *viewer.Viewer, src *forkSourc
 				// Unreadable now: the copy keeps its place, not its text.
 				sc.SetSnippet("").SetDocumentTitle("")
 			}
-			rows.sources = append(rows.sources, sc)
+			rows.Sources = append(rows.Sources, sc)
 		}
 	}
-	if err := rows.write(ctx, tx); err != nil {
+	if err := rows.Write(ctx, tx); err != nil {
 		return nil, rollback(tx, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -58,7 +59,7 @@ func (e *Engine) KnowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID
 	if _, err := viewer.Require(ctx); err != nil {
 		return uuid.Nil, err
 	}
-	return e.knowledgeBaseFor(ctx, id)
+	return conversations.KnowledgeBase(ctx, e.client, id)
 }
 
 // ImportConversations writes convs as new conversations of the viewer in
@@ -74,7 +75,7 @@ func (e *Engine) ImportConversations(ctx context.Context, kbID *uuid.UUID, convs
 	if err != nil {
 		return nil, err
 	}
-	kb, err := e.knowledgeBaseFor(ctx, kbID)
+	kb, err := conversations.KnowledgeBase(ctx, e.client, kbID)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 		at    time.Time
 	}
 	seen := make(map[uuid.UUID]placed, len(in.Messages))
-	var rows treeRows
+	var rows conversations.TreeRows
 	for i, m := range in.Messages {
 		depth := 0
 		var parent placed
@@ -152,7 +153,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 			SetNillableModel(m.Model).
 			SetCreatedAt(at)
 		if m.Role == message.RoleUSER {
-			rows.add(c, nil)
+			rows.Add(c, nil)
 			continue
 		}
 		attID := uuid.New()
@@ -161,7 +162,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 		if m.CompletedAt != nil {
 			done = *m.CompletedAt
 		}
-		rows.add(c, tx.Attempt.Create().
+		rows.Add(c, tx.Attempt.Create().
 			SetID(attID).
 			SetConversationID(in.ID).SetOwnerID(v.UserID).
 			SetUserMessageID(*m.ParentID).
@@ -177,7 +178,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 			SetCompletedAt(done).
 			SetCreatedAt(at))
 	}
-	cc := e.newConversation(tx, v, st).
+	cc := conversations.Create(tx.Conversation, v, st, e.now()).
 		SetID(in.ID).
 		SetKnowledgeBaseID(kb).
 		SetNillableHistoryStrategy(in.HistoryStrategy).
@@ -201,7 +202,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 	if err != nil {
 		return nil, err
 	}
-	if err := rows.write(ctx, tx); err != nil {
+	if err := rows.Write(ctx, tx); err != nil {
 		return nil, err
 	}
 	return conv, nil

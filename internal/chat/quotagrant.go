@@ -9,6 +9,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/readaudit"
@@ -67,7 +68,7 @@ func (e *Engine) GrantUsage(ctx context.Context, in GrantInput) (*Grant, error) 
 	if err != nil {
 		return nil, store.DomainError(err, "usage grant")
 	}
-	e.audit(ctx, "quota.grant", "user", in.UserID, in.Note, map[string]string{
+	conversations.Audit(ctx, e.client, e.log, "quota.grant", "user", in.UserID, in.Note, map[string]string{
 		"tokens": strconv.FormatInt(in.Tokens, 10), "period": q.Period, "periodStart": entry.PeriodStart.UTC().Format(time.RFC3339),
 	})
 	return &Grant{Entry: entry, Note: in.Note, ResetsAt: quota.PeriodEnd(q.Period, *entry.PeriodStart)}, nil
@@ -95,10 +96,10 @@ func (e *Engine) SetUserQuota(ctx context.Context, userID string, tokens *int64)
 		return nil, store.DomainError(err, "user quota")
 	}
 	if tokens == nil {
-		e.audit(ctx, "quota.user.cleared", "user", userID, "", nil)
+		conversations.Audit(ctx, e.client, e.log, "quota.user.cleared", "user", userID, "", nil)
 		return nil, nil
 	}
-	e.audit(ctx, "quota.user.set", "user", userID, "", map[string]string{"tokens": strconv.FormatInt(*tokens, 10)})
+	conversations.Audit(ctx, e.client, e.log, "quota.user.set", "user", userID, "", map[string]string{"tokens": strconv.FormatInt(*tokens, 10)})
 	return tokens, nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -28,7 +29,7 @@ func (e *Engine) Reask(ctx context.Context, in RetryInput) (*AskResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, conv, err := e.loadOwnAttempt(ctx, attemptID)
+	old, conv, err := conversations.LoadOwnAttempt(ctx, e.client, attemptID, e.now())
 	if err != nil {
 		return nil, err
 	}

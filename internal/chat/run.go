@@ -59,7 +59,7 @@ type job struct {
 func (e *Engine) start(ctx context.Context, conv *ent.Conversation, msg *ent.Message, att *ent.Attempt, st domain.TenantSettings, slot *admission.Slot) {
 	base := context.WithoutCancel(ctx)
 	rctx, cancel := context.WithCancelCause(base)
-	r := &run{attemptID: att.ID, conversationID: conv.ID, temporary: IsTemporary(conv), cancel: cancel, done: make(chan struct{})}
+	r := &run{attemptID: att.ID, conversationID: conv.ID, temporary: authz.IsTemporary(conv), cancel: cancel, done: make(chan struct{})}
 	e.mu.Lock()
 	if e.closing {
 		// Shutdown began after the ask was admitted: do not start new work

@@ -14,8 +14,8 @@ import (
 )
 
 // Temporary chats (docs/ENGINE.md, "Temporary chats"). A conversation is
-// temporary while conversations.temporary_expires_at is set: it was made
-// with CreateConversationInput.Temporary (or under the tenant's ENFORCED
+// temporary while conversations.temporary_expires_at is set
+// (authz.IsTemporary): it was made with CreateConversationInput.Temporary (or under the tenant's ENFORCED
 // policy) and lasts TenantSettings.TemporaryChatRetention from its
 // creation. From that instant it is gone: internal/authz leaves it and
 // every row beneath it out of every read and write, exactly like an
@@ -24,37 +24,6 @@ import (
 // reaches viewerEvents (another device must not learn of it), and never
 // gets an LLM summary or an LLM title (the model sees nothing beyond the
 // answers it gives). KeepConversation turns it into a normal one.
-
-// temporaryExpiry returns when a new conversation asked for with
-// temporary is gone under the tenant's settings st at now (nil: a normal
-// conversation). Asking for a temporary chat where the tenant forbids
-// them is FORBIDDEN; under ENFORCED every conversation is temporary.
-func temporaryExpiry(st domain.TenantSettings, temporary bool, now time.Time) (*time.Time, error) {
-	switch st.TemporaryChats {
-	case domain.TemporaryChatsEnforced:
-		temporary = true
-	case domain.TemporaryChatsForbidden:
-		if temporary {
-			return nil, domain.Errorf(domain.CodeForbidden, "temporary chats are turned off for this tenant").
-				With("field", "temporary")
-		}
-	}
-	if !temporary {
-		return nil, nil
-	}
-	// Microseconds, as both databases store it, so the created
-	// conversation shows the expiry every later read shows.
-	at := now.Add(st.TemporaryChatRetention.Duration).UTC().Truncate(time.Microsecond)
-	return &at, nil
-}
-
-// IsTemporary reports whether conv is a temporary chat (authz.IsTemporary,
-// the rule's one home).
-func IsTemporary(conv *ent.Conversation) bool { return authz.IsTemporary(conv) }
-
-// gone reports whether conv is DELETED or an expired temporary chat by the
-// engine's clock (authz.GoneAt).
-func (e *Engine) gone(conv *ent.Conversation) bool { return authz.GoneAt(conv, e.now()) }
 
 // KeepConversation turns one of the viewer's own temporary chats into a
 // normal conversation: its temporary expiry is cleared, its version
@@ -70,7 +39,7 @@ func (e *Engine) KeepConversation(ctx context.Context, id uuid.UUID, opts ...Upd
 	}
 	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
-			if !IsTemporary(c) {
+			if !authz.IsTemporary(c) {
 				return false, nil
 			}
 			if st.TemporaryChats == domain.TemporaryChatsEnforced {
@@ -113,7 +82,7 @@ func (e *Engine) temporaryConversation(ctx context.Context, id uuid.UUID) bool {
 		}
 		return true
 	}
-	return IsTemporary(conv)
+	return authz.IsTemporary(conv)
 }
 
 // purgeBatch bounds the temporary chats one purge pass deletes per tenant.

@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/internal/adminreport"
+	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/support"
@@ -35,7 +36,7 @@ func (e *env) temporary(t *testing.T, v *viewer.Viewer) *ent.Conversation {
 	t.Helper()
 	c, err := e.eng.CreateConversation(as(v), chat.CreateConversationInput{Temporary: true})
 	require.NoError(t, err)
-	require.True(t, chat.IsTemporary(c))
+	require.True(t, authz.IsTemporary(c))
 	return c
 }
 
@@ -86,7 +87,7 @@ func TestCreateTemporaryChatUnderEachPolicy(t *testing.T) {
 					return
 				}
 				require.NoError(t, err)
-				assert.Equal(t, c.want, chat.IsTemporary(conv))
+				assert.Equal(t, c.want, authz.IsTemporary(conv))
 				if c.want {
 					require.NotNil(t, conv.TemporaryExpiresAt)
 					assert.False(t, conv.TemporaryExpiresAt.Before(before.Add(retention).Truncate(time.Microsecond)))
@@ -118,7 +119,7 @@ func TestKeepConversation(t *testing.T) {
 
 		kept, err := e.eng.KeepConversation(as(alice), conv.ID, chat.ExpectVersion(conv.Version))
 		require.NoError(t, err)
-		assert.False(t, chat.IsTemporary(kept))
+		assert.False(t, authz.IsTemporary(kept))
 		assert.Equal(t, conv.Version+1, kept.Version)
 		again, err := e.eng.KeepConversation(as(alice), conv.ID)
 		require.NoError(t, err)
@@ -135,7 +136,7 @@ func TestKeepConversation(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv, err := e.eng.CreateConversation(as(alice), chat.CreateConversationInput{})
 		require.NoError(t, err)
-		require.True(t, chat.IsTemporary(conv), "ENFORCED")
+		require.True(t, authz.IsTemporary(conv), "ENFORCED")
 		_, err = e.eng.KeepConversation(as(alice), conv.ID)
 		assert.Equal(t, domain.CodeForbidden, code(err))
 	}, temporaryChats(domain.TemporaryChatsEnforced))
