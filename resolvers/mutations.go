@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -155,7 +156,10 @@ func (r *Resolver) submitFeedback(ctx context.Context, in model.SubmitFeedbackIn
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	f, err := r.engine.SubmitFeedback(ctx, chat.FeedbackInput{
+	if r.feedback == nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "feedback is not available")
+	}
+	f, err := r.feedback.Submit(ctx, feedback.Input{
 		AttemptID: in.AttemptID,
 		Rating:    in.Rating.String(),
 		Reasons:   in.Reasons,

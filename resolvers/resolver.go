@@ -25,6 +25,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
@@ -48,7 +49,6 @@ type Engine interface {
 	Retry(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Reask(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
-	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
 	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
@@ -61,6 +61,11 @@ type Engine interface {
 }
 
 var _ Engine = (*chat.Engine)(nil)
+
+// Feedback records a user's rating of one exact answer (*feedback.Service).
+type Feedback interface {
+	Submit(ctx context.Context, in feedback.Input) (*ent.Feedback, error)
+}
 
 // SubscriptionGate admits a new subscription. It returns the context the
 // subscription must run under (cancelled on server shutdown) and a release
@@ -118,6 +123,9 @@ type Deps struct {
 	// Attachments runs conversation attachments (internal/attachment);
 	// nil makes uploads UNAVAILABLE and lists empty.
 	Attachments Attachments
+	// Feedback records ratings of answers (internal/feedback); nil makes
+	// submitFeedback UNAVAILABLE.
+	Feedback Feedback
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -150,6 +158,8 @@ type Resolver struct {
 	models Models
 	// attachments runs attachments (nil: UNAVAILABLE).
 	attachments Attachments
+	// feedback records ratings (nil: UNAVAILABLE).
+	feedback Feedback
 	// reauthorise re-authorises source rows for the viewer in ctx:
 	// sourceauth.Of on client (tests count its calls).
 	reauthorise func(context.Context, []*ent.Source) ([]sourceauth.View, error)
@@ -205,6 +215,7 @@ func New(d Deps) *Resolver {
 		portability: d.Portability,
 		models:      d.Models,
 		attachments: d.Attachments,
+		feedback:    d.Feedback,
 		reauthorise: func(ctx context.Context, rows []*ent.Source) ([]sourceauth.View, error) {
 			return sourceauth.Of(ctx, d.Client, rows)
 		},

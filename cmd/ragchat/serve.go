@@ -115,6 +115,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		TracerProvider: tp,
 		Models:         c.models,
 		Sharing:        c.sharing,
+		Feedback:       c.feedback,
 	})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/docwatch"
+	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
@@ -83,6 +84,8 @@ type core struct {
 	// sharing runs share links, its reads metered by the database limiter
 	// every replica shares.
 	sharing *sharing.Service
+	// feedback records ratings of answers.
+	feedback *feedback.Service
 }
 
 // newCore wires the engine, delegated support access, the tenant settings
@@ -140,6 +143,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		organise:  organise.New(db.Client, engine, organise.Options{Now: time.Now}),
 		models:    models,
 		sharing:   sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
+		feedback:  feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes, Now: time.Now}),
 	}, nil
 }
 

@@ -30,11 +30,15 @@
 //     with resume and live re-authorised sources (subscribeattempt.go,
 //     sources.go, outcomes.go), the conversation and viewer feeds
 //     (feeds.go);
-//   - feedback on an exact attempt (feedback.go), the admins' usage report
-//     (admin.go), and the reaper and purge (background.go); cachesize.go
-//     reports the engine's caches. The admins' listing of conversations
-//     and feedback summary are internal/adminreport's, an attempt's
-//     staleness internal/staleness's.
+//   - the admins' usage report (admin.go), and the reaper and purge
+//     (background.go); cachesize.go reports the engine's caches.
+//
+// Beside the engine, not in it: feedback on an exact attempt
+// (internal/feedback), the admins' listing of conversations and feedback
+// summary (internal/adminreport), an attempt's staleness
+// (internal/staleness), the re-authorisation of sources
+// (internal/sourceauth) and the rules of conversation rows that several
+// of these share (internal/conversations).
 //
 // What history reaches a prompt and how the prompt context is assembled
 // are internal/chat/history's; how summaries are folded is
@@ -83,14 +87,6 @@ type CreateConversationInput struct {
 	// choice (modelchoice.go), checked like an ask's.
 	ModelProfileID  *uuid.UUID
 	ModelParameters domain.ModelParameters
-}
-
-// FeedbackInput rates one COMPLETED attempt.
-type FeedbackInput struct {
-	AttemptID uuid.UUID
-	Rating    string // "UP" or "DOWN"
-	Reasons   []domain.FeedbackReason
-	Comment   *string
 }
 
 // AttemptEventKind is the type of an attempt stream event.

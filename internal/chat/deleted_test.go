@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -54,7 +55,7 @@ func TestDeletingEndsTheRunningAnswer(t *testing.T) {
 		assert.Equal(t, domain.CodeNotFound, code(err), "retry")
 		_, err = e.eng.Cancel(as(alice), res.Attempt.ID)
 		assert.Equal(t, domain.CodeNotFound, code(err), "cancel")
-		_, err = e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: res.Attempt.ID, Rating: "UP"})
+		_, err = e.feedback.Submit(as(alice), feedback.Input{AttemptID: res.Attempt.ID, Rating: "UP"})
 		assert.Equal(t, domain.CodeNotFound, code(err), "feedback")
 
 		e.model.release()

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -114,6 +115,7 @@ type env struct {
 	// the server wires them.
 	settings *tenantsettings.Service
 	support  *support.Service
+	feedback *feedback.Service
 }
 
 type envOption func(*chat.Config, *domain.TenantSettings)
@@ -179,6 +181,7 @@ func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.De
 	e.eng = chat.New(cfg, d)
 	e.settings = tenantsettings.New(db.Client, e.eng.ServerChatModel())
 	e.support = support.New(db.Client, support.Options{Now: e.clock.now, Logger: d.Logger, ReasonChars: cfg.WithDefaults().Limits.CommentChars})
+	e.feedback = feedback.New(db.Client, feedback.Options{CommentChars: cfg.WithDefaults().Limits.CommentChars, Now: e.clock.now})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/internal/adminreport"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -101,7 +102,7 @@ func TestConversationAccess(t *testing.T) {
 			assert.Equal(t, domain.CodeNotFound, code(err))
 			_, err = e.eng.Ask(as(alice), chat.AskInput{ConversationID: c.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 			assert.Equal(t, domain.CodeNotFound, code(err))
-			_, err = e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: o.attempt.ID, Rating: "UP"})
+			_, err = e.feedback.Submit(as(alice), feedback.Input{AttemptID: o.attempt.ID, Rating: "UP"})
 			assert.Equal(t, domain.CodeNotFound, code(err), "rows beneath a deleted conversation are gone too")
 			_, err = e.eng.RestoreConversation(as(bob), c.ID)
 			assert.Equal(t, domain.CodeNotFound, code(err))
@@ -126,23 +127,23 @@ func TestFeedbackRules(t *testing.T) {
 		pending, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "退款多久到账？"})
 		require.NoError(t, err)
 
-		_, err = e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: pending.Attempt.ID, Rating: "UP"})
+		_, err = e.feedback.Submit(as(alice), feedback.Input{AttemptID: pending.Attempt.ID, Rating: "UP"})
 		assert.Equal(t, domain.CodeBadUserInput, code(err), "no feedback on a pending answer")
-		_, err = e.eng.SubmitFeedback(as(bob), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "UP"})
+		_, err = e.feedback.Submit(as(bob), feedback.Input{AttemptID: done.attempt.ID, Rating: "UP"})
 		assert.Equal(t, domain.CodeNotFound, code(err))
-		_, err = e.eng.SubmitFeedback(as(admin), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "UP"})
+		_, err = e.feedback.Submit(as(admin), feedback.Input{AttemptID: done.attempt.ID, Rating: "UP"})
 		assert.Equal(t, domain.CodeNotFound, code(err), "admins read but do not rate others' answers")
-		_, err = e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "MEH"})
+		_, err = e.feedback.Submit(as(alice), feedback.Input{AttemptID: done.attempt.ID, Rating: "MEH"})
 		assert.Equal(t, domain.CodeBadUserInput, code(err))
-		_, err = e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "DOWN", Reasons: []domain.FeedbackReason{"BOGUS"}})
+		_, err = e.feedback.Submit(as(alice), feedback.Input{AttemptID: done.attempt.ID, Rating: "DOWN", Reasons: []domain.FeedbackReason{"BOGUS"}})
 		assert.Equal(t, domain.CodeBadUserInput, code(err))
 
 		c := "too vague"
-		fb, err := e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "DOWN",
+		fb, err := e.feedback.Submit(as(alice), feedback.Input{AttemptID: done.attempt.ID, Rating: "DOWN",
 			Reasons: []domain.FeedbackReason{domain.ReasonIncomplete, domain.ReasonIncomplete}, Comment: &c})
 		require.NoError(t, err)
 		assert.Equal(t, []domain.FeedbackReason{domain.ReasonIncomplete}, fb.ReasonCodes)
-		fb2, err := e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: done.attempt.ID, Rating: "UP"})
+		fb2, err := e.feedback.Submit(as(alice), feedback.Input{AttemptID: done.attempt.ID, Rating: "UP"})
 		require.NoError(t, err)
 		assert.Equal(t, fb.ID, fb2.ID, "one feedback per user and attempt")
 		assert.Nil(t, fb2.Comment)

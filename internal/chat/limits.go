@@ -13,12 +13,10 @@ type Limits struct {
 	// QuestionChars bounds a question, in characters (Unicode code points)
 	// after surrounding white space is trimmed (RAGCHAT_MAX_QUESTION_CHARS).
 	QuestionChars int
-	// CommentChars bounds a feedback comment and the reason given for
-	// deleting a conversation, counted like a question
-	// (RAGCHAT_MAX_COMMENT_CHARS).
+	// CommentChars bounds the reason given for deleting a conversation,
+	// counted like a question (RAGCHAT_MAX_COMMENT_CHARS; a feedback
+	// comment has the same bound, internal/feedback's Options).
 	CommentChars int
-	// ReasonCodes bounds the reason codes of one feedback.
-	ReasonCodes int
 	// AskRatePerMinute and AskBurst are the per-user rate of asks and
 	// retries for tenants whose settings name none (RAGCHAT_ASK_RATE_PER_MINUTE,
 	// RAGCHAT_ASK_BURST).
@@ -41,7 +39,6 @@ func DefaultLimits() Limits {
 	return Limits{
 		QuestionChars:    4000,
 		CommentChars:     domain.DefaultCommentChars,
-		ReasonCodes:      8,
 		AskRatePerMinute: 30,
 		AskBurst:         10,
 	}
@@ -55,9 +52,6 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.CommentChars <= 0 {
 		l.CommentChars = d.CommentChars
-	}
-	if l.ReasonCodes <= 0 {
-		l.ReasonCodes = d.ReasonCodes
 	}
 	if l.AskRatePerMinute <= 0 {
 		l.AskRatePerMinute = d.AskRatePerMinute
@@ -95,26 +89,6 @@ func (e *Engine) checkComment(field, c string) (string, error) {
 // client (field names it).
 func checkClientID(field, key string) (string, error) {
 	return domain.TextRule{Field: field, Limit: domain.LimitClientIDLength, Max: MaxClientIDBytes, Bytes: true, Required: true}.Check(key)
-}
-
-// checkReasons validates feedback reason codes and returns them without
-// duplicates, in the order given.
-func (e *Engine) checkReasons(in []domain.FeedbackReason) ([]domain.FeedbackReason, error) {
-	if n := e.cfg.Limits.ReasonCodes; len(in) > n {
-		return nil, overLimit("reasons", domain.LimitReasonCodes, n, "at most %d reason codes", n)
-	}
-	out := make([]domain.FeedbackReason, 0, len(in))
-	seen := make(map[domain.FeedbackReason]bool, len(in))
-	for _, r := range in {
-		if !r.Valid() {
-			return nil, badInput("reasons", "unknown reason code %q", r)
-		}
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	return out, nil
 }
 
 // capBytes cuts s to at most n bytes, at a character boundary.

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	feedbacksvc "github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -38,7 +39,7 @@ func grantedWorld(t *testing.T, e *env, pending bool) supportWorld {
 	t.Helper()
 	conv := e.conversation(t, alice)
 	o := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
-	_, err := e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: o.attempt.ID, Rating: "DOWN", Reasons: []domain.FeedbackReason{domain.ReasonOther}})
+	_, err := e.feedback.Submit(as(alice), feedbacksvc.Input{AttemptID: o.attempt.ID, Rating: "DOWN", Reasons: []domain.FeedbackReason{domain.ReasonOther}})
 	require.NoError(t, err)
 	g, err := e.support.Request(as(sam), support.RequestInput{ConversationID: conv.ID, Reason: "ticket 7"})
 	require.NoError(t, err)
@@ -142,7 +143,7 @@ func TestSupportGrantPrivacyRules(t *testing.T) {
 				assert.Equal(t, domain.CodeNotFound, code(err))
 				_, err = e.eng.DeleteConversation(ctx, w.conv, "")
 				assert.Equal(t, domain.CodeNotFound, code(err))
-				_, err = e.eng.SubmitFeedback(ctx, chat.FeedbackInput{AttemptID: w.att.ID, Rating: "UP"})
+				_, err = e.feedback.Submit(ctx, feedbacksvc.Input{AttemptID: w.att.ID, Rating: "UP"})
 				assert.Equal(t, domain.CodeNotFound, code(err))
 				// Nor may the agent create or decide grants for others.
 				err = c.SupportGrant.Create().SetConversationID(w.conv).SetAgentID("eve").SetConversationOwnerID("alice").

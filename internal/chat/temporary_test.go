@@ -21,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	feedbacksvc "github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -153,7 +154,7 @@ func TestExpiredTemporaryChatIsGone(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.temporary(t, alice)
 		o := e.ask(t, alice, conv.ID, "上传文件最大是多少？")
-		_, err := e.eng.SubmitFeedback(as(alice), chat.FeedbackInput{AttemptID: o.attempt.ID, Rating: "UP"})
+		_, err := e.feedback.Submit(as(alice), feedbacksvc.Input{AttemptID: o.attempt.ID, Rating: "UP"})
 		require.NoError(t, err)
 		tag, err := e.db.Client.Tag.Create().SetUserID(alice.UserID).SetName("vpn").Save(as(alice))
 		require.NoError(t, err)

@@ -82,6 +82,9 @@ type Options struct {
 	// the composition root); required. Shutdown stops its processing
 	// pool.
 	Attachments Attachments
+	// Feedback records ratings of answers (feedback.New on DB); nil makes
+	// submitFeedback UNAVAILABLE.
+	Feedback resolvers.Feedback
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -151,6 +154,7 @@ func New(o Options) (*Server, error) {
 		Portability:    o.Portability,
 		Models:         o.Models,
 		Attachments:    o.Attachments,
+		Feedback:       o.Feedback,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{

@@ -27,6 +27,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
@@ -231,6 +232,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Portability:    portability.New(db.Client, engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: o.TracerProvider,
 		Models:         models,
+		Feedback:       feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes}),
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
