@@ -15,7 +15,6 @@ import (
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/adminreport"
-	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // adminConversations pages the conversations of the admin's tenant that
@@ -57,14 +56,14 @@ func adminConversationFilter(w *model.AdminConversationWhereInput) adminreport.C
 
 // feedbacks pages the tenant's feedback, newest first by default.
 func (r *Resolver) feedbacks(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error) {
-	if _, err := viewer.RequireAdmin(ctx); err != nil {
+	q, err := adminreport.Feedbacks(ctx, r.client)
+	if err != nil {
 		return nil, err
 	}
 	if orderBy == nil {
 		orderBy = &ent.FeedbackOrder{Direction: entgql.OrderDirectionDesc, Field: ent.FeedbackOrderFieldCreatedAt}
 	}
-	return r.client.Feedback.Query().
-		Where(feedbackPredicates(where)...).
+	return q.Where(feedbackPredicates(where)...).
 		Paginate(ctx, after, first, before, last, ent.WithFeedbackOrder(orderBy))
 }
 

@@ -6,12 +6,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/attempt"
-	"github.com/ragchat/ragchat/ent/conversation"
-	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/viewer"
+	"github.com/ragchat/ragchat/internal/adminreport"
+	"github.com/ragchat/ragchat/internal/knowledge"
 )
 
 // The role-dependent views live on entry points of their own, never on the
@@ -25,12 +23,7 @@ import (
 // FORBIDDEN to everyone else; an attempt of a DELETED conversation is
 // NOT_FOUND.
 func (r *Resolver) attemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error) {
-	if _, err := viewer.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
-	a, err := r.client.Attempt.Query().
-		Where(attempt.ID(id), attempt.HasConversationWith(conversation.StatusNEQ(conversation.StatusDELETED))).
-		Only(ctx)
+	a, err := adminreport.Attempt(ctx, r.client, id)
 	if err != nil {
 		return nil, notFound(err, "attempt")
 	}
@@ -62,14 +55,7 @@ func attemptTimings(a *ent.Attempt) *model.AttemptTimings {
 // field is FORBIDDEN to members; a document the curator cannot see is
 // NOT_FOUND.
 func (r *Resolver) documentACLByID(ctx context.Context, id uuid.UUID) (*model.DocumentACL, error) {
-	if _, err := viewer.RequireCurator(ctx); err != nil {
-		return nil, err
-	}
-	d, err := r.client.Document.Query().Where(document.ID(id)).
-		WithGrants(func(q *ent.DocumentGrantQuery) {
-			q.Order(ent.Asc(documentgrant.FieldPrincipalKind, documentgrant.FieldPrincipal))
-		}).
-		Only(ctx)
+	d, err := knowledge.DocumentWithGrants(ctx, r.client, id)
 	if err != nil {
 		return nil, notFound(err, "document")
 	}

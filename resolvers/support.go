@@ -10,6 +10,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/adminreport"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -80,13 +81,14 @@ func (r *Resolver) supportGrants(ctx context.Context, after *Cursor, first *int,
 // auditEvents pages the tenant's audit events for admins, newest first by
 // default.
 func (r *Resolver) auditEvents(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error) {
-	if _, err := viewer.RequireAdmin(ctx); err != nil {
+	q, err := adminreport.AuditEvents(ctx, r.client)
+	if err != nil {
 		return nil, err
 	}
 	if orderBy == nil {
 		orderBy = &ent.AuditEventOrder{Direction: entgql.OrderDirectionDesc, Field: ent.AuditEventOrderFieldAt}
 	}
-	return r.client.AuditEvent.Query().Paginate(ctx, after, first, before, last,
+	return q.Paginate(ctx, after, first, before, last,
 		ent.WithAuditEventOrder(orderBy), ent.WithAuditEventFilter(where.Filter))
 }
 

@@ -150,7 +150,7 @@ func (s *Service) validate(v profileValues) error {
 // BAD_USER_INPUT naming "name". With isDefault, the tenant's other
 // profiles stop being the default.
 func (s *Service) Create(ctx context.Context, in Input) (*ent.ModelProfile, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	v := defaults().apply(in)
@@ -183,7 +183,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.ModelProfile, erro
 // whole, with an audit event (model_profile.updated). An unknown id or
 // another tenant's is NOT_FOUND.
 func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.ModelProfile, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}
 	var out *ent.ModelProfile
@@ -223,7 +223,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.Mode
 // (model_profile.deleted). Attempts that used it keep its id and model
 // name; conversations that chose it fall back to the tenant default.
 func (s *Service) Delete(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
 		return uuid.Nil, err
 	}
 	err := s.inTx(ctx, func(tx *ent.Tx) error {
@@ -322,14 +322,6 @@ func (s *Service) inTx(ctx context.Context, fn func(*ent.Tx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return store.DomainError(err, "model profile")
-	}
-	return nil
-}
-
-// requireAdmin refuses anyone but a tenant administrator, before any read.
-func requireAdmin(ctx context.Context) error {
-	if !viewer.FromContext(ctx).IsAdmin() {
-		return domain.Errorf(domain.CodeForbidden, "admin role required")
 	}
 	return nil
 }

@@ -26,8 +26,14 @@ func New(client *ent.Client, endpoints Endpoints) *Service {
 	return &Service{client: client, endpoints: endpoints}
 }
 
-// Endpoints returns the configured endpoint names, for the admin console.
-func (s *Service) Endpoints() []string { return s.endpoints.Names() }
+// Endpoints returns the configured endpoint names, for the admin console
+// (admins only: FORBIDDEN otherwise).
+func (s *Service) Endpoints(ctx context.Context) ([]string, error) {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	return s.endpoints.Names(), nil
+}
 
 // Available lists the enabled profiles the viewer in ctx may use, by name.
 // An empty list means the tenant offers no choice: the server's model
@@ -43,9 +49,12 @@ func (s *Service) Available(ctx context.Context) ([]*ent.ModelProfile, error) {
 	return ps, nil
 }
 
-// List returns every profile of the tenant, disabled ones included. The
-// privacy policy shows members only what Available shows; admins see all.
+// List returns every profile of the tenant, disabled ones included, to
+// an admin (FORBIDDEN to anyone else, who reads Available).
 func (s *Service) List(ctx context.Context) ([]*ent.ModelProfile, error) {
+	if _, err := viewer.RequireAdmin(ctx); err != nil {
+		return nil, err
+	}
 	ps, err := s.client.ModelProfile.Query().Order(ent.Asc(modelprofile.FieldName)).All(ctx)
 	if err != nil {
 		return nil, store.DomainError(err, "model profile")
