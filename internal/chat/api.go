@@ -29,8 +29,15 @@
 //     with resume and live re-authorised sources (subscribeattempt.go,
 //     sources.go, outcomes.go), the conversation and viewer feeds
 //     (feeds.go);
+//   - metering each model call against the tenant's token quota through
+//     internal/quota's Meter: the ask's reservation and the answer's
+//     settle or refund (quota.go), side calls (metered.go,
+//     sidecharges.go) and a model profile's prices (profilepricing.go);
+//     the viewers' and admins' usage, grants, overrides and reports, and
+//     the reconciliation of what a crash left open, are internal/quota's
+//     Service;
 //   - feedback on an exact attempt (feedback.go), the admins' reads of
-//     conversations, feedback and usage (admin.go), and the reaper and purge
+//     conversations and feedback (admin.go), and the reaper and purge
 //     (background.go); cachesize.go reports the engine's caches.
 //
 // What history reaches a prompt and how the prompt context is assembled
@@ -248,17 +255,4 @@ type FeedbackSummary struct {
 	From, To time.Time
 	Up, Down int
 	ByReason map[domain.FeedbackReason]int
-}
-
-// UsageRow is the token usage of one model on one day (UTC).
-type UsageRow struct {
-	Day              time.Time
-	Model            string
-	Attempts         int
-	PromptTokens     int
-	CompletionTokens int
-	TotalTokens      int
-	// CostMicros is the cost the usage ledger recorded for the day and
-	// model (internal/quota's prices), in micro-units.
-	CostMicros int64
 }

@@ -152,7 +152,7 @@ func TestFeedbackRules(t *testing.T) {
 		assert.Equal(t, 1, sum.Up)
 		_, err = e.eng.FeedbackSummary(as(alice), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
 		assert.Equal(t, domain.CodeForbidden, code(err))
-		usage, err := e.eng.UsageSummary(as(admin), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
+		usage, err := e.quota.UsageSummary(as(admin), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
 		require.NoError(t, err)
 		require.Len(t, usage, 1)
 		assert.Equal(t, 1, usage[0].Attempts)

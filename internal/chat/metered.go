@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"time"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/usageentry"
@@ -111,12 +110,6 @@ const (
 	sideCallPrompt = 1024
 	sideCallOutput = 300
 )
-
-// sideCallHold is how long a side call may hold its reservation: the
-// reaper refunds one that a crash left open only after it
-// (ReconcileUsage), since a title or a summary outlives its attempt's
-// lease. Side calls end within the minute afterCompletion gives them.
-const sideCallHold = 5 * time.Minute
 
 // sideBound is the reservation of a rewrite or a title of question whose
 // prompt carries in.

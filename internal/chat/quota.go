@@ -2,19 +2,16 @@ package chat
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/quota"
-	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -25,7 +22,7 @@ import (
 // closes the reservation (SETTLE with the model's usage, REFUND when it
 // failed, was cancelled or interrupted); answers without a quota are
 // charged (a SETTLE) when they complete. The reaper closes what a crash
-// left open.
+// left open (quota.Service.Reconcile, run as Deps.ReconcileUsage).
 
 // answerCap is the most an answer may write: the maxAnswerTokens its
 // model parameters resolved to (the ask's, the conversation's or the
@@ -132,155 +129,4 @@ func (e *Engine) refundAttempt(ctx context.Context, id uuid.UUID) {
 	if err != nil {
 		e.log.ErrorContext(ctx, "reservation not refunded; the reaper will", "attempt", id, "err", err)
 	}
-}
-
-// ReconcileUsage closes the reservations a crash left open (docs/ENGINE.md,
-// "Quotas and the usage ledger"): those older than the lease whose
-// attempt has ended, or is gone. A COMPLETED attempt settles the usage it
-// stored, at the price of its model profile if it had one; any other end
-// is refunded. It returns how many it closed.
-func (e *Engine) ReconcileUsage(ctx context.Context) (int, error) {
-	ctx = viewer.SystemJobContext(ctx, viewer.JobReaper)
-	open, err := e.client.UsageEntry.Query().
-		Where(usageentry.KindEQ(usageentry.KindRESERVE), usageentry.Not(usageentry.HasClosedBy()),
-			usageentry.AttemptIDNotNil(), usageentry.CreatedAtLT(e.now().Add(-e.cfg.LeaseDuration))).
-		Limit(200).All(ctx)
-	if err != nil || len(open) == 0 {
-		return 0, err
-	}
-	ids := make([]uuid.UUID, len(open))
-	for i, r := range open {
-		ids[i] = *r.AttemptID
-	}
-	atts, err := e.client.Attempt.Query().Where(attempt.IDIn(ids...)).All(ctx)
-	if err != nil {
-		return 0, err
-	}
-	byID := make(map[uuid.UUID]*ent.Attempt, len(atts))
-	for _, a := range atts {
-		byID[a.ID] = a
-	}
-	n := 0
-	for _, r := range open {
-		a := byID[*r.AttemptID]
-		var u quota.Usage
-		var price *quota.Price
-		model := ""
-		switch {
-		case r.Purpose != usageentry.PurposeANSWER:
-			// A side call's (metered.go): its usage is unknown after a
-			// crash, and it may outlive its attempt's lease (a title
-			// after the answer), so it is refunded once no call can
-			// still hold it.
-			if r.CreatedAt.After(e.now().Add(-sideCallHold)) {
-				continue
-			}
-		case a == nil:
-			// Never written (the ask's transaction rolled back after the
-			// reservation was read) or purged: nothing was used.
-		case a.Status == attempt.StatusPENDING:
-			continue
-		case a.Status == attempt.StatusCOMPLETED:
-			u = quota.Usage{PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens}
-			if a.Model != nil {
-				model = *a.Model
-			}
-			price = e.recordedPrice(ctx, r.TenantID, a)
-		}
-		closed, err := e.meter.Close(ctx, r, u, model, price, e.now())
-		if err != nil {
-			return n, err
-		}
-		if closed {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// recordedPrice is the price of the model profile a's attempt recorded
-// (nil: the server model's list price, also when the profile is not
-// read, which is logged), as its run would have settled it.
-func (e *Engine) recordedPrice(ctx context.Context, tenantID string, a *ent.Attempt) *quota.Price {
-	if e.profiles == nil || a.ModelProfileID == nil {
-		return nil
-	}
-	r, err := e.profiles.Recorded(ctx, tenantID, a.ModelProfileID, a.ModelParameters)
-	if err != nil {
-		e.log.WarnContext(ctx, "model profile not read; the answer is settled at the list price", "attempt", a.ID, "err", err)
-		return nil
-	}
-	return chargeOf(r).pricePtr()
-}
-
-// MyUsage is the viewer's standing against the tenant's token quota in
-// the current period (docs/API.md, "Quotas and usage").
-type MyUsage struct {
-	// Used is the tokens the viewer's settled calls used this period,
-	// Reserved what their running answers hold.
-	Used, Reserved int64
-	// Granted is what admins granted the viewer this period (GRANT
-	// entries): it adds to Limit.
-	Granted int64
-	// Limit is the viewer's per-user limit (an admin's override of it
-	// first, else the tenant's setting), nil when none; TenantLimit the
-	// tenant's, with TenantUsed (settled and reserved) beside it.
-	Limit, TenantLimit *int64
-	TenantUsed         int64
-	// Period (DAILY, MONTHLY) and Kind (HARD, SOFT) of the quota, empty
-	// without one; ResetsAt is the end of the period.
-	Period, Kind string
-	ResetsAt     *time.Time
-	// OverSoftLimit reports that a SOFT limit is passed.
-	OverSoftLimit bool
-}
-
-// MyUsage returns the viewer's usage in the current quota period. Without
-// a quota, Used sums the viewer's settled entries of the current UTC day.
-func (e *Engine) MyUsage(ctx context.Context) (*MyUsage, error) {
-	v, err := viewer.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st, err := e.settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	now := e.now()
-	q := st.Quota()
-	if !q.Enabled() {
-		start := quota.PeriodStart(domain.QuotaDaily, now)
-		es, err := e.client.UsageEntry.Query().
-			Where(usageentry.UserID(v.UserID), usageentry.KindEQ(usageentry.KindSETTLE), usageentry.CreatedAtGTE(start)).
-			All(ctx)
-		if err != nil {
-			return nil, store.DomainError(err, "usage")
-		}
-		u := &MyUsage{}
-		for _, en := range es {
-			u.Used += int64(en.PromptTokens + en.CompletionTokens)
-		}
-		return u, nil
-	}
-	q, err = e.meter.Effective(ctx, v.TenantID, v.UserID, q)
-	if err != nil {
-		return nil, store.DomainError(err, "usage")
-	}
-	q = q.WithDefaults()
-	tot, err := e.meter.Read(ctx, v.TenantID, v.UserID, q, now)
-	if err != nil {
-		return nil, store.DomainError(err, "usage")
-	}
-	end := quota.PeriodEnd(q.Period, quota.PeriodStart(q.Period, now))
-	u := &MyUsage{Used: tot.UserUsed, Reserved: tot.UserReserved, TenantUsed: tot.TenantUsed + tot.TenantReserved,
-		Granted: tot.UserGranted, Period: q.Period, Kind: q.Kind, ResetsAt: &end}
-	if q.UserTokens > 0 {
-		u.Limit = &q.UserTokens
-		u.OverSoftLimit = q.Kind == domain.QuotaSoft && tot.UserUsed+tot.UserReserved > q.UserTokens+tot.UserGranted
-	}
-	if q.TenantTokens > 0 {
-		u.TenantLimit = &q.TenantTokens
-		u.OverSoftLimit = u.OverSoftLimit || (q.Kind == domain.QuotaSoft && u.TenantUsed > q.TenantTokens)
-	}
-	return u, nil
 }
