@@ -29,13 +29,12 @@
 //     with resume and live re-authorised sources (subscribeattempt.go,
 //     sources.go, outcomes.go), the conversation and viewer feeds
 //     (feeds.go);
-//   - metering each model call against the tenant's token quota through
-//     internal/quota's Meter: the ask's reservation and the answer's
-//     settle or refund (quota.go), side calls (metered.go,
-//     sidecharges.go) and a model profile's prices (profilepricing.go);
-//     the viewers' and admins' usage, grants, overrides and reports, and
-//     the reconciliation of what a crash left open, are internal/quota's
-//     Service;
+//   - metering: the answer's cap and reservation, and the quota.Charge
+//     every call of an attempt is metered with (quota.go, modelchoice.go);
+//     the ledger, the reservations, their settlement, side calls and
+//     prices are internal/quota's Meter, and the viewers' and admins'
+//     usage, grants, overrides and reports, and the reconciliation of what
+//     a crash left open, its Service;
 //   - feedback on an exact attempt (feedback.go), the admins' reads of
 //     conversations and feedback (admin.go), and the reaper and purge
 //     (background.go); cachesize.go reports the engine's caches.

@@ -136,7 +136,9 @@ func (e *Engine) markInterrupted(ctx context.Context, id uuid.UUID, cond predica
 		e.publishAttempt(ctx, id, EventFailed, 0, attemptPayload{Code: string(domain.FailureInterrupted)})
 		e.broker.Retire(attemptTopic(id))
 	}
-	e.refundAttempt(ctx, id)
+	if err := e.meter.Refund(ctx, id, e.now()); err != nil {
+		e.log.ErrorContext(ctx, "reservation not refunded; the reaper will", "attempt", id, "err", err)
+	}
 	e.obs.AttemptFinished("failed", domain.FailureInterrupted, "", 0, 0, 0)
 	return true
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -15,14 +14,18 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// The engine meters answers with internal/quota (docs/ENGINE.md, "Quotas
-// and the usage ledger"): an ask under a token quota reserves its prompt
+// The engine meters answers with internal/quota's Meter (docs/ENGINE.md,
+// "Quotas and the usage ledger"), always with an explicit quota.Charge
+// (the tenant, user, attempt, model, profile prices and quota; built in
+// reserveAsk and modelOf): an ask under a token quota reserves its prompt
 // budget plus its answer limit in the ask's transaction, before anything
 // is written, so a HARD quota's refusal writes nothing; the answer's end
-// closes the reservation (SETTLE with the model's usage, REFUND when it
-// failed, was cancelled or interrupted); answers without a quota are
-// charged (a SETTLE) when they complete. The reaper closes what a crash
-// left open (quota.Service.Reconcile, run as Deps.ReconcileUsage).
+// closes the reservation (SettleAnswer with the model's usage, Refund when
+// it failed, was cancelled or interrupted); answers without a quota are
+// charged with their side calls in the completion transaction
+// (RecordAnswerIn). The reaper closes what a crash left open
+// (quota.Service.Reconcile, run as Deps.ReconcileUsage). This file keeps
+// what the engine decides itself: the answer's cap and reservation.
 
 // answerCap is the most an answer may write: the maxAnswerTokens its
 // model parameters resolved to (the ask's, the conversation's or the
@@ -42,12 +45,6 @@ func askReservation(st domain.TenantSettings) int64 {
 	return int64(st.PromptTokenBudget + st.MaxAnswerTokens)
 }
 
-// hardQuota reports whether st's quota refuses what would pass it.
-func hardQuota(st domain.TenantSettings) bool {
-	q := st.Quota().WithDefaults()
-	return q.Enabled() && q.Kind == domain.QuotaHard
-}
-
 // answerTokens is the max_tokens of j's answer to the prompt bc: what the
 // model's window leaves after the prompt, up to the answer cap
 // (bc.MaxAnswer), and under a HARD quota no more than the reservation
@@ -58,7 +55,7 @@ func hardQuota(st domain.TenantSettings) bool {
 // small for the question does).
 func answerTokens(j job, bc history.BuiltContext) (int, error) {
 	st := j.model.settings
-	if !hardQuota(st) {
+	if !quota.Hard(st.Quota()) {
 		return bc.MaxAnswer, nil
 	}
 	prompt := bc.Assembled.Manifest.Tokens.Total
@@ -70,63 +67,45 @@ func answerTokens(j job, bc history.BuiltContext) (int, error) {
 }
 
 // reserveAsk reserves the answer's tokens in the ask's transaction when
-// the tenant has a token quota; it returns the id of the attempt the
-// reservation is for (uuid.Nil without a quota). A HARD quota's refusal is
-// QUOTA_EXCEEDED. The answer cap reserved is that of resolved, the
-// attempt's model (answerCap), which is what the answer is then limited
-// to.
+// the tenant has a token quota (quota.Meter.ReserveAnswer); it returns the
+// id of the attempt the reservation is for (uuid.Nil without a quota). A
+// HARD quota's refusal is QUOTA_EXCEEDED. The answer cap reserved is that
+// of resolved, the attempt's model (answerCap), which is what the answer
+// is then limited to, and the reservation is priced at its profile.
 func (e *Engine) reserveAsk(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings, resolved *modelprofile.Resolved) (uuid.UUID, error) {
 	if !st.Quota().Enabled() {
 		return uuid.Nil, nil
 	}
-	id := uuid.Must(uuid.NewV7())
-	call := quota.Call{TenantID: v.TenantID, UserID: v.UserID, AttemptID: &id, Purpose: usageentry.PurposeANSWER, Model: e.chatModel(st)}
-	var charge *profileCharge
+	ch := quota.Charge{TenantID: v.TenantID, UserID: v.UserID, AttemptID: uuid.Must(uuid.NewV7()), Model: e.chatModel(st), Quota: st.Quota()}
 	if r := resolved; r != nil {
-		if charge = chargeOf(*r); charge != nil && r.Model != "" {
-			call.Model = r.Model
-		}
-		call = charge.priced(call)
+		ch = ch.Profiled(*r)
 		st.MaxAnswerTokens = answerCap(st, r.Params)
 	}
-	if _, err := e.meter.Reserve(ctx, tx, call, st.Quota(), e.now(), askReservation(st)); err != nil {
+	if err := e.meter.ReserveAnswer(ctx, tx, ch, e.now(), askReservation(st)); err != nil {
 		return uuid.Nil, err
 	}
-	return id, nil
+	return ch.AttemptID, nil
 }
 
-// meterAnswer records a saved answer's usage under a quota: it closes the
-// attempt's reservation with it, or charges it when there was none.
-// Without a quota the completion transaction wrote it (sidecharges.go).
-func (e *Engine) meterAnswer(ctx context.Context, j job, c completion) {
-	if !j.settings.Quota().Enabled() {
-		return
+// sideModel returns j's model with its side calls (rewrite, title,
+// summary) metered at j's charge (quota.Meter.Metered), held for the
+// completion transaction in j.side while the quota limits nothing. They
+// are asked of the attempt's model (answerModel: the profile's endpoint
+// and model, else the server's), so every model call of an answer goes
+// through the one resolver. A job without an attempt (PreviewContext,
+// which saves nothing) is not metered.
+func (e *Engine) sideModel(j job) llm.Model {
+	m := j.model.llm
+	if m == nil {
+		m = e.model
 	}
-	u := answerUsage(c)
-	res, err := e.meter.OpenReservation(ctx, j.att.ID)
-	if err == nil && res != nil {
-		_, err = e.meter.Close(ctx, res, u, c.model, j.model.charge.pricePtr(), e.now())
+	if j.att == nil {
+		return m
 	}
-	if err != nil {
-		e.log.ErrorContext(ctx, "usage not settled; the reaper will", "attempt", j.att.ID, "err", err)
-	}
-	if err != nil || res != nil {
-		return
-	}
-	if err := e.meter.Charge(ctx, answerCall(j, c), u, j.settings.Quota(), e.now()); err != nil {
-		e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)
-	}
+	return e.meter.Metered(m, quota.SideCalls{Charge: j.model.charge, Pending: j.side, Now: e.now, Log: e.log})
 }
 
-// refundAttempt gives back the open reservation of an attempt that ended
-// without an answer (failed, cancelled, interrupted). A failure is left to
-// the reaper's reconciliation.
-func (e *Engine) refundAttempt(ctx context.Context, id uuid.UUID) {
-	res, err := e.meter.OpenReservation(ctx, id)
-	if err == nil && res != nil {
-		_, err = e.meter.Close(ctx, res, quota.Usage{}, "", nil, e.now())
-	}
-	if err != nil {
-		e.log.ErrorContext(ctx, "reservation not refunded; the reaper will", "attempt", id, "err", err)
-	}
+// answerUsage is the usage c's answer is charged with.
+func answerUsage(c completion) quota.Usage {
+	return quota.Usage{PromptTokens: c.usage.PromptTokens, CompletionTokens: c.usage.CompletionTokens}
 }

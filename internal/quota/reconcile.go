@@ -95,8 +95,5 @@ func (s *Service) recordedPrice(ctx context.Context, tenantID string, a *ent.Att
 		s.log.WarnContext(ctx, "model profile not read; the answer is settled at the list price", "attempt", a.ID, "err", err)
 		return nil
 	}
-	if r.ProfileID == nil {
-		return nil
-	}
-	return &Price{Input: r.PriceInputPerM, Output: r.PriceOutputPerM}
+	return Charge{}.Profiled(r).Price
 }
