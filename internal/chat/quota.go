@@ -25,7 +25,8 @@ import (
 // charged with their side calls in the completion transaction
 // (RecordAnswerIn). The reaper closes what a crash left open
 // (quota.Service.Reconcile, run as Deps.ReconcileUsage). This file keeps
-// what the engine decides itself: the answer's cap and reservation.
+// what the engine decides itself: the answer's cap and reservation, and
+// the metered side model.
 
 // answerCap is the most an answer may write: the maxAnswerTokens its
 // model parameters resolved to (the ask's, the conversation's or the
