@@ -113,7 +113,11 @@ func (r *Resolver) feedbackSummary(ctx context.Context, from, to time.Time) (*mo
 
 // usageSummary sums the tenant's tokens by model and UTC day in [from, to).
 func (r *Resolver) usageSummary(ctx context.Context, from, to time.Time) ([]*model.UsageRow, error) {
-	rows, err := r.engine.UsageSummary(ctx, from, to)
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := svc.UsageSummary(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}

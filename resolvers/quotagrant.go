@@ -4,16 +4,20 @@ import (
 	"context"
 
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/quota"
 )
 
 // grantUsage raises one user's limit for the current quota period.
 func (r *Resolver) grantUsage(ctx context.Context, in model.GrantUsageInput) (*model.GrantUsagePayload, error) {
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
 	note := ""
 	if in.Note != nil {
 		note = *in.Note
 	}
-	g, err := r.engine.GrantUsage(ctx, chat.GrantInput{UserID: in.UserID, Tokens: int64(in.Tokens), Note: note})
+	g, err := svc.GrantUsage(ctx, quota.GrantInput{UserID: in.UserID, Tokens: int64(in.Tokens), Note: note})
 	if err != nil {
 		return nil, err
 	}
@@ -25,12 +29,16 @@ func (r *Resolver) grantUsage(ctx context.Context, in model.GrantUsageInput) (*m
 
 // setUserQuota sets or removes the override of one user's per-user limit.
 func (r *Resolver) setUserQuota(ctx context.Context, userID string, tokens *int) (*model.SetUserQuotaPayload, error) {
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
 	var t *int64
 	if tokens != nil {
 		v := int64(*tokens)
 		t = &v
 	}
-	got, err := r.engine.SetUserQuota(ctx, userID, t)
+	got, err := svc.SetUserQuota(ctx, userID, t)
 	if err != nil {
 		return nil, err
 	}

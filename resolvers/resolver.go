@@ -5,7 +5,8 @@
 // policy go through the services that decide roles and which rows show:
 // the conversation engine (internal/chat: conversations, asks, streams,
 // the admin listing), delegated support access (internal/support), the
-// tenant settings (internal/tenantsettings) and the knowledge service.
+// tenant settings (internal/tenantsettings), the quotas and usage ledger
+// (internal/quota) and the knowledge service.
 // The read audit (internal/readaudit) is scoped per operation
 // (OperationScope), and so are two batches that keep a page of messages at
 // a constant number of statements: the re-authorisation of citations
@@ -53,11 +54,6 @@ type Engine interface {
 	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
 	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
 	AccessStamp(ctx context.Context) uint64
-	UsageSummary(ctx context.Context, from, to time.Time) ([]chat.UsageRow, error)
-	UsageCosts(ctx context.Context, from, to time.Time) ([]chat.CostRow, error)
-	MyUsage(ctx context.Context) (*chat.MyUsage, error)
-	GrantUsage(ctx context.Context, in chat.GrantInput) (*chat.Grant, error)
-	SetUserQuota(ctx context.Context, userID string, tokens *int64) (*int64, error)
 }
 
 var _ Engine = (*chat.Engine)(nil)
@@ -111,6 +107,9 @@ type Deps struct {
 	// Organise organises conversations (internal/organise); nil makes its
 	// operations UNAVAILABLE.
 	Organise Organise
+	// Usage serves the quotas and the usage ledger (internal/quota's
+	// Service); nil makes its operations UNAVAILABLE.
+	Usage Usage
 	// Portability exports and imports conversations
 	// (internal/portability); nil makes them UNAVAILABLE.
 	Portability Portability
@@ -147,6 +146,7 @@ type Resolver struct {
 	settings  TenantSettings
 	knowledge Knowledge
 	organise  Organise
+	usage     Usage
 	sharing   Sharing
 	subs      SubscriptionGate
 	limits    Limits
@@ -207,6 +207,7 @@ func New(d Deps) *Resolver {
 		settings:    d.TenantSettings,
 		knowledge:   d.Knowledge,
 		organise:    d.Organise,
+		usage:       d.Usage,
 		sharing:     d.Sharing,
 		subs:        d.Subscriptions,
 		limits:      d.Limits.withDefaults(),

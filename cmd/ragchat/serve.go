@@ -109,6 +109,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
 		Attachments: attachments,
 		Organise:    c.organise,
+		Usage:       c.usage,
 		Verifier:    verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
 		Portability:    portability.New(db.Client, c.engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),

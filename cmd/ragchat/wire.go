@@ -24,6 +24,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm/openai"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/organise"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/store"
@@ -77,6 +78,9 @@ type core struct {
 	settings  *tenantsettings.Service
 	knowledge *knowledge.Service
 	organise  *organise.Service
+	// usage serves the quotas and the usage ledger; the engine's reaper
+	// runs its reconciliation.
+	usage *quota.Service
 	// docChanges broadcasts this process's document changes to the open
 	// streams of every replica (internal/docwatch).
 	docChanges *docwatch.Publisher
@@ -88,8 +92,8 @@ type core struct {
 	feedback *feedback.Service
 }
 
-// newCore wires the engine, delegated support access, the tenant settings
-// and the knowledge service on db; the engine
+// newCore wires the engine, delegated support access, the tenant settings,
+// the quotas and usage ledger and the knowledge service on db; the engine
 // leases attempts to cfg.InstanceID (empty: a random id) and reports asks
 // and attempts to obs (nil: nowhere) and traces asks with tp (nil: no
 // traces).
@@ -119,6 +123,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 	}
 	docChanges := docwatch.NewPublisher(b, docwatch.Options{Logger: log})
 	access := authwatch.NewAccess(b, log)
+	usage := quota.NewService(db, quota.Options{Pricing: cfg.ModelPrices, Profiles: models, Logger: log, Now: time.Now, Lease: ecfg.WithDefaults().LeaseDuration})
 	engine := chat.New(ecfg, chat.Deps{
 		DB:                db,
 		Model:             model,
@@ -133,6 +138,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Tracer:            tracing.Tracer(tp),
 		Models:            models,
 		Pricing:           cfg.ModelPrices,
+		ReconcileUsage:    usage.Reconcile,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: access, Documents: docChanges})
 	return &core{
@@ -141,6 +147,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		settings:  tenantsettings.New(db.Client, engine.ServerChatModel()),
 		knowledge: svc,
 		organise:  organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		usage:     usage,
 		models:    models,
 		sharing:   sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
 		feedback:  feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes, Now: time.Now}),

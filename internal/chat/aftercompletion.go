@@ -55,8 +55,8 @@ func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
 		// A SLIDING_WINDOW conversation takes no summary lock; the fold
 		// checks again on the fresh row.
 		if summarize {
-			// Asked of the attempt's model and metered (metered.go).
-			m := summary.Model{Name: e.sideModelName(j), LLM: e.sideModel(j)}
+			// Asked of the attempt's model and metered (sideModel).
+			m := summary.Model{Name: j.model.charge.Model, LLM: e.sideModel(j)}
 			if err := e.summarizer.Fold(ctx, j.conv.ID, j.settings, m); err != nil {
 				e.log.WarnContext(ctx, "summary not updated", "conversation", j.conv.ID, "err", err)
 			}
@@ -68,7 +68,7 @@ func (e *Engine) afterCompletion(ctx context.Context, j job, pending int) {
 }
 
 // generateTitle replaces a question-derived title with a short generated
-// one by titler (the attempt's metered model, metered.go), unless the
+// one by titler (the attempt's metered model, sideModel), unless the
 // user has renamed the conversation meanwhile.
 func (e *Engine) generateTitle(ctx context.Context, titler llm.Titler, conv *ent.Conversation, question string) {
 	title, err := titler.Title(ctx, question)

@@ -22,6 +22,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/promptfmt"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/tracing"
 )
 
@@ -51,8 +52,15 @@ func (e *Engine) generate(ctx context.Context, j job) {
 	}()
 
 	j.model = e.modelOf(ctx, j)
-	j.side = &sideCharges{}
-	defer e.flushSideCharges(ctx, j)
+	j.side = &quota.Pending{}
+	defer func() {
+		// The side calls the answer's transaction did not write.
+		fctx, cancel := finalContext(ctx)
+		defer cancel()
+		if err := e.meter.Flush(fctx, j.side, e.now()); err != nil {
+			e.log.ErrorContext(ctx, "usage not recorded", "attempt", j.att.ID, "err", err)
+		}
+	}()
 	c, err := e.answer(ctx, j, p)
 	if err == nil {
 		cctx, cspan := e.startSpan(ctx, spanComplete)

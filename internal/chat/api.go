@@ -30,7 +30,13 @@
 //     with resume and live re-authorised sources (subscribeattempt.go,
 //     sources.go, outcomes.go), the conversation and viewer feeds
 //     (feeds.go);
-//   - the admins' usage report (admin.go), and the reaper and purge
+//   - metering: the answer's cap and reservation, and the quota.Charge
+//     every call of an attempt is metered with (quota.go, modelchoice.go);
+//     the ledger, the reservations, their settlement, side calls and
+//     prices are internal/quota's Meter, and the viewers' and admins'
+//     usage, grants, overrides and reports, and the reconciliation of what
+//     a crash left open, its Service;
+//   - the reaper and purge
 //     (background.go); cachesize.go reports the engine's caches.
 //
 // Beside the engine, not in it: feedback on an exact attempt
@@ -219,17 +225,4 @@ type ViewerEvent struct {
 	AttachmentID     *uuid.UUID
 	AttachmentStatus string
 	At               time.Time
-}
-
-// UsageRow is the token usage of one model on one day (UTC).
-type UsageRow struct {
-	Day              time.Time
-	Model            string
-	Attempts         int
-	PromptTokens     int
-	CompletionTokens int
-	TotalTokens      int
-	// CostMicros is the cost the usage ledger recorded for the day and
-	// model (internal/quota's prices), in micro-units.
-	CostMicros int64
 }

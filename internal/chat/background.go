@@ -16,7 +16,8 @@ import (
 )
 
 // RunBackground runs the reaper and the purge until ctx is done. With
-// each reaper pass it also forgets the recent outcomes older than
+// each reaper pass it also reconciles the usage ledger
+// (Deps.ReconcileUsage) and forgets the recent outcomes older than
 // outcomeTTL, so that an idle engine does not keep them.
 func (e *Engine) RunBackground(ctx context.Context) {
 	reap := time.NewTicker(e.cfg.ReaperInterval)
@@ -30,7 +31,9 @@ func (e *Engine) RunBackground(ctx context.Context) {
 			return
 		case <-reap.C:
 			e.runJob(ctx, "reaper", e.ReapOnce)
-			e.runJob(ctx, "usage reconciliation", e.ReconcileUsage)
+			if e.reconcileUsage != nil {
+				e.runJob(ctx, "usage reconciliation", e.reconcileUsage)
+			}
 			e.outcomes.expire(time.Now())
 		case <-purge.C:
 			e.runJob(ctx, "purge", e.PurgeOnce)
@@ -133,7 +136,9 @@ func (e *Engine) markInterrupted(ctx context.Context, id uuid.UUID, cond predica
 		e.publishAttempt(ctx, id, EventFailed, 0, attemptPayload{Code: string(domain.FailureInterrupted)})
 		e.broker.Retire(attemptTopic(id))
 	}
-	e.refundAttempt(ctx, id)
+	if err := e.meter.Refund(ctx, id, e.now()); err != nil {
+		e.log.ErrorContext(ctx, "reservation not refunded; the reaper will", "attempt", id, "err", err)
+	}
 	e.obs.AttemptFinished("failed", domain.FailureInterrupted, "", 0, 0, 0)
 	return true
 }

@@ -183,7 +183,7 @@ func TestContextAssemblyStatements(t *testing.T) {
 // entries on SQLite. The usage ledger (internal/quota) costs one
 // statement after the completion: the answer's SETTLE entry (17 and 21;
 // without a token quota the ask reserves nothing, so the ask call is
-// unchanged); metering the side calls (metered.go) one more, the
+// unchanged); metering the side calls (quota.Meter.Metered) one more, the
 // follow-up's REWRITE entry (18 and 22).
 func TestStatementsPerAsk(t *testing.T) {
 	want := map[string]struct{ ask, whole int64 }{

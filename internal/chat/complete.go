@@ -15,7 +15,6 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/promptfmt"
-	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -56,7 +55,9 @@ func (e *Engine) complete(ctx context.Context, j job, p *progress, c completion)
 	fctx, cancel := finalContext(ctx)
 	defer cancel()
 	e.publishTerminal(fctx, att)
-	e.meterAnswer(fctx, j, c)
+	if err := e.meter.SettleAnswer(fctx, j.model.charge, c.model, answerUsage(c), e.now()); err != nil {
+		e.log.ErrorContext(ctx, "usage not settled; the reaper will", "attempt", j.att.ID, "err", err)
+	}
 	outcome := "completed"
 	if c.refused {
 		outcome = "refused"
@@ -161,18 +162,15 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 			return nil, 0, rollback(tx, err)
 		}
 	}
-	if !j.settings.Quota().Enabled() {
-		// The ledger gains the answer's usage and its side calls' with the
-		// answer (sidecharges.go).
-		calls := append(j.side.held(), quota.Charged{Call: answerCall(j, c), Usage: answerUsage(c)})
-		if err := e.meter.RecordIn(ctx, tx.Client(), now, calls...); err != nil {
-			return nil, 0, rollback(tx, err)
-		}
+	// Without a quota the ledger gains the answer's usage and its side
+	// calls' with the answer.
+	if err := e.meter.RecordAnswerIn(ctx, tx.Client(), j.model.charge, c.model, answerUsage(c), j.side, now); err != nil {
+		return nil, 0, rollback(tx, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, 0, err
 	}
-	j.side.written()
+	j.side.Written()
 	e.messageCreated(ctx, msg)
 	return completedAttempt(j.att, c, manifest, now, first), pending, nil
 }
@@ -265,7 +263,9 @@ func (e *Engine) markFailed(ctx context.Context, id uuid.UUID, code domain.Failu
 		e.publishEnded(ctx, id)
 		return false
 	}
-	e.refundAttempt(ctx, id)
+	if err := e.meter.Refund(ctx, id, e.now()); err != nil {
+		e.log.ErrorContext(ctx, "reservation not refunded; the reaper will", "attempt", id, "err", err)
+	}
 	if a, err := e.client.Attempt.Get(ctx, id); err == nil {
 		e.publishTerminal(ctx, a)
 	} else {

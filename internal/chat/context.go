@@ -33,7 +33,7 @@ func (e *Engine) buildContext(ctx context.Context, j job, afterRewrite func(stan
 		ChatModel: e.chatModel(j.settings),
 		// The attempt's model profile (modelchoice.go): its model, window,
 		// answer cap and endpoint, which the rewrite is asked of too;
-		// the rewrite is metered (metered.go).
+		// the rewrite is metered (sideModel).
 		Rewriter: e.sideModel(j),
 		Retrieve: func(ctx context.Context, question string) ([]prompt.Evidence, error) {
 			return e.retrieve(ctx, j, question)

@@ -115,6 +115,10 @@ type Deps struct {
 	// Pricing prices the usage ledger's entries (internal/quota); nil
 	// prices every model at zero.
 	Pricing quota.Pricing
+	// ReconcileUsage closes the usage reservations a crash left open
+	// (quota.Service.Reconcile); RunBackground runs it after each reaper
+	// pass. nil: nothing reconciles them.
+	ReconcileUsage func(context.Context) (int, error)
 }
 
 // WithDefaults fills the zero fields of c.
@@ -249,6 +253,9 @@ type Engine struct {
 
 	// meter writes the usage ledger and keeps the quotas (quota.go).
 	meter *quota.Meter
+	// reconcileUsage closes the reservations a crash left open, after
+	// each reaper pass (Deps.ReconcileUsage; nil: none).
+	reconcileUsage func(context.Context) (int, error)
 
 	// gate bounds the answers running at once (admit.go).
 	gate *admission.Gate
@@ -261,7 +268,7 @@ func New(cfg Config, deps Deps) *Engine {
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, profiles: deps.Models, runs: map[uuid.UUID]*run{},
 		access: deps.Access, searchAttachments: deps.SearchAttachments,
-		tracer: deps.Tracer,
+		tracer: deps.Tracer, reconcileUsage: deps.ReconcileUsage,
 	}
 	if e.tracer == nil {
 		e.tracer = tracing.Tracer(nil)

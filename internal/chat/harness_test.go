@@ -21,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
@@ -116,6 +117,9 @@ type env struct {
 	settings *tenantsettings.Service
 	support  *support.Service
 	feedback *feedback.Service
+	// quota is the metering service beside the engine, whose
+	// reconciliation the engine's reaper runs (Deps.ReconcileUsage).
+	quota *quota.Service
 }
 
 type envOption func(*chat.Config, *domain.TenantSettings)
@@ -174,6 +178,10 @@ func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.De
 	}
 	if deps != nil {
 		deps(&d)
+	}
+	e.quota = quota.NewService(db, quota.Options{Pricing: d.Pricing, Profiles: d.Models, Logger: d.Logger, Now: d.Now, Lease: cfg.WithDefaults().LeaseDuration})
+	if d.ReconcileUsage == nil {
+		d.ReconcileUsage = e.quota.Reconcile
 	}
 	// The environment stands for the process that opened the client, so it
 	// installs the client's read audit, once (instances beside it share it).

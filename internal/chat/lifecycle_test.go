@@ -154,7 +154,7 @@ func TestFeedbackRules(t *testing.T) {
 		assert.Equal(t, 1, sum.Up)
 		_, err = adminreport.Feedback(as(alice), e.db.Client, e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
 		assert.Equal(t, domain.CodeForbidden, code(err))
-		usage, err := e.eng.UsageSummary(as(admin), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
+		usage, err := e.quota.UsageSummary(as(admin), e.clock.now().Add(-time.Hour), e.clock.now().Add(time.Hour))
 		require.NoError(t, err)
 		require.Len(t, usage, 1)
 		assert.Equal(t, 1, usage[0].Attempts)

@@ -8,6 +8,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/modelprofile"
+	"github.com/ragchat/ragchat/internal/quota"
 )
 
 // Model profiles (docs/API.md, "Model profiles"): every model call of an
@@ -81,7 +82,10 @@ type answerModel struct {
 	model    string // "" → the engine's chat model
 	params   domain.ModelParameters
 	settings domain.TenantSettings // with the profile's window and answer cap
-	charge   *profileCharge        // the profile's name and prices (nil: none)
+	// charge is what the attempt's calls are metered with: the tenant,
+	// user and attempt, the model its side calls name, the profile's
+	// name and prices, and the quota (zero without an attempt).
+	charge quota.Charge
 }
 
 // modelOf returns the model j's attempt recorded, falling back to the
@@ -90,7 +94,11 @@ type answerModel struct {
 // maxAnswerTokens, so that the budget split uses them.
 func (e *Engine) modelOf(ctx context.Context, j job) answerModel {
 	am := answerModel{llm: e.model, model: e.chatModel(j.settings), settings: j.settings}
-	if e.profiles == nil || j.att == nil {
+	if j.att == nil {
+		return am
+	}
+	am.charge = quota.Charge{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: j.att.ID, Model: am.model, Quota: j.settings.Quota()}
+	if e.profiles == nil {
 		return am
 	}
 	r, err := e.profiles.Recorded(ctx, j.conv.TenantID, j.att.ModelProfileID, j.att.ModelParameters)
@@ -101,7 +109,7 @@ func (e *Engine) modelOf(ctx context.Context, j job) answerModel {
 	am.params = r.Params
 	if r.ProfileID != nil {
 		am.llm, am.model = r.LLM, r.Model
-		am.charge = chargeOf(r)
+		am.charge = am.charge.Profiled(r)
 	}
 	st := j.settings
 	if r.Window > 0 && am.model != "" {

@@ -126,7 +126,7 @@ func TestSoftQuotaAllowsAndFlags(t *testing.T) {
 		tot := totals(t, e.db, alice.UserID, q)
 		assert.Greater(t, tot.TenantUsed, int64(1))
 		assert.Zero(t, tot.TenantReserved)
-		u, err := e.eng.MyUsage(as(alice))
+		u, err := e.quota.MyUsage(as(alice))
 		require.NoError(t, err)
 		assert.True(t, u.OverSoftLimit)
 		assert.Equal(t, domain.QuotaMonthly, u.Period)
@@ -152,38 +152,6 @@ func TestRefundOnCancel(t *testing.T) {
 		assert.Equal(t, usageentry.KindREFUND, es[1].Kind)
 		assert.Equal(t, es[0].ID, *es[1].ReservationID)
 		assert.Equal(t, quota.Totals{}, totals(t, e.db, alice.UserID, q))
-	}, withQuota(q))
-}
-
-// TestReconcileRefundsCrashedReservation: a reservation a crash left open
-// (its attempt never written, or ended without a settle) is closed by the
-// reaper's reconciliation once older than the lease: refunded, or settled
-// with the usage a COMPLETED attempt stored. A second pass closes nothing.
-func TestReconcileRefundsCrashedReservation(t *testing.T) {
-	q := domain.TokenQuota{Kind: domain.QuotaHard, TenantTokens: reservation() * 10}
-	forEach(t, func(t *testing.T, e *env) {
-		m := quota.New(e.db, nil)
-		tx, err := e.db.Client.Tx(context.Background())
-		require.NoError(t, err)
-		lost := uuid.New()
-		_, err = m.Reserve(context.Background(), tx, quota.Call{TenantID: demo.TenantID, UserID: alice.UserID, AttemptID: &lost, Purpose: usageentry.PurposeANSWER},
-			q, time.Now(), 1000)
-		require.NoError(t, err)
-		require.NoError(t, tx.Commit())
-		n, err := e.eng.ReconcileUsage(context.Background())
-		require.NoError(t, err)
-		assert.Zero(t, n, "a reservation younger than the lease may still be settled by its run")
-		e.clock.advance(time.Hour)
-		n, err = e.eng.ReconcileUsage(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 1, n)
-		es := ledger(t, e.db)
-		require.Len(t, es, 2)
-		assert.Equal(t, usageentry.KindREFUND, es[1].Kind)
-		assert.Equal(t, quota.Totals{}, totals(t, e.db, alice.UserID, q))
-		n, err = e.eng.ReconcileUsage(context.Background())
-		require.NoError(t, err)
-		assert.Zero(t, n)
 	}, withQuota(q))
 }
 

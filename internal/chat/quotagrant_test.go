@@ -1,8 +1,6 @@
 package chat_test
 
 import (
-	"context"
-	"strings"
 	"sync"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -26,9 +25,9 @@ func askOnce(t *testing.T, e *env, v *viewer.Viewer) error {
 }
 
 // grant grants tokens to user as the admin.
-func grant(t *testing.T, e *env, user string, tokens int64) *chat.Grant {
+func grant(t *testing.T, e *env, user string, tokens int64) *quota.Grant {
 	t.Helper()
-	g, err := e.eng.GrantUsage(as(admin), chat.GrantInput{UserID: user, Tokens: tokens, Note: "launch week"})
+	g, err := e.quota.GrantUsage(as(admin), quota.GrantInput{UserID: user, Tokens: tokens, Note: "launch week"})
 	require.NoError(t, err)
 	return g
 }
@@ -55,12 +54,12 @@ func TestGrantRaisesOnlyThatUsersLimit(t *testing.T) {
 		require.Equal(t, domain.CodeQuotaExceeded, code(askOnce(t, e, alice)), "and for no more")
 		require.Equal(t, domain.CodeQuotaExceeded, code(askOnce(t, e, bob)), "bob's limit did not move")
 
-		u, err := e.eng.MyUsage(as(alice))
+		u, err := e.quota.MyUsage(as(alice))
 		require.NoError(t, err)
 		assert.Equal(t, r, u.Granted)
 		assert.Equal(t, r+r/2, *u.Limit)
 		assert.Equal(t, 2*r, u.Reserved)
-		u, err = e.eng.MyUsage(as(bob))
+		u, err = e.quota.MyUsage(as(bob))
 		require.NoError(t, err)
 		assert.Zero(t, u.Granted)
 
@@ -98,63 +97,6 @@ func TestGrantNeverLiftsTheTenantLimit(t *testing.T) {
 		require.ErrorAs(t, err, &de)
 		assert.Equal(t, "tenant", de.Details["limit"])
 	}, withQuota(q))
-}
-
-// TestGrantErrors: grants a member asks for are FORBIDDEN like every admin
-// mutation; tokens out of range and an over-long note are BAD_USER_INPUT
-// naming the field; an unknown user and another tenant's user are
-// NOT_FOUND with identical messages; nothing is written for any of them.
-func TestGrantErrors(t *testing.T) {
-	forEach(t, func(t *testing.T, e *env) {
-		e.conversation(t, alice)
-		foreignUser(t, e)
-		cases := []struct {
-			name  string
-			as    *viewer.Viewer
-			in    chat.GrantInput
-			code  domain.Code
-			field string
-		}{
-			{"member", alice, chat.GrantInput{UserID: alice.UserID, Tokens: 10}, domain.CodeForbidden, ""},
-			{"zero tokens", admin, chat.GrantInput{UserID: alice.UserID}, domain.CodeBadUserInput, "tokens"},
-			{"negative tokens", admin, chat.GrantInput{UserID: alice.UserID, Tokens: -5}, domain.CodeBadUserInput, "tokens"},
-			{"too many tokens", admin, chat.GrantInput{UserID: alice.UserID, Tokens: chat.MaxGrantTokens + 1}, domain.CodeBadUserInput, "tokens"},
-			{"long note", admin, chat.GrantInput{UserID: alice.UserID, Tokens: 1, Note: strings.Repeat("é", chat.MaxGrantNote+1)}, domain.CodeBadUserInput, "note"},
-			{"unknown user", admin, chat.GrantInput{UserID: "nobody", Tokens: 10}, domain.CodeNotFound, ""},
-			{"foreign user", admin, chat.GrantInput{UserID: "gus", Tokens: 10}, domain.CodeNotFound, ""},
-		}
-		msgs := map[string]string{}
-		for _, tc := range cases {
-			_, err := e.eng.GrantUsage(as(tc.as), tc.in)
-			require.Equal(t, tc.code, code(err), "%s: %v", tc.name, err)
-			if tc.field != "" {
-				var de *domain.Error
-				require.ErrorAs(t, err, &de)
-				assert.Equal(t, tc.field, de.Details["field"], tc.name)
-			}
-			msgs[tc.name] = err.Error()
-			_, err = e.eng.SetUserQuota(as(tc.as), tc.in.UserID, &tc.in.Tokens)
-			if tc.name != "zero tokens" && tc.name != "long note" {
-				require.Equal(t, tc.code, code(err), "setUserQuota %s: %v", tc.name, err)
-			}
-		}
-		assert.Equal(t, msgs["unknown user"], msgs["foreign user"], "a foreign user is indistinguishable from an unknown one")
-		assert.Empty(t, ledger(t, e.db), "no GRANT was written")
-	})
-}
-
-// foreignUser gives another tenant (globex) a user gus with a
-// conversation.
-func foreignUser(t *testing.T, e *env) {
-	t.Helper()
-	sys := viewer.SystemJobContext(context.Background(), viewer.JobProvision)
-	require.NoError(t, e.db.Client.Tenant.Create().SetID(stranger.TenantID).SetName("Globex").Exec(sys))
-	gus := &viewer.Viewer{TenantID: stranger.TenantID, UserID: "gus", Roles: []viewer.Role{viewer.RoleMember}}
-	demoKB := e.db.Client.KnowledgeBase.GetX(as(alice), e.kb)
-	kb := e.db.Client.KnowledgeBase.Create().SetName("Globex help").
-		SetEmbeddingModel(demoKB.EmbeddingModel).SetEmbeddingDimensions(demoKB.EmbeddingDimensions).SaveX(as(stranger))
-	_, err := e.eng.CreateConversation(as(gus), chat.CreateConversationInput{KnowledgeBaseID: &kb.ID})
-	require.NoError(t, err)
 }
 
 // TestConcurrentAsksUnderAGrant: the conditional reserve accounts for
@@ -223,14 +165,14 @@ func TestUserQuotaOverride(t *testing.T) {
 		require.Equal(t, domain.CodeQuotaExceeded, code(askOnce(t, e, alice)), "the setting fits no answer")
 		set := func(tokens *int64) {
 			t.Helper()
-			got, err := e.eng.SetUserQuota(as(admin), alice.UserID, tokens)
+			got, err := e.quota.SetUserQuota(as(admin), alice.UserID, tokens)
 			require.NoError(t, err)
 			assert.Equal(t, tokens, got)
 		}
 		two := 2*r + r/2
 		set(&two)
 		set(&two) // setting again updates the one override
-		u, err := e.eng.MyUsage(as(alice))
+		u, err := e.quota.MyUsage(as(alice))
 		require.NoError(t, err)
 		assert.Equal(t, two, *u.Limit)
 		require.NoError(t, askOnce(t, e, alice))
@@ -240,7 +182,7 @@ func TestUserQuotaOverride(t *testing.T) {
 
 		zero := int64(0)
 		set(&zero)
-		u, err = e.eng.MyUsage(as(alice))
+		u, err = e.quota.MyUsage(as(alice))
 		require.NoError(t, err)
 		assert.Nil(t, u.Limit, "0: no per-user limit")
 		for range 4 {
@@ -253,7 +195,7 @@ func TestUserQuotaOverride(t *testing.T) {
 		assert.Equal(t, "tenant", de.Details["limit"])
 
 		set(nil)
-		u, err = e.eng.MyUsage(as(alice))
+		u, err = e.quota.MyUsage(as(alice))
 		require.NoError(t, err)
 		assert.Equal(t, r/2, *u.Limit, "removed: the setting again")
 		n, err := e.db.Client.AuditEvent.Query().Where(auditevent.ActionHasPrefix("quota.user.")).Count(as(admin))

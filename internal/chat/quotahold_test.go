@@ -52,7 +52,7 @@ func TestSideCallsStayWithinAHardQuota(t *testing.T) {
 			res, err := e.eng.Ask(as(alice), chat.AskInput{ConversationID: conv.ID, ClientMessageID: uuid.NewString(), Question: "上传文件最大是多少？"})
 			require.NoError(t, err)
 			one := int64(1)
-			_, err = e.eng.SetUserQuota(as(admin), alice.UserID, &one)
+			_, err = e.quota.SetUserQuota(as(admin), alice.UserID, &one)
 			require.NoError(t, err)
 			e.model.release()
 			e.wait(t, alice, res.Attempt.ID, 0)
@@ -75,7 +75,7 @@ func TestSideCallsStayWithinAHardQuota(t *testing.T) {
 			chat.WaitIdle(e.eng)
 			used := totals(t, e.db, alice.UserID, q).UserUsed
 			limit := used + reservation() + 10
-			_, err := e.eng.SetUserQuota(as(admin), alice.UserID, &limit)
+			_, err := e.quota.SetUserQuota(as(admin), alice.UserID, &limit)
 			require.NoError(t, err)
 
 			follow := e.ask(t, alice, conv.ID, "那超过以后返回什么错误码？")

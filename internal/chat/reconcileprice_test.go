@@ -54,7 +54,7 @@ func TestReconcileSettlesAtTheProfilesPrice(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, tx.Commit())
 		e.clock.advance(time.Hour)
-		n, err := e.eng.ReconcileUsage(context.Background())
+		n, err := e.quota.Reconcile(context.Background())
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
 

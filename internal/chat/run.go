@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/internal/admission"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
@@ -49,8 +50,8 @@ type job struct {
 	// zero value (no llm) means the engine's model.
 	model answerModel
 	// side holds the side calls' usage for the completion transaction
-	// (sidecharges.go); nil charges each call at once.
-	side *sideCharges
+	// (quota.Pending); nil charges each call at once.
+	side *quota.Pending
 }
 
 // start generates att's answer in the background. The run keeps the

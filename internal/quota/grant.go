@@ -86,7 +86,7 @@ func (m *Meter) Effective(ctx context.Context, tenant, user string, q domain.Tok
 
 // SetOverride sets (tokens non-nil) or removes (nil) the override of
 // user's per-user limit in tenant, as the metering job; by is the admin
-// who set it. Callers check the admin role (chat.Engine.SetUserQuota).
+// who set it. Callers check the admin role (Service.SetUserQuota).
 func (m *Meter) SetOverride(ctx context.Context, tenant, user string, tokens *int64, by string, now time.Time) error {
 	ctx = meterCtx(ctx)
 	if tokens == nil {

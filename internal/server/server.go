@@ -55,6 +55,9 @@ type Options struct {
 	// Organise organises conversations (organise.New on DB, notifying
 	// through Engine); nil makes its operations UNAVAILABLE.
 	Organise resolvers.Organise
+	// Usage serves the quotas and the usage ledger (quota.NewService on
+	// DB, whose Reconcile the engine's reaper runs); required.
+	Usage    resolvers.Usage
 	Verifier TokenVerifier
 	Logger   *slog.Logger
 	// Portability exports and imports conversations (portability.New on
@@ -111,8 +114,8 @@ type Server struct {
 
 // New builds the server and its handler.
 func New(o Options) (*Server, error) {
-	if o.DB == nil || o.Engine == nil || o.Support == nil || o.TenantSettings == nil || o.Verifier == nil {
-		return nil, errors.New("server: DB, Engine, Support, TenantSettings and Verifier are required")
+	if o.DB == nil || o.Engine == nil || o.Support == nil || o.TenantSettings == nil || o.Usage == nil || o.Verifier == nil {
+		return nil, errors.New("server: DB, Engine, Support, TenantSettings, Usage and Verifier are required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -150,6 +153,7 @@ func New(o Options) (*Server, error) {
 		TenantSettings: o.TenantSettings,
 		Knowledge:      o.Knowledge,
 		Organise:       o.Organise,
+		Usage:          o.Usage,
 		Sharing:        o.Sharing,
 		Portability:    o.Portability,
 		Models:         o.Models,

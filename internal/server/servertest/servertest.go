@@ -34,6 +34,7 @@ import (
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/organise"
 	"github.com/ragchat/ragchat/internal/portability"
+	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/store"
@@ -191,6 +192,9 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	docChanges := docwatch.NewPublisher(br, docwatch.Options{Logger: log, Interval: o.DocumentChangeInterval})
 	access := authwatch.NewAccess(br, log)
 	models := modelprofile.New(db.Client, modelprofile.NewEndpoints(model, offline.New(offline.Options{TokenDelay: time.Millisecond}), o.Endpoints))
+	// Wired as cmd/ragchat wires it (its newCore): the engine's reaper
+	// reconciles the service's ledger.
+	usage := quota.NewService(db, quota.Options{Profiles: models, Logger: log, Now: time.Now, Lease: chat.Config{}.WithDefaults().LeaseDuration})
 	engine := chat.New(chat.Config{InstanceID: "servertest-" + uuid.NewString()[:8], GenerateTitles: o.GenerateTitles, Limits: chat.Limits{
 		QuestionChars:    cfg.Limits.MaxQuestionRunes,
 		CommentChars:     cfg.Limits.MaxCommentRunes,
@@ -201,10 +205,11 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Retriever:         knowledge.NewRetriever(db, knowledge.RetrieverOptions{}),
 		SearchAttachments: true,
 		Logger:            log, Now: time.Now, Observer: metrics,
-		AskLimiter: askrate.NewDBLimiter(db, time.Now),
-		Access:     access,
-		Tracer:     tracing.Tracer(o.TracerProvider),
-		Models:     models,
+		AskLimiter:     askrate.NewDBLimiter(db, time.Now),
+		Access:         access,
+		Tracer:         tracing.Tracer(o.TracerProvider),
+		Models:         models,
+		ReconcileUsage: usage.Reconcile,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: access, Documents: docChanges})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
@@ -229,6 +234,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Verifier:    verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 		Support: grants, TenantSettings: settings,
 		Organise:       organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		Usage:          usage,
 		Portability:    portability.New(db.Client, engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: o.TracerProvider,
 		Models:         models,

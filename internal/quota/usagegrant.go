@@ -1,4 +1,4 @@
-package chat
+package quota
 
 import (
 	"context"
@@ -9,9 +9,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/usageentry"
-	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -45,7 +43,7 @@ type Grant struct {
 // over-long note are BAD_USER_INPUT naming the field; a user the tenant
 // has never seen (no conversation, no usage), in another tenant or not, is
 // NOT_FOUND. The grant is audited (quota.grant).
-func (e *Engine) GrantUsage(ctx context.Context, in GrantInput) (*Grant, error) {
+func (s *Service) GrantUsage(ctx context.Context, in GrantInput) (*Grant, error) {
 	v, err := viewer.RequireAdmin(ctx)
 	if err != nil {
 		return nil, err
@@ -56,22 +54,22 @@ func (e *Engine) GrantUsage(ctx context.Context, in GrantInput) (*Grant, error) 
 	if utf8.RuneCountInString(in.Note) > MaxGrantNote {
 		return nil, domain.Errorf(domain.CodeBadUserInput, "the note is longer than %d characters", MaxGrantNote).With("field", "note")
 	}
-	if err := e.knownUser(ctx, in.UserID); err != nil {
+	if err := s.knownUser(ctx, in.UserID); err != nil {
 		return nil, err
 	}
-	st, err := e.settings(ctx)
+	st, err := s.settings(ctx)
 	if err != nil {
 		return nil, err
 	}
 	q := st.Quota().WithDefaults()
-	entry, err := e.meter.Grant(ctx, v.TenantID, in.UserID, q, e.now(), in.Tokens)
+	entry, err := s.meter.Grant(ctx, v.TenantID, in.UserID, q, s.now(), in.Tokens)
 	if err != nil {
 		return nil, store.DomainError(err, "usage grant")
 	}
-	conversations.Audit(ctx, e.client, e.log, "quota.grant", "user", in.UserID, in.Note, map[string]string{
+	s.audit(ctx, "quota.grant", "user", in.UserID, in.Note, map[string]string{
 		"tokens": strconv.FormatInt(in.Tokens, 10), "period": q.Period, "periodStart": entry.PeriodStart.UTC().Format(time.RFC3339),
 	})
-	return &Grant{Entry: entry, Note: in.Note, ResetsAt: quota.PeriodEnd(q.Period, *entry.PeriodStart)}, nil
+	return &Grant{Entry: entry, Note: in.Note, ResetsAt: PeriodEnd(q.Period, *entry.PeriodStart)}, nil
 }
 
 // SetUserQuota sets (tokens non-nil) or removes (nil) the override of one
@@ -79,7 +77,7 @@ func (e *Engine) GrantUsage(ctx context.Context, in GrantInput) (*Grant, error) 
 // while the tenant has a token quota, and 0 means no per-user limit.
 // Admins only; errors as GrantUsage's. Audited (quota.user.set,
 // quota.user.cleared). It returns the override now in force, nil when none.
-func (e *Engine) SetUserQuota(ctx context.Context, userID string, tokens *int64) (*int64, error) {
+func (s *Service) SetUserQuota(ctx context.Context, userID string, tokens *int64) (*int64, error) {
 	v, err := viewer.RequireAdmin(ctx)
 	if err != nil {
 		return nil, err
@@ -89,17 +87,17 @@ func (e *Engine) SetUserQuota(ctx context.Context, userID string, tokens *int64)
 			return nil, err
 		}
 	}
-	if err := e.knownUser(ctx, userID); err != nil {
+	if err := s.knownUser(ctx, userID); err != nil {
 		return nil, err
 	}
-	if err := e.meter.SetOverride(ctx, v.TenantID, userID, tokens, v.UserID, e.now()); err != nil {
+	if err := s.meter.SetOverride(ctx, v.TenantID, userID, tokens, v.UserID, s.now()); err != nil {
 		return nil, store.DomainError(err, "user quota")
 	}
 	if tokens == nil {
-		conversations.Audit(ctx, e.client, e.log, "quota.user.cleared", "user", userID, "", nil)
+		s.audit(ctx, "quota.user.cleared", "user", userID, "", nil)
 		return nil, nil
 	}
-	conversations.Audit(ctx, e.client, e.log, "quota.user.set", "user", userID, "", map[string]string{"tokens": strconv.FormatInt(*tokens, 10)})
+	s.audit(ctx, "quota.user.set", "user", userID, "", map[string]string{"tokens": strconv.FormatInt(*tokens, 10)})
 	return tokens, nil
 }
 
@@ -114,14 +112,14 @@ func checkQuotaTokens(tokens, min int64) error {
 // knownUser is nil when userID has left a trace in the admin's tenant (a
 // conversation or a usage entry, read through the privacy filter), and
 // NOT_FOUND otherwise: an unknown user and another tenant's are alike.
-func (e *Engine) knownUser(ctx context.Context, userID string) error {
+func (s *Service) knownUser(ctx context.Context, userID string) error {
 	if userID == "" || utf8.RuneCountInString(userID) > 128 {
 		return domain.NotFound("user")
 	}
 	ctx = readaudit.Exempt(ctx)
-	ok, err := e.client.Conversation.Query().Where(conversation.UserID(userID)).Exist(ctx)
+	ok, err := s.client.Conversation.Query().Where(conversation.UserID(userID)).Exist(ctx)
 	if err == nil && !ok {
-		ok, err = e.client.UsageEntry.Query().Where(usageentry.UserID(userID)).Exist(ctx)
+		ok, err = s.client.UsageEntry.Query().Where(usageentry.UserID(userID)).Exist(ctx)
 	}
 	if err != nil {
 		return store.DomainError(err, "user")

@@ -1,58 +1,59 @@
-package chat
+package quota
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/usageentry"
 	"github.com/ragchat/ragchat/internal/llm"
-	"github.com/ragchat/ragchat/internal/quota"
 )
 
 // An answer's side calls (docs/ENGINE.md, "Quotas and the usage ledger")
 // are metered like the answer: the rewrite of a follow-up (REWRITE), the
 // generated title (TITLE) and the summary folds (SUMMARY) are each charged
-// to the ledger (quota.Meter.Charge, a SETTLE, added to the quota's
-// counters) with the tokens the model reported, or the local tokenizer's
-// estimate when it reported none, and priced at the attempt's profile
-// (profilePricing). Under a HARD quota each first reserves what it may
-// use (hold), so that none passes the limit. They are asked of the
-// attempt's model (answerModel:
-// the profile's endpoint and model, else the server's), so every model
-// call of an answer goes through the one resolver.
+// to the ledger (Charge, a SETTLE, added to the quota's counters, or held
+// for the answer's transaction: Pending) with the tokens the model
+// reported, or the local tokenizer's estimate when it reported none, at
+// the answer's Charge (its profile's prices). Under a HARD quota each
+// first reserves what it may use (hold), so that none passes the limit.
 
-// meteredModel is the attempt's model, charging its rewrites, titles and
-// summaries to the ledger.
-type meteredModel struct {
+// SideCalls is how an answer's side calls are metered.
+type SideCalls struct {
+	// Charge is the answer's; its Model is what the side calls name.
+	Charge Charge
+	// Pending holds the calls for the answer's completion transaction
+	// (nil: each is charged at once).
+	Pending *Pending
+	// Now is the clock of the entries (nil: time.Now).
+	Now func() time.Time
+	// Log receives the failures to record usage (nil: slog.Default()).
+	Log *slog.Logger
+}
+
+// Metered returns model with its side calls (Rewrite, Title, Summarize)
+// metered as s says.
+func (m *Meter) Metered(model llm.Model, s SideCalls) llm.Model {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.Log == nil {
+		s.Log = slog.Default()
+	}
+	return metered{Model: model, meter: m, s: s}
+}
+
+// metered is a model whose rewrites, titles and summaries are charged to
+// the ledger.
+type metered struct {
 	llm.Model
-	e *Engine
-	j job
-}
-
-// sideModel returns j's model with its side calls metered. A job without
-// an attempt (PreviewContext, which saves nothing) is not metered.
-func (e *Engine) sideModel(j job) llm.Model {
-	m := j.model.llm
-	if m == nil {
-		m = e.model
-	}
-	if j.att == nil {
-		return m
-	}
-	return meteredModel{Model: m, e: e, j: j}
-}
-
-// sideModelName is the chat model j's side calls name.
-func (e *Engine) sideModelName(j job) string {
-	if j.model.llm != nil && j.model.model != "" {
-		return j.model.model
-	}
-	return e.chatModel(j.settings)
+	meter *Meter
+	s     SideCalls
 }
 
 // Rewrite implements llm.Rewriter and charges a REWRITE.
-func (m meteredModel) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.RewriteResult, error) {
+func (m metered) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.RewriteResult, error) {
 	in := rewriteText(req)
 	held, err := m.hold(ctx, usageentry.PurposeREWRITE, sideBound(in, req.Question))
 	if err != nil {
@@ -64,8 +65,8 @@ func (m meteredModel) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.
 }
 
 // Title implements llm.Titler and charges a TITLE. A model that can name
-// the chat model (llm.ModelTitler) is asked with the attempt's.
-func (m meteredModel) Title(ctx context.Context, firstQuestion string) (string, error) {
+// the chat model (llm.ModelTitler) is asked with the charge's.
+func (m metered) Title(ctx context.Context, firstQuestion string) (string, error) {
 	held, err := m.hold(ctx, usageentry.PurposeTITLE, sideBound(firstQuestion, firstQuestion))
 	if err != nil {
 		return "", err
@@ -75,7 +76,7 @@ func (m meteredModel) Title(ctx context.Context, firstQuestion string) (string, 
 		u     llm.Usage
 	)
 	if mt, ok := m.Model.(llm.ModelTitler); ok {
-		title, u, err = mt.TitleWith(ctx, m.e.sideModelName(m.j), firstQuestion)
+		title, u, err = mt.TitleWith(ctx, m.s.Charge.Model, firstQuestion)
 	} else {
 		title, err = m.Model.Title(ctx, firstQuestion)
 	}
@@ -84,7 +85,7 @@ func (m meteredModel) Title(ctx context.Context, firstQuestion string) (string, 
 }
 
 // Summarize implements llm.Summarizer and charges a SUMMARY.
-func (m meteredModel) Summarize(ctx context.Context, req llm.SummarizeRequest) (string, error) {
+func (m metered) Summarize(ctx context.Context, req llm.SummarizeRequest) (string, error) {
 	in := summarizeText(req)
 	limit := req.MaxChars
 	if limit <= 0 {
@@ -112,12 +113,6 @@ const (
 	sideCallOutput = 300
 )
 
-// sideCallHold is how long a side call may hold its reservation: the
-// reaper refunds one that a crash left open only after it
-// (ReconcileUsage), since a title or a summary outlives its attempt's
-// lease. Side calls end within the minute afterCompletion gives them.
-const sideCallHold = 5 * time.Minute
-
 // sideBound is the reservation of a rewrite or a title of question whose
 // prompt carries in.
 func sideBound(in, question string) int {
@@ -131,23 +126,16 @@ func sideBound(in, question string) int {
 // is not made: the caller falls back (the question as asked, the
 // question's title, the summary as it was), so the answer the quota
 // admitted is never refused and the side call never passes the limit.
-func (m meteredModel) hold(ctx context.Context, purpose usageentry.Purpose, bound int) (*ent.UsageEntry, error) {
-	if !hardQuota(m.j.settings) {
+func (m metered) hold(ctx context.Context, purpose usageentry.Purpose, bound int) (*ent.UsageEntry, error) {
+	ch := m.s.Charge
+	if !Hard(ch.Quota) {
 		return nil, nil
 	}
-	res, err := m.e.meter.ReserveNow(ctx, m.call(purpose), m.j.settings.Quota(), m.e.now(), int64(bound))
+	res, err := m.meter.ReserveNow(ctx, ch.call(purpose, ch.Model), ch.Quota, m.s.Now(), int64(bound))
 	if err != nil {
 		return nil, err
 	}
 	return res.Entry, nil
-}
-
-// call is the ledger call of j's side call of purpose.
-func (m meteredModel) call(purpose usageentry.Purpose) quota.Call {
-	j := m.j
-	id := j.att.ID
-	return j.model.charge.priced(quota.Call{TenantID: j.conv.TenantID, UserID: j.conv.UserID, AttemptID: &id, Purpose: purpose,
-		Model: m.e.sideModelName(j)})
 }
 
 // charge records one side call of purpose that ended with callErr: u when
@@ -155,33 +143,40 @@ func (m meteredModel) call(purpose usageentry.Purpose) quota.Call {
 // its result out; it closes the call's reservation held with it (a
 // REFUND when the call failed), or charges it. A failure is logged; the
 // call's result stands.
-func (m meteredModel) charge(ctx context.Context, held *ent.UsageEntry, callErr error, purpose usageentry.Purpose, u llm.Usage, in, out string) {
+func (m metered) charge(ctx context.Context, held *ent.UsageEntry, callErr error, purpose usageentry.Purpose, u llm.Usage, in, out string) {
 	if callErr != nil && held == nil {
 		return
 	}
-	var usage quota.Usage
+	var usage Usage
 	if callErr == nil {
 		if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 			u = llm.Usage{PromptTokens: llm.EstimateTokens(in), CompletionTokens: llm.EstimateTokens(out), Estimated: true}
 		}
-		usage = quota.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+		usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	}
-	j := m.j
-	call := m.call(purpose)
-	if held == nil && !j.settings.Quota().Enabled() && j.side.add(quota.Charged{Call: call, Usage: usage}) {
-		return // written with the answer (sidecharges.go)
+	ch := m.s.Charge
+	call := ch.call(purpose, ch.Model)
+	if held == nil && !ch.Quota.Enabled() && m.s.Pending.add(Charged{Call: call, Usage: usage}) {
+		return // written with the answer (RecordAnswerIn)
 	}
-	fctx, cancel := finalContext(ctx)
+	fctx, cancel := detached(ctx)
 	defer cancel()
 	var err error
 	if held != nil {
-		_, err = m.e.meter.Close(fctx, held, usage, call.Model, call.Price, m.e.now())
+		_, err = m.meter.Close(fctx, held, usage, call.Model, call.Price, m.s.Now())
 	} else {
-		err = m.e.meter.Charge(fctx, call, usage, j.settings.Quota(), m.e.now())
+		err = m.meter.Charge(fctx, call, usage, ch.Quota, m.s.Now())
 	}
 	if err != nil {
-		m.e.log.ErrorContext(ctx, "usage not recorded", "purpose", purpose, "conversation", j.conv.ID, "err", err)
+		m.s.Log.ErrorContext(ctx, "usage not recorded", "purpose", purpose, "attempt", ch.AttemptID, "err", err)
 	}
+}
+
+// detached is ctx without its cancellation, bounded to 15 seconds (as the
+// engine's final writes): a side call cancelled with its run is still
+// recorded.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 }
 
 // rewriteText is the text a rewrite's prompt carries, for its estimate.

@@ -1,0 +1,79 @@
+package quota
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/modelprofile"
+	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
+	"github.com/ragchat/ragchat/internal/viewer"
+)
+
+// Service is the metering that viewers, admins and the reaper reach, beside
+// the engine that meters its model calls (docs/API.md, "Quotas and usage";
+// docs/ENGINE.md, "Quotas and the usage ledger"): a viewer's standing
+// (myusage.go), admins' grants and per-user overrides (usagegrant.go),
+// the usage and cost reports (usagereport.go), and the reconciliation of
+// reservations a crash left open (reconcile.go). Every read and write goes
+// through Ent with the viewer in ctx, or as the metering job for the
+// ledger (Meter); the admin role is checked here.
+type Service struct {
+	client   *ent.Client
+	meter    *Meter
+	profiles *modelprofile.Service
+	log      *slog.Logger
+	now      func() time.Time
+	lease    time.Duration
+}
+
+// Options configure a Service.
+type Options struct {
+	// Pricing prices the entries the service writes (the engine's
+	// chat.Deps.Pricing); nil: everything is free.
+	Pricing Pricing
+	// Profiles prices the reconciliation's settles of answers on a model
+	// profile (the engine's chat.Deps.Models); nil: the list price.
+	Profiles *modelprofile.Service
+	// Logger receives what is logged (nil: slog.Default()).
+	Logger *slog.Logger
+	// Now returns the current time (nil: time.Now).
+	Now func() time.Time
+	// Lease is the engine's attempt lease (chat.Config.LeaseDuration):
+	// the reconciliation leaves younger reservations to their runs.
+	Lease time.Duration
+}
+
+// NewService returns the metering service of db.
+func NewService(db *store.DB, o Options) *Service {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Service{client: db.Client, meter: New(db, o.Pricing), profiles: o.Profiles, log: o.Logger, now: o.Now, lease: o.Lease}
+}
+
+// settings returns the viewer's tenant settings with defaults filled in.
+func (s *Service) settings(ctx context.Context) (domain.TenantSettings, error) {
+	return tenantsettings.Effective(ctx, s.client)
+}
+
+// audit appends an audit event as the viewer. Failing to audit is logged,
+// never hidden; the action it describes has already happened.
+func (s *Service) audit(ctx context.Context, action, targetType, targetID, reason string, meta map[string]string) {
+	actor := "system"
+	if v := viewer.FromContext(ctx); v != nil {
+		actor = v.UserID
+	}
+	err := s.client.AuditEvent.Create().SetActor(actor).SetAction(action).
+		SetTargetType(targetType).SetTargetID(targetID).SetReason(reason).SetMetadata(meta).
+		Exec(ctx)
+	if err != nil {
+		s.log.ErrorContext(ctx, "audit event not written", "action", action, "target", targetID, "err", err)
+	}
+}
