@@ -3,8 +3,9 @@
 // (whose privacy policies do every tenant, owner and ACL filter) with
 // entgql field collection; writes, streams and the reads that involve a
 // policy go through the services that decide roles and which rows show:
-// the conversation engine (internal/chat: conversations, asks, streams,
-// the admin listing), delegated support access (internal/support), the
+// the conversation engine (internal/chat: conversations, asks, attempt
+// streams, the admin listing), the feed (internal/feed: conversation and
+// viewer events), delegated support access (internal/support), the
 // tenant settings (internal/tenantsettings) and the knowledge service.
 // The read audit (internal/readaudit) is scoped per operation
 // (OperationScope), and so are two batches that keep a page of messages at
@@ -27,6 +28,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 )
 
 // This file will not be regenerated automatically.
@@ -55,8 +57,6 @@ type Engine interface {
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
 	SubmitFeedback(ctx context.Context, in chat.FeedbackInput) (*ent.Feedback, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
-	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
-	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
 	SourcesOf(ctx context.Context, sources []*ent.Source) ([]chat.SourceView, error)
 	AttachmentsOf(ctx context.Context, ids []uuid.UUID) ([]*ent.Attachment, error)
 	AccessStamp(ctx context.Context) uint64
@@ -70,6 +70,15 @@ type Engine interface {
 }
 
 var _ Engine = (*chat.Engine)(nil)
+
+// Feed streams conversation and viewer events (*feed.Service): the
+// conversationEvents and viewerEvents subscriptions.
+type Feed interface {
+	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan feed.ConversationEvent, error)
+	SubscribeViewer(ctx context.Context) (<-chan feed.ViewerEvent, error)
+}
+
+var _ Feed = (*feed.Service)(nil)
 
 // SubscriptionGate admits a new subscription. It returns the context the
 // subscription must run under (cancelled on server shutdown) and a release
@@ -104,6 +113,9 @@ type Deps struct {
 	NodeType func(context.Context, uuid.UUID) (string, error)
 	// Engine runs conversations.
 	Engine Engine
+	// Feed streams the conversations' changes (internal/feed), the one
+	// the engine and the other services publish into.
+	Feed Feed
 	// Support runs delegated support access (internal/support).
 	Support Support
 	// TenantSettings reads and updates the tenant settings
@@ -144,6 +156,7 @@ type Resolver struct {
 	client    *ent.Client
 	nodeType  func(context.Context, uuid.UUID) (string, error)
 	engine    Engine
+	feed      Feed
 	support   Support
 	settings  TenantSettings
 	knowledge Knowledge
@@ -199,6 +212,7 @@ func New(d Deps) *Resolver {
 		client:      d.Client,
 		nodeType:    d.NodeType,
 		engine:      d.Engine,
+		feed:        d.Feed,
 		support:     d.Support,
 		settings:    d.TenantSettings,
 		knowledge:   d.Knowledge,
