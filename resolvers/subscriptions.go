@@ -94,9 +94,9 @@ func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan
 
 // forward sends first, then converts and sends every event of src to out
 // (but those convert makes nil, which the viewer may not see), until src
-// closes or ctx ends. When ctx ends first it drains src, which
-// the engine or the feed closes on cancellation, so that neither side's goroutine is
-// left blocked.
+// closes or ctx ends. When ctx ends first it drains src, which the feed
+// closes on cancellation, so that neither side's goroutine is left
+// blocked.
 //
 // first is the stream's SUBSCRIBED event (docs/API.md, "Knowing a stream
 // is live"): src is the feed's subscription, registered with the broker
