@@ -21,9 +21,10 @@ import (
 // every row beneath it out of every read and write, exactly like an
 // unknown id, and the purge job (PurgeOnce) deletes the rows. Until then
 // it works like any conversation, except that it is never listed, never
-// reaches viewerEvents (another device must not learn of it), and never
-// gets an LLM summary or an LLM title (the model sees nothing beyond the
-// answers it gives). KeepConversation turns it into a normal one.
+// reaches viewerEvents (another device must not learn of it: internal/feed
+// keeps that rule, and temporaryAttempt tells it of the engine's
+// attempts), and never gets an LLM summary or an LLM title (the model
+// sees nothing beyond the answers it gives). KeepConversation turns it into a normal one.
 
 // temporaryExpiry returns when a new conversation asked for with
 // temporary is gone under the tenant's settings st at now (nil: a normal
