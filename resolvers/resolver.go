@@ -3,10 +3,11 @@
 // (whose privacy policies do every tenant, owner and ACL filter) with
 // entgql field collection; writes, streams and the reads that involve a
 // policy go through the services that decide roles and which rows show:
-// the conversation engine (internal/chat: conversations, asks, streams,
-// the admin listing), delegated support access (internal/support), the
-// tenant settings (internal/tenantsettings), the quotas and usage ledger
-// (internal/quota) and the knowledge service.
+// the conversation engine (internal/chat: conversations, asks, attempt
+// streams), the feed (internal/feed: conversation and viewer events),
+// delegated support access (internal/support), the tenant settings
+// (internal/tenantsettings), the quotas and usage ledger (internal/quota),
+// feedback (internal/feedback) and the knowledge service.
 // The read audit (internal/readaudit) is scoped per operation
 // (OperationScope), and so are two batches that keep a page of messages at
 // a constant number of statements: the re-authorisation of citations
@@ -26,6 +27,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/sourceauth"
 )
@@ -51,8 +53,6 @@ type Engine interface {
 	Reask(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
-	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan chat.ConversationEvent, error)
-	SubscribeViewer(ctx context.Context) (<-chan chat.ViewerEvent, error)
 	AccessStamp(ctx context.Context) uint64
 }
 
@@ -62,6 +62,15 @@ var _ Engine = (*chat.Engine)(nil)
 type Feedback interface {
 	Submit(ctx context.Context, in feedback.Input) (*ent.Feedback, error)
 }
+
+// Feed streams conversation and viewer events (*feed.Service): the
+// conversationEvents and viewerEvents subscriptions.
+type Feed interface {
+	SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan feed.ConversationEvent, error)
+	SubscribeViewer(ctx context.Context) (<-chan feed.ViewerEvent, error)
+}
+
+var _ Feed = (*feed.Service)(nil)
 
 // SubscriptionGate admits a new subscription. It returns the context the
 // subscription must run under (cancelled on server shutdown) and a release
@@ -96,6 +105,9 @@ type Deps struct {
 	NodeType func(context.Context, uuid.UUID) (string, error)
 	// Engine runs conversations.
 	Engine Engine
+	// Feed streams the conversations' changes (internal/feed), the one
+	// the engine and the other services publish into.
+	Feed Feed
 	// Support runs delegated support access (internal/support).
 	Support Support
 	// TenantSettings reads and updates the tenant settings
@@ -142,6 +154,7 @@ type Resolver struct {
 	client    *ent.Client
 	nodeType  func(context.Context, uuid.UUID) (string, error)
 	engine    Engine
+	feed      Feed
 	support   Support
 	settings  TenantSettings
 	knowledge Knowledge
@@ -203,6 +216,7 @@ func New(d Deps) *Resolver {
 		client:      d.Client,
 		nodeType:    d.NodeType,
 		engine:      d.Engine,
+		feed:        d.Feed,
 		support:     d.Support,
 		settings:    d.TenantSettings,
 		knowledge:   d.Knowledge,

@@ -3,7 +3,7 @@ package resolvers
 import (
 	"github.com/google/uuid"
 
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 )
 
 // changedAttempts is the changedAttemptIds and changedAttemptCount of a
@@ -20,11 +20,11 @@ func changedAttempts(sourcesChanged bool, ids []uuid.UUID, count int) ([]uuid.UU
 }
 
 // conversationSourcesChanged reports whether ev is a SOURCES_CHANGED.
-func conversationSourcesChanged(ev chat.ConversationEvent) bool {
-	return ev.Kind == chat.ConversationSourcesChanged
+func conversationSourcesChanged(ev feed.ConversationEvent) bool {
+	return ev.Kind == feed.ConversationSourcesChanged
 }
 
 // viewerSourcesChanged reports whether ev is a SOURCES_CHANGED.
-func viewerSourcesChanged(ev chat.ViewerEvent) bool {
-	return ev.Kind == chat.ViewerSourcesChanged
+func viewerSourcesChanged(ev feed.ViewerEvent) bool {
+	return ev.Kind == feed.ViewerSourcesChanged
 }

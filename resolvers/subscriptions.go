@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -71,7 +72,7 @@ func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan
 	if err != nil {
 		return nil, err
 	}
-	src, err := r.engine.SubscribeConversation(ctx, id)
+	src, err := r.feed.SubscribeConversation(ctx, id)
 	if err != nil {
 		release()
 		return nil, notFound(err, "conversation")
@@ -81,8 +82,8 @@ func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan
 	go func() {
 		defer release()
 		defer close(out)
-		forward(ctx, src, out, first, func(ev chat.ConversationEvent) *model.ConversationEvent {
-			if ev.Kind == chat.ConversationAttachmentUpdated && !r.mayReadAttachment(ctx, ev.AttachmentID) {
+		forward(ctx, src, out, first, func(ev feed.ConversationEvent) *model.ConversationEvent {
+			if ev.Kind == feed.ConversationAttachmentUpdated && !r.mayReadAttachment(ctx, ev.AttachmentID) {
 				return nil
 			}
 			return conversationEventModel(ev)
@@ -93,12 +94,12 @@ func (r *Resolver) conversationEvents(ctx context.Context, id uuid.UUID) (<-chan
 
 // forward sends first, then converts and sends every event of src to out
 // (but those convert makes nil, which the viewer may not see), until src
-// closes or ctx ends. When ctx ends first it drains src, which
-// the engine closes on cancellation, so that neither side's goroutine is
-// left blocked.
+// closes or ctx ends. When ctx ends first it drains src, which the feed
+// closes on cancellation, so that neither side's goroutine is left
+// blocked.
 //
 // first is the stream's SUBSCRIBED event (docs/API.md, "Knowing a stream
-// is live"): src is the engine's subscription, registered with the broker
+// is live"): src is the feed's subscription, registered with the broker
 // before the engine returned it, so every event published after the client
 // receives first reaches src. graphql-transport-ws and graphql-sse
 // acknowledge no subscribe; this is the client's moment at which the
@@ -171,8 +172,8 @@ func attemptEventModel(ctx context.Context, ev chat.AttemptEvent) *model.Attempt
 	return m
 }
 
-// conversationEventModel converts an engine conversation event.
-func conversationEventModel(ev chat.ConversationEvent) *model.ConversationEvent {
+// conversationEventModel converts a feed conversation event.
+func conversationEventModel(ev feed.ConversationEvent) *model.ConversationEvent {
 	m := &model.ConversationEvent{
 		Kind:           model.ConversationEventKind(ev.Kind),
 		ConversationID: ev.ConversationID,

@@ -7,7 +7,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/graph/model"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -20,7 +20,7 @@ func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent,
 	if err != nil {
 		return nil, err
 	}
-	src, err := r.engine.SubscribeViewer(ctx)
+	src, err := r.feed.SubscribeViewer(ctx)
 	if err != nil {
 		release()
 		return nil, err
@@ -35,8 +35,8 @@ func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent,
 	return out, nil
 }
 
-// viewerEventModel converts an engine viewer event.
-func viewerEventModel(ev chat.ViewerEvent) *model.ViewerEvent {
+// viewerEventModel converts a feed viewer event.
+func viewerEventModel(ev feed.ViewerEvent) *model.ViewerEvent {
 	m := &model.ViewerEvent{
 		Kind:           model.ViewerEventKind(ev.Kind),
 		ConversationID: ev.ConversationID,

@@ -106,7 +106,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	srv, err := server.New(server.Options{
-		Config: cfg, DB: db, Engine: c.engine, Knowledge: server.KnowledgeService(c.knowledge),
+		Config: cfg, DB: db, Engine: c.engine, Feed: c.feed, Knowledge: server.KnowledgeService(c.knowledge),
 		Attachments: attachments,
 		Organise:    c.organise,
 		Usage:       c.usage,

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/docwatch"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -74,6 +75,7 @@ type core struct {
 	model     llm.Model
 	broker    broker.Broker
 	engine    *chat.Engine
+	feed      *feed.Service // the engine, organise and attachments publish into it
 	support   *support.Service
 	settings  *tenantsettings.Service
 	knowledge *knowledge.Service
@@ -124,6 +126,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 	docChanges := docwatch.NewPublisher(b, docwatch.Options{Logger: log})
 	access := authwatch.NewAccess(b, log)
 	usage := quota.NewService(db, quota.Options{Pricing: cfg.ModelPrices, Profiles: models, Logger: log, Now: time.Now, Lease: ecfg.WithDefaults().LeaseDuration})
+	feeds := feed.New(feed.Deps{Client: db.Client, Broker: b, Logger: log, Now: time.Now})
 	engine := chat.New(ecfg, chat.Deps{
 		DB:                db,
 		Model:             model,
@@ -139,14 +142,15 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		Models:            models,
 		Pricing:           cfg.ModelPrices,
 		ReconcileUsage:    usage.Reconcile,
+		Feed:              feeds,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: access, Documents: docChanges})
 	return &core{
-		db: db, model: model, broker: b, engine: engine, docChanges: docChanges,
+		db: db, model: model, broker: b, engine: engine, feed: feeds, docChanges: docChanges,
 		support:   support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes}),
 		settings:  tenantsettings.New(db.Client, engine.ServerChatModel()),
 		knowledge: svc,
-		organise:  organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		organise:  organise.New(db.Client, feeds, organise.Options{Now: time.Now}),
 		usage:     usage,
 		models:    models,
 		sharing:   sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
@@ -155,11 +159,11 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 }
 
 // newAttachments starts the attachment service of cfg (its processing
-// pool; the server's Shutdown stops it): states go to the engine's
-// streams, chunks are embedded with the engine's model, and the engine's
+// pool; the server's Shutdown stops it): states go to the feed's
+// streams (internal/feed), chunks are embedded with the engine's model, and the engine's
 // purge sweeps orphan blobs.
 func (c *core) newAttachments(cfg config.Attachments, log *slog.Logger) (*attachment.Service, error) {
-	svc, err := attachmentsetup.New(c.db, cfg, attachmentsetup.Deps{Notify: c.engine.AttachmentChanged, Embedder: c.model, Logger: log})
+	svc, err := attachmentsetup.New(c.db, cfg, attachmentsetup.Deps{Notify: c.feed.AttachmentChanged, Embedder: c.model, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("attachments: %w", err)
 	}

@@ -57,7 +57,8 @@ type Options struct {
 	// Logger receives blob deletions that failed (nil: slog.Default()).
 	Logger *slog.Logger
 	// Notify, when set, hears every state an attachment enters (the
-	// owner's viewer feed: chat.Engine.AttachmentChanged).
+	// conversation's stream and owner's viewer feed:
+	// feed.Service.AttachmentChanged).
 	Notify func(ctx context.Context, a *ent.Attachment)
 	// Embedder, when set, embeds a READY attachment's chunks (the model
 	// the knowledge service uses), so that asks in its conversation

@@ -23,8 +23,8 @@ import (
 
 // Deps is what the attachment service is given besides its configuration.
 type Deps struct {
-	// Notify hears every state an attachment enters (the engine's
-	// AttachmentChanged publishes ATTACHMENT_UPDATED).
+	// Notify hears every state an attachment enters (the feed's
+	// AttachmentChanged publishes ATTACHMENT_UPDATED, internal/feed).
 	Notify func(ctx context.Context, a *ent.Attachment)
 	// Embedder embeds READY attachments' chunks, with the model that
 	// embeds questions.

@@ -9,6 +9,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat/summary"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/llm"
 )
 
@@ -19,7 +20,7 @@ func (e *Engine) newSummarizer() *summary.Summarizer {
 	return &summary.Summarizer{
 		DB: e.db, Model: e.model, Log: e.log,
 		Written: func(ctx context.Context, conv *ent.Conversation) {
-			e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+			e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
 		},
 	}
 }
@@ -83,6 +84,6 @@ func (e *Engine) generateTitle(ctx context.Context, titler llm.Titler, conv *ent
 		SetTitle(title).SetTitleSource(conversation.TitleSourceGENERATED).AddVersion(1).
 		Save(ctx)
 	if err == nil {
-		e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+		e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
 	}
 }

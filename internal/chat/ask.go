@@ -194,12 +194,12 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 		return nil, store.DomainError(err, "conversation")
 	}
 	e.obs.AskAccepted(false)
-	e.messageCreated(ctx, msg)
-	e.attemptChangedIn(ctx, att, authz.IsTemporary(conv))
+	e.feed.MessageCreated(ctx, msg)
+	e.feed.AttemptChanged(ctx, att, authz.IsTemporary(conv))
 	// An ask that follows the current leaf moves it the way MESSAGE_CREATED
 	// tells; an edit or an ask on another branch switches branch.
 	if spot.edit != nil || (spot.parent != nil && !sameID(conv.CurrentLeafID, spot.parent)) {
-		e.branchSelected(ctx, conv, msg.ID)
+		e.feed.BranchSelected(ctx, conv, msg.ID)
 	}
 	e.start(runContext(ctx), conv, msg, att, st, spot.held.take())
 	return &AskResult{UserMessage: msg, Attempt: att}, nil

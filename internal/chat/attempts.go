@@ -115,8 +115,8 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 		return nil, store.DomainError(err, "attempt")
 	}
 	e.obs.AskAccepted(true)
-	e.attemptChangedIn(ctx, att, authz.IsTemporary(conv))
-	e.branchSelected(ctx, conv, msg.ID)
+	e.feed.AttemptChanged(ctx, att, authz.IsTemporary(conv))
+	e.feed.BranchSelected(ctx, conv, msg.ID)
 	e.start(runContext(ctx), conv, msg, att, st, held.take())
 	return &AskResult{UserMessage: msg, Attempt: att}, nil
 }

@@ -167,6 +167,6 @@ func (e *Engine) selectBranch(ctx context.Context, v *viewer.Viewer, conversatio
 		return nil, store.DomainError(err, "conversation")
 	}
 	conv = conv.Unwrap()
-	e.branchSelected(ctx, conv, leaf.ID)
+	e.feed.BranchSelected(ctx, conv, leaf.ID)
 	return conv, nil
 }

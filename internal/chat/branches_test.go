@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -226,28 +227,28 @@ func (e *env) rounds(t *testing.T, conv uuid.UUID, n int) (qs, ans []uuid.UUID) 
 
 // feeds follows a conversation's stream and its owner's feed.
 type feeds struct {
-	conv   <-chan chat.ConversationEvent
-	viewer <-chan chat.ViewerEvent
+	conv   <-chan feed.ConversationEvent
+	viewer <-chan feed.ViewerEvent
 }
 
-func (e *env) follow(t *testing.T, eng *chat.Engine, v *viewer.Viewer, conv uuid.UUID) feeds {
+func (e *env) follow(t *testing.T, fs *feed.Service, v *viewer.Viewer, conv uuid.UUID) feeds {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(as(v), 30*time.Second)
 	t.Cleanup(cancel)
-	c, err := eng.SubscribeConversation(ctx, conv)
+	c, err := fs.SubscribeConversation(ctx, conv)
 	require.NoError(t, err)
-	f, err := eng.SubscribeViewer(ctx)
+	f, err := fs.SubscribeViewer(ctx)
 	require.NoError(t, err)
 	return feeds{conv: c, viewer: f}
 }
 
 // branchSelected waits for BRANCH_SELECTED naming leaf on both feeds,
 // and returns the conversation kinds seen before it.
-func (f feeds) branchSelected(t *testing.T, conv, leaf uuid.UUID) []chat.ConversationEventKind {
+func (f feeds) branchSelected(t *testing.T, conv, leaf uuid.UUID) []feed.ConversationEventKind {
 	t.Helper()
-	var kinds []chat.ConversationEventKind
+	var kinds []feed.ConversationEventKind
 	for ev := range f.conv {
-		if ev.Kind == chat.ConversationBranchSelected {
+		if ev.Kind == feed.ConversationBranchSelected {
 			require.NotNil(t, ev.MessageID)
 			if *ev.MessageID == leaf {
 				break
@@ -257,7 +258,7 @@ func (f feeds) branchSelected(t *testing.T, conv, leaf uuid.UUID) []chat.Convers
 		kinds = append(kinds, ev.Kind)
 	}
 	for ev := range f.viewer {
-		if ev.Kind == chat.ViewerBranchSelected && ev.ConversationID == conv {
+		if ev.Kind == feed.ViewerBranchSelected && ev.ConversationID == conv {
 			require.NotNil(t, ev.MessageID)
 			if *ev.MessageID == leaf {
 				return kinds
@@ -277,7 +278,7 @@ func TestEditAtDepth(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		conv := e.conversation(t, alice)
 		qs, an := e.rounds(t, conv.ID, 4)
-		f := e.follow(t, e.eng, alice, conv.ID)
+		f := e.follow(t, e.feed, alice, conv.ID)
 
 		// Held, so that the edit is still the leaf when it is checked (a
 		// fast answer would move the leaf on).
@@ -297,8 +298,8 @@ func TestEditAtDepth(t *testing.T) {
 		assert.Equal(t, m.ID, res.Attempt.UserMessageID)
 		assert.Equal(t, m.ID, e.leafOf(t, conv.ID))
 		kinds := f.branchSelected(t, conv.ID, m.ID)
-		assert.Contains(t, kinds, chat.ConversationMessageCreated)
-		assert.Contains(t, kinds, chat.ConversationAttemptUpdated)
+		assert.Contains(t, kinds, feed.ConversationMessageCreated)
+		assert.Contains(t, kinds, feed.ConversationAttemptUpdated)
 
 		e.model.release()
 		o := e.wait(t, alice, res.Attempt.ID, 0)
@@ -335,7 +336,7 @@ func TestRetryAtDepth(t *testing.T) {
 		require.NoError(t, err)
 		qs, an := e.rounds(t, conv.ID, 2)
 		q1, a1 := first.UserMessageID, e.answerOf(t, first.ID).ID
-		f := e.follow(t, e.eng, alice, conv.ID)
+		f := e.follow(t, e.feed, alice, conv.ID)
 
 		e.model.hold()
 		res, err := e.eng.Retry(as(alice), chat.RetryInput{AttemptID: first.ID, ClientRequestID: uuid.NewString()})
@@ -373,7 +374,7 @@ func TestSelectBranchBackAndForth(t *testing.T) {
 		require.NoError(t, err)
 		e.wait(t, alice, res.Attempt.ID, 0)
 		edited := e.answerOf(t, res.Attempt.ID)
-		f := e.follow(t, e.eng, alice, conv.ID)
+		f := e.follow(t, e.feed, alice, conv.ID)
 
 		version := e.db.Client.Conversation.GetX(sysCtx(), conv.ID).Version
 		for _, tc := range []struct {
@@ -553,9 +554,9 @@ func TestEditIsIdempotent(t *testing.T) {
 func TestBusyOnEveryBranch(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		engines := []*chat.Engine{e.eng,
-			e.newInstanceDeps(t, chat.Config{}, sharedBroker(e)).eng,
-			e.newInstanceDeps(t, chat.Config{}, sharedBroker(e)).eng}
+		in1, in2 := e.newInstanceDeps(t, chat.Config{}, sharedBroker(e)), e.newInstanceDeps(t, chat.Config{}, sharedBroker(e))
+		engines := []*chat.Engine{e.eng, in1.eng, in2.eng}
+		feeds := []*feed.Service{e.feed, in1.feed, in2.feed}
 		conv := e.conversation(t, alice)
 		qs, an := e.rounds(t, conv.ID, 3)
 		first, err := e.db.Client.Attempt.Query().Where(attempt.UserMessageID(qs[0])).Only(sysCtx())
@@ -591,7 +592,7 @@ func TestBusyOnEveryBranch(t *testing.T) {
 		}
 		// Selecting is allowed while the answer runs, and crosses instances.
 		for i, eng := range engines {
-			watcher := engines[(i+1)%len(engines)]
+			watcher := feeds[(i+1)%len(feeds)]
 			f := e.follow(t, watcher, alice, conv.ID)
 			pick := qs[i%len(qs)]
 			c, err := eng.SelectBranch(as(alice), conv.ID, pick)

@@ -171,7 +171,7 @@ func (e *Engine) saveCompletion(ctx context.Context, j job, c completion, first 
 		return nil, 0, err
 	}
 	j.side.Written()
-	e.messageCreated(ctx, msg)
+	e.feed.MessageCreated(ctx, msg)
 	return completedAttempt(j.att, c, manifest, now, first), pending, nil
 }
 
@@ -318,7 +318,7 @@ func (e *Engine) publishTerminal(ctx context.Context, a *ent.Attempt) {
 		e.publishAttempt(ctx, a.ID, EventFailed, a.CheckpointSeq, p)
 	}
 	e.broker.Retire(attemptTopic(a.ID))
-	e.attemptChanged(ctx, a)
+	e.feed.AttemptChanged(ctx, a, e.temporaryAttempt(ctx, a))
 }
 
 // ttft is the time from start to the first token (0 when none came).

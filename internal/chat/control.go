@@ -21,8 +21,9 @@ import (
 // next checkpoint (the conditional lease renewal fails).
 
 // instanceTopic is the broker topic of one instance's control requests.
-// The id is hashed, like a user's in viewerTopic, so that the topic is made
-// of safe characters for any broker whatever RAGCHAT_INSTANCE_ID contains.
+// The id is hashed, like a user's in internal/feed's viewerTopic, so that
+// the topic is made of safe characters for any broker whatever
+// RAGCHAT_INSTANCE_ID contains.
 func instanceTopic(instanceID string) string {
 	sum := sha256.Sum256([]byte(instanceID))
 	return "instance:" + hex.EncodeToString(sum[:16])

@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -72,7 +73,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationCreated)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationCreated)
 	return conv, nil
 }
 
@@ -101,7 +102,7 @@ func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title str
 	if err != nil || !changed {
 		return conv, err
 	}
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
 	return conv, nil
 }
 
@@ -119,7 +120,7 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID, opts ...
 	if err != nil || !changed {
 		return conv, err
 	}
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationArchived)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationArchived)
 	return conv, nil
 }
 
@@ -142,7 +143,7 @@ func (e *Engine) UnarchiveConversation(ctx context.Context, id uuid.UUID, opts .
 	if err != nil || !changed {
 		return conv, err
 	}
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
 	return conv, nil
 }
 
@@ -170,7 +171,7 @@ func (e *Engine) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUI
 	if err != nil || !changed {
 		return conv, err
 	}
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationUpdated)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
 	return conv, nil
 }
 
@@ -216,7 +217,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 	}
 	e.cancelConversationAttempts(authz.IncludeDeleted(ctx), conv.ID, pending)
 	conversations.Audit(ctx, e.client, e.log, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
-	e.conversationChanged(ctx, conv, ConversationDeleted, ViewerConversationDeleted)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationDeleted, feed.ViewerConversationDeleted)
 	return conv, nil
 }
 
@@ -261,7 +262,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...
 		return conv, err
 	}
 	conversations.Audit(ctx, e.client, e.log, "conversation.restored", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationRestored)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationRestored)
 	return conv, nil
 }
 

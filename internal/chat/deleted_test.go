@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -46,7 +47,7 @@ func TestDeletingEndsTheRunningAnswer(t *testing.T) {
 		for _, v := range []*viewer.Viewer{alice, admin} {
 			_, err = e.eng.SubscribeAttempt(as(v), res.Attempt.ID, 0)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: attempt stream", v.UserID)
-			_, err = e.eng.SubscribeConversation(as(v), conv.ID)
+			_, err = e.feed.SubscribeConversation(as(v), conv.ID)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: conversation stream", v.UserID)
 			_, err = e.eng.Conversation(as(v), conv.ID)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: conversation", v.UserID)
@@ -82,7 +83,7 @@ func TestDeletingEndsOpenStreams(t *testing.T) {
 		defer cancel()
 		attemptEvents, err := e.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
 		require.NoError(t, err)
-		convEvents, err := e.eng.SubscribeConversation(ctx, conv.ID)
+		convEvents, err := e.feed.SubscribeConversation(ctx, conv.ID)
 		require.NoError(t, err)
 
 		_, err = e.eng.DeleteConversation(as(alice), conv.ID, "")
@@ -97,13 +98,13 @@ func TestDeletingEndsOpenStreams(t *testing.T) {
 		assert.Equal(t, domain.FailureCancelled, last.FailureCode)
 		assert.Nil(t, last.Attempt, "the deleted attempt's row is not sent")
 
-		var kinds []chat.ConversationEventKind
+		var kinds []feed.ConversationEventKind
 		for ev := range convEvents {
 			kinds = append(kinds, ev.Kind)
 		}
 		require.NoError(t, ctx.Err(), "the conversation stream ended by itself")
 		require.NotEmpty(t, kinds)
-		assert.Equal(t, chat.ConversationDeleted, kinds[len(kinds)-1])
+		assert.Equal(t, feed.ConversationDeleted, kinds[len(kinds)-1])
 
 		e.model.release()
 		cancel()

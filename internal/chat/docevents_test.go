@@ -2,7 +2,6 @@ package chat_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"testing"
@@ -15,9 +14,9 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/message"
-	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/docwatch"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm/offline"
@@ -64,29 +63,29 @@ func seedCitations(t *testing.T, e *env, v *viewer.Viewer, doc *ent.Document, n 
 	return conv
 }
 
-// feed is a viewer feed under test: its events by conversation.
-type feed struct {
-	ch  <-chan chat.ViewerEvent
-	got map[uuid.UUID][]chat.ViewerEvent
+// viewerFeed is a viewer feed under test: its events by conversation.
+type viewerFeed struct {
+	ch  <-chan feed.ViewerEvent
+	got map[uuid.UUID][]feed.ViewerEvent
 }
 
-func subscribeFeed(t *testing.T, ctx context.Context, eng *chat.Engine, v *viewer.Viewer) *feed {
+func subscribeFeed(t *testing.T, ctx context.Context, fs *feed.Service, v *viewer.Viewer) *viewerFeed {
 	t.Helper()
-	ch, err := eng.SubscribeViewer(viewer.NewContext(ctx, v))
+	ch, err := fs.SubscribeViewer(viewer.NewContext(ctx, v))
 	require.NoError(t, err)
-	return &feed{ch: ch, got: map[uuid.UUID][]chat.ViewerEvent{}}
+	return &viewerFeed{ch: ch, got: map[uuid.UUID][]feed.ViewerEvent{}}
 }
 
 // until collects SOURCES_CHANGED events until done holds, failing after a
 // generous deadline.
-func (f *feed) until(t *testing.T, done func() bool) {
+func (f *viewerFeed) until(t *testing.T, done func() bool) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for !done() {
 		select {
 		case ev, ok := <-f.ch:
 			require.True(t, ok, "the feed ended")
-			if ev.Kind == chat.ViewerSourcesChanged {
+			if ev.Kind == feed.ViewerSourcesChanged {
 				f.got[ev.ConversationID] = append(f.got[ev.ConversationID], ev)
 			}
 		case <-deadline:
@@ -95,7 +94,7 @@ func (f *feed) until(t *testing.T, done func() bool) {
 	}
 }
 
-func (f *feed) has(ids ...uuid.UUID) func() bool {
+func (f *viewerFeed) has(ids ...uuid.UUID) func() bool {
 	return func() bool {
 		for _, id := range ids {
 			if len(f.got[id]) == 0 {
@@ -158,11 +157,11 @@ func TestSourcesChangedAcrossReplicas(t *testing.T) {
 		other := e.newInstanceDeps(t, chat.Config{}, sharedBroker(e))
 		baseline := goroutines()
 		ctx, cancel := context.WithCancel(context.Background())
-		aliceFeed := subscribeFeed(t, ctx, other.eng, alice)
-		bobFeed := subscribeFeed(t, ctx, other.eng, bob)
-		olgaFeed := subscribeFeed(t, ctx, other.eng, olga)
-		strangerFeed := subscribeFeed(t, ctx, other.eng, stranger)
-		convStream, err := other.eng.SubscribeConversation(viewer.NewContext(ctx, alice), convs[0])
+		aliceFeed := subscribeFeed(t, ctx, other.feed, alice)
+		bobFeed := subscribeFeed(t, ctx, other.feed, bob)
+		olgaFeed := subscribeFeed(t, ctx, other.feed, olga)
+		strangerFeed := subscribeFeed(t, ctx, other.feed, stranger)
+		convStream, err := other.feed.SubscribeConversation(viewer.NewContext(ctx, alice), convs[0])
 		require.NoError(t, err)
 
 		// The same text again: nothing changed, nothing is broadcast.
@@ -183,7 +182,7 @@ func TestSourcesChangedAcrossReplicas(t *testing.T) {
 		for got := false; !got; {
 			select {
 			case ev := <-convStream:
-				if ev.Kind == chat.ConversationSourcesChanged {
+				if ev.Kind == feed.ConversationSourcesChanged {
 					got = true
 					assert.Equal(t, convs[0], ev.ConversationID)
 					assert.Equal(t, 10, ev.ChangedAttempts)
@@ -245,55 +244,12 @@ func TestSourcesChangedAcrossReplicas(t *testing.T) {
 		}
 
 		cancel()
-		for _, f := range []*feed{aliceFeed, bobFeed, olgaFeed, strangerFeed} {
+		for _, f := range []*viewerFeed{aliceFeed, bobFeed, olgaFeed, strangerFeed} {
 			for range f.ch {
 			}
 		}
 		for range convStream {
 		}
 		assertGoroutinesBack(t, baseline)
-	})
-}
-
-// TestManyChangedRechecksRecentDocuments: a "many changed" broadcast
-// (more documents than one lists) makes a stream re-check every document
-// updated since the batch began: the conversations citing a document
-// re-ingested since then hear of it, those citing an older one do not.
-func TestManyChangedRechecksRecentDocuments(t *testing.T) {
-	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ingest := func(title, content string) *ent.Document {
-			doc, err := e.svc.Ingest(as(admin), e.kb, knowledge.DocumentInput{Title: title, SourceURI: "test://many/" + title, Content: content})
-			require.NoError(t, err)
-			return doc
-		}
-		old := ingest("old", "Nothing changes here.")
-		fresh := ingest("fresh", "The allowance is 42 zorkmids.")
-		oldConv := seedCitations(t, e, alice, old, 1).ID
-		freshConv := seedCitations(t, e, alice, fresh, 4).ID
-		since := time.Now()
-		ingest("fresh", "The allowance is 43 zorkmids.")
-
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		f := subscribeFeed(t, ctx, e.eng, alice)
-		data, err := json.Marshal(docwatch.Batch{Tenant: alice.TenantID, Many: true, Since: since})
-		require.NoError(t, err)
-		// The subscription may not be live yet: publish until it hears.
-		deadline := time.Now().Add(30 * time.Second)
-		for len(f.got[freshConv]) == 0 {
-			require.True(t, time.Now().Before(deadline), "the feed never heard the broadcast")
-			_, err := e.broker.Publish(context.Background(), broker.Event{Topic: docwatch.Topic(alice.TenantID), Kind: docwatch.Kind, Data: data})
-			require.NoError(t, err)
-			select {
-			case ev := <-f.ch:
-				if ev.Kind == chat.ViewerSourcesChanged {
-					f.got[ev.ConversationID] = append(f.got[ev.ConversationID], ev)
-				}
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-		assert.Equal(t, 4, f.got[freshConv][0].ChangedAttempts)
-		assert.Empty(t, f.got[oldConv], "a document updated before the batch is not re-checked")
 	})
 }

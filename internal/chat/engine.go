@@ -23,6 +23,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/quota"
@@ -119,6 +120,10 @@ type Deps struct {
 	// (quota.Service.Reconcile); RunBackground runs it after each reaper
 	// pass. nil: nothing reconciles them.
 	ReconcileUsage func(context.Context) (int, error)
+	// Feed is where the engine publishes its conversations' changes
+	// (internal/feed), the one the API streams and the other services
+	// publish into; nil builds one on DB and Broker.
+	Feed *feed.Service
 }
 
 // WithDefaults fills the zero fields of c.
@@ -201,6 +206,8 @@ type Engine struct {
 	client *ent.Client
 	model  llm.Model
 	broker broker.Broker
+	// feed publishes conversation and viewer events (internal/feed).
+	feed   *feed.Service
 	search Retriever
 	// searchAttachments: Deps.SearchAttachments.
 	searchAttachments bool
@@ -268,7 +275,7 @@ func New(cfg Config, deps Deps) *Engine {
 		broker: deps.Broker, search: deps.Retriever, log: deps.Logger, now: deps.Now,
 		obs: deps.Observer, limiter: deps.AskLimiter, profiles: deps.Models, runs: map[uuid.UUID]*run{},
 		access: deps.Access, searchAttachments: deps.SearchAttachments,
-		tracer: deps.Tracer, reconcileUsage: deps.ReconcileUsage,
+		tracer: deps.Tracer, reconcileUsage: deps.ReconcileUsage, feed: deps.Feed,
 	}
 	if e.tracer == nil {
 		e.tracer = tracing.Tracer(nil)
@@ -284,6 +291,9 @@ func New(cfg Config, deps Deps) *Engine {
 	}
 	if e.obs == nil {
 		e.obs = nopObserver{}
+	}
+	if e.feed == nil {
+		e.feed = feed.New(feed.Deps{Client: e.client, Broker: e.broker, Logger: e.log, Now: e.now})
 	}
 	if e.access == nil {
 		e.access = authwatch.NewAccess(e.broker, e.log)

@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -71,7 +72,7 @@ func (e *Engine) ForkConversation(ctx context.Context, messageID uuid.UUID, clie
 		}
 		return nil, store.DomainError(err, "conversation")
 	}
-	e.conversationChanged(ctx, fork, ConversationUpdated, ViewerConversationCreated)
+	e.feed.ConversationChanged(ctx, fork, feed.ConversationUpdated, feed.ViewerConversationCreated)
 	return fork, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/chat/treebackfill"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/sourceauth"
@@ -172,7 +173,7 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 10, n)
 
-		feed, err := e.eng.SubscribeViewer(ctx)
+		viewerEvents, err := e.feed.SubscribeViewer(ctx)
 		require.NoError(t, err)
 
 		// The edited branch is not the current one: it forks all the same.
@@ -194,8 +195,8 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 				assert.NotEqual(t, other.Content, m.Content, "nothing of the other branch")
 			}
 		}
-		ev := nextViewerEvent(t, feed)
-		assert.Equal(t, chat.ViewerConversationCreated, ev.Kind)
+		ev := nextViewerEvent(t, viewerEvents)
+		assert.Equal(t, feed.ViewerConversationCreated, ev.Kind)
 		assert.Equal(t, fork.ID, ev.ConversationID)
 
 		whole, err := e.eng.ForkConversation(ctx, main[7].ID, "")
@@ -220,7 +221,7 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 }
 
 // nextViewerEvent reads the next event of a viewer feed.
-func nextViewerEvent(t *testing.T, feed <-chan chat.ViewerEvent) chat.ViewerEvent {
+func nextViewerEvent(t *testing.T, feed <-chan feed.ViewerEvent) feed.ViewerEvent {
 	t.Helper()
 	ev, ok := <-feed
 	require.True(t, ok, "the feed ended")

@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
@@ -102,8 +103,10 @@ func (s *spyModel) release() {
 
 // env is one engine on one backend with the demo knowledge base loaded.
 type env struct {
-	db     *store.DB
-	eng    *chat.Engine
+	db  *store.DB
+	eng *chat.Engine
+	// feed is the engine's feed (internal/feed), as the server wires it.
+	feed   *feed.Service
 	model  *spyModel
 	svc    *knowledge.Service
 	clock  *clock
@@ -186,7 +189,10 @@ func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.De
 	// The environment stands for the process that opened the client, so it
 	// installs the client's read audit, once (instances beside it share it).
 	readaudit.Install(d.DB.Client, d.Logger)
-	e.eng = chat.New(cfg, d)
+	if d.Feed == nil {
+		d.Feed = feed.New(feed.Deps{Client: d.DB.Client, Broker: d.Broker, Logger: d.Logger, Now: d.Now})
+	}
+	e.eng, e.feed = chat.New(cfg, d), d.Feed
 	e.settings = tenantsettings.New(db.Client, e.eng.ServerChatModel())
 	e.support = support.New(db.Client, support.Options{Now: e.clock.now, Logger: d.Logger, ReasonChars: cfg.WithDefaults().Limits.CommentChars})
 	e.feedback = feedback.New(db.Client, feedback.Options{CommentChars: cfg.WithDefaults().Limits.CommentChars, Now: e.clock.now})

@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -100,7 +101,7 @@ func (e *Engine) ImportConversations(ctx context.Context, kbID *uuid.UUID, convs
 	}
 	for i, conv := range out {
 		out[i] = conv.Unwrap()
-		e.conversationChanged(ctx, out[i], ConversationUpdated, ViewerConversationCreated)
+		e.feed.ConversationChanged(ctx, out[i], feed.ConversationUpdated, feed.ViewerConversationCreated)
 	}
 	return out, nil
 }

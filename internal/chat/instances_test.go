@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm/offline"
 	"github.com/ragchat/ragchat/internal/store"
@@ -29,6 +30,7 @@ import (
 // process would be: its own instance id, broker, clock and logger.
 type instance struct {
 	eng   *chat.Engine
+	feed  *feed.Service
 	clock *clock
 	logs  *logCapture
 }
@@ -65,7 +67,10 @@ func (e *env) newInstanceDeps(t *testing.T, cfg chat.Config, deps func(*chat.Dep
 	if deps != nil {
 		deps(&d)
 	}
-	in.eng = chat.New(cfg, d)
+	if d.Feed == nil {
+		d.Feed = feed.New(feed.Deps{Client: d.DB.Client, Broker: d.Broker, Logger: d.Logger, Now: d.Now})
+	}
+	in.eng, in.feed = chat.New(cfg, d), d.Feed
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()

@@ -48,7 +48,7 @@ func TestConversationAccess(t *testing.T) {
 				assert.Equal(t, domain.CodeNotFound, code(err))
 				_, err = e.eng.RenameConversation(as(tc.v), tc.id, "x")
 				assert.Equal(t, domain.CodeNotFound, code(err))
-				_, err = e.eng.SubscribeConversation(as(tc.v), tc.id)
+				_, err = e.feed.SubscribeConversation(as(tc.v), tc.id)
 				assert.Equal(t, domain.CodeNotFound, code(err))
 			})
 		}

@@ -30,7 +30,7 @@ type run struct {
 	attemptID      uuid.UUID
 	conversationID uuid.UUID
 	// temporary: the conversation is a temporary chat, whose attempt
-	// changes never reach viewerEvents (temporary.go).
+	// changes never reach viewerEvents (temporary.go, internal/feed).
 	temporary bool
 	cancel    context.CancelCauseFunc
 	done      chan struct{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 )
@@ -83,7 +84,7 @@ func TestSubscriptionsReleaseGoroutines(t *testing.T) {
 			ch, err := e.eng.SubscribeAttempt(ctx, id, 0)
 			require.NoError(t, err)
 			if i%3 == 0 {
-				cch, err := e.eng.SubscribeConversation(ctx, conv.ID)
+				cch, err := e.feed.SubscribeConversation(ctx, conv.ID)
 				require.NoError(t, err)
 				defer func() {
 					for range cch {
@@ -107,15 +108,15 @@ func TestConversationEvents(t *testing.T) {
 		conv := e.conversation(t, alice)
 		ctx, cancel := context.WithTimeout(as(alice), 20*time.Second)
 		defer cancel()
-		ch, err := e.eng.SubscribeConversation(ctx, conv.ID)
+		ch, err := e.feed.SubscribeConversation(ctx, conv.ID)
 		require.NoError(t, err)
 		e.ask(t, alice, conv.ID, "上传文件最大是多少？")
 		var msgs, completed int
 		for ev := range ch {
 			switch ev.Kind {
-			case chat.ConversationMessageCreated:
+			case feed.ConversationMessageCreated:
 				msgs++
-			case chat.ConversationAttemptUpdated:
+			case feed.ConversationAttemptUpdated:
 				if ev.AttemptStatus == "COMPLETED" {
 					completed++
 				}
@@ -126,7 +127,7 @@ func TestConversationEvents(t *testing.T) {
 		}
 		assert.Equal(t, 2, msgs)
 		assert.Equal(t, 1, completed)
-		_, err = e.eng.SubscribeConversation(as(bob), conv.ID)
+		_, err = e.feed.SubscribeConversation(as(bob), conv.ID)
 		assert.Equal(t, "NOT_FOUND", string(code(err)))
 	})
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/viewer"
+	"github.com/ragchat/ragchat/internal/feed"
 )
 
 // Temporary chats (docs/ENGINE.md, "Temporary chats"). A conversation is
@@ -21,9 +21,10 @@ import (
 // every row beneath it out of every read and write, exactly like an
 // unknown id, and the purge job (PurgeOnce) deletes the rows. Until then
 // it works like any conversation, except that it is never listed, never
-// reaches viewerEvents (another device must not learn of it), and never
-// gets an LLM summary or an LLM title (the model sees nothing beyond the
-// answers it gives). KeepConversation turns it into a normal one.
+// reaches viewerEvents (another device must not learn of it: internal/feed
+// keeps that rule, and temporaryAttempt tells it of the engine's
+// attempts), and never gets an LLM summary or an LLM title (the model
+// sees nothing beyond the answers it gives). KeepConversation turns it into a normal one.
 
 // KeepConversation turns one of the viewer's own temporary chats into a
 // normal conversation: its temporary expiry is cleared, its version
@@ -51,38 +52,19 @@ func (e *Engine) KeepConversation(ctx context.Context, id uuid.UUID, opts ...Upd
 	if err != nil || !changed {
 		return conv, err
 	}
-	e.conversationChanged(ctx, conv, ConversationUpdated, ViewerConversationCreated)
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationCreated)
 	return conv, nil
 }
 
 // temporaryAttempt reports whether attempt a lies in a temporary chat: as
 // its run on this instance knows, or else (an attempt ended by the reaper,
 // a cancel, another instance) as its conversation row says
-// (temporaryConversation).
+// (feed.Service.Temporary).
 func (e *Engine) temporaryAttempt(ctx context.Context, a *ent.Attempt) bool {
 	if r, ok := e.running(a.ID); ok {
 		return r.temporary
 	}
-	return e.temporaryConversation(ctx, a.ConversationID)
-}
-
-// temporaryConversation reports whether conversation id is a temporary
-// chat as its row says, read as a system job, since it may be gone
-// already. A row that is not there any more, or that cannot be read,
-// counts as temporary: its owner's feed hears nothing of it (clients read
-// the list again when they reconnect).
-func (e *Engine) temporaryConversation(ctx context.Context, id uuid.UUID) bool {
-	conv, err := e.client.Conversation.Query().
-		Where(conversation.ID(id)).
-		Select(conversation.FieldTemporaryExpiresAt).
-		Only(viewer.SystemJobContext(ctx, viewer.JobReaper))
-	if err != nil {
-		if !ent.IsNotFound(err) {
-			e.log.WarnContext(ctx, "conversation not read; its feed event is dropped", "conversation", id, "err", err)
-		}
-		return true
-	}
-	return authz.IsTemporary(conv)
+	return e.feed.Temporary(ctx, a.ConversationID)
 }
 
 // purgeBatch bounds the temporary chats one purge pass deletes per tenant.
@@ -109,7 +91,7 @@ func (e *Engine) purgeTemporary(ctx context.Context, tenantID string, now time.T
 	}
 	for _, c := range doomed {
 		e.endLocalRuns(ctx, c.ID)
-		e.publishConversation(ctx, c.ID, ConversationEvent{Kind: ConversationDeleted})
+		e.feed.ConversationPurged(ctx, c.ID)
 		if err := e.client.Conversation.DeleteOneID(c.ID).Exec(ctx); err != nil && !ent.IsNotFound(err) {
 			return 0, err
 		}

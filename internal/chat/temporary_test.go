@@ -21,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	feedbacksvc "github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/support"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
@@ -203,7 +204,7 @@ func TestExpiredTemporaryChatIsGone(t *testing.T) {
 			_, want := e.eng.Conversation(as(v), unknown)
 			require.Error(t, err)
 			assert.Equal(t, want.Error(), err.Error(), "%s: conversation", v.UserID)
-			_, err = e.eng.SubscribeConversation(as(v), conv.ID)
+			_, err = e.feed.SubscribeConversation(as(v), conv.ID)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: conversation stream", v.UserID)
 			_, err = e.eng.SubscribeAttempt(as(v), o.attempt.ID, 0)
 			assert.Equal(t, domain.CodeNotFound, code(err), "%s: attempt stream", v.UserID)
@@ -292,10 +293,10 @@ func TestTemporaryChatStaysOffTheViewerFeed(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		ctx, cancel := context.WithCancel(as(alice))
 		defer cancel()
-		feed, err := e.eng.SubscribeViewer(ctx)
+		viewerEvents, err := e.feed.SubscribeViewer(ctx)
 		require.NoError(t, err)
 		conv := e.temporary(t, alice)
-		events, err := e.eng.SubscribeConversation(ctx, conv.ID)
+		events, err := e.feed.SubscribeConversation(ctx, conv.ID)
 		require.NoError(t, err)
 		e.ask(t, alice, conv.ID, "上传文件最大是多少？")
 		chat.WaitIdle(e.eng)
@@ -306,13 +307,13 @@ func TestTemporaryChatStaysOffTheViewerFeed(t *testing.T) {
 		_, err = e.eng.RenameConversation(as(alice), conv.ID, "Kept")
 		require.NoError(t, err)
 
-		want := []chat.ViewerEventKind{chat.ViewerConversationCreated, chat.ViewerConversationUpdated}
+		want := []feed.ViewerEventKind{feed.ViewerConversationCreated, feed.ViewerConversationUpdated}
 		for i, k := range want {
-			ev := nextFeed(t, feed)
+			ev := nextFeed(t, viewerEvents)
 			assert.Equal(t, k, ev.Kind, "feed event %d", i)
 			assert.Equal(t, conv.ID, ev.ConversationID)
 		}
-		var kinds []chat.ConversationEventKind
+		var kinds []feed.ConversationEventKind
 		for len(kinds) < 3 {
 			select {
 			case ev := <-events:
@@ -321,7 +322,7 @@ func TestTemporaryChatStaysOffTheViewerFeed(t *testing.T) {
 				t.Fatal("no conversation event")
 			}
 		}
-		assert.Contains(t, kinds, chat.ConversationMessageCreated, "the conversation stream hears the ask")
+		assert.Contains(t, kinds, feed.ConversationMessageCreated, "the conversation stream hears the ask")
 	})
 }
 
@@ -370,7 +371,7 @@ func TestExpiryEndsTheRunningAnswerAndStreams(t *testing.T) {
 		defer cancel()
 		attemptEvents, err := e.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
 		require.NoError(t, err)
-		convEvents, err := e.eng.SubscribeConversation(ctx, conv.ID)
+		convEvents, err := e.feed.SubscribeConversation(ctx, conv.ID)
 		require.NoError(t, err)
 
 		var last chat.AttemptEvent
@@ -380,13 +381,13 @@ func TestExpiryEndsTheRunningAnswerAndStreams(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the attempt stream ended by itself")
 		assert.Equal(t, chat.EventFailed, last.Kind)
 		assert.Equal(t, domain.FailureCancelled, last.FailureCode)
-		var kinds []chat.ConversationEventKind
+		var kinds []feed.ConversationEventKind
 		for ev := range convEvents {
 			kinds = append(kinds, ev.Kind)
 		}
 		require.NoError(t, ctx.Err(), "the conversation stream ended by itself")
 		require.NotEmpty(t, kinds)
-		assert.Equal(t, chat.ConversationDeleted, kinds[len(kinds)-1])
+		assert.Equal(t, feed.ConversationDeleted, kinds[len(kinds)-1])
 	})
 }
 
@@ -404,7 +405,7 @@ func TestPurgeEndsTheRunningAnswerAndStreams(t *testing.T) {
 		defer cancel()
 		attemptEvents, err := e.eng.SubscribeAttempt(ctx, res.Attempt.ID, 0)
 		require.NoError(t, err)
-		convEvents, err := e.eng.SubscribeConversation(ctx, conv.ID)
+		convEvents, err := e.feed.SubscribeConversation(ctx, conv.ID)
 		require.NoError(t, err)
 
 		e.clock.advance(25 * time.Hour)
@@ -418,13 +419,13 @@ func TestPurgeEndsTheRunningAnswerAndStreams(t *testing.T) {
 		require.NoError(t, ctx.Err(), "the attempt stream ended by itself")
 		assert.Equal(t, chat.EventFailed, last.Kind)
 		assert.Equal(t, domain.FailureCancelled, last.FailureCode)
-		var kinds []chat.ConversationEventKind
+		var kinds []feed.ConversationEventKind
 		for ev := range convEvents {
 			kinds = append(kinds, ev.Kind)
 		}
 		require.NoError(t, ctx.Err(), "the conversation stream ended by itself")
 		require.NotEmpty(t, kinds)
-		assert.Equal(t, chat.ConversationDeleted, kinds[len(kinds)-1])
+		assert.Equal(t, feed.ConversationDeleted, kinds[len(kinds)-1])
 		sys := viewer.SystemJobContext(context.Background(), viewer.JobPurge)
 		assert.False(t, e.db.Client.Attempt.Query().Where(attempt.ID(res.Attempt.ID)).ExistX(sys))
 	})

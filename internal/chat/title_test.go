@@ -16,6 +16,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/llmfake"
 	"github.com/ragchat/ragchat/internal/llm/openai"
@@ -112,11 +113,11 @@ func TestBetterTitle(t *testing.T) {
 			conv := answered(t, g)
 			ctx, cancel := context.WithTimeout(as(alice), 30*time.Second)
 			defer cancel()
-			feed, err := e.eng.SubscribeViewer(ctx)
+			viewerEvents, err := e.feed.SubscribeViewer(ctx)
 			require.NoError(t, err)
 			g.release()
-			for ev := range feed {
-				if ev.Kind == chat.ViewerConversationUpdated && ev.ConversationID == conv.ID {
+			for ev := range viewerEvents {
+				if ev.Kind == feed.ViewerConversationUpdated && ev.ConversationID == conv.ID {
 					break
 				}
 			}

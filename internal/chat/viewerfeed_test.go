@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -17,13 +18,13 @@ import (
 
 // feedEvent is what a test expects of a viewer event.
 type feedEvent struct {
-	kind   chat.ViewerEventKind
+	kind   feed.ViewerEventKind
 	conv   uuid.UUID
 	status string
 }
 
 // nextFeed reads the next event of a feed (the deadline is a hang guard).
-func nextFeed(t *testing.T, ch <-chan chat.ViewerEvent) chat.ViewerEvent {
+func nextFeed(t *testing.T, ch <-chan feed.ViewerEvent) feed.ViewerEvent {
 	t.Helper()
 	select {
 	case ev, ok := <-ch:
@@ -32,7 +33,7 @@ func nextFeed(t *testing.T, ch <-chan chat.ViewerEvent) chat.ViewerEvent {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no feed event")
 	}
-	return chat.ViewerEvent{}
+	return feed.ViewerEvent{}
 }
 
 // TestViewerFeedAcrossInstances: alice's second device follows her feed on
@@ -49,12 +50,12 @@ func TestViewerFeedAcrossInstances(t *testing.T) {
 		other := e.newInstanceDeps(t, chat.Config{}, sharedBroker(e))
 		baseline := goroutines()
 		ctx, cancel := context.WithCancel(context.Background())
-		feed := func(eng *chat.Engine, v *viewer.Viewer) <-chan chat.ViewerEvent {
-			ch, err := eng.SubscribeViewer(viewer.NewContext(ctx, v))
+		follow := func(fs *feed.Service, v *viewer.Viewer) <-chan feed.ViewerEvent {
+			ch, err := fs.SubscribeViewer(viewer.NewContext(ctx, v))
 			require.NoError(t, err)
 			return ch
 		}
-		aliceFeed, bobFeed, adminFeed := feed(other.eng, alice), feed(other.eng, bob), feed(e.eng, admin)
+		aliceFeed, bobFeed, adminFeed := follow(other.feed, alice), follow(other.feed, bob), follow(e.feed, admin)
 
 		conv := e.conversation(t, alice)
 		_, err := e.eng.RenameConversation(as(alice), conv.ID, "Uploads")
@@ -76,36 +77,36 @@ func TestViewerFeedAcrossInstances(t *testing.T) {
 		last := e.conversation(t, alice)
 
 		want := []feedEvent{
-			{kind: chat.ViewerConversationCreated, conv: conv.ID},
-			{kind: chat.ViewerConversationUpdated, conv: conv.ID},
-			{kind: chat.ViewerAttemptUpdated, conv: conv.ID, status: "PENDING"},
-			{kind: chat.ViewerAttemptUpdated, conv: conv.ID, status: "COMPLETED"},
-			{kind: chat.ViewerConversationArchived, conv: conv.ID},
-			{kind: chat.ViewerConversationDeleted, conv: conv.ID},
-			{kind: chat.ViewerConversationRestored, conv: conv.ID},
-			{kind: chat.ViewerConversationDeleted, conv: conv.ID},
-			{kind: chat.ViewerConversationRestored, conv: conv.ID},
-			{kind: chat.ViewerConversationCreated, conv: last.ID},
+			{kind: feed.ViewerConversationCreated, conv: conv.ID},
+			{kind: feed.ViewerConversationUpdated, conv: conv.ID},
+			{kind: feed.ViewerAttemptUpdated, conv: conv.ID, status: "PENDING"},
+			{kind: feed.ViewerAttemptUpdated, conv: conv.ID, status: "COMPLETED"},
+			{kind: feed.ViewerConversationArchived, conv: conv.ID},
+			{kind: feed.ViewerConversationDeleted, conv: conv.ID},
+			{kind: feed.ViewerConversationRestored, conv: conv.ID},
+			{kind: feed.ViewerConversationDeleted, conv: conv.ID},
+			{kind: feed.ViewerConversationRestored, conv: conv.ID},
+			{kind: feed.ViewerConversationCreated, conv: last.ID},
 		}
 		for i, w := range want {
 			ev := nextFeed(t, aliceFeed)
 			assert.Equal(t, w, feedEvent{kind: ev.Kind, conv: ev.ConversationID, status: ev.AttemptStatus}, "alice's event %d", i)
-			if ev.Kind == chat.ViewerAttemptUpdated {
+			if ev.Kind == feed.ViewerAttemptUpdated {
 				require.NotNil(t, ev.AttemptID)
 				assert.Equal(t, o.attempt.ID, *ev.AttemptID)
 			}
 			assert.False(t, ev.At.IsZero())
 		}
 		ev := nextFeed(t, bobFeed)
-		assert.Equal(t, feedEvent{kind: chat.ViewerConversationCreated, conv: bobs.ID}, feedEvent{kind: ev.Kind, conv: ev.ConversationID}, "bob's first event is his own")
+		assert.Equal(t, feedEvent{kind: feed.ViewerConversationCreated, conv: bobs.ID}, feedEvent{kind: ev.Kind, conv: ev.ConversationID}, "bob's first event is his own")
 		ev = nextFeed(t, adminFeed)
-		assert.Equal(t, feedEvent{kind: chat.ViewerConversationCreated, conv: admins.ID}, feedEvent{kind: ev.Kind, conv: ev.ConversationID}, "the admin's first event is their own")
+		assert.Equal(t, feedEvent{kind: feed.ViewerConversationCreated, conv: admins.ID}, feedEvent{kind: ev.Kind, conv: ev.ConversationID}, "the admin's first event is their own")
 
-		_, err = e.eng.SubscribeViewer(context.Background())
+		_, err = e.feed.SubscribeViewer(context.Background())
 		assert.Equal(t, "UNAUTHENTICATED", string(code(err)), "the feed requires a viewer")
 
 		cancel()
-		for _, ch := range []<-chan chat.ViewerEvent{aliceFeed, bobFeed, adminFeed} {
+		for _, ch := range []<-chan feed.ViewerEvent{aliceFeed, bobFeed, adminFeed} {
 			for range ch {
 			}
 		}

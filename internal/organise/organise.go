@@ -10,9 +10,9 @@
 // bumps the conversation's version (and so locks the row), with the
 // expectedVersion check of the other conversation mutations (CONFLICT with
 // extensions.currentVersion); a change that changes nothing is rolled back
-// and keeps the version. After the commit the Notifier publishes
-// CONVERSATION_UPDATED to the conversation's and its owner's streams, on
-// every replica.
+// and keeps the version. After the commit the Notifier (internal/feed)
+// publishes CONVERSATION_UPDATED to the conversation's and its owner's
+// streams, on every replica.
 //
 // Only the owner changes anything: an admin's, a support agent's or
 // another user's id is NOT_FOUND, byte for byte like an unknown one.
@@ -34,7 +34,7 @@ import (
 )
 
 // Notifier publishes that conversations changed: CONVERSATION_UPDATED on
-// each one's stream and its owner's feed (chat.Engine.ConversationsUpdated).
+// each one's stream and its owner's feed (feed.Service.ConversationsUpdated).
 // It never blocks on subscribers.
 type Notifier interface {
 	ConversationsUpdated(ctx context.Context, convs ...*ent.Conversation)

@@ -45,6 +45,10 @@ type Options struct {
 	Config config.Config
 	DB     *store.DB
 	Engine Engine
+	// Feed streams conversation and viewer events (feed.New, in the
+	// composition root, the one the engine, organise and attachments
+	// publish into); required.
+	Feed resolvers.Feed
 	// Support runs delegated support access (support.New on DB).
 	Support resolvers.Support
 	// TenantSettings serves the tenant settings (tenantsettings.New on
@@ -53,7 +57,7 @@ type Options struct {
 	// Knowledge serves the knowledge mutations; nil makes them UNAVAILABLE.
 	Knowledge resolvers.Knowledge
 	// Organise organises conversations (organise.New on DB, notifying
-	// through Engine); nil makes its operations UNAVAILABLE.
+	// through Feed); nil makes its operations UNAVAILABLE.
 	Organise resolvers.Organise
 	// Usage serves the quotas and the usage ledger (quota.NewService on
 	// DB, whose Reconcile the engine's reaper runs); required.
@@ -144,11 +148,15 @@ func New(o Options) (*Server, error) {
 	if o.Attachments == nil {
 		return nil, errors.New("server: Options.Attachments is required (attachmentsetup.New)")
 	}
+	if o.Feed == nil {
+		return nil, errors.New("server: Options.Feed is required (feed.New)")
+	}
 	s.attachments, _ = o.Attachments.(attachmentsShutdown)
 	res := resolvers.New(resolvers.Deps{
 		Client:         o.DB.Client,
 		NodeType:       o.DB.NodeType,
 		Engine:         o.Engine,
+		Feed:           o.Feed,
 		Support:        o.Support,
 		TenantSettings: o.TenantSettings,
 		Knowledge:      o.Knowledge,

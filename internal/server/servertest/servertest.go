@@ -27,6 +27,7 @@ import (
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -191,6 +192,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	metrics := server.NewMetrics()
 	docChanges := docwatch.NewPublisher(br, docwatch.Options{Logger: log, Interval: o.DocumentChangeInterval})
 	access := authwatch.NewAccess(br, log)
+	feeds := feed.New(feed.Deps{Client: db.Client, Broker: br, Logger: log, Now: time.Now})
 	models := modelprofile.New(db.Client, modelprofile.NewEndpoints(model, offline.New(offline.Options{TokenDelay: time.Millisecond}), o.Endpoints))
 	// Wired as cmd/ragchat wires it (its newCore): the engine's reaper
 	// reconciles the service's ledger.
@@ -210,6 +212,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Tracer:         tracing.Tracer(o.TracerProvider),
 		Models:         models,
 		ReconcileUsage: usage.Reconcile,
+		Feed:           feeds,
 	})
 	svc := knowledge.NewService(db.Client, model, nil, knowledge.Options{MaxDocumentBytes: cfg.Limits.MaxDocumentBytes, Changes: access, Documents: docChanges})
 	if _, err := knowledge.LoadDemo(ctx, db.Client, svc); err != nil {
@@ -223,17 +226,17 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	grants := support.New(db.Client, support.Options{Now: time.Now, Logger: log, ReasonChars: cfg.Limits.MaxCommentRunes})
 	settings := tenantsettings.New(db.Client, engine.ServerChatModel())
 	// Wired as cmd/ragchat wires them (its core.newAttachments).
-	attachments, err := attachmentsetup.New(db, cfg.Attachments, attachmentsetup.Deps{Notify: engine.AttachmentChanged, Embedder: model, Logger: log})
+	attachments, err := attachmentsetup.New(db, cfg.Attachments, attachmentsetup.Deps{Notify: feeds.AttachmentChanged, Embedder: model, Logger: log})
 	if err != nil {
 		t.Fatalf("servertest: attachments: %v", err)
 	}
 	engine.AddPurgeJob(attachments.SweepOrphans)
 	srv, err := server.New(server.Options{
-		Config: cfg, DB: db, Engine: engine, Knowledge: server.KnowledgeService(svc),
+		Config: cfg, DB: db, Engine: engine, Feed: feeds, Knowledge: server.KnowledgeService(svc),
 		Attachments: attachments,
 		Verifier:    verifier, Logger: log, Metrics: metrics, Viewers: viewers,
 		Support: grants, TenantSettings: settings,
-		Organise:       organise.New(db.Client, engine, organise.Options{Now: time.Now}),
+		Organise:       organise.New(db.Client, feeds, organise.Options{Now: time.Now}),
 		Usage:          usage,
 		Portability:    portability.New(db.Client, engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: o.TracerProvider,

@@ -1,4 +1,4 @@
-package chat
+package feed
 
 import (
 	"context"
@@ -22,28 +22,28 @@ import (
 // clients refetch. The channel closes when ctx is done, and after
 // CONVERSATION_DELETED. It subscribes before reading the conversation, so
 // that a deletion in between still reaches the stream.
-func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan ConversationEvent, error) {
+func (s *Service) SubscribeConversation(ctx context.Context, conversationID uuid.UUID) (<-chan ConversationEvent, error) {
 	// A stream outlives a support grant's revoke: grants open no streams.
 	ctx = authz.WithoutGrants(ctx)
-	sub, err := e.broker.Subscribe(ctx, conversationTopic(conversationID))
+	sub, err := s.broker.Subscribe(ctx, conversationTopic(conversationID))
 	if err != nil {
 		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
 	}
-	conv, err := conversations.Load(ctx, e.client, conversationID, e.now())
+	conv, err := conversations.Load(ctx, s.client, conversationID, s.now())
 	if err != nil {
 		sub.Close()
 		return nil, err
 	}
 	// A temporary chat's stream ends at its expiry as a deleted one's
-	// does (temporary.go); the purge pass tells streams on every instance
-	// too.
+	// does (internal/chat/temporary.go); the purge pass tells streams on
+	// every instance too (ConversationPurged).
 	var expiry <-chan time.Time
 	var timer *time.Timer
 	if conv.TemporaryExpiresAt != nil {
-		timer = time.NewTimer(conv.TemporaryExpiresAt.Sub(e.now()))
+		timer = time.NewTimer(conv.TemporaryExpiresAt.Sub(s.now()))
 		expiry = timer.C
 	}
-	docs := e.followDocuments(ctx, conv.TenantID)
+	docs := s.followDocuments(ctx, conv.TenantID)
 	out := make(chan ConversationEvent, 16)
 	go func() {
 		defer close(out)
@@ -52,7 +52,7 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 			defer timer.Stop()
 		}
 		for {
-			if e.forwardConversation(ctx, conversationID, sub, docs, expiry, out) {
+			if s.forwardConversation(ctx, conversationID, sub, docs, expiry, out) {
 				return
 			}
 			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
@@ -60,7 +60,7 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 			}
 			// Lagged or forgotten while idle: notifications only, so
 			// resubscribing is enough.
-			if sub, err = e.broker.Subscribe(ctx, conversationTopic(conversationID)); err != nil {
+			if sub, err = s.broker.Subscribe(ctx, conversationTopic(conversationID)); err != nil {
 				return
 			}
 		}
@@ -74,7 +74,7 @@ func (e *Engine) SubscribeConversation(ctx context.Context, conversationID uuid.
 // (CONVERSATION_DELETED, sent last, also when expiry fires). A broadcast
 // of docs that concerns attempts of the conversation the viewer may read
 // becomes one SOURCES_CHANGED.
-func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UUID, sub *broker.Subscription, docs *docFollow, expiry <-chan time.Time, out chan<- ConversationEvent) bool {
+func (s *Service) forwardConversation(ctx context.Context, conversationID uuid.UUID, sub *broker.Subscription, docs *docFollow, expiry <-chan time.Time, out chan<- ConversationEvent) bool {
 	for {
 		var ce ConversationEvent
 		select {
@@ -83,16 +83,16 @@ func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UU
 			if !ok {
 				continue
 			}
-			changes, err := e.citingAttempts(ctx, b, &conversationID)
+			changes, err := s.citingAttempts(ctx, b, &conversationID)
 			if err != nil {
-				e.log.WarnContext(ctx, "document changes not checked for a conversation stream", "conversation", conversationID, "err", err)
+				s.log.WarnContext(ctx, "document changes not checked for a conversation stream", "conversation", conversationID, "err", err)
 				continue
 			}
 			if len(changes) == 0 {
 				continue
 			}
 			c := changes[0]
-			ce = ConversationEvent{Kind: ConversationSourcesChanged, ConversationID: conversationID, At: e.now(),
+			ce = ConversationEvent{Kind: ConversationSourcesChanged, ConversationID: conversationID, At: s.now(),
 				ChangedAttemptIDs: c.attempts, ChangedAttempts: c.count}
 		case ev, ok := <-sub.C():
 			if !ok {
@@ -106,7 +106,7 @@ func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UU
 				MessageID: p.Message, AttemptID: p.Attempt, AttemptStatus: p.Status,
 				AttachmentID: p.File, AttachmentStatus: p.FileStatus, At: p.At}
 		case <-expiry:
-			ce = ConversationEvent{Kind: ConversationDeleted, ConversationID: conversationID, At: e.now()}
+			ce = ConversationEvent{Kind: ConversationDeleted, ConversationID: conversationID, At: s.now()}
 		case <-ctx.Done():
 			sub.Close()
 			return true
@@ -130,29 +130,31 @@ func (e *Engine) forwardConversation(ctx context.Context, conversationID uuid.UU
 // (docs/API.md, viewerEvents): created, updated (renamed, titled,
 // summarised), archived, deleted, restored, and attempt status changes,
 // the current branch selected (BRANCH_SELECTED, with the new leaf), and
-// cited documents changed (SOURCES_CHANGED, docevents.go), made by anyone (the viewer on another device, an admin, the engine) on
-// any instance. Only events about conversations the viewer owns are
-// published to their feed, and each event names its user, which is
-// checked again here. Events carry ids; clients refetch. The channel
+// cited documents changed (SOURCES_CHANGED, docevents.go), made by anyone
+// (the viewer on another device, an admin, the engine) on any instance,
+// and attachments changing state (ATTACHMENT_UPDATED). Only events about
+// conversations the viewer owns that are not temporary chats are
+// published to their feed (publishViewer), and each event names its user,
+// which is checked again here. Events carry ids; clients refetch. The channel
 // closes when ctx is done. Events published before the subscription are
 // not replayed: a client lists its conversations, then follows.
-func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error) {
+func (s *Service) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
 	topic := viewerTopic(v.TenantID, v.UserID)
-	sub, err := e.broker.Subscribe(ctx, topic)
+	sub, err := s.broker.Subscribe(ctx, topic)
 	if err != nil {
 		return nil, domain.Wrap(err, domain.CodeUnavailable, "stream unavailable")
 	}
-	docs := e.followDocuments(ctx, v.TenantID)
+	docs := s.followDocuments(ctx, v.TenantID)
 	out := make(chan ViewerEvent, 16)
 	go func() {
 		defer close(out)
 		defer docs.close()
 		for {
-			if e.forwardViewer(ctx, v, sub, docs, out) {
+			if s.forwardViewer(ctx, v, sub, docs, out) {
 				return
 			}
 			if ctx.Err() != nil || errors.Is(sub.Err(), broker.ErrClosed) {
@@ -160,7 +162,7 @@ func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error
 			}
 			// Lagged or forgotten while idle: notifications only, so
 			// resubscribing is enough.
-			if sub, err = e.broker.Subscribe(ctx, topic); err != nil {
+			if sub, err = s.broker.Subscribe(ctx, topic); err != nil {
 				return
 			}
 		}
@@ -173,7 +175,7 @@ func (e *Engine) SubscribeViewer(ctx context.Context) (<-chan ViewerEvent, error
 // is done (true). A broadcast of docs becomes one SOURCES_CHANGED per
 // conversation of the viewer with attempts citing a changed document the
 // viewer may read.
-func (e *Engine) forwardViewer(ctx context.Context, v *viewer.Viewer, sub *broker.Subscription, docs *docFollow, out chan<- ViewerEvent) bool {
+func (s *Service) forwardViewer(ctx context.Context, v *viewer.Viewer, sub *broker.Subscription, docs *docFollow, out chan<- ViewerEvent) bool {
 	send := func(ve ViewerEvent) bool {
 		select {
 		case out <- ve:
@@ -203,13 +205,13 @@ func (e *Engine) forwardViewer(ctx context.Context, v *viewer.Viewer, sub *broke
 			if !ok {
 				continue
 			}
-			changes, err := e.citingAttempts(ctx, b, nil)
+			changes, err := s.citingAttempts(ctx, b, nil)
 			if err != nil {
-				e.log.WarnContext(ctx, "document changes not checked for a viewer feed", "err", err)
+				s.log.WarnContext(ctx, "document changes not checked for a viewer feed", "err", err)
 				continue
 			}
 			for _, c := range changes {
-				if !send(ViewerEvent{Kind: ViewerSourcesChanged, ConversationID: c.conversation, At: e.now(),
+				if !send(ViewerEvent{Kind: ViewerSourcesChanged, ConversationID: c.conversation, At: s.now(),
 					ChangedAttemptIDs: c.attempts, ChangedAttempts: c.count}) {
 					return true
 				}

@@ -1,4 +1,4 @@
-package chat
+package feed
 
 import (
 	"context"
@@ -46,8 +46,8 @@ type sourcesChange struct {
 // that are not temporary. Every branch counts, and attempts of deleted
 // conversations never do (the privacy rules leave them out). It costs two
 // privacy-filtered queries: the readable documents, then the attempts.
-func (e *Engine) citingAttempts(ctx context.Context, b docwatch.Batch, conv *uuid.UUID) ([]sourcesChange, error) {
-	dq := e.client.Document.Query()
+func (s *Service) citingAttempts(ctx context.Context, b docwatch.Batch, conv *uuid.UUID) ([]sourcesChange, error) {
+	dq := s.client.Document.Query()
 	if b.Many {
 		dq.Where(document.UpdatedAtGTE(b.Since)).Order(ent.Desc(document.FieldUpdatedAt)).Limit(maxManyDocuments)
 	} else {
@@ -57,7 +57,7 @@ func (e *Engine) citingAttempts(ctx context.Context, b docwatch.Batch, conv *uui
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
-	q := e.client.Attempt.Query().Where(attempt.HasSourcesWith(source.DocumentIDIn(docs...)))
+	q := s.client.Attempt.Query().Where(attempt.HasSourcesWith(source.DocumentIDIn(docs...)))
 	if conv != nil {
 		q.Where(attempt.ConversationID(*conv))
 	} else {
@@ -93,24 +93,24 @@ func (e *Engine) citingAttempts(ctx context.Context, b docwatch.Batch, conv *uui
 // broadcast missed meanwhile is not replayed (clients see staleness on
 // their next read).
 type docFollow struct {
-	e      *Engine
+	s      *Service
 	tenant string
 	sub    *broker.Subscription // nil: not following
 }
 
 // followDocuments subscribes to tenant's document changes. When the broker
 // refuses, the stream goes on without SOURCES_CHANGED events.
-func (e *Engine) followDocuments(ctx context.Context, tenant string) *docFollow {
-	f := &docFollow{e: e, tenant: tenant}
+func (s *Service) followDocuments(ctx context.Context, tenant string) *docFollow {
+	f := &docFollow{s: s, tenant: tenant}
 	f.subscribe(ctx)
 	return f
 }
 
 func (f *docFollow) subscribe(ctx context.Context) {
-	sub, err := f.e.broker.Subscribe(ctx, docwatch.Topic(f.tenant))
+	sub, err := f.s.broker.Subscribe(ctx, docwatch.Topic(f.tenant))
 	if err != nil {
 		if !errors.Is(err, broker.ErrClosed) && ctx.Err() == nil {
-			f.e.log.WarnContext(ctx, "document changes not followed; this stream sends no SOURCES_CHANGED", "err", err)
+			f.s.log.WarnContext(ctx, "document changes not followed; this stream sends no SOURCES_CHANGED", "err", err)
 		}
 		f.sub = nil
 		return
