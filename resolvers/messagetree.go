@@ -54,7 +54,7 @@ func (r *Resolver) selectBranch(ctx context.Context, conversationID, messageID u
 }
 
 // forkConversation copies the path to messageID into a new conversation
-// (engine.ForkConversation).
+// (internal/fork); without the fork service it is UNAVAILABLE.
 func (r *Resolver) forkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
@@ -63,7 +63,10 @@ func (r *Resolver) forkConversation(ctx context.Context, messageID uuid.UUID, cl
 	if clientRequestID != nil {
 		key = *clientRequestID
 	}
-	c, err := r.engine.ForkConversation(ctx, messageID, key)
+	if r.forks == nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "forks are not available")
+	}
+	c, err := r.forks.Fork(ctx, messageID, key)
 	return c, notFound(err, "message")
 }
 

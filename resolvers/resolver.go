@@ -48,7 +48,6 @@ type Engine interface {
 	Ask(ctx context.Context, in chat.AskInput) (*chat.AskResult, error)
 	SelectBranch(ctx context.Context, conversationID, messageID uuid.UUID) (*ent.Conversation, error)
 	LegacyLeaf(ctx context.Context, conversationID uuid.UUID) (*uuid.UUID, error)
-	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error)
 	Retry(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Reask(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
@@ -57,6 +56,12 @@ type Engine interface {
 }
 
 var _ Engine = (*chat.Engine)(nil)
+
+// Forks copies the path to a message into a new conversation
+// (*fork.Service).
+type Forks interface {
+	Fork(ctx context.Context, messageID uuid.UUID, clientRequestID string) (*ent.Conversation, error)
+}
 
 // Feedback records a user's rating of one exact answer (*feedback.Service).
 type Feedback interface {
@@ -137,6 +142,9 @@ type Deps struct {
 	// Feedback records ratings of answers (internal/feedback); nil makes
 	// submitFeedback UNAVAILABLE.
 	Feedback Feedback
+	// Forks copies conversation paths (internal/fork); nil makes
+	// forkConversation UNAVAILABLE.
+	Forks Forks
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -173,6 +181,8 @@ type Resolver struct {
 	attachments Attachments
 	// feedback records ratings (nil: UNAVAILABLE).
 	feedback Feedback
+	// forks copies conversation paths (nil: UNAVAILABLE).
+	forks Forks
 	// reauthorise re-authorises source rows for the viewer in ctx:
 	// sourceauth.Of on client (tests count its calls).
 	reauthorise func(context.Context, []*ent.Source) ([]sourceauth.View, error)
@@ -231,6 +241,7 @@ func New(d Deps) *Resolver {
 		models:      d.Models,
 		attachments: d.Attachments,
 		feedback:    d.Feedback,
+		forks:       d.Forks,
 		reauthorise: func(ctx context.Context, rows []*ent.Source) ([]sourceauth.View, error) {
 			return sourceauth.Of(ctx, d.Client, rows)
 		},

@@ -117,6 +117,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Models:         c.models,
 		Sharing:        c.sharing,
 		Feedback:       c.feedback,
+		Forks:          c.forks,
 	})
 	if err != nil {
 		return err

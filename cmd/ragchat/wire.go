@@ -19,6 +19,7 @@ import (
 	"github.com/ragchat/ragchat/internal/docwatch"
 	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
+	"github.com/ragchat/ragchat/internal/fork"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
@@ -92,6 +93,8 @@ type core struct {
 	sharing *sharing.Service
 	// feedback records ratings of answers.
 	feedback *feedback.Service
+	// forks copies conversation paths.
+	forks *fork.Service
 }
 
 // newCore wires the engine, delegated support access, the tenant settings,
@@ -155,6 +158,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		models:    models,
 		sharing:   sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
 		feedback:  feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes, Now: time.Now}),
+		forks:     fork.New(db.Client, feeds, time.Now),
 	}, nil
 }
 

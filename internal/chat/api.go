@@ -16,8 +16,7 @@
 //   - the message tree (docs/ENGINE.md, "Message trees"): asking below a
 //     chosen message, editing a question and selecting a branch through
 //     the ask's own write (branches.go), regenerating at any depth
-//     (attempts.go), forks that copy a path with re-authorised sources
-//     (fork.go), and conversations written before trees made single paths
+//     (attempts.go), and conversations written before trees made single paths
 //     before they are written or read (branches.go, internal/chat/
 //     treebackfill); the tree's reads are internal/chat/tree's;
 //   - the run of an attempt: its lease and context (run.go), rewrite,
@@ -42,7 +41,8 @@
 //     engine's caches.
 //
 // Beside the engine, not in it: feedback on an exact attempt
-// (internal/feedback), the admins' listing of conversations and feedback
+// (internal/feedback), forks that copy a path with re-authorised sources
+// (internal/fork), the admins' listing of conversations and feedback
 // summary (internal/adminreport), an attempt's staleness
 // (internal/staleness), the re-authorisation of sources
 // (internal/sourceauth), the conversation and viewer feeds (internal/feed)

@@ -81,7 +81,7 @@ func (e *Engine) ask(ctx context.Context, conversationID uuid.UUID, spot askSpot
 	if err != nil {
 		return nil, err
 	}
-	if clientMessageID, err = checkClientID("clientMessageId", clientMessageID); err != nil {
+	if clientMessageID, err = domain.CheckClientID("clientMessageId", clientMessageID); err != nil {
 		return nil, err
 	}
 	if spot.held == nil {

@@ -33,7 +33,7 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 		return nil, err
 	}
 	attemptID := in.AttemptID
-	clientRequestID, err := checkClientID("clientRequestId", in.ClientRequestID)
+	clientRequestID, err := domain.CheckClientID("clientRequestId", in.ClientRequestID)
 	if err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 		branch := pathOf(t, e, alice, conv.ID, editA.ID)
 		require.Len(t, branch, 4)
 		require.Equal(t, editQ.ID, branch[2].ID)
-		fork, err := e.eng.ForkConversation(ctx, editA.ID, "")
+		fork, err := e.forks.Fork(ctx, editA.ID, "")
 		require.NoError(t, err)
 		assert.NotEqual(t, conv.ID, fork.ID)
 		assert.Equal(t, conv.Title, fork.Title)
@@ -199,7 +199,7 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 		assert.Equal(t, feed.ViewerConversationCreated, ev.Kind)
 		assert.Equal(t, fork.ID, ev.ConversationID)
 
-		whole, err := e.eng.ForkConversation(ctx, main[7].ID, "")
+		whole, err := e.forks.Fork(ctx, main[7].ID, "")
 		require.NoError(t, err)
 		copied = checkForkOf(t, e, alice, whole, main)
 		for _, m := range copied {
@@ -207,7 +207,7 @@ func TestForkCopiesOnlyThePath(t *testing.T) {
 			assert.NotEqual(t, editA.Content, m.Content)
 		}
 		// A fork of a question ends at the question.
-		mid, err := e.eng.ForkConversation(ctx, main[4].ID, "")
+		mid, err := e.forks.Fork(ctx, main[4].ID, "")
 		require.NoError(t, err)
 		checkForkOf(t, e, alice, mid, main[:5])
 
@@ -255,7 +255,7 @@ func TestForkReauthorisesSources(t *testing.T) {
 
 		_, err = e.svc.SetACL(as(admin), opsDoc.ID, knowledge.ACL{Visibility: "RESTRICTED", Groups: []string{"sre"}})
 		require.NoError(t, err)
-		fork, err := e.eng.ForkConversation(ctx, path[1].ID, "")
+		fork, err := e.forks.Fork(ctx, path[1].ID, "")
 		require.NoError(t, err)
 		copied := checkForkOf(t, e, olga, fork, path)
 		forkAtt := *copied[1].AttemptID
@@ -311,9 +311,9 @@ func TestForkIdempotency(t *testing.T) {
 	forEach(t, func(t *testing.T, e *env) {
 		ctx := as(alice)
 		_, path := treeConversation(t, e, alice, forkRounds[:2]...)
-		first, err := e.eng.ForkConversation(ctx, path[3].ID, "fork-1")
+		first, err := e.forks.Fork(ctx, path[3].ID, "fork-1")
 		require.NoError(t, err)
-		again, err := e.eng.ForkConversation(ctx, path[3].ID, "fork-1")
+		again, err := e.forks.Fork(ctx, path[3].ID, "fork-1")
 		require.NoError(t, err)
 		assert.Equal(t, first.ID, again.ID, "a replay returns the same fork")
 		forks, err := e.db.Client.Conversation.Query().
@@ -321,11 +321,11 @@ func TestForkIdempotency(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, forks, "the replay wrote nothing")
 
-		_, err = e.eng.ForkConversation(ctx, path[1].ID, "fork-1")
+		_, err = e.forks.Fork(ctx, path[1].ID, "fork-1")
 		assert.Equal(t, domain.CodeIdempotencyMismatch, code(err))
 
 		_, bobPath := treeConversation(t, e, bob, forkRounds[0])
-		bobFork, err := e.eng.ForkConversation(as(bob), bobPath[1].ID, "fork-1")
+		bobFork, err := e.forks.Fork(as(bob), bobPath[1].ID, "fork-1")
 		require.NoError(t, err, "keys are per user")
 		assert.NotEqual(t, first.ID, bobFork.ID)
 		checkForkOf(t, e, bob, bobFork, bobPath)
@@ -337,7 +337,7 @@ func TestForkIdempotency(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				f, err := e.eng.ForkConversation(ctx, path[1].ID, "fork-race")
+				f, err := e.forks.Fork(ctx, path[1].ID, "fork-race")
 				if assert.NoError(t, err) {
 					got[i] = f.ID
 				}
@@ -351,14 +351,14 @@ func TestForkIdempotency(t *testing.T) {
 		// A key whose fork was deleted forks nothing more.
 		_, err = e.eng.DeleteConversation(ctx, got[0], "")
 		require.NoError(t, err)
-		_, err = e.eng.ForkConversation(ctx, path[1].ID, "fork-race")
+		_, err = e.forks.Fork(ctx, path[1].ID, "fork-race")
 		assert.Equal(t, domain.CodeNotFound, code(err))
 
 		// Without a key every call forks anew; a bad key is refused.
-		other, err := e.eng.ForkConversation(ctx, path[3].ID, "")
+		other, err := e.forks.Fork(ctx, path[3].ID, "")
 		require.NoError(t, err)
 		assert.NotEqual(t, first.ID, other.ID)
-		_, err = e.eng.ForkConversation(ctx, path[3].ID, string(make([]byte, chat.MaxClientIDBytes+1)))
+		_, err = e.forks.Fork(ctx, path[3].ID, string(make([]byte, domain.MaxClientIDBytes+1)))
 		assert.Equal(t, domain.CodeBadUserInput, code(err))
 	})
 }
@@ -381,7 +381,7 @@ func TestForkProbes(t *testing.T) {
 		_, err = e.eng.DeleteConversation(as(alice), doomed.ID, "")
 		require.NoError(t, err)
 
-		_, want := e.eng.ForkConversation(as(alice), uuid.New(), "")
+		_, want := e.forks.Fork(as(alice), uuid.New(), "")
 		require.Error(t, want)
 		require.Equal(t, domain.CodeNotFound, code(want))
 		for _, tc := range []struct {
@@ -396,7 +396,7 @@ func TestForkProbes(t *testing.T) {
 			{"a deleted conversation's question", alice, doomedPath[0].ID},
 			{"a random id", bob, uuid.New()},
 		} {
-			_, err := e.eng.ForkConversation(as(tc.v), tc.id, "probe-"+tc.name)
+			_, err := e.forks.Fork(as(tc.v), tc.id, "probe-"+tc.name)
 			require.Error(t, err, tc.name)
 			assert.Equal(t, want.Error(), err.Error(), tc.name)
 			assert.Equal(t, code(want), code(err), tc.name)
@@ -417,7 +417,7 @@ func TestForkIsAskable(t *testing.T) {
 		ctx := as(alice)
 		_, main := treeConversation(t, e, alice, forkRounds...)
 		editQ, editA := addEdit(t, e, main[2], "编辑后的第二个问题：能上传压缩包吗？", "编辑分支的独特回答 XYZZY")
-		fork, err := e.eng.ForkConversation(ctx, editA.ID, "")
+		fork, err := e.forks.Fork(ctx, editA.ID, "")
 		require.NoError(t, err)
 		res, err := e.eng.Ask(ctx, chat.AskInput{ConversationID: fork.ID, ClientMessageID: uuid.NewString(), Question: "那它的大小限制呢？"})
 		require.NoError(t, err)

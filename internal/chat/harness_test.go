@@ -18,6 +18,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
+	"github.com/ragchat/ragchat/internal/fork"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -120,6 +121,7 @@ type env struct {
 	settings *tenantsettings.Service
 	support  *support.Service
 	feedback *feedback.Service
+	forks    *fork.Service
 	// quota is the metering service beside the engine, whose
 	// reconciliation the engine's reaper runs (Deps.ReconcileUsage).
 	quota *quota.Service
@@ -196,6 +198,7 @@ func newEnvDeps(t testing.TB, db *store.DB, answers llm.Chat, deps func(*chat.De
 	e.settings = tenantsettings.New(db.Client, e.eng.ServerChatModel())
 	e.support = support.New(db.Client, support.Options{Now: e.clock.now, Logger: d.Logger, ReasonChars: cfg.WithDefaults().Limits.CommentChars})
 	e.feedback = feedback.New(db.Client, feedback.Options{CommentChars: cfg.WithDefaults().Limits.CommentChars, Now: e.clock.now})
+	e.forks = fork.New(db.Client, e.feed, e.clock.now)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

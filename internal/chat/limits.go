@@ -29,9 +29,6 @@ type Limits struct {
 const (
 	// MaxTitleBytes bounds a conversation title.
 	MaxTitleBytes = 255
-	// MaxClientIDBytes bounds an idempotency key (clientMessageId,
-	// clientRequestId).
-	MaxClientIDBytes = 128
 )
 
 // DefaultLimits are the limits of a server that configures none.
@@ -83,12 +80,6 @@ func (e *Engine) checkTitle(t string) (string, error) {
 // returned as "", meaning none.
 func (e *Engine) checkComment(field, c string) (string, error) {
 	return domain.TextRule{Field: field, Limit: domain.LimitCommentLength, Max: e.cfg.Limits.CommentChars}.Check(c)
-}
-
-// checkClientID validates and trims an idempotency key chosen by the
-// client (field names it).
-func checkClientID(field, key string) (string, error) {
-	return domain.TextRule{Field: field, Limit: domain.LimitClientIDLength, Max: MaxClientIDBytes, Bytes: true, Required: true}.Check(key)
 }
 
 // capBytes cuts s to at most n bytes, at a character boundary.

@@ -25,7 +25,7 @@ func (e *Engine) Reask(ctx context.Context, in RetryInput) (*AskResult, error) {
 	if clientRequestID == "" {
 		clientRequestID = uuid.Must(uuid.NewV7()).String()
 	}
-	key, err := checkClientID("clientRequestId", clientRequestID)
+	key, err := domain.CheckClientID("clientRequestId", clientRequestID)
 	if err != nil {
 		return nil, err
 	}

@@ -62,3 +62,14 @@ func (r TextRule) Check(s string) (string, error) {
 	}
 	return s, nil
 }
+
+// MaxClientIDBytes bounds an idempotency key (clientMessageId,
+// clientRequestId): the schema's column size, in bytes.
+const MaxClientIDBytes = 128
+
+// CheckClientID validates and trims an idempotency key chosen by the
+// client (field names it): required, valid text, at most
+// MaxClientIDBytes bytes (limit LimitClientIDLength).
+func CheckClientID(field, key string) (string, error) {
+	return TextRule{Field: field, Limit: LimitClientIDLength, Max: MaxClientIDBytes, Bytes: true, Required: true}.Check(key)
+}

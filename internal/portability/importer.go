@@ -77,7 +77,7 @@ func (s *Service) Import(ctx context.Context, in ImportInput) ([]*ent.Conversati
 	}
 	key := ""
 	if in.ClientRequestID != "" {
-		if key, err = (domain.TextRule{Field: "clientRequestId", Limit: domain.LimitClientIDLength, Max: chat.MaxClientIDBytes, Bytes: true, Required: true}).Check(in.ClientRequestID); err != nil {
+		if key, err = domain.CheckClientID("clientRequestId", in.ClientRequestID); err != nil {
 			return nil, err
 		}
 	}

@@ -92,6 +92,9 @@ type Options struct {
 	// Feedback records ratings of answers (feedback.New on DB); nil makes
 	// submitFeedback UNAVAILABLE.
 	Feedback resolvers.Feedback
+	// Forks copies conversation paths (fork.New on DB and Feed); nil
+	// makes forkConversation UNAVAILABLE.
+	Forks resolvers.Forks
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -167,6 +170,7 @@ func New(o Options) (*Server, error) {
 		Models:         o.Models,
 		Attachments:    o.Attachments,
 		Feedback:       o.Feedback,
+		Forks:          o.Forks,
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{

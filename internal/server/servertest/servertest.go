@@ -29,6 +29,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
+	"github.com/ragchat/ragchat/internal/fork"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/llm/offline"
@@ -242,6 +243,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		TracerProvider: o.TracerProvider,
 		Models:         models,
 		Feedback:       feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes}),
+		Forks:          fork.New(db.Client, feeds, time.Now),
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
