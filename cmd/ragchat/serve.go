@@ -112,7 +112,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Usage:       c.usage,
 		Verifier:    verifier, Logger: log, Metrics: metrics, Console: consoleOptions(cfg),
 		Viewers: viewers, Support: c.support, TenantSettings: c.settings,
-		Portability:    portability.New(db.Client, c.engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
+		Portability:    portability.New(db.Client, c.feed, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: tp,
 		Models:         c.models,
 		Sharing:        c.sharing,

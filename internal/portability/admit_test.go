@@ -5,10 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/portability"
@@ -58,23 +54,19 @@ func TestImportRate(t *testing.T) {
 	})
 }
 
-// blockingEngine is the engine with an ImportConversations that first
-// signals entered and waits for release or for its context to end; then
-// it writes with that context.
-type blockingEngine struct {
-	portability.Engine
-	entered chan struct{}
-	release chan struct{}
-}
-
-// ImportConversations implements portability.Engine.
-func (e *blockingEngine) ImportConversations(ctx context.Context, kb *uuid.UUID, convs []chat.ImportConversation) ([]*ent.Conversation, error) {
-	e.entered <- struct{}{}
-	select {
-	case <-e.release:
-	case <-ctx.Done():
-	}
-	return e.Engine.ImportConversations(ctx, kb, convs)
+// blockWrites makes every import of svc, before it writes, signal
+// entered and wait for release or for its context to end; then it writes
+// with that context.
+func blockWrites(svc *portability.Service) (entered chan struct{}, release chan struct{}) {
+	entered, release = make(chan struct{}, 1), make(chan struct{})
+	portability.SetBeforeWrite(svc, func(ctx context.Context) {
+		entered <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	})
+	return entered, release
 }
 
 // TestImportRunningAndTimeout bounds the imports of one instance: with
@@ -86,30 +78,30 @@ func TestImportRunningAndTimeout(t *testing.T) {
 	eachBackend(t, func(t *testing.T, h *servertest.Harness) {
 		ctx := viewer.NewContext(servertest.Ctx(t), &viewer.Viewer{TenantID: "demo", UserID: "alice", Roles: []viewer.Role{viewer.RoleMember}})
 		in := portability.ImportInput{Format: portability.ImportChatGPT, Content: oneQuestion}
-		eng := &blockingEngine{Engine: h.Engine, entered: make(chan struct{}, 1), release: make(chan struct{})}
-		svc := portability.New(h.DB.Client, eng, portability.Options{Limits: portability.Limits{Running: 1}})
+		svc := portability.New(h.DB.Client, h.Feed, portability.Options{Limits: portability.Limits{Running: 1}})
+		entered, release := blockWrites(svc)
 		first := make(chan error, 1)
 		go func() {
 			_, err := svc.Import(ctx, in)
 			first <- err
 		}()
-		<-eng.entered
+		<-entered
 		_, err := svc.Import(ctx, in)
 		if d := domain.ErrorDetails(err); domain.ErrorCode(err) != domain.CodeUnavailable || d["limit"] != portability.LimitRunningImports || d["retryAfterSeconds"] == nil {
 			t.Errorf("a second import while one runs: %v %v, want UNAVAILABLE runningImports", err, d)
 		}
-		close(eng.release)
+		close(release)
 		if err := <-first; err != nil {
 			t.Fatalf("the first import: %v", err)
 		}
 		if _, err := svc.Import(ctx, in); err != nil {
 			t.Errorf("an import after the first ended: %v", err)
 		}
-		<-eng.entered
+		<-entered
 
 		before := storedRows(t, h)
-		late := &blockingEngine{Engine: h.Engine, entered: make(chan struct{}, 1), release: make(chan struct{})}
-		svc = portability.New(h.DB.Client, late, portability.Options{Limits: portability.Limits{Timeout: 50 * time.Millisecond}})
+		svc = portability.New(h.DB.Client, h.Feed, portability.Options{Limits: portability.Limits{Timeout: 50 * time.Millisecond}})
+		blockWrites(svc)
 		_, err = svc.Import(ctx, in)
 		if d := domain.ErrorDetails(err); domain.ErrorCode(err) != domain.CodeUnavailable || d["limit"] != portability.LimitImportTime {
 			t.Errorf("an import past its deadline: %v %v, want UNAVAILABLE importTime", err, d)

@@ -8,8 +8,8 @@ import (
 // budget counts the text an import will store while its content is
 // parsed, so that an import is refused before anything is written, and
 // before any copy is made, as soon as it would store more than its
-// limits allow. What a message costs is what the engine writes for it
-// (chat.ImportMessage): its content and, for an answer, its attempt's
+// limits allow. What a message costs is what the service writes for it
+// (importMsg): its content and, for an answer, its attempt's
 // copies of the answer and of its question. One budget spans every
 // conversation of an import.
 type budget struct {

@@ -33,10 +33,10 @@
 // of them, or JSON Lines as the bulk export writes) or ChatGPT's
 // conversations.json (an array of conversations whose mapping holds the
 // message tree as parent and children links). Either becomes a list of
-// chat.ImportConversation: a tree with fresh ids (parents remapped), which
-// the engine writes as new conversations of the viewer in one
+// importConv: a tree with fresh ids (parents remapped), which
+// the service writes as new conversations of the viewer in one
 // transaction, all or nothing, with depths, gap-free sequence numbers and
-// the current leaf (chat.Engine.ImportConversations). Imported answers get
+// the current leaf (Service.write). Imported answers get
 // a COMPLETED attempt without sources whose manifest says imported. The
 // first bad record is named in a BAD_USER_INPUT error
 // (extensions.field, e.g. "conversations[3].mapping.<node id>"), and

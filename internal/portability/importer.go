@@ -12,7 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/message"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/conversations"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -71,7 +71,7 @@ func (s *Service) Import(ctx context.Context, in ImportInput) ([]*ent.Conversati
 	if in.KnowledgeBaseID != nil {
 		// A knowledge base the viewer may not read is NOT_FOUND before
 		// any content is read.
-		if _, err := s.engine.KnowledgeBaseFor(ctx, in.KnowledgeBaseID); err != nil {
+		if _, err := conversations.KnowledgeBase(ctx, s.client, in.KnowledgeBaseID); err != nil {
 			return nil, err
 		}
 	}
@@ -116,7 +116,7 @@ func (s *Service) importContent(ctx context.Context, v *viewer.Viewer, in Import
 			return out, err
 		}
 	}
-	out, err := s.engine.ImportConversations(ctx, in.KnowledgeBaseID, convs)
+	out, err := s.write(ctx, in.KnowledgeBaseID, convs)
 	if err != nil && key != "" && ent.IsConstraintError(err) {
 		// A concurrent import with the same key won, or the key's
 		// conversations exist but are hidden: they were deleted.
@@ -132,15 +132,15 @@ func (s *Service) importContent(ctx context.Context, v *viewer.Viewer, in Import
 // ids derived from the viewer, the key and the conversation's position
 // (conversations) and from the content's digest (messages), so that a
 // replay finds what the key wrote and tells other content apart.
-func (s *Service) assignIDs(v *viewer.Viewer, in ImportInput, key string, drafts []draft) []chat.ImportConversation {
+func (s *Service) assignIDs(v *viewer.Viewer, in ImportInput, key string, drafts []draft) []importConv {
 	kb := ""
 	if in.KnowledgeBaseID != nil {
 		kb = in.KnowledgeBaseID.String()
 	}
 	digest := sha256.Sum256([]byte(string(in.Format) + "\x00" + kb + "\x00" + in.Content))
-	out := make([]chat.ImportConversation, len(drafts))
+	out := make([]importConv, len(drafts))
 	for i, d := range drafts {
-		c := chat.ImportConversation{Title: d.title, CreatedAt: d.createdAt, HistoryStrategy: d.strategy}
+		c := importConv{Title: d.title, CreatedAt: d.createdAt, HistoryStrategy: d.strategy}
 		if key == "" {
 			c.ID = uuid.New()
 		} else {
@@ -161,9 +161,9 @@ func (s *Service) assignIDs(v *viewer.Viewer, in ImportInput, key string, drafts
 			id := ids[j]
 			return &id
 		}
-		c.Messages = make([]chat.ImportMessage, len(d.messages))
+		c.Messages = make([]importMsg, len(d.messages))
 		for j, m := range d.messages {
-			c.Messages[j] = chat.ImportMessage{
+			c.Messages[j] = importMsg{
 				ID: ids[j], ParentID: at(m.parent), EditedFromID: at(m.editedFrom),
 				Role: m.role, Content: m.content, CreatedAt: m.createdAt, Model: m.model,
 				PromptTokens: m.promptTokens, CompletionTokens: m.completionTokens, CompletedAt: m.completedAt,
@@ -186,7 +186,7 @@ var importNamespace = uuid.MustParse("6f1d3c2e-5b7a-4e0f-9a41-2c8d7e6b9f10")
 // when some of them are gone, and IDEMPOTENCY_MISMATCH when the key
 // imported other content: the first message of each conversation has an
 // id derived from the content, so other content names another.
-func (s *Service) replay(ctx context.Context, v *viewer.Viewer, convs []chat.ImportConversation) ([]*ent.Conversation, error) {
+func (s *Service) replay(ctx context.Context, v *viewer.Viewer, convs []importConv) ([]*ent.Conversation, error) {
 	mismatch := domain.Errorf(domain.CodeIdempotencyMismatch, "clientRequestId was already used to import other content")
 	if len(convs) == 0 {
 		return nil, nil

@@ -4,23 +4,16 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
-	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
 )
 
-// Engine is the part of the conversation engine (*chat.Engine) that
-// export and import use: the re-authorisation of sources, the knowledge
-// base an import may use and the
-// write of imported conversations.
-type Engine interface {
-	ImportConversations(ctx context.Context, kbID *uuid.UUID, convs []chat.ImportConversation) ([]*ent.Conversation, error)
-	KnowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID, error)
+// Notifier announces new conversations on their owner's feed
+// (*feed.Service).
+type Notifier interface {
+	ConversationChanged(ctx context.Context, conv *ent.Conversation, kind feed.ConversationEventKind, viewerKind feed.ViewerEventKind)
 }
-
-var _ Engine = (*chat.Engine)(nil)
 
 // Limits bound an import and the pages of an export. Zero fields take
 // DefaultLimits.
@@ -124,23 +117,25 @@ type Options struct {
 	ImportRate askrate.Rate
 }
 
-// Service exports and imports conversations. Every read goes through
-// client, whose privacy policies filter the rows; the writes go through
-// the engine.
+// Service exports and imports conversations. Every read and write goes
+// through client, whose privacy policies filter the rows; imported
+// conversations are announced on notify.
 type Service struct {
 	client  *ent.Client
-	engine  Engine
+	notify  Notifier
 	limits  Limits
 	now     func() time.Time
 	limiter askrate.Limiter
 	rate    askrate.Rate
 	// running holds one token per import running on this instance.
 	running chan struct{}
+	// beforeWrite, when set (by tests), runs before an import's write.
+	beforeWrite func(context.Context)
 }
 
-// New returns a Service reading through client (privacy-enforcing) and
-// writing through engine.
-func New(client *ent.Client, engine Engine, o Options) *Service {
+// New returns a Service reading and writing through client
+// (privacy-enforcing) and announcing imports on notify.
+func New(client *ent.Client, notify Notifier, o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -148,6 +143,6 @@ func New(client *ent.Client, engine Engine, o Options) *Service {
 		o.ImportRate = DefaultImportRate
 	}
 	l := o.Limits.withDefaults()
-	return &Service{client: client, engine: engine, limits: l, now: o.Now,
+	return &Service{client: client, notify: notify, limits: l, now: o.Now,
 		limiter: o.Limiter, rate: o.ImportRate, running: make(chan struct{}, l.Running)}
 }

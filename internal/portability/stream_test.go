@@ -79,7 +79,7 @@ func TestBulkExportStopsOnDisconnect(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			servertest.CreateConversation(t, alice)
 		}
-		svc := portability.New(h.DB.Client, h.Engine, portability.Options{Limits: portability.Limits{ConversationPage: 1, MessagePage: 1}})
+		svc := portability.New(h.DB.Client, h.Feed, portability.Options{Limits: portability.Limits{ConversationPage: 1, MessagePage: 1}})
 		ctx, cancel := context.WithCancel(viewer.NewContext(context.Background(),
 			&viewer.Viewer{TenantID: "demo", UserID: "alice", Roles: []viewer.Role{viewer.RoleMember}}))
 		defer cancel()

@@ -96,9 +96,11 @@ type Options struct {
 
 // Harness is a running in-process server.
 type Harness struct {
-	URL       string
-	DB        *store.DB
-	Engine    *chat.Engine
+	URL    string
+	DB     *store.DB
+	Engine *chat.Engine
+	// Feed is the feed the engine and the services publish into.
+	Feed      *feed.Service
 	Knowledge *knowledge.Service
 	Server    *server.Server
 	Config    config.Config
@@ -239,7 +241,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Support: grants, TenantSettings: settings,
 		Organise:       organise.New(db.Client, feeds, organise.Options{Now: time.Now}),
 		Usage:          usage,
-		Portability:    portability.New(db.Client, engine, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
+		Portability:    portability.New(db.Client, feeds, cfg.Imports.Portability(askrate.NewDBLimiter(db, time.Now))),
 		TracerProvider: o.TracerProvider,
 		Models:         models,
 		Feedback:       feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes}),
@@ -252,7 +254,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 	hs := httptest.NewServer(srv.Handler())
 	bgCtx, bgCancel := context.WithCancel(context.Background())
 	h := &Harness{
-		URL: hs.URL + "/graphql", DB: db, Engine: engine, Knowledge: svc, Server: srv, Config: cfg,
+		URL: hs.URL + "/graphql", DB: db, Engine: engine, Feed: feeds, Knowledge: svc, Server: srv, Config: cfg,
 		Issuer: auth.NewDevIssuer(Secret, ""), httpServer: hs, broker: br, ownBroker: ownBroker, dsn: dsn, viewers: viewers,
 		bgCancel: bgCancel, bgDone: make(chan struct{}), DocumentChanges: docChanges,
 	}

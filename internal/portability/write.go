@@ -1,4 +1,4 @@
-package chat
+package portability
 
 import (
 	"context"
@@ -15,30 +15,31 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// ImportConversation is one conversation ImportConversations writes: its
+// importConv is one conversation Service.write writes: its
 // id, title (trimmed and within MaxTitleBytes; "" leaves it to the title
 // generator), creation time (zero: now), history strategy and its
 // messages, every parent before its children, in the order they were
 // written. LeafID names the current leaf among them (nil: the last).
-type ImportConversation struct {
+type importConv struct {
 	ID              uuid.UUID
 	Title           string
 	CreatedAt       time.Time
 	HistoryStrategy *domain.HistoryStrategy
-	Messages        []ImportMessage
+	Messages        []importMsg
 	LeafID          *uuid.UUID
 }
 
-// ImportMessage is one message of an ImportConversation. A USER message
+// importMsg is one message of an importConv. A USER message
 // is a root (ParentID nil) or follows a USER or ASSISTANT message; an
 // ASSISTANT message follows a USER message, its question, and gets a
 // COMPLETED attempt with Model, the token counts and CompletedAt, no
 // sources and a manifest that says it was imported. EditedFromID, when
 // set, names an earlier message of the conversation.
-type ImportMessage struct {
+type importMsg struct {
 	ID               uuid.UUID
 	ParentID         *uuid.UUID
 	EditedFromID     *uuid.UUID
@@ -51,63 +52,53 @@ type ImportMessage struct {
 	CompletedAt      *time.Time
 }
 
-// KnowledgeBaseFor returns the knowledge base a new conversation of the
-// viewer would use: id when the viewer may read it (NOT_FOUND otherwise,
-// like an unknown id), or the tenant's oldest one when id is nil. Import
-// checks it before it reads any content, so a foreign id is NOT_FOUND
-// whatever the content says.
-func (e *Engine) KnowledgeBaseFor(ctx context.Context, id *uuid.UUID) (uuid.UUID, error) {
-	if _, err := viewer.Require(ctx); err != nil {
-		return uuid.Nil, err
-	}
-	return conversations.KnowledgeBase(ctx, e.client, id)
-}
-
-// ImportConversations writes convs as new conversations of the viewer in
+// importConvs writes convs as new conversations of the viewer in
 // knowledge base kbID (nil: the tenant's oldest; one the viewer cannot
 // see is NOT_FOUND), all in one transaction: all of them or none. Each
 // keeps its tree: depths follow the parents, sequence numbers are 1…n in
 // the order given, last_sequence_no is n and the current leaf is LeafID.
-// The caller validates the input (internal/portability); a message that
-// breaks the rules above is an INTERNAL error, and nothing is written.
+// The caller validates the input (the parsers); a message that breaks the
+// rules above is an INTERNAL error, and nothing is written.
 // The owner's feed gets CONVERSATION_CREATED for each.
-func (e *Engine) ImportConversations(ctx context.Context, kbID *uuid.UUID, convs []ImportConversation) ([]*ent.Conversation, error) {
+func (s *Service) write(ctx context.Context, kbID *uuid.UUID, convs []importConv) ([]*ent.Conversation, error) {
 	v, err := viewer.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	kb, err := conversations.KnowledgeBase(ctx, e.client, kbID)
+	kb, err := conversations.KnowledgeBase(ctx, s.client, kbID)
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.settings(ctx)
+	st, err := tenantsettings.Effective(ctx, s.client)
 	if err != nil {
 		return nil, err
 	}
-	tx, err := e.client.Tx(ctx)
+	if s.beforeWrite != nil {
+		s.beforeWrite(ctx)
+	}
+	out := make([]*ent.Conversation, 0, len(convs))
+	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
+		for i := range convs {
+			conv, err := s.writeOne(ctx, tx, v, st, kb, &convs[i])
+			if err != nil {
+				return err
+			}
+			out = append(out, conv)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, store.DomainError(err, "conversation")
 	}
-	out := make([]*ent.Conversation, 0, len(convs))
-	for i := range convs {
-		conv, err := e.writeImport(ctx, tx, v, st, kb, &convs[i])
-		if err != nil {
-			return nil, store.DomainError(rollback(tx, err), "conversation")
-		}
-		out = append(out, conv)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, store.DomainError(rollback(tx, err), "conversation")
-	}
 	for i, conv := range out {
 		out[i] = conv.Unwrap()
-		e.feed.ConversationChanged(ctx, out[i], feed.ConversationUpdated, feed.ViewerConversationCreated)
+		s.notify.ConversationChanged(ctx, out[i], feed.ConversationUpdated, feed.ViewerConversationCreated)
 	}
 	return out, nil
 }
 
-// writeImport writes one imported conversation in tx.
-func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings, kb uuid.UUID, in *ImportConversation) (*ent.Conversation, error) {
+// writeOne writes one imported conversation in tx.
+func (s *Service) writeOne(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, st domain.TenantSettings, kb uuid.UUID, in *importConv) (*ent.Conversation, error) {
 	type placed struct {
 		depth int
 		role  message.Role
@@ -139,7 +130,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 		}
 		at := m.CreatedAt
 		if at.IsZero() {
-			at = e.now()
+			at = s.now()
 		}
 		seen[m.ID] = placed{depth: depth, role: m.Role, text: m.Content, at: at}
 		c := tx.Message.Create().
@@ -179,7 +170,7 @@ func (e *Engine) writeImport(ctx context.Context, tx *ent.Tx, v *viewer.Viewer, 
 			SetCompletedAt(done).
 			SetCreatedAt(at))
 	}
-	cc := conversations.Create(tx.Conversation, v, st, e.now()).
+	cc := conversations.Create(tx.Conversation, v, st, s.now()).
 		SetID(in.ID).
 		SetKnowledgeBaseID(kb).
 		SetNillableHistoryStrategy(in.HistoryStrategy).
