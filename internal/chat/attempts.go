@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -70,7 +71,7 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 			return nil, err
 		}
 	}
-	raw, err := e.tenantSettings(ctx)
+	raw, err := tenantsettings.Stored(ctx, e.client)
 	if err != nil {
 		return nil, err
 	}

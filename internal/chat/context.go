@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/prompt"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
 // newAssembler returns the engine's context assembler (internal/chat/history),
@@ -64,7 +65,7 @@ func (e *Engine) PreviewContext(ctx context.Context, conversationID uuid.UUID, q
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.settings(ctx)
+	st, err := tenantsettings.Effective(ctx, e.client)
 	if err != nil {
 		return nil, err
 	}

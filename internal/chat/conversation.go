@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -30,7 +31,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	}
 	title, source := "", conversation.TitleSourceQUESTION
 	if strings.TrimSpace(in.Title) != "" {
-		if title, err = e.checkTitle(in.Title); err != nil {
+		if title, err = checkTitle(in.Title); err != nil {
 			return nil, err
 		}
 		source = conversation.TitleSourceUSER
@@ -43,7 +44,7 @@ func (e *Engine) CreateConversation(ctx context.Context, in CreateConversationIn
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.settings(ctx)
+	st, err := tenantsettings.Effective(ctx, e.client)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func (e *Engine) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversat
 // RenameConversation sets a user-chosen title. With ExpectVersion, a
 // conversation at another version is CONFLICT (updateConversation).
 func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title string, opts ...UpdateOption) (*ent.Conversation, error) {
-	title, err := e.checkTitle(title)
+	title, err := checkTitle(title)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +234,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...
 	// Restoring reads and updates a DELETED conversation on purpose; it
 	// writes its own audit event.
 	ctx = readaudit.Exempt(authz.IncludeDeleted(ctx))
-	st, err := e.settings(ctx)
+	st, err := tenantsettings.Effective(ctx, e.client)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,6 @@ import (
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/store"
-	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/tracing"
 )
 
@@ -326,17 +325,6 @@ func (e *Engine) ServerChatModel() string {
 func rollback(tx *ent.Tx, err error) error {
 	_ = tx.Rollback()
 	return err
-}
-
-// settings returns the viewer's tenant settings with defaults filled in.
-func (e *Engine) settings(ctx context.Context) (domain.TenantSettings, error) {
-	return tenantsettings.Effective(ctx, e.client)
-}
-
-// tenantSettings returns the viewer's tenant settings as stored, zero
-// fields meaning "the default".
-func (e *Engine) tenantSettings(ctx context.Context) (domain.TenantSettings, error) {
-	return tenantsettings.Stored(ctx, e.client)
 }
 
 type traceKey struct{}

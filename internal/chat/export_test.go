@@ -9,6 +9,7 @@ import (
 	"github.com/ragchat/ragchat/internal/admission"
 	"github.com/ragchat/ragchat/internal/chat/summary"
 	"github.com/ragchat/ragchat/internal/sourceauth"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
 // WaitIdle waits until e runs no answer and no work after one (summary,
@@ -35,7 +36,7 @@ func LiveSources(ctx context.Context, e *Engine, attemptID uuid.UUID, srcs []*en
 // SummarizeNow runs one summariser pass over conversation id with the
 // viewer's tenant settings, as the engine does after an answer.
 func SummarizeNow(ctx context.Context, e *Engine, id uuid.UUID) error {
-	st, err := e.settings(ctx)
+	st, err := tenantsettings.Effective(ctx, e.client)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/conversations"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
 // PreviewBuilt is PreviewContext returning the whole context it built,
@@ -17,7 +18,7 @@ func PreviewBuilt(ctx context.Context, e *Engine, conversationID uuid.UUID, ques
 	if err != nil {
 		return history.BuiltContext{}, err
 	}
-	st, err := e.settings(ctx)
+	st, err := tenantsettings.Effective(ctx, e.client)
 	if err != nil {
 		return history.BuiltContext{}, err
 	}

@@ -71,7 +71,7 @@ func (e *Engine) checkQuestion(q string) (string, error) {
 }
 
 // checkTitle validates and trims a user-chosen conversation title.
-func (e *Engine) checkTitle(t string) (string, error) {
+func checkTitle(t string) (string, error) {
 	return domain.TextRule{Field: "title", Limit: domain.LimitTitleLength, Max: MaxTitleBytes, Bytes: true, Required: true}.Check(t)
 }
 

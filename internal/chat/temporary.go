@@ -11,6 +11,7 @@ import (
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/feed"
+	"github.com/ragchat/ragchat/internal/tenantsettings"
 )
 
 // Temporary chats (docs/ENGINE.md, "Temporary chats"). A conversation is
@@ -34,7 +35,7 @@ import (
 // ENFORCED policy keeping is FORBIDDEN. With ExpectVersion, a conversation
 // at another version is CONFLICT.
 func (e *Engine) KeepConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
-	st, err := e.settings(ctx)
+	st, err := tenantsettings.Effective(ctx, e.client)
 	if err != nil {
 		return nil, err
 	}
