@@ -327,23 +327,11 @@ func rollback(tx *ent.Tx, err error) error {
 	return err
 }
 
-type traceKey struct{}
-
-// WithTraceID returns a context carrying the request's trace id, which the
-// engine stores on the messages and attempts the request creates. (Log
-// records get the trace id from the server's logger, not from here.)
-func WithTraceID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, traceKey{}, id)
-}
-
-// traceID returns ctx's trace id: the one WithTraceID set, else the id of
-// the trace of ctx's span, or, when ctx has neither, a new random one on
-// each call. With tracing on, the server sets the operation span's trace
-// id, so an attempt names the trace of the request that created it.
+// traceID returns the id of ctx's trace (tracing.TraceIDOf: its span's,
+// or the one the server chose for the request, tracing.WithTraceID), or,
+// when ctx has none, a new random one on each call: the request's trace,
+// which the messages and attempts a request creates name.
 func traceID(ctx context.Context) string {
-	if id, ok := ctx.Value(traceKey{}).(string); ok && id != "" {
-		return id
-	}
 	if id, ok := tracing.TraceIDOf(ctx); ok {
 		return id.String()
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/tracing"
 )
 
@@ -20,10 +19,11 @@ func WithTraceID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, traceKey{}, id)
 }
 
-// withTrace sets the trace id for the server's logs and for the engine,
-// which stores it on the messages and attempts the request creates.
+// withTrace sets the trace id for the server's logs. (The engine reads the
+// request's trace from ctx's span or tracing.WithTraceID, which the
+// callers set to the same id.)
 func withTrace(ctx context.Context, id string) context.Context {
-	return chat.WithTraceID(WithTraceID(ctx, id), id)
+	return WithTraceID(ctx, id)
 }
 
 // TraceID returns the trace id of ctx ("" when none).
