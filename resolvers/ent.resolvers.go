@@ -11,7 +11,6 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
-
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph"
 )
