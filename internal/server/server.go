@@ -20,13 +20,11 @@ import (
 	"github.com/rs/cors"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/cachesize"
 	"github.com/ragchat/ragchat/internal/clientaddr"
 	"github.com/ragchat/ragchat/internal/config"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tracing"
 	"github.com/ragchat/ragchat/internal/webui"
@@ -71,8 +69,9 @@ type Options struct {
 	Metrics *Metrics
 	// Console configures the web console served at / (internal/webui).
 	Console webui.Options
-	// Sharing runs share links; nil builds sharing.New on DB, its reads
-	// metered by the database rate limiter that every instance shares.
+	// Sharing runs share links (sharing.New on DB, in the composition
+	// root, its reads metered by the database rate limiter every instance
+	// shares); nil makes them UNAVAILABLE.
 	Sharing resolvers.Sharing
 	// Models manages the tenant's model profiles (modelprofile.New on DB,
 	// the engine's Deps.Models); nil offers none.
@@ -144,9 +143,6 @@ func New(o Options) (*Server, error) {
 		tracer:   tracing.Tracer(o.TracerProvider),
 		ws:       newGorillaWebsocket(origins, o.Metrics),
 		subs:     newSubscriptionGate(o.Config.Limits.MaxSubscriptionsConn, o.Metrics),
-	}
-	if o.Sharing == nil {
-		o.Sharing = sharing.New(o.DB.Client, sharing.Options{Logger: o.Logger, Limiter: askrate.NewDBLimiter(o.DB, nil)})
 	}
 	if o.Attachments == nil {
 		return nil, errors.New("server: Options.Attachments is required (attachmentsetup.New)")

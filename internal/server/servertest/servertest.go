@@ -39,6 +39,7 @@ import (
 	"github.com/ragchat/ragchat/internal/quota"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
+	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 	"github.com/ragchat/ragchat/internal/support"
@@ -246,6 +247,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Models:         models,
 		Feedback:       feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes}),
 		Forks:          fork.New(db.Client, feeds, time.Now),
+		Sharing:        sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
 	})
 	if err != nil {
 		t.Fatalf("servertest: server: %v", err)
