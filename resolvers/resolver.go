@@ -21,6 +21,7 @@ package resolvers
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -52,10 +53,22 @@ type Engine interface {
 	Reask(ctx context.Context, in chat.RetryInput) (*chat.AskResult, error)
 	Cancel(ctx context.Context, attemptID uuid.UUID) (*ent.Attempt, error)
 	SubscribeAttempt(ctx context.Context, attemptID uuid.UUID, afterSeq int) (<-chan chat.AttemptEvent, error)
-	AccessStamp(ctx context.Context) uint64
 }
 
 var _ Engine = (*chat.Engine)(nil)
+
+// AccessStamps is the access stamp of the viewer's tenant
+// (*authwatch.Access): it moves when what the viewer may read may have
+// changed, on any replica.
+type AccessStamps interface {
+	ViewerStamp(ctx context.Context) uint64
+}
+
+// everChanging is the AccessStamps of a server that follows none: every
+// stamp is new, so no verdict is reused.
+type everChanging struct{ n atomic.Uint64 }
+
+func (e *everChanging) ViewerStamp(context.Context) uint64 { return e.n.Add(1) }
 
 // Forks copies the path to a message into a new conversation
 // (*fork.Service).
@@ -145,6 +158,10 @@ type Deps struct {
 	// Forks copies conversation paths (internal/fork); nil makes
 	// forkConversation UNAVAILABLE.
 	Forks Forks
+	// Access is this replica's document-access stamps
+	// (*authwatch.Access), under which re-authorised sources are reused;
+	// nil re-authorises them on every use.
+	Access AccessStamps
 	// Subscriptions admits subscriptions; nil admits every one.
 	Subscriptions SubscriptionGate
 	// Limits bounds inputs; zero fields take defaults.
@@ -183,6 +200,9 @@ type Resolver struct {
 	feedback Feedback
 	// forks copies conversation paths (nil: UNAVAILABLE).
 	forks Forks
+	// access stamps document-access changes (never nil: New fills in a
+	// stamp that always moves).
+	access AccessStamps
 	// reauthorise re-authorises source rows for the viewer in ctx:
 	// sourceauth.Of on client (tests count its calls).
 	reauthorise func(context.Context, []*ent.Source) ([]sourceauth.View, error)
@@ -222,6 +242,9 @@ func New(d Deps) *Resolver {
 	if d.DeliverAttempt == nil {
 		d.DeliverAttempt = deliverEach
 	}
+	if d.Access == nil {
+		d.Access = &everChanging{}
+	}
 	return &Resolver{
 		client:      d.Client,
 		nodeType:    d.NodeType,
@@ -242,6 +265,7 @@ func New(d Deps) *Resolver {
 		attachments: d.Attachments,
 		feedback:    d.Feedback,
 		forks:       d.Forks,
+		access:      d.Access,
 		reauthorise: func(ctx context.Context, rows []*ent.Source) ([]sourceauth.View, error) {
 			return sourceauth.Of(ctx, d.Client, rows)
 		},

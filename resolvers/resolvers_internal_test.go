@@ -13,7 +13,8 @@ import (
 )
 
 // fakeEngine answers SourcesOf (the resolver's reauthorise), counting
-// calls, and AccessStamp; other methods are unused.
+// calls, and ViewerStamp (the resolver's access stamps); other methods
+// are unused.
 type fakeEngine struct {
 	Engine
 	mu     sync.Mutex
@@ -22,7 +23,7 @@ type fakeEngine struct {
 	stamp  uint64
 }
 
-func (f *fakeEngine) AccessStamp(context.Context) uint64 {
+func (f *fakeEngine) ViewerStamp(context.Context) uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.stamp
@@ -62,7 +63,7 @@ func TestSourceReauthorisationBatches(t *testing.T) {
 		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
 	}
 	eng := &fakeEngine{denied: map[uuid.UUID]bool{rows[2].ID: true}}
-	r := &Resolver{engine: eng, reauthorise: eng.SourcesOf}
+	r := &Resolver{engine: eng, access: eng, reauthorise: eng.SourcesOf}
 	ctx := WithOperationState(context.Background())
 	sourceAuthFrom(ctx).collect(rows) // what the Ent interceptor does on load
 
@@ -111,7 +112,7 @@ func TestSourceViewsFollowTheAccessStamp(t *testing.T) {
 		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
 	}
 	eng := &fakeEngine{denied: map[uuid.UUID]bool{}}
-	r := &Resolver{engine: eng, reauthorise: eng.SourcesOf}
+	r := &Resolver{engine: eng, access: eng, reauthorise: eng.SourcesOf}
 	ctx := WithOperationState(context.Background())
 	event := func() []bool { // one event that loads and shows the rows
 		sourceAuthFrom(ctx).collect(rows)

@@ -21,7 +21,7 @@ import (
 // messages costs one re-authorisation however many citations it shows.
 //
 // A subscription is one operation that lives as long as the stream, so its
-// verdicts are kept under the access stamp (Engine.AccessStamp) read
+// verdicts are kept under the access stamp (authwatch.Access.ViewerStamp) read
 // before they were computed: while the stamp holds, nothing the viewer may
 // read changed on any replica and an event reuses them with no query;
 // once it moves (an access list changed, a document was deleted or
@@ -162,7 +162,7 @@ func (r *Resolver) sourceView(ctx context.Context, s *ent.Source) (sourceauth.Vi
 	// The stamp is read before the views are looked up or computed, so a
 	// change committed meanwhile moves it past them; under the lock, so
 	// that the cache's stamp never goes back.
-	sa.revalidateLocked(r.engine.AccessStamp(ctx))
+	sa.revalidateLocked(r.access.ViewerStamp(ctx))
 	if v, ok := sa.views[s.ID]; ok {
 		return v, nil
 	}

@@ -118,6 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Sharing:        c.sharing,
 		Feedback:       c.feedback,
 		Forks:          c.forks,
+		Access:         c.access,
 	})
 	if err != nil {
 		return err

@@ -95,6 +95,9 @@ type core struct {
 	feedback *feedback.Service
 	// forks copies conversation paths.
 	forks *fork.Service
+	// access is this replica's document-access stamps, which the
+	// knowledge service moves and the engine and the API read.
+	access *authwatch.Access
 }
 
 // newCore wires the engine, delegated support access, the tenant settings,
@@ -159,6 +162,7 @@ func newCore(ctx context.Context, cfg config.Config, db *store.DB, log *slog.Log
 		sharing:   sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
 		feedback:  feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes, Now: time.Now}),
 		forks:     fork.New(db.Client, feeds, time.Now),
+		access:    access,
 	}, nil
 }
 

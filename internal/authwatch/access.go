@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // Topics and event kind of document-access changes.
@@ -76,6 +77,20 @@ func (a *Access) Stamp(tenant string) uint64 {
 	defer a.mu.Unlock()
 	a.pollLocked()
 	return max(a.all, a.tenants[tenant])
+}
+
+// ViewerStamp is the access stamp of the tenant of the viewer in ctx (0's
+// tenant "" without one): it moves when what the tenant's viewers may read
+// among its documents may have changed, on any replica. Source views
+// re-authorised after reading a stamp (internal/sourceauth) stay what a
+// fresh query would show as long as the stamp has not moved, so a stream
+// may reuse them instead of asking the database again on every event.
+func (a *Access) ViewerStamp(ctx context.Context) uint64 {
+	tenant := ""
+	if v := viewer.FromContext(ctx); v != nil {
+		tenant = v.TenantID
+	}
+	return a.Stamp(tenant)
 }
 
 // Changed records that access to tenant's documents changed (call it once

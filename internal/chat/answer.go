@@ -89,7 +89,7 @@ func (e *Engine) generate(ctx context.Context, j job) {
 func (e *Engine) answer(ctx context.Context, j job, p *progress) (completion, error) {
 	// Read before the search: evidence found under this stamp is what the
 	// asker may read as long as it holds (liveSources).
-	stamp := e.AccessStamp(ctx)
+	stamp := e.access.ViewerStamp(ctx)
 	bc, err := e.buildContext(ctx, j, func(standalone string, requires bool) error {
 		// The questions are saved with the outcome (the completion
 		// transaction, or fail), and by the first checkpoint of a long

@@ -127,7 +127,7 @@ type AttemptEvent struct {
 	// order, re-authorised for the subscriber when the event is delivered,
 	// as Attempt.sources would be now.
 	Sources []sourceauth.View
-	// SourcesStamp is the access stamp (Engine.AccessStamp) read before
+	// SourcesStamp is the access stamp (authwatch.Access.ViewerStamp) read before
 	// Sources were re-authorised: they may be reused while it holds.
 	SourcesStamp uint64
 	// Attempt (COMPLETED, FAILED) is the final attempt row.

@@ -30,7 +30,7 @@ func HoldRuns(e *Engine) (release func()) {
 // LiveSources is what a stream of attemptID shows the subscriber in ctx of
 // the live SOURCES event carrying srcs, under the current access stamp.
 func LiveSources(ctx context.Context, e *Engine, attemptID uuid.UUID, srcs []*ent.Source) ([]sourceauth.View, error) {
-	return e.liveSources(ctx, attemptID, srcs, e.AccessStamp(ctx))
+	return e.liveSources(ctx, attemptID, srcs, e.access.ViewerStamp(ctx))
 }
 
 // SummarizeNow runs one summariser pass over conversation id with the

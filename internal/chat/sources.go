@@ -14,21 +14,6 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// AccessStamp is the access stamp of the viewer's tenant: it moves when
-// what the tenant's viewers may read among its documents may have changed,
-// on any replica (internal/authwatch). Source views computed by
-// sourceauth.Of
-// after reading a stamp stay what a fresh query would show as long as the
-// stamp has not moved, so a stream may reuse them instead of asking the
-// database again on every event.
-func (e *Engine) AccessStamp(ctx context.Context) uint64 {
-	tenant := ""
-	if v := viewer.FromContext(ctx); v != nil {
-		tenant = v.TenantID
-	}
-	return e.access.Stamp(tenant)
-}
-
 // evidenceGrant records that viewer retrieved a run's evidence under an
 // access stamp: the search returned only chunks viewer could read then.
 type evidenceGrant struct {

@@ -329,7 +329,7 @@ func (s *attemptStream) deliver(ev broker.Event) (done, ok bool) {
 		}
 		// The payload says what the asker could read when the evidence was
 		// retrieved; this subscriber gets what it may read now.
-		stamp := s.e.AccessStamp(s.ctx)
+		stamp := s.e.access.ViewerStamp(s.ctx)
 		views, err := s.e.liveSources(s.ctx, s.id, srcs, stamp)
 		if err != nil {
 			// Not re-authorised, so not sent: a finished attempt's replay
@@ -424,7 +424,7 @@ func (s *attemptStream) replayFinished(att *ent.Attempt) bool {
 	}
 	if !s.sourcesSent && att.Status == attempt.StatusCOMPLETED {
 		s.sourcesSent = true
-		stamp := s.e.AccessStamp(s.ctx)
+		stamp := s.e.access.ViewerStamp(s.ctx)
 		views, err := sourceauth.OfAttempt(s.ctx, s.e.client, att.ID)
 		if err != nil {
 			return false

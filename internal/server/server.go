@@ -94,6 +94,10 @@ type Options struct {
 	// Forks copies conversation paths (fork.New on DB and Feed); nil
 	// makes forkConversation UNAVAILABLE.
 	Forks resolvers.Forks
+	// Access is this replica's document-access stamps (the engine's
+	// Deps.Access), under which the API reuses re-authorised sources;
+	// nil re-authorises them on every use.
+	Access *authwatch.Access
 }
 
 // Server serves the API. Build it with New, run it with Serve and stop it
@@ -167,6 +171,7 @@ func New(o Options) (*Server, error) {
 		Attachments:    o.Attachments,
 		Feedback:       o.Feedback,
 		Forks:          o.Forks,
+		Access:         accessStamps(o.Access),
 		Subscriptions:  s.subs,
 		DeliverAttempt: newDeltaPolicy(o.Config.HTTP.DeltaWindow, o.Config.HTTP.DeltaBudget).deliver,
 		Limits: resolvers.Limits{
@@ -282,4 +287,12 @@ func originGuard(p *originPolicy, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// accessStamps is a as the resolvers take it: nil stays nil.
+func accessStamps(a *authwatch.Access) resolvers.AccessStamps {
+	if a == nil {
+		return nil
+	}
+	return a
 }

@@ -247,6 +247,7 @@ func start(t testing.TB, o Options, db *store.DB, br broker.Broker, ownBroker bo
 		Models:         models,
 		Feedback:       feedback.New(db.Client, feedback.Options{CommentChars: cfg.Limits.MaxCommentRunes}),
 		Forks:          fork.New(db.Client, feeds, time.Now),
+		Access:         access,
 		Sharing:        sharing.New(db.Client, sharing.Options{Logger: log, Limiter: askrate.NewDBLimiter(db, time.Now)}),
 	})
 	if err != nil {
