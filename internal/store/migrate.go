@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 
 	"entgo.io/ent/dialect/sql/schema"
 	"github.com/golang-migrate/migrate/v4"
@@ -82,14 +83,22 @@ func newMigrator(ctx context.Context, pool *sql.DB) (*migrate.Migrate, error) {
 	return m, nil
 }
 
+// entMigrations serialises Ent's automatic migrations within a process:
+// they set up the generated package-level table definitions
+// (ent/migrate.Tables) in place, so two at once race (two SQLite
+// databases opened at once by parallel tests).
+var entMigrations sync.Mutex
+
 // MigrateSQLite creates or upgrades the SQLite schema with Ent's automatic
 // migration. The pgvector HNSW index has no SQLite equivalent (embeddings
 // are searched in Go there), so it is left out, and partial-index
 // predicates written in PostgreSQL's canonical form are translated.
 func MigrateSQLite(ctx context.Context, client *ent.Client) error {
+	entMigrations.Lock()
 	err := client.Schema.Create(ctx,
 		schema.WithHooks(sqliteTables),
 	)
+	entMigrations.Unlock()
 	if err != nil {
 		return fmt.Errorf("store: migrate SQLite schema: %w", err)
 	}
