@@ -25,6 +25,7 @@ import (
 	"github.com/ragchat/ragchat/internal/cachesize"
 	"github.com/ragchat/ragchat/internal/clientaddr"
 	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/sharing"
 	"github.com/ragchat/ragchat/internal/store"
@@ -124,9 +125,7 @@ func New(o Options) (*Server, error) {
 	if o.DB == nil || o.Engine == nil || o.Support == nil || o.TenantSettings == nil || o.Usage == nil || o.Verifier == nil {
 		return nil, errors.New("server: DB, Engine, Support, TenantSettings, Usage and Verifier are required")
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Logger = defaults.Logger(o.Logger)
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
 	}

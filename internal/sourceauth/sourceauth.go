@@ -82,33 +82,32 @@ func readableAttachments(ctx context.Context, client *ent.Client, sources []*ent
 			ids = append(ids, *s.AttachmentID)
 		}
 	}
-	out := make(map[uuid.UUID]bool, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	visible, err := client.Attachment.Query().Where(attachment.IDIn(ids...)).IDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range visible {
-		out[id] = true
-	}
-	return out, nil
+	return visibleSet(ids, func() ([]uuid.UUID, error) {
+		return client.Attachment.Query().Where(attachment.IDIn(ids...)).IDs(ctx)
+	})
 }
 
 // ReadableChunks returns which of ids the viewer in ctx may read now, with
 // one privacy-filtered query: the one answer to "which chunks may this
 // reader see", for sources, forks and shares alike.
 func ReadableChunks(ctx context.Context, client *ent.Client, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	return visibleSet(ids, func() ([]uuid.UUID, error) {
+		return client.Chunk.Query().Where(chunk.IDIn(ids...)).IDs(ctx)
+	})
+}
+
+// visibleSet returns the set of the ids that visible, a privacy-filtered
+// query of ids, returns; it runs the query only when there are ids.
+func visibleSet(ids []uuid.UUID, visible func() ([]uuid.UUID, error)) (map[uuid.UUID]bool, error) {
 	out := make(map[uuid.UUID]bool, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	visible, err := client.Chunk.Query().Where(chunk.IDIn(ids...)).IDs(ctx)
+	found, err := visible()
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range visible {
+	for _, id := range found {
 		out[id] = true
 	}
 	return out, nil
