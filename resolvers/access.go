@@ -20,3 +20,11 @@ func notFound(err error, kind string) error {
 func badInput(field, format string, args ...any) *domain.Error {
 	return domain.Errorf(domain.CodeBadUserInput, format, args...).With("field", field)
 }
+
+// orEmpty is *s, or "" when the optional argument s was left out.
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -59,10 +59,7 @@ func (r *Resolver) forkConversation(ctx context.Context, messageID uuid.UUID, cl
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	key := ""
-	if clientRequestID != nil {
-		key = *clientRequestID
-	}
+	key := orEmpty(clientRequestID)
 	if r.forks == nil {
 		return nil, domain.Errorf(domain.CodeUnavailable, "forks are not available")
 	}

@@ -45,66 +45,36 @@ func (r *Resolver) createConversation(ctx context.Context, in *model.CreateConve
 	return c, notFound(err, "knowledge base")
 }
 
-// conversationOp runs one engine operation on a conversation id.
-func (r *Resolver) conversationOp(ctx context.Context, id uuid.UUID, op func(context.Context, uuid.UUID) (*ent.Conversation, error)) (*ent.Conversation, error) {
+// conversationOp runs one engine operation on a conversation id, expecting
+// its version when expectedVersion is set.
+func (r *Resolver) conversationOp(ctx context.Context, id uuid.UUID, expectedVersion *int, op func(context.Context, uuid.UUID, ...chat.UpdateOption) (*ent.Conversation, error)) (*ent.Conversation, error) {
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	c, err := op(ctx, id)
+	c, err := op(ctx, id, chat.ExpectVersionIf(expectedVersion))
 	return c, notFound(err, "conversation")
 }
 
 // renameConversation sets a user-chosen title.
 func (r *Resolver) renameConversation(ctx context.Context, id uuid.UUID, title string, expectedVersion *int) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.RenameConversation(ctx, id, title, chat.ExpectVersionIf(expectedVersion))
-	})
-}
-
-// archiveConversation makes a conversation read-only.
-func (r *Resolver) archiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.ArchiveConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
-	})
-}
-
-// unarchiveConversation makes an archived conversation active again.
-func (r *Resolver) unarchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.UnarchiveConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
+	return r.conversationOp(ctx, id, expectedVersion, func(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error) {
+		return r.engine.RenameConversation(ctx, id, title, opts...)
 	})
 }
 
 // setConversationHistoryStrategy sets or clears a conversation's own
 // history strategy.
 func (r *Resolver) setConversationHistoryStrategy(ctx context.Context, id uuid.UUID, strategy *string, expectedVersion *int) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.SetConversationHistoryStrategy(ctx, id, strategy, chat.ExpectVersionIf(expectedVersion))
-	})
-}
-
-// keepConversation turns a temporary chat into a normal conversation.
-func (r *Resolver) keepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.KeepConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
-	})
-}
-
-// restoreConversation undoes a soft delete.
-func (r *Resolver) restoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.RestoreConversation(ctx, id, chat.ExpectVersionIf(expectedVersion))
+	return r.conversationOp(ctx, id, expectedVersion, func(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error) {
+		return r.engine.SetConversationHistoryStrategy(ctx, id, strategy, opts...)
 	})
 }
 
 // deleteConversation soft-deletes a conversation.
 func (r *Resolver) deleteConversation(ctx context.Context, id uuid.UUID, reason *string, expectedVersion *int) (*ent.Conversation, error) {
-	why := ""
-	if reason != nil {
-		why = *reason
-	}
-	return r.conversationOp(ctx, id, func(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-		return r.engine.DeleteConversation(ctx, id, why, chat.ExpectVersionIf(expectedVersion))
+	why := orEmpty(reason)
+	return r.conversationOp(ctx, id, expectedVersion, func(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error) {
+		return r.engine.DeleteConversation(ctx, id, why, opts...)
 	})
 }
 
@@ -183,10 +153,7 @@ func (r *Resolver) createKnowledgeBase(ctx context.Context, in model.CreateKnowl
 	if err != nil {
 		return nil, err
 	}
-	desc := ""
-	if in.Description != nil {
-		desc = *in.Description
-	}
+	desc := orEmpty(in.Description)
 	return k.CreateKnowledgeBase(ctx, in.Name, desc)
 }
 
@@ -196,10 +163,7 @@ func (r *Resolver) ingestDocument(ctx context.Context, in model.IngestDocumentIn
 	if err != nil {
 		return nil, err
 	}
-	uri := ""
-	if in.SourceURI != nil {
-		uri = *in.SourceURI
-	}
+	uri := orEmpty(in.SourceURI)
 	d, err := k.Ingest(ctx, in.KnowledgeBaseID, DocumentInput{Title: in.Title, SourceURI: uri, Content: in.Content, ACL: aclFromInput(in.ACL)})
 	return d, notFound(err, "knowledge base")
 }
@@ -220,10 +184,7 @@ func (r *Resolver) deleteDocument(ctx context.Context, id uuid.UUID, reason *str
 	if err != nil {
 		return nil, err
 	}
-	why := ""
-	if reason != nil {
-		why = *reason
-	}
+	why := orEmpty(reason)
 	if err := k.DeleteDocument(ctx, id, why); err != nil {
 		return nil, notFound(err, "document")
 	}

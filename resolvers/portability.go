@@ -51,10 +51,7 @@ func (r *Resolver) importConversations(ctx context.Context, in model.ImportConve
 	if err != nil {
 		return nil, err
 	}
-	key := ""
-	if in.ClientRequestID != nil {
-		key = *in.ClientRequestID
-	}
+	key := orEmpty(in.ClientRequestID)
 	convs, err := p.Import(ctx, portability.ImportInput{
 		Format: in.Format, Content: in.Content, KnowledgeBaseID: in.KnowledgeBaseID, ClientRequestID: key,
 	})

@@ -13,10 +13,7 @@ func (r *Resolver) grantUsage(ctx context.Context, in model.GrantUsageInput) (*m
 	if err != nil {
 		return nil, err
 	}
-	note := ""
-	if in.Note != nil {
-		note = *in.Note
-	}
+	note := orEmpty(in.Note)
 	g, err := svc.GrantUsage(ctx, quota.GrantInput{UserID: in.UserID, Tokens: int64(in.Tokens), Note: note})
 	if err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/feedback"
 	"github.com/ragchat/ragchat/internal/sourceauth"
@@ -236,9 +237,7 @@ func deliverEach(ctx context.Context, src <-chan chat.AttemptEvent, send func(ch
 // New returns the root resolver. The source collector must be installed
 // on d.Client (InstallSourceCollector), where the client is opened.
 func New(d Deps) *Resolver {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
+	d.Now = defaults.Clock(d.Now)
 	if d.DeliverAttempt == nil {
 		d.DeliverAttempt = deliverEach
 	}

@@ -123,12 +123,12 @@ func (r *mutationResolver) RenameConversation(ctx context.Context, id uuid.UUID,
 
 // ArchiveConversation is the resolver for the archiveConversation field.
 func (r *mutationResolver) ArchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.archiveConversation(ctx, id, expectedVersion)
+	return r.conversationOp(ctx, id, expectedVersion, r.engine.ArchiveConversation)
 }
 
 // UnarchiveConversation is the resolver for the unarchiveConversation field.
 func (r *mutationResolver) UnarchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.unarchiveConversation(ctx, id, expectedVersion)
+	return r.conversationOp(ctx, id, expectedVersion, r.engine.UnarchiveConversation)
 }
 
 // SetConversationHistoryStrategy is the resolver for the setConversationHistoryStrategy field.
@@ -143,7 +143,7 @@ func (r *mutationResolver) DeleteConversation(ctx context.Context, id uuid.UUID,
 
 // RestoreConversation is the resolver for the restoreConversation field.
 func (r *mutationResolver) RestoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.restoreConversation(ctx, id, expectedVersion)
+	return r.conversationOp(ctx, id, expectedVersion, r.engine.RestoreConversation)
 }
 
 // UpdateTenantSettings is the resolver for the updateTenantSettings field.
@@ -293,7 +293,7 @@ func (r *mutationResolver) UpdateConversationMetadata(ctx context.Context, id uu
 
 // KeepConversation is the resolver for the keepConversation field.
 func (r *mutationResolver) KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.keepConversation(ctx, id, expectedVersion)
+	return r.conversationOp(ctx, id, expectedVersion, r.engine.KeepConversation)
 }
 
 // ImportConversations is the resolver for the importConversations field.

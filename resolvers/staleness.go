@@ -52,10 +52,7 @@ func (r *Resolver) reask(ctx context.Context, attemptID uuid.UUID, clientRequest
 	if _, err := viewer.Require(ctx); err != nil {
 		return nil, err
 	}
-	key := ""
-	if clientRequestID != nil {
-		key = *clientRequestID
-	}
+	key := orEmpty(clientRequestID)
 	res, err := r.engine.Reask(ctx, chat.RetryInput{AttemptID: attemptID, ClientRequestID: key, Model: modelChoice(profileID, params)})
 	if err != nil {
 		return nil, notFound(err, "attempt")

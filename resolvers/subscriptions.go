@@ -180,10 +180,7 @@ func conversationEventModel(ev feed.ConversationEvent) *model.ConversationEvent 
 		MessageID:      ev.MessageID,
 		AttemptID:      ev.AttemptID,
 		At:             ev.At,
-	}
-	if ev.AttemptStatus != "" {
-		s := attempt.Status(ev.AttemptStatus)
-		m.AttemptStatus = &s
+		AttemptStatus:  optionalEnum[attempt.Status](ev.AttemptStatus),
 	}
 	if ev.AttachmentID != nil {
 		s := attachment.Status(ev.AttachmentStatus)
@@ -191,6 +188,15 @@ func conversationEventModel(ev feed.ConversationEvent) *model.ConversationEvent 
 	}
 	m.ChangedAttemptIds, m.ChangedAttemptCount = changedAttempts(conversationSourcesChanged(ev), ev.ChangedAttemptIDs, ev.ChangedAttempts)
 	return m
+}
+
+// optionalEnum is the enum value s, nil when s is empty.
+func optionalEnum[T ~string](s string) *T {
+	if s == "" {
+		return nil
+	}
+	v := T(s)
+	return &v
 }
 
 // mayReadAttachment re-authorises an ATTACHMENT_UPDATED event of a

@@ -51,10 +51,7 @@ func (r *Resolver) approveSupportAccess(ctx context.Context, id uuid.UUID) (*ent
 
 // denySupportAccess denies a pending request.
 func (r *Resolver) denySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error) {
-	why := ""
-	if reason != nil {
-		why = *reason
-	}
+	why := orEmpty(reason)
 	g, err := r.support.Deny(ctx, id, why)
 	return g, notFound(err, "support grant")
 }

@@ -38,20 +38,14 @@ func (r *Resolver) viewerEvents(ctx context.Context) (<-chan *model.ViewerEvent,
 // viewerEventModel converts a feed viewer event.
 func viewerEventModel(ev feed.ViewerEvent) *model.ViewerEvent {
 	m := &model.ViewerEvent{
-		Kind:           model.ViewerEventKind(ev.Kind),
-		ConversationID: ev.ConversationID,
-		AttemptID:      ev.AttemptID,
-		MessageID:      ev.MessageID,
-		AttachmentID:   ev.AttachmentID,
-		At:             ev.At,
-	}
-	if ev.AttachmentStatus != "" {
-		s := attachment.Status(ev.AttachmentStatus)
-		m.AttachmentStatus = &s
-	}
-	if ev.AttemptStatus != "" {
-		s := attempt.Status(ev.AttemptStatus)
-		m.AttemptStatus = &s
+		Kind:             model.ViewerEventKind(ev.Kind),
+		ConversationID:   ev.ConversationID,
+		AttemptID:        ev.AttemptID,
+		MessageID:        ev.MessageID,
+		AttachmentID:     ev.AttachmentID,
+		At:               ev.At,
+		AttachmentStatus: optionalEnum[attachment.Status](ev.AttachmentStatus),
+		AttemptStatus:    optionalEnum[attempt.Status](ev.AttemptStatus),
 	}
 	m.ChangedAttemptIds, m.ChangedAttemptCount = changedAttempts(viewerSourcesChanged(ev), ev.ChangedAttemptIDs, ev.ChangedAttempts)
 	return m

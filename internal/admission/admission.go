@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -55,9 +56,7 @@ type waiter struct {
 
 // New returns a gate sized by cfg.
 func New(cfg Config) *Gate {
-	if cfg.MaxWait <= 0 {
-		cfg.MaxWait = DefaultMaxWait
-	}
+	cfg.MaxWait = defaults.Positive(cfg.MaxWait, DefaultMaxWait)
 	if cfg.Queue < 0 {
 		cfg.Queue = 0
 	}

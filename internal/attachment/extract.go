@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // Limits bound the work of extracting one file's text (docs/API.md,
@@ -40,18 +42,10 @@ var DefaultLimits = Limits{
 
 // withDefaults fills the fields of l that are 0 from DefaultLimits.
 func (l Limits) withDefaults() Limits {
-	if l.MaxTextBytes <= 0 {
-		l.MaxTextBytes = DefaultLimits.MaxTextBytes
-	}
-	if l.MaxPDFPages <= 0 {
-		l.MaxPDFPages = DefaultLimits.MaxPDFPages
-	}
-	if l.MaxStreamBytes <= 0 {
-		l.MaxStreamBytes = DefaultLimits.MaxStreamBytes
-	}
-	if l.MaxInflatedBytes <= 0 {
-		l.MaxInflatedBytes = DefaultLimits.MaxInflatedBytes
-	}
+	l.MaxTextBytes = defaults.Positive(l.MaxTextBytes, DefaultLimits.MaxTextBytes)
+	l.MaxPDFPages = defaults.Positive(l.MaxPDFPages, DefaultLimits.MaxPDFPages)
+	l.MaxStreamBytes = defaults.Positive(l.MaxStreamBytes, DefaultLimits.MaxStreamBytes)
+	l.MaxInflatedBytes = defaults.Positive(l.MaxInflatedBytes, DefaultLimits.MaxInflatedBytes)
 	return l
 }
 

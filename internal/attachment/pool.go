@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/ragchat/ragchat/internal/waitgroup"
 )
 
 // DefaultWorkers is the number of files an instance processes at once
@@ -246,11 +248,7 @@ func (p *pool) recoverLoop() {
 // instance. It waits for the workers until ctx ends.
 func (p *pool) shutdown(ctx context.Context) error {
 	p.cancel()
-	done := make(chan struct{})
-	go func() {
-		p.wg.Wait()
-		close(done)
-	}()
+	done := waitgroup.Done(&p.wg)
 	select {
 	case <-done:
 	case <-ctx.Done():

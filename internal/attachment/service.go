@@ -2,6 +2,7 @@ package attachment
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,6 +21,7 @@ import (
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/attachment/clamd"
 	"github.com/ragchat/ragchat/internal/blobstore"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 	"github.com/ragchat/ragchat/internal/store"
@@ -113,27 +115,13 @@ type Service struct {
 // deleted (purge.go). Its processing pool starts with Start or the first
 // upload; Shutdown stops it.
 func New(client *ent.Client, blobs blobstore.Store, opts Options) *Service {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = DefaultWorkers()
-	}
-	if opts.Queue <= 0 {
-		opts.Queue = DefaultQueue
-	}
-	if opts.Deadline <= 0 {
-		opts.Deadline = DefaultDeadline
-	}
-	if opts.Lease <= 0 {
-		opts.Lease = DefaultLease
-	}
-	if opts.RecoverEvery == 0 {
-		opts.RecoverEvery = DefaultRecoverEvery
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Logger = defaults.Logger(opts.Logger)
+	opts.Workers = defaults.Positive(opts.Workers, DefaultWorkers())
+	opts.Queue = defaults.Positive(opts.Queue, DefaultQueue)
+	opts.Deadline = defaults.Positive(opts.Deadline, DefaultDeadline)
+	opts.Lease = defaults.Positive(opts.Lease, DefaultLease)
+	opts.RecoverEvery = cmp.Or(opts.RecoverEvery, DefaultRecoverEvery)
+	opts.Now = defaults.Clock(opts.Now)
 	opts.Limits = opts.Limits.withDefaults()
 	s := &Service{client: client, blobs: blobs, opts: opts}
 	s.pool = newPool(s)

@@ -2,11 +2,8 @@ package attachment
 
 import (
 	"context"
-	"math"
 
 	"github.com/ragchat/ragchat/internal/askrate"
-	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -28,19 +25,7 @@ func uploadKey(v *viewer.Viewer) string {
 // by Options.Limiter, shared by every instance on the database), or
 // returns RATE_LIMITED with retryAfterSeconds and limit uploadRate.
 func (s *Service) takeUpload(ctx context.Context, v *viewer.Viewer) error {
-	if s.opts.Limiter == nil {
-		return nil
-	}
-	wait, err := s.opts.Limiter.Take(ctx, uploadKey(v), s.opts.UploadRate)
-	if err != nil {
-		return store.DomainError(err, "rate limit")
-	}
-	if wait <= 0 {
-		return nil
-	}
-	secs := max(1, int(math.Ceil(wait.Seconds())))
-	return domain.Errorf(domain.CodeRateLimited, "too many uploads; retry in %d s", secs).
-		With("retryAfterSeconds", secs).With("limit", LimitUploadRate)
+	return askrate.Take(ctx, s.opts.Limiter, uploadKey(v), s.opts.UploadRate, "uploads", LimitUploadRate)
 }
 
 // giveUpload gives back the upload takeUpload took for a file the

@@ -1,12 +1,15 @@
 package auth
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // Defaults and limits of a Config.
@@ -86,18 +89,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Leeway < 0 || c.JWKSRefresh < 0 {
 		return c, errors.New("auth: Leeway and JWKSRefresh must not be negative")
 	}
-	if c.Leeway == 0 {
-		c.Leeway = DefaultLeeway
-	}
-	if c.JWKSRefresh == 0 {
-		c.JWKSRefresh = DefaultJWKSRefresh
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
+	c.Leeway = cmp.Or(c.Leeway, DefaultLeeway)
+	c.JWKSRefresh = cmp.Or(c.JWKSRefresh, DefaultJWKSRefresh)
+	c.Now = defaults.Clock(c.Now)
+	c.Logger = defaults.Logger(c.Logger)
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: jwksFetchTimeout}
 	}

@@ -61,18 +61,7 @@ type tenantFilter interface {
 // FilterTenant restricts queries, updates and deletes to the viewer's
 // tenant. It skips (so later rules decide) after adding the predicate.
 func FilterTenant() privacy.QueryMutationRule {
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
-		v := viewer.FromContext(ctx)
-		if v == nil {
-			return privacy.Denyf("viewer is missing")
-		}
-		tf, ok := f.(tenantFilter)
-		if !ok {
-			return privacy.Denyf("unexpected filter type %T", f)
-		}
-		tf.WhereTenantID(entql.StringEQ(v.TenantID))
-		return privacy.Skip
-	})
+	return viewerTenantFilter(tenantFilter.WhereTenantID, privacy.Skip)
 }
 
 // idFilter is implemented by the filter of the Tenant entity, whose id is
@@ -83,17 +72,24 @@ type idFilter interface {
 
 // FilterOwnTenantRow restricts Tenant rows to the viewer's own tenant.
 func FilterOwnTenantRow() privacy.QueryMutationRule {
+	return viewerTenantFilter(idFilter.WhereID, privacy.Allow)
+}
+
+// viewerTenantFilter is a rule that adds where(the viewer's tenant) to
+// filters of type F and then decides: decision. Without a viewer, or on
+// another filter type, it denies.
+func viewerTenantFilter[F any](where func(F, entql.StringP), decision error) privacy.QueryMutationRule {
 	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
 		v := viewer.FromContext(ctx)
 		if v == nil {
 			return privacy.Denyf("viewer is missing")
 		}
-		tf, ok := f.(idFilter)
+		tf, ok := f.(F)
 		if !ok {
 			return privacy.Denyf("unexpected filter type %T", f)
 		}
-		tf.WhereID(entql.StringEQ(v.TenantID))
-		return privacy.Allow
+		where(tf, entql.StringEQ(v.TenantID))
+		return decision
 	})
 }
 

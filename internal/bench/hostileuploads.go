@@ -414,29 +414,3 @@ func procPeakRSS(pid int) int64 {
 	}
 	return 0
 }
-
-// procChildrenCPU returns the user + system CPU time of the children
-// process pid waited for (cutime + cstime in /proc/<pid>/stat: the
-// sandbox children of a server), or -1.
-func procChildrenCPU(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return -1
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return -1
-	}
-	f := strings.Fields(s[i+1:])
-	// After the name: cutime is field 16 and cstime 17.
-	if len(f) < 15 {
-		return -1
-	}
-	ut, err1 := strconv.ParseInt(f[13], 10, 64)
-	st, err2 := strconv.ParseInt(f[14], 10, 64)
-	if err1 != nil || err2 != nil {
-		return -1
-	}
-	return time.Duration(ut+st) * clockTick
-}

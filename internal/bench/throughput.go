@@ -160,23 +160,38 @@ const clockTick = 10 * time.Millisecond
 // procCPU returns the user + system CPU time of process pid from
 // /proc/<pid>/stat, or -1 where /proc is not available.
 func procCPU(pid int) time.Duration {
+	// After the name: state is field 3, utime 14 and stime 15.
+	return procStatCPU(pid, 11)
+}
+
+// procChildrenCPU returns the user + system CPU time of the children
+// process pid waited for (cutime + cstime in /proc/<pid>/stat: the
+// sandbox children of a server), or -1.
+func procChildrenCPU(pid int) time.Duration {
+	// After the name: cutime is field 16 and cstime 17.
+	return procStatCPU(pid, 13)
+}
+
+// procStatCPU returns the sum of the two CPU times (in clock ticks) at
+// field index i and i+1 after the command name in /proc/<pid>/stat, or -1
+// where /proc is not available.
+func procStatCPU(pid, i int) time.Duration {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return -1
 	}
 	// The command name may contain spaces; the fields after it do not.
 	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
 		return -1
 	}
-	f := strings.Fields(s[i+1:])
-	// After the name: state is field 3, utime 14 and stime 15.
-	if len(f) < 13 {
+	f := strings.Fields(s[end+1:])
+	if len(f) < i+2 {
 		return -1
 	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	ut, err1 := strconv.ParseInt(f[i], 10, 64)
+	st, err2 := strconv.ParseInt(f[i+1], 10, 64)
 	if err1 != nil || err2 != nil {
 		return -1
 	}

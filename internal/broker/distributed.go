@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // Defaults of Options.
@@ -78,42 +81,22 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Instance == "" {
-		o.Instance = "ragchat"
-	}
-	if o.QueueSize <= 0 {
-		o.QueueSize = DefaultQueueSize
-	}
-	if o.FlushInterval == 0 {
-		o.FlushInterval = DefaultFlushInterval
-	}
-	if o.MaxBatchEvents <= 0 {
-		o.MaxBatchEvents = DefaultMaxBatchEvents
-	}
-	if o.MaxBatchBytes <= 0 {
-		o.MaxBatchBytes = DefaultMaxBatchBytes
-	}
-	if o.MaxMergeBytes <= 0 {
-		o.MaxMergeBytes = DefaultMaxMergeBytes
-	}
+	o.Instance = cmp.Or(o.Instance, "ragchat")
+	o.QueueSize = defaults.Positive(o.QueueSize, DefaultQueueSize)
+	o.FlushInterval = cmp.Or(o.FlushInterval, DefaultFlushInterval)
+	o.MaxBatchEvents = defaults.Positive(o.MaxBatchEvents, DefaultMaxBatchEvents)
+	o.MaxBatchBytes = defaults.Positive(o.MaxBatchBytes, DefaultMaxBatchBytes)
+	o.MaxMergeBytes = defaults.Positive(o.MaxMergeBytes, DefaultMaxMergeBytes)
 	if o.Merge == nil {
 		o.Merge = MergeDeltas
 	}
 	if o.Droppable == nil {
 		o.Droppable = func(ev Event) bool { return ev.Kind == KindDelta }
 	}
-	if o.SendTimeout <= 0 {
-		o.SendTimeout = DefaultSendTimeout
-	}
-	if o.CloseTimeout <= 0 {
-		o.CloseTimeout = DefaultCloseTimeout
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.MaxFrameAge <= 0 {
-		o.MaxFrameAge = DefaultMaxFrameAge
-	}
+	o.SendTimeout = defaults.Positive(o.SendTimeout, DefaultSendTimeout)
+	o.CloseTimeout = defaults.Positive(o.CloseTimeout, DefaultCloseTimeout)
+	o.Logger = defaults.Logger(o.Logger)
+	o.MaxFrameAge = defaults.Positive(o.MaxFrameAge, DefaultMaxFrameAge)
 	return o
 }
 

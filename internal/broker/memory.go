@@ -2,10 +2,13 @@ package broker
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // Defaults of MemoryOptions.
@@ -46,27 +49,13 @@ type MemoryOptions struct {
 }
 
 func (o MemoryOptions) withDefaults() MemoryOptions {
-	if o.SubscriberBuffer <= 0 {
-		o.SubscriberBuffer = DefaultSubscriberBuffer
-	}
-	if o.BacklogSize <= 0 {
-		o.BacklogSize = DefaultBacklogSize
-	}
-	if o.RetireAfter <= 0 {
-		o.RetireAfter = DefaultRetireAfter
-	}
-	if o.IdleAfter == 0 {
-		o.IdleAfter = DefaultIdleAfter
-	}
-	if o.MaxIdleTopics == 0 {
-		o.MaxIdleTopics = DefaultMaxIdleTopics
-	}
-	if o.JanitorInterval == 0 {
-		o.JanitorInterval = max(o.RetireAfter/4, time.Second)
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.SubscriberBuffer = defaults.Positive(o.SubscriberBuffer, DefaultSubscriberBuffer)
+	o.BacklogSize = defaults.Positive(o.BacklogSize, DefaultBacklogSize)
+	o.RetireAfter = defaults.Positive(o.RetireAfter, DefaultRetireAfter)
+	o.IdleAfter = cmp.Or(o.IdleAfter, DefaultIdleAfter)
+	o.MaxIdleTopics = cmp.Or(o.MaxIdleTopics, DefaultMaxIdleTopics)
+	o.JanitorInterval = cmp.Or(o.JanitorInterval, max(o.RetireAfter/4, time.Second))
+	o.Now = defaults.Clock(o.Now)
 	return o
 }
 

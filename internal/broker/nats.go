@@ -1,12 +1,15 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // Defaults of NATSOptions.
@@ -40,12 +43,8 @@ type NATSOptions struct {
 // its subscription overflowed, remote-fed subscribers resync (see
 // Distributed). It fails when the server cannot be reached now.
 func NewNATS(ctx context.Context, url string, opts NATSOptions) (*Distributed, error) {
-	if opts.Subject == "" {
-		opts.Subject = DefaultNATSSubject
-	}
-	if opts.ReconnectWait <= 0 {
-		opts.ReconnectWait = defaultNATSReconnectWait
-	}
+	opts.Subject = cmp.Or(opts.Subject, DefaultNATSSubject)
+	opts.ReconnectWait = defaults.Positive(opts.ReconnectWait, defaultNATSReconnectWait)
 	d, err := newDistributed(opts.Options, "nats", opts.Subject)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/base64"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // Defaults of PostgresOptions.
@@ -54,30 +57,22 @@ type PostgresOptions struct {
 // backoff while Publish keeps working, and subscribers of remote-fed topics
 // resync (see Distributed).
 func NewPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Distributed, error) {
-	if opts.Channel == "" {
-		opts.Channel = DefaultPostgresChannel
-	}
+	opts.Channel = cmp.Or(opts.Channel, DefaultPostgresChannel)
 	if len(opts.Channel) > 63 {
 		return nil, fmt.Errorf("broker: NOTIFY channel %q is longer than 63 bytes", opts.Channel)
 	}
-	if opts.MaxPayload <= 0 {
-		opts.MaxPayload = DefaultNotifyPayload
-	}
+	opts.MaxPayload = defaults.Positive(opts.MaxPayload, DefaultNotifyPayload)
 	if opts.MaxPayload > maxNotifyPayload {
 		return nil, fmt.Errorf("broker: NOTIFY payload of %d bytes exceeds PostgreSQL's limit", opts.MaxPayload)
 	}
 	if opts.MaxPayload < minNotifyPayload {
 		return nil, fmt.Errorf("broker: NOTIFY payload of %d bytes leaves no room for a sealed frame (at least %d)", opts.MaxPayload, minNotifyPayload)
 	}
-	if opts.MinReconnect <= 0 {
-		opts.MinReconnect = defaultMinReconnect
-	}
+	opts.MinReconnect = defaults.Positive(opts.MinReconnect, defaultMinReconnect)
 	if opts.MaxReconnect < opts.MinReconnect {
 		opts.MaxReconnect = max(defaultMaxReconnect, opts.MinReconnect)
 	}
-	if opts.PingInterval <= 0 {
-		opts.PingInterval = defaultPingInterval
-	}
+	opts.PingInterval = defaults.Positive(opts.PingInterval, defaultPingInterval)
 	d, err := newDistributed(opts.Options, "postgres", opts.Channel)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"math"
 
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/domain"
@@ -52,9 +51,7 @@ func (e *Engine) chargeAsk(ctx context.Context, v *viewer.Viewer, raw domain.Ten
 	if o, ok := e.obs.(RateLimitObserver); ok {
 		o.AskRateLimited()
 	}
-	secs := max(1, int(math.Ceil(wait.Seconds())))
-	return domain.Errorf(domain.CodeRateLimited, "too many questions; retry in %d s", secs).
-		With("retryAfterSeconds", secs).With("limit", domain.LimitAskRate)
+	return askrate.Refused(wait, "questions", domain.LimitAskRate)
 }
 
 // chargesInTx reports whether the ask limiter takes part in the ask's

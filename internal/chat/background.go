@@ -13,6 +13,7 @@ import (
 	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
+	"github.com/ragchat/ragchat/internal/waitgroup"
 )
 
 // RunBackground runs the reaper and the purge until ctx is done. With
@@ -215,11 +216,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	e.closing = true
 	e.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		e.wg.Wait()
-		close(done)
-	}()
+	done := waitgroup.Done(&e.wg)
 	select {
 	case <-done:
 		return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/audit"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/conversations"
@@ -95,22 +96,17 @@ func (e *Engine) RenameConversation(ctx context.Context, id uuid.UUID, title str
 	if err != nil {
 		return nil, err
 	}
-	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+	return e.updateOwnConversation(ctx, id, opts, feed.ViewerConversationUpdated,
 		func(_ *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
 			u.SetTitle(title).SetTitleSource(conversation.TitleSourceUSER)
 			return true, nil
 		})
-	if err != nil || !changed {
-		return conv, err
-	}
-	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
-	return conv, nil
 }
 
 // ArchiveConversation makes a conversation read-only. Archiving an archived
 // conversation is a no-op.
 func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
-	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+	return e.updateOwnConversation(ctx, id, opts, feed.ViewerConversationArchived,
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
 			if c.Status == conversation.StatusARCHIVED {
 				return false, nil
@@ -118,11 +114,6 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID, opts ...
 			u.SetStatus(conversation.StatusARCHIVED)
 			return true, nil
 		})
-	if err != nil || !changed {
-		return conv, err
-	}
-	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationArchived)
-	return conv, nil
 }
 
 // UnarchiveConversation makes an archived conversation accept questions
@@ -130,7 +121,7 @@ func (e *Engine) ArchiveConversation(ctx context.Context, id uuid.UUID, opts ...
 // conversation is never revived (checkOpen): unarchiving one is
 // CONVERSATION_EXPIRED, and it stays archived.
 func (e *Engine) UnarchiveConversation(ctx context.Context, id uuid.UUID, opts ...UpdateOption) (*ent.Conversation, error) {
-	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+	return e.updateOwnConversation(ctx, id, opts, feed.ViewerConversationUpdated,
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
 			if authz.ExpiredAt(c, e.now()) {
 				return false, conversations.CheckOpen(c, e.now())
@@ -141,11 +132,6 @@ func (e *Engine) UnarchiveConversation(ctx context.Context, id uuid.UUID, opts .
 			u.SetStatus(conversation.StatusACTIVE)
 			return true, nil
 		})
-	if err != nil || !changed {
-		return conv, err
-	}
-	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
-	return conv, nil
 }
 
 // SetConversationHistoryStrategy sets the conversation's own history
@@ -157,7 +143,7 @@ func (e *Engine) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUI
 	if err != nil {
 		return nil, err
 	}
-	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+	return e.updateOwnConversation(ctx, id, opts, feed.ViewerConversationUpdated,
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
 			switch {
 			case history.SameStrategy(c.HistoryStrategy, s):
@@ -169,11 +155,6 @@ func (e *Engine) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUI
 			}
 			return true, nil
 		})
-	if err != nil || !changed {
-		return conv, err
-	}
-	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationUpdated)
-	return conv, nil
 }
 
 // DeleteConversation soft-deletes a conversation: it disappears from every
@@ -217,7 +198,7 @@ func (e *Engine) DeleteConversation(ctx context.Context, id uuid.UUID, reason st
 		return nil, err
 	}
 	e.cancelConversationAttempts(authz.IncludeDeleted(ctx), conv.ID, pending)
-	conversations.Audit(ctx, e.client, e.log, "conversation.deleted", "Conversation", conv.ID.String(), reason, map[string]string{"owner": conv.UserID})
+	audit.Log(ctx, e.client.AuditEvent, e.log, audit.Event{Action: "conversation.deleted", TargetType: "Conversation", TargetID: conv.ID.String(), Reason: reason, Metadata: map[string]string{"owner": conv.UserID}})
 	e.feed.ConversationChanged(ctx, conv, feed.ConversationDeleted, feed.ViewerConversationDeleted)
 	return conv, nil
 }
@@ -262,7 +243,7 @@ func (e *Engine) RestoreConversation(ctx context.Context, id uuid.UUID, opts ...
 	if err != nil || !changed {
 		return conv, err
 	}
-	conversations.Audit(ctx, e.client, e.log, "conversation.restored", "Conversation", conv.ID.String(), "", map[string]string{"owner": conv.UserID})
+	audit.Log(ctx, e.client.AuditEvent, e.log, audit.Event{Action: "conversation.restored", TargetType: "Conversation", TargetID: conv.ID.String(), Metadata: map[string]string{"owner": conv.UserID}})
 	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationRestored)
 	return conv, nil
 }

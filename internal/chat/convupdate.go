@@ -3,9 +3,12 @@ package chat
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/store"
 )
 
@@ -102,4 +105,17 @@ func versionConflict(current, expected int) error {
 	return domain.Errorf(domain.CodeConflict,
 		"the conversation changed since version %d (it is at version %d); reload it and try again", expected, current).
 		With("currentVersion", current).With("expectedVersion", expected)
+}
+
+// updateOwnConversation is updateConversation on the viewer's own
+// conversation id (ownConversationLoader) at the version opts expect; a
+// change is announced on the feed as CONVERSATION_UPDATED and, to the
+// owner's devices, as viewerKind.
+func (e *Engine) updateOwnConversation(ctx context.Context, id uuid.UUID, opts []UpdateOption, viewerKind feed.ViewerEventKind, change convChange) (*ent.Conversation, error) {
+	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts), change)
+	if err != nil || !changed {
+		return conv, err
+	}
+	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, viewerKind)
+	return conv, nil
 }

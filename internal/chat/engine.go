@@ -22,6 +22,7 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 	"github.com/ragchat/ragchat/internal/chat/history"
 	"github.com/ragchat/ragchat/internal/chat/summary"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/feed"
 	"github.com/ragchat/ragchat/internal/llm"
@@ -131,27 +132,13 @@ func (c Config) WithDefaults() Config {
 		host, _ := os.Hostname()
 		c.InstanceID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	}
-	if c.LeaseDuration <= 0 {
-		c.LeaseDuration = DefaultLeaseDuration
-	}
-	if c.CheckpointInterval <= 0 {
-		c.CheckpointInterval = DefaultCheckpointInterval
-	}
-	if c.AnswerTimeout <= 0 {
-		c.AnswerTimeout = DefaultAnswerTimeout
-	}
-	if c.CompletionRetryTimeout <= 0 {
-		c.CompletionRetryTimeout = DefaultCompletionRetryTimeout
-	}
-	if c.ReaperInterval <= 0 {
-		c.ReaperInterval = DefaultReaperInterval
-	}
-	if c.PurgeInterval <= 0 {
-		c.PurgeInterval = time.Hour
-	}
-	if c.MinEvidenceScore <= 0 {
-		c.MinEvidenceScore = 0.2
-	}
+	c.LeaseDuration = defaults.Positive(c.LeaseDuration, DefaultLeaseDuration)
+	c.CheckpointInterval = defaults.Positive(c.CheckpointInterval, DefaultCheckpointInterval)
+	c.AnswerTimeout = defaults.Positive(c.AnswerTimeout, DefaultAnswerTimeout)
+	c.CompletionRetryTimeout = defaults.Positive(c.CompletionRetryTimeout, DefaultCompletionRetryTimeout)
+	c.ReaperInterval = defaults.Positive(c.ReaperInterval, DefaultReaperInterval)
+	c.PurgeInterval = defaults.Positive(c.PurgeInterval, time.Hour)
+	c.MinEvidenceScore = defaults.Positive(c.MinEvidenceScore, 0.2)
 	c.Limits = c.Limits.withDefaults()
 	return c
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"unicode/utf8"
 
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 )
 
@@ -44,18 +45,10 @@ func DefaultLimits() Limits {
 // withDefaults fills the zero fields of l from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.QuestionChars <= 0 {
-		l.QuestionChars = d.QuestionChars
-	}
-	if l.CommentChars <= 0 {
-		l.CommentChars = d.CommentChars
-	}
-	if l.AskRatePerMinute <= 0 {
-		l.AskRatePerMinute = d.AskRatePerMinute
-	}
-	if l.AskBurst <= 0 {
-		l.AskBurst = d.AskBurst
-	}
+	l.QuestionChars = defaults.Positive(l.QuestionChars, d.QuestionChars)
+	l.CommentChars = defaults.Positive(l.CommentChars, d.CommentChars)
+	l.AskRatePerMinute = defaults.Positive(l.AskRatePerMinute, d.AskRatePerMinute)
+	l.AskBurst = defaults.Positive(l.AskBurst, d.AskBurst)
 	return l
 }
 

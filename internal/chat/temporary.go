@@ -39,7 +39,7 @@ func (e *Engine) KeepConversation(ctx context.Context, id uuid.UUID, opts ...Upd
 	if err != nil {
 		return nil, err
 	}
-	conv, changed, err := e.updateConversation(ctx, e.ownConversationLoader(id), expectedVersion(opts),
+	return e.updateOwnConversation(ctx, id, opts, feed.ViewerConversationCreated,
 		func(c *ent.Conversation, u *ent.ConversationUpdateOne) (bool, error) {
 			if !authz.IsTemporary(c) {
 				return false, nil
@@ -50,11 +50,6 @@ func (e *Engine) KeepConversation(ctx context.Context, id uuid.UUID, opts ...Upd
 			u.ClearTemporaryExpiresAt()
 			return true, nil
 		})
-	if err != nil || !changed {
-		return conv, err
-	}
-	e.feed.ConversationChanged(ctx, conv, feed.ConversationUpdated, feed.ViewerConversationCreated)
-	return conv, nil
 }
 
 // temporaryAttempt reports whether attempt a lies in a temporary chat: as

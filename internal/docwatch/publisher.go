@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/internal/broker"
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // DefaultInterval is the shortest time between two broadcasts of one
@@ -60,9 +61,7 @@ func NewPublisher(b broker.Broker, opts Options) *Publisher {
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultInterval
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Logger = defaults.Logger(opts.Logger)
 	return &Publisher{b: b, log: opts.Logger, interval: opts.Interval, tenants: map[string]*pending{}}
 }
 

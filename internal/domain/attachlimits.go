@@ -1,5 +1,7 @@
 package domain
 
+import "github.com/ragchat/ragchat/internal/defaults"
+
 // AttachmentLimits bound the files a tenant's users attach to their
 // conversations (docs/API.md, "Attachments"). A zero field means its
 // default (DefaultAttachmentLimits); the server checks every limit before
@@ -29,15 +31,9 @@ func DefaultAttachmentLimits() AttachmentLimits {
 // default.
 func (l AttachmentLimits) Effective() AttachmentLimits {
 	d := DefaultAttachmentLimits()
-	if l.MaxFileBytes <= 0 {
-		l.MaxFileBytes = d.MaxFileBytes
-	}
-	if l.MaxFilesPerConversation <= 0 {
-		l.MaxFilesPerConversation = d.MaxFilesPerConversation
-	}
-	if l.MaxBytesPerUser <= 0 {
-		l.MaxBytesPerUser = d.MaxBytesPerUser
-	}
+	l.MaxFileBytes = defaults.Positive(l.MaxFileBytes, d.MaxFileBytes)
+	l.MaxFilesPerConversation = defaults.Positive(l.MaxFilesPerConversation, d.MaxFilesPerConversation)
+	l.MaxBytesPerUser = defaults.Positive(l.MaxBytesPerUser, d.MaxBytesPerUser)
 	return l
 }
 

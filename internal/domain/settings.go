@@ -1,10 +1,13 @@
 package domain
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // HistoryStrategy selects which history reaches an answer prompt: the four
@@ -291,12 +294,8 @@ func (q TokenQuota) Enabled() bool { return q.TenantTokens > 0 || q.UserTokens >
 
 // WithDefaults fills the period (DAILY) and the kind (HARD).
 func (q TokenQuota) WithDefaults() TokenQuota {
-	if q.Period == "" {
-		q.Period = QuotaDaily
-	}
-	if q.Kind == "" {
-		q.Kind = QuotaHard
-	}
+	q.Period = cmp.Or(q.Period, QuotaDaily)
+	q.Kind = cmp.Or(q.Kind, QuotaHard)
 	return q
 }
 
@@ -321,13 +320,9 @@ func (s *TenantSettings) UnmarshalJSON(b []byte) error {
 	}
 	switch l.SummaryStrategy {
 	case "llm":
-		if p.Summarizer == "" {
-			p.Summarizer = SummarizerLLM
-		}
+		p.Summarizer = cmp.Or(p.Summarizer, SummarizerLLM)
 	case "full_buffer":
-		if p.HistoryStrategy == "" {
-			p.HistoryStrategy = StrategySlidingWindow
-		}
+		p.HistoryStrategy = cmp.Or(p.HistoryStrategy, StrategySlidingWindow)
 	}
 	*s = TenantSettings(p)
 	return nil
@@ -396,21 +391,11 @@ func (s TenantSettings) WithDefaults() TenantSettings {
 	setInt(&s.SummaryChunkTokens, d.SummaryChunkTokens)
 	setInt(&s.SummaryMaxRegenerations, d.SummaryMaxRegenerations)
 	setInt(&s.AskBurst, d.AskBurst)
-	if s.AskRatePerMinute <= 0 {
-		s.AskRatePerMinute = d.AskRatePerMinute
-	}
-	if s.HistoryStrategy == "" {
-		s.HistoryStrategy = d.HistoryStrategy
-	}
-	if s.Summarizer == "" {
-		s.Summarizer = d.Summarizer
-	}
-	if s.SupportApproval == "" {
-		s.SupportApproval = d.SupportApproval
-	}
-	if s.TemporaryChats == "" {
-		s.TemporaryChats = d.TemporaryChats
-	}
+	s.AskRatePerMinute = defaults.Positive(s.AskRatePerMinute, d.AskRatePerMinute)
+	s.HistoryStrategy = cmp.Or(s.HistoryStrategy, d.HistoryStrategy)
+	s.Summarizer = cmp.Or(s.Summarizer, d.Summarizer)
+	s.SupportApproval = cmp.Or(s.SupportApproval, d.SupportApproval)
+	s.TemporaryChats = cmp.Or(s.TemporaryChats, d.TemporaryChats)
 	if s.BudgetRatios == (BudgetRatios{}) {
 		s.BudgetRatios = d.BudgetRatios
 	}

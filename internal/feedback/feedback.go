@@ -14,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/ent/attempt"
 	feedbackrow "github.com/ragchat/ragchat/ent/feedback"
 	"github.com/ragchat/ragchat/internal/conversations"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -51,15 +52,9 @@ type Service struct {
 
 // New returns a Service writing through client (privacy-enforcing).
 func New(client *ent.Client, o Options) *Service {
-	if o.CommentChars <= 0 {
-		o.CommentChars = domain.DefaultCommentChars
-	}
-	if o.ReasonCodes <= 0 {
-		o.ReasonCodes = DefaultReasonCodes
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.CommentChars = defaults.Positive(o.CommentChars, domain.DefaultCommentChars)
+	o.ReasonCodes = defaults.Positive(o.ReasonCodes, DefaultReasonCodes)
+	o.Now = defaults.Clock(o.Now)
 	return &Service{client: client, opts: o}
 }
 

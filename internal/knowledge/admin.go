@@ -12,9 +12,9 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/documentgrant"
+	"github.com/ragchat/ragchat/internal/audit"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
-	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // Audit event vocabulary.
@@ -43,7 +43,7 @@ func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*e
 	}
 	var doc *ent.Document
 	changed := false
-	err = withTx(ctx, s.client, func(tx *ent.Tx) error {
+	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
 		cur, err := lockDocument(ctx, tx, documentID)
 		if err != nil {
 			return err
@@ -78,7 +78,7 @@ func (s *Service) SetACL(ctx context.Context, documentID uuid.UUID, acl ACL) (*e
 // cleared. It records a "document.deleted" audit event with reason.
 func (s *Service) DeleteDocument(ctx context.Context, documentID uuid.UUID, reason string) error {
 	const action = "delete documents"
-	v, err := requireCurator(ctx, action)
+	_, err := requireCurator(ctx, action)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (s *Service) DeleteDocument(ctx context.Context, documentID uuid.UUID, reas
 	if len(reason) > MaxReasonBytes {
 		return domain.Errorf(domain.CodeBadUserInput, "the reason is at most %d bytes, got %d", MaxReasonBytes, len(reason))
 	}
-	err = withTx(ctx, s.client, func(tx *ent.Tx) error {
+	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
 		cur, err := lockDocument(ctx, tx, documentID)
 		if err != nil {
 			return err
@@ -94,20 +94,13 @@ func (s *Service) DeleteDocument(ctx context.Context, documentID uuid.UUID, reas
 		if err := tx.Document.DeleteOne(cur).Exec(ctx); err != nil {
 			return err
 		}
-		return tx.AuditEvent.Create().
-			SetActor(v.UserID).
-			SetAction(ActionDocumentDeleted).
-			SetTargetType(TargetDocument).
-			SetTargetID(cur.ID.String()).
-			SetReason(reason).
-			SetMetadata(map[string]string{
-				"title":             cur.Title,
-				"source_uri":        cur.SourceURI,
-				"knowledge_base_id": cur.KnowledgeBaseID.String(),
-				"version":           strconv.Itoa(cur.Version),
-				"visibility":        string(cur.Visibility),
-			}).
-			Exec(ctx)
+		return auditDocument(ctx, tx, ActionDocumentDeleted, cur, reason, map[string]string{
+			"title":             cur.Title,
+			"source_uri":        cur.SourceURI,
+			"knowledge_base_id": cur.KnowledgeBaseID.String(),
+			"version":           strconv.Itoa(cur.Version),
+			"visibility":        string(cur.Visibility),
+		})
 	})
 	if err == nil {
 		s.accessChanged(ctx)
@@ -182,26 +175,16 @@ func createGrants(ctx context.Context, tx *ent.Tx, documentID uuid.UUID, acl nor
 
 // auditACLChange records that doc's access list went from old to next.
 func auditACLChange(ctx context.Context, tx *ent.Tx, doc *ent.Document, old, next normalizedACL, reason string) error {
-	return tx.AuditEvent.Create().
-		SetActor(actor(ctx)).
-		SetAction(ActionACLChanged).
-		SetTargetType(TargetDocument).
-		SetTargetID(doc.ID.String()).
-		SetReason(reason).
-		SetMetadata(map[string]string{
-			"title":          doc.Title,
-			"old_visibility": string(old.visibility),
-			"new_visibility": string(next.visibility),
-			"old_grants":     old.describe(),
-			"new_grants":     next.describe(),
-		}).
-		Exec(ctx)
+	return auditDocument(ctx, tx, ActionACLChanged, doc, reason, map[string]string{
+		"title":          doc.Title,
+		"old_visibility": string(old.visibility),
+		"new_visibility": string(next.visibility),
+		"old_grants":     old.describe(),
+		"new_grants":     next.describe(),
+	})
 }
 
-// actor is the user id of the viewer in ctx, for audit events.
-func actor(ctx context.Context) string {
-	if v := viewer.FromContext(ctx); v != nil {
-		return v.UserID
-	}
-	return "unknown"
+// auditDocument writes, in tx, the audit event of action on doc.
+func auditDocument(ctx context.Context, tx *ent.Tx, action string, doc *ent.Document, reason string, meta map[string]string) error {
+	return audit.Write(ctx, tx.AuditEvent, audit.Event{Action: action, TargetType: TargetDocument, TargetID: doc.ID.String(), Reason: reason, Metadata: meta})
 }

@@ -3,7 +3,6 @@ package knowledge
 import (
 	"context"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -25,26 +24,4 @@ func requireCurator(ctx context.Context, action string) (*viewer.Viewer, error) 
 		return nil, errCurator(action)
 	}
 	return v, nil
-}
-
-// withTx runs fn in a transaction of client, committing when fn succeeds
-// and rolling back otherwise (also when fn panics).
-func withTx(ctx context.Context, client *ent.Client, fn func(tx *ent.Tx) error) (err error) {
-	tx, err := client.Tx(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = tx.Rollback()
-			panic(p)
-		}
-	}()
-	if err := fn(tx); err != nil {
-		// A failed rollback leaves nothing to undo: the server discards
-		// the transaction when its connection or context ends.
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }

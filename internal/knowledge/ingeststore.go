@@ -12,6 +12,7 @@ import (
 	"github.com/ragchat/ragchat/ent/documentgrant"
 	"github.com/ragchat/ragchat/ent/knowledgebase"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/store"
 )
 
 // chunkInsertBatch is the most chunk rows one INSERT carries: eight
@@ -26,7 +27,7 @@ const chunkInsertBatch = 500
 // changed.
 func (s *Service) store(ctx context.Context, kbID uuid.UUID, v validInput, sum string, prep *prepared) (doc *ent.Document, retry bool, err error) {
 	changed, replaced := false, false
-	err = withTx(ctx, s.client, func(tx *ent.Tx) error {
+	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
 		// Serialise writers of this knowledge base (PostgreSQL), so that two
 		// ingests of the same source cannot both create it.
 		kbq := tx.KnowledgeBase.Query().Where(knowledgebase.ID(kbID))

@@ -1,6 +1,11 @@
 package knowledge
 
-import "github.com/ragchat/ragchat/internal/knowledge/chunker"
+import (
+	"cmp"
+
+	"github.com/ragchat/ragchat/internal/defaults"
+	"github.com/ragchat/ragchat/internal/knowledge/chunker"
+)
 
 // Defaults of Options.
 const (
@@ -37,24 +42,16 @@ type Options struct {
 
 // withDefaults fills the zero fields of o.
 func (o Options) withDefaults() Options {
-	if o.ChunkTokens <= 0 {
-		o.ChunkTokens = DefaultChunkTokens
-	}
+	o.ChunkTokens = defaults.Positive(o.ChunkTokens, DefaultChunkTokens)
 	switch {
 	case o.OverlapTokens < 0:
 		o.OverlapTokens = chunker.NoOverlap
 	case o.OverlapTokens == 0:
 		o.OverlapTokens = min(DefaultOverlapTokens, o.ChunkTokens/4)
-		if o.OverlapTokens == 0 {
-			o.OverlapTokens = chunker.NoOverlap
-		}
+		o.OverlapTokens = cmp.Or(o.OverlapTokens, chunker.NoOverlap)
 	}
-	if o.EmbedBatch <= 0 {
-		o.EmbedBatch = DefaultEmbedBatch
-	}
-	if o.MaxDocumentBytes <= 0 {
-		o.MaxDocumentBytes = DefaultMaxDocumentBytes
-	}
+	o.EmbedBatch = defaults.Positive(o.EmbedBatch, DefaultEmbedBatch)
+	o.MaxDocumentBytes = defaults.Positive(o.MaxDocumentBytes, DefaultMaxDocumentBytes)
 	return o
 }
 
@@ -94,17 +91,9 @@ type RetrieverOptions struct {
 
 // withDefaults fills the zero fields of o.
 func (o RetrieverOptions) withDefaults() RetrieverOptions {
-	if o.MinEfSearch <= 0 {
-		o.MinEfSearch = DefaultMinEfSearch
-	}
-	if o.MaxK <= 0 {
-		o.MaxK = DefaultMaxK
-	}
-	if o.SQLiteBatch <= 0 {
-		o.SQLiteBatch = DefaultSQLiteBatch
-	}
-	if o.SQLiteCacheVectors == 0 {
-		o.SQLiteCacheVectors = DefaultSQLiteCacheVectors
-	}
+	o.MinEfSearch = defaults.Positive(o.MinEfSearch, DefaultMinEfSearch)
+	o.MaxK = defaults.Positive(o.MaxK, DefaultMaxK)
+	o.SQLiteBatch = defaults.Positive(o.SQLiteBatch, DefaultSQLiteBatch)
+	o.SQLiteCacheVectors = cmp.Or(o.SQLiteCacheVectors, DefaultSQLiteCacheVectors)
 	return o
 }

@@ -46,10 +46,11 @@ func Normalize(v []float32) error {
 }
 
 // Cosine returns the cosine similarity of two vectors of equal length
-// (their dot product when both are unit vectors).
+// (their dot product when both are unit vectors); of a longer vector, only
+// the shorter's length counts.
 func Cosine(a, b []float32) float64 {
 	var dot, na, nb float64
-	for i := range a {
+	for i := range min(len(a), len(b)) {
 		dot += float64(a[i]) * float64(b[i])
 		na += float64(a[i]) * float64(a[i])
 		nb += float64(b[i]) * float64(b[i])

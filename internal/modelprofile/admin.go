@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/modelprofile"
+	"github.com/ragchat/ragchat/internal/audit"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -174,7 +175,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.ModelProfile, erro
 			return store.DomainError(err, "model profile")
 		}
 		out = p
-		return audit(ctx, tx, "model_profile.created", p)
+		return auditChange(ctx, tx, "model_profile.created", p)
 	})
 	return out, err
 }
@@ -214,7 +215,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.Mode
 			return store.DomainError(err, "model profile")
 		}
 		out = p
-		return audit(ctx, tx, "model_profile.updated", p)
+		return auditChange(ctx, tx, "model_profile.updated", p)
 	})
 	return out, err
 }
@@ -234,7 +235,7 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 		if err := tx.ModelProfile.DeleteOneID(id).Exec(ctx); err != nil {
 			return store.DomainError(err, "model profile")
 		}
-		return audit(ctx, tx, "model_profile.deleted", p)
+		return auditChange(ctx, tx, "model_profile.deleted", p)
 	})
 	return id, err
 }
@@ -291,19 +292,16 @@ func clearDefault(ctx context.Context, tx *ent.Tx, except *uuid.UUID) error {
 	return nil
 }
 
-// audit writes the audit event of a change to p.
-func audit(ctx context.Context, tx *ent.Tx, action string, p *ent.ModelProfile) error {
-	actor := "system"
-	if v := viewer.FromContext(ctx); v != nil {
-		actor = v.UserID
-	}
-	err := tx.AuditEvent.Create().SetActor(actor).SetAction(action).
-		SetTargetType("ModelProfile").SetTargetID(p.ID.String()).
-		SetMetadata(map[string]string{
+// auditChange writes the audit event of a change to p.
+func auditChange(ctx context.Context, tx *ent.Tx, action string, p *ent.ModelProfile) error {
+	err := audit.Write(ctx, tx.AuditEvent, audit.Event{
+		Action: action, TargetType: "ModelProfile", TargetID: p.ID.String(),
+		Metadata: map[string]string{
 			"name": p.Name, "endpoint": p.Endpoint, "model": p.Model,
 			"enabled": strconv.FormatBool(p.Enabled), "isDefault": strconv.FormatBool(p.IsDefault),
 			"priceInputPerM": strconv.FormatInt(p.PriceInputPerM, 10), "priceOutputPerM": strconv.FormatInt(p.PriceOutputPerM, 10),
-		}).Exec(ctx)
+		},
+	})
 	if err != nil {
 		return store.DomainError(err, "audit event")
 	}

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -63,18 +64,10 @@ const (
 
 // withDefaults fills zero limits.
 func (l Limits) withDefaults() Limits {
-	if l.TagsPerUser <= 0 {
-		l.TagsPerUser = DefaultTagsPerUser
-	}
-	if l.TagsPerConversation <= 0 {
-		l.TagsPerConversation = DefaultTagsPerConversation
-	}
-	if l.FoldersPerUser <= 0 {
-		l.FoldersPerUser = DefaultFoldersPerUser
-	}
-	if l.FolderDepth <= 0 {
-		l.FolderDepth = DefaultFolderDepth
-	}
+	l.TagsPerUser = defaults.Positive(l.TagsPerUser, DefaultTagsPerUser)
+	l.TagsPerConversation = defaults.Positive(l.TagsPerConversation, DefaultTagsPerConversation)
+	l.FoldersPerUser = defaults.Positive(l.FoldersPerUser, DefaultFoldersPerUser)
+	l.FolderDepth = defaults.Positive(l.FolderDepth, DefaultFolderDepth)
 	return l
 }
 
@@ -96,9 +89,7 @@ type Service struct {
 
 // New returns a Service on client that publishes changes through notify.
 func New(client *ent.Client, notify Notifier, o Options) *Service {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Now = defaults.Clock(o.Now)
 	return &Service{client: client, notify: notify, limits: o.Limits.withDefaults(), now: o.Now}
 }
 

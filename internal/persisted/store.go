@@ -10,6 +10,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/persistedquery"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -66,12 +67,8 @@ func NewStore(client *ent.Client, o StoreOptions) *Store {
 	if o.TouchEvery <= 0 {
 		o.TouchEvery = time.Hour
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Logger = defaults.Logger(o.Logger)
+	o.Now = defaults.Clock(o.Now)
 	front, _ := lru.New[string, *frontEntry](o.FrontSize) // fails only for a size below 1
 	return &Store{client: client, opts: o, front: front}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/domain"
-	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -46,19 +45,7 @@ func importKey(v *viewer.Viewer) string { return askrate.Key("import", v.TenantI
 // takeRate takes one import of v's rate, or returns RATE_LIMITED with
 // extensions.retryAfterSeconds. Without a limiter every import passes.
 func (s *Service) takeRate(ctx context.Context, v *viewer.Viewer) error {
-	if s.limiter == nil {
-		return nil
-	}
-	wait, err := s.limiter.Take(ctx, importKey(v), s.rate)
-	if err != nil {
-		return store.DomainError(err, "rate limit")
-	}
-	if wait <= 0 {
-		return nil
-	}
-	secs := max(1, int(math.Ceil(wait.Seconds())))
-	return domain.Errorf(domain.CodeRateLimited, "too many imports; retry in %d s", secs).
-		With("retryAfterSeconds", secs).With("limit", LimitImportRate)
+	return askrate.Take(ctx, s.limiter, importKey(v), s.rate, "imports", LimitImportRate)
 }
 
 // timedOut words the failure of an import that ran out of

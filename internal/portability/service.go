@@ -6,6 +6,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/feed"
 )
 
@@ -73,33 +74,15 @@ var DefaultImportRate = askrate.Rate{PerMinute: 6, Burst: 5}
 // withDefaults fills the zero fields of l from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.ContentBytes <= 0 {
-		l.ContentBytes = d.ContentBytes
-	}
-	if l.Conversations <= 0 {
-		l.Conversations = d.Conversations
-	}
-	if l.Messages <= 0 {
-		l.Messages = d.Messages
-	}
-	if l.TextBytes <= 0 {
-		l.TextBytes = 4 * l.ContentBytes
-	}
-	if l.MessageBytes <= 0 {
-		l.MessageBytes = d.MessageBytes
-	}
-	if l.Running <= 0 {
-		l.Running = d.Running
-	}
-	if l.Timeout <= 0 {
-		l.Timeout = d.Timeout
-	}
-	if l.ConversationPage <= 0 {
-		l.ConversationPage = d.ConversationPage
-	}
-	if l.MessagePage <= 0 {
-		l.MessagePage = d.MessagePage
-	}
+	l.ContentBytes = defaults.Positive(l.ContentBytes, d.ContentBytes)
+	l.Conversations = defaults.Positive(l.Conversations, d.Conversations)
+	l.Messages = defaults.Positive(l.Messages, d.Messages)
+	l.TextBytes = defaults.Positive(l.TextBytes, 4*l.ContentBytes)
+	l.MessageBytes = defaults.Positive(l.MessageBytes, d.MessageBytes)
+	l.Running = defaults.Positive(l.Running, d.Running)
+	l.Timeout = defaults.Positive(l.Timeout, d.Timeout)
+	l.ConversationPage = defaults.Positive(l.ConversationPage, d.ConversationPage)
+	l.MessagePage = defaults.Positive(l.MessagePage, d.MessagePage)
 	return l
 }
 
@@ -136,9 +119,7 @@ type Service struct {
 // New returns a Service reading and writing through client
 // (privacy-enforcing) and announcing imports on notify.
 func New(client *ent.Client, notify Notifier, o Options) *Service {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Now = defaults.Clock(o.Now)
 	if o.ImportRate.Burst <= 0 {
 		o.ImportRate = DefaultImportRate
 	}

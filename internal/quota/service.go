@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/modelprofile"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
-	"github.com/ragchat/ragchat/internal/viewer"
 )
 
 // Service is the metering that viewers, admins and the reaper reach, beside
@@ -49,31 +49,12 @@ type Options struct {
 
 // NewService returns the metering service of db.
 func NewService(db *store.DB, o Options) *Service {
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Logger = defaults.Logger(o.Logger)
+	o.Now = defaults.Clock(o.Now)
 	return &Service{client: db.Client, meter: New(db, o.Pricing), profiles: o.Profiles, log: o.Logger, now: o.Now, lease: o.Lease}
 }
 
 // settings returns the viewer's tenant settings with defaults filled in.
 func (s *Service) settings(ctx context.Context) (domain.TenantSettings, error) {
 	return tenantsettings.Effective(ctx, s.client)
-}
-
-// audit appends an audit event as the viewer. Failing to audit is logged,
-// never hidden; the action it describes has already happened.
-func (s *Service) audit(ctx context.Context, action, targetType, targetID, reason string, meta map[string]string) {
-	actor := "system"
-	if v := viewer.FromContext(ctx); v != nil {
-		actor = v.UserID
-	}
-	err := s.client.AuditEvent.Create().SetActor(actor).SetAction(action).
-		SetTargetType(targetType).SetTargetID(targetID).SetReason(reason).SetMetadata(meta).
-		Exec(ctx)
-	if err != nil {
-		s.log.ErrorContext(ctx, "audit event not written", "action", action, "target", targetID, "err", err)
-	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/llm"
 )
 
@@ -35,12 +36,8 @@ type SideCalls struct {
 // Metered returns model with its side calls (Rewrite, Title, Summarize)
 // metered as s says.
 func (m *Meter) Metered(model llm.Model, s SideCalls) llm.Model {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
-	if s.Log == nil {
-		s.Log = slog.Default()
-	}
+	s.Now = defaults.Clock(s.Now)
+	s.Log = defaults.Logger(s.Log)
 	return metered{Model: model, meter: m, s: s}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/usageentry"
+	"github.com/ragchat/ragchat/internal/audit"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
@@ -66,9 +67,9 @@ func (s *Service) GrantUsage(ctx context.Context, in GrantInput) (*Grant, error)
 	if err != nil {
 		return nil, store.DomainError(err, "usage grant")
 	}
-	s.audit(ctx, "quota.grant", "user", in.UserID, in.Note, map[string]string{
+	audit.Log(ctx, s.client.AuditEvent, s.log, audit.Event{Action: "quota.grant", TargetType: "user", TargetID: in.UserID, Reason: in.Note, Metadata: map[string]string{
 		"tokens": strconv.FormatInt(in.Tokens, 10), "period": q.Period, "periodStart": entry.PeriodStart.UTC().Format(time.RFC3339),
-	})
+	}})
 	return &Grant{Entry: entry, Note: in.Note, ResetsAt: PeriodEnd(q.Period, *entry.PeriodStart)}, nil
 }
 
@@ -94,10 +95,10 @@ func (s *Service) SetUserQuota(ctx context.Context, userID string, tokens *int64
 		return nil, store.DomainError(err, "user quota")
 	}
 	if tokens == nil {
-		s.audit(ctx, "quota.user.cleared", "user", userID, "", nil)
+		audit.Log(ctx, s.client.AuditEvent, s.log, audit.Event{Action: "quota.user.cleared", TargetType: "user", TargetID: userID})
 		return nil, nil
 	}
-	s.audit(ctx, "quota.user.set", "user", userID, "", map[string]string{"tokens": strconv.FormatInt(*tokens, 10)})
+	audit.Log(ctx, s.client.AuditEvent, s.log, audit.Event{Action: "quota.user.set", TargetType: "user", TargetID: userID, Metadata: map[string]string{"tokens": strconv.FormatInt(*tokens, 10)}})
 	return tokens, nil
 }
 

@@ -75,17 +75,12 @@ func (s *Service) UsageSummary(ctx context.Context, from, to time.Time) ([]Usage
 		r.TotalTokens += en.PromptTokens + en.CompletionTokens
 		r.CostMicros += en.CostMicros
 	}
-	out := make([]UsageRow, 0, len(agg))
-	for _, r := range agg {
-		out = append(out, *r)
-	}
-	slices.SortFunc(out, func(a, b UsageRow) int {
+	return sortedRows(agg, func(a, b UsageRow) int {
 		if c := a.Day.Compare(b.Day); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Model, b.Model)
-	})
-	return out, nil
+	}), nil
 }
 
 // UsageCosts sums the tenant's SETTLE entries in [from, to) by UTC day,
@@ -112,11 +107,7 @@ func (s *Service) UsageCosts(ctx context.Context, from, to time.Time) ([]CostRow
 		r.CompletionTokens += en.CompletionTokens
 		r.CostMicros += en.CostMicros
 	}
-	out := make([]CostRow, 0, len(agg))
-	for _, r := range agg {
-		out = append(out, *r)
-	}
-	slices.SortFunc(out, func(a, b CostRow) int {
+	return sortedRows(agg, func(a, b CostRow) int {
 		if c := a.Day.Compare(b.Day); c != 0 {
 			return c
 		}
@@ -124,8 +115,17 @@ func (s *Service) UsageCosts(ctx context.Context, from, to time.Time) ([]CostRow
 			return c
 		}
 		return cmp.Compare(a.UserID, b.UserID)
-	})
-	return out, nil
+	}), nil
+}
+
+// sortedRows returns the rows of agg sorted by compare.
+func sortedRows[K comparable, R any](agg map[K]*R, compare func(a, b R) int) []R {
+	out := make([]R, 0, len(agg))
+	for _, r := range agg {
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, compare)
+	return out
 }
 
 // settled checks that the viewer is an admin (FORBIDDEN otherwise) and that

@@ -53,6 +53,26 @@ func (l *readLog) note(w writer, self string, result ent.Value) bool {
 		l.rows[table][id] = true
 		n++
 	}
+	// owned is a row beneath conversation conv, of owner: known when the
+	// query loaded both.
+	owned := func(table string, id, conv uuid.UUID, owner string) {
+		if owner == "" || conv == uuid.Nil {
+			row(table, id)
+		} else {
+			known(conv, owner)
+		}
+	}
+	// attached is a row held by its attempt: recorded by the attempt when
+	// the query loaded it.
+	attached := func(table string, id, attemptID uuid.UUID, owner string) {
+		switch {
+		case owner == self:
+		case attemptID != uuid.Nil:
+			row(attempt.Table, attemptID)
+		default:
+			row(table, id)
+		}
+	}
 	switch rows := result.(type) {
 	case []*ent.Conversation:
 		for _, r := range rows {
@@ -64,39 +84,19 @@ func (l *readLog) note(w writer, self string, result ent.Value) bool {
 		}
 	case []*ent.Message:
 		for _, r := range rows {
-			if r.OwnerID == "" || r.ConversationID == uuid.Nil {
-				row(message.Table, r.ID)
-			} else {
-				known(r.ConversationID, r.OwnerID)
-			}
+			owned(message.Table, r.ID, r.ConversationID, r.OwnerID)
 		}
 	case []*ent.Attempt:
 		for _, r := range rows {
-			if r.OwnerID == "" || r.ConversationID == uuid.Nil {
-				row(attempt.Table, r.ID)
-			} else {
-				known(r.ConversationID, r.OwnerID)
-			}
+			owned(attempt.Table, r.ID, r.ConversationID, r.OwnerID)
 		}
 	case []*ent.Source:
 		for _, r := range rows {
-			switch {
-			case r.OwnerID == self:
-			case r.AttemptID != uuid.Nil:
-				row(attempt.Table, r.AttemptID)
-			default:
-				row(source.Table, r.ID)
-			}
+			attached(source.Table, r.ID, r.AttemptID, r.OwnerID)
 		}
 	case []*ent.Feedback:
 		for _, r := range rows {
-			switch {
-			case r.OwnerID == self:
-			case r.AttemptID != uuid.Nil:
-				row(attempt.Table, r.AttemptID)
-			default:
-				row(feedback.Table, r.ID)
-			}
+			attached(feedback.Table, r.ID, r.AttemptID, r.OwnerID)
 		}
 	}
 	if n > 0 {

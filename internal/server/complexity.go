@@ -3,9 +3,7 @@ package server
 import (
 	"math"
 
-	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph"
-	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/resolvers"
 
 	"github.com/google/uuid"
@@ -44,32 +42,24 @@ func complexityRoot() graph.ComplexityRoot {
 	var c graph.ComplexityRoot
 	list := func(child int) int { return saturatingMul(listFactor, child) + 1 }
 
-	c.Query.Conversations = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.ConversationOrder, _ *ent.ConversationWhereInput) int {
-		return pageCost(child, first, last)
-	}
-	c.Query.AdminConversations = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.ConversationOrder, _ *model.AdminConversationWhereInput) int {
-		return pageCost(child, first, last)
-	}
-	c.Query.Feedbacks = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.FeedbackOrder, _ *model.AdminFeedbackWhereInput) int {
-		return pageCost(child, first, last)
-	}
-	c.Query.KnowledgeBases = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.KnowledgeBaseOrder, _ *ent.KnowledgeBaseWhereInput) int {
-		return pageCost(child, first, last)
-	}
+	c.Query.Conversations = connectionCost
+	c.Query.AdminConversations = connectionCost
+	c.Query.Feedbacks = connectionCost
+	c.Query.KnowledgeBases = connectionCost
 	c.Query.Nodes = func(child int, ids []uuid.UUID) int { return saturatingMul(max(len(ids), 1), child) + 1 }
-	c.Conversation.Messages = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.MessageOrder, _ *ent.MessageWhereInput) int {
-		return pageCost(child, first, last)
-	}
-	c.Conversation.Attempts = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.AttemptOrder, _ *ent.AttemptWhereInput) int {
-		return pageCost(child, first, last)
-	}
-	c.KnowledgeBase.Documents = func(child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ *ent.DocumentOrder, _ *ent.DocumentWhereInput) int {
-		return pageCost(child, first, last)
-	}
+	c.Conversation.Messages = connectionCost
+	c.Conversation.Attempts = connectionCost
+	c.KnowledgeBase.Documents = connectionCost
 	c.Attempt.Sources = list
 	c.Attempt.Retries = list
 	c.Attempt.Feedback = list
 	c.Message.Attempts = list
 	c.AttemptEvent.Sources = list
 	return c
+}
+
+// connectionCost is the cost of a connection field (pageCost); its order
+// and filter arguments do not change it.
+func connectionCost[Order, Where any](child int, _ *resolvers.Cursor, first *int, _ *resolvers.Cursor, last *int, _ Order, _ Where) int {
+	return pageCost(child, first, last)
 }

@@ -22,11 +22,9 @@ type dbMetrics struct {
 // newDBMetrics creates the database metrics and registers them in reg.
 func newDBMetrics(reg *prometheus.Registry) dbMetrics {
 	d := dbMetrics{
-		operationStatements: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "ragchat_db_statements_per_operation",
-			Help:    "SQL statements a GraphQL operation sent up to its first response, by type (an answer's background run is not counted in the ask).",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 9),
-		}, []string{"type"}),
+		operationStatements: histogramVec("ragchat_db_statements_per_operation",
+			"SQL statements a GraphQL operation sent up to its first response, by type (an answer's background run is not counted in the ask).",
+			prometheus.ExponentialBuckets(1, 2, 9), "type"),
 		contextSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "ragchat_context_assembly_seconds",
 			Help:    "Time to assemble an answer's context: history window, rewrite, authorised retrieval and the budgeted prompt.",

@@ -39,40 +39,30 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
-		operations: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ragchat_graphql_operations_total",
-			Help: "GraphQL operations by type (query, mutation, subscription) and outcome (ok, error).",
-		}, []string{"type", "outcome"}),
-		operationSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "ragchat_graphql_operation_seconds",
-			Help:    "Time to the first response of a GraphQL operation, by type.",
-			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
-		}, []string{"type"}),
-		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ragchat_graphql_errors_total",
-			Help: "GraphQL errors returned, by extensions.code.",
-		}, []string{"code"}),
-		asks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ragchat_asks_total",
-			Help: "Accepted asks and retries, by kind (ask, retry).",
-		}, []string{"kind"}),
-		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ragchat_attempts_total",
-			Help: "Finished answer attempts by outcome (completed, refused, failed), failure code and model.",
-		}, []string{"outcome", "failure_code", "model"}),
-		ttft: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "ragchat_attempt_ttft_seconds",
-			Help:    "Time from an attempt's start to its first answer token, by model.",
-			Buckets: prometheus.ExponentialBuckets(0.01, 2, 12),
-		}, []string{"model"}),
-		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ragchat_tokens_total",
-			Help: "Model tokens by model and kind (prompt, completion).",
-		}, []string{"model", "kind"}),
-		subscriptions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "ragchat_active_subscriptions",
-			Help: "Active GraphQL subscriptions by kind (attempt, conversation).",
-		}, []string{"kind"}),
+		operations: counterVec("ragchat_graphql_operations_total",
+			"GraphQL operations by type (query, mutation, subscription) and outcome (ok, error).",
+			"type", "outcome"),
+		operationSeconds: histogramVec("ragchat_graphql_operation_seconds",
+			"Time to the first response of a GraphQL operation, by type.",
+			prometheus.ExponentialBuckets(0.001, 2.5, 12), "type"),
+		errors: counterVec("ragchat_graphql_errors_total",
+			"GraphQL errors returned, by extensions.code.",
+			"code"),
+		asks: counterVec("ragchat_asks_total",
+			"Accepted asks and retries, by kind (ask, retry).",
+			"kind"),
+		attempts: counterVec("ragchat_attempts_total",
+			"Finished answer attempts by outcome (completed, refused, failed), failure code and model.",
+			"outcome", "failure_code", "model"),
+		ttft: histogramVec("ragchat_attempt_ttft_seconds",
+			"Time from an attempt's start to its first answer token, by model.",
+			prometheus.ExponentialBuckets(0.01, 2, 12), "model"),
+		tokens: counterVec("ragchat_tokens_total",
+			"Model tokens by model and kind (prompt, completion).",
+			"model", "kind"),
+		subscriptions: gaugeVec("ragchat_active_subscriptions",
+			"Active GraphQL subscriptions by kind (attempt, conversation).",
+			"kind"),
 		wsConnections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "ragchat_websocket_connections",
 			Help: "Open WebSocket connections.",
@@ -81,10 +71,9 @@ func NewMetrics() *Metrics {
 			Name: "ragchat_ask_rate_limited_total",
 			Help: "Asks refused by the per-user rate limit.",
 		}),
-		subscriptionsDeny: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ragchat_subscriptions_refused_total",
-			Help: "Subscriptions refused, by reason (per_connection_limit, shutting_down).",
-		}, []string{"reason"}),
+		subscriptionsDeny: counterVec("ragchat_subscriptions_refused_total",
+			"Subscriptions refused, by reason (per_connection_limit, shutting_down).",
+			"reason"),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
@@ -94,6 +83,22 @@ func NewMetrics() *Metrics {
 	)
 	m.dbMetrics = newDBMetrics(m.registry)
 	return m
+}
+
+// counterVec is a counter named name, explained by help, by labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+// gaugeVec is a gauge named name, explained by help, by labels.
+func gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+}
+
+// histogramVec is a histogram named name, explained by help, with buckets,
+// by labels.
+func histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
 }
 
 // Handler serves the metrics in the Prometheus text format.

@@ -24,6 +24,7 @@ import (
 	"github.com/ragchat/ragchat/internal/cachesize"
 	"github.com/ragchat/ragchat/internal/clientaddr"
 	"github.com/ragchat/ragchat/internal/config"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tracing"
@@ -127,9 +128,7 @@ func New(o Options) (*Server, error) {
 	if o.DB == nil || o.Engine == nil || o.Support == nil || o.TenantSettings == nil || o.Usage == nil || o.Verifier == nil {
 		return nil, errors.New("server: DB, Engine, Support, TenantSettings, Usage and Verifier are required")
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Logger = defaults.Logger(o.Logger)
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/waitgroup"
 	"github.com/ragchat/ragchat/resolvers"
 )
 
@@ -77,11 +78,7 @@ func (g *subscriptionGate) Subscribe(ctx context.Context, kind string) (context.
 // for the active ones to release (or ctx to end).
 func (g *subscriptionGate) cancelAll(ctx context.Context) {
 	g.stop()
-	done := make(chan struct{})
-	go func() {
-		g.wg.Wait()
-		close(done)
-	}()
+	done := waitgroup.Done(&g.wg)
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -2,7 +2,6 @@ package sharing
 
 import (
 	"context"
-	"math"
 	"slices"
 	"time"
 
@@ -283,19 +282,7 @@ func (s *Service) readableChunks(ctx, sys context.Context, tenantID string, srcs
 
 // take takes one read from key's bucket, or returns RATE_LIMITED.
 func (s *Service) take(ctx context.Context, key string, r askrate.Rate) error {
-	if s.limiter == nil {
-		return nil
-	}
-	wait, err := s.limiter.Take(ctx, askrate.Key(bucketTenant, key), r)
-	if err != nil {
-		return store.DomainError(err, "rate limit")
-	}
-	if wait <= 0 {
-		return nil
-	}
-	secs := max(1, int(math.Ceil(wait.Seconds())))
-	return domain.Errorf(domain.CodeRateLimited, "too many reads of share links; retry in %d s", secs).
-		With("retryAfterSeconds", secs).With("limit", LimitShareReads)
+	return askrate.Take(ctx, s.limiter, askrate.Key(bucketTenant, key), r, "reads of share links", LimitShareReads)
 }
 
 // LimitShareReads names the share read rate in RATE_LIMITED errors.

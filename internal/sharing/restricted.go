@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/attachment"
 	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/predicate"
@@ -15,6 +14,7 @@ import (
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/readaudit"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -235,24 +235,13 @@ func (s *Service) openTo(ctx context.Context, tenantID string, aud sharelink.Aud
 // viewer in ctx may read now, by the privacy rules (an attachment: only
 // its owner).
 func (s *Service) readableBy(ctx context.Context, docs, atts []uuid.UUID) (map[uuid.UUID]bool, map[uuid.UUID]bool, error) {
-	d, a := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
-	if len(docs) > 0 {
-		ids, err := s.client.Document.Query().Where(document.IDIn(docs...)).IDs(ctx)
-		if err != nil {
-			return nil, nil, store.DomainError(err, "document")
-		}
-		for _, id := range ids {
-			d[id] = true
-		}
+	d, err := sourceauth.ReadableDocuments(ctx, s.client, docs)
+	if err != nil {
+		return nil, nil, store.DomainError(err, "document")
 	}
-	if len(atts) > 0 {
-		ids, err := s.client.Attachment.Query().Where(attachment.IDIn(atts...)).IDs(ctx)
-		if err != nil {
-			return nil, nil, store.DomainError(err, "attachment")
-		}
-		for _, id := range ids {
-			a[id] = true
-		}
+	a, err := sourceauth.ReadableAttachments(ctx, s.client, atts)
+	if err != nil {
+		return nil, nil, store.DomainError(err, "attachment")
 	}
 	return d, a, nil
 }

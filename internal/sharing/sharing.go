@@ -26,7 +26,8 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/askrate"
-	"github.com/ragchat/ragchat/internal/viewer"
+	"github.com/ragchat/ragchat/internal/audit"
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // The audit actions of the share link lifecycle.
@@ -82,12 +83,8 @@ type Service struct {
 
 // New returns the service on c.
 func New(c *ent.Client, o Options) *Service {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Now = defaults.Clock(o.Now)
+	o.Logger = defaults.Logger(o.Logger)
 	if o.LinkRate.PerMinute <= 0 || o.LinkRate.Burst <= 0 {
 		o.LinkRate = DefaultLinkRate
 	}
@@ -130,10 +127,6 @@ func wellFormed(token string) bool {
 // show) or cleared it ("cleared", an empty choice). Failing to audit is logged, never hidden; the step has
 // happened.
 func (s *Service) audit(ctx context.Context, action string, l *ent.ShareLink, chosen *choice) {
-	actor := "system"
-	if v := viewer.FromContext(ctx); v != nil {
-		actor = v.UserID
-	}
 	meta := map[string]string{
 		"conversation": l.ConversationID.String(),
 		"upToMessage":  l.UpToMessageID.String(),
@@ -150,11 +143,7 @@ func (s *Service) audit(ctx context.Context, action string, l *ent.ShareLink, ch
 		meta["restrictedAnswers"] = joinIDs(chosen.restricted)
 		meta["includedRestrictedAnswers"] = joinIDs(chosen.included)
 	}
-	err := s.client.AuditEvent.Create().SetActor(actor).SetAction(action).
-		SetTargetType("ShareLink").SetTargetID(l.ID.String()).SetMetadata(meta).Exec(ctx)
-	if err != nil {
-		s.log.ErrorContext(ctx, "audit event not written", "action", action, "target", l.ID.String(), "err", err)
-	}
+	audit.Log(ctx, s.client.AuditEvent, s.log, audit.Event{Action: action, TargetType: "ShareLink", TargetID: l.ID.String(), Metadata: meta})
 }
 
 // joinIDs joins ids with commas.

@@ -10,9 +10,12 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // Config selects and tunes the database.
@@ -37,24 +40,12 @@ type Config struct {
 
 // WithDefaults fills the zero fields of c.
 func (c Config) WithDefaults() Config {
-	if c.SQLitePath == "" {
-		c.SQLitePath = "./data/ragchat.db"
-	}
-	if c.MaxOpenConns <= 0 {
-		c.MaxOpenConns = 20
-	}
-	if c.MaxIdleConns <= 0 {
-		c.MaxIdleConns = 10
-	}
-	if c.ConnMaxLifetime <= 0 {
-		c.ConnMaxLifetime = 30 * time.Minute
-	}
-	if c.ConnMaxIdleTime <= 0 {
-		c.ConnMaxIdleTime = 5 * time.Minute
-	}
-	if c.WaitTimeout <= 0 {
-		c.WaitTimeout = 30 * time.Second
-	}
+	c.SQLitePath = cmp.Or(c.SQLitePath, "./data/ragchat.db")
+	c.MaxOpenConns = defaults.Positive(c.MaxOpenConns, 20)
+	c.MaxIdleConns = defaults.Positive(c.MaxIdleConns, 10)
+	c.ConnMaxLifetime = defaults.Positive(c.ConnMaxLifetime, 30*time.Minute)
+	c.ConnMaxIdleTime = defaults.Positive(c.ConnMaxIdleTime, 5*time.Minute)
+	c.WaitTimeout = defaults.Positive(c.WaitTimeout, 30*time.Second)
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/internal/audit"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/tenantsettings"
@@ -55,11 +56,7 @@ func (s *Service) Deny(ctx context.Context, id uuid.UUID, reason string) (*ent.S
 // may revoke; revoking a grant that already ended (DENIED, REVOKED) returns
 // it unchanged.
 func (s *Service) Revoke(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
-	v, err := viewer.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	g, err := s.liveGrant(ctx, id)
+	v, g, err := s.liveGrant(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -75,11 +72,7 @@ func (s *Service) Revoke(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, 
 // decidableGrant loads a live grant the viewer may approve or deny under
 // the tenant's policy.
 func (s *Service) decidableGrant(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
-	v, err := viewer.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	g, err := s.liveGrant(ctx, id)
+	v, g, err := s.liveGrant(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -135,4 +128,19 @@ func statusIn(s supportgrant.Status, in []supportgrant.Status) bool {
 func grantConflict(g *ent.SupportGrant) error {
 	return domain.Errorf(domain.CodeConflict, "the support grant is %s", strings.ToLower(g.Status.String())).
 		With("status", g.Status.String())
+}
+
+// auditGrant writes the audit event of a lifecycle step of g as the
+// viewer. Failing to audit is logged, never hidden; the step it describes
+// has already happened.
+func (s *Service) auditGrant(ctx context.Context, action string, g *ent.SupportGrant, reason string) {
+	audit.Log(ctx, s.client.AuditEvent, s.log, audit.Event{
+		Action: action, TargetType: "SupportGrant", TargetID: g.ID.String(), Reason: reason,
+		Metadata: map[string]string{
+			"conversation": g.ConversationID.String(),
+			"agent":        g.AgentID,
+			"owner":        g.ConversationOwnerID,
+			"expiresAt":    g.ExpiresAt.UTC().Format(time.RFC3339),
+		},
+	})
 }

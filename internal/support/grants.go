@@ -42,15 +42,20 @@ func grantState(g *ent.SupportGrant, now time.Time) string {
 	return g.Status.String()
 }
 
-// liveGrant loads a grant the viewer may see that has not expired. An
-// expired grant is NOT_FOUND, like one that does not exist.
-func (s *Service) liveGrant(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
+// liveGrant returns the viewer (viewer.Require) and loads a grant they may
+// see that has not expired. An expired grant is NOT_FOUND, like one that
+// does not exist.
+func (s *Service) liveGrant(ctx context.Context, id uuid.UUID) (*viewer.Viewer, *ent.SupportGrant, error) {
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	g, err := s.client.SupportGrant.Get(ctx, id)
 	if err != nil {
-		return nil, store.DomainError(err, grantKind)
+		return nil, nil, store.DomainError(err, grantKind)
 	}
 	if grantState(g, s.now()) == "EXPIRED" {
-		return nil, domain.NotFound(grantKind)
+		return nil, nil, domain.NotFound(grantKind)
 	}
-	return g, nil
+	return v, g, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/ent/supportgrant"
 	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/store"
@@ -61,12 +62,8 @@ type Service struct {
 
 // New returns the workflow on c.
 func New(c *ent.Client, o Options) *Service {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Now = defaults.Clock(o.Now)
+	o.Logger = defaults.Logger(o.Logger)
 	if o.ReasonChars <= 0 {
 		o.ReasonChars = domain.DefaultCommentChars
 	}

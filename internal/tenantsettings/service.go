@@ -6,6 +6,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/ent/tenant"
+	"github.com/ragchat/ragchat/internal/audit"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/viewer"
@@ -131,14 +132,10 @@ func (s *Service) save(ctx context.Context, t *ent.Tenant, next domain.TenantSet
 	if n == 0 {
 		return false, rollback(tx, nil)
 	}
-	actor := "system"
-	if v := viewer.FromContext(ctx); v != nil {
-		actor = v.UserID
-	}
-	err = tx.AuditEvent.Create().SetActor(actor).SetAction("tenant.settings.updated").
-		SetTargetType("Tenant").SetTargetID(t.ID).
-		SetMetadata(changeMetadata(changes, t.SettingsVersion+1)).
-		Exec(ctx)
+	err = audit.Write(ctx, tx.AuditEvent, audit.Event{
+		Action: "tenant.settings.updated", TargetType: "Tenant", TargetID: t.ID,
+		Metadata: changeMetadata(changes, t.SettingsVersion+1),
+	})
 	if err != nil {
 		return false, rollback(tx, store.DomainError(err, "audit event"))
 	}

@@ -20,26 +20,25 @@ func Require(ctx context.Context) (*Viewer, error) {
 // RequireAdmin returns the viewer in ctx if they are a tenant admin, or
 // UNAUTHENTICATED (no viewer) or FORBIDDEN.
 func RequireAdmin(ctx context.Context) (*Viewer, error) {
-	v, err := Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !v.IsAdmin() {
-		return nil, domain.Errorf(domain.CodeForbidden, "admin role required")
-	}
-	return v, nil
+	return requireRole(ctx, (*Viewer).IsAdmin, "admin role required")
 }
 
 // RequireCurator returns the viewer in ctx if they may administer
 // knowledge (admins and agents), or UNAUTHENTICATED (no viewer) or
 // FORBIDDEN.
 func RequireCurator(ctx context.Context) (*Viewer, error) {
+	return requireRole(ctx, (*Viewer).CanCurateKnowledge, "admin or agent role required")
+}
+
+// requireRole returns the viewer in ctx if has says they hold the role, or
+// UNAUTHENTICATED (no viewer) or FORBIDDEN with message.
+func requireRole(ctx context.Context, has func(*Viewer) bool, message string) (*Viewer, error) {
 	v, err := Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !v.CanCurateKnowledge() {
-		return nil, domain.Errorf(domain.CodeForbidden, "admin or agent role required")
+	if !has(v) {
+		return nil, domain.Errorf(domain.CodeForbidden, "%s", message)
 	}
 	return v, nil
 }

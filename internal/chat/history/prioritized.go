@@ -112,7 +112,7 @@ func (s *roundScorer) scores(ctx context.Context, question string) []domain.Roun
 	for i, r := range s.rounds {
 		sc := domain.RoundScore{UserSeq: r.UserSeq, Cited: s.cited[r.UserSeq], Previous: i == n-1}
 		if q != nil && s.vecs != nil {
-			sc.Similarity = round3(math.Max(0, cosine(q, s.vecs[i])))
+			sc.Similarity = round3(math.Max(0, llm.Cosine(q, s.vecs[i])))
 		}
 		sc.SharedTerms = sharedTerms(qTerms, terms(r.User+"\n"+r.Assistant))
 		score := weightSimilarity*sc.Similarity + weightShared*float64(min(sc.SharedTerms, sharedSaturation))/sharedSaturation
@@ -207,20 +207,6 @@ func roundText(r prompt.Round) string {
 		a = string([]rune(a)[:roundTextRunes])
 	}
 	return strings.TrimSpace(r.User) + "\n" + a
-}
-
-// cosine returns the cosine similarity of a and b.
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range min(len(a), len(b)) {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

@@ -179,15 +179,11 @@ func (a *Assembler) readPath(ctx context.Context, req Request, conv *ent.Convers
 		pending := req.Settings.HistoryRounds + req.Settings.SummaryTriggerRounds + 2
 		walk.Limit = walkMessages(max(plan.read, pending))
 	}
-	msgs, err := a.Client.Message.Query().
+	q := a.Client.Message.Query().
 		Where(tree.Up(walk)). // in conv (walk.Conversation)
 		Order(ent.Desc(message.FieldDepth)).
-		Select(pathMessageFields...).
-		Modify(joinWindowAttempts, selectWindowSources(ctx)).
-		All(ctx)
-	if err == nil {
-		err = attachWindowAttempts(msgs)
-	}
+		Select(pathMessageFields...)
+	msgs, err := readWindow(ctx, q)
 	if err != nil {
 		return path{}, err
 	}
@@ -219,7 +215,7 @@ func (a *Assembler) readLine(ctx context.Context, req Request, conv *ent.Convers
 	if plan.afterSummary {
 		after = conv.SummaryMessageSequence
 	}
-	msgs, err := a.Client.Message.Query().
+	q := a.Client.Message.Query().
 		Where(
 			message.ConversationID(conv.ID),
 			message.SequenceNoLT(req.SequenceNo),
@@ -228,12 +224,8 @@ func (a *Assembler) readLine(ctx context.Context, req Request, conv *ent.Convers
 		).
 		Order(ent.Desc(message.FieldSequenceNo)).
 		Limit(walkMessages(plan.read)).
-		Select(windowMessageFields...).
-		Modify(joinWindowAttempts, selectWindowSources(ctx)).
-		All(ctx)
-	if err == nil {
-		err = attachWindowAttempts(msgs)
-	}
+		Select(windowMessageFields...)
+	msgs, err := readWindow(ctx, q)
 	if err != nil {
 		return path{}, err
 	}

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"fmt"
 
 	"entgo.io/ent/dialect"
@@ -48,6 +49,17 @@ func joinWindowAttempts(s *sql.Selector) {
 	s.AppendSelectAs(a.C(attempt.FieldUserMessageID), colWindowUserMessageID)
 	s.AppendSelectAs(a.C(attempt.FieldStatus), colWindowStatus)
 	s.AppendSelectAs(a.C(attempt.FieldRefused), colWindowRefused)
+}
+
+// readWindow runs q, a window read, with each answer's attempt and the
+// sources' flags joined (joinWindowAttempts, selectWindowSources) and the
+// attempts attached (attachWindowAttempts).
+func readWindow(ctx context.Context, q *ent.MessageSelect) ([]*ent.Message, error) {
+	msgs, err := q.Modify(joinWindowAttempts, selectWindowSources(ctx)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return msgs, attachWindowAttempts(msgs)
 }
 
 // attachWindowAttempts sets, on every message of msgs that has an

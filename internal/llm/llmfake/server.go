@@ -51,21 +51,10 @@ type Server struct {
 	quit chan struct{}
 	once sync.Once
 
-	mu              sync.Mutex
-	reply           func(ChatRequest) string
-	chunkRunes      int
-	chunkDelay      time.Duration
-	firstChunkDelay time.Duration
-	chunkText       func(i int, text string) string
-	failures        []Failure
-	failFunc        func(ChatRequest) *Failure
-	dropAfter       int
-	stallAfter      int
-	stall           bool
-	omitUsage       bool
-	embeddingDims   int
-	reverseEmbed    bool
-	recorded        []Request
+	mu       sync.Mutex
+	cfg      settings
+	failures []Failure
+	recorded []Request
 
 	count       atomic.Int64
 	abandoned   atomic.Int64
@@ -76,13 +65,10 @@ type Server struct {
 // New starts a fake server. Close it when done.
 func New() *Server {
 	s := &Server{
-		quit:          make(chan struct{}),
-		chunkRunes:    4,
-		dropAfter:     -1,
-		stallAfter:    -1,
-		embeddingDims: 16,
-		disconnects:   make(chan struct{}, 1000),
-		gate:          newGate(),
+		quit:        make(chan struct{}),
+		cfg:         settings{chunkRunes: 4, dropAfter: -1, stallAfter: -1, embeddingDims: 16},
+		disconnects: make(chan struct{}, 1000),
+		gate:        newGate(),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
@@ -144,44 +130,24 @@ func (s *Server) SetReply(text string) {
 }
 
 // SetReplyFunc scripts the answer per request.
-func (s *Server) SetReplyFunc(f func(ChatRequest) string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reply = f
-}
+func (s *Server) SetReplyFunc(f func(ChatRequest) string) { setLocked(s, &s.cfg.reply, f) }
 
 // SetChunkRunes sets how many runes of the reply each stream chunk carries
 // (default 4).
-func (s *Server) SetChunkRunes(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.chunkRunes = max(n, 1)
-}
+func (s *Server) SetChunkRunes(n int) { setLocked(s, &s.cfg.chunkRunes, max(n, 1)) }
 
 // SetChunkDelay pauses between stream chunks.
-func (s *Server) SetChunkDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.chunkDelay = d
-}
+func (s *Server) SetChunkDelay(d time.Duration) { setLocked(s, &s.cfg.chunkDelay, d) }
 
 // SetChunkText rewrites each content chunk of a stream as it is sent: f
 // gets the chunk's index and text and returns the text to send (nil sends
 // the text as it is). Benchmarks stamp chunks with their send time this
 // way, so that a receiver can tell each token's delay.
-func (s *Server) SetChunkText(f func(i int, text string) string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.chunkText = f
-}
+func (s *Server) SetChunkText(f func(i int, text string) string) { setLocked(s, &s.cfg.chunkText, f) }
 
 // SetFirstChunkDelay pauses after the stream's headers, before its first
 // chunk.
-func (s *Server) SetFirstChunkDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.firstChunkDelay = d
-}
+func (s *Server) SetFirstChunkDelay(d time.Duration) { setLocked(s, &s.cfg.firstChunkDelay, d) }
 
 // FailNext makes the next n requests (to any endpoint) fail with f.
 func (s *Server) FailNext(n int, f Failure) {
@@ -195,59 +161,38 @@ func (s *Server) FailNext(n int, f Failure) {
 // SetFailFunc makes a chat request fail when f returns a failure for it
 // (nil: answered as usual), e.g. to fail only the title requests; f nil
 // turns it off. Retries of a failed request are asked again.
-func (s *Server) SetFailFunc(f func(ChatRequest) *Failure) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failFunc = f
-}
+func (s *Server) SetFailFunc(f func(ChatRequest) *Failure) { setLocked(s, &s.cfg.failFunc, f) }
 
 // SetDropAfter makes streaming requests drop the connection, without an
 // end-of-stream marker, after k content chunks; a negative k turns it off.
-func (s *Server) SetDropAfter(k int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dropAfter = k
-}
+func (s *Server) SetDropAfter(k int) { setLocked(s, &s.cfg.dropAfter, k) }
 
 // SetStallAfter makes streaming requests send k content chunks and then
 // nothing more, keeping the connection open, until the client gives up (or
 // the server closes): a model that stalls mid-answer. A negative k turns it
 // off.
-func (s *Server) SetStallAfter(k int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stallAfter = k
-}
+func (s *Server) SetStallAfter(k int) { setLocked(s, &s.cfg.stallAfter, k) }
 
 // SetStall makes chat requests send no byte at all until the client gives
 // up (or the server closes).
-func (s *Server) SetStall(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stall = on
-}
+func (s *Server) SetStall(on bool) { setLocked(s, &s.cfg.stall, on) }
 
 // SetOmitUsage makes streams ignore stream_options.include_usage.
-func (s *Server) SetOmitUsage(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.omitUsage = on
-}
+func (s *Server) SetOmitUsage(on bool) { setLocked(s, &s.cfg.omitUsage, on) }
 
 // SetEmbeddingDims sets the width of embeddings when the request does not
 // ask for "dimensions" (default 16).
-func (s *Server) SetEmbeddingDims(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.embeddingDims = n
-}
+func (s *Server) SetEmbeddingDims(n int) { setLocked(s, &s.cfg.embeddingDims, n) }
 
 // SetReverseEmbeddings returns embedding data in reverse order (with correct
 // "index" fields), as a provider is allowed to.
-func (s *Server) SetReverseEmbeddings(on bool) {
+func (s *Server) SetReverseEmbeddings(on bool) { setLocked(s, &s.cfg.reverseEmbed, on) }
+
+// setLocked sets *field, a field of s.cfg, to v under s's lock.
+func setLocked[T any](s *Server, field *T, v T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reverseEmbed = on
+	*field = v
 }
 
 // RequestCount is the number of requests received.
@@ -289,13 +234,10 @@ func (s *Server) clientGone() {
 func (s *Server) snapshot() settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return settings{
-		reply: s.reply, failFunc: s.failFunc, chunkRunes: s.chunkRunes, chunkDelay: s.chunkDelay,
-		firstChunkDelay: s.firstChunkDelay, chunkText: s.chunkText, dropAfter: s.dropAfter, stallAfter: s.stallAfter, stall: s.stall,
-		omitUsage: s.omitUsage, embeddingDims: s.embeddingDims, reverseEmbed: s.reverseEmbed,
-	}
+	return s.cfg
 }
 
+// settings are the knobs the Set methods turn (Server.cfg, under mu).
 type settings struct {
 	reply           func(ChatRequest) string
 	failFunc        func(ChatRequest) *Failure

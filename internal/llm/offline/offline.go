@@ -7,9 +7,11 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/llm"
 )
 
@@ -49,15 +51,11 @@ var _ llm.Model = (*Model)(nil)
 // New returns an offline model.
 func New(o Options) llm.Model {
 	m := &Model{delay: o.TokenDelay, maxSentences: o.MaxSentences}
-	if m.delay == 0 {
-		m.delay = DefaultDelay
-	}
+	m.delay = cmp.Or(m.delay, DefaultDelay)
 	if m.delay < 0 {
 		m.delay = 0
 	}
-	if m.maxSentences <= 0 {
-		m.maxSentences = DefaultSentences
-	}
+	m.maxSentences = defaults.Positive(m.maxSentences, DefaultSentences)
 	return m
 }
 

@@ -7,6 +7,7 @@
 package openai
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/llm"
 )
@@ -94,42 +96,22 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.ChatModel == "" {
-		c.ChatModel = DefaultChatModel
-	}
-	if c.EmbeddingModel == "" {
-		c.EmbeddingModel = DefaultEmbeddingModel
-	}
-	if c.EmbeddingDimensions == 0 {
-		c.EmbeddingDimensions = domain.EmbeddingDimensions
-	}
-	if c.EmbeddingBatchSize <= 0 {
-		c.EmbeddingBatchSize = DefaultEmbeddingBatch
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.FirstTokenTimeout <= 0 {
-		c.FirstTokenTimeout = DefaultFirstTokenTimeout
-	}
-	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = DefaultIdleTimeout
-	}
+	c.ChatModel = cmp.Or(c.ChatModel, DefaultChatModel)
+	c.EmbeddingModel = cmp.Or(c.EmbeddingModel, DefaultEmbeddingModel)
+	c.EmbeddingDimensions = cmp.Or(c.EmbeddingDimensions, domain.EmbeddingDimensions)
+	c.EmbeddingBatchSize = defaults.Positive(c.EmbeddingBatchSize, DefaultEmbeddingBatch)
+	c.Timeout = defaults.Positive(c.Timeout, DefaultTimeout)
+	c.FirstTokenTimeout = defaults.Positive(c.FirstTokenTimeout, DefaultFirstTokenTimeout)
+	c.IdleTimeout = defaults.Positive(c.IdleTimeout, DefaultIdleTimeout)
 	switch {
 	case c.MaxRetries == 0:
 		c.MaxRetries = DefaultMaxRetries
 	case c.MaxRetries < 0:
 		c.MaxRetries = 0
 	}
-	if c.RetryBaseDelay <= 0 {
-		c.RetryBaseDelay = DefaultRetryBaseDelay
-	}
-	if c.MaxRetryDelay <= 0 {
-		c.MaxRetryDelay = DefaultMaxRetryDelay
-	}
-	if c.AzureAPIVersion == "" {
-		c.AzureAPIVersion = DefaultAzureAPIVersion
-	}
+	c.RetryBaseDelay = defaults.Positive(c.RetryBaseDelay, DefaultRetryBaseDelay)
+	c.MaxRetryDelay = defaults.Positive(c.MaxRetryDelay, DefaultMaxRetryDelay)
+	c.AzureAPIVersion = cmp.Or(c.AzureAPIVersion, DefaultAzureAPIVersion)
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}
@@ -145,9 +127,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 // with EmbeddingAPIKey, else APIKey.
 func (c Config) EmbeddingEndpoint() (baseURL, apiKey string) {
 	chat := c.BaseURL
-	if chat == "" {
-		chat = DefaultBaseURL
-	}
+	chat = cmp.Or(chat, DefaultBaseURL)
 	if c.EmbeddingBaseURL != "" && strings.TrimRight(c.EmbeddingBaseURL, "/") != strings.TrimRight(chat, "/") {
 		return c.EmbeddingBaseURL, c.EmbeddingAPIKey
 	}

@@ -54,12 +54,18 @@ func (m *Model) chatRequest(req llm.ChatRequest) goopenai.ChatCompletionRequest 
 		Temperature: req.Temperature,
 		TopP:        req.TopP,
 	}
-	if m.cfg.UseMaxCompletionTokens {
-		r.MaxCompletionTokens = req.MaxTokens
-	} else {
-		r.MaxTokens = req.MaxTokens
-	}
+	m.setMaxTokens(&r, req.MaxTokens)
 	return r
+}
+
+// setMaxTokens bounds r's answer to n tokens, in the field the endpoint
+// reads (Config.UseMaxCompletionTokens).
+func (m *Model) setMaxTokens(r *goopenai.ChatCompletionRequest, n int) {
+	if m.cfg.UseMaxCompletionTokens {
+		r.MaxCompletionTokens = n
+	} else {
+		r.MaxTokens = n
+	}
 }
 
 func fromUsage(u goopenai.Usage) llm.Usage {

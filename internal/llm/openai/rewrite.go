@@ -32,11 +32,7 @@ func (m *Model) Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.Rewrit
 		},
 		ResponseFormat: &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONObject},
 	}
-	if m.cfg.UseMaxCompletionTokens {
-		creq.MaxCompletionTokens = rewriteMaxTokens
-	} else {
-		creq.MaxTokens = rewriteMaxTokens
-	}
+	m.setMaxTokens(&creq, rewriteMaxTokens)
 	text, usage, err := m.complete(ctx, creq, true)
 	if err != nil {
 		return llm.RewriteResult{}, err

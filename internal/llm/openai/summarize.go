@@ -25,11 +25,7 @@ func (m *Model) Summarize(ctx context.Context, req llm.SummarizeRequest) (string
 			{Role: goopenai.ChatMessageRoleUser, Content: summaryUser(req)},
 		},
 	}
-	if m.cfg.UseMaxCompletionTokens {
-		creq.MaxCompletionTokens = limit * summaryTokensPerRune
-	} else {
-		creq.MaxTokens = limit * summaryTokensPerRune
-	}
+	m.setMaxTokens(&creq, limit*summaryTokensPerRune)
 	text, _, err := m.complete(ctx, creq, false)
 	if err != nil {
 		return "", err

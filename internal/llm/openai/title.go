@@ -30,11 +30,7 @@ func (m *Model) TitleWith(ctx context.Context, model, firstQuestion string) (str
 			{Role: goopenai.ChatMessageRoleUser, Content: titleUser(firstQuestion)},
 		},
 	}
-	if m.cfg.UseMaxCompletionTokens {
-		creq.MaxCompletionTokens = titleMaxTokens
-	} else {
-		creq.MaxTokens = titleMaxTokens
-	}
+	m.setMaxTokens(&creq, titleMaxTokens)
 	text, usage, err := m.complete(ctx, creq, true)
 	if err != nil {
 		return "", usage, err

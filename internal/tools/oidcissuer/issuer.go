@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/ragchat/ragchat/internal/defaults"
 )
 
 // User is the one user the issuer signs in, and the claims ragchat reads.
@@ -67,9 +69,7 @@ func NewIssuer(s Settings) (*Issuer, error) {
 	if s.TTL <= 0 {
 		s.TTL = time.Hour
 	}
-	if s.Now == nil {
-		s.Now = time.Now
-	}
+	s.Now = defaults.Clock(s.Now)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, err
