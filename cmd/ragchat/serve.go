@@ -176,7 +176,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}()
 	// Messages and titles written before conversation search get their
-	// search entries the same way (docs/ENGINE.md, "Conversation search").
+	// search entries the same way (internal/convsearch/README.md).
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

@@ -17,7 +17,7 @@ import (
 // PersistedQuery is one automatic persisted query (Apollo's APQ): a query
 // document under the SHA-256 of its text, shared by every instance on the
 // database, so that a hash registered through one replica is known to all
-// (docs/ENGINE.md, "Persisted operations"). It is not tenant data: the
+// (internal/persisted/README.md). It is not tenant data: the
 // same text under the same hash serves every tenant, and it carries no
 // viewer's data. The table is bounded: internal/persisted evicts the
 // least recently used rows past its cap.

@@ -4,5 +4,6 @@
 // Apollo's or Relay's format (Manifest), which RAGCHAT_PERSISTED_ONLY makes
 // the only documents the server runs. Extension is the gqlgen extension
 // that applies both to every operation before gqlgen parses it
-// (docs/API.md and docs/ENGINE.md, "Persisted operations").
+// (docs/API.md, "Persisted operations", and
+// internal/persisted/README.md).
 package persisted
