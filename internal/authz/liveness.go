@@ -35,3 +35,10 @@ func GoneAt(conv *ent.Conversation, now time.Time) bool {
 // exports conversations: temporary chats are never among them (their
 // owner's client holds the id).
 func NotTemporary() predicate.Conversation { return conversation.TemporaryExpiresAtIsNil() }
+
+// TemporaryGone is the predicate of the temporary chats past their expiry
+// at now, DELETED or not: the rows the purge deletes (the SQL form of
+// TemporaryGoneAt).
+func TemporaryGone(now time.Time) predicate.Conversation {
+	return conversation.TemporaryExpiresAtLTE(now.UTC())
+}

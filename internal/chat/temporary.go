@@ -79,7 +79,7 @@ const purgeBatch = 1000
 // retention). It returns how many it deleted.
 func (e *Engine) purgeTemporary(ctx context.Context, tenantID string, now time.Time) (int, error) {
 	doomed, err := e.client.Conversation.Query().
-		Where(conversation.TenantID(tenantID), conversation.TemporaryExpiresAtLTE(now.UTC())).
+		Where(conversation.TenantID(tenantID), authz.TemporaryGone(now)).
 		Select(conversation.FieldID).
 		Limit(purgeBatch).All(ctx)
 	if err != nil {
