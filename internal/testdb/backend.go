@@ -33,16 +33,22 @@ type Backend struct {
 //
 // Like PostgresURL it fails the test when EnvDatabaseURL is unset. When
 // EnvSkipPostgres is "1" it logs loudly and returns only the SQLite backend
-// (the test summary then reports that no PostgreSQL suite ran).
+// (the test summary then reports that no PostgreSQL suite ran). EnvBackends
+// may select one backend.
 func Backends(t testing.TB) []Backend {
 	t.Helper()
 	var out []Backend
-	if base, ok := adminURL(t); ok {
-		out = append(out, Backend{Name: "postgres", Dialect: dialect.Postgres, Driver: PostgresDriver, DSN: createDatabase(t, base)})
-	} else {
-		t.Logf("SKIPPING the postgres backend: %s is unset and %s=1", EnvDatabaseURL, EnvSkipPostgres)
+	if runs(NamePostgres) {
+		if base, ok := adminURL(t); ok {
+			out = append(out, Backend{Name: NamePostgres, Dialect: dialect.Postgres, Driver: PostgresDriver, DSN: createDatabase(t, base)})
+		} else {
+			t.Logf("SKIPPING the postgres backend: %s is unset and %s=1", EnvDatabaseURL, EnvSkipPostgres)
+		}
 	}
-	return append(out, Backend{Name: "sqlite", Dialect: dialect.SQLite, Driver: SQLiteDriver, DSN: SQLiteDSN(t)})
+	if runs(NameSQLite) {
+		out = append(out, Backend{Name: NameSQLite, Dialect: dialect.SQLite, Driver: SQLiteDriver, DSN: SQLiteDSN(t)})
+	}
+	return out
 }
 
 // Open opens and pings the backend's database with its driver, failing the

@@ -11,6 +11,7 @@ import (
 )
 
 func TestBackendsDescribeBothDatabases(t *testing.T) {
+	t.Setenv(testdb.EnvBackends, "")
 	backends := testdb.Backends(t)
 	require.Len(t, backends, 2)
 	tests := []struct {

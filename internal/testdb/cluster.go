@@ -39,9 +39,11 @@ type Cluster struct {
 
 // StartCluster initialises and starts a private cluster. Like PostgresURL
 // it fails the test when PostgreSQL is not installed, unless
-// RAGCHAT_SKIP_POSTGRES=1 asks to skip.
+// RAGCHAT_SKIP_POSTGRES=1 asks to skip; it skips when EnvBackends
+// selects SQLite alone.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
+	skipUnlessPostgresRuns(t)
 	bin := pgBinDir()
 	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
 		if os.Getenv(EnvSkipPostgres) == "1" {

@@ -48,9 +48,11 @@ type adminConn struct {
 // the pgvector extension and is dropped when the test and its subtests end.
 //
 // It fails the test when EnvDatabaseURL is unset, unless EnvSkipPostgres is
-// "1", in which case it skips the test with a loud message.
+// "1", in which case it skips the test with a loud message. It skips the
+// test when EnvBackends selects SQLite alone.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
+	skipUnlessPostgresRuns(t)
 	base, ok := adminURL(t)
 	if !ok {
 		t.Skipf("SKIPPING PostgreSQL test: %s is unset and %s=1", EnvDatabaseURL, EnvSkipPostgres)

@@ -18,12 +18,19 @@ import (
 
 // adminDB opens the configured admin database for checks made from outside
 // the database under test.
+// needPostgres fails (or skips) the test with PostgresURL's standard
+// message when the PostgreSQL tests do not run.
+func needPostgres(t *testing.T) {
+	t.Helper()
+	if os.Getenv(testdb.EnvDatabaseURL) == "" || os.Getenv(testdb.EnvBackends) == testdb.NameSQLite {
+		testdb.PostgresURL(t)
+	}
+}
+
 func adminDB(t *testing.T) *sql.DB {
 	t.Helper()
+	needPostgres(t)
 	base := os.Getenv(testdb.EnvDatabaseURL)
-	if base == "" {
-		testdb.PostgresURL(t) // fails (or skips) with the standard message
-	}
 	db, err := sql.Open("postgres", base)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, db.Close()) })
@@ -110,6 +117,7 @@ func TestPostgresURLDropsDatabaseWithOpenConnections(t *testing.T) {
 }
 
 func TestPostgresURLParallel(t *testing.T) {
+	needPostgres(t)
 	const n = 12
 	var mu sync.Mutex
 	names := map[string]bool{}
@@ -132,11 +140,8 @@ func TestPostgresURLParallel(t *testing.T) {
 }
 
 func TestPostgresURLAcceptsKeyValueConnectionString(t *testing.T) {
-	base := os.Getenv(testdb.EnvDatabaseURL)
-	if base == "" {
-		testdb.PostgresURL(t)
-	}
-	kv, err := pq.ParseURL(base)
+	needPostgres(t)
+	kv, err := pq.ParseURL(os.Getenv(testdb.EnvDatabaseURL))
 	require.NoError(t, err)
 	t.Setenv(testdb.EnvDatabaseURL, kv)
 
@@ -166,6 +171,7 @@ func TestMissingDatabaseURL(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(testdb.EnvDatabaseURL, "")
 			t.Setenv(testdb.EnvSkipPostgres, tt.skip)
+			t.Setenv(testdb.EnvBackends, "")
 			var result any
 			f, completed := runFake(t, func(tb testing.TB) { result = tt.call(tb) })
 			switch {

@@ -34,20 +34,26 @@ type templateOnce struct {
 // template prepare made for key (a digest of what prepare applies, the
 // migrations: another key is another template); prepare runs on an empty
 // database with pgvector and must close its connections before it
-// returns. The SQLite database is fresh, as in Backends.
+// returns. The SQLite database is fresh, as in Backends, and EnvBackends
+// may select one backend as there.
 func MigratedBackends(t testing.TB, key string, prepare func(ctx context.Context, dsn string) error) []Backend {
 	t.Helper()
 	var out []Backend
-	if base, ok := adminURL(t); ok {
-		tpl, err := preparedTemplate(base, key, prepare)
-		if err != nil {
-			t.Fatalf("testdb: template %s on %s: %v", key, redact(base), err)
+	if runs(NamePostgres) {
+		if base, ok := adminURL(t); ok {
+			tpl, err := preparedTemplate(base, key, prepare)
+			if err != nil {
+				t.Fatalf("testdb: template %s on %s: %v", key, redact(base), err)
+			}
+			out = append(out, Backend{Name: NamePostgres, Dialect: dialect.Postgres, Driver: PostgresDriver, DSN: createDatabaseFrom(t, base, tpl)})
+		} else {
+			t.Logf("SKIPPING the postgres backend: %s is unset and %s=1", EnvDatabaseURL, EnvSkipPostgres)
 		}
-		out = append(out, Backend{Name: "postgres", Dialect: dialect.Postgres, Driver: PostgresDriver, DSN: createDatabaseFrom(t, base, tpl)})
-	} else {
-		t.Logf("SKIPPING the postgres backend: %s is unset and %s=1", EnvDatabaseURL, EnvSkipPostgres)
 	}
-	return append(out, Backend{Name: "sqlite", Dialect: dialect.SQLite, Driver: SQLiteDriver, DSN: SQLiteDSN(t)})
+	if runs(NameSQLite) {
+		out = append(out, Backend{Name: NameSQLite, Dialect: dialect.SQLite, Driver: SQLiteDriver, DSN: SQLiteDSN(t)})
+	}
+	return out
 }
 
 // preparedTemplate returns the name of key's template on the server at

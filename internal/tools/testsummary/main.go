@@ -16,7 +16,11 @@
 //
 // Usage:
 //
-//	go test -json ./... 2>&1 | go run ./internal/tools/testsummary [-backends postgres,sqlite]
+//	go test -json ./... 2>&1 | go run ./internal/tools/testsummary [-backends postgres,sqlite] [-suites FILE]
+//
+// With -suites it also writes the backend suites that ran, one "package
+// test" line each: scripts/test.sh runs the tests of a PostgreSQL pass
+// named there again on SQLite.
 package main
 
 import (
@@ -31,8 +35,13 @@ import (
 func main() {
 	backends := flag.String("backends", "postgres,sqlite",
 		"comma-separated backends that must each run at least one test (empty: none)")
+	suitesOut := flag.String("suites", "",
+		"write the backend suites (\"package test\" per line: the top-level tests with a subtest on a backend) to this file")
 	flag.Parse()
-	ok, err := run(os.Stdin, os.Stdout, splitList(*backends))
+	ok, found, err := run(os.Stdin, os.Stdout, splitList(*backends))
+	if err == nil && *suitesOut != "" {
+		err = writeSuites(*suitesOut, found)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testsummary:", err)
 		os.Exit(2)
@@ -43,8 +52,8 @@ func main() {
 }
 
 // run summarizes the `go test -json` stream in, writing to out, and reports
-// whether everything passed.
-func run(in io.Reader, out io.Writer, backends []string) (bool, error) {
+// whether everything passed and which backend suites ran.
+func run(in io.Reader, out io.Writer, backends []string) (bool, suites, error) {
 	w := bufio.NewWriter(out)
 	s := newSummary(w, backends)
 	r := bufio.NewReaderSize(in, 64*1024)
@@ -54,18 +63,31 @@ func run(in io.Reader, out io.Writer, backends []string) (bool, error) {
 			s.Line(line)
 			// Flush per line so the log streams while tests run.
 			if ferr := w.Flush(); ferr != nil {
-				return false, ferr
+				return false, nil, ferr
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 	}
 	ok := s.Finish()
-	return ok, w.Flush()
+	return ok, s.suites, w.Flush()
+}
+
+// writeSuites writes found to the file at path.
+func writeSuites(path string, found suites) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := found.write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func splitList(s string) []string {

@@ -36,6 +36,7 @@ type summary struct {
 	buildFailed               []string
 	failedTests               []string
 	perBackend                map[string]*backendCount
+	suites                    suites
 	slow                      slowest
 }
 
@@ -48,6 +49,7 @@ func newSummary(out io.Writer, backends []string) *summary {
 		failedChild: map[testKey]bool{},
 		buildOutput: map[string][]string{},
 		perBackend:  map[string]*backendCount{},
+		suites:      suites{},
 	}
 	for _, b := range backends {
 		s.perBackend[b] = &backendCount{}
@@ -120,6 +122,7 @@ func (s *summary) testDone(ev event) {
 		delete(s.failedChild, k)
 	}
 	if b := backendOf(ev.Test, s.backends); b != "" {
+		s.suites.add(ev, s.backends)
 		if ev.Action == "pass" {
 			s.perBackend[b].passed++
 		} else {

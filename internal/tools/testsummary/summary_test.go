@@ -85,7 +85,7 @@ func TestRunFixtures(t *testing.T) {
 			require.NoError(t, err)
 			defer f.Close()
 			var out strings.Builder
-			ok, err := run(f, &out, []string{"postgres", "sqlite"})
+			ok, _, err := run(f, &out, []string{"postgres", "sqlite"})
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantOK, ok)
 			assertInOrder(t, out.String(), tt.want)
@@ -168,7 +168,7 @@ func TestRunHandCrafted(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			ok, err := run(strings.NewReader(tt.input), &out, tt.backends)
+			ok, _, err := run(strings.NewReader(tt.input), &out, tt.backends)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantOK, ok, out.String())
 			assertInOrder(t, out.String(), tt.want)
@@ -243,4 +243,35 @@ func TestSlowestTests(t *testing.T) {
 	assert.NotContains(t, got, "TestN05\n", "only the slowest are listed")
 	assert.NotContains(t, got, "TestN19/sub")
 	assert.NotContains(t, got, "TestSkipped")
+}
+
+// TestSuitesListsTheBackendSuites checks the -suites output: the top-level
+// tests that had a subtest on a backend, once each, and nothing else.
+func TestSuitesListsTheBackendSuites(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file     string
+		backends []string
+		want     string
+	}{
+		{file: "pass.json", backends: []string{"postgres", "sqlite"}, want: "example.com/fix/good TestStore\n"},
+		{file: "pass.json", backends: []string{"postgres"}, want: "example.com/fix/good TestStore\n"},
+		{file: "pass.json", backends: nil, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%v", tt.file, tt.backends), func(t *testing.T) {
+			t.Parallel()
+			f, err := os.Open(filepath.Join("testdata", tt.file))
+			require.NoError(t, err)
+			defer f.Close()
+			var out strings.Builder
+			_, found, err := run(f, &out, tt.backends)
+			require.NoError(t, err)
+			path := filepath.Join(t.TempDir(), "suites")
+			require.NoError(t, writeSuites(path, found))
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
 }
