@@ -13,8 +13,8 @@ import (
 
 // AskRate is one user's ask-rate meter, shared by every instance on the
 // database: the theoretical arrival time (TAT) of the generic cell rate
-// algorithm, which is a token bucket stored as one instant (docs/ENGINE.md,
-// "Rate limits across instances"). One atomic upsert per ask reads and
+// algorithm, which is a token bucket stored as one instant
+// (internal/askrate/README.md). One atomic upsert per ask reads and
 // advances it (internal/chat, ratelimit_db.go).
 //
 // It is not part of the GraphQL API, and the Ent client may neither read

@@ -16,7 +16,7 @@ import (
 )
 
 // Attachment is a file uploaded into one conversation by its owner
-// (docs/ENGINE.md, "Attachments"). It is bound to that conversation for
+// (internal/attachment/README.md). It is bound to that conversation for
 // good: conversation_id and owner_id are immutable. The bytes live in the
 // blob store under blob_key, which is never exposed through the API.
 type Attachment struct{ ent.Schema }

@@ -18,7 +18,7 @@ import (
 )
 
 // AttachmentChunk is a retrievable piece of a READY attachment's extracted
-// text with its embedding (docs/ENGINE.md, "Attachments"). It is a table of
+// text with its embedding (internal/attachment/README.md). It is a table of
 // its own rather than nullable columns on Chunk: a knowledge chunk's
 // visibility is its document's ACL, an attachment chunk's is its
 // conversation's (owner_id copies the conversation's owner, a support

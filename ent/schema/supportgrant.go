@@ -16,7 +16,7 @@ import (
 )
 
 // SupportGrant is a support agent's delegated, read-only access to one
-// conversation (docs/ENGINE.md, "Delegated support access"): requested with
+// conversation (internal/support/README.md): requested with
 // a reason, approved or denied by the owner (or an admin, or automatically,
 // per the tenant's policy), revocable, and limited in time. While APPROVED
 // and not expired it lets the agent read the conversation's messages,

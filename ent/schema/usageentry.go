@@ -17,7 +17,7 @@ import (
 )
 
 // UsageEntry is one line of the append-only usage ledger (internal/quota,
-// docs/ENGINE.md, "Quotas and the usage ledger"): a RESERVE made before a
+// internal/quota/README.md): a RESERVE made before a
 // model call, the SETTLE or REFUND that closes it (reservation_id names
 // it; a reservation is closed at most once), or a GRANT. Tokens and cost
 // (micro-units, from internal/quota's Pricing) are what the entry moves.

@@ -1,5 +1,5 @@
 // Package admission bounds the answers an instance runs at once
-// (docs/ENGINE.md, "Admission control"). A Gate has a number of running
+// (internal/admission/README.md). A Gate has a number of running
 // slots and a short first-in-first-out queue: an ask takes a free slot at
 // once, waits in the queue for one when none is free, and is refused with
 // UNAVAILABLE and extensions.retryAfterSeconds when the queue is full or

@@ -7,7 +7,7 @@
 // MemoryLimiter keeps them in-process, for tests and single-process
 // embedding. The conversation engine (internal/chat) decides when an ask is
 // charged and at which rate; this package knows nothing of the engine
-// (docs/ENGINE.md, "Rate limits across instances").
+// (internal/askrate/README.md).
 package askrate
 
 import (

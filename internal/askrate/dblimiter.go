@@ -17,7 +17,7 @@ import (
 )
 
 // DBLimiter is the Limiter shared by every instance on one database
-// (docs/ENGINE.md, "Rate limits across instances"). Each user's bucket is
+// (internal/askrate/README.md). Each user's bucket is
 // one row of ask_rates holding its theoretical arrival time (TAT) under
 // the generic cell rate algorithm (GCRA), which admits exactly what a token
 // bucket of the same rate and burst admits:

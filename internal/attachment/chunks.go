@@ -25,8 +25,8 @@ const (
 // documents use), embeds the pieces with Options.Embedder and, in one
 // transaction, marks a READY within its attempt and stores the pieces as
 // its chunks, tagged with a's conversation and owner so that the privacy
-// scope of the attachment applies to them (docs/ENGINE.md,
-// "Attachments"); the chunks of an earlier attempt that got as far are
+// scope of the attachment applies to them (internal/attachment/README.md);
+// the chunks of an earlier attempt that got as far are
 // replaced. Without an embedder it stores no chunks: the attachment is
 // then READY but never retrieved. It returns the READY attachment, or
 // errLost when the attempt was taken over.

@@ -1,5 +1,5 @@
 // Package attachment holds the engine of conversation attachments
-// (docs/ENGINE.md, "Attachments"): files a conversation's owner uploads
+// (internal/attachment/README.md): files a conversation's owner uploads
 // into that one conversation. It sniffs the type from the bytes, checks the
 // tenant's limits and the owner's upload rate before anything is stored,
 // keeps the bytes in a blob store (internal/blobstore), and processes them

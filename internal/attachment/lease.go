@@ -12,7 +12,7 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// The processing lease (docs/ENGINE.md, "Attachments"). An attachment
+// The processing lease (internal/attachment/README.md). An attachment
 // that is UPLOADED, SCANNING or CHUNKING is held by the instance that
 // queued or processes it until lease_until, which that instance renews
 // while it holds it (heartbeat). attempts counts the processing attempts

@@ -40,7 +40,7 @@ const (
 
 // pdfText extracts the text of a PDF into out with
 // github.com/ledongthuc/pdf for the file's objects and streams
-// (docs/ENGINE.md, "Attachments") and its own reading of the pages'
+// (internal/attachment/README.md) and its own reading of the pages'
 // content streams, so that every step is bounded by lim:
 //
 //   - the page tree is walked and its page objects counted before any

@@ -32,8 +32,9 @@ type job struct {
 	attempts int
 }
 
-// pool runs the processing of uploaded attachments (docs/ENGINE.md,
-// "Attachments"): Workers goroutines take jobs from a queue of at most
+// pool runs the processing of uploaded attachments
+// (internal/attachment/README.md): Workers goroutines take jobs from a queue
+// of at most
 // Queue, each attempt bounded by Deadline and cancelled on Shutdown.
 // Upload reserves a place in the queue before it stores anything
 // (reserve), so a full queue refuses the upload instead of blocking it.

@@ -14,5 +14,5 @@
 // Both follow broker topics of their own. When the broker may have lost
 // events (a Distributed broker's bus reconnected, or a subscription
 // lagged), Access moves every stamp, so that every cached verdict is
-// checked again (docs/ENGINE.md, "Brokers").
+// checked again (internal/broker/README.md).
 package authwatch

@@ -18,7 +18,7 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// Delegated support access (docs/ENGINE.md, "Delegated support access"):
+// Delegated support access (internal/support/README.md):
 // a support agent reads, and only reads, the conversations that an
 // APPROVED, unexpired support grant names them for: the conversation row,
 // its messages, its attempts and their sources. The widening applies to

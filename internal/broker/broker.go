@@ -11,7 +11,7 @@
 // SQLite). Distributed serves several instances: each keeps a Memory for its
 // own subscribers and backlogs, and a bus carries every event to the
 // others — PostgreSQL LISTEN/NOTIFY (NewPostgres) or NATS (NewNATS). Offsets
-// are per instance; docs/ENGINE.md, Brokers, describes the design, the
+// are per instance; internal/broker/README.md, describes the design, the
 // wire format and what happens when events are lost.
 package broker
 

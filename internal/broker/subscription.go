@@ -42,7 +42,7 @@ func (s *Subscription) Topic() string { return s.topic }
 // is complete. A Distributed broker reports complete only for a topic this
 // instance holds from its first event: not for a topic it has not heard of
 // yet (it may have started on another instance), nor for one whose events
-// it missed (see docs/ENGINE.md, Brokers).
+// it missed (see internal/broker/README.md).
 func (s *Subscription) Backlog() (events []Event, complete bool) {
 	return s.backlog, s.complete
 }

@@ -6,7 +6,7 @@ import "github.com/ragchat/ragchat/internal/admission"
 // answer's run takes it over: asks, retries, edits and reasks take one
 // before they write anything, release it when they end without starting
 // an answer, and hand it to the run otherwise, which releases it when the
-// answer ends (docs/ENGINE.md, "Admission control").
+// answer ends (internal/admission/README.md).
 type heldSlot struct {
 	slot *admission.Slot
 }

@@ -107,7 +107,7 @@ type Deps struct {
 	// reads (sources.go); nil: the engine follows its own on Broker, which
 	// nothing outside it moves.
 	Access *authwatch.Access
-	// Tracer traces the steps of each ask (docs/ENGINE.md, "Traces");
+	// Tracer traces the steps of each ask (internal/tracing/README.md);
 	// nil traces nothing (a no-op tracer).
 	Tracer trace.Tracer
 	// Models resolves model profiles (modelchoice.go); nil answers every

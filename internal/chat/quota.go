@@ -14,8 +14,8 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// The engine meters answers with internal/quota's Meter (docs/ENGINE.md,
-// "Quotas and the usage ledger"), always with an explicit quota.Charge
+// The engine meters answers with internal/quota's Meter
+// (internal/quota/README.md), always with an explicit quota.Charge
 // (the tenant, user, attempt, model, profile prices and quota; built in
 // reserveAsk and modelOf): an ask under a token quota reserves its prompt
 // budget plus its answer limit in the ask's transaction, before anything

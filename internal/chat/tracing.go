@@ -12,7 +12,7 @@ import (
 	"github.com/ragchat/ragchat/internal/tracing"
 )
 
-// Span names of an ask (docs/ENGINE.md, "Traces"). The first three run in
+// Span names of an ask (internal/tracing/README.md). The first three run in
 // the ask's request, as children of its operation span; ask.answer is the
 // background run, a child of the same operation span, and the parent of
 // the others (ask.window, ask.rewrite and ask.assemble come from

@@ -2,7 +2,7 @@
 // of its UTF-8 bytes in lowercase hex. Chunks store it (set by an Ent hook,
 // ent/schema/chunk.go) and citation snapshots copy it, so that an answer's
 // staleness can tell whether the current version of a document still
-// contains the text it cited (docs/ENGINE.md, "Stale answers"). The
+// contains the text it cited (internal/staleness/README.md). The
 // PostgreSQL backfill computes the same value with
 // encode(sha256(convert_to(content, 'UTF8')), 'hex').
 package contenthash

@@ -1,7 +1,7 @@
 // Package docwatch carries "these documents changed" from the replica that
 // changed them to the open streams of every replica, coalesced per tenant:
 // at most one broadcast per tenant per interval, whatever the number of
-// changed documents (docs/ENGINE.md, "Document-change events").
+// changed documents (internal/docwatch/README.md).
 package docwatch
 
 import (

@@ -1,5 +1,5 @@
 // Package modelprofile is the one resolver of which model answers
-// (docs/API.md, "Model profiles"; docs/ENGINE.md, "Model profiles"). A
+// (docs/API.md, "Model profiles"; internal/modelprofile/README.md). A
 // tenant's admins keep model profiles (an endpoint configured on the
 // server, a model name on it, its context window, bounds and defaults of
 // the sampling parameters, prices); members use the enabled ones open to

@@ -1,6 +1,6 @@
 // Package organise is how one user organises their own conversations
-// (docs/API.md, "Organising conversations"; docs/ENGINE.md, "Organising
-// conversations"): pins, tags, folders and an integrator's metadata.
+// (docs/API.md, "Organising conversations"; internal/organise/README.md):
+// pins, tags, folders and an integrator's metadata.
 //
 // Everything here is the owner's. Tags and folders are rows of their own
 // (owner-scoped by internal/authz); a conversation carries pinned_at,

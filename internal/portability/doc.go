@@ -1,5 +1,5 @@
 // Package portability moves conversations in and out of ragchat
-// (docs/API.md, "Export and import"; docs/ENGINE.md, "Export and import").
+// (docs/API.md, "Export and import"; internal/portability/README.md).
 //
 // Export gives the owner, and only the owner, the whole conversation: its
 // metadata (title, times, status, history strategy, knowledge base, current

@@ -11,8 +11,8 @@ import (
 	"github.com/ragchat/ragchat/ent/usageentry"
 )
 
-// An answer is metered in three steps (docs/ENGINE.md, "Quotas and the
-// usage ledger"). Under a token quota the ask reserves its tokens in its
+// An answer is metered in three steps (internal/quota/README.md). Under a
+// token quota the ask reserves its tokens in its
 // own transaction (ReserveAnswer) and the answer's end closes the
 // reservation after the completion commits (SettleAnswer) or refunds it
 // (Refund); the counters are locked before the conversation by every

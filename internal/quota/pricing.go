@@ -1,7 +1,7 @@
 // Package quota meters the tokens of model calls: the append-only usage
 // ledger (ent UsageEntry), the per-period quota counters shared by every
 // instance on the database (ent UsageCounter), and the prices that turn
-// tokens into cost (docs/ENGINE.md, "Quotas and the usage ledger"). The
+// tokens into cost (internal/quota/README.md). The
 // engine writes through Meter (meter.go, record.go); Service (service.go)
 // is what viewers, admins and the reaper reach: myUsage, grants and
 // per-user overrides (grant.go, usagegrant.go), the usage and cost

@@ -18,8 +18,8 @@ import (
 // calls end within the minute the engine gives them after an answer.
 const SideCallHold = 5 * time.Minute
 
-// Reconcile closes the reservations a crash left open (docs/ENGINE.md,
-// "Quotas and the usage ledger"); the engine's reaper runs it with each
+// Reconcile closes the reservations a crash left open
+// (internal/quota/README.md); the engine's reaper runs it with each
 // pass (chat.Deps.ReconcileUsage). It closes those older than the lease
 // whose attempt has ended, or is gone: a COMPLETED attempt settles the
 // usage it stored, at the price of its model profile if it had one; any

@@ -15,7 +15,7 @@ import (
 
 // Service is the metering that viewers, admins and the reaper reach, beside
 // the engine that meters its model calls (docs/API.md, "Quotas and usage";
-// docs/ENGINE.md, "Quotas and the usage ledger"): a viewer's standing
+// internal/quota/README.md): a viewer's standing
 // (myusage.go), admins' grants and per-user overrides (usagegrant.go),
 // the usage and cost reports (usagereport.go), and the reconciliation of
 // reservations a crash left open (reconcile.go). Every read and write goes

@@ -11,7 +11,7 @@ import (
 	"github.com/ragchat/ragchat/internal/llm"
 )
 
-// An answer's side calls (docs/ENGINE.md, "Quotas and the usage ledger")
+// An answer's side calls (internal/quota/README.md)
 // are metered like the answer: the rewrite of a follow-up (REWRITE), the
 // generated title (TITLE) and the summary folds (SUMMARY) are each charged
 // to the ledger (Charge, a SETTLE, added to the quota's counters, or held

@@ -6,8 +6,9 @@ import (
 	"github.com/ragchat/ragchat/internal/broker"
 )
 
-// brokerCollector exports a distributed broker's counters (docs/ENGINE.md,
-// "Brokers"): what it sent, received, merged and dropped, the losses it
+// brokerCollector exports a distributed broker's counters
+// (internal/broker/README.md): what it sent, received, merged and dropped,
+// the losses it
 // detected, and its queue. It reads Stats on every scrape.
 type brokerCollector struct {
 	stats func() broker.DistributedStats

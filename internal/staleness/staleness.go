@@ -1,6 +1,6 @@
 // Package staleness compares an attempt's sources with the current
 // versions of their documents, as the reader in ctx may see them now
-// (docs/ENGINE.md, "Stale answers"; docs/API.md, "Stale answers"). Its
+// (internal/staleness/README.md; docs/API.md, "Stale answers"). Its
 // reads go through Ent's privacy rules with the reader's viewer, so a
 // document the reader may no longer read is UNAVAILABLE, without detail.
 package staleness

@@ -14,7 +14,7 @@ const sqliteHashBatch = 500
 // backfillSQLiteHashes gives the chunks written before content hashes
 // their hash, and then every source whose chunk still exists its cited
 // chunk hash: the SQLite counterpart of the content_hashes migration's
-// backfill (docs/ENGINE.md, "Stale answers"). SQLite has no SHA-256
+// backfill (internal/staleness/README.md). SQLite has no SHA-256
 // function, so the chunks are hashed here in rounds; once no row lacks a
 // hash, a start costs one indexed read of chunks and one update of
 // sources that matches nothing.

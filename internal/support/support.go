@@ -1,5 +1,5 @@
-// Package support is delegated support access (docs/ENGINE.md, "Delegated
-// support access"): a support agent requests read access to one
+// Package support is delegated support access (internal/support/README.md): a
+// support agent requests read access to one
 // conversation with a reason; the owner (or an admin, or the tenant
 // policy) approves or denies it; the owner, an admin or the agent revokes
 // it; it expires. Service runs that workflow, and audits each of its steps

@@ -28,8 +28,7 @@ const (
 	RoleAdmin Role = "admin"
 	// RoleSupport is a support agent: like a member they see their own
 	// conversations, plus, read-only, the conversations an approved and
-	// unexpired support grant names them for (docs/ENGINE.md, "Delegated
-	// support access").
+	// unexpired support grant names them for (internal/support/README.md).
 	RoleSupport Role = "support"
 )
 
