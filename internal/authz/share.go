@@ -92,7 +92,12 @@ func (shareRule) EvalMutation(ctx context.Context, m ent.Mutation) error {
 	if !reader || !ok || m.Type() != gen.TypeShareLink || !countsOneRead(m) {
 		return privacy.Denyf("share scope: only a read count is written")
 	}
-	w.WhereP(readerLink(r), sharedLive(sharelink.Table, time.Now().UTC()))
+	w.WhereP(
+		sql.FieldEQ(sharelink.FieldID, r.LinkID),
+		sql.FieldEQ(sharelink.FieldTenantID, r.TenantID),
+		readerLink(r),
+		sharedLive(sharelink.Table, time.Now().UTC()),
+	)
 	return privacy.Allow
 }
 
@@ -153,7 +158,7 @@ func readerRows(r viewer.ShareReader, table string, now time.Time) func(*sql.Sel
 	var rows func(*sql.Selector)
 	switch table {
 	case conversation.Table:
-		rows = sql.AndPredicates(sql.FieldEQ(conversation.FieldID, r.ConversationID), NotTemporary())
+		rows = sql.FieldEQ(conversation.FieldID, r.ConversationID)
 	case message.Table:
 		rows = sql.AndPredicates(
 			sql.FieldEQ(message.FieldConversationID, r.ConversationID),
@@ -220,19 +225,26 @@ func sharedLive(table string, now time.Time) func(*sql.Selector) {
 }
 
 // linkOpen is the predicate "this share link is neither revoked nor
-// expired at at".
+// expired at at, and its conversation is not a temporary chat" (one is
+// never shared: internal/sharing refuses to make its link).
 func linkOpen(at time.Time) func(*sql.Selector) {
 	return func(s *sql.Selector) {
+		b := sql.Dialect(s.Dialect())
+		c := b.Table(conversation.Table).As("authz_lc")
+		conv := b.Select(c.C(conversation.FieldID)).From(c)
+		conv.Where(sql.ColumnsEQ(c.C(conversation.FieldID), s.C(sharelink.FieldConversationID)))
+		NotTemporary()(conv)
 		s.Where(sql.And(
 			sql.IsNull(s.C(sharelink.FieldRevokedAt)),
 			wrapped(sql.Or(sql.IsNull(s.C(sharelink.FieldExpiresAt)), sql.GT(s.C(sharelink.FieldExpiresAt), at.UTC()))),
+			sql.Exists(conv),
 		))
 	}
 }
 
-// readerLink is the predicate "r's link is open and names r's
-// conversation, which is not a temporary chat": two uncorrelated EXISTS,
-// each a primary-key probe, so that a reader's scope ends with its link.
+// readerLink is the predicate "r's link is open (linkOpen) and names r's
+// conversation in r's tenant": an uncorrelated EXISTS, a primary-key
+// probe, so that a reader's scope ends with its link.
 func readerLink(r viewer.ShareReader) func(*sql.Selector) {
 	return func(s *sql.Selector) {
 		b := sql.Dialect(s.Dialect())
@@ -244,14 +256,7 @@ func readerLink(r viewer.ShareReader) func(*sql.Selector) {
 			sql.FieldEQ(sharelink.FieldConversationID, r.ConversationID),
 			linkOpen(r.At),
 		)(link)
-		c := b.Table(conversation.Table).As("authz_rc")
-		conv := b.Select(c.C(conversation.FieldID)).From(c)
-		sql.AndPredicates(
-			sql.FieldEQ(conversation.FieldID, r.ConversationID),
-			sql.FieldEQ(conversation.FieldTenantID, r.TenantID),
-			NotTemporary(),
-		)(conv)
-		s.Where(sql.And(sql.Exists(link), sql.Exists(conv)))
+		s.Where(sql.Exists(link))
 	}
 }
 
