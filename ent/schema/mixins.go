@@ -43,7 +43,8 @@ func (TimeMixin) Fields() []ent.Field {
 }
 
 // TenantMixin scopes an entity to a tenant: it adds tenant_id, the tenant
-// edge, and the base policy: no viewer is denied, system jobs are allowed,
+// edge, and the base policy: a share scope is decided first and alone
+// (authz.DecideShareScope), no viewer is denied, system jobs are allowed,
 // creates take tenant_id from the viewer (refusing a mismatched one), and
 // queries, updates and deletes are filtered to the viewer's tenant.
 //
@@ -71,11 +72,13 @@ func (TenantMixin) Edges() []ent.Edge {
 func (TenantMixin) Policy() ent.Policy {
 	return privacy.Policy{
 		Query: privacy.QueryPolicy{
+			authz.DecideShareScope(),
 			authz.DenyIfNoViewer(),
 			authz.AllowIfSystemJob(),
 			authz.FilterTenant(),
 		},
 		Mutation: privacy.MutationPolicy{
+			authz.DecideShareScope(),
 			authz.DenyIfNoViewer(),
 			authz.AllowIfSystemJob(),
 			authz.TenantFromViewerOnCreate(),

@@ -39,11 +39,13 @@ func (Tenant) Fields() []ent.Field {
 func (Tenant) Policy() ent.Policy {
 	return privacy.Policy{
 		Query: privacy.QueryPolicy{
+			authz.DecideShareScope(),
 			authz.DenyIfNoViewer(),
 			authz.AllowIfSystemJob(),
 			authz.FilterOwnTenantRow(),
 		},
 		Mutation: privacy.MutationPolicy{
+			authz.DecideShareScope(),
 			authz.DenyIfNoViewer(),
 			authz.AllowIfSystemJob(),
 			privacy.OnMutationOperation(authz.AlwaysDeny(), ent.OpCreate|ent.OpDelete|ent.OpDeleteOne),

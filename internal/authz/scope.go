@@ -157,13 +157,19 @@ func adminsOnly(v *viewer.Viewer) func(*sql.Selector) {
 }
 
 // VisibleRows returns the predicate that limits table to the rows the actor
-// in ctx may see: nil for system jobs (everything), nothing at all without a
-// viewer, otherwise the viewer's tenant narrowed by the table's scope (with
-// a support agent's active grants, support.go) and without rows of DELETED
-// conversations.
+// in ctx may see: nil for system jobs (everything), a share scope's rows
+// (share.go), nothing at all without a viewer, otherwise the viewer's
+// tenant narrowed by the table's scope (with a support agent's active
+// grants, support.go) and without rows of DELETED conversations.
 func VisibleRows(ctx context.Context, table string) func(*sql.Selector) {
 	if _, ok := viewer.SystemJob(ctx); ok {
 		return nil
+	}
+	if sc := viewer.ShareScopeFrom(ctx); sc != nil {
+		if p := shareRows(sc, table); p != nil {
+			return p
+		}
+		return none
 	}
 	v := viewer.FromContext(ctx)
 	if v == nil || v.TenantID == "" {

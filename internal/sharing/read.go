@@ -8,14 +8,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/chunk"
-	"github.com/ragchat/ragchat/ent/conversation"
-	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/internal/askrate"
-	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/clientaddr"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/readaudit"
@@ -77,14 +73,18 @@ var errNotFound = domain.NotFound(linkKind)
 // link's read count with one UPDATE. An IPv6 client is metered by its
 // /64 (clientaddr.Bucket); idle buckets are swept (sweep.go).
 //
-// The lookup by the token's hash, and the reads of the path it shows, run
-// as the system job JobShareRead, narrowed by hand to the link's tenant
-// and conversation; the sources are then re-authorised for the reader:
-// a viewer of the tenant through the privacy rules (the chunk's document
-// must be readable by them now), anyone else only for documents visible to
-// the whole tenant and only if the tenant shows sources on public links.
-// An answer with a source the reader may not read is withheld unless the
-// owner chose to show it (restricted.go).
+// The reads run as share scopes through Ent's privacy rules
+// (internal/authz, share.go), never as a viewer or a system job: the
+// lookup as viewer.ShareLookup, which reaches only the open link with the
+// token's hash (not revoked, not expired, its conversation not gone) and
+// its tenant's row; then, once the reader is admitted, the path as
+// viewer.ShareReader, which reaches only the link's conversation (not a
+// temporary chat), its frozen path, their sources and, for a reader who
+// is not a member of the tenant while the tenant shows sources on public
+// links, the documents visible to the whole tenant. A member re-authorises
+// the sources as their own viewer (the chunk's document must be readable
+// by them now). An answer with a source the reader may not read is
+// withheld unless the owner chose to show it (restricted.go).
 func (s *Service) Read(ctx context.Context, token string) (*SharedConversation, error) {
 	if addr := clientaddr.FromContext(ctx); addr != "" {
 		if err := s.take(ctx, "addr:"+clientaddr.Bucket(addr), s.addr); err != nil {
@@ -94,26 +94,13 @@ func (s *Service) Read(ctx context.Context, token string) (*SharedConversation, 
 	if !wellFormed(token) {
 		return nil, errNotFound
 	}
-	sys := readaudit.Exempt(viewer.SystemJobContext(ctx, viewer.JobShareRead))
-	l, err := s.client.ShareLink.Query().Where(sharelink.TokenHash(hashToken(token))).Only(sys)
-	if err != nil {
-		return nil, notFoundOr(err)
-	}
 	now := s.now()
-	if l.RevokedAt != nil || (l.ExpiresAt != nil && !l.ExpiresAt.After(now)) {
-		return nil, errNotFound
-	}
-	conv, err := s.client.Conversation.Query().
-		Where(conversation.ID(l.ConversationID), conversation.TenantID(l.TenantID)).Only(sys)
+	lookup := readaudit.Exempt(viewer.NewShareContext(ctx, viewer.ShareLookup{TokenHash: hashToken(token), At: now}))
+	l, err := s.client.ShareLink.Query().Where(sharelink.TokenHash(hashToken(token))).Only(lookup)
 	if err != nil {
 		return nil, notFoundOr(err)
 	}
-	// A temporary chat is never shared (links.go), so one is not found
-	// whether or not it has expired.
-	if conv.Status == conversation.StatusDELETED || authz.IsTemporary(conv) {
-		return nil, errNotFound
-	}
-	t, err := s.client.Tenant.Get(sys, l.TenantID)
+	t, err := s.client.Tenant.Get(lookup, l.TenantID)
 	if err != nil {
 		return nil, notFoundOr(err)
 	}
@@ -123,15 +110,34 @@ func (s *Service) Read(ctx context.Context, token string) (*SharedConversation, 
 	if !admits(l, st.PublicShareLinks, reader, member) {
 		return nil, errNotFound
 	}
+	scope := readaudit.Exempt(viewer.NewShareContext(ctx, viewer.ShareReader{
+		TenantID: l.TenantID, LinkID: l.ID, ConversationID: l.ConversationID, PathMessageIDs: l.PathMessageIds,
+		TenantDocuments: !member && st.PublicShareSources, At: now,
+	}))
+	// A temporary chat is never shared (links.go): the scope does not
+	// reach one, whether or not it has expired.
+	conv, err := s.client.Conversation.Get(scope, l.ConversationID)
+	if err != nil {
+		return nil, notFoundOr(err)
+	}
 	if err := s.take(ctx, "link:"+l.ID.String(), s.link); err != nil {
 		return nil, err
 	}
-	out, err := s.shared(ctx, sys, l, conv, member, st.PublicShareSources)
+	// Documents are read as the member, or as the scope for anyone else
+	// while the tenant shows sources on public links, or not at all.
+	var docs context.Context
+	switch {
+	case member:
+		docs = ctx
+	case st.PublicShareSources:
+		docs = scope
+	}
+	out, err := s.shared(scope, docs, member, l, conv)
 	if err != nil {
 		return nil, err
 	}
 	err = s.client.ShareLink.Update().Where(sharelink.ID(l.ID)).
-		AddReadCount(1).SetLastReadAt(now).Exec(sys)
+		AddReadCount(1).SetLastReadAt(now).Exec(scope)
 	if err != nil {
 		return nil, store.DomainError(err, linkKind)
 	}
@@ -151,13 +157,15 @@ func admits(l *ent.ShareLink, publicOn bool, reader *viewer.Viewer, member bool)
 	return false
 }
 
-// shared builds the reader's view of l's frozen path.
-func (s *Service) shared(ctx, sys context.Context, l *ent.ShareLink, conv *ent.Conversation, member, publicSources bool) (*SharedConversation, error) {
+// shared builds the reader's view of l's frozen path, read in scope (the
+// link's ShareReader). docs is the context that reads documents and
+// chunks for the reader (nil: the reader may read none); member says it
+// is the reader's own viewer, which also reads attachments.
+func (s *Service) shared(scope, docs context.Context, member bool, l *ent.ShareLink, conv *ent.Conversation) (*SharedConversation, error) {
 	msgs, err := s.client.Message.Query().
-		Where(message.IDIn(l.PathMessageIds...), message.ConversationID(conv.ID), message.TenantID(l.TenantID),
-			message.RoleIn(message.RoleUSER, message.RoleASSISTANT)).
+		Where(message.IDIn(l.PathMessageIds...), message.RoleIn(message.RoleUSER, message.RoleASSISTANT)).
 		Order(ent.Asc(message.FieldDepth)).
-		Select(message.FieldRole, message.FieldContent, message.FieldCreatedAt, message.FieldAttemptID).All(sys)
+		Select(message.FieldRole, message.FieldContent, message.FieldCreatedAt, message.FieldAttemptID).All(scope)
 	if err != nil {
 		return nil, store.DomainError(err, linkKind)
 	}
@@ -170,13 +178,12 @@ func (s *Service) shared(ctx, sys context.Context, l *ent.ShareLink, conv *ent.C
 	byAttempt := map[uuid.UUID][]SharedSource{}
 	withheld := map[uuid.UUID]bool{}
 	if len(attempts) > 0 {
-		srcs, err := s.client.Source.Query().
-			Where(source.AttemptIDIn(attempts...), source.TenantID(l.TenantID)).
-			Order(ent.Asc(source.FieldRank)).All(sys)
+		srcs, err := s.client.Source.Query().Where(source.AttemptIDIn(attempts...)).
+			Order(ent.Asc(source.FieldRank)).All(scope)
 		if err != nil {
 			return nil, store.DomainError(err, linkKind)
 		}
-		readable, err := s.readableChunks(ctx, sys, l.TenantID, srcs, member, publicSources)
+		readable, err := readableChunks(docs, s.client, srcs)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +194,7 @@ func (s *Service) shared(ctx, sys context.Context, l *ent.ShareLink, conv *ent.C
 			}
 			byAttempt[src.AttemptID] = append(byAttempt[src.AttemptID], v)
 		}
-		if withheld, err = s.withheld(ctx, sys, l, srcs, member, publicSources); err != nil {
+		if withheld, err = s.withheld(docs, member, l, srcs); err != nil {
 			return nil, err
 		}
 	}
@@ -208,28 +215,22 @@ func (s *Service) shared(ctx, sys context.Context, l *ent.ShareLink, conv *ent.C
 
 // withheld returns the attempts of srcs to withhold from the reader: those
 // with a source whose document or attachment the reader may not read now
-// (a member of the tenant by the privacy rules in ctx; anyone else only
-// documents visible to the whole tenant, with publicSources) unless the
-// owner chose to show them on l, and those with a source deleted since
-// whatever the owner chose.
-func (s *Service) withheld(ctx, sys context.Context, l *ent.ShareLink, srcs []*ent.Source, member, publicSources bool) (map[uuid.UUID]bool, error) {
-	docs, atts := sourceTargets(srcs)
+// (documents read in docs, attachments only when docs is the reader's own
+// context, member; nil docs reads none) unless the owner chose to show
+// them on l, and those with a source deleted since whatever the owner
+// chose.
+func (s *Service) withheld(docs context.Context, member bool, l *ent.ShareLink, srcs []*ent.Source) (map[uuid.UUID]bool, error) {
+	docIDs, atts := sourceTargets(srcs)
 	var readDocs, readAtts map[uuid.UUID]bool
 	var err error
 	switch {
 	case member:
-		if readDocs, readAtts, err = s.readableBy(ctx, docs, atts); err != nil {
+		if readDocs, readAtts, err = s.readableBy(docs, docIDs, atts); err != nil {
 			return nil, err
 		}
-	case publicSources && len(docs) > 0:
-		ids, err := s.client.Document.Query().Where(document.IDIn(docs...), document.TenantID(l.TenantID),
-			document.VisibilityEQ(document.VisibilityTENANT)).IDs(sys)
-		if err != nil {
+	case docs != nil:
+		if readDocs, err = sourceauth.ReadableDocuments(docs, s.client, docIDs); err != nil {
 			return nil, store.DomainError(err, "document")
-		}
-		readDocs = make(map[uuid.UUID]bool, len(ids))
-		for _, id := range ids {
-			readDocs[id] = true
 		}
 	}
 	out := map[uuid.UUID]bool{}
@@ -247,37 +248,23 @@ func (s *Service) withheld(ctx, sys context.Context, l *ent.ShareLink, srcs []*e
 	return out, nil
 }
 
-// readableChunks returns which chunks of srcs the reader may read now: a
-// member of the tenant through the privacy rules in ctx, anyone else only
-// chunks of documents visible to the whole tenant, and only with
-// publicSources.
-func (s *Service) readableChunks(ctx, sys context.Context, tenantID string, srcs []*ent.Source, member, publicSources bool) (map[uuid.UUID]bool, error) {
+// readableChunks returns which chunks of srcs may be read in docs (the
+// reader's own context or their share scope; nil: none).
+func readableChunks(docs context.Context, client *ent.Client, srcs []*ent.Source) (map[uuid.UUID]bool, error) {
 	var ids []uuid.UUID
 	for _, src := range srcs {
 		if src.ChunkID != nil {
 			ids = append(ids, *src.ChunkID)
 		}
 	}
-	out := make(map[uuid.UUID]bool, len(ids))
-	if len(ids) == 0 || (!member && !publicSources) {
-		return out, nil
+	if docs == nil {
+		return map[uuid.UUID]bool{}, nil
 	}
-	if member {
-		readable, err := sourceauth.ReadableChunks(ctx, s.client, ids)
-		if err != nil {
-			return nil, store.DomainError(err, "source")
-		}
-		return readable, nil
-	}
-	visible, err := s.client.Chunk.Query().Where(chunk.IDIn(ids...), chunk.TenantID(tenantID),
-		chunk.HasDocumentWith(document.TenantID(tenantID), document.VisibilityEQ(document.VisibilityTENANT))).IDs(sys)
+	readable, err := sourceauth.ReadableChunks(docs, client, ids)
 	if err != nil {
 		return nil, store.DomainError(err, "source")
 	}
-	for _, id := range visible {
-		out[id] = true
-	}
-	return out, nil
+	return readable, nil
 }
 
 // take takes one read from key's bucket, or returns RATE_LIMITED.

@@ -7,12 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/ent/document"
 	"github.com/ragchat/ragchat/ent/message"
-	"github.com/ragchat/ragchat/ent/predicate"
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
-	"github.com/ragchat/ragchat/internal/authz"
 	"github.com/ragchat/ragchat/internal/readaudit"
 	"github.com/ragchat/ragchat/internal/sourceauth"
 	"github.com/ragchat/ragchat/internal/store"
@@ -96,7 +93,7 @@ func (s *Service) RestrictedAnswers(ctx context.Context, in AudienceInput) ([]Re
 	if err != nil {
 		return nil, err
 	}
-	return s.restricted(ctx, conv.TenantID, answers, in.Audience, users)
+	return s.restricted(ctx, conv.TenantID, conv.ID, answers, in.Audience, users)
 }
 
 // LinkRestrictedAnswers returns the answers of the viewer's link l (read
@@ -107,7 +104,7 @@ func (s *Service) LinkRestrictedAnswers(ctx context.Context, l *ent.ShareLink) (
 	if err != nil {
 		return nil, err
 	}
-	return s.restricted(ctx, l.TenantID, answers, l.Audience, l.Users)
+	return s.restricted(ctx, l.TenantID, l.ConversationID, answers, l.Audience, l.Users)
 }
 
 // pathAnswer is an answer on a path: its message and attempt.
@@ -135,11 +132,11 @@ func (s *Service) pathAnswers(ctx context.Context, convID uuid.UUID, path []uuid
 }
 
 // restricted returns the answers whose sources some reader of the
-// audience (aud, users) of a link of tenant tenantID may not read. The
-// sources are read under the owner's rules in ctx; which documents are
-// open to the audience, as the system job JobShareRead narrowed to the
-// tenant, since the owner may not read them all.
-func (s *Service) restricted(ctx context.Context, tenantID string, answers []pathAnswer, aud sharelink.Audience, users []string) ([]RestrictedAnswer, error) {
+// audience (aud, users) of a link of conversation convID of tenant
+// tenantID may not read. The sources are read under the owner's rules in
+// ctx; which documents are open to the audience, as the audience's share
+// scope (viewer.ShareAudience), since the owner may not read them all.
+func (s *Service) restricted(ctx context.Context, tenantID string, convID uuid.UUID, answers []pathAnswer, aud sharelink.Audience, users []string) ([]RestrictedAnswer, error) {
 	if len(answers) == 0 {
 		return []RestrictedAnswer{}, nil
 	}
@@ -153,17 +150,13 @@ func (s *Service) restricted(ctx context.Context, tenantID string, answers []pat
 		return nil, store.DomainError(err, "source")
 	}
 	docs, atts := sourceTargets(srcs)
-	open := map[uuid.UUID]bool{}
-	if pred, err := s.openTo(ctx, tenantID, aud, users); err != nil {
+	var open map[uuid.UUID]bool
+	if probe, err := s.audience(ctx, tenantID, convID, aud, users); err != nil {
 		return nil, err
-	} else if pred != nil && len(docs) > 0 {
-		sys := readaudit.Exempt(viewer.SystemJobContext(ctx, viewer.JobShareRead))
-		ids, err := s.client.Document.Query().Where(document.IDIn(docs...), document.TenantID(tenantID), pred).IDs(sys)
+	} else if probe != nil && len(docs) > 0 {
+		open, err = sourceauth.ReadableDocuments(readaudit.Exempt(viewer.NewShareContext(ctx, *probe)), s.client, docs)
 		if err != nil {
 			return nil, store.DomainError(err, "document")
-		}
-		for _, id := range ids {
-			open[id] = true
 		}
 	}
 	// What the owner may read now, for the titles.
@@ -202,14 +195,15 @@ func (s *Service) restricted(ctx context.Context, tenantID string, answers []pat
 	return out, nil
 }
 
-// openTo returns the predicate of the documents of tenant tenantID that
-// every reader of the audience may read, or nil when none is: for TENANT
-// (and for PUBLIC, only while the tenant shows public links' sources) a
-// document any member may read without a grant (authz's ACL for a member
-// no grant names), for USERS one each listed user may read by their user
-// id (their groups are known only from their tokens, so a grant to a
-// group does not count).
-func (s *Service) openTo(ctx context.Context, tenantID string, aud sharelink.Audience, users []string) (predicate.Document, error) {
+// audience returns the share scope that reads the documents of the
+// sources of conversation convID of tenant tenantID that every reader of
+// the audience may read, or nil when none is: for TENANT (and for PUBLIC,
+// only while the tenant shows public links' sources) a document any member
+// may read without a grant (authz's ACL for a member no grant names), for
+// USERS one each listed user may read by their user id (their groups are
+// known only from their tokens, so a grant to a group does not count).
+func (s *Service) audience(ctx context.Context, tenantID string, convID uuid.UUID, aud sharelink.Audience, users []string) (*viewer.ShareAudience, error) {
+	probe := &viewer.ShareAudience{TenantID: tenantID, ConversationID: convID}
 	switch aud {
 	case sharelink.AudiencePUBLIC:
 		st, err := tenantsettings.Effective(ctx, s.client)
@@ -219,16 +213,10 @@ func (s *Service) openTo(ctx context.Context, tenantID string, aud sharelink.Aud
 		if !st.PublicShareSources {
 			return nil, nil
 		}
-		return authz.DocumentReadableBy(&viewer.Viewer{TenantID: tenantID}), nil
 	case sharelink.AudienceUSERS:
-		each := make([]predicate.Document, 0, len(users))
-		for _, u := range users {
-			each = append(each, authz.DocumentReadableBy(&viewer.Viewer{TenantID: tenantID, UserID: u}))
-		}
-		return document.And(each...), nil
-	default:
-		return authz.DocumentReadableBy(&viewer.Viewer{TenantID: tenantID}), nil
+		probe.Users = append([]string{}, users...)
 	}
+	return probe, nil
 }
 
 // readableBy returns which of the documents docs and attachments atts the
@@ -295,7 +283,7 @@ func (s *Service) choose(ctx context.Context, tenantID string, convID uuid.UUID,
 			return choice{}, badInclude()
 		}
 	}
-	rs, err := s.restricted(ctx, tenantID, answers, aud, users)
+	rs, err := s.restricted(ctx, tenantID, convID, answers, aud, users)
 	if err != nil {
 		return choice{}, err
 	}

@@ -5,7 +5,9 @@
 // creates, updates, revokes and lists the owner's links under the Ent
 // privacy rules (a link is its owner's alone) and audits each change
 // (share.* events); Read serves a link to its reader from the token,
-// re-authorising every cited source for that reader.
+// reading as share scopes (viewer.ShareLookup, viewer.ShareReader) that
+// Ent's privacy rules limit to that link's rows, and re-authorising every
+// cited source for that reader.
 //
 // The token is 256 random bits, base64url; only its SHA-256 is stored.
 // Every read goes to the database (nothing is cached), so a revoke is seen

@@ -25,13 +25,6 @@ var (
 	// JobSearchBackfill writes the search entries of messages and titles
 	// written before conversation search (internal/convsearch).
 	JobSearchBackfill = Job{"searchbackfill"}
-	// JobShareRead reads one share link by its token's hash, and the
-	// frozen path it shows, for the reader of a share link
-	// (internal/sharing). Every row it returns is then re-authorised for
-	// the reader; it never writes anything but the link's read count. For
-	// a link's owner it also reads which documents of the path every
-	// reader of the link's audience may read (restricted answers).
-	JobShareRead = Job{"shareread"}
 	// JobPersistedQueries reads and writes the shared table of automatic
 	// persisted queries (internal/persisted), which holds no tenant data;
 	// it is the only job that table's policy allows.
@@ -59,9 +52,11 @@ type systemKey struct{}
 
 // SystemJobContext returns a context in which job acts as the system: Ent
 // privacy rules allow it everything. It is the one way to step outside
-// tenant filtering, and it drops any viewer that parent carried.
+// tenant filtering, and it drops any viewer or share scope that parent
+// carried.
 func SystemJobContext(parent context.Context, job Job) context.Context {
 	ctx := context.WithValue(parent, viewerKey{}, (*Viewer)(nil))
+	ctx = context.WithValue(ctx, shareKey{}, nil)
 	return context.WithValue(ctx, systemKey{}, job)
 }
 

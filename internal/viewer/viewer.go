@@ -5,7 +5,8 @@
 //
 // A viewer is built only from verified credentials (a JWT, a CLI flag for an
 // operator) or, for background jobs, through SystemJobContext. No request
-// field can name a tenant or a user.
+// field can name a tenant or a user. Share links' reads act as a share
+// scope instead (share.go).
 package viewer
 
 import (
@@ -73,10 +74,12 @@ func (v *Viewer) CanCurateKnowledge() bool { return v.Has(RoleAdmin) || v.Has(Ro
 
 type viewerKey struct{}
 
-// NewContext returns a copy of parent that carries v. Any system job that
-// parent ran as is dropped: a viewer context is never a system context.
+// NewContext returns a copy of parent that carries v. Any system job or
+// share scope that parent ran as is dropped: a viewer context is never a
+// system context.
 func NewContext(parent context.Context, v *Viewer) context.Context {
 	ctx := context.WithValue(parent, systemKey{}, Job{})
+	ctx = context.WithValue(ctx, shareKey{}, nil)
 	return context.WithValue(ctx, viewerKey{}, v)
 }
 
