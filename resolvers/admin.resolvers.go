@@ -12,14 +12,49 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/adminreport"
 )
 
-// AttemptDiagnostics is the resolver for the attemptDiagnostics field.
+// AttemptDiagnostics is an admin's view of one attempt of the tenant: what
+// its prompt was built from, its timings and its lease. The whole field is
+// FORBIDDEN to everyone else; an attempt of a DELETED conversation is
+// NOT_FOUND. Role-dependent views live on entry points of their own, never
+// on the shared entity types: a member's query that selects every field of
+// every type it can reach must not get a FORBIDDEN error, which Apollo's
+// default error policy turns into no data at all (docs/API.md, "Admin
+// diagnostics").
 func (r *queryResolver) AttemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error) {
-	return r.attemptDiagnostics(ctx, id)
+	a, err := adminreport.Attempt(ctx, r.client, id)
+	if err != nil {
+		return nil, notFound(err, "attempt")
+	}
+	return &model.AttemptDiagnostics{
+		AttemptID:       a.ID,
+		Status:          a.Status,
+		ContextManifest: a.ContextManifest,
+		Timings:         attemptTimings(a),
+		LeaseOwner:      a.LeaseOwner,
+		LeaseExpiresAt:  a.LeaseExpiresAt,
+	}, nil
 }
 
-// AdminConversations is the resolver for the adminConversations field.
+// AdminConversations pages the conversations of the admin's tenant that
+// internal/adminreport selects for the filter (adminreport.Conversations,
+// which decides the role and whether DELETED ones and their content show),
+// under the context it returns. Every conversation of another user listed
+// is audited once per operation.
 func (r *queryResolver) AdminConversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error) {
-	return r.adminConversations(ctx, after, first, before, last, orderBy, where)
+	if orderBy == nil {
+		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldCreatedAt}
+	}
+	org := organiseFilter(where)
+	if err := org.Check(); err != nil {
+		return nil, err
+	}
+	ctx, q, err := adminreport.Conversations(ctx, r.client, adminConversationFilter(where), r.now())
+	if err != nil {
+		return nil, err
+	}
+	q.Where(org.Predicates()...)
+	return q.Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
 }

@@ -10,25 +10,61 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/attempt"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// Ask is the resolver for the ask field.
+// Ask stores a question and starts answering it: after the current leaf,
+// or after input.ParentMessageID when given. Client input goes to the
+// engine unchecked, as in CreateConversation.
 func (r *mutationResolver) Ask(ctx context.Context, input model.AskInput) (*model.AskPayload, error) {
-	return r.ask(ctx, input)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	res, err := r.engine.Ask(ctx, chat.AskInput{
+		ConversationID: input.ConversationID, ParentID: input.ParentMessageID,
+		ClientMessageID: input.ClientMessageID, Question: input.Question,
+		AttachmentIDs: input.AttachmentIds, Model: modelChoice(input.ModelProfileID, input.ModelParameters),
+	})
+	if err != nil {
+		return nil, notFound(err, "conversation")
+	}
+	return askPayload(res), nil
 }
 
-// RetryAttempt is the resolver for the retryAttempt field.
+// RetryAttempt starts a new attempt at the same user message.
 func (r *mutationResolver) RetryAttempt(ctx context.Context, input model.RetryAttemptInput) (*model.AskPayload, error) {
-	return r.retry(ctx, input)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	res, err := r.engine.Retry(ctx, chat.RetryInput{AttemptID: input.AttemptID, ClientRequestID: input.ClientRequestID,
+		Model: modelChoice(input.ModelProfileID, input.ModelParameters)})
+	if err != nil {
+		return nil, notFound(err, "attempt")
+	}
+	return askPayload(res), nil
 }
 
-// CancelAttempt is the resolver for the cancelAttempt field.
+// CancelAttempt stops a PENDING attempt.
 func (r *mutationResolver) CancelAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error) {
-	return r.cancel(ctx, id)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	a, err := r.engine.Cancel(ctx, id)
+	return a, notFound(err, "attempt")
 }
 
-// Attempt is the resolver for the attempt field.
+// Attempt loads one attempt the viewer may see, with field collection.
 func (r *queryResolver) Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error) {
-	return r.loadAttempt(ctx, id)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	q, err := r.client.Attempt.Query().Where(attempt.ID(id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := q.Only(ctx)
+	return a, notFound(err, "attempt")
 }

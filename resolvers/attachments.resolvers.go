@@ -7,29 +7,65 @@ package resolvers
 
 import (
 	"context"
+	"io"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/sourceauth"
 )
 
-// Attachments is the resolver for the attachments field.
+// Attachments lists the conversation's attachments the viewer may read.
 func (r *conversationResolver) Attachments(ctx context.Context, obj *ent.Conversation) ([]*ent.Attachment, error) {
-	return r.conversationAttachments(ctx, obj)
+	if r.attachments == nil {
+		return []*ent.Attachment{}, nil
+	}
+	return r.attachments.List(ctx, obj.ID)
 }
 
-// Attachments is the resolver for the attachments field.
+// Attachments is the attachments the message's question was asked with
+// that the viewer may still read (docs/API.md, "Attachments"); a message
+// without any costs no query.
 func (r *messageResolver) Attachments(ctx context.Context, obj *ent.Message) ([]*ent.Attachment, error) {
-	return r.messageAttachments(ctx, obj)
+	return sourceauth.AttachmentsOf(ctx, r.client, obj.AttachmentIds)
 }
 
-// UploadAttachment is the resolver for the uploadAttachment field.
+// UploadAttachment reads the uploaded file (the transport has already
+// capped its size) and stores it as an attachment of conversationID.
 func (r *mutationResolver) UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error) {
-	return r.uploadAttachment(ctx, conversationID, file)
+	if r.attachments == nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "attachments are not available")
+	}
+	if file.File == nil {
+		return nil, domain.Errorf(domain.CodeBadUserInput, "no file was sent").With("field", "file")
+	}
+	data, err := io.ReadAll(file.File)
+	if err != nil {
+		return nil, domain.Errorf(domain.CodeBadUserInput, "the file could not be read").With("field", "file")
+	}
+	a, err := r.attachments.Upload(ctx, conversationID, file.Filename, data)
+	if err != nil {
+		return nil, err
+	}
+	return &model.UploadAttachmentPayload{Attachment: a}, nil
 }
 
-// Attachment is the resolver for the attachment field.
+// Attachment is the attachment an ATTACHMENT source cites while the viewer
+// may read it, else nil; a document's source is always nil.
 func (r *sourceResolver) Attachment(ctx context.Context, obj *ent.Source) (*ent.Attachment, error) {
-	return r.sourceAttachment(ctx, obj)
+	if obj.Kind != source.KindATTACHMENT || obj.AttachmentID == nil {
+		return nil, nil
+	}
+	v, err := r.sourceView(ctx, obj)
+	if err != nil || !v.Available {
+		return nil, err
+	}
+	rows, err := sourceauth.AttachmentsOf(ctx, r.client, []uuid.UUID{*obj.AttachmentID})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return rows[0], nil
 }

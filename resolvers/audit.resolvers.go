@@ -7,12 +7,18 @@ package resolvers
 
 import (
 	"context"
+	"sort"
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
 )
 
-// Metadata is the resolver for the metadata field.
+// Metadata lists the event's metadata sorted by key.
 func (r *auditEventResolver) Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error) {
-	return auditMetadata(obj), nil
+	out := make([]*model.AuditMetadataEntry, 0, len(obj.Metadata))
+	for k, v := range obj.Metadata {
+		out = append(out, &model.AuditMetadataEntry{Key: k, Value: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
 }

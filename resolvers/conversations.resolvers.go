@@ -15,56 +15,111 @@ import (
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// Status is the resolver for the status field.
+// Status is ACTIVE, ARCHIVED or DELETED as stored, or EXPIRED once the
+// conversation's expiry has passed (authz.StatusAt), computed on read.
 func (r *conversationResolver) Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error) {
 	return authz.StatusAt(obj, r.now()), nil
 }
 
-// Messages is the resolver for the messages field.
+// Messages pages a conversation's messages, by sequence number unless
+// orderBy says otherwise. Field collection loads the fields asked for
+// beneath the page (attempts, sources, feedback) in one query each.
+//
+// The query is not DISTINCT: Ent makes every query reached through an
+// edge SELECT DISTINCT, which on PostgreSQL reads and de-duplicates every
+// message of the conversation (content included) before the LIMIT, about
+// 30 ms for 10,000 messages, where the index on (conversation_id,
+// sequence_no) serves the page in a fraction of a millisecond. A
+// conversation's messages are rows of one table keyed by id, so there is
+// nothing to de-duplicate.
 func (r *conversationResolver) Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error) {
-	return r.conversationMessages(ctx, obj, after, first, before, last, orderBy, where)
+	if orderBy == nil {
+		orderBy = &ent.MessageOrder{Direction: entgql.OrderDirectionAsc, Field: ent.MessageOrderFieldSequenceNo}
+	}
+	return obj.QueryMessages().Unique(false).Paginate(withoutUncountedPageInfo(ctx), after, first, before, last,
+		ent.WithMessageOrder(orderBy), ent.WithMessageFilter(where.Filter))
 }
 
-// CreateConversation is the resolver for the createConversation field.
+// CreateConversation starts a conversation owned by the viewer. Client
+// input goes to the engine unchecked: the engine owns every input limit
+// (internal/chat/limits.go), so there is one number per limit and one error
+// shape.
 func (r *mutationResolver) CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error) {
-	return r.createConversation(ctx, input)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	var cin chat.CreateConversationInput
+	if input != nil {
+		cin.KnowledgeBaseID = input.KnowledgeBaseID
+		if input.Title != nil {
+			cin.Title = *input.Title
+		}
+		cin.HistoryStrategy = input.HistoryStrategy
+		org, err := r.newConversationOrganisation(ctx, *input)
+		if err != nil {
+			return nil, err
+		}
+		cin.Metadata, cin.FolderID = org.Metadata, org.FolderID
+		cin.Temporary = input.Temporary != nil && *input.Temporary
+		cin.ModelProfileID = input.ModelProfileID
+		if input.ModelParameters != nil {
+			cin.ModelParameters = *input.ModelParameters
+		}
+	}
+	c, err := r.engine.CreateConversation(ctx, cin)
+	return c, notFound(err, "knowledge base")
 }
 
-// RenameConversation is the resolver for the renameConversation field.
+// RenameConversation sets a user-chosen title.
 func (r *mutationResolver) RenameConversation(ctx context.Context, id uuid.UUID, title string, expectedVersion *int) (*ent.Conversation, error) {
-	return r.renameConversation(ctx, id, title, expectedVersion)
+	return r.conversationOp(ctx, id, expectedVersion, func(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error) {
+		return r.engine.RenameConversation(ctx, id, title, opts...)
+	})
 }
 
-// ArchiveConversation is the resolver for the archiveConversation field.
+// ArchiveConversation makes a conversation read-only (ARCHIVED).
 func (r *mutationResolver) ArchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
 	return r.conversationOp(ctx, id, expectedVersion, r.engine.ArchiveConversation)
 }
 
-// UnarchiveConversation is the resolver for the unarchiveConversation field.
+// UnarchiveConversation makes an ARCHIVED conversation ACTIVE again.
 func (r *mutationResolver) UnarchiveConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
 	return r.conversationOp(ctx, id, expectedVersion, r.engine.UnarchiveConversation)
 }
 
-// SetConversationHistoryStrategy is the resolver for the setConversationHistoryStrategy field.
+// SetConversationHistoryStrategy sets or clears a conversation's own
+// history strategy.
 func (r *mutationResolver) SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, historyStrategy *string, expectedVersion *int) (*ent.Conversation, error) {
-	return r.setConversationHistoryStrategy(ctx, id, historyStrategy, expectedVersion)
+	return r.conversationOp(ctx, id, expectedVersion, func(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error) {
+		return r.engine.SetConversationHistoryStrategy(ctx, id, historyStrategy, opts...)
+	})
 }
 
-// DeleteConversation is the resolver for the deleteConversation field.
+// DeleteConversation soft-deletes a conversation.
 func (r *mutationResolver) DeleteConversation(ctx context.Context, id uuid.UUID, reason *string, expectedVersion *int) (*ent.Conversation, error) {
-	return r.deleteConversation(ctx, id, reason, expectedVersion)
+	why := orEmpty(reason)
+	return r.conversationOp(ctx, id, expectedVersion, func(ctx context.Context, id uuid.UUID, opts ...chat.UpdateOption) (*ent.Conversation, error) {
+		return r.engine.DeleteConversation(ctx, id, why, opts...)
+	})
 }
 
-// RestoreConversation is the resolver for the restoreConversation field.
+// RestoreConversation undoes a soft delete within the tenant's retention.
 func (r *mutationResolver) RestoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
 	return r.conversationOp(ctx, id, expectedVersion, r.engine.RestoreConversation)
 }
 
-// Conversation is the resolver for the conversation field.
+// Conversation loads one conversation through the engine (which hides
+// DELETED ones and audits an admin's cross-user read).
 func (r *queryResolver) Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error) {
-	return r.loadConversation(ctx, id)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	c, err := r.engine.Conversation(ctx, id)
+	return c, notFound(err, "conversation")
 }
 
 // Mutation returns graph.MutationResolver implementation.

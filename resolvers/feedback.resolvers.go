@@ -7,25 +7,60 @@ package resolvers
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/adminreport"
+	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/feedback"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// SubmitFeedback is the resolver for the submitFeedback field.
+// SubmitFeedback records the viewer's feedback on a COMPLETED attempt.
 func (r *mutationResolver) SubmitFeedback(ctx context.Context, input model.SubmitFeedbackInput) (*ent.Feedback, error) {
-	return r.submitFeedback(ctx, input)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	if r.feedback == nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "feedback is not available")
+	}
+	f, err := r.feedback.Submit(ctx, feedback.Input{
+		AttemptID: input.AttemptID,
+		Rating:    input.Rating.String(),
+		Reasons:   input.Reasons,
+		Comment:   input.Comment,
+	})
+	return f, notFound(err, "attempt")
 }
 
-// Feedbacks is the resolver for the feedbacks field.
+// Feedbacks pages the tenant's feedback for admins (adminreport decides
+// the role), newest first by default.
 func (r *queryResolver) Feedbacks(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error) {
-	return r.feedbacks(ctx, after, first, before, last, orderBy, where)
+	q, err := adminreport.Feedbacks(ctx, r.client)
+	if err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.FeedbackOrder{Direction: entgql.OrderDirectionDesc, Field: ent.FeedbackOrderFieldCreatedAt}
+	}
+	return q.Where(feedbackPredicates(where)...).
+		Paginate(ctx, after, first, before, last, ent.WithFeedbackOrder(orderBy))
 }
 
-// FeedbackSummary is the resolver for the feedbackSummary field.
+// FeedbackSummary counts the tenant's feedback in [from, to).
 func (r *queryResolver) FeedbackSummary(ctx context.Context, from time.Time, to time.Time) (*model.FeedbackSummary, error) {
-	return r.feedbackSummary(ctx, from, to)
+	s, err := adminreport.Feedback(ctx, r.client, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.FeedbackSummary{From: s.From, To: s.To, Up: s.Up, Down: s.Down, ByReason: []*model.FeedbackReasonCount{}}
+	for reason, n := range s.ByReason {
+		out.ByReason = append(out.ByReason, &model.FeedbackReasonCount{Reason: reason, Count: n})
+	}
+	sort.Slice(out.ByReason, func(i, j int) bool { return out.ByReason[i].Reason < out.ByReason[j].Reason })
+	return out, nil
 }

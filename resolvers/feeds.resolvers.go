@@ -10,48 +10,146 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/feed"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// Conversation is the resolver for the conversation field.
+// Conversation loads the conversation of a conversation event (see
+// eventRow); after CONVERSATION_DELETED there is nothing left to show.
 func (r *conversationEventResolver) Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error) {
-	return r.eventConversation(ctx, obj)
+	if obj.Kind == model.ConversationEventKindConversationDeleted {
+		return nil, nil
+	}
+	return loadEventConversation(ctx, r.client, obj.ConversationID)
 }
 
-// Message is the resolver for the message field.
+// Message loads the message of a MESSAGE_CREATED event (see eventRow).
 func (r *conversationEventResolver) Message(ctx context.Context, obj *model.ConversationEvent) (*ent.Message, error) {
-	return r.eventMessage(ctx, obj)
+	if obj.MessageID == nil {
+		return nil, nil
+	}
+	q, err := r.client.Message.Query().Where(message.ID(*obj.MessageID)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return eventRow(q.Only(ctx))
 }
 
-// Attempt is the resolver for the attempt field.
+// Attempt loads the attempt of an ATTEMPT_UPDATED event (see eventRow).
 func (r *conversationEventResolver) Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error) {
-	return r.eventAttempt(ctx, obj)
+	return loadEventAttempt(ctx, r.client, obj.AttemptID)
 }
 
-// AttemptEvents is the resolver for the attemptEvents field.
+// AttemptEvents streams one attempt's events after afterSeq.
 func (r *subscriptionResolver) AttemptEvents(ctx context.Context, attemptID uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error) {
-	return r.attemptEvents(ctx, attemptID, afterSeq)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	after := 0
+	if afterSeq != nil {
+		if *afterSeq < 0 {
+			return nil, badInput("afterSeq", "afterSeq must not be negative")
+		}
+		after = *afterSeq
+	}
+	ctx, release, err := r.admit(ctx, "attempt")
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.engine.SubscribeAttempt(ctx, attemptID, after)
+	if err != nil {
+		release()
+		return nil, notFound(err, "attempt")
+	}
+	out := make(chan *model.AttemptEvent)
+	go func() {
+		defer release()
+		defer close(out)
+		r.deliver(ctx, src, func(ev chat.AttemptEvent) bool {
+			select {
+			case out <- attemptEventModel(ctx, ev):
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
+	}()
+	return out, nil
 }
 
-// ConversationEvents is the resolver for the conversationEvents field.
+// ConversationEvents streams change notifications of one conversation,
+// SUBSCRIBED first.
 func (r *subscriptionResolver) ConversationEvents(ctx context.Context, conversationID uuid.UUID) (<-chan *model.ConversationEvent, error) {
-	return r.conversationEvents(ctx, conversationID)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	ctx, release, err := r.admit(ctx, "conversation")
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.feed.SubscribeConversation(ctx, conversationID)
+	if err != nil {
+		release()
+		return nil, notFound(err, "conversation")
+	}
+	out := make(chan *model.ConversationEvent)
+	first := &model.ConversationEvent{Kind: model.ConversationEventKindSubscribed, ConversationID: conversationID, At: r.now()}
+	go func() {
+		defer release()
+		defer close(out)
+		forward(ctx, src, out, first, func(ev feed.ConversationEvent) *model.ConversationEvent {
+			if ev.Kind == feed.ConversationAttachmentUpdated && !r.mayReadAttachment(ctx, ev.AttachmentID) {
+				return nil
+			}
+			return conversationEventModel(ev)
+		})
+	}()
+	return out, nil
 }
 
-// ViewerEvents is the resolver for the viewerEvents field.
+// ViewerEvents streams the viewer's own conversation changes, SUBSCRIBED
+// first.
 func (r *subscriptionResolver) ViewerEvents(ctx context.Context) (<-chan *model.ViewerEvent, error) {
-	return r.viewerEvents(ctx)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	ctx, release, err := r.admit(ctx, "viewer")
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.feed.SubscribeViewer(ctx)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	out := make(chan *model.ViewerEvent)
+	first := &model.ViewerEvent{Kind: model.ViewerEventKindSubscribed, At: r.now()}
+	go func() {
+		defer release()
+		defer close(out)
+		forward(ctx, src, out, first, viewerEventModel)
+	}()
+	return out, nil
 }
 
-// Conversation is the resolver for the conversation field.
+// Conversation loads the conversation of a viewer event (see eventRow);
+// after CONVERSATION_DELETED there is nothing to show, and SUBSCRIBED is
+// about no conversation.
 func (r *viewerEventResolver) Conversation(ctx context.Context, obj *model.ViewerEvent) (*ent.Conversation, error) {
-	return r.viewerEventConversation(ctx, obj)
+	if obj.Kind == model.ViewerEventKindConversationDeleted || obj.Kind == model.ViewerEventKindSubscribed {
+		return nil, nil
+	}
+	return loadEventConversation(ctx, r.client, obj.ConversationID)
 }
 
-// Attempt is the resolver for the attempt field.
+// Attempt loads the attempt of an ATTEMPT_UPDATED viewer event (see
+// eventRow).
 func (r *viewerEventResolver) Attempt(ctx context.Context, obj *model.ViewerEvent) (*ent.Attempt, error) {
-	return r.viewerEventAttempt(ctx, obj)
+	return loadEventAttempt(ctx, r.client, obj.AttemptID)
 }
 
 // ConversationEvent returns graph.ConversationEventResolver implementation.

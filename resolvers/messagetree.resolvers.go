@@ -11,31 +11,169 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
+	"github.com/ragchat/ragchat/internal/chat/tree"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// CurrentPath is the resolver for the currentPath field.
+// CurrentPath pages the conversation's current branch, root to leaf
+// (conversation.current_leaf_id). The path is contiguous in depth, so a
+// page is a depth window of it and is read by one bounded walk
+// (tree.Path) through Ent's paginator, which loads the fields asked for
+// beneath the page as for messages:
+//
+//   - last: n (the default, n = 20), optionally before: c: the n messages
+//     above c (the leaf when c is absent), walking n rows up from c's
+//     parent whatever the length of the conversation;
+//   - first: n, optionally after: c: the n messages below c (the root when
+//     c is absent); the walk starts at the leaf (or before's parent), so
+//     it costs the length of the branch below the page.
+//
+// Along a path sequence numbers increase with depth (a child is created
+// after its parent), so the paginator orders by sequence number. Cursors
+// are entgql cursors of the message id with the depth as value; a cursor
+// the viewer may not read (another conversation's, or garbage) gives an
+// empty page. totalCount is the branch's length (the leaf's depth + 1);
+// pageInfo is computed from the window, so neither costs a count.
 func (r *conversationResolver) CurrentPath(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.MessageConnection, error) {
-	return r.currentPath(ctx, obj, after, first, before, last)
+	if first == nil && last == nil {
+		n := defaultPathPage
+		last = &n
+	}
+	if err := validatePage(first, last); err != nil {
+		return nil, err
+	}
+	empty := &ent.MessageConnection{Edges: []*ent.MessageEdge{}}
+	leafID := obj.CurrentLeafID
+	if leafID == nil {
+		// Empty, or written before message trees and not backfilled yet.
+		id, err := r.engine.LegacyLeaf(ctx, obj.ID)
+		if err != nil || id == nil {
+			return empty, notFound(err, "conversation")
+		}
+		leafID = id
+	}
+	quiet := withoutSiblingBatch(ctx)
+	leaf, err := r.pathMessage(quiet, obj.ID, *leafID)
+	if err != nil || leaf == nil {
+		return empty, err
+	}
+	empty.TotalCount = leaf.Depth + 1
+	// The page is the depth window [low, high] of the path ending at end,
+	// bounded by the cursors to [floor, end.Depth].
+	end, floor := leaf, 0
+	if before != nil {
+		b, err := r.pathMessage(quiet, obj.ID, before.ID)
+		if err != nil || b == nil || b.ParentID == nil {
+			empty.PageInfo.HasNextPage = b != nil
+			return empty, err
+		}
+		end = &ent.Message{ID: *b.ParentID, ConversationID: obj.ID, Depth: b.Depth - 1}
+	}
+	if after != nil {
+		a, err := r.pathMessage(quiet, obj.ID, after.ID)
+		if err != nil || a == nil {
+			return empty, err
+		}
+		floor = a.Depth + 1
+	}
+	low, high := floor, end.Depth
+	if low > high {
+		return empty, nil
+	}
+	var pi entgql.PageInfo[uuid.UUID]
+	if last != nil {
+		low = max(low, high-*last+1)
+		if first != nil {
+			high = min(high, low+*first-1)
+		}
+		pi.HasPreviousPage = low > floor
+		pi.HasNextPage = before != nil || high < end.Depth
+	} else {
+		high = min(high, low+*first-1)
+		pi.HasPreviousPage = after != nil
+		pi.HasNextPage = high < end.Depth
+	}
+	if high < low {
+		return &ent.MessageConnection{Edges: []*ent.MessageEdge{}, PageInfo: pi, TotalCount: leaf.Depth + 1}, nil
+	}
+	n := high - low + 1
+	q := r.client.Message.Query().Where(
+		message.ConversationID(obj.ID),
+		tree.Path(end.ID, low),
+		message.DepthLTE(high),
+	)
+	conn, err := q.Paginate(onlyEdges(ctx), nil, nil, nil, &n,
+		ent.WithMessageOrder(&ent.MessageOrder{Direction: entgql.OrderDirectionAsc, Field: ent.MessageOrderFieldSequenceNo}))
+	if err != nil {
+		return nil, err
+	}
+	// The page is the window low..high, oldest first; rows may have been
+	// loaded without their depth (field collection selects only the
+	// columns asked for), so each edge's depth is its place in the window.
+	for i, e := range conn.Edges {
+		e.Cursor = ent.Cursor{ID: e.Node.ID, Value: low + i}
+	}
+	conn.TotalCount = leaf.Depth + 1
+	conn.PageInfo = pi
+	if k := len(conn.Edges); k > 0 {
+		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
+		conn.PageInfo.EndCursor = &conn.Edges[k-1].Cursor
+	}
+	return conn, nil
 }
 
-// Siblings is the resolver for the siblings field.
+// Siblings is the ids of the messages that share the message's parent, in
+// creation order, and its place among them (read in one batch per query
+// operation: siblingGroup).
 func (r *messageResolver) Siblings(ctx context.Context, obj *ent.Message) (*model.MessageSiblings, error) {
-	return r.siblings(ctx, obj)
+	ids, err := r.siblingGroup(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	s := tree.Of(obj, ids)
+	return &model.MessageSiblings{Ids: s.IDs, Index: s.Index, Count: len(s.IDs)}, nil
 }
 
-// EditMessage is the resolver for the editMessage field.
+// EditMessage edits one of the viewer's USER messages (an ask with
+// EditOf), answering with the model chosen as in ask. The engine
+// (internal/chat, branches.go) checks that every id is the viewer's own and
+// answers NOT_FOUND otherwise, as for selectBranch and forkConversation.
 func (r *mutationResolver) EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.AskPayload, error) {
-	return r.editMessage(ctx, messageID, question, clientMessageID, modelProfileID, modelParameters)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	res, err := r.engine.Ask(ctx, chat.AskInput{EditOf: &messageID, ClientMessageID: clientMessageID, Question: question,
+		Model: modelChoice(modelProfileID, modelParameters)})
+	if err != nil {
+		return nil, notFound(err, "message")
+	}
+	return askPayload(res), nil
 }
 
-// SelectBranch is the resolver for the selectBranch field.
+// SelectBranch makes the path through messageID current
+// (engine.SelectBranch).
 func (r *mutationResolver) SelectBranch(ctx context.Context, conversationID uuid.UUID, messageID uuid.UUID) (*ent.Conversation, error) {
-	return r.selectBranch(ctx, conversationID, messageID)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	c, err := r.engine.SelectBranch(ctx, conversationID, messageID)
+	return c, notFound(err, "message")
 }
 
-// ForkConversation is the resolver for the forkConversation field.
+// ForkConversation copies the path to messageID into a new conversation
+// (internal/fork); without the fork service it is UNAVAILABLE.
 func (r *mutationResolver) ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error) {
-	return r.forkConversation(ctx, messageID, clientRequestID)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	key := orEmpty(clientRequestID)
+	if r.forks == nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "forks are not available")
+	}
+	c, err := r.forks.Fork(ctx, messageID, key)
+	return c, notFound(err, "message")
 }

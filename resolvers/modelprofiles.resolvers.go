@@ -12,44 +12,86 @@ import (
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// ModelProfile is the resolver for the modelProfile field.
+// ModelProfile is the profile the attempt recorded, as the viewer may see
+// it now (nil when none, deleted, or closed to the viewer).
 func (r *attemptResolver) ModelProfile(ctx context.Context, obj *ent.Attempt) (*ent.ModelProfile, error) {
-	return r.attemptModelProfile(ctx, obj)
+	if obj.ModelProfileID == nil {
+		return nil, nil
+	}
+	p, err := r.client.ModelProfile.Get(ctx, *obj.ModelProfileID)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return p, err
 }
 
-// Parameters is the resolver for the parameters field.
+// Parameters is the parameters the attempt recorded (nil: none).
 func (r *attemptResolver) Parameters(ctx context.Context, obj *ent.Attempt) (*domain.ModelParameters, error) {
-	return attemptParameters(obj), nil
+	if obj.ModelParameters.IsZero() {
+		return nil, nil
+	}
+	p := obj.ModelParameters
+	return &p, nil
 }
 
-// CreateModelProfile is the resolver for the createModelProfile field.
+// CreateModelProfile adds a profile (the service decides the role).
 func (r *mutationResolver) CreateModelProfile(ctx context.Context, input model.ModelProfileInput) (*ent.ModelProfile, error) {
-	return r.createModelProfile(ctx, input)
+	if r.models == nil {
+		return nil, modelsUnavailable()
+	}
+	return r.models.Create(ctx, profileInput(input))
 }
 
-// UpdateModelProfile is the resolver for the updateModelProfile field.
+// UpdateModelProfile changes the given fields of a profile (the service
+// decides the role).
 func (r *mutationResolver) UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error) {
-	return r.updateModelProfile(ctx, id, input)
+	if r.models == nil {
+		return nil, modelsUnavailable()
+	}
+	return r.models.Update(ctx, id, profileInput(input))
 }
 
-// DeleteModelProfile is the resolver for the deleteModelProfile field.
+// DeleteModelProfile deletes a profile (the service decides the role).
 func (r *mutationResolver) DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error) {
-	return r.deleteModelProfile(ctx, id)
+	if r.models == nil {
+		return nil, modelsUnavailable()
+	}
+	got, err := r.models.Delete(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeleteModelProfilePayload{DeletedModelProfileID: got}, nil
 }
 
-// AvailableModels is the resolver for the availableModels field.
+// AvailableModels lists the profiles the viewer may choose; none without
+// the service.
 func (r *queryResolver) AvailableModels(ctx context.Context) ([]*ent.ModelProfile, error) {
-	return r.availableModels(ctx)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	if r.models == nil {
+		return []*ent.ModelProfile{}, nil
+	}
+	return r.models.Available(ctx)
 }
 
-// ModelProfiles is the resolver for the modelProfiles field.
+// ModelProfiles lists every profile to an admin (the service decides the
+// role); none without the service.
 func (r *queryResolver) ModelProfiles(ctx context.Context) ([]*ent.ModelProfile, error) {
-	return r.modelProfiles(ctx)
+	if r.models == nil {
+		return []*ent.ModelProfile{}, nil
+	}
+	return r.models.List(ctx)
 }
 
-// ModelEndpoints is the resolver for the modelEndpoints field.
+// ModelEndpoints lists the configured endpoint names to an admin (the
+// service decides the role); none without the service.
 func (r *queryResolver) ModelEndpoints(ctx context.Context) ([]string, error) {
-	return r.modelEndpoints(ctx)
+	if r.models == nil {
+		return []string{}, nil
+	}
+	return r.models.Endpoints(ctx)
 }

@@ -11,109 +11,204 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/organise"
 )
 
-// Pinned is the resolver for the pinned field.
+// Pinned is whether the owner pinned the conversation; false to a support
+// agent reading through a grant (organise.Visible).
 func (r *conversationResolver) Pinned(ctx context.Context, obj *ent.Conversation) (bool, error) {
-	return conversationPinned(ctx, obj), nil
+	return organise.Visible(ctx, obj) && obj.PinnedAt != nil, nil
 }
 
-// Metadata is the resolver for the metadata field.
+// Metadata is the conversation's key-value pairs as the viewer may see them.
 func (r *conversationResolver) Metadata(ctx context.Context, obj *ent.Conversation) ([]*model.MetadataEntry, error) {
-	return conversationMetadata(ctx, obj), nil
+	entries := organise.Metadata(ctx, obj)
+	out := make([]*model.MetadataEntry, len(entries))
+	for i, e := range entries {
+		out[i] = &model.MetadataEntry{Key: e.Key, Value: e.Value}
+	}
+	return out, nil
 }
 
-// PinConversation is the resolver for the pinConversation field.
+// PinConversation pins one of the viewer's own conversations.
 func (r *mutationResolver) PinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.pin(ctx, id, expectedVersion, true)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.Pin(ctx, id, expectedVersion)
 }
 
-// UnpinConversation is the resolver for the unpinConversation field.
+// UnpinConversation unpins one of the viewer's own conversations.
 func (r *mutationResolver) UnpinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.pin(ctx, id, expectedVersion, false)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.Unpin(ctx, id, expectedVersion)
 }
 
-// CreateTag is the resolver for the createTag field.
+// CreateTag adds a tag of the viewer's.
 func (r *mutationResolver) CreateTag(ctx context.Context, input model.CreateTagInput) (*ent.Tag, error) {
-	return r.createTag(ctx, input)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.CreateTag(ctx, organise.TagInput{Name: input.Name, Color: input.Color})
 }
 
-// UpdateTag is the resolver for the updateTag field.
+// UpdateTag changes the name or colour given (absent fields stay).
 func (r *mutationResolver) UpdateTag(ctx context.Context, id uuid.UUID, input model.UpdateTagInput) (*ent.Tag, error) {
-	return r.updateTag(ctx, id, input)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	p := organise.TagPatch{}
+	if name, ok := input.Name.ValueOK(); ok && name != nil {
+		p.Name = name
+	}
+	if color, ok := input.Color.ValueOK(); ok {
+		p.SetColor, p.Color = true, color
+	}
+	return o.UpdateTag(ctx, id, p)
 }
 
-// DeleteTag is the resolver for the deleteTag field.
+// DeleteTag deletes a tag and removes it from every conversation.
 func (r *mutationResolver) DeleteTag(ctx context.Context, id uuid.UUID) (*model.DeleteTagPayload, error) {
-	return r.deleteTag(ctx, id)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	deleted, err := o.DeleteTag(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeleteTagPayload{DeletedTagID: deleted}, nil
 }
 
-// SetConversationTags is the resolver for the setConversationTags field.
+// SetConversationTags replaces the conversation's tags with tagIds.
 func (r *mutationResolver) SetConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.conversationTagsChange(ctx, conversationID, tagIds, expectedVersion, "set")
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.SetTags(ctx, conversationID, tagIds, expectedVersion)
 }
 
-// AddConversationTags is the resolver for the addConversationTags field.
+// AddConversationTags adds tagIds to the conversation's tags.
 func (r *mutationResolver) AddConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID) (*ent.Conversation, error) {
-	return r.conversationTagsChange(ctx, conversationID, tagIds, nil, "add")
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.AddTags(ctx, conversationID, tagIds)
 }
 
-// RemoveConversationTags is the resolver for the removeConversationTags field.
+// RemoveConversationTags removes tagIds from the conversation's tags.
 func (r *mutationResolver) RemoveConversationTags(ctx context.Context, conversationID uuid.UUID, tagIds []uuid.UUID) (*ent.Conversation, error) {
-	return r.conversationTagsChange(ctx, conversationID, tagIds, nil, "remove")
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.RemoveTags(ctx, conversationID, tagIds)
 }
 
-// CreateFolder is the resolver for the createFolder field.
+// CreateFolder adds a folder of the viewer's.
 func (r *mutationResolver) CreateFolder(ctx context.Context, input model.CreateFolderInput) (*ent.Folder, error) {
-	return r.createFolder(ctx, input)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.CreateFolder(ctx, organise.FolderInput{Name: input.Name, ParentID: input.ParentID, Position: input.Position})
 }
 
-// UpdateFolder is the resolver for the updateFolder field.
+// UpdateFolder changes the name, parent or position given (absent fields
+// stay).
 func (r *mutationResolver) UpdateFolder(ctx context.Context, id uuid.UUID, input model.UpdateFolderInput) (*ent.Folder, error) {
-	return r.updateFolder(ctx, id, input)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	p := organise.FolderPatch{}
+	if name, ok := input.Name.ValueOK(); ok && name != nil {
+		p.Name = name
+	}
+	if parent, ok := input.ParentID.ValueOK(); ok {
+		p.SetParent, p.ParentID = true, parent
+	}
+	if pos, ok := input.Position.ValueOK(); ok && pos != nil {
+		p.Position = pos
+	}
+	return o.UpdateFolder(ctx, id, p)
 }
 
-// DeleteFolder is the resolver for the deleteFolder field.
+// DeleteFolder deletes a folder: its conversations become unfiled and its
+// child folders move up to its parent.
 func (r *mutationResolver) DeleteFolder(ctx context.Context, id uuid.UUID) (*model.DeleteFolderPayload, error) {
-	return r.deleteFolder(ctx, id)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	deleted, err := o.DeleteFolder(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeleteFolderPayload{DeletedFolderID: deleted}, nil
 }
 
-// MoveConversationToFolder is the resolver for the moveConversationToFolder field.
+// MoveConversationToFolder files a conversation in a folder, or unfiles it
+// (folderID nil).
 func (r *mutationResolver) MoveConversationToFolder(ctx context.Context, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
-	return r.moveConversationToFolder(ctx, conversationID, folderID, expectedVersion)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.MoveConversation(ctx, conversationID, folderID, expectedVersion)
 }
 
-// UpdateConversationMetadata is the resolver for the updateConversationMetadata field.
+// UpdateConversationMetadata merges metadata into the conversation's.
 func (r *mutationResolver) UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error) {
-	return r.updateConversationMetadata(ctx, id, metadata, expectedVersion)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.UpdateMetadata(ctx, id, metadataChanges(metadata), expectedVersion)
 }
 
-// Tags is the resolver for the tags field.
+// Tags lists the viewer's own tags, by name.
 func (r *queryResolver) Tags(ctx context.Context) ([]*ent.Tag, error) {
-	return r.tags(ctx)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.Tags(ctx)
 }
 
-// Folders is the resolver for the folders field.
+// Folders lists the viewer's own folders, in tree order.
 func (r *queryResolver) Folders(ctx context.Context) ([]*ent.Folder, error) {
-	return r.folders(ctx)
+	o, err := r.organiser()
+	if err != nil {
+		return nil, err
+	}
+	return o.Folders(ctx)
 }
 
-// Pinned is the resolver for the pinned field.
+// Pinned adds the pinned filter to the generated where-input.
 func (r *conversationWhereInputResolver) Pinned(ctx context.Context, obj *ent.ConversationWhereInput, data *bool) error {
-	return whereOrganise(obj, organiseFilterOf(data, nil, nil, nil))
+	return whereOrganise(obj, organise.Filter{Pinned: data})
 }
 
-// Unfiled is the resolver for the unfiled field.
+// Unfiled adds the unfiled filter to the generated where-input.
 func (r *conversationWhereInputResolver) Unfiled(ctx context.Context, obj *ent.ConversationWhereInput, data *bool) error {
-	return whereOrganise(obj, organiseFilterOf(nil, data, nil, nil))
+	return whereOrganise(obj, organise.Filter{Unfiled: data})
 }
 
-// TagIds is the resolver for the tagIds field.
+// TagIds adds the tagIds filter to the generated where-input.
 func (r *conversationWhereInputResolver) TagIds(ctx context.Context, obj *ent.ConversationWhereInput, data []uuid.UUID) error {
-	return whereOrganise(obj, organiseFilterOf(nil, nil, data, nil))
+	return whereOrganise(obj, organise.Filter{TagIDs: data})
 }
 
-// Metadata is the resolver for the metadata field.
+// Metadata adds the metadata filter to the generated where-input.
 func (r *conversationWhereInputResolver) Metadata(ctx context.Context, obj *ent.ConversationWhereInput, data []*model.MetadataFilterInput) error {
-	return whereOrganise(obj, organiseFilterOf(nil, nil, nil, data))
+	return whereOrganise(obj, organise.Filter{Metadata: metadataFilter(data)})
 }

@@ -11,14 +11,37 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/portability"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// ImportConversations is the resolver for the importConversations field.
+// ImportConversations imports conversations for the viewer.
 func (r *mutationResolver) ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error) {
-	return r.importConversations(ctx, input)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	p, err := r.portabilityService()
+	if err != nil {
+		return nil, err
+	}
+	key := orEmpty(input.ClientRequestID)
+	convs, err := p.Import(ctx, portability.ImportInput{
+		Format: input.Format, Content: input.Content, KnowledgeBaseID: input.KnowledgeBaseID, ClientRequestID: key,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.ImportConversationsPayload{Conversations: convs}, nil
 }
 
-// ExportConversation is the resolver for the exportConversation field.
+// ExportConversation exports one of the viewer's own conversations.
 func (r *queryResolver) ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error) {
-	return r.exportConversation(ctx, id, format)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	p, err := r.portabilityService()
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.ExportConversation(ctx, id, format)
+	return out, notFound(err, "conversation")
 }

@@ -12,44 +12,143 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/sharing"
 )
 
-// CreateShareLink is the resolver for the createShareLink field.
+// CreateShareLink makes a link and returns it with its token and path.
 func (r *mutationResolver) CreateShareLink(ctx context.Context, input model.CreateShareLinkInput) (*model.CreateShareLinkPayload, error) {
-	return r.createShareLink(ctx, input)
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	l, token, err := s.Create(ctx, sharing.CreateInput{
+		ConversationID: input.ConversationID, UpToMessageID: input.UpToMessageID,
+		Audience: input.Audience, Users: input.Users, ExpiresAt: input.ExpiresAt,
+		IncludeRestricted: input.IncludeRestrictedAnswers,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.CreateShareLinkPayload{ShareLink: l, Token: token, URL: SharePath + token}, nil
 }
 
-// UpdateShareLink is the resolver for the updateShareLink field.
+// UpdateShareLink changes a link, keeping its token.
 func (r *mutationResolver) UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error) {
-	return r.updateShareLink(ctx, id, input)
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.Update(ctx, id, sharing.UpdateInput{
+		Audience: input.Audience, Users: input.Users, ExpiresAt: input.ExpiresAt,
+		ClearExpiresAt:    input.ClearExpiresAt != nil && *input.ClearExpiresAt,
+		IncludeRestricted: input.IncludeRestrictedAnswers,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.UpdateShareLinkPayload{ShareLink: l}, nil
 }
 
-// RevokeShareLink is the resolver for the revokeShareLink field.
+// RevokeShareLink ends a link.
 func (r *mutationResolver) RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error) {
-	return r.revokeShareLink(ctx, id)
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.Revoke(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &model.RevokeShareLinkPayload{ShareLink: l}, nil
 }
 
-// MyShareLinks is the resolver for the myShareLinks field.
+// MyShareLinks pages the viewer's links, newest first.
 func (r *queryResolver) MyShareLinks(ctx context.Context, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.ShareLinkConnection, error) {
-	return r.myShareLinks(ctx, first, after)
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	if first != nil && (*first < 0 || *first > 100) {
+		return nil, badInput("first", "first must be 0 to 100")
+	}
+	if first == nil {
+		n := 20
+		first = &n
+	}
+	q, err := s.Mine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return q.Paginate(ctx, after, first, nil, nil, ent.WithShareLinkOrder(&ent.ShareLinkOrder{
+		Direction: entgql.OrderDirectionDesc, Field: ent.ShareLinkOrderFieldCreatedAt,
+	}))
 }
 
-// ShareRestrictedAnswers is the resolver for the shareRestrictedAnswers field.
+// ShareRestrictedAnswers lists the answers a link would withhold, for the
+// owner before creating it.
 func (r *queryResolver) ShareRestrictedAnswers(ctx context.Context, input model.ShareAudienceInput) ([]*model.ShareRestrictedAnswer, error) {
-	return r.shareRestrictedAnswers(ctx, input)
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.RestrictedAnswers(ctx, sharing.AudienceInput{ConversationID: input.ConversationID,
+		UpToMessageID: input.UpToMessageID, Audience: input.Audience, Users: input.Users})
+	if err != nil {
+		return nil, err
+	}
+	return restrictedAnswersModel(rs), nil
 }
 
-// SharedConversation is the resolver for the sharedConversation field.
+// SharedConversation maps the service's allow-listed share to the API's.
 func (r *queryResolver) SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error) {
-	return r.sharedConversation(ctx, token)
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	sc, err := s.Read(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.SharedConversation{Title: sc.Title, Messages: make([]*model.SharedMessage, 0, len(sc.Messages))}
+	for _, m := range sc.Messages {
+		sm := &model.SharedMessage{Role: m.Role, Content: m.Content, CreatedAt: m.CreatedAt,
+			Sources: make([]*model.SharedSource, 0, len(m.Sources)), Withheld: m.Withheld}
+		if m.Withheld {
+			reason := model.SharedWithheldReason(m.WithheldReason)
+			sm.WithheldReason = &reason
+		}
+		for _, src := range m.Sources {
+			ms := &model.SharedSource{Label: src.Label, Cited: src.Cited, Available: src.Available}
+			if src.Available {
+				title, snippet := src.Title, src.Snippet
+				ms.Title, ms.Snippet = &title, &snippet
+			}
+			sm.Sources = append(sm.Sources, ms)
+		}
+		out.Messages = append(out.Messages, sm)
+	}
+	return out, nil
 }
 
-// RestrictedAnswers is the resolver for the restrictedAnswers field.
+// RestrictedAnswers lists the answers on the link's path that cite a
+// source some reader of its audience may not read, now.
 func (r *shareLinkResolver) RestrictedAnswers(ctx context.Context, obj *ent.ShareLink) ([]*model.ShareRestrictedAnswer, error) {
-	return r.shareLinkRestrictedAnswers(ctx, obj)
+	s, err := r.sharingOrUnavailable()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.LinkRestrictedAnswers(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	return restrictedAnswersModel(rs), nil
 }
 
-// IncludedRestrictedAnswerIds is the resolver for the includedRestrictedAnswerIds field.
+// IncludedRestrictedAnswerIds is the answers the owner chose to show,
+// [] until the owner chose.
 func (r *shareLinkResolver) IncludedRestrictedAnswerIds(ctx context.Context, obj *ent.ShareLink) ([]uuid.UUID, error) {
-	return shareLinkIncluded(obj), nil
+	if obj.RestrictedAnswersChosenAt == nil || obj.IncludedAttemptIds == nil {
+		return []uuid.UUID{}, nil
+	}
+	return obj.IncludedAttemptIds, nil
 }

@@ -12,22 +12,38 @@ import (
 	"github.com/ragchat/ragchat/ent"
 )
 
-// Available is the resolver for the available field.
+// Available reports whether the viewer may still read the cited chunk
+// (sourceView: re-authorised once per batch of the operation).
 func (r *sourceResolver) Available(ctx context.Context, obj *ent.Source) (bool, error) {
-	return r.sourceAvailable(ctx, obj)
+	v, err := r.sourceView(ctx, obj)
+	return v.Available, err
 }
 
-// Snippet is the resolver for the snippet field.
+// Snippet is the cited text, or nil when it is no longer readable.
 func (r *sourceResolver) Snippet(ctx context.Context, obj *ent.Source) (*string, error) {
-	return r.sourceSnippet(ctx, obj)
+	v, err := r.sourceView(ctx, obj)
+	if err != nil || !v.Available {
+		return nil, err
+	}
+	return &obj.Snippet, nil
 }
 
-// DocumentTitle is the resolver for the documentTitle field.
+// DocumentTitle is the cited document's title, or nil when the source is
+// no longer readable.
 func (r *sourceResolver) DocumentTitle(ctx context.Context, obj *ent.Source) (*string, error) {
-	return r.sourceDocumentTitle(ctx, obj)
+	v, err := r.sourceView(ctx, obj)
+	if err != nil || !v.Available {
+		return nil, err
+	}
+	return &obj.DocumentTitle, nil
 }
 
-// DocumentID is the resolver for the documentId field.
+// DocumentID is the cited document's id, or nil when the source is no
+// longer readable.
 func (r *sourceResolver) DocumentID(ctx context.Context, obj *ent.Source) (*uuid.UUID, error) {
-	return r.sourceDocumentID(ctx, obj)
+	v, err := r.sourceView(ctx, obj)
+	if err != nil || !v.Available {
+		return nil, err
+	}
+	return obj.DocumentID, nil
 }

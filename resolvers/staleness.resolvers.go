@@ -11,15 +11,43 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/staleness"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// Staleness is the resolver for the staleness field.
+// Staleness compares the attempt's sources with their documents' current
+// versions, as the viewer may see them now (internal/staleness;
+// docs/API.md, "Stale answers").
 func (r *attemptResolver) Staleness(ctx context.Context, obj *ent.Attempt) (*model.AttemptStaleness, error) {
-	return r.staleness(ctx, obj)
+	st, err := staleness.Of(ctx, r.client, obj)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.AttemptStaleness{Stale: st.Stale, Sources: make([]*model.SourceStaleness, len(st.Sources))}
+	for i, s := range st.Sources {
+		out.Sources[i] = &model.SourceStaleness{
+			Source:                 s.Source,
+			Change:                 sourceChange(s.Change),
+			CitedVersion:           s.CitedVersion,
+			CurrentVersion:         s.CurrentVersion,
+			StillContainsCitedText: s.StillContainsCitedText,
+		}
+	}
+	return out, nil
 }
 
-// ReaskAttempt is the resolver for the reaskAttempt field.
+// ReaskAttempt asks a stale attempt's standalone question again on the
+// current branch (engine.Reask), answering with the model chosen as in ask.
 func (r *mutationResolver) ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.ReaskAttemptPayload, error) {
-	return r.reask(ctx, attemptID, clientRequestID, modelProfileID, modelParameters)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	key := orEmpty(clientRequestID)
+	res, err := r.engine.Reask(ctx, chat.RetryInput{AttemptID: attemptID, ClientRequestID: key, Model: modelChoice(modelProfileID, modelParameters)})
+	if err != nil {
+		return nil, notFound(err, "attempt")
+	}
+	return &model.ReaskAttemptPayload{UserMessage: res.UserMessage, Attempt: res.Attempt, Deduplicated: res.Deduplicated}, nil
 }

@@ -7,38 +7,54 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/support"
 )
 
-// SupportGrants is the resolver for the supportGrants field.
+// SupportGrants lists the support grants on the conversation the viewer
+// may see (the support service decides which).
 func (r *conversationResolver) SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error) {
 	return r.support.ConversationGrants(ctx, obj.ID)
 }
 
-// RequestSupportAccess is the resolver for the requestSupportAccess field.
+// RequestSupportAccess parses the optional duration and files the request.
 func (r *mutationResolver) RequestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error) {
-	return r.requestSupportAccess(ctx, conversationID, reason, duration)
+	in := support.RequestInput{ConversationID: conversationID, Reason: reason}
+	if duration != nil {
+		d, err := time.ParseDuration(*duration)
+		if err != nil {
+			return nil, badInput("duration", "duration %q is not a duration such as \"2h\" or \"90m\"", *duration)
+		}
+		in.Duration = &d
+	}
+	g, err := r.support.Request(ctx, in)
+	return g, notFound(err, "conversation")
 }
 
-// ApproveSupportAccess is the resolver for the approveSupportAccess field.
+// ApproveSupportAccess approves a pending request.
 func (r *mutationResolver) ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
-	return r.approveSupportAccess(ctx, id)
+	g, err := r.support.Approve(ctx, id)
+	return g, notFound(err, "support grant")
 }
 
-// DenySupportAccess is the resolver for the denySupportAccess field.
+// DenySupportAccess denies a pending request.
 func (r *mutationResolver) DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error) {
-	return r.denySupportAccess(ctx, id, reason)
+	why := orEmpty(reason)
+	g, err := r.support.Deny(ctx, id, why)
+	return g, notFound(err, "support grant")
 }
 
-// RevokeSupportAccess is the resolver for the revokeSupportAccess field.
+// RevokeSupportAccess ends a grant.
 func (r *mutationResolver) RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error) {
-	return r.revokeSupportAccess(ctx, id)
+	g, err := r.support.Revoke(ctx, id)
+	return g, notFound(err, "support grant")
 }
 
-// State is the resolver for the state field.
+// State is the grant's effective state, as the support service computes it.
 func (r *supportGrantResolver) State(ctx context.Context, obj *ent.SupportGrant) (model.SupportGrantState, error) {
-	return r.grantState(obj), nil
+	return model.SupportGrantState(r.support.State(obj)), nil
 }

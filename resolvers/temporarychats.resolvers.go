@@ -11,24 +11,30 @@ import (
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/authz"
 )
 
-// Temporary is the resolver for the temporary field.
+// Temporary is Conversation.temporary: whether obj is a temporary chat.
 func (r *conversationResolver) Temporary(ctx context.Context, obj *ent.Conversation) (bool, error) {
-	return conversationTemporary(obj), nil
+	return authz.IsTemporary(obj), nil
 }
 
-// KeepConversation is the resolver for the keepConversation field.
+// KeepConversation turns one of the viewer's temporary chats into a normal
+// conversation.
 func (r *mutationResolver) KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error) {
 	return r.conversationOp(ctx, id, expectedVersion, r.engine.KeepConversation)
 }
 
-// TemporaryChats is the resolver for the temporaryChats field.
+// TemporaryChats is the tenant's temporary-chat policy, for any viewer of
+// the tenant.
 func (r *viewerResolver) TemporaryChats(ctx context.Context, obj *model.Viewer) (string, error) {
-	return r.viewerTemporaryChats(ctx)
+	p, err := r.settings.ForViewer(ctx)
+	return string(p.TemporaryChats), err
 }
 
-// TemporaryChatRetention is the resolver for the temporaryChatRetention field.
+// TemporaryChatRetention is how long a temporary chat lasts, as a Go
+// duration, for any viewer of the tenant.
 func (r *viewerResolver) TemporaryChatRetention(ctx context.Context, obj *model.Viewer) (string, error) {
-	return r.viewerTemporaryChatRetention(ctx)
+	p, err := r.settings.ForViewer(ctx)
+	return p.TemporaryChatRetention.String(), err
 }

@@ -11,12 +11,28 @@ import (
 	"github.com/ragchat/ragchat/graph/model"
 )
 
-// UpdateTenantSettings is the resolver for the updateTenantSettings field.
+// UpdateTenantSettings parses the input into a patch and has the service
+// apply it; the service decides who may (admins only). An input that does
+// not parse is BAD_USER_INPUT before any role check, like one GraphQL
+// rejects before the resolver runs.
 func (r *mutationResolver) UpdateTenantSettings(ctx context.Context, input model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error) {
-	return r.updateTenantSettings(ctx, input, expectedVersion)
+	patch, err := tenantSettingsPatch(input)
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.settings.Update(ctx, patch, expectedVersion)
+	if err != nil {
+		return nil, err
+	}
+	return tenantSettingsModel(st), nil
 }
 
-// TenantSettings is the resolver for the tenantSettings field.
+// TenantSettings returns the admin's tenant settings. The service decides
+// who may read them (admins only).
 func (r *queryResolver) TenantSettings(ctx context.Context) (*model.TenantSettings, error) {
-	return r.tenantSettings(ctx)
+	st, err := r.settings.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tenantSettingsModel(st), nil
 }

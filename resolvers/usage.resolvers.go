@@ -10,29 +10,119 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/quota"
 )
 
-// GrantUsage is the resolver for the grantUsage field.
+// GrantUsage raises one user's limit for the current quota period.
 func (r *mutationResolver) GrantUsage(ctx context.Context, input model.GrantUsageInput) (*model.GrantUsagePayload, error) {
-	return r.grantUsage(ctx, input)
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
+	note := orEmpty(input.Note)
+	g, err := svc.GrantUsage(ctx, quota.GrantInput{UserID: input.UserID, Tokens: int64(input.Tokens), Note: note})
+	if err != nil {
+		return nil, err
+	}
+	return &model.GrantUsagePayload{Grant: &model.UsageGrant{
+		UserID: g.Entry.UserID, Tokens: g.Entry.PromptTokens, Note: g.Note, Period: g.Entry.Period,
+		PeriodStart: *g.Entry.PeriodStart, ResetsAt: g.ResetsAt, GrantedAt: g.Entry.CreatedAt,
+	}}, nil
 }
 
-// SetUserQuota is the resolver for the setUserQuota field.
+// SetUserQuota sets or removes the override of one user's per-user limit.
 func (r *mutationResolver) SetUserQuota(ctx context.Context, userID string, tokens *int) (*model.SetUserQuotaPayload, error) {
-	return r.setUserQuota(ctx, userID, tokens)
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
+	var t *int64
+	if tokens != nil {
+		v := int64(*tokens)
+		t = &v
+	}
+	got, err := svc.SetUserQuota(ctx, userID, t)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.SetUserQuotaPayload{UserID: userID}
+	if got != nil {
+		v := int(*got)
+		out.Tokens = &v
+	}
+	return out, nil
 }
 
-// UsageSummary is the resolver for the usageSummary field.
+// UsageSummary sums the tenant's tokens by model and UTC day in [from, to).
 func (r *queryResolver) UsageSummary(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageRow, error) {
-	return r.usageSummary(ctx, from, to)
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := svc.UsageSummary(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.UsageRow, len(rows))
+	for i, u := range rows {
+		out[i] = &model.UsageRow{
+			Day:              u.Day.UTC().Format(time.DateOnly),
+			Model:            u.Model,
+			Attempts:         u.Attempts,
+			PromptTokens:     u.PromptTokens,
+			CompletionTokens: u.CompletionTokens,
+			TotalTokens:      u.TotalTokens,
+			CostMicros:       int(u.CostMicros),
+		}
+	}
+	return out, nil
 }
 
-// MyUsage is the resolver for the myUsage field.
+// MyUsage returns the viewer's standing against the token quota.
 func (r *queryResolver) MyUsage(ctx context.Context) (*model.MyUsage, error) {
-	return r.myUsage(ctx)
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
+	u, err := svc.MyUsage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.MyUsage{
+		Used: int(u.Used), Reserved: int(u.Reserved), TenantUsed: int(u.TenantUsed),
+		ResetsAt: u.ResetsAt, OverSoftLimit: u.OverSoftLimit, Granted: int(u.Granted),
+	}
+	if u.Limit != nil {
+		l := int(*u.Limit)
+		out.Limit = &l
+	}
+	if u.TenantLimit != nil {
+		l := int(*u.TenantLimit)
+		out.TenantLimit = &l
+	}
+	if u.Period != "" {
+		out.Period, out.Kind = &u.Period, &u.Kind
+	}
+	return out, nil
 }
 
-// UsageCosts is the resolver for the usageCosts field.
+// UsageCosts sums the tenant's settled usage and cost by day, model and
+// user in [from, to).
 func (r *queryResolver) UsageCosts(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageCostRow, error) {
-	return r.usageCosts(ctx, from, to)
+	svc, err := r.metering()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := svc.UsageCosts(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.UsageCostRow, len(rows))
+	for i, c := range rows {
+		out[i] = &model.UsageCostRow{
+			Day: c.Day.UTC().Format(time.DateOnly), Model: c.Model, UserID: c.UserID, Calls: c.Calls,
+			PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens, CostMicros: int(c.CostMicros),
+		}
+	}
+	return out, nil
 }

@@ -10,11 +10,40 @@ import (
 
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// Viewer is the resolver for the viewer field.
+// Viewer describes the viewer in ctx.
 func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
-	return viewerModel(ctx)
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	roles := make([]model.Role, 0, len(v.Roles))
+	for _, r := range v.Roles {
+		switch r {
+		case viewer.RoleMember:
+			roles = append(roles, model.RoleMember)
+		case viewer.RoleAgent:
+			roles = append(roles, model.RoleAgent)
+		case viewer.RoleAdmin:
+			roles = append(roles, model.RoleAdmin)
+		case viewer.RoleSupport:
+			roles = append(roles, model.RoleSupport)
+		}
+	}
+	groups := v.Groups
+	if groups == nil {
+		groups = []string{}
+	}
+	return &model.Viewer{
+		TenantID:           v.TenantID,
+		UserID:             v.UserID,
+		Roles:              roles,
+		Groups:             groups,
+		IsAdmin:            v.IsAdmin(),
+		CanCurateKnowledge: v.CanCurateKnowledge(),
+	}, nil
 }
 
 // Viewer returns graph.ViewerResolver implementation.

@@ -99,7 +99,8 @@ func (Conversation) Edges() []ent.Edge {
 			Field("knowledge_base_id").Unique().Required().Immutable(),
 		// Conversation.messages is declared in schema/conversations.graphqls
 		// instead of generated, so that it pages by sequence_no by default
-		// (resolvers/queries.go); the where-input predicates stay generated.
+		// (resolvers/conversations.resolvers.go); the where-input predicates stay
+		// generated.
 		edge.To("messages", Message.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection(),
 				entgql.Skip(entgql.SkipType)),
