@@ -6,8 +6,9 @@
 //     (graph/ent.graphqls) and gqlgen.yml's autobind entries from
 //     ent/schema;
 //  2. gqlgen generates the executable schema and models (graph/) and the
-//     resolver stubs (resolvers/*.resolvers.go) from schema.graphqls and
-//     the graph/ent.graphqls of step 1;
+//     resolver files (resolvers/*.resolvers.go: the signatures, around the
+//     hand-written bodies it keeps) from schema/*.graphqls and the
+//     graph/ent.graphqls of step 1;
 //  3. internal/gqlexec/gen.go makes the list marshalers of
 //     gqlexec.SequentialLists in graph/generated.go render their elements
 //     in order instead of one goroutine per element.

@@ -29,7 +29,7 @@ func main() {
 		entgql.WithNodeDescriptor(false),
 		// One casing for the whole schema (docs/API.md, "Naming"):
 		// conversationId, sourceUri, conversationIdIn, as in the
-		// hand-written schema.graphqls.
+		// hand-written schema/*.graphqls.
 		entgql.WithSchemaHook(func(_ *gen.Graph, s *ast.Schema) error {
 			gqlnames.Rename(s)
 			nonNullTags(s)

@@ -936,9 +936,9 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type AttemptResolver interface {
-	Staleness(ctx context.Context, obj *ent.Attempt) (*model.AttemptStaleness, error)
 	ModelProfile(ctx context.Context, obj *ent.Attempt) (*ent.ModelProfile, error)
 	Parameters(ctx context.Context, obj *ent.Attempt) (*domain.ModelParameters, error)
+	Staleness(ctx context.Context, obj *ent.Attempt) (*model.AttemptStaleness, error)
 }
 type AuditEventResolver interface {
 	Metadata(ctx context.Context, obj *ent.AuditEvent) ([]*model.AuditMetadataEntry, error)
@@ -953,14 +953,14 @@ type ConversationResolver interface {
 
 	Folder(ctx context.Context, obj *ent.Conversation) (*ent.Folder, error)
 	Tags(ctx context.Context, obj *ent.Conversation) ([]*ent.Tag, error)
+	Attachments(ctx context.Context, obj *ent.Conversation) ([]*ent.Attachment, error)
 	Status(ctx context.Context, obj *ent.Conversation) (conversation.Status, error)
 	Messages(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.MessageOrder, where *ent.MessageWhereInput) (*ent.MessageConnection, error)
-	SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error)
 	CurrentPath(ctx context.Context, obj *ent.Conversation, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int) (*ent.MessageConnection, error)
 	Pinned(ctx context.Context, obj *ent.Conversation) (bool, error)
 	Metadata(ctx context.Context, obj *ent.Conversation) ([]*model.MetadataEntry, error)
+	SupportGrants(ctx context.Context, obj *ent.Conversation) ([]*ent.SupportGrant, error)
 	Temporary(ctx context.Context, obj *ent.Conversation) (bool, error)
-	Attachments(ctx context.Context, obj *ent.Conversation) ([]*ent.Attachment, error)
 }
 type ConversationEventResolver interface {
 	Conversation(ctx context.Context, obj *model.ConversationEvent) (*ent.Conversation, error)
@@ -968,8 +968,8 @@ type ConversationEventResolver interface {
 	Attempt(ctx context.Context, obj *model.ConversationEvent) (*ent.Attempt, error)
 }
 type MessageResolver interface {
-	Siblings(ctx context.Context, obj *ent.Message) (*model.MessageSiblings, error)
 	Attachments(ctx context.Context, obj *ent.Message) ([]*ent.Attachment, error)
+	Siblings(ctx context.Context, obj *ent.Message) (*model.MessageSiblings, error)
 }
 type MutationResolver interface {
 	CreateConversation(ctx context.Context, input *model.CreateConversationInput) (*ent.Conversation, error)
@@ -979,22 +979,21 @@ type MutationResolver interface {
 	SetConversationHistoryStrategy(ctx context.Context, id uuid.UUID, historyStrategy *string, expectedVersion *int) (*ent.Conversation, error)
 	DeleteConversation(ctx context.Context, id uuid.UUID, reason *string, expectedVersion *int) (*ent.Conversation, error)
 	RestoreConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
-	UpdateTenantSettings(ctx context.Context, input model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error)
 	Ask(ctx context.Context, input model.AskInput) (*model.AskPayload, error)
 	RetryAttempt(ctx context.Context, input model.RetryAttemptInput) (*model.AskPayload, error)
 	CancelAttempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
+	UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error)
 	SubmitFeedback(ctx context.Context, input model.SubmitFeedbackInput) (*ent.Feedback, error)
 	CreateKnowledgeBase(ctx context.Context, input model.CreateKnowledgeBaseInput) (*ent.KnowledgeBase, error)
 	IngestDocument(ctx context.Context, input model.IngestDocumentInput) (*ent.Document, error)
 	SetDocumentACL(ctx context.Context, documentID uuid.UUID, acl model.DocumentACLInput) (*ent.Document, error)
 	DeleteDocument(ctx context.Context, documentID uuid.UUID, reason *string) (*model.DeleteDocumentPayload, error)
-	RequestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error)
-	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
-	DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error)
-	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
 	EditMessage(ctx context.Context, messageID uuid.UUID, question string, clientMessageID string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.AskPayload, error)
 	SelectBranch(ctx context.Context, conversationID uuid.UUID, messageID uuid.UUID) (*ent.Conversation, error)
 	ForkConversation(ctx context.Context, messageID uuid.UUID, clientRequestID *string) (*ent.Conversation, error)
+	CreateModelProfile(ctx context.Context, input model.ModelProfileInput) (*ent.ModelProfile, error)
+	UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error)
+	DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error)
 	PinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	UnpinConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	CreateTag(ctx context.Context, input model.CreateTagInput) (*ent.Tag, error)
@@ -1008,16 +1007,17 @@ type MutationResolver interface {
 	DeleteFolder(ctx context.Context, id uuid.UUID) (*model.DeleteFolderPayload, error)
 	MoveConversationToFolder(ctx context.Context, conversationID uuid.UUID, folderID *uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	UpdateConversationMetadata(ctx context.Context, id uuid.UUID, metadata []*model.MetadataEntryInput, expectedVersion *int) (*ent.Conversation, error)
-	KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
 	ImportConversations(ctx context.Context, input model.ImportConversationsInput) (*model.ImportConversationsPayload, error)
 	CreateShareLink(ctx context.Context, input model.CreateShareLinkInput) (*model.CreateShareLinkPayload, error)
 	UpdateShareLink(ctx context.Context, id uuid.UUID, input model.UpdateShareLinkInput) (*model.UpdateShareLinkPayload, error)
 	RevokeShareLink(ctx context.Context, id uuid.UUID) (*model.RevokeShareLinkPayload, error)
 	ReaskAttempt(ctx context.Context, attemptID uuid.UUID, clientRequestID *string, modelProfileID *uuid.UUID, modelParameters *domain.ModelParameters) (*model.ReaskAttemptPayload, error)
-	CreateModelProfile(ctx context.Context, input model.ModelProfileInput) (*ent.ModelProfile, error)
-	UpdateModelProfile(ctx context.Context, id uuid.UUID, input model.ModelProfileInput) (*ent.ModelProfile, error)
-	DeleteModelProfile(ctx context.Context, id uuid.UUID) (*model.DeleteModelProfilePayload, error)
-	UploadAttachment(ctx context.Context, conversationID uuid.UUID, file graphql.Upload) (*model.UploadAttachmentPayload, error)
+	RequestSupportAccess(ctx context.Context, conversationID uuid.UUID, reason string, duration *string) (*ent.SupportGrant, error)
+	ApproveSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	DenySupportAccess(ctx context.Context, id uuid.UUID, reason *string) (*ent.SupportGrant, error)
+	RevokeSupportAccess(ctx context.Context, id uuid.UUID) (*ent.SupportGrant, error)
+	KeepConversation(ctx context.Context, id uuid.UUID, expectedVersion *int) (*ent.Conversation, error)
+	UpdateTenantSettings(ctx context.Context, input model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error)
 	GrantUsage(ctx context.Context, input model.GrantUsageInput) (*model.GrantUsagePayload, error)
 	SetUserQuota(ctx context.Context, userID string, tokens *int) (*model.SetUserQuotaPayload, error)
 }
@@ -1028,16 +1028,16 @@ type QueryResolver interface {
 	Conversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error)
 	KnowledgeBases(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) (*ent.KnowledgeBaseConnection, error)
 	SupportGrants(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) (*ent.SupportGrantConnection, error)
-	Viewer(ctx context.Context) (*model.Viewer, error)
-	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
-	Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
 	AttemptDiagnostics(ctx context.Context, id uuid.UUID) (*model.AttemptDiagnostics, error)
-	DocumentACL(ctx context.Context, documentID uuid.UUID) (*model.DocumentACL, error)
 	AdminConversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error)
+	Attempt(ctx context.Context, id uuid.UUID) (*ent.Attempt, error)
+	Conversation(ctx context.Context, id uuid.UUID) (*ent.Conversation, error)
 	Feedbacks(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error)
 	FeedbackSummary(ctx context.Context, from time.Time, to time.Time) (*model.FeedbackSummary, error)
-	UsageSummary(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageRow, error)
-	TenantSettings(ctx context.Context) (*model.TenantSettings, error)
+	DocumentACL(ctx context.Context, documentID uuid.UUID) (*model.DocumentACL, error)
+	AvailableModels(ctx context.Context) ([]*ent.ModelProfile, error)
+	ModelProfiles(ctx context.Context) ([]*ent.ModelProfile, error)
+	ModelEndpoints(ctx context.Context) ([]string, error)
 	Tags(ctx context.Context) ([]*ent.Tag, error)
 	Folders(ctx context.Context) ([]*ent.Folder, error)
 	ExportConversation(ctx context.Context, id uuid.UUID, format portability.Format) (*portability.Export, error)
@@ -1046,22 +1046,22 @@ type QueryResolver interface {
 	MyShareLinks(ctx context.Context, first *int, after *entgql.Cursor[uuid.UUID]) (*ent.ShareLinkConnection, error)
 	ShareRestrictedAnswers(ctx context.Context, input model.ShareAudienceInput) ([]*model.ShareRestrictedAnswer, error)
 	SharedConversation(ctx context.Context, token string) (*model.SharedConversation, error)
-	AvailableModels(ctx context.Context) ([]*ent.ModelProfile, error)
-	ModelProfiles(ctx context.Context) ([]*ent.ModelProfile, error)
-	ModelEndpoints(ctx context.Context) ([]string, error)
+	TenantSettings(ctx context.Context) (*model.TenantSettings, error)
+	UsageSummary(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageRow, error)
 	MyUsage(ctx context.Context) (*model.MyUsage, error)
 	UsageCosts(ctx context.Context, from time.Time, to time.Time) ([]*model.UsageCostRow, error)
+	Viewer(ctx context.Context) (*model.Viewer, error)
 }
 type ShareLinkResolver interface {
 	RestrictedAnswers(ctx context.Context, obj *ent.ShareLink) ([]*model.ShareRestrictedAnswer, error)
 	IncludedRestrictedAnswerIds(ctx context.Context, obj *ent.ShareLink) ([]uuid.UUID, error)
 }
 type SourceResolver interface {
+	Attachment(ctx context.Context, obj *ent.Source) (*ent.Attachment, error)
 	Available(ctx context.Context, obj *ent.Source) (bool, error)
 	Snippet(ctx context.Context, obj *ent.Source) (*string, error)
 	DocumentTitle(ctx context.Context, obj *ent.Source) (*string, error)
 	DocumentID(ctx context.Context, obj *ent.Source) (*uuid.UUID, error)
-	Attachment(ctx context.Context, obj *ent.Source) (*ent.Attachment, error)
 }
 type SubscriptionResolver interface {
 	AttemptEvents(ctx context.Context, attemptID uuid.UUID, afterSeq *int) (<-chan *model.AttemptEvent, error)
@@ -5360,9 +5360,302 @@ func sourceData(filename string) string {
 
 var sources = []*ast.Source{
 	{Name: "ent.graphqls", Input: sourceData("ent.graphqls"), BuiltIn: false},
-	{Name: "../schema.graphqls", Input: `# ragchat GraphQL schema: the hand-written operations. The entity types,
-# Relay connections, where-inputs and orderings are generated by entgql into
-# graph/ent.graphqls; this file extends them.
+	{Name: "../schema/admin.graphqls", Input: `# Admin views (docs/API.md, "Admin diagnostics"): root fields of their own,
+# refused as a whole field to everyone but the tenant's admins.
+
+"""
+When an attempt started, produced its first token and finished.
+"""
+type AttemptTimings {
+  startedAt: Time!
+  firstTokenAt: Time
+  completedAt: Time
+  """
+  Milliseconds from start to the first answer token.
+  """
+  timeToFirstTokenMs: Int
+  """
+  Milliseconds from start to completion or failure.
+  """
+  durationMs: Int
+}
+
+"""
+An admin's diagnostics of one attempt (attemptDiagnostics): what its
+prompt was built from, its timings and its lease. Kept off the shared
+Attempt type, so that no field of a type a member can reach depends on the
+viewer's role. It carries ids and numbers only, never the conversation's
+text.
+"""
+type AttemptDiagnostics {
+  attemptId: ID!
+  status: AttemptStatus!
+  """
+  What the prompt was built from; null until the prompt was assembled (or
+  when the attempt failed before that).
+  """
+  contextManifest: ContextManifest
+  timings: AttemptTimings!
+  """
+  While PENDING: the instance that runs the attempt and until when its
+  lease holds.
+  """
+  leaseOwner: String
+  leaseExpiresAt: Time
+}
+
+"""
+Filters for adminConversations. Every filter stays inside the admin's tenant.
+"""
+input AdminConversationWhereInput {
+  """
+  The owner (JWT subject).
+  """
+  userId: String
+  status: ConversationStatus
+  knowledgeBaseId: ID
+  createdAfter: Time
+  createdBefore: Time
+  """
+  Only conversations with (true) or without (false) DOWN feedback.
+  """
+  hasNegativeFeedback: Boolean
+  titleContains: String
+}
+
+extend type Query {
+  """
+  Admins only (FORBIDDEN otherwise, as a whole field): the diagnostics of
+  one attempt of the tenant. Attempts of DELETED conversations are
+  NOT_FOUND.
+  """
+  attemptDiagnostics(id: ID!): AttemptDiagnostics!
+  """
+  Admins only: every conversation of the tenant (DELETED ones only when
+  filtered by that status).
+  """
+  adminConversations(
+    after: Cursor
+    first: Int
+    before: Cursor
+    last: Int
+    orderBy: ConversationOrder
+    where: AdminConversationWhereInput
+  ): ConversationConnection!
+}
+`, BuiltIn: false},
+	{Name: "../schema/ask.graphqls", Input: `# Asking: a question and the attempt that answers it, retries and
+# cancelling (docs/API.md, "Streaming an answer"). The answer streams
+# through attemptEvents (schema/feeds.graphqls).
+
+input AskInput {
+  conversationId: ID!
+  """
+  The client's idempotency key for this question: asking again with the same
+  key returns the original message and attempt (deduplicated: true); the same
+  key with a different question is IDEMPOTENCY_MISMATCH.
+  """
+  clientMessageId: String!
+  question: String!
+  """
+  The message the question follows (docs/API.md, "Message trees"): an
+  ASSISTANT answer, or a USER question left unanswered, of this
+  conversation. Null follows the conversation's current branch
+  (Conversation.currentLeafId). The question becomes the current branch's
+  leaf either way.
+  """
+  parentMessageId: ID
+}
+
+"""
+What ask and retryAttempt return at once, before the answer exists. Follow
+the answer with the attemptEvents subscription.
+"""
+type AskPayload {
+  userMessage: Message!
+  attempt: Attempt!
+  """
+  The request repeated an earlier idempotency key.
+  """
+  deduplicated: Boolean!
+}
+
+input RetryAttemptInput {
+  """
+  The attempt to retry, at any depth of the conversation; the new attempt
+  answers the same user message (its answer is a sibling of the old one)
+  and the path through that message becomes the current branch.
+  """
+  attemptId: ID!
+  """
+  The client's idempotency key for this retry.
+  """
+  clientRequestId: String!
+}
+
+extend type Query {
+  """
+  One attempt the viewer may see.
+  """
+  attempt(id: ID!): Attempt!
+}
+
+extend type Mutation {
+  """
+  Stores the question and starts answering it; returns at once.
+  """
+  ask(input: AskInput!): AskPayload!
+  """
+  Starts a new attempt at the same user message (regenerate), at any depth.
+  """
+  retryAttempt(input: RetryAttemptInput!): AskPayload!
+  """
+  Stops a PENDING attempt (it ends FAILED with failure code CANCELLED).
+  """
+  cancelAttempt(id: ID!): Attempt!
+}
+`, BuiltIn: false},
+	{Name: "../schema/attachments.graphqls", Input: `# Attachments (docs/API.md, "Attachments"): uploads, their limits and
+# state events, and attachments on an ask.
+
+"""
+A file of a multipart request (the GraphQL multipart request spec):
+send the operation as the ` + "`" + `operations` + "`" + ` form field, the map as ` + "`" + `map` + "`" + `, and
+the file as its own part. Only uploadAttachment takes one.
+"""
+scalar Upload
+
+extend type Conversation {
+  """
+  The conversation's attachments the viewer may read, oldest first
+  (docs/API.md, "Attachments").
+  """
+  attachments: [Attachment!]!
+}
+
+"What uploadAttachment returns."
+type UploadAttachmentPayload {
+  "The stored attachment: READY, or FAILED with its failureCode."
+  attachment: Attachment!
+}
+
+extend type Mutation {
+  """
+  Owner only: uploads file into conversationId (docs/API.md,
+  "Attachments"). The tenant's limits (file size, files per conversation,
+  bytes per user) and the type sniffed from the bytes (text, Markdown, PDF,
+  DOCX) are checked before anything is stored: BAD_USER_INPUT with
+  extensions.limit, or reason UNSUPPORTED_MEDIA_TYPE. Another user's
+  conversation or an unknown id is NOT_FOUND.
+  """
+  uploadAttachment(conversationId: ID!, file: Upload!): UploadAttachmentPayload!
+}
+
+extend enum ViewerEventKind {
+  """
+  An attachment of the conversation changed state (attachmentId,
+  attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
+  """
+  ATTACHMENT_UPDATED
+}
+
+extend type ViewerEvent {
+  "ATTACHMENT_UPDATED: the attachment."
+  attachmentId: ID
+  "ATTACHMENT_UPDATED: its new status."
+  attachmentStatus: AttachmentStatus
+}
+
+extend enum ConversationEventKind {
+  """
+  An attachment of the conversation changed state (attachmentId,
+  attachmentStatus), also in a temporary chat, which viewerEvents never
+  mentions. Only subscribers who may read the attachment (its owner)
+  receive it.
+  """
+  ATTACHMENT_UPDATED
+}
+
+extend type ConversationEvent {
+  "ATTACHMENT_UPDATED: the attachment."
+  attachmentId: ID
+  "ATTACHMENT_UPDATED: its new status."
+  attachmentStatus: AttachmentStatus
+}
+
+extend type TenantSettings {
+  "The largest attachment accepted, in bytes (effective value; default 10 MiB)."
+  attachmentMaxFileBytes: Int!
+  "How many attachments one conversation may hold (effective value; default 20)."
+  attachmentMaxFilesPerConversation: Int!
+  "The total bytes of one user's attachments in the tenant (effective value; default 100 MiB)."
+  attachmentMaxBytesPerUser: Int!
+}
+
+extend input UpdateTenantSettingsInput {
+  "Bytes per attachment; 0 restores the default; negative is BAD_USER_INPUT (extensions.field names it)."
+  attachmentMaxFileBytes: Int
+  "Attachments per conversation; 0 restores the default; negative is BAD_USER_INPUT."
+  attachmentMaxFilesPerConversation: Int
+  "Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT."
+  attachmentMaxBytesPerUser: Int
+}
+
+# Attachments on an ask, and attachment sources (docs/API.md, "Attachments")
+
+extend input AskInput {
+  """
+  Attachments of this conversation the question is asked with: each must be
+  the viewer's and READY (docs/API.md, "Attachments"). The answer's
+  evidence always includes the best chunk of each. An unknown, deleted or
+  foreign id, or one of another conversation, is NOT_FOUND; one not yet
+  READY is BAD_USER_INPUT (extensions.field attachmentIds, reason
+  ATTACHMENT_NOT_READY). At most 20.
+  """
+  attachmentIds: [ID!]
+}
+
+extend type Message {
+  """
+  The attachments the question was asked with (AskInput.attachmentIds)
+  that the viewer may still read, in the order given; empty for answers
+  and questions without attachments.
+  """
+  attachments: [Attachment!]!
+}
+
+extend type Source {
+  """
+  The cited attachment (kind ATTACHMENT) while the viewer may read it;
+  null for a document's source, or an attachment since deleted or hidden.
+  """
+  attachment: Attachment
+}
+`, BuiltIn: false},
+	{Name: "../schema/audit.graphqls", Input: `# The audit log (docs/API.md, "Audit events"): auditEvents is entgql's;
+# this file adds each event's metadata.
+
+"""
+One key of an audit event's metadata (for example owner, grant, agent).
+"""
+type AuditMetadataEntry {
+  key: String!
+  value: String!
+}
+
+extend type AuditEvent {
+  """
+  The event's metadata, by key.
+  """
+  metadata: [AuditMetadataEntry!]!
+}
+`, BuiltIn: false},
+	{Name: "../schema/common.graphqls", Input: `# ragchat GraphQL schema: the hand-written operations, one file per feature
+# in this folder, each resolved in resolvers/{feature}.resolvers.go. The
+# entity types, Relay connections, where-inputs and orderings are generated
+# by entgql into graph/ent.graphqls; the files here extend them (extend type
+# Query, Mutation, Conversation, ...). This file holds the conventions every
+# file follows and the scalars they share.
 #
 # Conventions:
 # - Every error carries extensions.code (see docs/API.md). An id that does
@@ -5385,104 +5678,10 @@ An RFC 3339 timestamp. Declared here rather than by entgql so that entgql's
 generated schema is the same on every run.
 """
 scalar Time
-
-"""
-A role inside one tenant.
-"""
-enum Role {
-  """
-  An end user: sees only their own conversations.
-  """
-  MEMBER
-  """
-  Curates knowledge (knowledge bases, documents, ACLs); sees only their own conversations.
-  """
-  AGENT
-  """
-  Sees the whole tenant (never another tenant) and the admin views.
-  """
-  ADMIN
-  """
-  A support agent: sees their own conversations and, read-only, those an
-  approved, unexpired support grant names them for.
-  """
-  SUPPORT
-}
-
-"""
-The authenticated user, rebuilt from the bearer token.
-"""
-type Viewer {
-  tenantId: String!
-  userId: String!
-  roles: [Role!]!
-  """
-  The ACL groups the token grants.
-  """
-  groups: [String!]!
-  isAdmin: Boolean!
-  canCurateKnowledge: Boolean!
-}
-
-"""
-A stable reason code attached to feedback.
-"""
-enum FeedbackReason {
-  INACCURATE
-  INCOMPLETE
-  IRRELEVANT
-  OUTDATED
-  UNSAFE
-  CITATION_WRONG
-  HELPFUL
-  OTHER
-}
-
-extend type Source {
-  """
-  Whether the viewer may still read the cited chunk. Sources are
-  re-authorised on every read: when the document's ACL changed or it was
-  deleted, the source stays as a redacted placeholder (available: false)
-  whose snippet, document title and document id are null.
-  """
-  available: Boolean!
-  """
-  The cited text, when available.
-  """
-  snippet: String
-  """
-  The cited document's title, when available.
-  """
-  documentTitle: String
-  """
-  The cited document, when available.
-  """
-  documentId: ID
-}
-
-extend type Conversation {
-  """
-  ACTIVE, ARCHIVED or DELETED, or EXPIRED once the conversation is past its
-  sliding expiry (expiresAt) or its absolute cap (absoluteExpiresAt), unless
-  it is DELETED. EXPIRED is computed when read, never stored, so it and the
-  status filters are exact at any instant (docs/API.md, "Conversation
-  status").
-  """
-  status: ConversationStatus!
-  """
-  The conversation's messages, keyset-paged by sequence number: last: 50
-  gives the latest page, and before: pageInfo.startCursor scrolls back.
-  Without first or last, the first 20 (the oldest).
-  """
-  messages(
-    after: Cursor
-    first: Int
-    before: Cursor
-    last: Int
-    orderBy: MessageOrder = {direction: ASC, field: SEQUENCE_NO}
-    where: MessageWhereInput
-  ): MessageConnection!
-}
+`, BuiltIn: false},
+	{Name: "../schema/contextmanifest.graphqls", Input: `# The context manifest: what an attempt's prompt was built from and why
+# (Attempt.contextManifest, AttemptDiagnostics.contextManifest;
+# docs/ENGINE.md, "The budget split").
 
 """
 Tokens of one attempt's prompt, by section.
@@ -5627,377 +5826,33 @@ type RoundScore {
   previous: Boolean!
   chosen: Boolean!
 }
+`, BuiltIn: false},
+	{Name: "../schema/conversations.graphqls", Input: `# Conversations: create, read, rename, archive, delete and restore
+# (docs/API.md, "Conversations"). The root Mutation type is declared here;
+# every other file extends it.
 
-"""
-When an attempt started, produced its first token and finished.
-"""
-type AttemptTimings {
-  startedAt: Time!
-  firstTokenAt: Time
-  completedAt: Time
+extend type Conversation {
   """
-  Milliseconds from start to the first answer token.
+  ACTIVE, ARCHIVED or DELETED, or EXPIRED once the conversation is past its
+  sliding expiry (expiresAt) or its absolute cap (absoluteExpiresAt), unless
+  it is DELETED. EXPIRED is computed when read, never stored, so it and the
+  status filters are exact at any instant (docs/API.md, "Conversation
+  status").
   """
-  timeToFirstTokenMs: Int
+  status: ConversationStatus!
   """
-  Milliseconds from start to completion or failure.
+  The conversation's messages, keyset-paged by sequence number: last: 50
+  gives the latest page, and before: pageInfo.startCursor scrolls back.
+  Without first or last, the first 20 (the oldest).
   """
-  durationMs: Int
-}
-
-"""
-An admin's diagnostics of one attempt (attemptDiagnostics): what its
-prompt was built from, its timings and its lease. Kept off the shared
-Attempt type, so that no field of a type a member can reach depends on the
-viewer's role. It carries ids and numbers only, never the conversation's
-text.
-"""
-type AttemptDiagnostics {
-  attemptId: ID!
-  status: AttemptStatus!
-  """
-  What the prompt was built from; null until the prompt was assembled (or
-  when the attempt failed before that).
-  """
-  contextManifest: ContextManifest
-  timings: AttemptTimings!
-  """
-  While PENDING: the instance that runs the attempt and until when its
-  lease holds.
-  """
-  leaseOwner: String
-  leaseExpiresAt: Time
-}
-
-"""
-Who may read a document's chunks.
-"""
-type DocumentAcl {
-  visibility: DocumentVisibility!
-  """
-  With RESTRICTED visibility: the groups that may read the document.
-  """
-  groups: [String!]!
-  """
-  With RESTRICTED visibility: the users that may read the document.
-  """
-  users: [String!]!
-}
-
-
-"""
-Filters for adminConversations. Every filter stays inside the admin's tenant.
-"""
-input AdminConversationWhereInput {
-  """
-  The owner (JWT subject).
-  """
-  userId: String
-  status: ConversationStatus
-  knowledgeBaseId: ID
-  createdAfter: Time
-  createdBefore: Time
-  """
-  Only conversations with (true) or without (false) DOWN feedback.
-  """
-  hasNegativeFeedback: Boolean
-  titleContains: String
-}
-
-"""
-Filters for feedbacks.
-"""
-input AdminFeedbackWhereInput {
-  rating: FeedbackRating
-  reasonCode: FeedbackReason
-  """
-  The model of the rated attempt.
-  """
-  model: String
-  userId: String
-  createdAfter: Time
-  createdBefore: Time
-}
-
-type FeedbackReasonCount {
-  reason: FeedbackReason!
-  count: Int!
-}
-
-"""
-Feedback counts of the tenant in [from, to).
-"""
-type FeedbackSummary {
-  from: Time!
-  to: Time!
-  up: Int!
-  down: Int!
-  byReason: [FeedbackReasonCount!]!
-}
-
-"""
-The token usage of one model on one UTC day.
-"""
-type UsageRow {
-  """
-  The day, as YYYY-MM-DD (UTC).
-  """
-  day: String!
-  model: String!
-  attempts: Int!
-  promptTokens: Int!
-  completionTokens: Int!
-  totalTokens: Int!
-}
-
-"""
-Shares of a model's usable window (its context window minus the answer
-reserve, capped by promptTokenBudget) by prompt section, each in 0..1; the
-four section shares sum to at most 1 (docs/ENGINE.md, "The budget split").
-"""
-type BudgetRatios {
-  """
-  The rules (system prompt and instructions).
-  """
-  system: Float!
-  """
-  The authorised evidence.
-  """
-  evidence: Float!
-  """
-  The summary and the recent rounds.
-  """
-  history: Float!
-  """
-  The current question.
-  """
-  input: Float!
-  """
-  The least share evidence keeps while evidence is available.
-  """
-  evidenceFloor: Float!
-  """
-  The most share evidence may take after unused shares flowed to it.
-  """
-  evidenceCap: Float!
-}
-
-"""
-A partial change of BudgetRatios: only the fields given change; the
-result is validated as a whole.
-"""
-input BudgetRatiosInput {
-  system: Float
-  evidence: Float
-  history: Float
-  input: Float
-  evidenceFloor: Float
-  evidenceCap: Float
-}
-
-"""
-The context window of one model, overriding the model registry.
-"""
-type ModelContextWindow {
-  model: String!
-  """
-  Tokens; at least 256.
-  """
-  contextWindow: Int!
-}
-
-input ModelContextWindowInput {
-  model: String!
-  contextWindow: Int!
-}
-
-"""
-A tenant's settings, defaults filled in (docs/API.md, "Tenant settings").
-Durations are Go duration strings ("24h0m0s"; input also accepts "24h",
-"90m", "1h30m"). Enumerated settings are strings so that an unknown value
-is BAD_USER_INPUT naming the setting.
-"""
-type TenantSettings {
-  """
-  Bumped by every change; pass it as updateTenantSettings' expectedVersion.
-  """
-  version: Int!
-  updatedAt: Time!
-  """
-  The sliding expiry: each question extends a conversation's expiresAt to now + this.
-  """
-  conversationIdleTTL: String!
-  """
-  The cap on a conversation's whole life (absoluteExpiresAt = createdAt + this).
-  """
-  conversationMaxAge: String!
-  """
-  Days a DELETED conversation stays restorable before it is purged.
-  """
-  retentionDays: Int!
-  auditRetentionDays: Int!
-  feedbackRetentionDays: Int!
-  """
-  The default history strategy: SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED.
-  """
-  historyStrategy: String!
-  """
-  N of SLIDING_WINDOW and K of HYBRID: how many whole recent rounds a prompt may carry (at most 50).
-  """
-  historyRounds: Int!
-  """
-  How many recent rounds PRIORITIZED scores (at most 200).
-  """
-  prioritizedCandidates: Int!
-  """
-  Caps the usable window below the model's, in tokens.
-  """
-  promptTokenBudget: Int!
-  """
-  Tokens reserved for the answer.
-  """
-  maxAnswerTokens: Int!
-  budgetRatios: BudgetRatios!
-  """
-  Per-model context window overrides, by model name.
-  """
-  modelContextWindows: [ModelContextWindow!]!
-  retrievalTopK: Int!
-  """
-  The least cosine similarity of evidence, 0..1; 0 means the engine's default for its embedding model.
-  """
-  minEvidenceScore: Float!
-  """
-  What writes the rolling summary: DETERMINISTIC or LLM.
-  """
-  summarizer: String!
-  summaryTriggerRounds: Int!
-  summaryMaxChars: Int!
-  """
-  History longer than this many tokens is summarised in chunks.
-  """
-  summaryChunkTokens: Int!
-  """
-  Re-summarisations after which older material is dropped.
-  """
-  summaryMaxRegenerations: Int!
-  """
-  The chat model; "" means the server's.
-  """
-  defaultModel: String!
-  """
-  When not empty, the only models the tenant may use; the chat model must be one of them.
-  """
-  allowedModels: [String!]!
-  """
-  Each user's ask rate and burst.
-  """
-  askRatePerMinute: Float!
-  askBurst: Int!
-  """
-  Who approves support access requests: OWNER, OWNER_OR_ADMIN or AUTO.
-  """
-  supportApproval: String!
-  supportGrantDefault: String!
-  supportGrantMax: String!
-}
-
-"""
-A partial change of TenantSettings: only the fields given change. Counts
-must be at least 1 and durations positive; a given list replaces the
-stored one (an empty list clears it); defaultModel "" returns to the
-server's model.
-"""
-input UpdateTenantSettingsInput {
-  conversationIdleTTL: String
-  conversationMaxAge: String
-  retentionDays: Int
-  auditRetentionDays: Int
-  feedbackRetentionDays: Int
-  historyStrategy: String
-  historyRounds: Int
-  prioritizedCandidates: Int
-  promptTokenBudget: Int
-  maxAnswerTokens: Int
-  budgetRatios: BudgetRatiosInput
-  modelContextWindows: [ModelContextWindowInput!]
-  retrievalTopK: Int
-  minEvidenceScore: Float
-  summarizer: String
-  summaryTriggerRounds: Int
-  summaryMaxChars: Int
-  summaryChunkTokens: Int
-  summaryMaxRegenerations: Int
-  defaultModel: String
-  allowedModels: [String!]
-  askRatePerMinute: Float
-  askBurst: Int
-  supportApproval: String
-  supportGrantDefault: String
-  supportGrantMax: String
-}
-
-extend type Query {
-  """
-  The authenticated user.
-  """
-  viewer: Viewer!
-  """
-  One conversation the viewer may see. DELETED conversations are NOT_FOUND.
-  An admin opening another user's conversation writes an audit event.
-  """
-  conversation(id: ID!): Conversation!
-  """
-  One attempt the viewer may see.
-  """
-  attempt(id: ID!): Attempt!
-  """
-  Admins only (FORBIDDEN otherwise, as a whole field): the diagnostics of
-  one attempt of the tenant. Attempts of DELETED conversations are
-  NOT_FOUND.
-  """
-  attemptDiagnostics(id: ID!): AttemptDiagnostics!
-  """
-  Curators (admins and agents) only (FORBIDDEN otherwise, as a whole
-  field): who may read a document.
-  """
-  documentAcl(documentId: ID!): DocumentAcl!
-  """
-  Admins only: every conversation of the tenant (DELETED ones only when
-  filtered by that status).
-  """
-  adminConversations(
+  messages(
     after: Cursor
     first: Int
     before: Cursor
     last: Int
-    orderBy: ConversationOrder
-    where: AdminConversationWhereInput
-  ): ConversationConnection!
-  """
-  Admins only: the tenant's feedback, newest first by default.
-  """
-  feedbacks(
-    after: Cursor
-    first: Int
-    before: Cursor
-    last: Int
-    orderBy: FeedbackOrder
-    where: AdminFeedbackWhereInput
-  ): FeedbackConnection!
-  """
-  Admins only: feedback counts by rating and reason in [from, to).
-  """
-  feedbackSummary(from: Time!, to: Time!): FeedbackSummary!
-  """
-  Admins only: tokens by model and UTC day in [from, to).
-  """
-  usageSummary(from: Time!, to: Time!): [UsageRow!]!
-  """
-  Admins only (FORBIDDEN otherwise): the tenant's settings, defaults
-  filled in.
-  """
-  tenantSettings: TenantSettings!
+    orderBy: MessageOrder = {direction: ASC, field: SEQUENCE_NO}
+    where: MessageWhereInput
+  ): MessageConnection!
 }
 
 input CreateConversationInput {
@@ -6018,88 +5873,12 @@ input CreateConversationInput {
   historyStrategy: String
 }
 
-input AskInput {
-  conversationId: ID!
+extend type Query {
   """
-  The client's idempotency key for this question: asking again with the same
-  key returns the original message and attempt (deduplicated: true); the same
-  key with a different question is IDEMPOTENCY_MISMATCH.
+  One conversation the viewer may see. DELETED conversations are NOT_FOUND.
+  An admin opening another user's conversation writes an audit event.
   """
-  clientMessageId: String!
-  question: String!
-  """
-  The message the question follows (docs/API.md, "Message trees"): an
-  ASSISTANT answer, or a USER question left unanswered, of this
-  conversation. Null follows the conversation's current branch
-  (Conversation.currentLeafId). The question becomes the current branch's
-  leaf either way.
-  """
-  parentMessageId: ID
-}
-
-"""
-What ask and retryAttempt return at once, before the answer exists. Follow
-the answer with the attemptEvents subscription.
-"""
-type AskPayload {
-  userMessage: Message!
-  attempt: Attempt!
-  """
-  The request repeated an earlier idempotency key.
-  """
-  deduplicated: Boolean!
-}
-
-input RetryAttemptInput {
-  """
-  The attempt to retry, at any depth of the conversation; the new attempt
-  answers the same user message (its answer is a sibling of the old one)
-  and the path through that message becomes the current branch.
-  """
-  attemptId: ID!
-  """
-  The client's idempotency key for this retry.
-  """
-  clientRequestId: String!
-}
-
-input SubmitFeedbackInput {
-  """
-  A COMPLETED attempt of the viewer's own conversation.
-  """
-  attemptId: ID!
-  rating: FeedbackRating!
-  reasons: [FeedbackReason!]
-  comment: String
-}
-
-input CreateKnowledgeBaseInput {
-  name: String!
-  description: String
-}
-
-input DocumentAclInput {
-  visibility: DocumentVisibility!
-  groups: [String!]
-  users: [String!]
-}
-
-input IngestDocumentInput {
-  knowledgeBaseId: ID!
-  title: String!
-  sourceUri: String
-  """
-  The document text (Markdown or plain text).
-  """
-  content: String!
-  """
-  Null means visible to the whole tenant.
-  """
-  acl: DocumentAclInput
-}
-
-type DeleteDocumentPayload {
-  deletedDocumentId: ID!
+  conversation(id: ID!): Conversation!
 }
 
 type Mutation {
@@ -6138,50 +5917,96 @@ type Mutation {
   unchanged: an expired conversation comes back EXPIRED.
   """
   restoreConversation(id: ID!, expectedVersion: Int): Conversation!
+}
+`, BuiltIn: false},
+	{Name: "../schema/feedback.graphqls", Input: `# Feedback on answers: a member rates an answer; admins read and count the
+# tenant's ratings.
+
+"""
+A stable reason code attached to feedback.
+"""
+enum FeedbackReason {
+  INACCURATE
+  INCOMPLETE
+  IRRELEVANT
+  OUTDATED
+  UNSAFE
+  CITATION_WRONG
+  HELPFUL
+  OTHER
+}
+
+input SubmitFeedbackInput {
   """
-  Admins only (FORBIDDEN otherwise): changes the tenant's settings. Only
-  the fields given change. The result, defaults filled in, is validated as
-  a whole: an invalid value is BAD_USER_INPUT naming the setting in
-  extensions.field, and nothing changes. With expectedVersion, settings at
-  another version are CONFLICT with extensions.currentVersion. Every change
-  writes an audit event (tenant.settings.updated) with the changed fields
-  and their old and new values.
+  A COMPLETED attempt of the viewer's own conversation.
   """
-  updateTenantSettings(input: UpdateTenantSettingsInput!, expectedVersion: Int): TenantSettings!
+  attemptId: ID!
+  rating: FeedbackRating!
+  reasons: [FeedbackReason!]
+  comment: String
+}
+
+"""
+Filters for feedbacks.
+"""
+input AdminFeedbackWhereInput {
+  rating: FeedbackRating
+  reasonCode: FeedbackReason
   """
-  Stores the question and starts answering it; returns at once.
+  The model of the rated attempt.
   """
-  ask(input: AskInput!): AskPayload!
+  model: String
+  userId: String
+  createdAfter: Time
+  createdBefore: Time
+}
+
+type FeedbackReasonCount {
+  reason: FeedbackReason!
+  count: Int!
+}
+
+"""
+Feedback counts of the tenant in [from, to).
+"""
+type FeedbackSummary {
+  from: Time!
+  to: Time!
+  up: Int!
+  down: Int!
+  byReason: [FeedbackReasonCount!]!
+}
+
+extend type Query {
   """
-  Starts a new attempt at the same user message (regenerate), at any depth.
+  Admins only: the tenant's feedback, newest first by default.
   """
-  retryAttempt(input: RetryAttemptInput!): AskPayload!
+  feedbacks(
+    after: Cursor
+    first: Int
+    before: Cursor
+    last: Int
+    orderBy: FeedbackOrder
+    where: AdminFeedbackWhereInput
+  ): FeedbackConnection!
   """
-  Stops a PENDING attempt (it ends FAILED with failure code CANCELLED).
+  Admins only: feedback counts by rating and reason in [from, to).
   """
-  cancelAttempt(id: ID!): Attempt!
+  feedbackSummary(from: Time!, to: Time!): FeedbackSummary!
+}
+
+extend type Mutation {
   """
   Records or replaces the viewer's feedback on a COMPLETED attempt.
   """
   submitFeedback(input: SubmitFeedbackInput!): Feedback!
-  """
-  Curators only.
-  """
-  createKnowledgeBase(input: CreateKnowledgeBaseInput!): KnowledgeBase!
-  """
-  Curators only: chunks, embeds and stores a document.
-  """
-  ingestDocument(input: IngestDocumentInput!): Document!
-  """
-  Curators only: changes who may read a document (takes effect on the next read).
-  """
-  setDocumentAcl(documentId: ID!, acl: DocumentAclInput!): Document!
-  """
-  Curators only: deletes a document and its chunks; citations of it become
-  unavailable.
-  """
-  deleteDocument(documentId: ID!, reason: String): DeleteDocumentPayload!
 }
+`, BuiltIn: false},
+	{Name: "../schema/feeds.graphqls", Input: `# Live streams (subscriptions): an attempt's answer, a conversation's
+# changes and the viewer's conversation list (docs/API.md, "Streaming an
+# answer", "Knowing a stream is live"). The root Subscription type is
+# declared here. Other features add event kinds and fields
+# (schema/staleness.graphqls, schema/attachments.graphqls).
 
 enum AttemptEventKind {
   """
@@ -6381,83 +6206,83 @@ type Subscription {
   """
   viewerEvents: ViewerEvent!
 }
-
-# Delegated support access and the audit log (docs/API.md, "Delegated
-# support access", "Audit events").
-
-"""
-A support grant's effective state: its status, or EXPIRED once a PENDING or
-APPROVED grant is past expiresAt.
-"""
-enum SupportGrantState {
-  PENDING
-  APPROVED
-  DENIED
-  REVOKED
-  EXPIRED
-}
-
-extend type SupportGrant {
-  """
-  The effective state: ACTIVE access is state APPROVED.
-  """
-  state: SupportGrantState!
-}
-
-extend type Conversation {
-  """
-  The support grants on this conversation the viewer may see, newest first:
-  every grant for its owner (and admins), a support agent's own, none for
-  anyone else.
-  """
-  supportGrants: [SupportGrant!]!
-}
+`, BuiltIn: false},
+	{Name: "../schema/knowledge.graphqls", Input: `# Knowledge administration for curators (admins and agents): knowledge
+# bases, documents and who may read them.
 
 """
-One key of an audit event's metadata (for example owner, grant, agent).
+Who may read a document's chunks.
 """
-type AuditMetadataEntry {
-  key: String!
-  value: String!
+type DocumentAcl {
+  visibility: DocumentVisibility!
+  """
+  With RESTRICTED visibility: the groups that may read the document.
+  """
+  groups: [String!]!
+  """
+  With RESTRICTED visibility: the users that may read the document.
+  """
+  users: [String!]!
 }
 
-extend type AuditEvent {
+input CreateKnowledgeBaseInput {
+  name: String!
+  description: String
+}
+
+input DocumentAclInput {
+  visibility: DocumentVisibility!
+  groups: [String!]
+  users: [String!]
+}
+
+input IngestDocumentInput {
+  knowledgeBaseId: ID!
+  title: String!
+  sourceUri: String
   """
-  The event's metadata, by key.
+  The document text (Markdown or plain text).
   """
-  metadata: [AuditMetadataEntry!]!
+  content: String!
+  """
+  Null means visible to the whole tenant.
+  """
+  acl: DocumentAclInput
+}
+
+type DeleteDocumentPayload {
+  deletedDocumentId: ID!
+}
+
+extend type Query {
+  """
+  Curators (admins and agents) only (FORBIDDEN otherwise, as a whole
+  field): who may read a document.
+  """
+  documentAcl(documentId: ID!): DocumentAcl!
 }
 
 extend type Mutation {
   """
-  Support agents only (FORBIDDEN otherwise): asks for read-only access to
-  one conversation of the tenant (its messages, attempts and sources), for
-  duration (a Go duration such as "2h"; default the tenant's
-  supportGrantDefault, at most its supportGrantMax, else BAD_USER_INPUT with
-  extensions.field "duration"). The grant is PENDING until the owner (or,
-  by tenant policy, an admin) decides, or APPROVED at once when the policy
-  is AUTO. An unknown, DELETED or other tenant's conversation is NOT_FOUND.
+  Curators only.
   """
-  requestSupportAccess(conversationId: ID!, reason: String!, duration: String): SupportGrant!
+  createKnowledgeBase(input: CreateKnowledgeBaseInput!): KnowledgeBase!
   """
-  The conversation's owner (or an admin when the tenant policy is
-  OWNER_OR_ADMIN) approves a PENDING request; the access lasts its
-  duration from now. An expired or unknown grant is NOT_FOUND; a decided
-  one is CONFLICT.
+  Curators only: chunks, embeds and stores a document.
   """
-  approveSupportAccess(id: ID!): SupportGrant!
+  ingestDocument(input: IngestDocumentInput!): Document!
   """
-  Like approveSupportAccess, but denies the request.
+  Curators only: changes who may read a document (takes effect on the next read).
   """
-  denySupportAccess(id: ID!, reason: String): SupportGrant!
+  setDocumentAcl(documentId: ID!, acl: DocumentAclInput!): Document!
   """
-  The owner, an admin or the agent ends a PENDING or APPROVED grant; the
-  agent's next read finds nothing. An expired or unknown grant is NOT_FOUND.
+  Curators only: deletes a document and its chunks; citations of it become
+  unavailable.
   """
-  revokeSupportAccess(id: ID!): SupportGrant!
+  deleteDocument(documentId: ID!, reason: String): DeleteDocumentPayload!
 }
-
-# Message trees: edit, regenerate and branch (docs/API.md, "Message trees").
+`, BuiltIn: false},
+	{Name: "../schema/messagetree.graphqls", Input: `# Message trees: edit, regenerate and branch (docs/API.md, "Message trees").
 
 """
 The messages that share a message's parent (for "‹ 2 / 3 ›"): edits of a
@@ -6520,8 +6345,173 @@ extend type Mutation {
   """
   forkConversation(messageId: ID!, clientRequestId: String): Conversation!
 }
+`, BuiltIn: false},
+	{Name: "../schema/modelprofiles.graphqls", Input: `# Model profiles (docs/API.md, "Model profiles").
 
-# Organising conversations (docs/API.md, "Organising conversations"): pins,
+"""
+A 64-bit integer, serialised as a JSON number (micro-unit prices).
+"""
+scalar Int64
+
+"""
+A chat model the tenant offers (docs/API.md, "Model profiles"). The
+endpoint is the name of a server-configured endpoint; its base URL and key
+are never stored or shown. Members see only enabled profiles open to one
+of their groups; admins see every field of every profile.
+"""
+type ModelProfile {
+  id: ID!
+  name: String!
+  "The server-configured endpoint's name (offline: the built-in model)."
+  endpoint: String!
+  "The model name sent to the endpoint."
+  model: String!
+  "The context window in tokens; 0 takes the model registry's."
+  contextWindow: Int!
+  temperatureMin: Float!
+  temperatureMax: Float!
+  temperatureDefault: Float!
+  topPMin: Float!
+  topPMax: Float!
+  topPDefault: Float!
+  "The largest maxAnswerTokens an ask may choose; 0: the tenant's maxAnswerTokens."
+  maxAnswerTokensMax: Int!
+  "The answer cap when nothing chooses one; 0: the tenant's maxAnswerTokens."
+  maxAnswerTokensDefault: Int!
+  "Price of 1M prompt tokens in micro-units."
+  priceInputPerM: Int64!
+  "Price of 1M completion tokens in micro-units."
+  priceOutputPerM: Int64!
+  enabled: Boolean!
+  "Groups whose members may use it; empty: every member of the tenant."
+  allowedGroups: [String!]!
+  "What asks use when neither the ask nor the conversation names a profile."
+  isDefault: Boolean!
+}
+
+"""
+Sampling parameters of a model call. Null fields are not chosen here: the
+next level of the precedence decides them (docs/API.md, "Model profiles").
+A value outside the profile's bounds is BAD_USER_INPUT with
+extensions.field naming it (e.g. "modelParameters.temperature"); nothing
+is clamped.
+"""
+input ModelParametersInput {
+  temperature: Float
+  topP: Float
+  maxAnswerTokens: Int
+}
+
+"The sampling parameters an attempt used."
+type ModelParameters {
+  temperature: Float
+  topP: Float
+  maxAnswerTokens: Int
+}
+
+"""
+A model profile's fields as an admin sets them. On create, omitted fields
+take their defaults (temperature 0..2, default 0.2; topP 0..1, default 1;
+enabled; no groups: the whole tenant); on update, omitted fields are left
+as they are.
+"""
+input ModelProfileInput {
+  name: String
+  endpoint: String
+  model: String
+  contextWindow: Int
+  temperatureMin: Float
+  temperatureMax: Float
+  temperatureDefault: Float
+  topPMin: Float
+  topPMax: Float
+  topPDefault: Float
+  maxAnswerTokensMax: Int
+  maxAnswerTokensDefault: Int
+  priceInputPerM: Int64
+  priceOutputPerM: Int64
+  enabled: Boolean
+  allowedGroups: [String!]
+  isDefault: Boolean
+}
+
+type DeleteModelProfilePayload {
+  deletedModelProfileId: ID!
+}
+
+extend type Query {
+  """
+  The model profiles the viewer may choose (enabled, open to one of their
+  groups), by name. Empty when the tenant has none to offer: the server's
+  model answers.
+  """
+  availableModels: [ModelProfile!]!
+  """
+  Admins only (FORBIDDEN otherwise): every model profile of the tenant,
+  disabled ones included, and the endpoint names this server configures.
+  """
+  modelProfiles: [ModelProfile!]!
+  "Admins only: the endpoint names a profile may use."
+  modelEndpoints: [String!]!
+}
+
+extend type Mutation {
+  """
+  Admins only: adds a model profile. An invalid field is BAD_USER_INPUT
+  naming it in extensions.field; a taken name names "name". Writes an
+  audit event (model_profile.created).
+  """
+  createModelProfile(input: ModelProfileInput!): ModelProfile!
+  """
+  Admins only: changes the given fields, validated as a whole. Another
+  tenant's or an unknown id is NOT_FOUND. Audited (model_profile.updated).
+  """
+  updateModelProfile(id: ID!, input: ModelProfileInput!): ModelProfile!
+  """
+  Admins only: deletes a profile. Attempts keep its id and model name;
+  conversations that chose it fall back to the tenant default. Audited
+  (model_profile.deleted).
+  """
+  deleteModelProfile(id: ID!): DeleteModelProfilePayload!
+}
+
+extend input CreateConversationInput {
+  """
+  The conversation's model profile (availableModels); null follows the
+  tenant default. A profile the viewer may not use is BAD_USER_INPUT with
+  extensions.field "modelProfileId".
+  """
+  modelProfileId: ID
+  "The conversation's own sampling parameters, within the profile's bounds."
+  modelParameters: ModelParametersInput
+}
+
+extend input AskInput {
+  "This answer's model profile, over the conversation's (docs/API.md, \"Model profiles\")."
+  modelProfileId: ID
+  "This answer's sampling parameters, over the conversation's."
+  modelParameters: ModelParametersInput
+}
+
+extend input RetryAttemptInput {
+  "The new attempt's model profile, over the conversation's."
+  modelProfileId: ID
+  "The new attempt's sampling parameters, over the conversation's."
+  modelParameters: ModelParametersInput
+}
+
+extend type Attempt {
+  """
+  The model profile the attempt answered with, as the viewer may see it
+  now; null for the server's model, or a profile since deleted or closed
+  to the viewer (Attempt.model still names the model).
+  """
+  modelProfile: ModelProfile
+  "The sampling parameters the attempt used; null: the server's defaults."
+  parameters: ModelParameters
+}
+`, BuiltIn: false},
+	{Name: "../schema/organise.graphqls", Input: `# Organising conversations (docs/API.md, "Organising conversations"): pins,
 # tags, folders and metadata are the owner's. Admins read them on the
 # tenant's conversations; a support agent reading through a grant sees none
 # of it (pinned false, folder null, tags [], metadata []). Every mutation is
@@ -6723,71 +6713,8 @@ extend type Mutation {
   """
   updateConversationMetadata(id: ID!, metadata: [MetadataEntryInput!]!, expectedVersion: Int): Conversation!
 }
-
-
-# Temporary chats
-
-extend input CreateConversationInput {
-  """
-  true starts a temporary chat (docs/API.md, "Temporary chats"): never
-  listed, searched, summarised into a stored summary, shared or exported,
-  and gone, with every row beneath it, once TenantSettings.temporaryChatRetention
-  has passed since its creation. Under the tenant's FORBIDDEN policy true is
-  FORBIDDEN; under ENFORCED every new conversation is temporary, whatever
-  this says.
-  """
-  temporary: Boolean
-}
-
-extend type Conversation {
-  """
-  Whether this is a temporary chat (temporaryExpiresAt is then set).
-  """
-  temporary: Boolean!
-}
-
-extend type TenantSettings {
-  """
-  Temporary chats: ALLOWED (default), FORBIDDEN or ENFORCED (every new
-  conversation is temporary and none can be kept).
-  """
-  temporaryChats: String!
-  """
-  How long a temporary chat lasts from its creation, as a Go duration
-  ("24h0m0s" by default; 5m to 720h).
-  """
-  temporaryChatRetention: String!
-}
-
-extend input UpdateTenantSettingsInput {
-  """
-  ALLOWED, FORBIDDEN or ENFORCED; anything else is BAD_USER_INPUT with
-  extensions.field "temporaryChats". Applies to conversations created from
-  now on.
-  """
-  temporaryChats: String
-  """
-  A Go duration from 5m to 720h (BAD_USER_INPUT with extensions.field
-  "temporaryChatRetention" otherwise). Applies to temporary chats created
-  from now on.
-  """
-  temporaryChatRetention: String
-}
-
-extend type Mutation {
-  """
-  Turns one of the viewer's own temporary chats into a normal conversation
-  (temporary false, temporaryExpiresAt null; the version is bumped and
-  CONVERSATION_UPDATED published). Keeping a normal conversation is a no-op.
-  Owner only: anyone else's, an unknown id and an expired temporary chat
-  are NOT_FOUND. Under the tenant's ENFORCED policy it is FORBIDDEN. With
-  expectedVersion, a conversation at another version is CONFLICT.
-  """
-  keepConversation(id: ID!, expectedVersion: Int): Conversation!
-}
-
-
-# Export and import
+`, BuiltIn: false},
+	{Name: "../schema/portability.graphqls", Input: `# Export and import (docs/API.md, "Export and import").
 
 """
 The formats of exportConversation (docs/API.md, "Export and import").
@@ -6876,6 +6803,8 @@ extend type Mutation {
   """
   importConversations(input: ImportConversationsInput!): ImportConversationsPayload!
 }
+`, BuiltIn: false},
+	{Name: "../schema/search.graphqls", Input: `# Searching conversations (docs/API.md, "Searching conversations").
 
 """
 Where a search hit matched: the conversation's title or one of its messages.
@@ -6980,22 +6909,8 @@ extend type Query {
   """
   adminSearchConversations(query: String!, userId: String, filter: ConversationSearchFilter, first: Int, after: Cursor): ConversationSearchHitConnection!
 }
-
-extend type Viewer {
-  """
-  The tenant's temporary-chat policy, as it applies to the viewer: ALLOWED,
-  FORBIDDEN or ENFORCED (docs/API.md, "Temporary chats"). Every viewer may
-  read it; the rest of the settings are tenantSettings (admins only).
-  """
-  temporaryChats: String!
-  """
-  How long a temporary chat lasts from its creation, as a Go duration
-  ("24h0m0s" by default).
-  """
-  temporaryChatRetention: String!
-}
-
-# Share links (docs/API.md, "Share links").
+`, BuiltIn: false},
+	{Name: "../schema/sharing.graphqls", Input: `# Share links (docs/API.md, "Share links").
 
 input CreateShareLinkInput {
   """
@@ -7259,6 +7174,34 @@ extend input UpdateTenantSettingsInput {
   publicShareLinks: Boolean
   publicShareSources: Boolean
 }
+`, BuiltIn: false},
+	{Name: "../schema/sources.graphqls", Input: `# Sources (citations) as the viewer may read them now: re-authorised on
+# every read, never the stored snapshot alone.
+
+extend type Source {
+  """
+  Whether the viewer may still read the cited chunk. Sources are
+  re-authorised on every read: when the document's ACL changed or it was
+  deleted, the source stays as a redacted placeholder (available: false)
+  whose snippet, document title and document id are null.
+  """
+  available: Boolean!
+  """
+  The cited text, when available.
+  """
+  snippet: String
+  """
+  The cited document's title, when available.
+  """
+  documentTitle: String
+  """
+  The cited document, when available.
+  """
+  documentId: ID
+}
+`, BuiltIn: false},
+	{Name: "../schema/staleness.graphqls", Input: `# Stale answers (docs/API.md, "Stale answers"), and the document-change
+# events that announce them.
 
 """
 How a cited document differs from the version an answer's source
@@ -7385,237 +7328,378 @@ extend type ViewerEvent {
   "SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds."
   changedAttemptCount: Int
 }
+`, BuiltIn: false},
+	{Name: "../schema/support.graphqls", Input: `# Delegated support access (docs/API.md, "Delegated support access").
 
 """
-A 64-bit integer, serialised as a JSON number (micro-unit prices).
+A support grant's effective state: its status, or EXPIRED once a PENDING or
+APPROVED grant is past expiresAt.
 """
-scalar Int64
+enum SupportGrantState {
+  PENDING
+  APPROVED
+  DENIED
+  REVOKED
+  EXPIRED
+}
+
+extend type SupportGrant {
+  """
+  The effective state: ACTIVE access is state APPROVED.
+  """
+  state: SupportGrantState!
+}
+
+extend type Conversation {
+  """
+  The support grants on this conversation the viewer may see, newest first:
+  every grant for its owner (and admins), a support agent's own, none for
+  anyone else.
+  """
+  supportGrants: [SupportGrant!]!
+}
+
+extend type Mutation {
+  """
+  Support agents only (FORBIDDEN otherwise): asks for read-only access to
+  one conversation of the tenant (its messages, attempts and sources), for
+  duration (a Go duration such as "2h"; default the tenant's
+  supportGrantDefault, at most its supportGrantMax, else BAD_USER_INPUT with
+  extensions.field "duration"). The grant is PENDING until the owner (or,
+  by tenant policy, an admin) decides, or APPROVED at once when the policy
+  is AUTO. An unknown, DELETED or other tenant's conversation is NOT_FOUND.
+  """
+  requestSupportAccess(conversationId: ID!, reason: String!, duration: String): SupportGrant!
+  """
+  The conversation's owner (or an admin when the tenant policy is
+  OWNER_OR_ADMIN) approves a PENDING request; the access lasts its
+  duration from now. An expired or unknown grant is NOT_FOUND; a decided
+  one is CONFLICT.
+  """
+  approveSupportAccess(id: ID!): SupportGrant!
+  """
+  Like approveSupportAccess, but denies the request.
+  """
+  denySupportAccess(id: ID!, reason: String): SupportGrant!
+  """
+  The owner, an admin or the agent ends a PENDING or APPROVED grant; the
+  agent's next read finds nothing. An expired or unknown grant is NOT_FOUND.
+  """
+  revokeSupportAccess(id: ID!): SupportGrant!
+}
+`, BuiltIn: false},
+	{Name: "../schema/temporarychats.graphqls", Input: `# Temporary chats (docs/API.md, "Temporary chats").
+
+extend input CreateConversationInput {
+  """
+  true starts a temporary chat (docs/API.md, "Temporary chats"): never
+  listed, searched, summarised into a stored summary, shared or exported,
+  and gone, with every row beneath it, once TenantSettings.temporaryChatRetention
+  has passed since its creation. Under the tenant's FORBIDDEN policy true is
+  FORBIDDEN; under ENFORCED every new conversation is temporary, whatever
+  this says.
+  """
+  temporary: Boolean
+}
+
+extend type Conversation {
+  """
+  Whether this is a temporary chat (temporaryExpiresAt is then set).
+  """
+  temporary: Boolean!
+}
+
+extend type TenantSettings {
+  """
+  Temporary chats: ALLOWED (default), FORBIDDEN or ENFORCED (every new
+  conversation is temporary and none can be kept).
+  """
+  temporaryChats: String!
+  """
+  How long a temporary chat lasts from its creation, as a Go duration
+  ("24h0m0s" by default; 5m to 720h).
+  """
+  temporaryChatRetention: String!
+}
+
+extend input UpdateTenantSettingsInput {
+  """
+  ALLOWED, FORBIDDEN or ENFORCED; anything else is BAD_USER_INPUT with
+  extensions.field "temporaryChats". Applies to conversations created from
+  now on.
+  """
+  temporaryChats: String
+  """
+  A Go duration from 5m to 720h (BAD_USER_INPUT with extensions.field
+  "temporaryChatRetention" otherwise). Applies to temporary chats created
+  from now on.
+  """
+  temporaryChatRetention: String
+}
+
+extend type Mutation {
+  """
+  Turns one of the viewer's own temporary chats into a normal conversation
+  (temporary false, temporaryExpiresAt null; the version is bumped and
+  CONVERSATION_UPDATED published). Keeping a normal conversation is a no-op.
+  Owner only: anyone else's, an unknown id and an expired temporary chat
+  are NOT_FOUND. Under the tenant's ENFORCED policy it is FORBIDDEN. With
+  expectedVersion, a conversation at another version is CONFLICT.
+  """
+  keepConversation(id: ID!, expectedVersion: Int): Conversation!
+}
+
+extend type Viewer {
+  """
+  The tenant's temporary-chat policy, as it applies to the viewer: ALLOWED,
+  FORBIDDEN or ENFORCED (docs/API.md, "Temporary chats"). Every viewer may
+  read it; the rest of the settings are tenantSettings (admins only).
+  """
+  temporaryChats: String!
+  """
+  How long a temporary chat lasts from its creation, as a Go duration
+  ("24h0m0s" by default).
+  """
+  temporaryChatRetention: String!
+}
+`, BuiltIn: false},
+	{Name: "../schema/tenantsettings.graphqls", Input: `# Tenant settings (docs/API.md, "Tenant settings"). Other features add
+# their settings to TenantSettings and UpdateTenantSettingsInput in their
+# own files.
 
 """
-A chat model the tenant offers (docs/API.md, "Model profiles"). The
-endpoint is the name of a server-configured endpoint; its base URL and key
-are never stored or shown. Members see only enabled profiles open to one
-of their groups; admins see every field of every profile.
+Shares of a model's usable window (its context window minus the answer
+reserve, capped by promptTokenBudget) by prompt section, each in 0..1; the
+four section shares sum to at most 1 (docs/ENGINE.md, "The budget split").
 """
-type ModelProfile {
-  id: ID!
-  name: String!
-  "The server-configured endpoint's name (offline: the built-in model)."
-  endpoint: String!
-  "The model name sent to the endpoint."
+type BudgetRatios {
+  """
+  The rules (system prompt and instructions).
+  """
+  system: Float!
+  """
+  The authorised evidence.
+  """
+  evidence: Float!
+  """
+  The summary and the recent rounds.
+  """
+  history: Float!
+  """
+  The current question.
+  """
+  input: Float!
+  """
+  The least share evidence keeps while evidence is available.
+  """
+  evidenceFloor: Float!
+  """
+  The most share evidence may take after unused shares flowed to it.
+  """
+  evidenceCap: Float!
+}
+
+"""
+A partial change of BudgetRatios: only the fields given change; the
+result is validated as a whole.
+"""
+input BudgetRatiosInput {
+  system: Float
+  evidence: Float
+  history: Float
+  input: Float
+  evidenceFloor: Float
+  evidenceCap: Float
+}
+
+"""
+The context window of one model, overriding the model registry.
+"""
+type ModelContextWindow {
   model: String!
-  "The context window in tokens; 0 takes the model registry's."
+  """
+  Tokens; at least 256.
+  """
   contextWindow: Int!
-  temperatureMin: Float!
-  temperatureMax: Float!
-  temperatureDefault: Float!
-  topPMin: Float!
-  topPMax: Float!
-  topPDefault: Float!
-  "The largest maxAnswerTokens an ask may choose; 0: the tenant's maxAnswerTokens."
-  maxAnswerTokensMax: Int!
-  "The answer cap when nothing chooses one; 0: the tenant's maxAnswerTokens."
-  maxAnswerTokensDefault: Int!
-  "Price of 1M prompt tokens in micro-units."
-  priceInputPerM: Int64!
-  "Price of 1M completion tokens in micro-units."
-  priceOutputPerM: Int64!
-  enabled: Boolean!
-  "Groups whose members may use it; empty: every member of the tenant."
-  allowedGroups: [String!]!
-  "What asks use when neither the ask nor the conversation names a profile."
-  isDefault: Boolean!
+}
+
+input ModelContextWindowInput {
+  model: String!
+  contextWindow: Int!
 }
 
 """
-Sampling parameters of a model call. Null fields are not chosen here: the
-next level of the precedence decides them (docs/API.md, "Model profiles").
-A value outside the profile's bounds is BAD_USER_INPUT with
-extensions.field naming it (e.g. "modelParameters.temperature"); nothing
-is clamped.
+A tenant's settings, defaults filled in (docs/API.md, "Tenant settings").
+Durations are Go duration strings ("24h0m0s"; input also accepts "24h",
+"90m", "1h30m"). Enumerated settings are strings so that an unknown value
+is BAD_USER_INPUT naming the setting.
 """
-input ModelParametersInput {
-  temperature: Float
-  topP: Float
+type TenantSettings {
+  """
+  Bumped by every change; pass it as updateTenantSettings' expectedVersion.
+  """
+  version: Int!
+  updatedAt: Time!
+  """
+  The sliding expiry: each question extends a conversation's expiresAt to now + this.
+  """
+  conversationIdleTTL: String!
+  """
+  The cap on a conversation's whole life (absoluteExpiresAt = createdAt + this).
+  """
+  conversationMaxAge: String!
+  """
+  Days a DELETED conversation stays restorable before it is purged.
+  """
+  retentionDays: Int!
+  auditRetentionDays: Int!
+  feedbackRetentionDays: Int!
+  """
+  The default history strategy: SLIDING_WINDOW, SEMANTIC_SUMMARY, HYBRID or PRIORITIZED.
+  """
+  historyStrategy: String!
+  """
+  N of SLIDING_WINDOW and K of HYBRID: how many whole recent rounds a prompt may carry (at most 50).
+  """
+  historyRounds: Int!
+  """
+  How many recent rounds PRIORITIZED scores (at most 200).
+  """
+  prioritizedCandidates: Int!
+  """
+  Caps the usable window below the model's, in tokens.
+  """
+  promptTokenBudget: Int!
+  """
+  Tokens reserved for the answer.
+  """
+  maxAnswerTokens: Int!
+  budgetRatios: BudgetRatios!
+  """
+  Per-model context window overrides, by model name.
+  """
+  modelContextWindows: [ModelContextWindow!]!
+  retrievalTopK: Int!
+  """
+  The least cosine similarity of evidence, 0..1; 0 means the engine's default for its embedding model.
+  """
+  minEvidenceScore: Float!
+  """
+  What writes the rolling summary: DETERMINISTIC or LLM.
+  """
+  summarizer: String!
+  summaryTriggerRounds: Int!
+  summaryMaxChars: Int!
+  """
+  History longer than this many tokens is summarised in chunks.
+  """
+  summaryChunkTokens: Int!
+  """
+  Re-summarisations after which older material is dropped.
+  """
+  summaryMaxRegenerations: Int!
+  """
+  The chat model; "" means the server's.
+  """
+  defaultModel: String!
+  """
+  When not empty, the only models the tenant may use; the chat model must be one of them.
+  """
+  allowedModels: [String!]!
+  """
+  Each user's ask rate and burst.
+  """
+  askRatePerMinute: Float!
+  askBurst: Int!
+  """
+  Who approves support access requests: OWNER, OWNER_OR_ADMIN or AUTO.
+  """
+  supportApproval: String!
+  supportGrantDefault: String!
+  supportGrantMax: String!
+}
+
+"""
+A partial change of TenantSettings: only the fields given change. Counts
+must be at least 1 and durations positive; a given list replaces the
+stored one (an empty list clears it); defaultModel "" returns to the
+server's model.
+"""
+input UpdateTenantSettingsInput {
+  conversationIdleTTL: String
+  conversationMaxAge: String
+  retentionDays: Int
+  auditRetentionDays: Int
+  feedbackRetentionDays: Int
+  historyStrategy: String
+  historyRounds: Int
+  prioritizedCandidates: Int
+  promptTokenBudget: Int
   maxAnswerTokens: Int
-}
-
-"The sampling parameters an attempt used."
-type ModelParameters {
-  temperature: Float
-  topP: Float
-  maxAnswerTokens: Int
-}
-
-"""
-A model profile's fields as an admin sets them. On create, omitted fields
-take their defaults (temperature 0..2, default 0.2; topP 0..1, default 1;
-enabled; no groups: the whole tenant); on update, omitted fields are left
-as they are.
-"""
-input ModelProfileInput {
-  name: String
-  endpoint: String
-  model: String
-  contextWindow: Int
-  temperatureMin: Float
-  temperatureMax: Float
-  temperatureDefault: Float
-  topPMin: Float
-  topPMax: Float
-  topPDefault: Float
-  maxAnswerTokensMax: Int
-  maxAnswerTokensDefault: Int
-  priceInputPerM: Int64
-  priceOutputPerM: Int64
-  enabled: Boolean
-  allowedGroups: [String!]
-  isDefault: Boolean
-}
-
-type DeleteModelProfilePayload {
-  deletedModelProfileId: ID!
+  budgetRatios: BudgetRatiosInput
+  modelContextWindows: [ModelContextWindowInput!]
+  retrievalTopK: Int
+  minEvidenceScore: Float
+  summarizer: String
+  summaryTriggerRounds: Int
+  summaryMaxChars: Int
+  summaryChunkTokens: Int
+  summaryMaxRegenerations: Int
+  defaultModel: String
+  allowedModels: [String!]
+  askRatePerMinute: Float
+  askBurst: Int
+  supportApproval: String
+  supportGrantDefault: String
+  supportGrantMax: String
 }
 
 extend type Query {
   """
-  The model profiles the viewer may choose (enabled, open to one of their
-  groups), by name. Empty when the tenant has none to offer: the server's
-  model answers.
+  Admins only (FORBIDDEN otherwise): the tenant's settings, defaults
+  filled in.
   """
-  availableModels: [ModelProfile!]!
-  """
-  Admins only (FORBIDDEN otherwise): every model profile of the tenant,
-  disabled ones included, and the endpoint names this server configures.
-  """
-  modelProfiles: [ModelProfile!]!
-  "Admins only: the endpoint names a profile may use."
-  modelEndpoints: [String!]!
+  tenantSettings: TenantSettings!
 }
 
 extend type Mutation {
   """
-  Admins only: adds a model profile. An invalid field is BAD_USER_INPUT
-  naming it in extensions.field; a taken name names "name". Writes an
-  audit event (model_profile.created).
+  Admins only (FORBIDDEN otherwise): changes the tenant's settings. Only
+  the fields given change. The result, defaults filled in, is validated as
+  a whole: an invalid value is BAD_USER_INPUT naming the setting in
+  extensions.field, and nothing changes. With expectedVersion, settings at
+  another version are CONFLICT with extensions.currentVersion. Every change
+  writes an audit event (tenant.settings.updated) with the changed fields
+  and their old and new values.
   """
-  createModelProfile(input: ModelProfileInput!): ModelProfile!
-  """
-  Admins only: changes the given fields, validated as a whole. Another
-  tenant's or an unknown id is NOT_FOUND. Audited (model_profile.updated).
-  """
-  updateModelProfile(id: ID!, input: ModelProfileInput!): ModelProfile!
-  """
-  Admins only: deletes a profile. Attempts keep its id and model name;
-  conversations that chose it fall back to the tenant default. Audited
-  (model_profile.deleted).
-  """
-  deleteModelProfile(id: ID!): DeleteModelProfilePayload!
+  updateTenantSettings(input: UpdateTenantSettingsInput!, expectedVersion: Int): TenantSettings!
 }
-
-extend input CreateConversationInput {
-  """
-  The conversation's model profile (availableModels); null follows the
-  tenant default. A profile the viewer may not use is BAD_USER_INPUT with
-  extensions.field "modelProfileId".
-  """
-  modelProfileId: ID
-  "The conversation's own sampling parameters, within the profile's bounds."
-  modelParameters: ModelParametersInput
-}
-
-extend input AskInput {
-  "This answer's model profile, over the conversation's (docs/API.md, \"Model profiles\")."
-  modelProfileId: ID
-  "This answer's sampling parameters, over the conversation's."
-  modelParameters: ModelParametersInput
-}
-
-extend input RetryAttemptInput {
-  "The new attempt's model profile, over the conversation's."
-  modelProfileId: ID
-  "The new attempt's sampling parameters, over the conversation's."
-  modelParameters: ModelParametersInput
-}
-
-extend type Attempt {
-  """
-  The model profile the attempt answered with, as the viewer may see it
-  now; null for the server's model, or a profile since deleted or closed
-  to the viewer (Attempt.model still names the model).
-  """
-  modelProfile: ModelProfile
-  "The sampling parameters the attempt used; null: the server's defaults."
-  parameters: ModelParameters
-}
+`, BuiltIn: false},
+	{Name: "../schema/usage.graphqls", Input: `# Quotas and usage (docs/API.md, "Quotas and usage"): token usage reports,
+# the viewer's standing against the quota, its settings, grants and
+# per-user overrides.
 
 """
-A file of a multipart request (the GraphQL multipart request spec):
-send the operation as the ` + "`" + `operations` + "`" + ` form field, the map as ` + "`" + `map` + "`" + `, and
-the file as its own part. Only uploadAttachment takes one.
+The token usage of one model on one UTC day.
 """
-scalar Upload
-
-extend type Conversation {
+type UsageRow {
   """
-  The conversation's attachments the viewer may read, oldest first
-  (docs/API.md, "Attachments").
+  The day, as YYYY-MM-DD (UTC).
   """
-  attachments: [Attachment!]!
+  day: String!
+  model: String!
+  attempts: Int!
+  promptTokens: Int!
+  completionTokens: Int!
+  totalTokens: Int!
 }
 
-"What uploadAttachment returns."
-type UploadAttachmentPayload {
-  "The stored attachment: READY, or FAILED with its failureCode."
-  attachment: Attachment!
-}
-
-extend type Mutation {
+extend type Query {
   """
-  Owner only: uploads file into conversationId (docs/API.md,
-  "Attachments"). The tenant's limits (file size, files per conversation,
-  bytes per user) and the type sniffed from the bytes (text, Markdown, PDF,
-  DOCX) are checked before anything is stored: BAD_USER_INPUT with
-  extensions.limit, or reason UNSUPPORTED_MEDIA_TYPE. Another user's
-  conversation or an unknown id is NOT_FOUND.
+  Admins only: tokens by model and UTC day in [from, to).
   """
-  uploadAttachment(conversationId: ID!, file: Upload!): UploadAttachmentPayload!
+  usageSummary(from: Time!, to: Time!): [UsageRow!]!
 }
-
-extend enum ViewerEventKind {
-  """
-  An attachment of the conversation changed state (attachmentId,
-  attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
-  """
-  ATTACHMENT_UPDATED
-}
-
-extend type ViewerEvent {
-  "ATTACHMENT_UPDATED: the attachment."
-  attachmentId: ID
-  "ATTACHMENT_UPDATED: its new status."
-  attachmentStatus: AttachmentStatus
-}
-
-extend enum ConversationEventKind {
-  """
-  An attachment of the conversation changed state (attachmentId,
-  attachmentStatus), also in a temporary chat, which viewerEvents never
-  mentions. Only subscribers who may read the attachment (its owner)
-  receive it.
-  """
-  ATTACHMENT_UPDATED
-}
-
-extend type ConversationEvent {
-  "ATTACHMENT_UPDATED: the attachment."
-  attachmentId: ID
-  "ATTACHMENT_UPDATED: its new status."
-  attachmentStatus: AttachmentStatus
-}
-
-
-# Quotas and usage (docs/API.md, "Quotas and usage")
 
 """
 The viewer's standing against the tenant's token quota in the current
@@ -7694,25 +7778,6 @@ extend type Query {
   usageCosts(from: Time!, to: Time!): [UsageCostRow!]!
 }
 
-extend type TenantSettings {
-  "The largest attachment accepted, in bytes (effective value; default 10 MiB)."
-  attachmentMaxFileBytes: Int!
-  "How many attachments one conversation may hold (effective value; default 20)."
-  attachmentMaxFilesPerConversation: Int!
-  "The total bytes of one user's attachments in the tenant (effective value; default 100 MiB)."
-  attachmentMaxBytesPerUser: Int!
-}
-
-extend input UpdateTenantSettingsInput {
-  "Bytes per attachment; 0 restores the default; negative is BAD_USER_INPUT (extensions.field names it)."
-  attachmentMaxFileBytes: Int
-  "Attachments per conversation; 0 restores the default; negative is BAD_USER_INPUT."
-  attachmentMaxFilesPerConversation: Int
-  "Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT."
-  attachmentMaxBytesPerUser: Int
-}
-
-
 # Quota grants and per-user overrides (docs/API.md, "Quotas and usage")
 
 extend type MyUsage {
@@ -7769,36 +7834,53 @@ extend type Mutation {
   """
   setUserQuota(userId: String!, tokens: Int): SetUserQuotaPayload!
 }
+`, BuiltIn: false},
+	{Name: "../schema/viewer.graphqls", Input: `# The viewer: the authenticated user, as the bearer token describes them
+# (docs/API.md, "Authentication").
 
-# Attachments on an ask, and attachment sources (docs/API.md, "Attachments")
-
-extend input AskInput {
+"""
+A role inside one tenant.
+"""
+enum Role {
   """
-  Attachments of this conversation the question is asked with: each must be
-  the viewer's and READY (docs/API.md, "Attachments"). The answer's
-  evidence always includes the best chunk of each. An unknown, deleted or
-  foreign id, or one of another conversation, is NOT_FOUND; one not yet
-  READY is BAD_USER_INPUT (extensions.field attachmentIds, reason
-  ATTACHMENT_NOT_READY). At most 20.
+  An end user: sees only their own conversations.
   """
-  attachmentIds: [ID!]
+  MEMBER
+  """
+  Curates knowledge (knowledge bases, documents, ACLs); sees only their own conversations.
+  """
+  AGENT
+  """
+  Sees the whole tenant (never another tenant) and the admin views.
+  """
+  ADMIN
+  """
+  A support agent: sees their own conversations and, read-only, those an
+  approved, unexpired support grant names them for.
+  """
+  SUPPORT
 }
 
-extend type Message {
+"""
+The authenticated user, rebuilt from the bearer token.
+"""
+type Viewer {
+  tenantId: String!
+  userId: String!
+  roles: [Role!]!
   """
-  The attachments the question was asked with (AskInput.attachmentIds)
-  that the viewer may still read, in the order given; empty for answers
-  and questions without attachments.
+  The ACL groups the token grants.
   """
-  attachments: [Attachment!]!
+  groups: [String!]!
+  isAdmin: Boolean!
+  canCurateKnowledge: Boolean!
 }
 
-extend type Source {
+extend type Query {
   """
-  The cited attachment (kind ATTACHMENT) while the viewer may read it;
-  null for a document's source, or an attachment since deleted or hidden.
+  The authenticated user.
   """
-  attachment: Attachment
+  viewer: Viewer!
 }
 `, BuiltIn: false},
 }
@@ -7922,12 +8004,12 @@ func (ec *executionContext) childFields_Attempt(ctx context.Context, field graph
 		return ec.fieldContext_Attempt_sources(ctx, field)
 	case "feedback":
 		return ec.fieldContext_Attempt_feedback(ctx, field)
-	case "staleness":
-		return ec.fieldContext_Attempt_staleness(ctx, field)
 	case "modelProfile":
 		return ec.fieldContext_Attempt_modelProfile(ctx, field)
 	case "parameters":
 		return ec.fieldContext_Attempt_parameters(ctx, field)
+	case "staleness":
+		return ec.fieldContext_Attempt_staleness(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attempt", field.Name)
 }
@@ -8208,22 +8290,22 @@ func (ec *executionContext) childFields_Conversation(ctx context.Context, field 
 		return ec.fieldContext_Conversation_folder(ctx, field)
 	case "tags":
 		return ec.fieldContext_Conversation_tags(ctx, field)
+	case "attachments":
+		return ec.fieldContext_Conversation_attachments(ctx, field)
 	case "status":
 		return ec.fieldContext_Conversation_status(ctx, field)
 	case "messages":
 		return ec.fieldContext_Conversation_messages(ctx, field)
-	case "supportGrants":
-		return ec.fieldContext_Conversation_supportGrants(ctx, field)
 	case "currentPath":
 		return ec.fieldContext_Conversation_currentPath(ctx, field)
 	case "pinned":
 		return ec.fieldContext_Conversation_pinned(ctx, field)
 	case "metadata":
 		return ec.fieldContext_Conversation_metadata(ctx, field)
+	case "supportGrants":
+		return ec.fieldContext_Conversation_supportGrants(ctx, field)
 	case "temporary":
 		return ec.fieldContext_Conversation_temporary(ctx, field)
-	case "attachments":
-		return ec.fieldContext_Conversation_attachments(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Conversation", field.Name)
 }
@@ -8270,14 +8352,14 @@ func (ec *executionContext) childFields_ConversationEvent(ctx context.Context, f
 		return ec.fieldContext_ConversationEvent_message(ctx, field)
 	case "attempt":
 		return ec.fieldContext_ConversationEvent_attempt(ctx, field)
-	case "changedAttemptIds":
-		return ec.fieldContext_ConversationEvent_changedAttemptIds(ctx, field)
-	case "changedAttemptCount":
-		return ec.fieldContext_ConversationEvent_changedAttemptCount(ctx, field)
 	case "attachmentId":
 		return ec.fieldContext_ConversationEvent_attachmentId(ctx, field)
 	case "attachmentStatus":
 		return ec.fieldContext_ConversationEvent_attachmentStatus(ctx, field)
+	case "changedAttemptIds":
+		return ec.fieldContext_ConversationEvent_changedAttemptIds(ctx, field)
+	case "changedAttemptCount":
+		return ec.fieldContext_ConversationEvent_changedAttemptCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConversationEvent", field.Name)
 }
@@ -8648,10 +8730,10 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_attempt(ctx, field)
 	case "attempts":
 		return ec.fieldContext_Message_attempts(ctx, field)
-	case "siblings":
-		return ec.fieldContext_Message_siblings(ctx, field)
 	case "attachments":
 		return ec.fieldContext_Message_attachments(ctx, field)
+	case "siblings":
+		return ec.fieldContext_Message_siblings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
 }
@@ -9028,6 +9110,8 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 		return ec.fieldContext_Source_kind(ctx, field)
 	case "attempt":
 		return ec.fieldContext_Source_attempt(ctx, field)
+	case "attachment":
+		return ec.fieldContext_Source_attachment(ctx, field)
 	case "available":
 		return ec.fieldContext_Source_available(ctx, field)
 	case "snippet":
@@ -9036,8 +9120,6 @@ func (ec *executionContext) childFields_Source(ctx context.Context, field graphq
 		return ec.fieldContext_Source_documentTitle(ctx, field)
 	case "documentId":
 		return ec.fieldContext_Source_documentId(ctx, field)
-	case "attachment":
-		return ec.fieldContext_Source_attachment(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Source", field.Name)
 }
@@ -9192,14 +9274,20 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_supportGrantDefault(ctx, field)
 	case "supportGrantMax":
 		return ec.fieldContext_TenantSettings_supportGrantMax(ctx, field)
-	case "temporaryChats":
-		return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
-	case "temporaryChatRetention":
-		return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
+	case "attachmentMaxFileBytes":
+		return ec.fieldContext_TenantSettings_attachmentMaxFileBytes(ctx, field)
+	case "attachmentMaxFilesPerConversation":
+		return ec.fieldContext_TenantSettings_attachmentMaxFilesPerConversation(ctx, field)
+	case "attachmentMaxBytesPerUser":
+		return ec.fieldContext_TenantSettings_attachmentMaxBytesPerUser(ctx, field)
 	case "publicShareLinks":
 		return ec.fieldContext_TenantSettings_publicShareLinks(ctx, field)
 	case "publicShareSources":
 		return ec.fieldContext_TenantSettings_publicShareSources(ctx, field)
+	case "temporaryChats":
+		return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
+	case "temporaryChatRetention":
+		return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
 	case "tokenQuotaPeriod":
 		return ec.fieldContext_TenantSettings_tokenQuotaPeriod(ctx, field)
 	case "tokenQuotaKind":
@@ -9208,12 +9296,6 @@ func (ec *executionContext) childFields_TenantSettings(ctx context.Context, fiel
 		return ec.fieldContext_TenantSettings_tokenQuotaTenantTokens(ctx, field)
 	case "tokenQuotaUserTokens":
 		return ec.fieldContext_TenantSettings_tokenQuotaUserTokens(ctx, field)
-	case "attachmentMaxFileBytes":
-		return ec.fieldContext_TenantSettings_attachmentMaxFileBytes(ctx, field)
-	case "attachmentMaxFilesPerConversation":
-		return ec.fieldContext_TenantSettings_attachmentMaxFilesPerConversation(ctx, field)
-	case "attachmentMaxBytesPerUser":
-		return ec.fieldContext_TenantSettings_attachmentMaxBytesPerUser(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantSettings", field.Name)
 }
@@ -9344,14 +9426,14 @@ func (ec *executionContext) childFields_ViewerEvent(ctx context.Context, field g
 		return ec.fieldContext_ViewerEvent_conversation(ctx, field)
 	case "attempt":
 		return ec.fieldContext_ViewerEvent_attempt(ctx, field)
-	case "changedAttemptIds":
-		return ec.fieldContext_ViewerEvent_changedAttemptIds(ctx, field)
-	case "changedAttemptCount":
-		return ec.fieldContext_ViewerEvent_changedAttemptCount(ctx, field)
 	case "attachmentId":
 		return ec.fieldContext_ViewerEvent_attachmentId(ctx, field)
 	case "attachmentStatus":
 		return ec.fieldContext_ViewerEvent_attachmentStatus(ctx, field)
+	case "changedAttemptIds":
+		return ec.fieldContext_ViewerEvent_changedAttemptIds(ctx, field)
+	case "changedAttemptCount":
+		return ec.fieldContext_ViewerEvent_changedAttemptCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ViewerEvent", field.Name)
 }
@@ -12675,38 +12757,6 @@ func (ec *executionContext) fieldContext_Attempt_feedback(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Attempt_staleness(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Attempt_staleness(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Attempt().Staleness(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptStaleness) graphql.Marshaler {
-			return ec.marshalNAttemptStaleness2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptStaleness(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Attempt_staleness(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Attempt",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AttemptStaleness(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Attempt_modelProfile(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12766,6 +12816,38 @@ func (ec *executionContext) fieldContext_Attempt_parameters(_ context.Context, f
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ModelParameters(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attempt_staleness(ctx context.Context, field graphql.CollectedField, obj *ent.Attempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attempt_staleness(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attempt().Staleness(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptStaleness) graphql.Marshaler {
+			return ec.marshalNAttemptStaleness2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptStaleness(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attempt_staleness(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attempt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptStaleness(ctx, field)
 		},
 	}
 	return fc, nil
@@ -15286,6 +15368,38 @@ func (ec *executionContext) fieldContext_Conversation_tags(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Conversation_attachments(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_attachments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().Attachments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_attachments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Conversation_status(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15349,38 +15463,6 @@ func (ec *executionContext) fieldContext_Conversation_messages(ctx context.Conte
 	if fc.Args, err = ec.field_Conversation_messages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Conversation_supportGrants(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_supportGrants(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Conversation().SupportGrants(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.SupportGrant) graphql.Marshaler {
-			return ec.marshalNSupportGrant2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Conversation_supportGrants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Conversation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SupportGrant(ctx, field)
-		},
 	}
 	return fc, nil
 }
@@ -15484,6 +15566,38 @@ func (ec *executionContext) fieldContext_Conversation_metadata(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Conversation_supportGrants(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Conversation_supportGrants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Conversation().SupportGrants(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrantᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Conversation_supportGrants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Conversation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SupportGrant(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Conversation_temporary(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15505,38 +15619,6 @@ func (ec *executionContext) _Conversation_temporary(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Conversation_temporary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Conversation", field, true, true, "Boolean")
-}
-
-func (ec *executionContext) _Conversation_attachments(ctx context.Context, field graphql.CollectedField, obj *ent.Conversation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Conversation_attachments(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Conversation().Attachments(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Attachment) graphql.Marshaler {
-			return ec.marshalNAttachment2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachmentᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Conversation_attachments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Conversation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Attachment(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _ConversationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ConversationConnection) (ret graphql.Marshaler) {
@@ -15915,52 +15997,6 @@ func (ec *executionContext) fieldContext_ConversationEvent_attempt(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _ConversationEvent_changedAttemptIds(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ConversationEvent_changedAttemptIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChangedAttemptIds, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
-			return ec.marshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_ConversationEvent_changedAttemptIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ID")
-}
-
-func (ec *executionContext) _ConversationEvent_changedAttemptCount(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ConversationEvent_changedAttemptCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChangedAttemptCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_ConversationEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "Int")
-}
-
 func (ec *executionContext) _ConversationEvent_attachmentId(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16005,6 +16041,52 @@ func (ec *executionContext) _ConversationEvent_attachmentStatus(ctx context.Cont
 }
 func (ec *executionContext) fieldContext_ConversationEvent_attachmentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "AttachmentStatus")
+}
+
+func (ec *executionContext) _ConversationEvent_changedAttemptIds(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_changedAttemptIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_changedAttemptIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ConversationEvent_changedAttemptCount(ctx context.Context, field graphql.CollectedField, obj *model.ConversationEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversationEvent_changedAttemptCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConversationEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConversationEvent", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ConversationExport_format(ctx context.Context, field graphql.CollectedField, obj *portability.Export) (ret graphql.Marshaler) {
@@ -18714,38 +18796,6 @@ func (ec *executionContext) fieldContext_Message_attempts(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Message_siblings(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Message_siblings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Message().Siblings(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.MessageSiblings) graphql.Marshaler {
-			return ec.marshalNMessageSiblings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMessageSiblings(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Message_siblings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Message",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_MessageSiblings(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Message_attachments(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18773,6 +18823,38 @@ func (ec *executionContext) fieldContext_Message_attachments(_ context.Context, 
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_siblings(ctx context.Context, field graphql.CollectedField, obj *ent.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_siblings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Message().Siblings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MessageSiblings) graphql.Marshaler {
+			return ec.marshalNMessageSiblings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMessageSiblings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_siblings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageSiblings(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19872,50 +19954,6 @@ func (ec *executionContext) fieldContext_Mutation_restoreConversation(ctx contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_updateTenantSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_updateTenantSettings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateTenantSettings(ctx, fc.Args["input"].(model.UpdateTenantSettingsInput), fc.Args["expectedVersion"].(*int))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantSettings) graphql.Marshaler {
-			return ec.marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTenantSettings(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_updateTenantSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TenantSettings(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_updateTenantSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Mutation_ask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20042,6 +20080,50 @@ func (ec *executionContext) fieldContext_Mutation_cancelAttempt(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_cancelAttempt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadAttachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadAttachment(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["file"].(graphql.Upload))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UploadAttachmentPayload) graphql.Marshaler {
+			return ec.marshalNUploadAttachmentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUploadAttachmentPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadAttachmentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadAttachment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20268,182 +20350,6 @@ func (ec *executionContext) fieldContext_Mutation_deleteDocument(ctx context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_requestSupportAccess(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RequestSupportAccess(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["reason"].(string), fc.Args["duration"].(*string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
-			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SupportGrant(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_requestSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_approveSupportAccess(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ApproveSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
-			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SupportGrant(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_approveSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_denySupportAccess(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DenySupportAccess(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
-			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SupportGrant(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_denySupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_revokeSupportAccess(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RevokeSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
-			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SupportGrant(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_revokeSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Mutation_editMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20570,6 +20476,138 @@ func (ec *executionContext) fieldContext_Mutation_forkConversation(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_forkConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createModelProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateModelProfile(ctx, fc.Args["input"].(model.ModelProfileInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateModelProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateModelProfile(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.ModelProfileInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteModelProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteModelProfile(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteModelProfilePayload) graphql.Marshaler {
+			return ec.marshalNDeleteModelProfilePayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteModelProfilePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteModelProfilePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21148,50 +21186,6 @@ func (ec *executionContext) fieldContext_Mutation_updateConversationMetadata(ctx
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_keepConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_keepConversation(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().KeepConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
-			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_keepConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Conversation(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_keepConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Mutation_importConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21412,34 +21406,34 @@ func (ec *executionContext) fieldContext_Mutation_reaskAttempt(ctx context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_createModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createModelProfile(ctx, field)
+			return ec.fieldContext_Mutation_requestSupportAccess(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateModelProfile(ctx, fc.Args["input"].(model.ModelProfileInput))
+			return ec.Resolvers.Mutation().RequestSupportAccess(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["reason"].(string), fc.Args["duration"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
-			return ec.marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_createModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_requestSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ModelProfile(ctx, field)
+			return ec.childFields_SupportGrant(ctx, field)
 		},
 	}
 	defer func() {
@@ -21449,41 +21443,41 @@ func (ec *executionContext) fieldContext_Mutation_createModelProfile(ctx context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_requestSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_updateModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_updateModelProfile(ctx, field)
+			return ec.fieldContext_Mutation_approveSupportAccess(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateModelProfile(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(model.ModelProfileInput))
+			return ec.Resolvers.Mutation().ApproveSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.ModelProfile) graphql.Marshaler {
-			return ec.marshalNModelProfile2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfile(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_updateModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_approveSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ModelProfile(ctx, field)
+			return ec.childFields_SupportGrant(ctx, field)
 		},
 	}
 	defer func() {
@@ -21493,41 +21487,41 @@ func (ec *executionContext) fieldContext_Mutation_updateModelProfile(ctx context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_updateModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_approveSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_deleteModelProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deleteModelProfile(ctx, field)
+			return ec.fieldContext_Mutation_denySupportAccess(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteModelProfile(ctx, fc.Args["id"].(uuid.UUID))
+			return ec.Resolvers.Mutation().DenySupportAccess(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteModelProfilePayload) graphql.Marshaler {
-			return ec.marshalNDeleteModelProfilePayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDeleteModelProfilePayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_deleteModelProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_denySupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DeleteModelProfilePayload(ctx, field)
+			return ec.childFields_SupportGrant(ctx, field)
 		},
 	}
 	defer func() {
@@ -21537,41 +21531,41 @@ func (ec *executionContext) fieldContext_Mutation_deleteModelProfile(ctx context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deleteModelProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_denySupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_uploadAttachment(ctx, field)
+			return ec.fieldContext_Mutation_revokeSupportAccess(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UploadAttachment(ctx, fc.Args["conversationId"].(uuid.UUID), fc.Args["file"].(graphql.Upload))
+			return ec.Resolvers.Mutation().RevokeSupportAccess(ctx, fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.UploadAttachmentPayload) graphql.Marshaler {
-			return ec.marshalNUploadAttachmentPayload2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUploadAttachmentPayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.SupportGrant) graphql.Marshaler {
+			return ec.marshalNSupportGrant2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐSupportGrant(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_uploadAttachment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_revokeSupportAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_UploadAttachmentPayload(ctx, field)
+			return ec.childFields_SupportGrant(ctx, field)
 		},
 	}
 	defer func() {
@@ -21581,7 +21575,95 @@ func (ec *executionContext) fieldContext_Mutation_uploadAttachment(ctx context.C
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_uploadAttachment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_revokeSupportAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_keepConversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_keepConversation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().KeepConversation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_keepConversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Conversation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_keepConversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTenantSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTenantSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTenantSettings(ctx, fc.Args["input"].(model.UpdateTenantSettingsInput), fc.Args["expectedVersion"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantSettings) graphql.Marshaler {
+			return ec.marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTenantSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTenantSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenantSettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTenantSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22423,66 +22505,34 @@ func (ec *executionContext) fieldContext_Query_supportGrants(ctx context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_viewer(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().Viewer(ctx)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
-			return ec.marshalNViewer2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewer(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Viewer(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_conversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_conversation(ctx, field)
+			return ec.fieldContext_Query_attemptDiagnostics(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Conversation(ctx, fc.Args["id"].(uuid.UUID))
+			return ec.Resolvers.Query().AttemptDiagnostics(ctx, fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
-			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptDiagnostics) graphql.Marshaler {
+			return ec.marshalNAttemptDiagnostics2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptDiagnostics(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_conversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Conversation(ctx, field)
+			return ec.childFields_AttemptDiagnostics(ctx, field)
 		},
 	}
 	defer func() {
@@ -22492,7 +22542,51 @@ func (ec *executionContext) fieldContext_Query_conversation(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_conversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_attemptDiagnostics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_adminConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_adminConversations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AdminConversations(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ConversationOrder), fc.Args["where"].(*model.AdminConversationWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ConversationConnection) graphql.Marshaler {
+			return ec.marshalNConversationConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_adminConversations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConversationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_adminConversations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22543,34 +22637,34 @@ func (ec *executionContext) fieldContext_Query_attempt(ctx context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_conversation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_attemptDiagnostics(ctx, field)
+			return ec.fieldContext_Query_conversation(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().AttemptDiagnostics(ctx, fc.Args["id"].(uuid.UUID))
+			return ec.Resolvers.Query().Conversation(ctx, fc.Args["id"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.AttemptDiagnostics) graphql.Marshaler {
-			return ec.marshalNAttemptDiagnostics2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐAttemptDiagnostics(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Conversation) graphql.Marshaler {
+			return ec.marshalNConversation2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversation(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_attemptDiagnostics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_conversation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AttemptDiagnostics(ctx, field)
+			return ec.childFields_Conversation(ctx, field)
 		},
 	}
 	defer func() {
@@ -22580,95 +22674,7 @@ func (ec *executionContext) fieldContext_Query_attemptDiagnostics(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_attemptDiagnostics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_documentAcl(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_documentAcl(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().DocumentACL(ctx, fc.Args["documentId"].(uuid.UUID))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
-			return ec.marshalNDocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_documentAcl(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DocumentAcl(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_documentAcl_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_adminConversations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_adminConversations(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().AdminConversations(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ConversationOrder), fc.Args["where"].(*model.AdminConversationWhereInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.ConversationConnection) graphql.Marshaler {
-			return ec.marshalNConversationConnection2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐConversationConnection(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_adminConversations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ConversationConnection(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_adminConversations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_conversation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22763,34 +22769,34 @@ func (ec *executionContext) fieldContext_Query_feedbackSummary(ctx context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_usageSummary(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_documentAcl(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_usageSummary(ctx, field)
+			return ec.fieldContext_Query_documentAcl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().UsageSummary(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
+			return ec.Resolvers.Query().DocumentACL(ctx, fc.Args["documentId"].(uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {
-			return ec.marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DocumentACL) graphql.Marshaler {
+			return ec.marshalNDocumentAcl2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐDocumentACL(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_usageSummary(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_documentAcl(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_UsageRow(ctx, field)
+			return ec.childFields_DocumentAcl(ctx, field)
 		},
 	}
 	defer func() {
@@ -22800,43 +22806,98 @@ func (ec *executionContext) fieldContext_Query_usageSummary(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_usageSummary_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_documentAcl_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_tenantSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_availableModels(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_tenantSettings(ctx, field)
+			return ec.fieldContext_Query_availableModels(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().TenantSettings(ctx)
+			return ec.Resolvers.Query().AvailableModels(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantSettings) graphql.Marshaler {
-			return ec.marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTenantSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfileᚄ(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_tenantSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_availableModels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TenantSettings(ctx, field)
+			return ec.childFields_ModelProfile(ctx, field)
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Query_modelProfiles(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_modelProfiles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ModelProfiles(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ModelProfile) graphql.Marshaler {
+			return ec.marshalNModelProfile2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfileᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_modelProfiles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelProfile(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_modelEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_modelEndpoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ModelEndpoints(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_modelEndpoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
 }
 
 func (ec *executionContext) _Query_tags(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -23167,91 +23228,80 @@ func (ec *executionContext) fieldContext_Query_sharedConversation(ctx context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_availableModels(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_tenantSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_availableModels(ctx, field)
+			return ec.fieldContext_Query_tenantSettings(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().AvailableModels(ctx)
+			return ec.Resolvers.Query().TenantSettings(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ModelProfile) graphql.Marshaler {
-			return ec.marshalNModelProfile2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfileᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantSettings) graphql.Marshaler {
+			return ec.marshalNTenantSettings2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐTenantSettings(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_availableModels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_tenantSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ModelProfile(ctx, field)
+			return ec.childFields_TenantSettings(ctx, field)
 		},
 	}
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_modelProfiles(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_usageSummary(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_modelProfiles(ctx, field)
+			return ec.fieldContext_Query_usageSummary(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().ModelProfiles(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().UsageSummary(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ModelProfile) graphql.Marshaler {
-			return ec.marshalNModelProfile2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐModelProfileᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UsageRow) graphql.Marshaler {
+			return ec.marshalNUsageRow2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐUsageRowᚄ(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_modelProfiles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_usageSummary(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ModelProfile(ctx, field)
+			return ec.childFields_UsageRow(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_usageSummary_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
-}
-
-func (ec *executionContext) _Query_modelEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_modelEndpoints(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().ModelEndpoints(ctx)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_modelEndpoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
 }
 
 func (ec *executionContext) _Query_myUsage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -23326,6 +23376,38 @@ func (ec *executionContext) fieldContext_Query_usageCosts(ctx context.Context, f
 	if fc.Args, err = ec.field_Query_usageCosts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
+			return ec.marshalNViewer2ᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐViewer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -24940,6 +25022,38 @@ func (ec *executionContext) fieldContext_Source_attempt(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Source_attachment(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Source_attachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Source().Attachment(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
+			return ec.marshalOAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Source_attachment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Source",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Source_available(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25030,38 +25144,6 @@ func (ec *executionContext) _Source_documentId(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Source_documentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Source", field, true, true, "ID")
-}
-
-func (ec *executionContext) _Source_attachment(ctx context.Context, field graphql.CollectedField, obj *ent.Source) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_attachment(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Source().Attachment(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.Attachment) graphql.Marshaler {
-			return ec.marshalOAttachment2ᚖgithubᚗcomᚋragchatᚋragchatᚋentᚐAttachment(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Source_attachment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Source",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Attachment(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _SourceStaleness_source(ctx context.Context, field graphql.CollectedField, obj *model.SourceStaleness) (ret graphql.Marshaler) {
@@ -26595,50 +26677,73 @@ func (ec *executionContext) fieldContext_TenantSettings_supportGrantMax(_ contex
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
 }
 
-func (ec *executionContext) _TenantSettings_temporaryChats(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantSettings_attachmentMaxFileBytes(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
+			return ec.fieldContext_TenantSettings_attachmentMaxFileBytes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TemporaryChats, nil
+			return obj.AttachmentMaxFileBytes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_TenantSettings_temporaryChats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxFileBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
 }
 
-func (ec *executionContext) _TenantSettings_temporaryChatRetention(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantSettings_attachmentMaxFilesPerConversation(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
+			return ec.fieldContext_TenantSettings_attachmentMaxFilesPerConversation(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TemporaryChatRetention, nil
+			return obj.AttachmentMaxFilesPerConversation, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_TenantSettings_temporaryChatRetention(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxFilesPerConversation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TenantSettings_attachmentMaxBytesPerUser(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_attachmentMaxBytesPerUser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachmentMaxBytesPerUser, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxBytesPerUser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
 }
 
 func (ec *executionContext) _TenantSettings_publicShareLinks(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
@@ -26685,6 +26790,52 @@ func (ec *executionContext) _TenantSettings_publicShareSources(ctx context.Conte
 }
 func (ec *executionContext) fieldContext_TenantSettings_publicShareSources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TenantSettings_temporaryChats(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_temporaryChats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemporaryChats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_temporaryChats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TenantSettings_temporaryChatRetention(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantSettings_temporaryChatRetention(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemporaryChatRetention, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantSettings_temporaryChatRetention(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _TenantSettings_tokenQuotaPeriod(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
@@ -26776,75 +26927,6 @@ func (ec *executionContext) _TenantSettings_tokenQuotaUserTokens(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_TenantSettings_tokenQuotaUserTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
-}
-
-func (ec *executionContext) _TenantSettings_attachmentMaxFileBytes(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenantSettings_attachmentMaxFileBytes(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AttachmentMaxFileBytes, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxFileBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
-}
-
-func (ec *executionContext) _TenantSettings_attachmentMaxFilesPerConversation(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenantSettings_attachmentMaxFilesPerConversation(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AttachmentMaxFilesPerConversation, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxFilesPerConversation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
-}
-
-func (ec *executionContext) _TenantSettings_attachmentMaxBytesPerUser(ctx context.Context, field graphql.CollectedField, obj *model.TenantSettings) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenantSettings_attachmentMaxBytesPerUser(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AttachmentMaxBytesPerUser, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_TenantSettings_attachmentMaxBytesPerUser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenantSettings", field, false, false, "Int")
 }
 
@@ -27827,52 +27909,6 @@ func (ec *executionContext) fieldContext_ViewerEvent_attempt(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _ViewerEvent_changedAttemptIds(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ViewerEvent_changedAttemptIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChangedAttemptIds, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
-			return ec.marshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_ViewerEvent_changedAttemptIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
-}
-
-func (ec *executionContext) _ViewerEvent_changedAttemptCount(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ViewerEvent_changedAttemptCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChangedAttemptCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_ViewerEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "Int")
-}
-
 func (ec *executionContext) _ViewerEvent_attachmentId(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27917,6 +27953,52 @@ func (ec *executionContext) _ViewerEvent_attachmentStatus(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_ViewerEvent_attachmentStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "AttachmentStatus")
+}
+
+func (ec *executionContext) _ViewerEvent_changedAttemptIds(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_changedAttemptIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_changedAttemptIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ViewerEvent_changedAttemptCount(ctx context.Context, field graphql.CollectedField, obj *model.ViewerEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ViewerEvent_changedAttemptCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAttemptCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ViewerEvent_changedAttemptCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ViewerEvent", field, false, false, "Int")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -29199,7 +29281,7 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question", "parentMessageId", "modelProfileId", "modelParameters", "attachmentIds"}
+	fieldsInOrder := [...]string{"conversationId", "clientMessageId", "question", "parentMessageId", "attachmentIds", "modelProfileId", "modelParameters"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -29234,6 +29316,13 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.ParentMessageID = data
+		case "attachmentIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentIds"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttachmentIds = data
 		case "modelProfileId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelProfileId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
@@ -29248,13 +29337,6 @@ func (ec *executionContext) unmarshalInputAskInput(ctx context.Context, obj any)
 				return it, err
 			}
 			it.ModelParameters = data
-		case "attachmentIds":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentIds"))
-			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.AttachmentIds = data
 		}
 	}
 	return it, nil
@@ -33258,7 +33340,7 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy", "metadata", "folderId", "temporary", "modelProfileId", "modelParameters"}
+	fieldsInOrder := [...]string{"knowledgeBaseId", "title", "historyStrategy", "modelProfileId", "modelParameters", "metadata", "folderId", "temporary"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -33286,6 +33368,20 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 				return it, err
 			}
 			it.HistoryStrategy = data
+		case "modelProfileId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelProfileId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelProfileID = data
+		case "modelParameters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelParameters"))
+			data, err := ec.unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelParameters = data
 		case "metadata":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
 			data, err := ec.unmarshalOMetadataEntryInput2ᚕᚖgithubᚗcomᚋragchatᚋragchatᚋgraphᚋmodelᚐMetadataEntryInputᚄ(ctx, v)
@@ -33307,20 +33403,6 @@ func (ec *executionContext) unmarshalInputCreateConversationInput(ctx context.Co
 				return it, err
 			}
 			it.Temporary = data
-		case "modelProfileId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelProfileId"))
-			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ModelProfileID = data
-		case "modelParameters":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelParameters"))
-			data, err := ec.unmarshalOModelParametersInput2ᚖgithubᚗcomᚋragchatᚋragchatᚋinternalᚋdomainᚐModelParameters(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ModelParameters = data
 		}
 	}
 	return it, nil
@@ -40983,7 +41065,7 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "temporaryChats", "temporaryChatRetention", "publicShareLinks", "publicShareSources", "tokenQuotaPeriod", "tokenQuotaKind", "tokenQuotaTenantTokens", "tokenQuotaUserTokens", "attachmentMaxFileBytes", "attachmentMaxFilesPerConversation", "attachmentMaxBytesPerUser"}
+	fieldsInOrder := [...]string{"conversationIdleTTL", "conversationMaxAge", "retentionDays", "auditRetentionDays", "feedbackRetentionDays", "historyStrategy", "historyRounds", "prioritizedCandidates", "promptTokenBudget", "maxAnswerTokens", "budgetRatios", "modelContextWindows", "retrievalTopK", "minEvidenceScore", "summarizer", "summaryTriggerRounds", "summaryMaxChars", "summaryChunkTokens", "summaryMaxRegenerations", "defaultModel", "allowedModels", "askRatePerMinute", "askBurst", "supportApproval", "supportGrantDefault", "supportGrantMax", "attachmentMaxFileBytes", "attachmentMaxFilesPerConversation", "attachmentMaxBytesPerUser", "publicShareLinks", "publicShareSources", "temporaryChats", "temporaryChatRetention", "tokenQuotaPeriod", "tokenQuotaKind", "tokenQuotaTenantTokens", "tokenQuotaUserTokens"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -41172,20 +41254,27 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.SupportGrantMax = data
-		case "temporaryChats":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temporaryChats"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+		case "attachmentMaxFileBytes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxFileBytes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.TemporaryChats = data
-		case "temporaryChatRetention":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temporaryChatRetention"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			it.AttachmentMaxFileBytes = data
+		case "attachmentMaxFilesPerConversation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxFilesPerConversation"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.TemporaryChatRetention = data
+			it.AttachmentMaxFilesPerConversation = data
+		case "attachmentMaxBytesPerUser":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxBytesPerUser"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AttachmentMaxBytesPerUser = data
 		case "publicShareLinks":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publicShareLinks"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -41200,6 +41289,20 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.PublicShareSources = data
+		case "temporaryChats":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temporaryChats"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemporaryChats = data
+		case "temporaryChatRetention":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temporaryChatRetention"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemporaryChatRetention = data
 		case "tokenQuotaPeriod":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenQuotaPeriod"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -41228,27 +41331,6 @@ func (ec *executionContext) unmarshalInputUpdateTenantSettingsInput(ctx context.
 				return it, err
 			}
 			it.TokenQuotaUserTokens = data
-		case "attachmentMaxFileBytes":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxFileBytes"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.AttachmentMaxFileBytes = data
-		case "attachmentMaxFilesPerConversation":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxFilesPerConversation"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.AttachmentMaxFilesPerConversation = data
-		case "attachmentMaxBytesPerUser":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attachmentMaxBytesPerUser"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.AttachmentMaxBytesPerUser = data
 		}
 	}
 	return it, nil
@@ -41678,12 +41760,6 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_feedback(ctx, field, obj)
 				})
-		case "staleness":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Attempt_staleness(ctx, field, obj)
-				})
 		case "modelProfile":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -41695,6 +41771,12 @@ func (ec *executionContext) _Attempt(ctx context.Context, sel ast.SelectionSet, 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Attempt_parameters(ctx, field, obj)
+				})
+		case "staleness":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attempt_staleness(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42574,6 +42656,12 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_tags(ctx, field, obj)
 				})
+		case "attachments":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_attachments(ctx, field, obj)
+				})
 		case "status":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -42585,12 +42673,6 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_messages(ctx, field, obj)
-				})
-		case "supportGrants":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Conversation_supportGrants(ctx, field, obj)
 				})
 		case "currentPath":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -42610,17 +42692,17 @@ func (ec *executionContext) _Conversation(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_metadata(ctx, field, obj)
 				})
+		case "supportGrants":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Conversation_supportGrants(ctx, field, obj)
+				})
 		case "temporary":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Conversation_temporary(ctx, field, obj)
-				})
-		case "attachments":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Conversation_attachments(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42779,16 +42861,6 @@ func (ec *executionContext) _ConversationEvent(ctx context.Context, sel ast.Sele
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._ConversationEvent_attempt(ctx, field, obj)
 				})
-		case "changedAttemptIds":
-			out.Values[i] = ec._ConversationEvent_changedAttemptIds(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "changedAttemptCount":
-			out.Values[i] = ec._ConversationEvent_changedAttemptCount(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "attachmentId":
 			out.Values[i] = ec._ConversationEvent_attachmentId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -42796,6 +42868,16 @@ func (ec *executionContext) _ConversationEvent(ctx context.Context, sel ast.Sele
 			}
 		case "attachmentStatus":
 			out.Values[i] = ec._ConversationEvent_attachmentStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "changedAttemptIds":
+			out.Values[i] = ec._ConversationEvent_changedAttemptIds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "changedAttemptCount":
+			out.Values[i] = ec._ConversationEvent_changedAttemptCount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -44069,17 +44151,17 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Message_attempts(ctx, field, obj)
 				})
-		case "siblings":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Message_siblings(ctx, field, obj)
-				})
 		case "attachments":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Message_attachments(ctx, field, obj)
+				})
+		case "siblings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_siblings(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44527,13 +44609,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "updateTenantSettings":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_updateTenantSettings(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		case "ask":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_ask(ctx, field)
@@ -44551,6 +44626,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "cancelAttempt":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelAttempt(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadAttachment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadAttachment(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -44590,34 +44672,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "requestSupportAccess":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_requestSupportAccess(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "approveSupportAccess":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_approveSupportAccess(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "denySupportAccess":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_denySupportAccess(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "revokeSupportAccess":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_revokeSupportAccess(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		case "editMessage":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_editMessage(ctx, field)
@@ -44635,6 +44689,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "forkConversation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_forkConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createModelProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createModelProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateModelProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateModelProfile(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteModelProfile":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteModelProfile(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -44730,13 +44805,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "keepConversation":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_keepConversation(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		case "importConversations":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importConversations(ctx, field)
@@ -44772,30 +44840,44 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "createModelProfile":
+		case "requestSupportAccess":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createModelProfile(ctx, field)
+				return ec._Mutation_requestSupportAccess(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "updateModelProfile":
+		case "approveSupportAccess":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_updateModelProfile(ctx, field)
+				return ec._Mutation_approveSupportAccess(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "deleteModelProfile":
+		case "denySupportAccess":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deleteModelProfile(ctx, field)
+				return ec._Mutation_denySupportAccess(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "uploadAttachment":
+		case "revokeSupportAccess":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_uploadAttachment(ctx, field)
+				return ec._Mutation_revokeSupportAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keepConversation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_keepConversation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTenantSettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTenantSettings(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -45075,17 +45157,17 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_supportGrants(ctx, field)
 				})
-		case "viewer":
+		case "attemptDiagnostics":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_viewer(ctx, field)
+					return ec._Query_attemptDiagnostics(ctx, field)
 				})
-		case "conversation":
+		case "adminConversations":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_conversation(ctx, field)
+					return ec._Query_adminConversations(ctx, field)
 				})
 		case "attempt":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -45093,23 +45175,11 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_attempt(ctx, field)
 				})
-		case "attemptDiagnostics":
+		case "conversation":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_attemptDiagnostics(ctx, field)
-				})
-		case "documentAcl":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_documentAcl(ctx, field)
-				})
-		case "adminConversations":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_adminConversations(ctx, field)
+					return ec._Query_conversation(ctx, field)
 				})
 		case "feedbacks":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -45123,17 +45193,29 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_feedbackSummary(ctx, field)
 				})
-		case "usageSummary":
+		case "documentAcl":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_usageSummary(ctx, field)
+					return ec._Query_documentAcl(ctx, field)
 				})
-		case "tenantSettings":
+		case "availableModels":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_tenantSettings(ctx, field)
+					return ec._Query_availableModels(ctx, field)
+				})
+		case "modelProfiles":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_modelProfiles(ctx, field)
+				})
+		case "modelEndpoints":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_modelEndpoints(ctx, field)
 				})
 		case "tags":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -45183,23 +45265,17 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_sharedConversation(ctx, field)
 				})
-		case "availableModels":
+		case "tenantSettings":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_availableModels(ctx, field)
+					return ec._Query_tenantSettings(ctx, field)
 				})
-		case "modelProfiles":
+		case "usageSummary":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_modelProfiles(ctx, field)
-				})
-		case "modelEndpoints":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_modelEndpoints(ctx, field)
+					return ec._Query_usageSummary(ctx, field)
 				})
 		case "myUsage":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -45212,6 +45288,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_usageCosts(ctx, field)
+				})
+		case "viewer":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_viewer(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -45932,6 +46014,12 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Source_attempt(ctx, field, obj)
 				})
+		case "attachment":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_attachment(ctx, field, obj)
+				})
 		case "available":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -45955,12 +46043,6 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Source_documentId(ctx, field, obj)
-				})
-		case "attachment":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Source_attachment(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -46450,13 +46532,18 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "temporaryChats":
-			out.Values[i] = ec._TenantSettings_temporaryChats(ctx, field, obj)
+		case "attachmentMaxFileBytes":
+			out.Values[i] = ec._TenantSettings_attachmentMaxFileBytes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "temporaryChatRetention":
-			out.Values[i] = ec._TenantSettings_temporaryChatRetention(ctx, field, obj)
+		case "attachmentMaxFilesPerConversation":
+			out.Values[i] = ec._TenantSettings_attachmentMaxFilesPerConversation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachmentMaxBytesPerUser":
+			out.Values[i] = ec._TenantSettings_attachmentMaxBytesPerUser(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -46467,6 +46554,16 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "publicShareSources":
 			out.Values[i] = ec._TenantSettings_publicShareSources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "temporaryChats":
+			out.Values[i] = ec._TenantSettings_temporaryChats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "temporaryChatRetention":
+			out.Values[i] = ec._TenantSettings_temporaryChatRetention(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -46487,21 +46584,6 @@ func (ec *executionContext) _TenantSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "tokenQuotaUserTokens":
 			out.Values[i] = ec._TenantSettings_tokenQuotaUserTokens(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "attachmentMaxFileBytes":
-			out.Values[i] = ec._TenantSettings_attachmentMaxFileBytes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "attachmentMaxFilesPerConversation":
-			out.Values[i] = ec._TenantSettings_attachmentMaxFilesPerConversation(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "attachmentMaxBytesPerUser":
-			out.Values[i] = ec._TenantSettings_attachmentMaxBytesPerUser(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -46938,16 +47020,6 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._ViewerEvent_attempt(ctx, field, obj)
 				})
-		case "changedAttemptIds":
-			out.Values[i] = ec._ViewerEvent_changedAttemptIds(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "changedAttemptCount":
-			out.Values[i] = ec._ViewerEvent_changedAttemptCount(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "attachmentId":
 			out.Values[i] = ec._ViewerEvent_attachmentId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -46955,6 +47027,16 @@ func (ec *executionContext) _ViewerEvent(ctx context.Context, sel ast.SelectionS
 			}
 		case "attachmentStatus":
 			out.Values[i] = ec._ViewerEvent_attachmentStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "changedAttemptIds":
+			out.Values[i] = ec._ViewerEvent_changedAttemptIds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "changedAttemptCount":
+			out.Values[i] = ec._ViewerEvent_changedAttemptCount(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

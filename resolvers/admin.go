@@ -1,11 +1,6 @@
 package resolvers
 
 import (
-	"context"
-	"sort"
-	"time"
-
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqljson"
 
@@ -17,26 +12,12 @@ import (
 	"github.com/ragchat/ragchat/internal/adminreport"
 )
 
-// adminConversations pages the conversations of the admin's tenant that
-// internal/adminreport selects for the filter (adminreport.Conversations,
-// which decides the role and whether DELETED ones and their content show), under
-// the context it returns. Every conversation of another user listed is
-// audited once per operation.
-func (r *Resolver) adminConversations(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.ConversationOrder, where *model.AdminConversationWhereInput) (*ent.ConversationConnection, error) {
-	if orderBy == nil {
-		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldCreatedAt}
-	}
-	org := organiseFilter(where)
-	if err := org.Check(); err != nil {
-		return nil, err
-	}
-	ctx, q, err := adminreport.Conversations(ctx, r.client, adminConversationFilter(where), r.now())
-	if err != nil {
-		return nil, err
-	}
-	q.Where(org.Predicates()...)
-	return q.Paginate(ctx, after, first, before, last, ent.WithConversationOrder(orderBy))
-}
+// The admin views' inputs and outputs (schema/admin.graphqls,
+// schema/feedback.graphqls). Role-dependent views live on entry points of
+// their own, never on the shared entity types: a member's query that
+// selects every field of every type it can reach must not get a FORBIDDEN
+// error, which Apollo's default error policy turns into no data at all
+// (docs/API.md, "Admin diagnostics").
 
 // adminConversationFilter is adminreport's form of the admin filter.
 func adminConversationFilter(w *model.AdminConversationWhereInput) adminreport.ConversationFilter {
@@ -52,19 +33,6 @@ func adminConversationFilter(w *model.AdminConversationWhereInput) adminreport.C
 		TitleContains:       w.TitleContains,
 		HasNegativeFeedback: w.HasNegativeFeedback,
 	}
-}
-
-// feedbacks pages the tenant's feedback, newest first by default.
-func (r *Resolver) feedbacks(ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ent.FeedbackOrder, where *model.AdminFeedbackWhereInput) (*ent.FeedbackConnection, error) {
-	q, err := adminreport.Feedbacks(ctx, r.client)
-	if err != nil {
-		return nil, err
-	}
-	if orderBy == nil {
-		orderBy = &ent.FeedbackOrder{Direction: entgql.OrderDirectionDesc, Field: ent.FeedbackOrderFieldCreatedAt}
-	}
-	return q.Where(feedbackPredicates(where)...).
-		Paginate(ctx, after, first, before, last, ent.WithFeedbackOrder(orderBy))
 }
 
 // feedbackPredicates translates the admin feedback filter.
@@ -97,41 +65,16 @@ func feedbackPredicates(w *model.AdminFeedbackWhereInput) []predicate.Feedback {
 	return ps
 }
 
-// feedbackSummary counts the tenant's feedback in [from, to).
-func (r *Resolver) feedbackSummary(ctx context.Context, from, to time.Time) (*model.FeedbackSummary, error) {
-	s, err := adminreport.Feedback(ctx, r.client, from, to)
-	if err != nil {
-		return nil, err
+// attemptTimings returns an attempt's timestamps and durations.
+func attemptTimings(a *ent.Attempt) *model.AttemptTimings {
+	t := &model.AttemptTimings{StartedAt: a.StartedAt, FirstTokenAt: a.FirstTokenAt, CompletedAt: a.CompletedAt}
+	if a.FirstTokenAt != nil {
+		ms := int(a.FirstTokenAt.Sub(a.StartedAt).Milliseconds())
+		t.TimeToFirstTokenMs = &ms
 	}
-	out := &model.FeedbackSummary{From: s.From, To: s.To, Up: s.Up, Down: s.Down, ByReason: []*model.FeedbackReasonCount{}}
-	for reason, n := range s.ByReason {
-		out.ByReason = append(out.ByReason, &model.FeedbackReasonCount{Reason: reason, Count: n})
+	if a.CompletedAt != nil {
+		ms := int(a.CompletedAt.Sub(a.StartedAt).Milliseconds())
+		t.DurationMs = &ms
 	}
-	sort.Slice(out.ByReason, func(i, j int) bool { return out.ByReason[i].Reason < out.ByReason[j].Reason })
-	return out, nil
-}
-
-// usageSummary sums the tenant's tokens by model and UTC day in [from, to).
-func (r *Resolver) usageSummary(ctx context.Context, from, to time.Time) ([]*model.UsageRow, error) {
-	svc, err := r.metering()
-	if err != nil {
-		return nil, err
-	}
-	rows, err := svc.UsageSummary(ctx, from, to)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*model.UsageRow, len(rows))
-	for i, u := range rows {
-		out[i] = &model.UsageRow{
-			Day:              u.Day.UTC().Format(time.DateOnly),
-			Model:            u.Model,
-			Attempts:         u.Attempts,
-			PromptTokens:     u.PromptTokens,
-			CompletionTokens: u.CompletionTokens,
-			TotalTokens:      u.TotalTokens,
-			CostMicros:       int(u.CostMicros),
-		}
-	}
-	return out, nil
+	return t
 }

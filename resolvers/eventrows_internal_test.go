@@ -51,23 +51,23 @@ func TestEventRowsAreNullOnceGone(t *testing.T) {
 			load load
 		}{
 			{"ConversationEvent.conversation", func(ctx context.Context, conv, _, _ uuid.UUID) (bool, error) {
-				row, err := r.eventConversation(ctx, &model.ConversationEvent{Kind: model.ConversationEventKindConversationUpdated, ConversationID: conv})
+				row, err := (&conversationEventResolver{r}).Conversation(ctx, &model.ConversationEvent{Kind: model.ConversationEventKindConversationUpdated, ConversationID: conv})
 				return row != nil, err
 			}},
 			{"ConversationEvent.message", func(ctx context.Context, conv, msg, _ uuid.UUID) (bool, error) {
-				row, err := r.eventMessage(ctx, &model.ConversationEvent{Kind: model.ConversationEventKindMessageCreated, ConversationID: conv, MessageID: &msg})
+				row, err := (&conversationEventResolver{r}).Message(ctx, &model.ConversationEvent{Kind: model.ConversationEventKindMessageCreated, ConversationID: conv, MessageID: &msg})
 				return row != nil, err
 			}},
 			{"ConversationEvent.attempt", func(ctx context.Context, conv, _, att uuid.UUID) (bool, error) {
-				row, err := r.eventAttempt(ctx, &model.ConversationEvent{Kind: model.ConversationEventKindAttemptUpdated, ConversationID: conv, AttemptID: &att})
+				row, err := (&conversationEventResolver{r}).Attempt(ctx, &model.ConversationEvent{Kind: model.ConversationEventKindAttemptUpdated, ConversationID: conv, AttemptID: &att})
 				return row != nil, err
 			}},
 			{"ViewerEvent.conversation", func(ctx context.Context, conv, _, _ uuid.UUID) (bool, error) {
-				row, err := r.viewerEventConversation(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindConversationUpdated, ConversationID: conv})
+				row, err := (&viewerEventResolver{r}).Conversation(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindConversationUpdated, ConversationID: conv})
 				return row != nil, err
 			}},
 			{"ViewerEvent.attempt", func(ctx context.Context, conv, _, att uuid.UUID) (bool, error) {
-				row, err := r.viewerEventAttempt(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindAttemptUpdated, ConversationID: conv, AttemptID: &att})
+				row, err := (&viewerEventResolver{r}).Attempt(ctx, &model.ViewerEvent{Kind: model.ViewerEventKindAttemptUpdated, ConversationID: conv, AttemptID: &att})
 				return row != nil, err
 			}},
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/graph/model"
+	"github.com/ragchat/ragchat/internal/domain"
 )
 
 // Knowledge is the knowledge administration the API exposes to curators
@@ -43,4 +44,13 @@ func aclFromInput(in *model.DocumentACLInput) ACL {
 		return ACL{Visibility: "TENANT"}
 	}
 	return ACL{Visibility: string(in.Visibility), Groups: in.Groups, Users: in.Users}
+}
+
+// knowledgeService returns the knowledge service, or UNAVAILABLE; the
+// service decides who may curate.
+func (r *Resolver) knowledgeService(ctx context.Context) (Knowledge, error) {
+	if r.knowledge == nil {
+		return nil, domain.Errorf(domain.CodeUnavailable, "knowledge administration is not available")
+	}
+	return r.knowledge, nil
 }

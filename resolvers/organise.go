@@ -51,11 +51,6 @@ func (r *Resolver) organiser() (Organise, error) {
 	return r.organise, nil
 }
 
-// conversationPinned is Conversation.pinned.
-func conversationPinned(ctx context.Context, c *ent.Conversation) bool {
-	return organise.Visible(ctx, c) && c.PinnedAt != nil
-}
-
 // conversationPinnedAt is Conversation.pinnedAt.
 func conversationPinnedAt(ctx context.Context, c *ent.Conversation) *time.Time {
 	if !organise.Visible(ctx, c) {
@@ -86,16 +81,6 @@ func conversationTags(ctx context.Context, c *ent.Conversation) ([]*ent.Tag, err
 	return organise.ConversationTags(ctx, c, loaded, err == nil)
 }
 
-// conversationMetadata is Conversation.metadata.
-func conversationMetadata(ctx context.Context, c *ent.Conversation) []*model.MetadataEntry {
-	entries := organise.Metadata(ctx, c)
-	out := make([]*model.MetadataEntry, len(entries))
-	for i, e := range entries {
-		out[i] = &model.MetadataEntry{Key: e.Key, Value: e.Value}
-	}
-	return out
-}
-
 // metadataChanges is the engine's form of MetadataEntryInput values.
 func metadataChanges(in []*model.MetadataEntryInput) []organise.MetadataChange {
 	out := make([]organise.MetadataChange, 0, len(in))
@@ -116,150 +101,6 @@ func metadataFilter(in []*model.MetadataFilterInput) []organise.MetadataEntry {
 		}
 	}
 	return out
-}
-
-// pin is pinConversation (pin true) and unpinConversation.
-func (r *Resolver) pin(ctx context.Context, id uuid.UUID, expected *int, pin bool) (*ent.Conversation, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	if pin {
-		return o.Pin(ctx, id, expected)
-	}
-	return o.Unpin(ctx, id, expected)
-}
-
-// tags is Query.tags.
-func (r *Resolver) tags(ctx context.Context) ([]*ent.Tag, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	return o.Tags(ctx)
-}
-
-// folders is Query.folders.
-func (r *Resolver) folders(ctx context.Context) ([]*ent.Folder, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	return o.Folders(ctx)
-}
-
-// createTag is Mutation.createTag.
-func (r *Resolver) createTag(ctx context.Context, in model.CreateTagInput) (*ent.Tag, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	return o.CreateTag(ctx, organise.TagInput{Name: in.Name, Color: in.Color})
-}
-
-// updateTag is Mutation.updateTag.
-func (r *Resolver) updateTag(ctx context.Context, id uuid.UUID, in model.UpdateTagInput) (*ent.Tag, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	p := organise.TagPatch{}
-	if name, ok := in.Name.ValueOK(); ok && name != nil {
-		p.Name = name
-	}
-	if color, ok := in.Color.ValueOK(); ok {
-		p.SetColor, p.Color = true, color
-	}
-	return o.UpdateTag(ctx, id, p)
-}
-
-// deleteTag is Mutation.deleteTag.
-func (r *Resolver) deleteTag(ctx context.Context, id uuid.UUID) (*model.DeleteTagPayload, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	deleted, err := o.DeleteTag(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return &model.DeleteTagPayload{DeletedTagID: deleted}, nil
-}
-
-// conversationTagsChange is setConversationTags (set), addConversationTags
-// and removeConversationTags.
-func (r *Resolver) conversationTagsChange(ctx context.Context, convID uuid.UUID, ids []uuid.UUID, expected *int, op string) (*ent.Conversation, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	switch op {
-	case "set":
-		return o.SetTags(ctx, convID, ids, expected)
-	case "add":
-		return o.AddTags(ctx, convID, ids)
-	default:
-		return o.RemoveTags(ctx, convID, ids)
-	}
-}
-
-// createFolder is Mutation.createFolder.
-func (r *Resolver) createFolder(ctx context.Context, in model.CreateFolderInput) (*ent.Folder, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	return o.CreateFolder(ctx, organise.FolderInput{Name: in.Name, ParentID: in.ParentID, Position: in.Position})
-}
-
-// updateFolder is Mutation.updateFolder.
-func (r *Resolver) updateFolder(ctx context.Context, id uuid.UUID, in model.UpdateFolderInput) (*ent.Folder, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	p := organise.FolderPatch{}
-	if name, ok := in.Name.ValueOK(); ok && name != nil {
-		p.Name = name
-	}
-	if parent, ok := in.ParentID.ValueOK(); ok {
-		p.SetParent, p.ParentID = true, parent
-	}
-	if pos, ok := in.Position.ValueOK(); ok && pos != nil {
-		p.Position = pos
-	}
-	return o.UpdateFolder(ctx, id, p)
-}
-
-// deleteFolder is Mutation.deleteFolder.
-func (r *Resolver) deleteFolder(ctx context.Context, id uuid.UUID) (*model.DeleteFolderPayload, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	deleted, err := o.DeleteFolder(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return &model.DeleteFolderPayload{DeletedFolderID: deleted}, nil
-}
-
-// moveConversationToFolder is Mutation.moveConversationToFolder.
-func (r *Resolver) moveConversationToFolder(ctx context.Context, convID uuid.UUID, folderID *uuid.UUID, expected *int) (*ent.Conversation, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	return o.MoveConversation(ctx, convID, folderID, expected)
-}
-
-// updateConversationMetadata is Mutation.updateConversationMetadata.
-func (r *Resolver) updateConversationMetadata(ctx context.Context, id uuid.UUID, md []*model.MetadataEntryInput, expected *int) (*ent.Conversation, error) {
-	o, err := r.organiser()
-	if err != nil {
-		return nil, err
-	}
-	return o.UpdateMetadata(ctx, id, metadataChanges(md), expected)
 }
 
 // newConversationOrganisation checks createConversation's metadata and
@@ -304,10 +145,4 @@ func fieldAlias(ctx context.Context) string {
 		return fc.Field.Alias
 	}
 	return ""
-}
-
-// organiseFilterOf is the filter of one organisation field of
-// ConversationWhereInput.
-func organiseFilterOf(pinned, unfiled *bool, tagIDs []uuid.UUID, md []*model.MetadataFilterInput) organise.Filter {
-	return organise.Filter{Pinned: pinned, Unfiled: unfiled, TagIDs: tagIDs, Metadata: metadataFilter(md)}
 }

@@ -12,11 +12,21 @@
 // (OperationScope), and so are two batches that keep a page of messages at
 // a constant number of statements: the re-authorisation of citations
 // (sourceauth.go) and Message.siblings (siblings.go). The message-tree
-// reads (Conversation.currentPath, messagetree.go) walk the current branch
-// through internal/chat/tree. Storage errors are classified by
-// store.Classify.
+// reads (Conversation.currentPath, messagetree.resolvers.go, with
+// currentpath.go) walk the current branch through internal/chat/tree.
+// Storage errors are classified by store.Classify.
 // Resolvers never filter by tenant or owner themselves, except to narrow a
 // list to the viewer's own conversations.
+//
+// The schema is one file per feature (schema/{feature}.graphqls), and gqlgen
+// (follow-schema layout) gives each its {feature}.resolvers.go: generated
+// signatures around the resolvers' hand-written bodies, which gqlgen keeps
+// on every regeneration; ent.resolvers.go is graph/ent.graphqls's. The
+// other files are hand-written: the root resolver and its dependencies
+// (resolver.go), the service interfaces beside their feature's helpers,
+// and the helpers several resolvers share (conversationop.go,
+// askpayload.go, connections.go, eventmodels.go, eventrows.go,
+// streams.go, ...).
 package resolvers
 
 import (

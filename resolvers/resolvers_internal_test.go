@@ -63,7 +63,7 @@ func TestSourceReauthorisationBatches(t *testing.T) {
 		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
 	}
 	eng := &fakeEngine{denied: map[uuid.UUID]bool{rows[2].ID: true}}
-	r := &Resolver{engine: eng, access: eng, reauthorise: eng.SourcesOf}
+	src := &sourceResolver{&Resolver{engine: eng, access: eng, reauthorise: eng.SourcesOf}}
 	ctx := WithOperationState(context.Background())
 	sourceAuthFrom(ctx).collect(rows) // what the Ent interceptor does on load
 
@@ -72,7 +72,7 @@ func TestSourceReauthorisationBatches(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ok, err := r.sourceAvailable(ctx, s)
+			ok, err := src.Available(ctx, s)
 			if err != nil || ok == (s == rows[2]) {
 				t.Errorf("source %v: available=%v err=%v", s.ID, ok, err)
 			}
@@ -82,13 +82,13 @@ func TestSourceReauthorisationBatches(t *testing.T) {
 	if len(eng.calls) != 1 || len(eng.calls[0]) != len(rows) {
 		t.Fatalf("engine calls %v, want one call with %d sources", eng.calls, len(rows))
 	}
-	snippet, _ := r.sourceSnippet(ctx, rows[2])
-	title, _ := r.sourceDocumentTitle(ctx, rows[2])
-	id, _ := r.sourceDocumentID(ctx, rows[2])
+	snippet, _ := src.Snippet(ctx, rows[2])
+	title, _ := src.DocumentTitle(ctx, rows[2])
+	id, _ := src.DocumentID(ctx, rows[2])
 	if snippet != nil || title != nil || id != nil {
 		t.Fatalf("redacted source shows %v %v %v", snippet, title, id)
 	}
-	if s, _ := r.sourceSnippet(ctx, rows[0]); s == nil || *s != "secret text" {
+	if s, _ := src.Snippet(ctx, rows[0]); s == nil || *s != "secret text" {
 		t.Fatalf("readable source snippet %v", s)
 	}
 	if len(eng.calls) != 1 {
@@ -96,7 +96,7 @@ func TestSourceReauthorisationBatches(t *testing.T) {
 	}
 
 	// Without operation state each source is checked on its own.
-	if ok, _ := r.sourceAvailable(context.Background(), rows[1]); !ok || len(eng.calls) != 2 || len(eng.calls[1]) != 1 {
+	if ok, _ := src.Available(context.Background(), rows[1]); !ok || len(eng.calls) != 2 || len(eng.calls[1]) != 1 {
 		t.Fatalf("uncached check: calls %v", eng.calls)
 	}
 }
@@ -112,13 +112,13 @@ func TestSourceViewsFollowTheAccessStamp(t *testing.T) {
 		rows[i] = &ent.Source{ID: uuid.New(), Snippet: "secret text", DocumentTitle: "Runbook", DocumentID: &doc}
 	}
 	eng := &fakeEngine{denied: map[uuid.UUID]bool{}}
-	r := &Resolver{engine: eng, access: eng, reauthorise: eng.SourcesOf}
+	src := &sourceResolver{&Resolver{engine: eng, access: eng, reauthorise: eng.SourcesOf}}
 	ctx := WithOperationState(context.Background())
 	event := func() []bool { // one event that loads and shows the rows
 		sourceAuthFrom(ctx).collect(rows)
 		out := make([]bool, len(rows))
 		for i, s := range rows {
-			ok, err := r.sourceAvailable(ctx, s)
+			ok, err := src.Available(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/ragchat/ragchat/ent"
-	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/chat/tree"
 )
 
@@ -120,17 +119,6 @@ func InstallMessageCollector(c *ent.Client) {
 			return v, nil
 		})
 	}))
-}
-
-// siblings resolves Message.siblings: the ids of the messages that share
-// m's parent, in creation order, and m's place among them.
-func (r *Resolver) siblings(ctx context.Context, m *ent.Message) (*model.MessageSiblings, error) {
-	ids, err := r.siblingGroup(ctx, m)
-	if err != nil {
-		return nil, err
-	}
-	s := tree.Of(m, ids)
-	return &model.MessageSiblings{Ids: s.IDs, Index: s.Index, Count: len(s.IDs)}, nil
 }
 
 // siblingGroup returns the ids of m's sibling group, from the operation's

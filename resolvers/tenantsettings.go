@@ -20,32 +20,6 @@ type TenantSettings interface {
 
 var _ TenantSettings = (*tenantsettings.Service)(nil)
 
-// tenantSettings returns the admin's tenant settings. The service decides
-// who may read them (admins only).
-func (r *Resolver) tenantSettings(ctx context.Context) (*model.TenantSettings, error) {
-	st, err := r.settings.Get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return tenantSettingsModel(st), nil
-}
-
-// updateTenantSettings parses the input into a patch and has the service
-// apply it; the service decides who may (admins only). An input that does
-// not parse is BAD_USER_INPUT before any role check, like one GraphQL
-// rejects before the resolver runs.
-func (r *Resolver) updateTenantSettings(ctx context.Context, in model.UpdateTenantSettingsInput, expectedVersion *int) (*model.TenantSettings, error) {
-	patch, err := tenantSettingsPatch(in)
-	if err != nil {
-		return nil, err
-	}
-	st, err := r.settings.Update(ctx, patch, expectedVersion)
-	if err != nil {
-		return nil, err
-	}
-	return tenantSettingsModel(st), nil
-}
-
 // tenantSettingsModel is the GraphQL form of a tenant's settings.
 func tenantSettingsModel(st tenantsettings.State) *model.TenantSettings {
 	s := st.Settings
@@ -186,20 +160,6 @@ func parseDuration(field string, s *string) (*time.Duration, error) {
 		return nil, badInput(field, "invalid tenant setting %s: %q is not a duration such as \"24h\" or \"90m\"", field, *s)
 	}
 	return &d, nil
-}
-
-// viewerTemporaryChats returns the tenant's temporary-chat policy for any
-// viewer of the tenant.
-func (r *Resolver) viewerTemporaryChats(ctx context.Context) (string, error) {
-	p, err := r.settings.ForViewer(ctx)
-	return string(p.TemporaryChats), err
-}
-
-// viewerTemporaryChatRetention returns how long a temporary chat lasts, as
-// a Go duration, for any viewer of the tenant.
-func (r *Resolver) viewerTemporaryChatRetention(ctx context.Context) (string, error) {
-	p, err := r.settings.ForViewer(ctx)
-	return p.TemporaryChatRetention.String(), err
 }
 
 // int64Ptr widens an optional GraphQL Int.

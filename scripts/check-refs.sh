@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-refs.sh fails on dead references for newcomers:
-#   - a repository path named in a comment or document (resolvers/source.go,
+#   - a repository path named in a comment or document (resolvers/sourceauth.go,
 #     docs/ENGINE.md, scripts/pgtest.sh, ...) that does not exist;
 #   - a citation of the source articles ("seed 000 §12") instead of the
 #     docs/ENGINE.md design basis (Dn) that holds their substance;

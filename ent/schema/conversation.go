@@ -41,10 +41,10 @@ func (Conversation) Fields() []ent.Field {
 		field.Int64("summary_message_sequence").Default(0).NonNegative().
 			Comment("The last message sequence_no the summary covers."),
 		field.Int("summary_version").Default(0).NonNegative(),
-		// Conversation.status is declared in schema.graphqls instead of
-		// generated: it is computed (EXPIRED once the expiry has passed,
-		// internal/authz/status.go) from columns field collection must
-		// then load too; the where-input predicates stay generated and
+		// Conversation.status is declared in schema/conversations.graphqls
+		// instead of generated: it is computed (EXPIRED once the expiry has
+		// passed, internal/authz/status.go) from columns field collection
+		// must then load too; the where-input predicates stay generated and
 		// are rewritten onto the computed status (resolvers/conversationstatus.go).
 		field.Enum("status").Values("ACTIVE", "ARCHIVED", "DELETED", "EXPIRED").Default("ACTIVE").
 			Comment("ACTIVE, ARCHIVED or DELETED as stored; EXPIRED is computed on read, never stored.").
@@ -97,9 +97,10 @@ func (Conversation) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("knowledge_base", KnowledgeBase.Type).Ref("conversations").
 			Field("knowledge_base_id").Unique().Required().Immutable(),
-		// Conversation.messages is declared in schema.graphqls instead of
-		// generated, so that it pages by sequence_no by default
-		// (resolvers/queries.go); the where-input predicates stay generated.
+		// Conversation.messages is declared in schema/conversations.graphqls
+		// instead of generated, so that it pages by sequence_no by default
+		// (resolvers/conversations.resolvers.go); the where-input predicates stay
+		// generated.
 		edge.To("messages", Message.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade), entgql.RelayConnection(),
 				entgql.Skip(entgql.SkipType)),

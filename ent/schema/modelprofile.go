@@ -66,7 +66,8 @@ func (ModelProfile) Indexes() []ent.Index {
 }
 
 // Annotations of the ModelProfile: the GraphQL type is written by hand
-// (schema.graphqls), so that no endpoint detail is generated into it.
+// (schema/modelprofiles.graphqls), so that no endpoint detail is generated
+// into it.
 func (ModelProfile) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
 }

@@ -33,7 +33,8 @@ func (Source) Fields() []ent.Field {
 		// The chunk and document links, the snippet and the document title
 		// are hidden from the generated GraphQL type and where-inputs: the
 		// API re-authorises each source at read time and shows them only
-		// while the viewer may still read the chunk (resolvers/source.go).
+		// while the viewer may still read the chunk
+		// (resolvers/sources.resolvers.go).
 		field.UUID("chunk_id", uuid.UUID{}).Optional().Nillable().
 			Annotations(entgql.Skip()),
 		field.UUID("document_id", uuid.UUID{}).Optional().Nillable().

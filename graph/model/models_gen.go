@@ -66,10 +66,6 @@ type AskInput struct {
 	// (Conversation.currentLeafId). The question becomes the current branch's
 	// leaf either way.
 	ParentMessageID *uuid.UUID `json:"parentMessageId,omitempty"`
-	// This answer's model profile, over the conversation's (docs/API.md, "Model profiles").
-	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
-	// This answer's sampling parameters, over the conversation's.
-	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
 	// Attachments of this conversation the question is asked with: each must be
 	// the viewer's and READY (docs/API.md, "Attachments"). The answer's
 	// evidence always includes the best chunk of each. An unknown, deleted or
@@ -77,6 +73,10 @@ type AskInput struct {
 	// READY is BAD_USER_INPUT (extensions.field attachmentIds, reason
 	// ATTACHMENT_NOT_READY). At most 20.
 	AttachmentIds []uuid.UUID `json:"attachmentIds,omitempty"`
+	// This answer's model profile, over the conversation's (docs/API.md, "Model profiles").
+	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
+	// This answer's sampling parameters, over the conversation's.
+	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
 }
 
 // What ask and retryAttempt return at once, before the answer exists. Follow
@@ -200,15 +200,15 @@ type ConversationEvent struct {
 	Message *ent.Message `json:"message,omitempty"`
 	// ATTEMPT_UPDATED: the attempt as it is now; null once it is gone.
 	Attempt *ent.Attempt `json:"attempt,omitempty"`
+	// ATTACHMENT_UPDATED: the attachment.
+	AttachmentID *uuid.UUID `json:"attachmentId,omitempty"`
+	// ATTACHMENT_UPDATED: its new status.
+	AttachmentStatus *attachment.Status `json:"attachmentStatus,omitempty"`
 	// SOURCES_CHANGED: attempts of the conversation, on any branch, that cite a
 	// changed document (at most 50, in id order); null for other kinds.
 	ChangedAttemptIds []uuid.UUID `json:"changedAttemptIds,omitempty"`
 	// SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds.
 	ChangedAttemptCount *int `json:"changedAttemptCount,omitempty"`
-	// ATTACHMENT_UPDATED: the attachment.
-	AttachmentID *uuid.UUID `json:"attachmentId,omitempty"`
-	// ATTACHMENT_UPDATED: its new status.
-	AttachmentStatus *attachment.Status `json:"attachmentStatus,omitempty"`
 }
 
 // Narrows a conversation search; every set field must hold.
@@ -271,6 +271,12 @@ type CreateConversationInput struct {
 	// the tenant's (TenantSettings.historyStrategy). Any other value is
 	// BAD_USER_INPUT with extensions.field "historyStrategy".
 	HistoryStrategy *string `json:"historyStrategy,omitempty"`
+	// The conversation's model profile (availableModels); null follows the
+	// tenant default. A profile the viewer may not use is BAD_USER_INPUT with
+	// extensions.field "modelProfileId".
+	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
+	// The conversation's own sampling parameters, within the profile's bounds.
+	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
 	// The conversation's initial metadata (null values are ignored).
 	Metadata []*MetadataEntryInput `json:"metadata,omitempty"`
 	// One of the viewer's folders to file it in; null leaves it unfiled.
@@ -282,12 +288,6 @@ type CreateConversationInput struct {
 	// FORBIDDEN; under ENFORCED every new conversation is temporary, whatever
 	// this says.
 	Temporary *bool `json:"temporary,omitempty"`
-	// The conversation's model profile (availableModels); null follows the
-	// tenant default. A profile the viewer may not use is BAD_USER_INPUT with
-	// extensions.field "modelProfileId".
-	ModelProfileID *uuid.UUID `json:"modelProfileId,omitempty"`
-	// The conversation's own sampling parameters, within the profile's bounds.
-	ModelParameters *domain.ModelParameters `json:"modelParameters,omitempty"`
 }
 
 type CreateFolderInput struct {
@@ -704,17 +704,23 @@ type TenantSettings struct {
 	SupportApproval     string `json:"supportApproval"`
 	SupportGrantDefault string `json:"supportGrantDefault"`
 	SupportGrantMax     string `json:"supportGrantMax"`
+	// The largest attachment accepted, in bytes (effective value; default 10 MiB).
+	AttachmentMaxFileBytes int `json:"attachmentMaxFileBytes"`
+	// How many attachments one conversation may hold (effective value; default 20).
+	AttachmentMaxFilesPerConversation int `json:"attachmentMaxFilesPerConversation"`
+	// The total bytes of one user's attachments in the tenant (effective value; default 100 MiB).
+	AttachmentMaxBytesPerUser int `json:"attachmentMaxBytesPerUser"`
+	// Whether share links may be PUBLIC (false by default).
+	PublicShareLinks bool `json:"publicShareLinks"`
+	// Whether readers of PUBLIC links see the sources of documents visible to
+	// the whole tenant (false by default).
+	PublicShareSources bool `json:"publicShareSources"`
 	// Temporary chats: ALLOWED (default), FORBIDDEN or ENFORCED (every new
 	// conversation is temporary and none can be kept).
 	TemporaryChats string `json:"temporaryChats"`
 	// How long a temporary chat lasts from its creation, as a Go duration
 	// ("24h0m0s" by default; 5m to 720h).
 	TemporaryChatRetention string `json:"temporaryChatRetention"`
-	// Whether share links may be PUBLIC (false by default).
-	PublicShareLinks bool `json:"publicShareLinks"`
-	// Whether readers of PUBLIC links see the sources of documents visible to
-	// the whole tenant (false by default).
-	PublicShareSources bool `json:"publicShareSources"`
 	// The token quota's period: DAILY (default) or MONTHLY, in UTC.
 	TokenQuotaPeriod string `json:"tokenQuotaPeriod"`
 	// HARD (default: an ask that would pass a limit is QUOTA_EXCEEDED) or SOFT (allowed, flagged in myUsage).
@@ -723,12 +729,6 @@ type TenantSettings struct {
 	TokenQuotaTenantTokens int `json:"tokenQuotaTenantTokens"`
 	// Each user's limit in tokens per period; 0 is none.
 	TokenQuotaUserTokens int `json:"tokenQuotaUserTokens"`
-	// The largest attachment accepted, in bytes (effective value; default 10 MiB).
-	AttachmentMaxFileBytes int `json:"attachmentMaxFileBytes"`
-	// How many attachments one conversation may hold (effective value; default 20).
-	AttachmentMaxFilesPerConversation int `json:"attachmentMaxFilesPerConversation"`
-	// The total bytes of one user's attachments in the tenant (effective value; default 100 MiB).
-	AttachmentMaxBytesPerUser int `json:"attachmentMaxBytesPerUser"`
 }
 
 // A range of a snippet's text, in UTF-16 code units: [start, end).
@@ -804,6 +804,14 @@ type UpdateTenantSettingsInput struct {
 	SupportApproval         *string                    `json:"supportApproval,omitempty"`
 	SupportGrantDefault     *string                    `json:"supportGrantDefault,omitempty"`
 	SupportGrantMax         *string                    `json:"supportGrantMax,omitempty"`
+	// Bytes per attachment; 0 restores the default; negative is BAD_USER_INPUT (extensions.field names it).
+	AttachmentMaxFileBytes *int `json:"attachmentMaxFileBytes,omitempty"`
+	// Attachments per conversation; 0 restores the default; negative is BAD_USER_INPUT.
+	AttachmentMaxFilesPerConversation *int `json:"attachmentMaxFilesPerConversation,omitempty"`
+	// Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT.
+	AttachmentMaxBytesPerUser *int  `json:"attachmentMaxBytesPerUser,omitempty"`
+	PublicShareLinks          *bool `json:"publicShareLinks,omitempty"`
+	PublicShareSources        *bool `json:"publicShareSources,omitempty"`
 	// ALLOWED, FORBIDDEN or ENFORCED; anything else is BAD_USER_INPUT with
 	// extensions.field "temporaryChats". Applies to conversations created from
 	// now on.
@@ -812,8 +820,6 @@ type UpdateTenantSettingsInput struct {
 	// "temporaryChatRetention" otherwise). Applies to temporary chats created
 	// from now on.
 	TemporaryChatRetention *string `json:"temporaryChatRetention,omitempty"`
-	PublicShareLinks       *bool   `json:"publicShareLinks,omitempty"`
-	PublicShareSources     *bool   `json:"publicShareSources,omitempty"`
 	// DAILY or MONTHLY (BAD_USER_INPUT with extensions.field "tokenQuotaPeriod" otherwise).
 	TokenQuotaPeriod *string `json:"tokenQuotaPeriod,omitempty"`
 	// HARD or SOFT (BAD_USER_INPUT with extensions.field "tokenQuotaKind" otherwise).
@@ -822,12 +828,6 @@ type UpdateTenantSettingsInput struct {
 	TokenQuotaTenantTokens *int `json:"tokenQuotaTenantTokens,omitempty"`
 	// Tokens per period for each user; 0 removes the limit; negative is BAD_USER_INPUT.
 	TokenQuotaUserTokens *int `json:"tokenQuotaUserTokens,omitempty"`
-	// Bytes per attachment; 0 restores the default; negative is BAD_USER_INPUT (extensions.field names it).
-	AttachmentMaxFileBytes *int `json:"attachmentMaxFileBytes,omitempty"`
-	// Attachments per conversation; 0 restores the default; negative is BAD_USER_INPUT.
-	AttachmentMaxFilesPerConversation *int `json:"attachmentMaxFilesPerConversation,omitempty"`
-	// Bytes of attachments per user; 0 restores the default; negative is BAD_USER_INPUT.
-	AttachmentMaxBytesPerUser *int `json:"attachmentMaxBytesPerUser,omitempty"`
 }
 
 // What uploadAttachment returns.
@@ -915,15 +915,15 @@ type ViewerEvent struct {
 	Conversation *ent.Conversation `json:"conversation,omitempty"`
 	// ATTEMPT_UPDATED: the attempt as it is now.
 	Attempt *ent.Attempt `json:"attempt,omitempty"`
+	// ATTACHMENT_UPDATED: the attachment.
+	AttachmentID *uuid.UUID `json:"attachmentId,omitempty"`
+	// ATTACHMENT_UPDATED: its new status.
+	AttachmentStatus *attachment.Status `json:"attachmentStatus,omitempty"`
 	// SOURCES_CHANGED: attempts of the conversation, on any branch, that cite a
 	// changed document (at most 50, in id order); null for other kinds.
 	ChangedAttemptIds []uuid.UUID `json:"changedAttemptIds,omitempty"`
 	// SOURCES_CHANGED: how many attempts cite a changed document; null for other kinds.
 	ChangedAttemptCount *int `json:"changedAttemptCount,omitempty"`
-	// ATTACHMENT_UPDATED: the attachment.
-	AttachmentID *uuid.UUID `json:"attachmentId,omitempty"`
-	// ATTACHMENT_UPDATED: its new status.
-	AttachmentStatus *attachment.Status `json:"attachmentStatus,omitempty"`
 }
 
 type AttemptEventKind string
@@ -1008,17 +1008,17 @@ const (
 	// every change made after the client receives it reaches the stream, on
 	// every instance. conversation is the conversation as it is then.
 	ConversationEventKindSubscribed ConversationEventKind = "SUBSCRIBED"
+	// An attachment of the conversation changed state (attachmentId,
+	// attachmentStatus), also in a temporary chat, which viewerEvents never
+	// mentions. Only subscribers who may read the attachment (its owner)
+	// receive it.
+	ConversationEventKindAttachmentUpdated ConversationEventKind = "ATTACHMENT_UPDATED"
 	// Documents cited by answers of the conversation changed (re-ingested with
 	// other content), as the viewer may read them now: changedAttemptIds
 	// (at most 50) and changedAttemptCount. At most one per conversation per
 	// document-change broadcast (one per tenant per second). Refetch the
 	// attempts' staleness.
 	ConversationEventKindSourcesChanged ConversationEventKind = "SOURCES_CHANGED"
-	// An attachment of the conversation changed state (attachmentId,
-	// attachmentStatus), also in a temporary chat, which viewerEvents never
-	// mentions. Only subscribers who may read the attachment (its owner)
-	// receive it.
-	ConversationEventKindAttachmentUpdated ConversationEventKind = "ATTACHMENT_UPDATED"
 )
 
 var AllConversationEventKind = []ConversationEventKind{
@@ -1028,13 +1028,13 @@ var AllConversationEventKind = []ConversationEventKind{
 	ConversationEventKindConversationDeleted,
 	ConversationEventKindBranchSelected,
 	ConversationEventKindSubscribed,
-	ConversationEventKindSourcesChanged,
 	ConversationEventKindAttachmentUpdated,
+	ConversationEventKindSourcesChanged,
 }
 
 func (e ConversationEventKind) IsValid() bool {
 	switch e {
-	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected, ConversationEventKindSubscribed, ConversationEventKindSourcesChanged, ConversationEventKindAttachmentUpdated:
+	case ConversationEventKindMessageCreated, ConversationEventKindAttemptUpdated, ConversationEventKindConversationUpdated, ConversationEventKindConversationDeleted, ConversationEventKindBranchSelected, ConversationEventKindSubscribed, ConversationEventKindAttachmentUpdated, ConversationEventKindSourcesChanged:
 		return true
 	}
 	return false
@@ -1463,14 +1463,14 @@ const (
 	// the nil UUID (00000000-0000-0000-0000-000000000000) and conversation is
 	// null.
 	ViewerEventKindSubscribed ViewerEventKind = "SUBSCRIBED"
+	// An attachment of the conversation changed state (attachmentId,
+	// attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
+	ViewerEventKindAttachmentUpdated ViewerEventKind = "ATTACHMENT_UPDATED"
 	// Documents cited by answers of this conversation of the viewer changed
 	// (re-ingested with other content), as the viewer may read them now:
 	// changedAttemptIds (at most 50) and changedAttemptCount. At most one per
 	// conversation per document-change broadcast (one per tenant per second).
 	ViewerEventKindSourcesChanged ViewerEventKind = "SOURCES_CHANGED"
-	// An attachment of the conversation changed state (attachmentId,
-	// attachmentStatus): UPLOADED, SCANNING, CHUNKING, READY or FAILED.
-	ViewerEventKindAttachmentUpdated ViewerEventKind = "ATTACHMENT_UPDATED"
 )
 
 var AllViewerEventKind = []ViewerEventKind{
@@ -1482,13 +1482,13 @@ var AllViewerEventKind = []ViewerEventKind{
 	ViewerEventKindAttemptUpdated,
 	ViewerEventKindBranchSelected,
 	ViewerEventKindSubscribed,
-	ViewerEventKindSourcesChanged,
 	ViewerEventKindAttachmentUpdated,
+	ViewerEventKindSourcesChanged,
 }
 
 func (e ViewerEventKind) IsValid() bool {
 	switch e {
-	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindSubscribed, ViewerEventKindSourcesChanged, ViewerEventKindAttachmentUpdated:
+	case ViewerEventKindConversationCreated, ViewerEventKindConversationUpdated, ViewerEventKindConversationArchived, ViewerEventKindConversationDeleted, ViewerEventKindConversationRestored, ViewerEventKindAttemptUpdated, ViewerEventKindBranchSelected, ViewerEventKindSubscribed, ViewerEventKindAttachmentUpdated, ViewerEventKindSourcesChanged:
 		return true
 	}
 	return false

@@ -55,7 +55,8 @@ const (
 )
 
 // feedTriggers cover every kind of both feeds (TestTemporaryChatOnEveryFeed
-// fails when a kind of schema.graphqls has no row).
+// fails when a kind of schema/feeds.graphqls, or one a feature adds to it,
+// has no row).
 func feedTriggers() []feedTrigger {
 	rename := func(t *testing.T, f *feedWorld, conv, title string) {
 		mustDo(t, f.c, `mutation($c: ID!, $t: String!) { renameConversation(id: $c, title: $t) { id } }`, map[string]any{"c": conv, "t": title}, nil)
