@@ -37,15 +37,29 @@ type Backend struct {
 // may select one backend.
 func Backends(t testing.TB) []Backend {
 	t.Helper()
+	return backends(t, runs)
+}
+
+// BothBackends is Backends whatever EnvBackends selects, for a test that
+// compares the two backends with each other (the same query, the same
+// answer): it needs both in one run.
+func BothBackends(t testing.TB) []Backend {
+	t.Helper()
+	return backends(t, func(string) bool { return true })
+}
+
+// backends returns the backends for which use reports true.
+func backends(t testing.TB, use func(name string) bool) []Backend {
+	t.Helper()
 	var out []Backend
-	if runs(NamePostgres) {
+	if use(NamePostgres) {
 		if base, ok := adminURL(t); ok {
 			out = append(out, Backend{Name: NamePostgres, Dialect: dialect.Postgres, Driver: PostgresDriver, DSN: createDatabase(t, base)})
 		} else {
 			t.Logf("SKIPPING the postgres backend: %s is unset and %s=1", EnvDatabaseURL, EnvSkipPostgres)
 		}
 	}
-	if runs(NameSQLite) {
+	if use(NameSQLite) {
 		out = append(out, Backend{Name: NameSQLite, Dialect: dialect.SQLite, Driver: SQLiteDriver, DSN: SQLiteDSN(t)})
 	}
 	return out

@@ -86,7 +86,7 @@ func TestBackends(t *testing.T) {
 		search func(t *testing.T, terms []string) []int
 	}
 	var indexes []index
-	for _, b := range testdb.Backends(t) {
+	for _, b := range testdb.BothBackends(t) {
 		db := b.Open(t)
 		switch b.Name {
 		case "postgres":
