@@ -63,15 +63,8 @@ func nextEvent(t *testing.T, sub *gqlclient.Subscription, key string) branchEven
 // below the selected one), with the conversation as it is now; replica C
 // then reads the new current path. Bob's feed on C sees none of it.
 func TestBranchSelectedAcrossReplicas(t *testing.T) {
-	var pg testdb.Backend
-	for _, b := range testdb.Backends(t) {
-		if b.Name == "postgres" {
-			pg = b
-		}
-	}
-	if pg.Name == "" {
-		t.Skip("needs PostgreSQL: three replicas share its database and broker")
-	}
+	// Three replicas share one PostgreSQL database and its broker.
+	pg := testdb.PostgresBackend(t)
 	a := servertest.Start(t, pg, servertest.Options{PostgresBroker: true})
 	b := servertest.Start(t, pg, servertest.Options{PostgresBroker: true, Beside: a})
 	c := servertest.Start(t, pg, servertest.Options{PostgresBroker: true, Beside: a})
@@ -195,15 +188,8 @@ func TestBranchSelectedAcrossReplicas(t *testing.T) {
 // and none of them wrote anything; selecting a branch is not an answer
 // and is allowed. Once the answer completes, the edit goes through on B.
 func TestBusyRuleAcrossReplicas(t *testing.T) {
-	var pg testdb.Backend
-	for _, b := range testdb.Backends(t) {
-		if b.Name == "postgres" {
-			pg = b
-		}
-	}
-	if pg.Name == "" {
-		t.Skip("needs PostgreSQL: three replicas share its database and broker")
-	}
+	// Three replicas share one PostgreSQL database and its broker.
+	pg := testdb.PostgresBackend(t)
 	fake, model := newFakeAnswers(t)
 	fake.SetReply("单个上传文件最大为 20MB。")
 	o := servertest.Options{PostgresBroker: true, Model: model}

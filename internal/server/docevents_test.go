@@ -67,15 +67,8 @@ func seedCitingAttempts(t *testing.T, h *servertest.Harness, user string, conv u
 // replica A: the feed gets one SOURCES_CHANGED per conversation, with the
 // 5 attempt ids and the count, within one broadcast.
 func TestSourcesChangedOverGraphQLAcrossReplicas(t *testing.T) {
-	var pg testdb.Backend
-	for _, b := range testdb.Backends(t) {
-		if b.Name == "postgres" {
-			pg = b
-		}
-	}
-	if pg.Name == "" {
-		t.Skip("needs PostgreSQL: two replicas share its database and broker")
-	}
+	// Two replicas share one PostgreSQL database and its broker.
+	pg := testdb.PostgresBackend(t)
 	a := servertest.Start(t, pg, servertest.Options{PostgresBroker: true})
 	b := servertest.Start(t, pg, servertest.Options{PostgresBroker: true, Beside: a})
 	admin := viewer.NewContext(context.Background(), &viewer.Viewer{TenantID: "demo", UserID: "root", Roles: []viewer.Role{viewer.RoleAdmin}})

@@ -154,15 +154,8 @@ func TestSubscribedMeansLive(t *testing.T) {
 		eachBackend(t, servertest.Options{}, func(t *testing.T, h *servertest.Harness) { run(t, h, h) })
 	})
 	t.Run("another instance", func(t *testing.T) {
-		var pg testdb.Backend
-		for _, b := range testdb.Backends(t) {
-			if b.Name == "postgres" {
-				pg = b
-			}
-		}
-		if pg.Name == "" {
-			t.Fatal("needs PostgreSQL: two instances with their own LISTEN/NOTIFY brokers")
-		}
+		// Two instances with their own LISTEN/NOTIFY brokers.
+		pg := testdb.PostgresBackend(t)
 		a := servertest.Start(t, pg, servertest.Options{PostgresBroker: true})
 		b := servertest.Start(t, pg, servertest.Options{PostgresBroker: true, Beside: a})
 		run(t, b, a)

@@ -83,3 +83,11 @@ func (b Backend) Open(t testing.TB) *sql.DB {
 	}
 	return db
 }
+
+// PostgresBackend is the PostgreSQL backend alone, for a test that needs
+// PostgreSQL itself (replicas sharing its LISTEN/NOTIFY broker): a fresh
+// database as PostgresURL makes it, failing or skipping as PostgresURL does.
+func PostgresBackend(t testing.TB) Backend {
+	t.Helper()
+	return Backend{Name: NamePostgres, Dialect: dialect.Postgres, Driver: PostgresDriver, DSN: PostgresURL(t)}
+}
