@@ -328,7 +328,7 @@ write_conf() {
 # The port is passed by pg_ctl -o so that a start can retry another port.
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$sock'
-max_connections = 300
+max_connections = 600
 shared_buffers = 128MB
 fsync = off
 synchronous_commit = off

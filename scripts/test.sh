@@ -34,13 +34,19 @@
 #   RAGCHAT_TEST_DATABASE_URL  use this server instead of a throwaway cluster
 #   RAGCHAT_TEST_JSON          where to keep the raw `go test -json` output
 #   GOTESTFLAGS                extra flags for go test (e.g. -run TestPrivacy)
+#   GOTESTP                    test binaries run at once (go test -p; default
+#                              twice the CPUs, at least 4)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 say() { printf 'test: %s\n' "$*" >&2; }
 
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+GOTESTP=${GOTESTP:-$((cpus * 2 > 4 ? cpus * 2 : 4))}
+
 static_checks() {
+	local t0=$SECONDS
 	scripts/check-hosts.sh
 	scripts/check-tracked.sh
 	scripts/check-refs.sh
@@ -50,6 +56,7 @@ static_checks() {
 	scripts/web.sh size
 	say "go vet ./..."
 	go vet ./...
+	say "static checks: $((SECONDS - t0)) s"
 }
 
 # ensure_cgo makes sure the race detector can build: -race needs cgo, and
@@ -91,7 +98,7 @@ ensure_image_tools() {
 # sixteen times (docs/TESTING.md). Each pass is summarized on its own and
 # must run at least one test on its backend.
 go_tests() {
-	local tmp summary json rc=0 codes pkgs run
+	local tmp summary json rc=0 codes pkgs run t0
 	tmp=$(mktemp -d)
 	summary=$tmp/testsummary
 	json=${RAGCHAT_TEST_JSON:-${TMPDIR:-/tmp}/ragchat-go-test.json}
@@ -99,13 +106,19 @@ go_tests() {
 		say "ERROR: cannot build internal/tools/testsummary"
 		return 1
 	}
-	say "go test -race -count=1 -timeout 30m ./..., backend suites on PostgreSQL (raw JSON: $json)"
+	# -p: test binaries running at once. The longest packages (internal/chat,
+	# internal/server, cmd/ragchat) mostly wait on servers, databases and
+	# timers (about 0.6 of a core each), so more of them than cores keeps
+	# the cores busy (docs/TESTING.md).
+	say "go test -race -count=1 -p $GOTESTP -timeout 30m ./..., backend suites on PostgreSQL (raw JSON: $json)"
+	t0=$SECONDS
 	set +e
 	# shellcheck disable=SC2086 # GOTESTFLAGS is a list of flags
-	RAGCHAT_TEST_BACKENDS=postgres go test -race -count=1 -timeout 30m -json ${GOTESTFLAGS:-} ./... 2>&1 |
+	RAGCHAT_TEST_BACKENDS=postgres go test -race -count=1 -p "$GOTESTP" -timeout 30m -json ${GOTESTFLAGS:-} ./... 2>&1 |
 		tee "$json" | "$summary" -backends postgres -suites "$tmp/suites"
 	codes=("${PIPESTATUS[@]}")
 	set -e
+	say "Go tests on PostgreSQL: $((SECONDS - t0)) s"
 	check_pass "${codes[@]}" || rc=1
 	if [[ ! -s $tmp/suites ]]; then
 		say "ERROR: no backend suite ran on PostgreSQL, so none can run on SQLite"
@@ -114,13 +127,15 @@ go_tests() {
 	fi
 	mapfile -t pkgs < <(cut -d' ' -f1 "$tmp/suites" | sort -u)
 	run="^($(cut -d' ' -f2 "$tmp/suites" | sort -u | paste -sd'|'))\$"
-	say "go test -count=1 of the $(wc -l <"$tmp/suites") backend suites on SQLite, without -race (raw JSON: $json.sqlite)"
+	say "go test -count=1 -p $GOTESTP of the $(wc -l <"$tmp/suites") backend suites on SQLite, without -race (raw JSON: $json.sqlite)"
+	t0=$SECONDS
 	set +e
 	# shellcheck disable=SC2086 # GOTESTFLAGS is a list of flags
-	RAGCHAT_TEST_BACKENDS=sqlite go test -count=1 -timeout 30m -json ${GOTESTFLAGS:-} -run "$run" "${pkgs[@]}" 2>&1 |
+	RAGCHAT_TEST_BACKENDS=sqlite go test -count=1 -p "$GOTESTP" -timeout 30m -json ${GOTESTFLAGS:-} -run "$run" "${pkgs[@]}" 2>&1 |
 		tee "$json.sqlite" | "$summary" -backends sqlite
 	codes=("${PIPESTATUS[@]}")
 	set -e
+	say "Go tests on SQLite: $((SECONDS - t0)) s"
 	check_pass "${codes[@]}" || rc=1
 	rm -rf "$tmp"
 	return "$rc"
