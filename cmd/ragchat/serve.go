@@ -154,7 +154,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		c.engine.RunBackground(bgCtx)
 	}()
 	// Share read buckets of clients gone idle are deleted (bounded
-	// sweeps; docs/ENGINE.md, "Share links").
+	// sweeps; internal/sharing/README.md).
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

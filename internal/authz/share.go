@@ -22,7 +22,7 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// Share links' reads (docs/ENGINE.md, "Share links") run as a share scope
+// Share links' reads (internal/sharing/README.md) run as a share scope
 // (viewer.ShareScope), never as a viewer or a system job. For a share
 // scope DecideShareScope makes the whole decision, before any other rule:
 // each scope reaches the rows shareRows names for it, within the link's

@@ -1,4 +1,4 @@
-// Package sharing is share links (docs/ENGINE.md, "Share links"): an
+// Package sharing is share links (internal/sharing/README.md): an
 // owner shares the path of one conversation from its root up to one
 // message, frozen at creation, with the tenant, with named users, or (when
 // the tenant allows it) with anyone who has the link's token. Service
