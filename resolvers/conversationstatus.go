@@ -43,13 +43,3 @@ func (r *Resolver) statusFilter(w *ent.ConversationWhereInput) *ent.Conversation
 	}
 	return w
 }
-
-// conversationHistoryStrategy is Conversation.historyStrategy: the
-// conversation's own strategy, or null when it follows the tenant's.
-func conversationHistoryStrategy(c *ent.Conversation) *string {
-	if c.HistoryStrategy == nil {
-		return nil
-	}
-	s := string(*c.HistoryStrategy)
-	return &s
-}

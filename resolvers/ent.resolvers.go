@@ -10,64 +10,153 @@ import (
 	"time"
 
 	"entgo.io/contrib/entgql"
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/conversation"
 	"github.com/ragchat/ragchat/graph"
+	"github.com/ragchat/ragchat/internal/adminreport"
+	"github.com/ragchat/ragchat/internal/authz"
+	"github.com/ragchat/ragchat/internal/organise"
+	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// HistoryStrategy is the resolver for the historyStrategy field.
+// HistoryStrategy resolves Conversation.historyStrategy: the
+// conversation's own strategy, or null when it follows the tenant's.
 func (r *conversationResolver) HistoryStrategy(ctx context.Context, obj *ent.Conversation) (*string, error) {
-	return conversationHistoryStrategy(obj), nil
+	if obj.HistoryStrategy == nil {
+		return nil, nil
+	}
+	s := string(*obj.HistoryStrategy)
+	return &s, nil
 }
 
-// PinnedAt is the resolver for the pinnedAt field.
+// PinnedAt resolves Conversation.pinnedAt.
 func (r *conversationResolver) PinnedAt(ctx context.Context, obj *ent.Conversation) (*time.Time, error) {
-	return conversationPinnedAt(ctx, obj), nil
+	if !organise.Visible(ctx, obj) {
+		return nil, nil
+	}
+	return obj.PinnedAt, nil
 }
 
-// FolderID is the resolver for the folderId field.
+// FolderID resolves Conversation.folderId.
 func (r *conversationResolver) FolderID(ctx context.Context, obj *ent.Conversation) (*uuid.UUID, error) {
-	return conversationFolderID(ctx, obj), nil
+	if !organise.Visible(ctx, obj) {
+		return nil, nil
+	}
+	return obj.FolderID, nil
 }
 
-// Folder is the resolver for the folder field.
+// Folder resolves Conversation.folder, from field collection when it
+// loaded it.
 func (r *conversationResolver) Folder(ctx context.Context, obj *ent.Conversation) (*ent.Folder, error) {
-	return conversationFolder(ctx, obj)
+	f, err := obj.Edges.FolderOrErr()
+	return organise.ConversationFolder(ctx, obj, f, err == nil)
 }
 
-// Tags is the resolver for the tags field.
+// Tags resolves Conversation.tags, from field collection when it
+// loaded them.
 func (r *conversationResolver) Tags(ctx context.Context, obj *ent.Conversation) ([]*ent.Tag, error) {
-	return conversationTags(ctx, obj)
+	loaded, err := obj.NamedTags(fieldAlias(ctx))
+	return organise.ConversationTags(ctx, obj, loaded, err == nil)
 }
 
-// Node is the resolver for the node field.
+// Node resolves one global id. The table lookup is privacy-filtered
+// (tenant, owner, document ACL, admin-only tables, and rows of DELETED
+// conversations; internal/authz), so an id the viewer may not see is not
+// found by the same one statement as a random one, and only a visible id
+// costs the load that follows: every hidden id, of every type, answers
+// exactly like a random one, with the same statements and the same
+// NOT_FOUND error, byte for byte (errNodeNotFound). An admin reading
+// another user's row is audited by the engine's read audit.
 func (r *queryResolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	return r.node(ctx, id)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	table, err := r.nodeType(ctx, id)
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	n, err := r.client.Noder(ctx, id, ent.WithFixedNodeType(table))
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	return n, nil
 }
 
-// Nodes is the resolver for the nodes field.
+// Nodes resolves up to Limits.MaxNodes ids. A missing id leaves a null in
+// its place and adds the NOT_FOUND error of Node at its index.
 func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error) {
-	return r.nodes(ctx, ids)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	if len(ids) > r.limits.MaxNodes {
+		return nil, badInput("ids", "at most %d ids per nodes query", r.limits.MaxNodes).With("limit", "nodes").With("max", r.limits.MaxNodes)
+	}
+	out := make([]ent.Noder, len(ids))
+	for i, id := range ids {
+		n, err := r.Node(ctx, id)
+		if err != nil {
+			graphql.AddError(graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i)), err)
+			continue
+		}
+		out[i] = n
+	}
+	return out, nil
 }
 
-// AuditEvents is the resolver for the auditEvents field.
+// AuditEvents pages the tenant's audit events for admins, newest first by
+// default.
 func (r *queryResolver) AuditEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error) {
-	return r.auditEvents(ctx, after, first, before, last, orderBy, where)
+	q, err := adminreport.AuditEvents(ctx, r.client)
+	if err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.AuditEventOrder{Direction: entgql.OrderDirectionDesc, Field: ent.AuditEventOrderFieldAt}
+	}
+	return q.Paginate(ctx, after, first, before, last,
+		ent.WithAuditEventOrder(orderBy), ent.WithAuditEventFilter(where.Filter))
 }
 
-// Conversations is the resolver for the conversations field.
+// Conversations pages the viewer's own conversations, DELETED ones and
+// temporary chats excluded (a temporary chat is never listed),
+// most recently updated first unless orderBy says otherwise. Admins list
+// other users' conversations with adminConversations.
 func (r *queryResolver) Conversations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ConversationOrder, where *ent.ConversationWhereInput) (*ent.ConversationConnection, error) {
-	return r.ownConversations(ctx, after, first, before, last, orderBy, where)
+	v, err := viewer.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.ConversationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ConversationOrderFieldUpdatedAt}
+	}
+	return r.client.Conversation.Query().
+		Where(conversation.UserID(v.UserID), conversation.StatusNEQ(conversation.StatusDELETED), authz.NotTemporary()).
+		Paginate(ctx, after, first, before, last,
+			ent.WithConversationOrder(orderBy), ent.WithConversationFilter(r.statusFilter(where).Filter))
 }
 
-// KnowledgeBases is the resolver for the knowledgeBases field.
+// KnowledgeBases pages the tenant's knowledge bases.
 func (r *queryResolver) KnowledgeBases(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.KnowledgeBaseOrder, where *ent.KnowledgeBaseWhereInput) (*ent.KnowledgeBaseConnection, error) {
-	return r.knowledgeBases(ctx, after, first, before, last, orderBy, where)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	return r.client.KnowledgeBase.Query().Paginate(ctx, after, first, before, last,
+		ent.WithKnowledgeBaseOrder(orderBy), ent.WithKnowledgeBaseFilter(where.Filter))
 }
 
-// SupportGrants is the resolver for the supportGrants field.
+// SupportGrants pages the grants the viewer may see (Ent privacy decides
+// which), newest first by default.
 func (r *queryResolver) SupportGrants(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.SupportGrantOrder, where *ent.SupportGrantWhereInput) (*ent.SupportGrantConnection, error) {
-	return r.supportGrants(ctx, after, first, before, last, orderBy, where)
+	if _, err := viewer.Require(ctx); err != nil {
+		return nil, err
+	}
+	if orderBy == nil {
+		orderBy = &ent.SupportGrantOrder{Direction: entgql.OrderDirectionDesc, Field: ent.SupportGrantOrderFieldCreatedAt}
+	}
+	return r.client.SupportGrant.Query().Paginate(ctx, after, first, before, last,
+		ent.WithSupportGrantOrder(orderBy), ent.WithSupportGrantFilter(where.Filter))
 }
 
 // Attempt returns graph.AttemptResolver implementation.

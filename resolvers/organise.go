@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -49,36 +48,6 @@ func (r *Resolver) organiser() (Organise, error) {
 		return nil, domain.Errorf(domain.CodeUnavailable, "organising conversations is not available")
 	}
 	return r.organise, nil
-}
-
-// conversationPinnedAt is Conversation.pinnedAt.
-func conversationPinnedAt(ctx context.Context, c *ent.Conversation) *time.Time {
-	if !organise.Visible(ctx, c) {
-		return nil
-	}
-	return c.PinnedAt
-}
-
-// conversationFolderID is Conversation.folderId.
-func conversationFolderID(ctx context.Context, c *ent.Conversation) *uuid.UUID {
-	if !organise.Visible(ctx, c) {
-		return nil
-	}
-	return c.FolderID
-}
-
-// conversationFolder is Conversation.folder, from field collection when it
-// loaded it.
-func conversationFolder(ctx context.Context, c *ent.Conversation) (*ent.Folder, error) {
-	f, err := c.Edges.FolderOrErr()
-	return organise.ConversationFolder(ctx, c, f, err == nil)
-}
-
-// conversationTags is Conversation.tags, from field collection when it
-// loaded them.
-func conversationTags(ctx context.Context, c *ent.Conversation) ([]*ent.Tag, error) {
-	loaded, err := c.NamedTags(fieldAlias(ctx))
-	return organise.ConversationTags(ctx, c, loaded, err == nil)
 }
 
 // metadataChanges is the engine's form of MetadataEntryInput values.
