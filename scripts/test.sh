@@ -188,18 +188,24 @@ ts_client_tests() {
 # web_tests runs the console's unit tests and its browser tests; they get
 # RAGCHAT_TEST_DATABASE_URL, so the servers they start use PostgreSQL.
 web_tests() {
-	say "web: vitest, then the browser tests"
-	scripts/web.sh unit && scripts/web.sh e2e
+	say "web: vitest, then the browser tests, two files at once"
+	scripts/web.sh unit && RAGCHAT_WEB_E2E_CONCURRENCY=2 scripts/web.sh e2e
 }
 
-# side_tests runs the JavaScript clients' and the console's tests. They run
-# beside the Go tests: they mostly wait on servers and a browser, so the two
-# share the machine's cores instead of taking turns.
+# side_tests runs the JavaScript clients' tests and, beside them, the
+# console's. They all run beside the Go tests: they mostly wait on servers
+# and a browser, so they share the machine's cores instead of taking turns.
 side_tests() {
-	local rc=0 t0=$SECONDS
+	local rc=0 t0=$SECONDS web_log web_pid
+	web_log=$(mktemp)
+	web_tests >"$web_log" 2>&1 &
+	web_pid=$!
 	node_tests || rc=1
 	ts_client_tests || rc=1
-	web_tests || rc=1
+	say "clients: $((SECONDS - t0)) s"
+	wait "$web_pid" || rc=1
+	cat "$web_log"
+	rm -f "$web_log"
 	say "clients and console: $((SECONDS - t0)) s"
 	return "$rc"
 }

@@ -118,12 +118,13 @@ e2e() {
 	chromium=$(chromium_path)
 	shots=${RAGCHAT_WEB_SCREENSHOTS:-$(mktemp -d "${TMPDIR:-/tmp}/ragchat-web-shots.XXXXXX")}
 	say "browser tests with $chromium; screenshots in $shots"
-	if (($#)); then
-		# Only the given files (relative to web/, e.g. e2e/budgets.test.js).
-		(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots node --test --test-concurrency=1 --test-reporter=spec "$@")
-	else
-		(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots npm run --silent test:browser)
-	fi
+	# Each file starts its own servers on free ports and fresh databases, so
+	# files may run side by side: RAGCHAT_WEB_E2E_CONCURRENCY of them at once
+	# (default 1; make test runs 2).
+	local files=("$@")
+	((${#files[@]})) || files=(e2e/)
+	(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots \
+		node --test --test-concurrency="${RAGCHAT_WEB_E2E_CONCURRENCY:-1}" --test-reporter=spec "${files[@]}")
 	say "screenshots of each step: $shots"
 }
 
