@@ -1,10 +1,14 @@
 package convsearch_test
 
 import (
+	"context"
 	"testing"
 
+	"entgo.io/ent/dialect"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/ent/message"
 	"github.com/ragchat/ragchat/internal/convsearch"
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
@@ -63,4 +67,42 @@ func TestBackfillOnTwoReplicasAtOnce(t *testing.T) {
 		require.Equal(t, messages, entries)
 		require.Len(t, hitIDs(t, as(alice), db.Client, convsearch.Request{Query: "vpn"}, false), 2)
 	})
+}
+
+// TestBackfillBesideAWriteOutsideATransaction: a message written outside a
+// transaction commits before its entry, so the backfill of a replica
+// starting meanwhile may write the entry first; the write still succeeds
+// and the message has one entry.
+func TestBackfillBesideAWriteOutsideATransaction(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		own := fixture(t, db.Client)
+		backfilled := 0
+		// Registered after the index's hook, so it runs inside it: after the
+		// message's INSERT, before the index writes its entry.
+		db.Client.Message.Use(func(next ent.Mutator) ent.Mutator {
+			return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+				v, err := next.Mutate(ctx, m)
+				if err == nil {
+					backfilled, err = convsearch.Backfill(t.Context(), db.Client, db.Dialect, 10)
+				}
+				return v, err
+			})
+		})
+		msg, err := db.Client.Message.Create().SetConversationID(own[0]).SetOwnerID(alice.UserID).SetSequenceNo(2).
+			SetRole(message.RoleUSER).SetContent("raced question about the printer").Save(as(alice))
+		require.NoError(t, err)
+		require.Equal(t, 1, backfilled, "the backfill wrote the new message's entry first")
+		var entries int
+		require.NoError(t, db.SQL.QueryRow(`SELECT COUNT(*) FROM search_entries WHERE message_id = `+placeholder(db), msg.ID).Scan(&entries))
+		require.Equal(t, 1, entries)
+		require.Contains(t, hitIDs(t, as(alice), db.Client, convsearch.Request{Query: "printer"}, false), own[0])
+	})
+}
+
+// placeholder is the first bind parameter in db's dialect.
+func placeholder(db *store.DB) string {
+	if db.Dialect == dialect.Postgres {
+		return "$1"
+	}
+	return "?"
 }

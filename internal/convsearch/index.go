@@ -2,6 +2,8 @@ package convsearch
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -58,9 +60,10 @@ func Encode(dialectName, tenantID, userID, text string) textsearch.Indexed {
 // in step with c's writes: an entry for every message created (message
 // content is immutable) and one TITLE entry per conversation, written
 // when it is created and rewritten when it is retitled. Each runs after
-// the write it mirrors, in its transaction, so an entry exists exactly
-// when its row committed. The store calls it once where it opens the
-// client.
+// the write it mirrors, in the writer's transaction when it has one, so
+// an entry commits with its row (a write outside a transaction commits
+// its row first: writeMessageEntry). The store calls it once where it
+// opens the client.
 //
 // The entry is written with the privacy decision Allow: the policy has
 // just admitted the write it mirrors (with the tenant and owner it
@@ -76,7 +79,7 @@ func Install(c *ent.Client, dialectName string) {
 			if !ok {
 				return v, nil
 			}
-			return v, write(indexing(ctx), messageEntry(m.Client(), dialectName, msg))
+			return v, writeMessageEntry(indexing(ctx), messageEntry(m.Client(), dialectName, msg))
 		})
 	}, ent.OpCreate))
 	c.Conversation.Use(hook.On(func(next ent.Mutator) ent.Mutator {
@@ -149,6 +152,25 @@ func write(ctx context.Context, create *ent.SearchEntryCreate) error {
 	}
 	batch.Add(spec)
 	return nil
+}
+
+// writeMessageEntry writes a message's entry as write does, except that
+// outside a prepared batch an entry that already exists is kept: a
+// message written outside a transaction is visible before its entry, and
+// the backfill of a replica starting meanwhile (Backfill, ON CONFLICT DO
+// NOTHING) may write the same entry first. Entries of one message are
+// equal, since message content never changes. A batch runs in the
+// writer's transaction, where no one sees the message before its entry.
+func writeMessageEntry(ctx context.Context, create *ent.SearchEntryCreate) error {
+	if prepared.From(ctx) != nil {
+		return write(ctx, create)
+	}
+	err := create.OnConflictColumns(searchentry.FieldMessageID).DoNothing().Exec(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Ent's DO NOTHING returns no row: the entry was there.
+		return nil
+	}
+	return err
 }
 
 // writeTitle writes conv's TITLE entry: a new one for a conversation just
