@@ -188,8 +188,8 @@ ts_client_tests() {
 # web_tests runs the console's unit tests and its browser tests; they get
 # RAGCHAT_TEST_DATABASE_URL, so the servers they start use PostgreSQL.
 web_tests() {
-	say "web: vitest, then the browser tests, two files at once"
-	scripts/web.sh unit && RAGCHAT_WEB_E2E_CONCURRENCY=2 scripts/web.sh e2e
+	say "web: vitest, then the browser tests"
+	scripts/web.sh unit && scripts/web.sh e2e
 }
 
 # side_tests runs the JavaScript clients' tests and, beside them, the

@@ -120,7 +120,7 @@ e2e() {
 	say "browser tests with $chromium; screenshots in $shots"
 	# Each file starts its own servers on free ports and fresh databases, so
 	# files may run side by side: RAGCHAT_WEB_E2E_CONCURRENCY of them at once
-	# (default 1; make test runs 2).
+	# (default 1).
 	local files=("$@")
 	((${#files[@]})) || files=(e2e/)
 	(cd web && CHROMIUM_PATH=$chromium RAGCHAT_WEB_SCREENSHOTS=$shots \
