@@ -109,12 +109,13 @@ go_tests() {
 	# -p: test binaries running at once. The longest packages (internal/chat,
 	# internal/server, cmd/ragchat) mostly wait on servers, databases and
 	# timers (about 0.6 of a core each), so more of them than cores keeps
-	# the cores busy (docs/TESTING.md).
+	# the cores busy (docs/TESTING.md). -vet=off: the static checks ran
+	# go vet ./..., whose checks include the ones go test would run again.
 	say "go test -race -count=1 -p $GOTESTP -timeout 30m ./..., backend suites on PostgreSQL (raw JSON: $json)"
 	t0=$SECONDS
 	set +e
 	# shellcheck disable=SC2086 # GOTESTFLAGS is a list of flags
-	RAGCHAT_TEST_BACKENDS=postgres go test -race -count=1 -p "$GOTESTP" -timeout 30m -json ${GOTESTFLAGS:-} ./... 2>&1 |
+	RAGCHAT_TEST_BACKENDS=postgres go test -race -vet=off -count=1 -p "$GOTESTP" -timeout 30m -json ${GOTESTFLAGS:-} ./... 2>&1 |
 		tee "$json" | "$summary" -backends postgres -suites "$tmp/suites"
 	codes=("${PIPESTATUS[@]}")
 	set -e
@@ -131,7 +132,7 @@ go_tests() {
 	t0=$SECONDS
 	set +e
 	# shellcheck disable=SC2086 # GOTESTFLAGS is a list of flags
-	RAGCHAT_TEST_BACKENDS=sqlite go test -count=1 -p "$GOTESTP" -timeout 30m -json ${GOTESTFLAGS:-} -run "$run" "${pkgs[@]}" 2>&1 |
+	RAGCHAT_TEST_BACKENDS=sqlite go test -vet=off -count=1 -p "$GOTESTP" -timeout 30m -json ${GOTESTFLAGS:-} -run "$run" "${pkgs[@]}" 2>&1 |
 		tee "$json.sqlite" | "$summary" -backends sqlite
 	codes=("${PIPESTATUS[@]}")
 	set -e
@@ -226,6 +227,20 @@ migration_check() {
 	fi
 }
 
+# build_test_binaries builds ragchat and the commands the tests start
+# (fake model, NATS server, OpenID issuer, ragchat-bench) once, into
+# RAGCHAT_TEST_BIN_DIR: the Go tests (internal/testbin) and the JavaScript
+# ones (clients/node/lib/gobin.js) use them instead of linking a copy per
+# test process, which took about 5 s of CPU each time.
+build_test_binaries() {
+	RAGCHAT_TEST_BIN_DIR=$(mktemp -d)
+	export RAGCHAT_TEST_BIN_DIR
+	trap 'rm -rf "$RAGCHAT_TEST_BIN_DIR"' EXIT
+	say "go build the commands the tests start, into $RAGCHAT_TEST_BIN_DIR"
+	go build -o "$RAGCHAT_TEST_BIN_DIR/" ./cmd/ragchat ./cmd/ragchat-bench \
+		./internal/tools/fakemodel ./internal/tools/natsserver ./internal/tools/oidcissuer
+}
+
 # db_tests runs the tests that need the database; pgtest.sh run provides it.
 db_tests() {
 	[[ -n ${RAGCHAT_TEST_DATABASE_URL:-} ]] || {
@@ -236,6 +251,7 @@ db_tests() {
 	ensure_image_tools
 	local rc=0 side_log side_pid
 	migration_check || rc=1
+	build_test_binaries || return 1
 	side_log=$(mktemp)
 	say "the clients and the console run beside the Go tests; their log ($side_log) follows the Go summary"
 	side_tests >"$side_log" 2>&1 &

@@ -3,9 +3,9 @@ package main_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/ragchat/ragchat/internal/testbin"
 )
 
 // The smoke tests run the real ragchat-bench binary against real `ragchat
@@ -13,7 +13,7 @@ import (
 
 // binary is the ragchat-bench binary and server the ragchat binary beside
 // it, both built once by TestMain into one directory (as `make bench`
-// builds them into bin/).
+// builds them into bin/), or both prebuilt in one (testbin).
 var binary, server string
 
 func TestMain(m *testing.M) {
@@ -22,12 +22,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary, server = filepath.Join(dir, "ragchat-bench"), filepath.Join(dir, "ragchat")
-	for out, pkg := range map[string]string{binary: ".", server: "../ragchat"} {
-		build := exec.Command("go", "build", "-o", out, pkg)
-		build.Stdout, build.Stderr = os.Stdout, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build", pkg+":", err)
+	for _, b := range []struct {
+		out       *string
+		name, pkg string
+	}{{&binary, "ragchat-bench", "."}, {&server, "ragchat", "../ragchat"}} {
+		if *b.out, err = testbin.Path(dir, b.name, b.pkg); err != nil {
+			fmt.Fprintln(os.Stderr, "build", b.pkg+":", err)
 			os.Exit(1)
 		}
 	}

@@ -20,13 +20,15 @@ import (
 
 	"github.com/ragchat/ragchat/internal/auth"
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
+	"github.com/ragchat/ragchat/internal/testbin"
 	"github.com/ragchat/ragchat/internal/testdb"
 )
 
 // The end-to-end suite runs the real `ragchat` binary against a fresh
 // PostgreSQL database and drives it through real transports.
 
-// binary is the ragchat binary built once by TestMain.
+// binary is the ragchat binary, built once by TestMain (or prebuilt:
+// testbin).
 var binary string
 
 // secret is the HS256 secret the test servers verify tokens with.
@@ -41,10 +43,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "ragchat")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
+	binary, err = testbin.Path(dir, "ragchat", ".")
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "build ragchat:", err)
 		os.Exit(1)
 	}

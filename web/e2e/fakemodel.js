@@ -5,15 +5,10 @@
 // WebSocket or press Stop while the answer is certain to be running,
 // instead of hoping that it still is. A console on it answers every
 // question with the same Chinese text citing [C1].
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { goBinary } from '../../clients/node/lib/gobin.js';
 import { patience } from './harness.js';
-
-const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 
 /**
  * Builds and starts the fake model. Returns { env, hold(k), release(),
@@ -21,9 +16,7 @@ const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
  * timeouts longer than any hold).
  */
 export async function startFakeModel() {
-  const dir = mkdtempSync(join(tmpdir(), 'ragchat-web-fakemodel-'));
-  const bin = join(dir, 'fakemodel');
-  execFileSync('go', ['build', '-o', bin, './internal/tools/fakemodel'], { cwd: repo, stdio: 'inherit' });
+  const bin = goBinary('./internal/tools/fakemodel');
   const child = spawn(bin, [], { stdio: ['ignore', 'pipe', 'inherit'] });
   const { url, control } = await new Promise((resolveAddr, reject) => {
     const timer = setTimeout(() => reject(new Error('the fake model did not start')), patience);
@@ -57,7 +50,6 @@ export async function startFakeModel() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

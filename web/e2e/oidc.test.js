@@ -6,17 +6,13 @@
 // which the chat works with the access token. A token signed by another
 // key is refused by the API and sends the console to the sign-in page.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { goBinary } from '../../clients/node/lib/gobin.js';
 import { after, before, test } from 'node:test';
 import { ask, gql, newConversation, startConsole, watchStreaming } from './harness.js';
 
-const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const clientId = 'ragchat-console';
 const audience = 'ragchat';
 
@@ -25,9 +21,7 @@ const audience = 'ragchat';
  * returns its issuer URL and stop().
  */
 async function startIssuer() {
-  const dir = mkdtempSync(join(tmpdir(), 'ragchat-oidc-'));
-  const bin = join(dir, 'oidcissuer');
-  execFileSync('go', ['build', '-o', bin, './internal/tools/oidcissuer'], { cwd: repo, stdio: 'inherit' });
+  const bin = goBinary('./internal/tools/oidcissuer');
   const child = spawn(bin, ['-client-id', clientId, '-audience', audience, '-subject', 'oidc-user', '-tenant', 'demo', '-roles', 'member'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -45,7 +39,6 @@ async function startIssuer() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -8,27 +8,19 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { goBinary } from './gobin.js';
 
-const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 const secret = 'node-client-test-secret-0123456789abcdef';
 // brokerSecret seals the broker's frames; the servers of a cluster, which
 // have data directories of their own, must share it.
 const brokerSecret = 'node-client-test-broker-secret-0123456789abcdef';
 
-// binary builds ragchat once per test process and returns its path.
-let built;
+// binary is the ragchat binary (goBinary: prebuilt, or built once per
+// test process).
 function binary() {
-  if (!built) {
-    const dir = mkdtempSync(join(tmpdir(), 'ragchat-node-bin-'));
-    const bin = join(dir, 'ragchat');
-    execFileSync('go', ['build', '-o', bin, './cmd/ragchat'], { cwd: repo, stdio: 'inherit' });
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    built = bin;
-  }
-  return built;
+  return goBinary('./cmd/ragchat');
 }
 
 // extraEnv adds or overrides ragchat's environment (e.g.
@@ -123,9 +115,7 @@ export async function startCluster(n, extraEnv = {}) {
 // nats-server Go module, already a dependency: nothing is downloaded) and
 // runs it on a free port. It returns the client URL and stop().
 export async function startNATS() {
-  const dir = mkdtempSync(join(tmpdir(), 'ragchat-node-nats-'));
-  const bin = join(dir, 'natsserver');
-  execFileSync('go', ['build', '-o', bin, './internal/tools/natsserver'], { cwd: repo, stdio: 'inherit' });
+  const bin = goBinary('./internal/tools/natsserver');
   const child = spawn(bin, [], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolveURL, reject) => {
     const timer = setTimeout(() => reject(new Error('the NATS server did not start')), 60_000);
@@ -141,7 +131,6 @@ export async function startNATS() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
