@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/internal/defaults"
+	"github.com/ragchat/ragchat/internal/periodic"
 )
 
 // Defaults of MemoryOptions.
@@ -364,14 +365,8 @@ func (m *Memory) detach(t *topic, s *Subscription, err error) {
 // janitor sweeps expired topics every interval until Close.
 func (m *Memory) janitor(interval time.Duration) {
 	defer close(m.janitorDone)
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-m.stopJanitor:
-			return
-		case <-tick.C:
-			m.Sweep()
-		}
-	}
+	periodic.Every(m.stopJanitor, interval, func() bool {
+		m.Sweep()
+		return true
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/ragchat/ragchat/internal/defaults"
+	"github.com/ragchat/ragchat/internal/periodic"
 )
 
 // Defaults of PostgresOptions.
@@ -206,16 +207,10 @@ func (b *postgresBus) drain() {
 // is replaced.
 func (b *postgresBus) ping(interval time.Duration) {
 	defer close(b.pinged)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-b.stop:
-			return
-		case <-t.C:
-			_ = b.l.Ping()
-		}
-	}
+	periodic.Every(b.stop, interval, func() bool {
+		_ = b.l.Ping()
+		return true
+	})
 }
 
 // closeListener closes the listener and waits, at most the close timeout,
