@@ -74,17 +74,9 @@ func NewPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Distri
 		opts.MaxReconnect = max(defaultMaxReconnect, opts.MinReconnect)
 	}
 	opts.PingInterval = defaults.Positive(opts.PingInterval, defaultPingInterval)
-	d, err := newDistributed(opts.Options, "postgres", opts.Channel)
-	if err != nil {
-		return nil, err
-	}
-	bus, err := openPostgresBus(ctx, dsn, opts, d)
-	if err != nil {
-		d.abort()
-		return nil, err
-	}
-	d.start(bus)
-	return d, nil
+	return startDistributed(opts.Options, "postgres", opts.Channel, func(d *Distributed) (transport, error) {
+		return openPostgresBus(ctx, dsn, opts, d)
+	})
 }
 
 // postgresBus sends frames with pg_notify and receives them with a
