@@ -52,21 +52,25 @@ func (r *Resolver) organiser() (Organise, error) {
 
 // metadataChanges is the engine's form of MetadataEntryInput values.
 func metadataChanges(in []*model.MetadataEntryInput) []organise.MetadataChange {
-	out := make([]organise.MetadataChange, 0, len(in))
-	for _, e := range in {
-		if e != nil {
-			out = append(out, organise.MetadataChange{Key: e.Key, Value: e.Value})
-		}
-	}
-	return out
+	return convertNonNil(in, func(e *model.MetadataEntryInput) organise.MetadataChange {
+		return organise.MetadataChange{Key: e.Key, Value: e.Value}
+	})
 }
 
 // metadataFilter is the engine's form of MetadataFilterInput values.
 func metadataFilter(in []*model.MetadataFilterInput) []organise.MetadataEntry {
-	out := make([]organise.MetadataEntry, 0, len(in))
+	return convertNonNil(in, func(e *model.MetadataFilterInput) organise.MetadataEntry {
+		return organise.MetadataEntry{Key: e.Key, Value: e.Value}
+	})
+}
+
+// convertNonNil converts the elements of a list input that are not null
+// (GraphQL lets a client send null in a list of input objects), in order.
+func convertNonNil[E, T any](in []*E, convert func(*E) T) []T {
+	out := make([]T, 0, len(in))
 	for _, e := range in {
 		if e != nil {
-			out = append(out, organise.MetadataEntry{Key: e.Key, Value: e.Value})
+			out = append(out, convert(e))
 		}
 	}
 	return out
