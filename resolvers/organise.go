@@ -64,18 +64,6 @@ func metadataFilter(in []*model.MetadataFilterInput) []organise.MetadataEntry {
 	})
 }
 
-// convertNonNil converts the elements of a list input that are not null
-// (GraphQL lets a client send null in a list of input objects), in order.
-func convertNonNil[E, T any](in []*E, convert func(*E) T) []T {
-	out := make([]T, 0, len(in))
-	for _, e := range in {
-		if e != nil {
-			out = append(out, convert(e))
-		}
-	}
-	return out
-}
-
 // newConversationOrganisation checks createConversation's metadata and
 // folderId; without either it needs no organise service.
 func (r *Resolver) newConversationOrganisation(ctx context.Context, in model.CreateConversationInput) (organise.NewConversation, error) {
