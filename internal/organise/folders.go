@@ -276,10 +276,7 @@ func ConversationFolder(ctx context.Context, conv *ent.Conversation, loaded *ent
 	if isLoaded {
 		return loaded, nil
 	}
-	f, err := conv.QueryFolder().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
+	f, err := store.Optional(conv.QueryFolder().Only(ctx))
 	return f, store.DomainError(err, "folder")
 }
 
