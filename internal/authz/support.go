@@ -160,11 +160,7 @@ type agentMutation interface {
 // DenyCreateUnlessSupportAgent denies creating a support grant to anyone
 // but a support agent requesting it for themselves.
 func DenyCreateUnlessSupportAgent() privacy.MutationRule {
-	return privacy.MutationRuleFunc(func(ctx context.Context, m ent.Mutation) error {
-		if !m.Op().Is(ent.OpCreate) {
-			return privacy.Skip
-		}
-		v := viewer.FromContext(ctx)
+	return onCreate(func(v *viewer.Viewer, m ent.Mutation) error {
 		am, ok := m.(agentMutation)
 		if !ok || !v.IsSupport() {
 			return privacy.Denyf("support role required")
