@@ -40,10 +40,7 @@ func feedbackPredicates(w *model.AdminFeedbackWhereInput) []predicate.Feedback {
 	if w == nil {
 		return nil
 	}
-	var ps []predicate.Feedback
-	if w.Rating != nil {
-		ps = append(ps, feedback.RatingEQ(*w.Rating))
-	}
+	ps := adminreport.WhereSet(nil, w.Rating, feedback.RatingEQ)
 	if w.ReasonCode != nil {
 		code := string(*w.ReasonCode)
 		ps = append(ps, predicate.Feedback(func(s *sql.Selector) {
@@ -53,16 +50,9 @@ func feedbackPredicates(w *model.AdminFeedbackWhereInput) []predicate.Feedback {
 	if w.Model != nil {
 		ps = append(ps, feedback.HasAttemptWith(attempt.Model(*w.Model)))
 	}
-	if w.UserID != nil {
-		ps = append(ps, feedback.UserID(*w.UserID))
-	}
-	if w.CreatedAfter != nil {
-		ps = append(ps, feedback.CreatedAtGTE(*w.CreatedAfter))
-	}
-	if w.CreatedBefore != nil {
-		ps = append(ps, feedback.CreatedAtLT(*w.CreatedBefore))
-	}
-	return ps
+	ps = adminreport.WhereSet(ps, w.UserID, feedback.UserID)
+	ps = adminreport.WhereSet(ps, w.CreatedAfter, feedback.CreatedAtGTE)
+	return adminreport.WhereSet(ps, w.CreatedBefore, feedback.CreatedAtLT)
 }
 
 // attemptTimings returns an attempt's timestamps and durations.

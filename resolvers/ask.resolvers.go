@@ -28,10 +28,7 @@ func (r *mutationResolver) Ask(ctx context.Context, input model.AskInput) (*mode
 		ClientMessageID: input.ClientMessageID, Question: input.Question,
 		AttachmentIDs: input.AttachmentIds, Model: modelChoice(input.ModelProfileID, input.ModelParameters),
 	})
-	if err != nil {
-		return nil, notFound(err, "conversation")
-	}
-	return askPayload(res), nil
+	return askPayload(res, err, "conversation")
 }
 
 // RetryAttempt starts a new attempt at the same user message.
@@ -41,10 +38,7 @@ func (r *mutationResolver) RetryAttempt(ctx context.Context, input model.RetryAt
 	}
 	res, err := r.engine.Retry(ctx, chat.RetryInput{AttemptID: input.AttemptID, ClientRequestID: input.ClientRequestID,
 		Model: modelChoice(input.ModelProfileID, input.ModelParameters)})
-	if err != nil {
-		return nil, notFound(err, "attempt")
-	}
-	return askPayload(res), nil
+	return askPayload(res, err, "attempt")
 }
 
 // CancelAttempt stops a PENDING attempt.

@@ -148,10 +148,7 @@ func (r *mutationResolver) EditMessage(ctx context.Context, messageID uuid.UUID,
 	}
 	res, err := r.engine.Ask(ctx, chat.AskInput{EditOf: &messageID, ClientMessageID: clientMessageID, Question: question,
 		Model: modelChoice(modelProfileID, modelParameters)})
-	if err != nil {
-		return nil, notFound(err, "message")
-	}
-	return askPayload(res), nil
+	return askPayload(res, err, "message")
 }
 
 // SelectBranch makes the path through messageID current

@@ -52,24 +52,16 @@ func (r *Resolver) organiser() (Organise, error) {
 
 // metadataChanges is the engine's form of MetadataEntryInput values.
 func metadataChanges(in []*model.MetadataEntryInput) []organise.MetadataChange {
-	out := make([]organise.MetadataChange, 0, len(in))
-	for _, e := range in {
-		if e != nil {
-			out = append(out, organise.MetadataChange{Key: e.Key, Value: e.Value})
-		}
-	}
-	return out
+	return convertNonNil(in, func(e *model.MetadataEntryInput) organise.MetadataChange {
+		return organise.MetadataChange{Key: e.Key, Value: e.Value}
+	})
 }
 
 // metadataFilter is the engine's form of MetadataFilterInput values.
 func metadataFilter(in []*model.MetadataFilterInput) []organise.MetadataEntry {
-	out := make([]organise.MetadataEntry, 0, len(in))
-	for _, e := range in {
-		if e != nil {
-			out = append(out, organise.MetadataEntry{Key: e.Key, Value: e.Value})
-		}
-	}
-	return out
+	return convertNonNil(in, func(e *model.MetadataFilterInput) organise.MetadataEntry {
+		return organise.MetadataEntry{Key: e.Key, Value: e.Value}
+	})
 }
 
 // newConversationOrganisation checks createConversation's metadata and

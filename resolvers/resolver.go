@@ -37,6 +37,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/chans"
 	"github.com/ragchat/ragchat/internal/chat"
 	"github.com/ragchat/ragchat/internal/defaults"
 	"github.com/ragchat/ragchat/internal/feed"
@@ -234,11 +235,11 @@ func deliverEach(ctx context.Context, src <-chan chat.AttemptEvent, send func(ch
 				return
 			}
 			if !send(ev) {
-				drain(src)
+				chans.Drain(src)
 				return
 			}
 		case <-ctx.Done():
-			drain(src)
+			chans.Drain(src)
 			return
 		}
 	}

@@ -102,22 +102,15 @@ func (b *siblingBatch) takePending() []tree.Group {
 // calls it once, where it opens the client (server.InstallInterceptors);
 // without it each Message.siblings reads its own group.
 func InstallMessageCollector(c *ent.Client) {
-	c.Message.Intercept(ent.InterceptFunc(func(next ent.Querier) ent.Querier {
-		return ent.QuerierFunc(func(ctx context.Context, q ent.Query) (ent.Value, error) {
-			v, err := next.Query(ctx, q)
-			if err != nil {
-				return v, err
+	c.Message.Intercept(onLoaded(func(ctx context.Context, v ent.Value) {
+		if b := siblingBatchFrom(ctx); b != nil {
+			switch rows := v.(type) {
+			case []*ent.Message:
+				b.collect(rows)
+			case *ent.Message:
+				b.collect([]*ent.Message{rows})
 			}
-			if b := siblingBatchFrom(ctx); b != nil {
-				switch rows := v.(type) {
-				case []*ent.Message:
-					b.collect(rows)
-				case *ent.Message:
-					b.collect([]*ent.Message{rows})
-				}
-			}
-			return v, nil
-		})
+		}
 	}))
 }
 

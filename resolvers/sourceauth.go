@@ -125,19 +125,12 @@ func (sa *sourceAuth) revalidateLocked(stamp uint64) {
 // where it opens the client (server.InstallInterceptors); without it every
 // source is re-authorised on its own.
 func InstallSourceCollector(c *ent.Client) {
-	c.Source.Intercept(ent.InterceptFunc(func(next ent.Querier) ent.Querier {
-		return ent.QuerierFunc(func(ctx context.Context, q ent.Query) (ent.Value, error) {
-			v, err := next.Query(ctx, q)
-			if err != nil {
-				return v, err
+	c.Source.Intercept(onLoaded(func(ctx context.Context, v ent.Value) {
+		if sa := sourceAuthFrom(ctx); sa != nil {
+			if rows, ok := v.([]*ent.Source); ok {
+				sa.collect(rows)
 			}
-			if sa := sourceAuthFrom(ctx); sa != nil {
-				if rows, ok := v.([]*ent.Source); ok {
-					sa.collect(rows)
-				}
-			}
-			return v, nil
-		})
+		}
 	}))
 }
 

@@ -2,6 +2,8 @@ package resolvers
 
 import (
 	"context"
+
+	"github.com/ragchat/ragchat/internal/chans"
 )
 
 // admit asks the subscription gate for a slot. The returned context ends on
@@ -30,7 +32,7 @@ func forward[E any, M comparable](ctx context.Context, src <-chan E, out chan<- 
 	select {
 	case out <- first:
 	case <-ctx.Done():
-		drain(src)
+		chans.Drain(src)
 		return
 	}
 	for {
@@ -46,17 +48,12 @@ func forward[E any, M comparable](ctx context.Context, src <-chan E, out chan<- 
 			select {
 			case out <- m:
 			case <-ctx.Done():
-				drain(src)
+				chans.Drain(src)
 				return
 			}
 		case <-ctx.Done():
-			drain(src)
+			chans.Drain(src)
 			return
 		}
-	}
-}
-
-func drain[E any](src <-chan E) {
-	for range src {
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ragchat/ragchat/graph/model"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/quota"
 )
@@ -27,4 +28,25 @@ func (r *Resolver) metering() (Usage, error) {
 		return nil, domain.Errorf(domain.CodeUnavailable, "quotas and usage are not available")
 	}
 	return r.usage, nil
+}
+
+// usageRowModel is the API's form of a row of the usage summary.
+func usageRowModel(u quota.UsageRow) *model.UsageRow {
+	return &model.UsageRow{
+		Day:              u.Day.UTC().Format(time.DateOnly),
+		Model:            u.Model,
+		Attempts:         u.Attempts,
+		PromptTokens:     u.PromptTokens,
+		CompletionTokens: u.CompletionTokens,
+		TotalTokens:      u.TotalTokens,
+		CostMicros:       int(u.CostMicros),
+	}
+}
+
+// costRowModel is the API's form of a row of the usage costs.
+func costRowModel(c quota.CostRow) *model.UsageCostRow {
+	return &model.UsageCostRow{
+		Day: c.Day.UTC().Format(time.DateOnly), Model: c.Model, UserID: c.UserID, Calls: c.Calls,
+		PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens, CostMicros: int(c.CostMicros),
+	}
 }

@@ -63,19 +63,7 @@ func (r *queryResolver) UsageSummary(ctx context.Context, from time.Time, to tim
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*model.UsageRow, len(rows))
-	for i, u := range rows {
-		out[i] = &model.UsageRow{
-			Day:              u.Day.UTC().Format(time.DateOnly),
-			Model:            u.Model,
-			Attempts:         u.Attempts,
-			PromptTokens:     u.PromptTokens,
-			CompletionTokens: u.CompletionTokens,
-			TotalTokens:      u.TotalTokens,
-			CostMicros:       int(u.CostMicros),
-		}
-	}
-	return out, nil
+	return convertAll(rows, usageRowModel), nil
 }
 
 // MyUsage returns the viewer's standing against the token quota.
@@ -117,12 +105,5 @@ func (r *queryResolver) UsageCosts(ctx context.Context, from time.Time, to time.
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*model.UsageCostRow, len(rows))
-	for i, c := range rows {
-		out[i] = &model.UsageCostRow{
-			Day: c.Day.UTC().Format(time.DateOnly), Model: c.Model, UserID: c.UserID, Calls: c.Calls,
-			PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens, CostMicros: int(c.CostMicros),
-		}
-	}
-	return out, nil
+	return convertAll(rows, costRowModel), nil
 }

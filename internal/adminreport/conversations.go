@@ -57,18 +57,10 @@ func Conversations(ctx context.Context, client *ent.Client, f ConversationFilter
 	default:
 		ps = append(ps, authz.StatusIs(*f.Status, now))
 	}
-	if f.UserID != nil {
-		ps = append(ps, conversation.UserID(*f.UserID))
-	}
-	if f.KnowledgeBaseID != nil {
-		ps = append(ps, conversation.KnowledgeBaseID(*f.KnowledgeBaseID))
-	}
-	if f.CreatedAfter != nil {
-		ps = append(ps, conversation.CreatedAtGTE(*f.CreatedAfter))
-	}
-	if f.CreatedBefore != nil {
-		ps = append(ps, conversation.CreatedAtLT(*f.CreatedBefore))
-	}
+	ps = WhereSet(ps, f.UserID, conversation.UserID)
+	ps = WhereSet(ps, f.KnowledgeBaseID, conversation.KnowledgeBaseID)
+	ps = WhereSet(ps, f.CreatedAfter, conversation.CreatedAtGTE)
+	ps = WhereSet(ps, f.CreatedBefore, conversation.CreatedAtLT)
 	if f.TitleContains != nil && *f.TitleContains != "" {
 		ps = append(ps, conversation.TitleContainsFold(*f.TitleContains))
 	}

@@ -56,6 +56,18 @@ func isDelim(c byte) bool {
 	return false
 }
 
+// consume reads the next byte if it is c, and reports whether it was.
+func (l *lexer) consume(c byte) bool {
+	d, err := l.r.ReadByte()
+	if err != nil {
+		return false
+	}
+	if d != c {
+		_ = l.r.UnreadByte()
+	}
+	return d == c
+}
+
 // next reads the next token.
 func (l *lexer) next() tokKind {
 	l.buf = l.buf[:0]
@@ -68,20 +80,14 @@ func (l *lexer) next() tokKind {
 		l.literal()
 		return tokString
 	case '<':
-		if d, err := l.r.ReadByte(); err == nil {
-			if d == '<' {
-				return tokDictOpen
-			}
-			_ = l.r.UnreadByte()
+		if l.consume('<') {
+			return tokDictOpen
 		}
 		l.hex()
 		return tokString
 	case '>':
-		if d, err := l.r.ReadByte(); err == nil {
-			if d == '>' {
-				return tokDictClose
-			}
-			_ = l.r.UnreadByte()
+		if l.consume('>') {
+			return tokDictClose
 		}
 		return tokOther
 	case '[':

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ragchat/ragchat/internal/periodic"
 	"github.com/ragchat/ragchat/internal/waitgroup"
 )
 
@@ -195,14 +196,7 @@ func (p *pool) releaseQueued(j job) {
 // heartbeat renews the leases of the jobs held here, every Lease/3, until
 // the pool stops; a running job past its deadline is not renewed.
 func (p *pool) heartbeat() {
-	t := time.NewTicker(p.s.opts.Lease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.ctx.Done():
-			return
-		case <-t.C:
-		}
+	periodic.Every(p.ctx.Done(), p.s.opts.Lease/3, func() bool {
 		now := p.s.now()
 		held := map[uuid.UUID]int{}
 		p.mu.Lock()
@@ -215,7 +209,8 @@ func (p *pool) heartbeat() {
 		if err := p.s.renew(p.ctx, held); err != nil && p.ctx.Err() == nil {
 			p.s.opts.Logger.Warn("attachment: lease renewal failed", "err", err)
 		}
-	}
+		return true
+	})
 }
 
 // nudge wakes the recovery loop early (an attempt was handed back).

@@ -34,29 +34,37 @@ func unauthenticated(cause error, msg string) *domain.Error {
 	return domain.Wrap(cause, domain.CodeUnauthenticated, msg)
 }
 
+// errorMessages are the safe messages of the errors of jwt parsing and key
+// lookup, most specific first.
+var errorMessages = []struct {
+	err error
+	msg string
+}{
+	{errUnknownKey, msgUnknownKey},
+	{jwt.ErrTokenMalformed, msgMalformedToken},
+	{jwt.ErrTokenExpired, msgExpired},
+	{jwt.ErrTokenNotValidYet, msgNotYetValid},
+	{jwt.ErrTokenUsedBeforeIssued, msgNotYetValid},
+	{jwt.ErrTokenInvalidIssuer, msgBadIssuer},
+	{jwt.ErrTokenInvalidAudience, msgBadAudience},
+	{jwt.ErrTokenRequiredClaimMissing, msgBadClaims},
+	{jwt.ErrInvalidType, msgBadClaims},
+}
+
 // classify maps an error from jwt parsing or claims mapping to the
-// UNAUTHENTICATED domain error with the most specific safe message.
+// UNAUTHENTICATED domain error with the most specific safe message: the
+// first of errorMessages that err is, else msgInvalid.
 func classify(err error) *domain.Error {
 	var de *domain.Error
 	if errors.As(err, &de) {
 		return de
 	}
 	msg := msgInvalid
-	switch {
-	case errors.Is(err, errUnknownKey):
-		msg = msgUnknownKey
-	case errors.Is(err, jwt.ErrTokenMalformed):
-		msg = msgMalformedToken
-	case errors.Is(err, jwt.ErrTokenExpired):
-		msg = msgExpired
-	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
-		msg = msgNotYetValid
-	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
-		msg = msgBadIssuer
-	case errors.Is(err, jwt.ErrTokenInvalidAudience):
-		msg = msgBadAudience
-	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing), errors.Is(err, jwt.ErrInvalidType):
-		msg = msgBadClaims
+	for _, m := range errorMessages {
+		if errors.Is(err, m.err) {
+			msg = m.msg
+			break
+		}
 	}
 	return unauthenticated(err, msg)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ragchat/ragchat/ent/sharelink"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/internal/ctxflag"
 )
 
 // A soft-deleted conversation disappears at once, with every row beneath
@@ -35,13 +36,13 @@ type includeDeletedKey struct{}
 // admin listing DELETED conversations on purpose, and for the engine's own
 // bookkeeping of an attempt whose conversation was deleted while it ran.
 func IncludeDeleted(ctx context.Context) context.Context {
-	return context.WithValue(ctx, includeDeletedKey{}, true)
+	return ctxflag.Set[includeDeletedKey](ctx)
 }
 
 // IncludesDeleted reports whether ctx was made by IncludeDeleted, or lies
 // in a deleted-rows scope that IncludeDeletedInScope opened.
 func IncludesDeleted(ctx context.Context) bool {
-	if v, _ := ctx.Value(includeDeletedKey{}).(bool); v {
+	if ctxflag.IsSet[includeDeletedKey](ctx) {
 		return true
 	}
 	s, _ := ctx.Value(deletedScopeKey{}).(*deletedScope)

@@ -9,6 +9,18 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
+// onCreate is the mutation rule that skips every mutation but a create and
+// decides a create with decide, given the viewer of its context (nil when
+// there is none).
+func onCreate(decide func(v *viewer.Viewer, m ent.Mutation) error) privacy.MutationRule {
+	return privacy.MutationRuleFunc(func(ctx context.Context, m ent.Mutation) error {
+		if !m.Op().Is(ent.OpCreate) {
+			return privacy.Skip
+		}
+		return decide(viewer.FromContext(ctx), m)
+	})
+}
+
 // tenantMutation is implemented by mutations of tenant-scoped entities.
 type tenantMutation interface {
 	TenantID() (string, bool)
@@ -19,11 +31,7 @@ type tenantMutation interface {
 // callers never pass it; DenyCreateOutsideViewer then refuses a mismatched
 // explicit value.
 func TenantFromViewerOnCreate() privacy.MutationRule {
-	return privacy.MutationRuleFunc(func(ctx context.Context, m ent.Mutation) error {
-		if !m.Op().Is(ent.OpCreate) {
-			return privacy.Skip
-		}
-		v := viewer.FromContext(ctx)
+	return onCreate(func(v *viewer.Viewer, m ent.Mutation) error {
 		tm, ok := m.(tenantMutation)
 		if v == nil || !ok {
 			return privacy.Denyf("tenant unavailable")
@@ -49,11 +57,7 @@ type userMutation interface {
 // user_id names anyone but the viewer. Admins may create rows in their
 // tenant only; nobody creates rows in someone else's conversation.
 func DenyCreateOutsideViewer() privacy.MutationRule {
-	return privacy.MutationRuleFunc(func(ctx context.Context, m ent.Mutation) error {
-		if !m.Op().Is(ent.OpCreate) {
-			return privacy.Skip
-		}
-		v := viewer.FromContext(ctx)
+	return onCreate(func(v *viewer.Viewer, m ent.Mutation) error {
 		if v == nil {
 			return privacy.Denyf("viewer is missing")
 		}

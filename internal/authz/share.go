@@ -247,33 +247,35 @@ func linkOpen(at time.Time) func(*sql.Selector) {
 // probe, so that a reader's scope ends with its link.
 func readerLink(r viewer.ShareReader) func(*sql.Selector) {
 	return func(s *sql.Selector) {
-		b := sql.Dialect(s.Dialect())
-		l := b.Table(sharelink.Table).As("authz_rl")
-		link := b.Select(l.C(sharelink.FieldID)).From(l)
-		sql.AndPredicates(
+		s.Where(sql.Exists(subselect(s, sharelink.Table, "authz_rl", sharelink.FieldID,
 			sql.FieldEQ(sharelink.FieldID, r.LinkID),
 			sql.FieldEQ(sharelink.FieldTenantID, r.TenantID),
 			sql.FieldEQ(sharelink.FieldConversationID, r.ConversationID),
 			linkOpen(r.At),
-		)(link)
-		s.Where(sql.Exists(link))
+		)))
 	}
 }
 
 // pathSources keeps the sources of the attempts of r's path's messages.
 func pathSources(r viewer.ShareReader) func(*sql.Selector) {
 	return func(s *sql.Selector) {
-		b := sql.Dialect(s.Dialect())
-		m := b.Table(message.Table).As("authz_pm")
-		attempts := b.Select(m.C(message.FieldAttemptID)).From(m)
-		sql.AndPredicates(
+		s.Where(sql.In(s.C(source.FieldAttemptID), subselect(s, message.Table, "authz_pm", message.FieldAttemptID,
 			sql.FieldEQ(message.FieldTenantID, r.TenantID),
 			sql.FieldEQ(message.FieldConversationID, r.ConversationID),
 			sql.FieldIn(message.FieldID, r.PathMessageIDs...),
 			sql.FieldNotNull(message.FieldAttemptID),
-		)(attempts)
-		s.Where(sql.In(s.C(source.FieldAttemptID), attempts))
+		)))
 	}
+}
+
+// subselect is "SELECT alias.column FROM table AS alias WHERE preds (all
+// of them)" in s's dialect: the inner query of an EXISTS or IN on s.
+func subselect(s *sql.Selector, table, alias, column string, preds ...func(*sql.Selector)) *sql.Selector {
+	b := sql.Dialect(s.Dialect())
+	t := b.Table(table).As(alias)
+	sub := b.Select(t.C(column)).From(t)
+	sql.AndPredicates(preds...)(sub)
+	return sub
 }
 
 // citedIn keeps the documents that a source of a's conversation cites.

@@ -15,6 +15,7 @@ import (
 	"github.com/ragchat/ragchat/ent/privacy"
 	"github.com/ragchat/ragchat/ent/source"
 	"github.com/ragchat/ragchat/ent/supportgrant"
+	"github.com/ragchat/ragchat/internal/ctxflag"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -103,7 +104,7 @@ type withoutGrantsKey struct{}
 // it, so it could outlive a revoke or an expiry; streams of another user's
 // conversation are therefore NOT_FOUND to a support agent.
 func WithoutGrants(ctx context.Context) context.Context {
-	return context.WithValue(ctx, withoutGrantsKey{}, true)
+	return ctxflag.Set[withoutGrantsKey](ctx)
 }
 
 // SupportRequestLookup returns a copy of ctx in which a support agent sees
@@ -112,7 +113,7 @@ func WithoutGrants(ctx context.Context) context.Context {
 // messages, attempts and sources still need an active grant, and the
 // tenant and liveness filters still apply.
 func SupportRequestLookup(ctx context.Context) context.Context {
-	return context.WithValue(ctx, supportLookupKey{}, true)
+	return ctxflag.Set[supportLookupKey](ctx)
 }
 
 // readScope returns the predicate limiting a query of table to what v may
@@ -124,11 +125,11 @@ func readScope(ctx context.Context, v *viewer.Viewer, table string, sc scope) fu
 	if base == nil || !v.IsSupport() {
 		return base
 	}
-	if off, _ := ctx.Value(withoutGrantsKey{}).(bool); off {
+	if ctxflag.IsSet[withoutGrantsKey](ctx) {
 		return base
 	}
 	if table == conversation.Table {
-		if on, _ := ctx.Value(supportLookupKey{}).(bool); on {
+		if ctxflag.IsSet[supportLookupKey](ctx) {
 			return nil
 		}
 	}
@@ -159,11 +160,7 @@ type agentMutation interface {
 // DenyCreateUnlessSupportAgent denies creating a support grant to anyone
 // but a support agent requesting it for themselves.
 func DenyCreateUnlessSupportAgent() privacy.MutationRule {
-	return privacy.MutationRuleFunc(func(ctx context.Context, m ent.Mutation) error {
-		if !m.Op().Is(ent.OpCreate) {
-			return privacy.Skip
-		}
-		v := viewer.FromContext(ctx)
+	return onCreate(func(v *viewer.Viewer, m ent.Mutation) error {
 		am, ok := m.(agentMutation)
 		if !ok || !v.IsSupport() {
 			return privacy.Denyf("support role required")

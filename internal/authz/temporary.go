@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/ragchat/ragchat/ent/conversation"
+	"github.com/ragchat/ragchat/internal/ctxflag"
 )
 
 // A temporary chat (docs/API.md, "Temporary chats") is gone once its
@@ -36,13 +37,12 @@ type includeExpiredKey struct{}
 // whose conversation expired while it ran; it never returns them to a
 // client.
 func IncludeExpired(ctx context.Context) context.Context {
-	return context.WithValue(ctx, includeExpiredKey{}, true)
+	return ctxflag.Set[includeExpiredKey](ctx)
 }
 
 // IncludesExpired reports whether ctx was made by IncludeExpired.
 func IncludesExpired(ctx context.Context) bool {
-	v, _ := ctx.Value(includeExpiredKey{}).(bool)
-	return v
+	return ctxflag.IsSet[includeExpiredKey](ctx)
 }
 
 // goneIn returns what ctx does not see, at the wall clock's now.

@@ -17,8 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/ragchat/ragchat/ent/attachment"
-	"github.com/ragchat/ragchat/internal/server/gqlclient"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -180,15 +181,11 @@ func benchHostileUploads(ctx context.Context, env *benchEnv, o benchOptions, w i
 		return err
 	}
 	asker := env.client("hostile-asker")
-	ws, err := asker.DialWS(ctx, gqlclient.WSOptions{})
+	ws, conv, err := openConv(ctx, asker, uuid.Nil)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	conv, err := createConv(ctx, asker)
-	if err != nil {
-		return err
-	}
 	ask := func(phase string) ([]time.Duration, int, error) {
 		var samples []time.Duration
 		failed := 0

@@ -67,43 +67,26 @@ func lagRun(ctx context.Context, fx *benchFixture, cl *benchCluster, streams int
 		}
 		ss[i] = s
 	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-		start    = make(chan struct{})
-	)
-	for i, s := range ss {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for r := range o.rounds {
-				a, b, ok, err := lagRound(ctx, s, fmt.Sprintf("lag-%d-%d", i, r))
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-				res.answers++
-				if !ok {
-					res.failed++
-				}
-				res.emitA = append(res.emitA, a.delays()...)
-				if b != nil {
-					res.emitB = append(res.emitB, b.delays()...)
-					res.aToB = append(res.aToB, pairDelays(a, b)...)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return res, firstErr
+	var mu sync.Mutex
+	err := allAtOnce(streams, o.rounds, func(i, r int) error {
+		a, b, ok, err := lagRound(ctx, ss[i], fmt.Sprintf("lag-%d-%d", i, r))
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		res.answers++
+		if !ok {
+			res.failed++
+		}
+		res.emitA = append(res.emitA, a.delays()...)
+		if b != nil {
+			res.emitB = append(res.emitB, b.delays()...)
+			res.aToB = append(res.aToB, pairDelays(a, b)...)
+		}
+		return nil
+	})
+	return res, err
 }
 
 // lagRound asks once and follows the answer on both connections to its

@@ -92,6 +92,22 @@ func createConvIn(ctx context.Context, c *gqlclient.Client, kb uuid.UUID) (strin
 	return out.CreateConversation.ID, nil
 }
 
+// openConv opens a WebSocket as c and creates a conversation searching kb
+// (uuid.Nil: the tenant's first knowledge base) to ask and follow answers
+// in; the caller closes the WebSocket.
+func openConv(ctx context.Context, c *gqlclient.Client, kb uuid.UUID) (*gqlclient.WS, string, error) {
+	ws, err := c.DialWS(ctx, gqlclient.WSOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	conv, err := createConvIn(ctx, c, kb)
+	if err != nil {
+		ws.Close()
+		return nil, "", err
+	}
+	return ws, conv, nil
+}
+
 // followAnswer reads an attempt's stream to its end and returns the kind
 // of its last event (COMPLETED or FAILED) and its number of DELTAs.
 func followAnswer(ctx context.Context, ws *gqlclient.WS, attempt string) (string, int, error) {

@@ -209,15 +209,11 @@ func soakRound(ctx context.Context, env *benchEnv, o benchOptions, tag string, d
 // up to turns questions in it (while more reports true), following each
 // answer to its end and reporting its last event's kind to done.
 func soakConversation(ctx context.Context, env *benchEnv, c *gqlclient.Client, turns, seed int, done func(string), more func() bool) error {
-	ws, err := c.DialWS(ctx, gqlclient.WSOptions{})
+	ws, conv, err := openConv(ctx, c, env.kb)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	conv, err := createConvIn(ctx, c, env.kb)
-	if err != nil {
-		return err
-	}
 	for turn := 0; turn < turns && more(); turn++ {
 		kind, _, err := askAndFollow(ctx, c, ws, conv, soakQuestion(seed, turn))
 		if err != nil {

@@ -37,15 +37,11 @@ func benchThroughput(ctx context.Context, env *benchEnv, o benchOptions, w io.Wr
 	workers := make([]worker, o.workers)
 	for i := range workers {
 		c := env.client(fmt.Sprintf("throughput-%d", i))
-		ws, err := c.DialWS(ctx, gqlclient.WSOptions{})
+		ws, conv, err := openConv(ctx, c, env.kb)
 		if err != nil {
 			return err
 		}
 		defer ws.Close()
-		conv, err := createConvIn(ctx, c, env.kb)
-		if err != nil {
-			return err
-		}
 		workers[i] = worker{c, ws, conv}
 		// Warm up: the first ask of a conversation also sets its title.
 		for range 2 {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/ragchat/ragchat/internal/server/gqlclient"
 )
 
@@ -65,43 +67,59 @@ func ttftRun(ctx context.Context, env *benchEnv, n, rounds int) ([]time.Duration
 	streams := make([]stream, n)
 	for i := range streams {
 		c := env.client(fmt.Sprintf("ttft-%d-%d", n, i))
-		ws, err := c.DialWS(ctx, gqlclient.WSOptions{})
+		ws, conv, err := openConv(ctx, c, uuid.Nil)
 		if err != nil {
 			return nil, 0, err
 		}
 		defer ws.Close()
-		conv, err := createConv(ctx, c)
-		if err != nil {
-			return nil, 0, err
-		}
 		streams[i] = stream{c, ws, conv}
 	}
 	var (
+		mu      sync.Mutex
+		samples []time.Duration
+		failed  int
+	)
+	err := allAtOnce(n, rounds, func(i, r int) error {
+		s := streams[i]
+		d, ok, err := askAndWaitFirstDelta(ctx, s.c, s.ws, s.conv, fmt.Sprintf("ttft-%d-%d", i, r))
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ok {
+			samples = append(samples, d)
+		} else {
+			failed++
+		}
+		return nil
+	})
+	return samples, failed, err
+}
+
+// allAtOnce runs n streams of rounds rounds each, round(i, r) being round
+// r of stream i, every stream in its own goroutine and all released at
+// once; a stream stops at its first error, and the first error of all is
+// returned once every stream has ended.
+func allAtOnce(n, rounds int, round func(i, r int) error) error {
+	var (
 		mu       sync.Mutex
-		samples  []time.Duration
-		failed   int
 		firstErr error
 		wg       sync.WaitGroup
 		start    = make(chan struct{})
 	)
-	for i, s := range streams {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
 			for r := range rounds {
-				d, ok, err := askAndWaitFirstDelta(ctx, s.c, s.ws, s.conv, fmt.Sprintf("ttft-%d-%d", i, r))
-				mu.Lock()
-				switch {
-				case err != nil && firstErr == nil:
-					firstErr = err
-				case !ok:
-					failed++
-				default:
-					samples = append(samples, d)
-				}
-				mu.Unlock()
-				if err != nil {
+				if err := round(i, r); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
 					return
 				}
 			}
@@ -109,7 +127,7 @@ func ttftRun(ctx context.Context, env *benchEnv, n, rounds int) ([]time.Duration
 	}
 	close(start)
 	wg.Wait()
-	return samples, failed, firstErr
+	return firstErr
 }
 
 // askAndWaitFirstDelta asks, subscribes to the attempt and returns the time

@@ -192,6 +192,22 @@ func newDistributed(opts Options, bus, channel string) (*Distributed, error) {
 	return d, nil
 }
 
+// startDistributed builds a Distributed broker (newDistributed), opens its
+// bus with open and starts it; when open fails it releases the broker.
+func startDistributed(opts Options, bus, channel string, open func(*Distributed) (transport, error)) (*Distributed, error) {
+	d, err := newDistributed(opts, bus, channel)
+	if err != nil {
+		return nil, err
+	}
+	t, err := open(d)
+	if err != nil {
+		d.abort()
+		return nil, err
+	}
+	d.start(t)
+	return d, nil
+}
+
 // start attaches the bus and starts the sender.
 func (d *Distributed) start(bus transport) {
 	d.bus = bus

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ragchat/ragchat/internal/jsonenc"
 )
 
 // The wire format of a Distributed broker's bus.
@@ -77,7 +79,7 @@ func encodeBatch(items []*outItem, lost map[string]int64) ([]byte, error) {
 	for topic, last := range lost {
 		out = append(out, wireEvent{Op: wireOpLost, Topic: topic, Last: last})
 	}
-	return marshalNoEscape(out)
+	return jsonenc.Marshal(out)
 }
 
 // setWireData stores data in the field that carries it unchanged.

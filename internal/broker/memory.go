@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragchat/ragchat/internal/defaults"
+	"github.com/ragchat/ragchat/internal/periodic"
 )
 
 // Defaults of MemoryOptions.
@@ -134,35 +135,26 @@ func (m *Memory) Publish(ctx context.Context, ev Event) (Event, error) {
 	if ev.Data != nil {
 		ev.Data = bytes.Clone(ev.Data)
 	}
-	for {
-		now := m.opts.Now()
-		t, err := m.lookup(ev.Topic, now)
-		if err != nil {
-			return Event{}, err
-		}
-		t.mu.Lock()
-		if t.dead || t.expiredLocked(now, m.opts.IdleAfter) {
-			t.mu.Unlock()
-			m.forget(t, now, ErrExpired)
-			continue
-		}
-		t.retired = false
-		t.lastActive = now
-		if !t.synced && t.next == 1 {
-			// An empty topic that this instance starts: its backlog
-			// holds it from the first event.
-			t.synced = true
-		}
-		t.local = true
-		ev = t.appendLocked(ev)
-		t.deliverLocked(ev)
-		if m.onPublish != nil {
-			t.originNext++
-			m.onPublish(ev, t.originNext)
-		}
-		t.mu.Unlock()
-		return ev, nil
+	t, now, err := m.lockLive(ev.Topic)
+	if err != nil {
+		return Event{}, err
 	}
+	t.retired = false
+	t.lastActive = now
+	if !t.synced && t.next == 1 {
+		// An empty topic that this instance starts: its backlog
+		// holds it from the first event.
+		t.synced = true
+	}
+	t.local = true
+	ev = t.appendLocked(ev)
+	t.deliverLocked(ev)
+	if m.onPublish != nil {
+		t.originNext++
+		m.onPublish(ev, t.originNext)
+	}
+	t.mu.Unlock()
+	return ev, nil
 }
 
 // Subscribe subscribes to topic. The subscription ends when ctx is done,
@@ -176,26 +168,16 @@ func (m *Memory) Subscribe(ctx context.Context, name string) (*Subscription, err
 		return nil, err
 	}
 	s := newSubscription(name, m.opts.SubscriberBuffer)
-	for {
-		now := m.opts.Now()
-		t, err := m.lookup(name, now)
-		if err != nil {
-			return nil, err
-		}
-		t.mu.Lock()
-		if t.dead || t.expiredLocked(now, m.opts.IdleAfter) {
-			t.mu.Unlock()
-			m.forget(t, now, ErrExpired)
-			continue
-		}
-		s.backlog, s.last = t.snapshotLocked()
-		s.complete = t.synced && (len(s.backlog) == 0 || s.backlog[0].Offset == 1)
-		s.detach = func(s *Subscription, err error) { m.detach(t, s, err) }
-		t.subs[s] = struct{}{}
-		t.lastActive = now
-		t.mu.Unlock()
-		break
+	t, now, err := m.lockLive(name)
+	if err != nil {
+		return nil, err
 	}
+	s.backlog, s.last = t.snapshotLocked()
+	s.complete = t.synced && (len(s.backlog) == 0 || s.backlog[0].Offset == 1)
+	s.detach = func(s *Subscription, err error) { m.detach(t, s, err) }
+	t.subs[s] = struct{}{}
+	t.lastActive = now
+	t.mu.Unlock()
 	s.watch(ctx)
 	return s, nil
 }
@@ -293,6 +275,25 @@ func (m *Memory) Stats() Stats {
 	return st
 }
 
+// lockLive returns the live topic called name (lookup), locked, and the
+// time it was found live at; a dead or expired topic found instead is
+// forgotten (forget) and name looked up again.
+func (m *Memory) lockLive(name string) (*topic, time.Time, error) {
+	for {
+		now := m.opts.Now()
+		t, err := m.lookup(name, now)
+		if err != nil {
+			return nil, now, err
+		}
+		t.mu.Lock()
+		if !t.dead && !t.expiredLocked(now, m.opts.IdleAfter) {
+			return t, now, nil
+		}
+		t.mu.Unlock()
+		m.forget(t, now, ErrExpired)
+	}
+}
+
 // lookup returns the live topic called name, creating it if needed.
 func (m *Memory) lookup(name string, now time.Time) (*topic, error) {
 	m.mu.RLock()
@@ -364,14 +365,8 @@ func (m *Memory) detach(t *topic, s *Subscription, err error) {
 // janitor sweeps expired topics every interval until Close.
 func (m *Memory) janitor(interval time.Duration) {
 	defer close(m.janitorDone)
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-m.stopJanitor:
-			return
-		case <-tick.C:
-			m.Sweep()
-		}
-	}
+	periodic.Every(m.stopJanitor, interval, func() bool {
+		m.Sweep()
+		return true
+	})
 }

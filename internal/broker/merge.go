@@ -1,9 +1,10 @@
 package broker
 
 import (
-	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/ragchat/ragchat/internal/jsonenc"
 )
 
 // KindDelta is the Kind of the events a Distributed broker may merge and,
@@ -37,7 +38,7 @@ func MergeDeltas(prev, next Event) (Event, bool) {
 	if !ok || next.Seq-utf8.RuneCountInString(b) != prev.Seq {
 		return Event{}, false
 	}
-	data, err := marshalNoEscape(deltaPayload{Text: a + b})
+	data, err := jsonenc.Marshal(deltaPayload{Text: a + b})
 	if err != nil {
 		return Event{}, false
 	}
@@ -64,16 +65,4 @@ func decodeDelta(data []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-// marshalNoEscape encodes v as compact JSON without HTML escaping and
-// without the trailing newline of json.Encoder.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

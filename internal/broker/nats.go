@@ -45,17 +45,9 @@ type NATSOptions struct {
 func NewNATS(ctx context.Context, url string, opts NATSOptions) (*Distributed, error) {
 	opts.Subject = cmp.Or(opts.Subject, DefaultNATSSubject)
 	opts.ReconnectWait = defaults.Positive(opts.ReconnectWait, defaultNATSReconnectWait)
-	d, err := newDistributed(opts.Options, "nats", opts.Subject)
-	if err != nil {
-		return nil, err
-	}
-	bus, err := openNATSBus(ctx, url, opts, d)
-	if err != nil {
-		d.abort()
-		return nil, err
-	}
-	d.start(bus)
-	return d, nil
+	return startDistributed(opts.Options, "nats", opts.Subject, func(d *Distributed) (transport, error) {
+		return openNATSBus(ctx, url, opts, d)
+	})
 }
 
 // natsBus publishes frames on one subject and receives them there.

@@ -13,6 +13,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/ragchat/ragchat/internal/defaults"
+	"github.com/ragchat/ragchat/internal/periodic"
 )
 
 // Defaults of PostgresOptions.
@@ -73,17 +74,9 @@ func NewPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Distri
 		opts.MaxReconnect = max(defaultMaxReconnect, opts.MinReconnect)
 	}
 	opts.PingInterval = defaults.Positive(opts.PingInterval, defaultPingInterval)
-	d, err := newDistributed(opts.Options, "postgres", opts.Channel)
-	if err != nil {
-		return nil, err
-	}
-	bus, err := openPostgresBus(ctx, dsn, opts, d)
-	if err != nil {
-		d.abort()
-		return nil, err
-	}
-	d.start(bus)
-	return d, nil
+	return startDistributed(opts.Options, "postgres", opts.Channel, func(d *Distributed) (transport, error) {
+		return openPostgresBus(ctx, dsn, opts, d)
+	})
 }
 
 // postgresBus sends frames with pg_notify and receives them with a
@@ -206,16 +199,10 @@ func (b *postgresBus) drain() {
 // is replaced.
 func (b *postgresBus) ping(interval time.Duration) {
 	defer close(b.pinged)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-b.stop:
-			return
-		case <-t.C:
-			_ = b.l.Ping()
-		}
-	}
+	periodic.Every(b.stop, interval, func() bool {
+		_ = b.l.Ping()
+		return true
+	})
 }
 
 // closeListener closes the listener and waits, at most the close timeout,

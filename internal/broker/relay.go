@@ -34,44 +34,35 @@ func (m *Memory) relay(ev Event, origin string, first, last int64) (gap bool, er
 	if ev.Topic == "" {
 		return false, ErrNoTopic
 	}
-	for {
-		now := m.opts.Now()
-		t, err := m.lookup(ev.Topic, now)
-		if err != nil {
-			return false, err
-		}
-		t.mu.Lock()
-		if t.dead || t.expiredLocked(now, m.opts.IdleAfter) {
-			t.mu.Unlock()
-			m.forget(t, now, ErrExpired)
-			continue
-		}
-		cur, known := t.origins[origin]
-		switch {
-		case known && (first == cur+1 || first == 1), !known && first == 1:
-			if !t.synced && t.next == 1 && first == 1 {
-				t.synced = true
-			}
-		case !known && !t.synced:
-			// Missed the start, but every subscriber already knows the
-			// backlog is incomplete.
-		default:
-			gap = true
-			t.synced = false
-			t.endAllLocked(ErrLagged)
-		}
-		if t.origins == nil {
-			t.origins = make(map[string]int64)
-		}
-		t.origins[origin] = last
-		t.fed = true
-		t.retired = false
-		t.lastActive = now
-		ev = t.appendLocked(ev)
-		t.deliverLocked(ev)
-		t.mu.Unlock()
-		return gap, nil
+	t, now, err := m.lockLive(ev.Topic)
+	if err != nil {
+		return false, err
 	}
+	cur, known := t.origins[origin]
+	switch {
+	case known && (first == cur+1 || first == 1), !known && first == 1:
+		if !t.synced && t.next == 1 && first == 1 {
+			t.synced = true
+		}
+	case !known && !t.synced:
+		// Missed the start, but every subscriber already knows the
+		// backlog is incomplete.
+	default:
+		gap = true
+		t.synced = false
+		t.endAllLocked(ErrLagged)
+	}
+	if t.origins == nil {
+		t.origins = make(map[string]int64)
+	}
+	t.origins[origin] = last
+	t.fed = true
+	t.retired = false
+	t.lastActive = now
+	ev = t.appendLocked(ev)
+	t.deliverLocked(ev)
+	t.mu.Unlock()
+	return gap, nil
 }
 
 // relayLost records that origin dropped its events of topic up to origin

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/internal/jsonenc"
 )
 
 // TestReceiverAuthenticatesFrames feeds a receiver one genuine frame and
@@ -109,7 +111,7 @@ func TestReceiverAuthenticatesFrames(t *testing.T) {
 // topic "t" at origin offset seq.
 func (h *rxHarness) inner(seq uint64) []byte {
 	h.t.Helper()
-	body, err := marshalNoEscape([]wireEvent{ev("t", fmt.Sprint("E", seq), int64(seq), 0)})
+	body, err := jsonenc.Marshal([]wireEvent{ev("t", fmt.Sprint("E", seq), int64(seq), 0)})
 	require.NoError(h.t, err)
 	prev := seq - 1
 	frames, err := splitFrames("o", &prev, body, 7000)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ragchat/ragchat/internal/jsonenc"
 )
 
 func TestSplitFramesCutsBetweenCodePoints(t *testing.T) {
@@ -118,7 +120,7 @@ func (h *rxHarness) frame(f []byte) { h.rx.frame(h.seal.seal(f, time.Now())) }
 // maxFrame bytes; skip drops the frames at those indexes.
 func (h *rxHarness) send(origin string, maxFrame int, evs []wireEvent, skip ...int) {
 	h.t.Helper()
-	body, err := marshalNoEscape(evs)
+	body, err := jsonenc.Marshal(evs)
 	require.NoError(h.t, err)
 	seq := h.seq[origin]
 	frames, err := splitFrames(origin, &seq, body, maxFrame)
@@ -171,7 +173,7 @@ func TestReceiverIgnoresOwnAndRepeatedFramesAndJoinsParts(t *testing.T) {
 
 	// The same frame again (a retried send) is ignored.
 	var seq uint64 = h.seq["o"]
-	body, _ := marshalNoEscape([]wireEvent{ev("t", "NEXT", 2, 0)})
+	body, _ := jsonenc.Marshal([]wireEvent{ev("t", "NEXT", 2, 0)})
 	frames, _ := splitFrames("o", &seq, body, 7000)
 	h.seq["o"] = seq
 	h.frame(frames[0])

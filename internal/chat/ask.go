@@ -238,13 +238,10 @@ func sameID(a, b *uuid.UUID) bool {
 // conversation's keys. It returns nil, nil when the key is new. It reads
 // through c (the engine's client or the ask's transaction's).
 func (e *Engine) replayAsk(ctx context.Context, c *ent.Client, conversationID uuid.UUID, spot askSpot, clientMessageID, question string) (*AskResult, error) {
-	msg, err := c.Message.Query().
+	msg, err := store.Optional(c.Message.Query().
 		Where(message.ConversationID(conversationID), message.ClientMessageID(clientMessageID)).
-		Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+		Only(ctx))
+	if msg == nil {
 		return nil, store.DomainError(err, "message")
 	}
 	if msg.Content != question {

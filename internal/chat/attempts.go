@@ -124,13 +124,10 @@ func (e *Engine) Retry(ctx context.Context, in RetryInput) (*AskResult, error) {
 
 // replayRetry answers a repeated retry key with the attempt it created.
 func (e *Engine) replayRetry(ctx context.Context, conversationID, retryOf uuid.UUID, key string) (*AskResult, error) {
-	att, err := e.client.Attempt.Query().
+	att, err := store.Optional(e.client.Attempt.Query().
 		Where(attempt.ConversationID(conversationID), attempt.ClientRequestID(key)).
-		Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+		Only(ctx))
+	if att == nil {
 		return nil, store.DomainError(err, "attempt")
 	}
 	if att.RetryOfID == nil || *att.RetryOfID != retryOf {

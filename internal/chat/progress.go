@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ragchat/ragchat/ent/attempt"
+	"github.com/ragchat/ragchat/internal/periodic"
 )
 
 // progress is a streaming attempt's partial answer, shared between the
@@ -108,24 +109,17 @@ func (e *Engine) checkpoint(ctx context.Context, id uuid.UUID, p *progress) (boo
 // keepCheckpointing checkpoints every CheckpointInterval until ctx ends.
 // When the lease is lost it cancels the run.
 func (e *Engine) keepCheckpointing(ctx context.Context, id uuid.UUID, p *progress, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(e.cfg.CheckpointInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			ok, err := e.checkpoint(ctx, id, p)
-			if err != nil {
-				if ctx.Err() == nil {
-					e.log.WarnContext(ctx, "attempt checkpoint failed", "attempt", id, "err", err)
-				}
-				continue
+	periodic.Every(ctx.Done(), e.cfg.CheckpointInterval, func() bool {
+		ok, err := e.checkpoint(ctx, id, p)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.WarnContext(ctx, "attempt checkpoint failed", "attempt", id, "err", err)
 			}
-			if !ok {
-				cancel(errLeaseLost)
-				return
-			}
+			return true
 		}
-	}
+		if !ok {
+			cancel(errLeaseLost)
+		}
+		return ok
+	})
 }

@@ -33,33 +33,26 @@ func Backfill(ctx context.Context, c *ent.Client, dialectName string, batch int)
 		batch = DefaultBackfillBatch
 	}
 	ctx = indexing(viewer.SystemJobContext(ctx, viewer.JobSearchBackfill))
-	done := 0
-	for after := uuid.Nil; ; {
-		msgs, err := c.Message.Query().
+	done, err := inBatches("messages", func(after uuid.UUID) ([]*ent.Message, error) {
+		return c.Message.Query().
 			Where(message.IDGT(after), func(s *entsql.Selector) {
 				e := entsql.Table(searchentry.Table)
 				s.Where(entsql.NotExists(entsql.Select(e.C(searchentry.FieldID)).From(e).
 					Where(entsql.ColumnsEQ(e.C(searchentry.FieldMessageID), s.C(message.FieldID)))))
 			}).
 			Order(ent.Asc(message.FieldID)).Limit(batch).All(ctx)
-		if err != nil {
-			return done, fmt.Errorf("search backfill: list messages: %w", err)
-		}
-		if len(msgs) == 0 {
-			break
-		}
+	}, func(m *ent.Message) uuid.UUID { return m.ID }, func(msgs []*ent.Message) error {
 		creates := make([]*ent.SearchEntryCreate, len(msgs))
 		for i, m := range msgs {
 			creates[i] = messageEntry(c, dialectName, m)
 		}
-		if err := c.SearchEntry.CreateBulk(creates...).OnConflictColumns(searchentry.FieldMessageID).DoNothing().Exec(ctx); err != nil {
-			return done, fmt.Errorf("search backfill: write message entries: %w", err)
-		}
-		done += len(msgs)
-		after = msgs[len(msgs)-1].ID
+		return c.SearchEntry.CreateBulk(creates...).OnConflictColumns(searchentry.FieldMessageID).DoNothing().Exec(ctx)
+	})
+	if err != nil {
+		return done, err
 	}
-	for after := uuid.Nil; ; {
-		convs, err := c.Conversation.Query().
+	titles, err := inBatches("conversations", func(after uuid.UUID) ([]*ent.Conversation, error) {
+		return c.Conversation.Query().
 			Where(conversation.IDGT(after), conversation.TitleNEQ(""), func(s *entsql.Selector) {
 				e := entsql.Table(searchentry.Table)
 				s.Where(entsql.NotExists(entsql.Select(e.C(searchentry.FieldID)).From(e).
@@ -69,21 +62,34 @@ func Backfill(ctx context.Context, c *ent.Client, dialectName string, batch int)
 					))))
 			}).
 			Order(ent.Asc(conversation.FieldID)).Limit(batch).All(ctx)
-		if err != nil {
-			return done, fmt.Errorf("search backfill: list conversations: %w", err)
-		}
-		if len(convs) == 0 {
-			break
-		}
+	}, func(conv *ent.Conversation) uuid.UUID { return conv.ID }, func(convs []*ent.Conversation) error {
 		creates := make([]*ent.SearchEntryCreate, len(convs))
 		for i, conv := range convs {
 			creates[i] = titleEntry(c, conv, Encode(dialectName, conv.TenantID, conv.UserID, conv.Title), conv.UpdatedAt)
 		}
-		if err := c.SearchEntry.CreateBulk(creates...).Exec(ctx); err != nil {
-			return done, fmt.Errorf("search backfill: write title entries: %w", err)
+		return c.SearchEntry.CreateBulk(creates...).Exec(ctx)
+	})
+	return done + titles, err
+}
+
+// inBatches walks the rows of kind in id order, a batch at a time: read
+// returns the batch after the id given (uuid.Nil first), write writes its
+// entries. It stops at the first empty batch or error and returns how many
+// rows it wrote entries for.
+func inBatches[T any](kind string, read func(after uuid.UUID) ([]T, error), id func(T) uuid.UUID, write func([]T) error) (int, error) {
+	done := 0
+	for after := uuid.Nil; ; {
+		rows, err := read(after)
+		if err != nil {
+			return done, fmt.Errorf("search backfill: list %s: %w", kind, err)
 		}
-		done += len(convs)
-		after = convs[len(convs)-1].ID
+		if len(rows) == 0 {
+			return done, nil
+		}
+		if err := write(rows); err != nil {
+			return done, fmt.Errorf("search backfill: write the entries of %s: %w", kind, err)
+		}
+		done += len(rows)
+		after = id(rows[len(rows)-1])
 	}
-	return done, nil
 }

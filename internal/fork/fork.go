@@ -109,13 +109,10 @@ func (s *Service) Fork(ctx context.Context, messageID uuid.UUID, clientRequestID
 // replay returns the fork the viewer made with key, nil when there is
 // none, and IDEMPOTENCY_MISMATCH when key made a fork of another message.
 func (s *Service) replay(ctx context.Context, v *viewer.Viewer, key string, messageID uuid.UUID) (*ent.Conversation, error) {
-	prev, err := s.client.Conversation.Query().
+	prev, err := store.Optional(s.client.Conversation.Query().
 		Where(conversation.UserID(v.UserID), conversation.ForkRequestID(key)).
-		Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+		Only(ctx))
+	if prev == nil {
 		return nil, store.DomainError(err, "conversation")
 	}
 	if prev.ForkedFromMessageID == nil || *prev.ForkedFromMessageID != messageID {

@@ -168,14 +168,9 @@ func (s *Service) Create(ctx context.Context, in Input) (*ent.ModelProfile, erro
 				return err
 			}
 		}
-		c := tx.ModelProfile.Create()
-		setAll(c.Mutation(), v)
-		p, err := c.Save(ctx)
-		if err != nil {
-			return store.DomainError(err, "model profile")
-		}
+		p, err := saveAudited(ctx, tx, tx.ModelProfile.Create(), v, "model_profile.created")
 		out = p
-		return auditChange(ctx, tx, "model_profile.created", p)
+		return err
 	})
 	return out, err
 }
@@ -209,13 +204,9 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*ent.Mode
 		if v.groups == nil {
 			u.ClearAllowedGroups()
 		}
-		setAll(u.Mutation(), v)
-		p, err := u.Save(ctx)
-		if err != nil {
-			return store.DomainError(err, "model profile")
-		}
+		p, err := saveAudited(ctx, tx, u, v, "model_profile.updated")
 		out = p
-		return auditChange(ctx, tx, "model_profile.updated", p)
+		return err
 	})
 	return out, err
 }
@@ -238,6 +229,23 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 		return auditChange(ctx, tx, "model_profile.deleted", p)
 	})
 	return id, err
+}
+
+// profileSave is a profile's create or update builder.
+type profileSave interface {
+	Mutation() *ent.ModelProfileMutation
+	Save(context.Context) (*ent.ModelProfile, error)
+}
+
+// saveAudited sets every value of v on b (setAll), saves it and records
+// the audit event event of the saved profile, all in tx.
+func saveAudited(ctx context.Context, tx *ent.Tx, b profileSave, v profileValues, event string) (*ent.ModelProfile, error) {
+	setAll(b.Mutation(), v)
+	p, err := b.Save(ctx)
+	if err != nil {
+		return nil, store.DomainError(err, "model profile")
+	}
+	return p, auditChange(ctx, tx, event, p)
 }
 
 // setAll sets every value of v on m.

@@ -78,16 +78,10 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*ent.ModelProfile, err
 // lookup runs under a system job of the caller's tenant, so tenantID
 // bounds it.
 func (s *Service) ByID(ctx context.Context, tenantID string, id uuid.UUID) (*ent.ModelProfile, error) {
-	p, err := s.client.ModelProfile.Query().
+	p, err := store.Optional(s.client.ModelProfile.Query().
 		Where(modelprofile.ID(id), modelprofile.TenantID(tenantID)).
-		Only(viewer.SystemJobContext(ctx, viewer.JobModelProfile))
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, store.DomainError(err, "model profile")
-	}
-	return p, nil
+		Only(viewer.SystemJobContext(ctx, viewer.JobModelProfile)))
+	return p, store.DomainError(err, "model profile")
 }
 
 // notAvailable is the one refusal of a profile the viewer may not use:

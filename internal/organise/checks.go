@@ -63,9 +63,10 @@ func checkColor(c *string) (*string, error) {
 	return &t, nil
 }
 
-// checkPosition checks a folder position: 0 up to 2^30.
-func checkPosition(p int) error {
-	if p < 0 || p > MaxFolderPosition {
+// checkPosition checks an optional folder position: nil (none given), or
+// 0 up to 2^30.
+func checkPosition(p *int) error {
+	if p != nil && (*p < 0 || *p > MaxFolderPosition) {
 		return domain.OverLimit(positionField, LimitFolderPosition, MaxFolderPosition,
 			"position must be between 0 and %d", MaxFolderPosition)
 	}

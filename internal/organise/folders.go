@@ -55,10 +55,8 @@ func (s *Service) CreateFolder(ctx context.Context, in FolderInput) (*ent.Folder
 	if err != nil {
 		return nil, err
 	}
-	if in.Position != nil {
-		if err := checkPosition(*in.Position); err != nil {
-			return nil, err
-		}
+	if err := checkPosition(in.Position); err != nil {
+		return nil, err
 	}
 	var created *ent.Folder
 	err = s.withFolders(ctx, func(tx *ent.Tx, v *viewer.Viewer, t folderTree) error {
@@ -102,10 +100,8 @@ func (s *Service) UpdateFolder(ctx context.Context, id uuid.UUID, p FolderPatch)
 			return nil, err
 		}
 	}
-	if p.Position != nil {
-		if err := checkPosition(*p.Position); err != nil {
-			return nil, err
-		}
+	if err := checkPosition(p.Position); err != nil {
+		return nil, err
 	}
 	var out *ent.Folder
 	err = s.withFolders(ctx, func(tx *ent.Tx, _ *viewer.Viewer, t folderTree) error {
@@ -276,10 +272,7 @@ func ConversationFolder(ctx context.Context, conv *ent.Conversation, loaded *ent
 	if isLoaded {
 		return loaded, nil
 	}
-	f, err := conv.QueryFolder().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
+	f, err := store.Optional(conv.QueryFolder().Only(ctx))
 	return f, store.DomainError(err, "folder")
 }
 

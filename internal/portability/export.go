@@ -3,7 +3,6 @@ package portability
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ragchat/ragchat/ent"
 	"github.com/ragchat/ragchat/internal/domain"
+	"github.com/ragchat/ragchat/internal/jsonenc"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -74,7 +74,7 @@ type documentHead struct {
 // writeDocument writes conv's Document to w on one line ending in a
 // newline, a page of messages at a time.
 func (s *Service) writeDocument(ctx context.Context, w io.Writer, conv *ent.Conversation, at time.Time) error {
-	head, err := marshal(documentHead{Version: Version, ExportedAt: at.UTC(), Conversation: s.meta(conv)})
+	head, err := jsonenc.Marshal(documentHead{Version: Version, ExportedAt: at.UTC(), Conversation: s.meta(conv)})
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *Service) writeDocument(ctx context.Context, w io.Writer, conv *ent.Conv
 	first := true
 	err = s.eachMessagePage(ctx, conv, func(page []Message) error {
 		for _, m := range page {
-			b, err := marshal(m)
+			b, err := jsonenc.Marshal(m)
 			if err != nil {
 				return err
 			}
@@ -104,18 +104,6 @@ func (s *Service) writeDocument(ctx context.Context, w io.Writer, conv *ent.Conv
 	}
 	_, err = io.WriteString(w, "]}\n")
 	return err
-}
-
-// marshal is v as compact JSON without HTML escaping and without a
-// trailing newline.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // filename is the base name an export of conv is saved under: its title's

@@ -191,10 +191,7 @@ func (s *Service) replay(ctx context.Context, v *viewer.Viewer, convs []importCo
 	if len(convs) == 0 {
 		return nil, nil
 	}
-	ids := make([]uuid.UUID, len(convs))
-	for i, c := range convs {
-		ids[i] = c.ID
-	}
+	ids := idsOf(convs, func(c importConv) uuid.UUID { return c.ID })
 	found, err := s.client.Conversation.Query().
 		Where(conversation.IDIn(ids...), conversation.UserID(v.UserID)).
 		All(ctx)

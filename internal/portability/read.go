@@ -144,10 +144,7 @@ func (s *Service) sources(ctx context.Context, atts []*ent.Attempt) (map[uuid.UU
 	if len(atts) == 0 {
 		return out, nil
 	}
-	ids := make([]uuid.UUID, len(atts))
-	for i, a := range atts {
-		ids[i] = a.ID
-	}
+	ids := idsOf(atts, func(a *ent.Attempt) uuid.UUID { return a.ID })
 	rows, err := s.client.Source.Query().
 		Where(source.AttemptIDIn(ids...)).
 		Order(ent.Asc(source.FieldAttemptID), ent.Asc(source.FieldRank)).
@@ -198,6 +195,15 @@ func exportAttempt(a *ent.Attempt, sources []Source) Attempt {
 		out.CompletedAt = &t
 	}
 	return out
+}
+
+// idsOf is the ids of rows, in order.
+func idsOf[T any](rows []T, id func(T) uuid.UUID) []uuid.UUID {
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = id(r)
+	}
+	return ids
 }
 
 // idString is id as a string, or nil.

@@ -285,14 +285,10 @@ func (m *Meter) Charge(ctx context.Context, call Call, u Usage, q domain.TokenQu
 // (purpose ANSWER: its side calls' reservations are their own) that no
 // SETTLE or REFUND closed yet, or nil.
 func (m *Meter) OpenReservation(ctx context.Context, attemptID uuid.UUID) (*ent.UsageEntry, error) {
-	res, err := m.client.UsageEntry.Query().
+	return store.Optional(m.client.UsageEntry.Query().
 		Where(usageentry.AttemptID(attemptID), usageentry.PurposeEQ(usageentry.PurposeANSWER),
 			usageentry.KindEQ(usageentry.KindRESERVE), usageentry.Not(usageentry.HasClosedBy())).
-		First(meterCtx(ctx))
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	return res, err
+		First(meterCtx(ctx)))
 }
 
 // Totals are a tenant's and one of its users' counters in one period.

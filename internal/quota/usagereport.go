@@ -55,18 +55,9 @@ func (s *Service) UsageSummary(ctx context.Context, from, to time.Time) ([]Usage
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		day   time.Time
-		model string
-	}
-	agg := map[key]*UsageRow{}
-	for _, en := range es {
-		k := key{day: en.CreatedAt.UTC().Truncate(24 * time.Hour), model: en.Model}
-		r, ok := agg[k]
-		if !ok {
-			r = &UsageRow{Day: k.day, Model: k.model}
-			agg[k] = r
-		}
+	rows := aggregate(es, false, func(k usageKey) UsageRow {
+		return UsageRow{Day: k.day, Model: k.model}
+	}, func(r *UsageRow, en *ent.UsageEntry) {
 		if en.Purpose == usageentry.PurposeANSWER {
 			r.Attempts++
 		}
@@ -74,13 +65,14 @@ func (s *Service) UsageSummary(ctx context.Context, from, to time.Time) ([]Usage
 		r.CompletionTokens += en.CompletionTokens
 		r.TotalTokens += en.PromptTokens + en.CompletionTokens
 		r.CostMicros += en.CostMicros
-	}
-	return sortedRows(agg, func(a, b UsageRow) int {
+	})
+	slices.SortFunc(rows, func(a, b UsageRow) int {
 		if c := a.Day.Compare(b.Day); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Model, b.Model)
-	}), nil
+	})
+	return rows, nil
 }
 
 // UsageCosts sums the tenant's SETTLE entries in [from, to) by UTC day,
@@ -90,24 +82,15 @@ func (s *Service) UsageCosts(ctx context.Context, from, to time.Time) ([]CostRow
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		day         time.Time
-		model, user string
-	}
-	agg := map[key]*CostRow{}
-	for _, en := range es {
-		k := key{day: en.CreatedAt.UTC().Truncate(24 * time.Hour), model: en.Model, user: en.UserID}
-		r, ok := agg[k]
-		if !ok {
-			r = &CostRow{Day: k.day, Model: k.model, UserID: k.user}
-			agg[k] = r
-		}
+	rows := aggregate(es, true, func(k usageKey) CostRow {
+		return CostRow{Day: k.day, Model: k.model, UserID: k.user}
+	}, func(r *CostRow, en *ent.UsageEntry) {
 		r.Calls++
 		r.PromptTokens += en.PromptTokens
 		r.CompletionTokens += en.CompletionTokens
 		r.CostMicros += en.CostMicros
-	}
-	return sortedRows(agg, func(a, b CostRow) int {
+	})
+	slices.SortFunc(rows, func(a, b CostRow) int {
 		if c := a.Day.Compare(b.Day); c != 0 {
 			return c
 		}
@@ -115,16 +98,39 @@ func (s *Service) UsageCosts(ctx context.Context, from, to time.Time) ([]CostRow
 			return c
 		}
 		return cmp.Compare(a.UserID, b.UserID)
-	}), nil
+	})
+	return rows, nil
 }
 
-// sortedRows returns the rows of agg sorted by compare.
-func sortedRows[K comparable, R any](agg map[K]*R, compare func(a, b R) int) []R {
+// usageKey is what the reports group ledger entries by: the UTC day, the
+// model and, for the cost report, the user.
+type usageKey struct {
+	day         time.Time
+	model, user string
+}
+
+// aggregate folds es into one row per usageKey (with the user when byUser):
+// newRow makes a key's row at its first entry, add adds an entry to its
+// row. The rows come in no particular order.
+func aggregate[R any](es []*ent.UsageEntry, byUser bool, newRow func(usageKey) R, add func(*R, *ent.UsageEntry)) []R {
+	agg := map[usageKey]*R{}
+	for _, en := range es {
+		k := usageKey{day: en.CreatedAt.UTC().Truncate(24 * time.Hour), model: en.Model}
+		if byUser {
+			k.user = en.UserID
+		}
+		r, ok := agg[k]
+		if !ok {
+			row := newRow(k)
+			r = &row
+			agg[k] = r
+		}
+		add(r, en)
+	}
 	out := make([]R, 0, len(agg))
 	for _, r := range agg {
 		out = append(out, *r)
 	}
-	slices.SortFunc(out, compare)
 	return out
 }
 

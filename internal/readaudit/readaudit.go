@@ -19,6 +19,7 @@ import (
 	"log/slog"
 
 	"github.com/ragchat/ragchat/ent"
+	"github.com/ragchat/ragchat/internal/ctxflag"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
@@ -48,12 +49,11 @@ func WithScope(ctx context.Context) context.Context {
 // over the tenant, the engine's own bookkeeping, and operations that write
 // their own audit event (delete, restore).
 func Exempt(ctx context.Context) context.Context {
-	return context.WithValue(ctx, exemptKey{}, true)
+	return ctxflag.Set[exemptKey](ctx)
 }
 
 func exempt(ctx context.Context) bool {
-	off, _ := ctx.Value(exemptKey{}).(bool)
-	return off
+	return ctxflag.IsSet[exemptKey](ctx)
 }
 
 func scopeFrom(ctx context.Context) *readLog {

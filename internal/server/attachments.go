@@ -114,21 +114,21 @@ func filesHandler(svc Attachments, maxUpload int) http.Handler {
 	})
 }
 
-// uploadStatus maps an upload error's code to its HTTP status.
+// uploadStatuses are the HTTP statuses of upload errors by code.
+var uploadStatuses = map[domain.Code]int{
+	domain.CodeBadUserInput:    http.StatusBadRequest,
+	domain.CodeNotFound:        http.StatusNotFound,
+	domain.CodeUnauthenticated: http.StatusUnauthorized,
+	domain.CodeForbidden:       http.StatusForbidden,
+	domain.CodeUnavailable:     http.StatusServiceUnavailable,
+	domain.CodeRateLimited:     http.StatusTooManyRequests,
+}
+
+// uploadStatus maps an upload error's code to its HTTP status (500 for a
+// code uploadStatuses does not name).
 func uploadStatus(c domain.Code) int {
-	switch c {
-	case domain.CodeBadUserInput:
-		return http.StatusBadRequest
-	case domain.CodeNotFound:
-		return http.StatusNotFound
-	case domain.CodeUnauthenticated:
-		return http.StatusUnauthorized
-	case domain.CodeForbidden:
-		return http.StatusForbidden
-	case domain.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	case domain.CodeRateLimited:
-		return http.StatusTooManyRequests
+	if s, ok := uploadStatuses[c]; ok {
+		return s
 	}
 	return http.StatusInternalServerError
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	"github.com/ragchat/ragchat/internal/auth"
+	"github.com/ragchat/ragchat/internal/ctxflag"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/viewer"
 )
@@ -80,7 +81,7 @@ func wsInit(verifier TokenVerifier) transport.WebsocketInitFunc {
 			return refuseWS(ctx, "missing token")
 		}
 		ctx = viewer.NewContext(ctx, v)
-		ctx = context.WithValue(ctx, wsConnKey{}, true)
+		ctx = ctxflag.Set[wsConnKey](ctx)
 		ctx = withConnTrace(ctx, payload)
 		if !v.ExpiresAt.IsZero() {
 			// The connection ends when its token does; the client reconnects
@@ -110,8 +111,7 @@ type wsConnKey struct{}
 
 // overWebSocket reports whether ctx belongs to a WebSocket connection.
 func overWebSocket(ctx context.Context) bool {
-	v, _ := ctx.Value(wsConnKey{}).(bool)
-	return v
+	return ctxflag.IsSet[wsConnKey](ctx)
 }
 
 // refuseWS makes gqlgen close the connection with 4403 and reason.

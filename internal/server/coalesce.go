@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ragchat/ragchat/internal/chans"
 	"github.com/ragchat/ragchat/internal/chat"
 )
 
@@ -161,7 +162,7 @@ func (policy deltaPolicy) deliver(ctx context.Context, src <-chan chat.AttemptEv
 			if ev.Kind == chat.EventDelta && policy.window > 0 {
 				if co.offer(ev, time.Now()) {
 					if !send(ev) {
-						drain(src)
+						chans.Drain(src)
 						return
 					}
 				}
@@ -169,24 +170,18 @@ func (policy deltaPolicy) deliver(ctx context.Context, src <-chan chat.AttemptEv
 				continue
 			}
 			if !flush() || !send(ev) {
-				drain(src)
+				chans.Drain(src)
 				return
 			}
 		case <-timerC:
 			armed = time.Time{}
 			if !flush() {
-				drain(src)
+				chans.Drain(src)
 				return
 			}
 		case <-ctx.Done():
-			drain(src)
+			chans.Drain(src)
 			return
 		}
-	}
-}
-
-// drain receives from src until it closes.
-func drain[E any](src <-chan E) {
-	for range src {
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragchat/ragchat/graph"
 	"github.com/ragchat/ragchat/internal/cachesize"
+	"github.com/ragchat/ragchat/internal/ctxflag"
 	"github.com/ragchat/ragchat/internal/domain"
 	"github.com/ragchat/ragchat/internal/persisted"
 	"github.com/ragchat/ragchat/internal/store"
@@ -197,7 +198,7 @@ type getRequestKey struct{}
 func markGET(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.Header.Get("Upgrade") == "" {
-			ctx := context.WithValue(r.Context(), getRequestKey{}, true)
+			ctx := ctxflag.Set[getRequestKey](r.Context())
 			if id := documentIDFromQuery(r.URL.Query()); id != "" {
 				ctx = persisted.WithDocumentID(ctx, id)
 			}
@@ -208,6 +209,5 @@ func markGET(next http.Handler) http.Handler {
 }
 
 func isGET(ctx context.Context) bool {
-	v, _ := ctx.Value(getRequestKey{}).(bool)
-	return v
+	return ctxflag.IsSet[getRequestKey](ctx)
 }

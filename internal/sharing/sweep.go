@@ -3,6 +3,8 @@ package sharing
 import (
 	"context"
 	"time"
+
+	"github.com/ragchat/ragchat/internal/periodic"
 )
 
 // The read buckets' sweep. Each client address and each link read gets a
@@ -50,16 +52,10 @@ func (s *Service) SweepIdle(ctx context.Context) (int, error) {
 // RunSweeps calls SweepIdle every interval until ctx is done; failures are
 // logged and the next sweep tries again.
 func (s *Service) RunSweeps(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if n, err := s.SweepIdle(ctx); err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "share read buckets not swept", "deleted", n, "err", err)
-			}
+	periodic.Every(ctx.Done(), every, func() bool {
+		if n, err := s.SweepIdle(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "share read buckets not swept", "deleted", n, "err", err)
 		}
-	}
+		return true
+	})
 }

@@ -96,3 +96,12 @@ func DomainError(err error, kind string) error {
 		return domain.Wrap(err, domain.CodeInternal, "internal error")
 	}
 }
+
+// Optional is the answer of a lookup of at most one row (Only, First):
+// row and err, except that ent's not-found is no row and no error.
+func Optional[T any](row *T, err error) (*T, error) {
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return row, err
+}

@@ -48,17 +48,11 @@ func (Estimator) Count(s string) int {
 		c := s[i]
 		switch {
 		case isASCIILetter(c):
-			j := i + 1
-			for j < len(s) && isASCIILetter(s[j]) {
-				j++
-			}
+			j := runEnd(s, i, isASCIILetter)
 			q += quarter * ((j - i + 3) / 4)
 			i = j
 		case isASCIIDigit(c):
-			j := i + 1
-			for j < len(s) && isASCIIDigit(s[j]) {
-				j++
-			}
+			j := runEnd(s, i, isASCIIDigit)
 			q += quarter * ((j - i + 2) / 3)
 			i = j
 		case c < utf8.RuneSelf:
@@ -74,6 +68,16 @@ func (Estimator) Count(s string) int {
 	}
 	// Quarters to tokens, times 1.1, rounded up, in integer arithmetic.
 	return (q*11 + 39) / 40
+}
+
+// runEnd returns the end of the run of bytes of s that in reports true
+// for, starting at i (whose byte is in it).
+func runEnd(s string, i int, in func(byte) bool) int {
+	j := i + 1
+	for j < len(s) && in(s[j]) {
+		j++
+	}
+	return j
 }
 
 // runeQuarters weighs one non-ASCII rune.

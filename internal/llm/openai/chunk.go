@@ -162,48 +162,40 @@ func (s *chunkScanner) other(key []byte, known ...string) bool {
 
 // object reads {"key": value, …}, calling field after each key's colon.
 func (s *chunkScanner) object(field func(key []byte) bool) bool {
-	if !s.next('{') || !s.enter() {
-		return false
-	}
-	defer s.leave()
-	if s.next('}') {
-		return true
-	}
-	for {
-		s.ws()
+	return s.list('{', '}', func() bool {
 		key, ok := s.str()
 		if !ok || !s.next(':') {
 			return false
 		}
 		s.ws()
-		if !field(key) {
-			return false
-		}
-		if s.next(',') {
-			continue
-		}
-		return s.next('}')
-	}
+		return field(key)
+	})
 }
 
 // array reads [value, …], calling elem before each value.
 func (s *chunkScanner) array(elem func() bool) bool {
-	if !s.next('[') || !s.enter() {
+	return s.list('[', ']', elem)
+}
+
+// list reads start item, … end, one nesting level deeper, calling item
+// at each item (after its leading white space): an object's members or an
+// array's elements.
+func (s *chunkScanner) list(start, end byte, item func() bool) bool {
+	if !s.next(start) || !s.enter() {
 		return false
 	}
 	defer s.leave()
-	if s.next(']') {
+	if s.next(end) {
 		return true
 	}
 	for {
 		s.ws()
-		if !elem() {
+		if !item() {
 			return false
 		}
-		if s.next(',') {
-			continue
+		if !s.next(',') {
+			return s.next(end)
 		}
-		return s.next(']')
 	}
 }
 

@@ -15,14 +15,11 @@ func (m *Model) complete(ctx context.Context, creq goopenai.ChatCompletionReques
 	reqCtx, cancel := m.requestContext(ctx)
 	defer cancel()
 	var resp goopenai.ChatCompletionResponse
-	op := func() error {
-		actx, att := withAttempt(reqCtx)
-		var err error
-		resp, err = m.client.CreateChatCompletion(actx, creq)
-		if err != nil {
-			return classify(err, scope{caller: ctx, request: reqCtx, attempt: att})
-		}
-		return nil
+	op := func() (err error) {
+		resp, err = attemptOnce(ctx, reqCtx, func(actx context.Context) (goopenai.ChatCompletionResponse, error) {
+			return m.client.CreateChatCompletion(actx, creq)
+		})
+		return err
 	}
 	var err error
 	if retry {

@@ -39,14 +39,11 @@ func (m *Model) embedBatch(ctx context.Context, texts []string, out [][]float32)
 	reqCtx, cancel := m.requestContext(ctx)
 	defer cancel()
 	var resp goopenai.EmbeddingResponse
-	err := m.withRetry(ctx, reqCtx, func() error {
-		actx, att := withAttempt(reqCtx)
-		var err error
-		resp, err = m.embedder.CreateEmbeddings(actx, req)
-		if err != nil {
-			return classify(err, scope{caller: ctx, request: reqCtx, attempt: att})
-		}
-		return nil
+	err := m.withRetry(ctx, reqCtx, func() (err error) {
+		resp, err = attemptOnce(ctx, reqCtx, func(actx context.Context) (goopenai.EmbeddingResponse, error) {
+			return m.embedder.CreateEmbeddings(actx, req)
+		})
+		return err
 	})
 	if err != nil {
 		return err

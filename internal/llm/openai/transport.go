@@ -31,6 +31,18 @@ func withAttempt(ctx context.Context) (context.Context, *attempt) {
 	return context.WithValue(ctx, attemptKey{}, a), a
 }
 
+// attemptOnce makes one attempt of a non-streamed request: do, under the
+// attempt's context of request (withAttempt); an error is classified for
+// the caller's context, the request's and the attempt.
+func attemptOnce[T any](caller, request context.Context, do func(context.Context) (T, error)) (T, error) {
+	actx, att := withAttempt(request)
+	v, err := do(actx)
+	if err != nil {
+		return v, classify(err, scope{caller: caller, request: request, attempt: att})
+	}
+	return v, nil
+}
+
 // withStreamAttempt is withAttempt for a streamed answer.
 func withStreamAttempt(ctx context.Context) (context.Context, *attempt) {
 	a := &attempt{stream: true}

@@ -12,18 +12,21 @@
 // PostgreSQL always plans with the values.
 package stmtplan
 
-import "context"
+import (
+	"context"
+
+	"github.com/ragchat/ragchat/internal/ctxflag"
+)
 
 type perExecutionKey struct{}
 
 // PerExecution returns ctx marked: the statements sent with it are planned
 // with their values on every execution.
 func PerExecution(ctx context.Context) context.Context {
-	return context.WithValue(ctx, perExecutionKey{}, true)
+	return ctxflag.Set[perExecutionKey](ctx)
 }
 
 // IsPerExecution reports whether ctx is marked by PerExecution.
 func IsPerExecution(ctx context.Context) bool {
-	on, _ := ctx.Value(perExecutionKey{}).(bool)
-	return on
+	return ctxflag.IsSet[perExecutionKey](ctx)
 }
