@@ -149,7 +149,15 @@ export function ConversationList({ selected, onSelect }: { selected: string | nu
           await refetch();
         });
     },
-    rename: (id, name) => void run(() => renameFolder({ variables: { id, name } })),
+    // Read the list again after a rename too: a read the feed started
+    // before the rename (its SUBSCRIBED, another change) can return after
+    // the rename's answer and put the old name back in the cache; the
+    // newer read wins.
+    rename: (id, name) =>
+      void run(async () => {
+        await renameFolder({ variables: { id, name } });
+        await refetch();
+      }),
     remove: (id) =>
       void run(async () => {
         await deleteFolder({ variables: { id } });

@@ -1,1 +1,0 @@
-import{t as e}from"./web-RkQ3M0-r.js";e();
