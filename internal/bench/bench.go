@@ -50,6 +50,9 @@ type benchOptions struct {
 	stmtAsks      int
 	contextRounds []int
 	contextAsks   int
+	// profileDir: where throughput writes the server's profiles and
+	// statement statistics over its timed asks ("": none; profile.go).
+	profileDir string
 	// The soak part.
 	soakDuration time.Duration
 	soakRounds   int
@@ -169,6 +172,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hostileRounds := fs.Int("hostile-rounds", 20, "questions asked quiet and again during the uploads, for hostileuploads")
 	hostileUploaders := fs.Int("hostile-uploaders", 4, "concurrent uploaders of expensive files, for hostileuploads")
 	hostileWarmup := fs.Duration("hostile-warmup", 10*time.Second, "how long the uploads run before the asks during them, for hostileuploads")
+	profileDir := fs.String("profile-dir", "", "for throughput, with --duration: write the server's CPU profile and its allocation profiles before and after the timed asks here, and list PostgreSQL's statements by time (pg_stat_statements, when shared_preload_libraries loads it)")
 	out := fs.String("out", "", "also write the report to this file")
 	serverBin := fs.String("server-bin", "", "the ragchat binary the child servers run (default: ragchat beside this executable, as `make bench` builds them into bin/; else one built with go build when run inside the ragchat module)")
 	if err := parseFlags(fs, args); err != nil {
@@ -179,7 +183,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		natsURL: *natsURL, instances: *instances, cancels: *cancels, answerBytes: *answerBytes, deltaWindow: *deltaWindow, deltaBudget: *deltaBudget,
 		workers: *workers, asks: *asks, duration: *duration, stmtAsks: *stmtAsks, contextAsks: *ctxAsks,
 		soakDuration: *soakDuration, soakRounds: *soakRounds, soakWorkers: *soakWorkers, soakUsers: *soakUsers, soakTurns: *soakTurns,
-		soakIdle: *soakIdle, soakProfiles: *soakProfiles,
+		soakIdle: *soakIdle, soakProfiles: *soakProfiles, profileDir: *profileDir,
 		hostileRounds: *hostileRounds, hostileUploaders: *hostileUploaders, hostileWarmup: *hostileWarmup, args: args}
 	for _, name := range strings.Split(*only, ",") {
 		name = strings.TrimSpace(name)
@@ -200,6 +204,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.workers < 1 || o.asks < 1 || o.stmtAsks < 1 || o.contextAsks < 1 {
 		return usagef("--workers, --asks, --stmt-asks and --context-asks must be at least 1")
+	}
+	if o.profileDir != "" && o.duration <= 0 {
+		return usagef("--profile-dir needs --duration: the CPU profile covers the timed asks")
 	}
 	if o.hostileRounds < 1 || o.hostileUploaders < 1 || o.hostileWarmup < 0 {
 		return usagef("--hostile-rounds and --hostile-uploaders must be at least 1, --hostile-warmup not negative")
@@ -289,7 +296,7 @@ func runSingleParts(ctx context.Context, fx *benchFixture, o benchOptions, repor
 				env = nil
 			}
 			var err error
-			if env, err = startBenchEnv(ctx, fx, offline, p.name == "soak"); err != nil {
+			if env, err = startBenchEnv(ctx, fx, offline, p.name == "soak", offline && o.profileDir != ""); err != nil {
 				return err
 			}
 		}

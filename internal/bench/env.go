@@ -270,8 +270,9 @@ type benchEnv struct {
 // the broker serve picks by default) and opens the database directly. With
 // offline set the child answers with the offline model at zero delay
 // (offline.go) instead of the fake. With soak set it is the soak's
-// own child (offline), serving pprof on a free loopback port.
-func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak bool) (*benchEnv, error) {
+// own child (offline), serving pprof on a free loopback port; with pprof
+// set the offline child serves it too (--profile-dir).
+func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak, pprof bool) (*benchEnv, error) {
 	var (
 		srv *benchServer
 		err error
@@ -279,6 +280,8 @@ func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak bool) (*
 	switch {
 	case soak:
 		srv, err = fx.startOfflineServer(ctx, "S", "RAGCHAT_DEBUG_ADDR=127.0.0.1:0")
+	case offline && pprof:
+		srv, err = fx.startOfflineServer(ctx, "O", "RAGCHAT_DEBUG_ADDR=127.0.0.1:0")
 	case offline:
 		srv, err = fx.startOfflineServer(ctx, "O")
 	default:

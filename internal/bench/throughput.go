@@ -60,6 +60,10 @@ func benchThroughput(ctx context.Context, env *benchEnv, o benchOptions, w io.Wr
 		wg                         sync.WaitGroup
 	)
 	left.Store(int64(o.asks))
+	prof, err := startThroughputProfile(ctx, env, o)
+	if err != nil {
+		return err
+	}
 	server0, self0, all0 := procCPU(env.pid()), selfCPU(), machineCPU()
 	t0 := time.Now()
 	more := func() bool {
@@ -139,6 +143,9 @@ func benchThroughput(ctx context.Context, env *benchEnv, o benchOptions, w io.Wr
 	fmt.Fprintf(w, "| %d | %d | %d | %d | %.1f | %s | %s | %s | %s | %s | %s |\n\n", o.workers, completed, refused, failed, rate,
 		ms(pct(lat, 50)), ms(pct(lat, 99)), srv, cli, rest, ceiling)
 	fmt.Fprintf(w, "The ceiling is the machine's %d CPUs divided by the CPU time per ask of the three together: the rate the machine allows if nothing else runs and no one waits.\n\n", runtime.NumCPU())
+	if err := prof.finish(ctx, env, completed, w); err != nil {
+		return fmt.Errorf("profiles: %w", err)
+	}
 	return nil
 }
 

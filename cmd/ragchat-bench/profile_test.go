@@ -1,0 +1,63 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragchat/ragchat/internal/testdb"
+)
+
+// TestBenchThroughputProfileSmoke runs `ragchat-bench --only throughput
+// --duration 2s --profile-dir DIR` on SQLite and on PostgreSQL and asserts
+// that the server's CPU profile and its allocation profiles before and
+// after the timed asks are written and named in the report, and that a
+// database without pg_stat_statements loaded (the test clusters) says why
+// it lists no statements instead of failing. Without --duration the flag
+// is refused.
+func TestBenchThroughputProfileSmoke(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"--only", "throughput", "--workers", "2", "--duration", "2s", "--profile-dir", dir}
+			if backend == "postgres" {
+				args = append(args, "--database-url", testdb.PostgresURL(t))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, args...)
+			cmd.Env = harnessEnv()
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+			}
+			report := out.String()
+			for _, name := range []string{"throughput-cpu.pb.gz", "throughput-allocs-before.pb.gz", "throughput-allocs-after.pb.gz"} {
+				fi, err := os.Stat(filepath.Join(dir, name))
+				if err != nil || fi.Size() == 0 {
+					t.Errorf("%s: want a profile, got %v", name, err)
+				}
+				if !strings.Contains(report, filepath.Join(dir, name)) {
+					t.Errorf("the report does not name %s:\n%s", name, report)
+				}
+			}
+			if !strings.Contains(report, "No statement statistics (") {
+				t.Errorf("want the reason no statements are listed:\n%s", report)
+			}
+		})
+	}
+	t.Run("needs --duration", func(t *testing.T) {
+		cmd := exec.Command(binary, "--only", "throughput", "--profile-dir", t.TempDir())
+		cmd.Env = harnessEnv()
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "--profile-dir needs --duration") {
+			t.Fatalf("want a usage error, got %v:\n%s", err, out)
+		}
+	})
+}
