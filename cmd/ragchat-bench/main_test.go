@@ -1,9 +1,13 @@
 package main_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/ragchat/ragchat/internal/testbin"
 )
@@ -34,6 +38,23 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// runBench runs ragchat-bench with args in harnessEnv, under a hang guard
+// of five minutes, and returns its report (stdout); it fails the test with
+// both outputs when the harness fails.
+func runBench(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = harnessEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	return out.String()
 }
 
 // harnessEnv is the environment ragchat-bench runs in. The harness passes

@@ -1,14 +1,11 @@
 package main_test
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ragchat/ragchat/internal/testdb"
 )
@@ -28,16 +25,7 @@ func TestBenchThroughputProfileSmoke(t *testing.T) {
 			if backend == "postgres" {
 				args = append(args, "--database-url", testdb.PostgresURL(t))
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-			defer cancel()
-			cmd := exec.CommandContext(ctx, binary, args...)
-			cmd.Env = harnessEnv()
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
-			}
-			report := out.String()
+			report := runBench(t, args...)
 			for _, name := range []string{"throughput-cpu.pb.gz", "throughput-allocs-before.pb.gz", "throughput-allocs-after.pb.gz"} {
 				fi, err := os.Stat(filepath.Join(dir, name))
 				if err != nil || fi.Size() == 0 {

@@ -1,10 +1,7 @@
 package main_test
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,18 +34,9 @@ func TestBenchCrossInstanceSmoke(t *testing.T) {
 		t.Fatal("the NATS server did not start")
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--only", "lag,cancel", "--brokers", "memory,postgres,nats",
+	report := runBench(t, "--only", "lag,cancel", "--brokers", "memory,postgres,nats",
 		"--database-url", dbURL, "--nats-url", ns.ClientURL(),
 		"--concurrency", "1", "--rounds", "1", "--answer-bytes", "80", "--cancels", "2")
-	cmd.Env = harnessEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
-	}
-	report := out.String()
 
 	lag := benchTableRows(report, "| broker | instances | concurrent streams |")
 	cancels := benchTableRows(report, "| broker | instances | cancel sent to |")
@@ -106,18 +94,10 @@ func benchTableRows(report, header string) [][]string {
 // statements, each with figures; never a duration.
 func TestBenchFloorSmoke(t *testing.T) {
 	dbURL := testdb.PostgresURL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--only", "floor", "--database-url", dbURL, "--server-bin", server)
-	cmd.Env = harnessEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
-	}
-	rows := benchTableRows(out.String(), "| statement | mean |")
+	report := runBench(t, "--only", "floor", "--database-url", dbURL, "--server-bin", server)
+	rows := benchTableRows(report, "| statement | mean |")
 	if len(rows) != 3 {
-		t.Fatalf("want 3 floor rows:\n%s", out.String())
+		t.Fatalf("want 3 floor rows:\n%s", report)
 	}
 	for _, row := range rows {
 		if len(row) != 5 || !strings.HasSuffix(row[1], " ms") || row[4] == "0" {
@@ -143,16 +123,7 @@ func TestBenchOfflinePartsSmoke(t *testing.T) {
 				dbURL = testdb.PostgresURL(t)
 				args = append(args, "--database-url", dbURL)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-			defer cancel()
-			cmd := exec.CommandContext(ctx, binary, args...)
-			cmd.Env = harnessEnv()
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
-			}
-			report := out.String()
+			report := runBench(t, args...)
 			if floor := benchTableRows(report, "| statement | mean |"); len(floor) != 3 {
 				t.Errorf("floor did not run first by itself (want its 3 rows):\n%s", report)
 			}
@@ -225,17 +196,8 @@ func positive(cell string) float64 {
 // asserts counts and structure, never a size or a duration.
 func TestBenchSoakSmoke(t *testing.T) {
 	profiles := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--only", "soak", "--soak-duration", "1s", "--soak-rounds", "2",
+	report := runBench(t, "--only", "soak", "--soak-duration", "1s", "--soak-rounds", "2",
 		"--soak-workers", "1", "--soak-users", "2", "--soak-turns", "2", "--soak-idle", "0", "--soak-profiles", profiles)
-	cmd.Env = harnessEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
-	}
-	report := out.String()
 	// after, asks, failed, asks/s, heap, resident set, goroutines
 	steps := benchTableRows(report, "| after | asks | failed |")
 	want := []string{"warm-up", "soak 1", "soak 2"}
@@ -270,16 +232,7 @@ func TestBenchSoakSmoke(t *testing.T) {
 // Targets table has the part's ratio. It asserts counts and structure,
 // never a duration.
 func TestBenchHostileUploadsSmoke(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--only", "hostileuploads", "--hostile-rounds", "2", "--hostile-uploaders", "1", "--hostile-warmup", "2s")
-	cmd.Env = harnessEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ragchat-bench: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
-	}
-	report := out.String()
+	report := runBench(t, "--only", "hostileuploads", "--hostile-rounds", "2", "--hostile-uploaders", "1", "--hostile-warmup", "2s")
 	phases := benchTableRows(report, "| phase | samples |")
 	if len(phases) != 2 || phases[0][1] != "2" || phases[1][1] != "2" {
 		t.Errorf("want the quiet and the burst rows with 2 samples each: %q\n%s", phases, report)
