@@ -334,3 +334,15 @@ func benchAnswer(n int) string {
 func machine() string {
 	return fmt.Sprintf("%s/%s, %d CPUs, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 }
+
+// pprofAddr is the child's pprof address (RAGCHAT_DEBUG_ADDR), which it
+// announces once after it starts; a child started without pprof never
+// does.
+func (env *benchEnv) pprofAddr() (string, error) {
+	select {
+	case addr := <-env.debug:
+		return addr, nil
+	case <-time.After(30 * time.Second):
+		return "", errors.New("the child server serves no pprof (RAGCHAT_DEBUG_ADDR)")
+	}
+}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,11 +36,9 @@ func startThroughputProfile(ctx context.Context, env *benchEnv, o benchOptions) 
 	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
 		return nil, err
 	}
-	var addr string
-	select {
-	case addr = <-env.debug:
-	case <-time.After(30 * time.Second):
-		return nil, errors.New("the child server serves no pprof (RAGCHAT_DEBUG_ADDR)")
+	addr, err := env.pprofAddr()
+	if err != nil {
+		return nil, err
 	}
 	p := &throughputProfile{dir: o.profileDir, addr: addr, cpu: make(chan error, 1)}
 	if err := saveProfile(ctx, p.url("allocs"), p.path("throughput-allocs-before.pb.gz")); err != nil {

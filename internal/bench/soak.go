@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,11 +58,9 @@ type soakSample struct {
 // resident set, the goroutines and the entries of each cache from
 // /metrics.
 func benchSoak(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer) error {
-	var debug string
-	select {
-	case debug = <-env.debug:
-	case <-time.After(30 * time.Second):
-		return errors.New("the child server serves no pprof (RAGCHAT_DEBUG_ADDR)")
+	debug, err := env.pprofAddr()
+	if err != nil {
+		return err
 	}
 	dir := o.soakProfiles
 	if dir == "" {
