@@ -71,12 +71,9 @@ for ((r = 1; r <= repeats; r++)); do
 			waited=$((waited + 10))
 		done
 		data=$(mktemp -d /tmp/bench-sitting-pg-XXXX)
-		url=$(scripts/pgtest.sh start "$data" 2>/dev/null)
-		if [[ ${PGSTAT:-} == 1 ]]; then
-			echo "shared_preload_libraries = 'pg_stat_statements'" >>"$data/data/postgresql.conf"
-			scripts/pgtest.sh stop "$data" >/dev/null 2>&1
-			url=$(scripts/pgtest.sh start "$data" 2>/dev/null)
-		fi
+		conf=
+		[[ ${PGSTAT:-} == 1 ]] && conf="shared_preload_libraries = 'pg_stat_statements'"
+		url=$(PGTEST_CONF=$conf scripts/pgtest.sh start "$data" 2>/dev/null)
 		psql -X -q "$url" -c 'CREATE DATABASE bench' >/dev/null
 		burl=${url/\/postgres\?/\/bench?}
 		base=$outdir/$(printf %02d "$n")-$label

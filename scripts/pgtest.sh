@@ -17,6 +17,8 @@
 #
 # Environment:
 #   PGTEST_PG_BINDIR        PostgreSQL 15 bin directory (default: Debian's)
+#   PGTEST_CONF             extra postgresql.conf lines for `start` (e.g.
+#                           shared_preload_libraries for benchmarks)
 #   PGTEST_DEBIAN_MIRROR    archive URI for the pgvector source (default: the
 #                           URI of the machine's own apt source for its release)
 #   PGTEST_DEBIAN_KEYRING   keyring that signs that archive (default: that
@@ -338,6 +340,9 @@ checkpoint_timeout = 30min
 log_min_messages = warning
 log_min_error_statement = panic
 EOF
+	if [[ -n ${PGTEST_CONF:-} ]]; then
+		printf '%s\n' "$PGTEST_CONF" >>"$data/postgresql.conf"
+	fi
 }
 
 cmd_start() {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/ragchat/ragchat/internal/askrate"
 	"github.com/ragchat/ragchat/internal/authwatch"
 	"github.com/ragchat/ragchat/internal/broker"
@@ -18,6 +20,7 @@ import (
 	"github.com/ragchat/ragchat/internal/convsearch"
 	"github.com/ragchat/ragchat/internal/knowledge"
 	"github.com/ragchat/ragchat/internal/knowledge/demo"
+	"github.com/ragchat/ragchat/internal/planstats"
 	"github.com/ragchat/ragchat/internal/portability"
 	"github.com/ragchat/ragchat/internal/server"
 	"github.com/ragchat/ragchat/internal/sharing"
@@ -160,6 +163,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer wg.Done()
 		c.sharing.RunSweeps(bgCtx, sharing.SweepEvery)
 	}()
+	// Tables that grew past their planner statistics are analysed (a new
+	// database's first minutes; internal/planstats).
+	if db.Dialect == dialect.Postgres {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			planstats.New(db.SQL, log).Run(bgCtx, planstats.Every)
+		}()
+	}
 	// Conversations written before message trees get their tree in the
 	// background, one short transaction each, so that readiness does not
 	// wait for them (safe on every replica at once; docs/ENGINE.md, "Rows
