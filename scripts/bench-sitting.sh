@@ -21,6 +21,8 @@
 #   QUIET_WAIT   seconds to wait for it before starting anyway (600)
 #   PGSTAT=1     load pg_stat_statements in each cluster (for
 #                ragchat-bench --profile-dir)
+#   SQLITE=1     no cluster: the harness's default, a temporary SQLite
+#                database (the embedded default of `make run`)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -71,21 +73,26 @@ for ((r = 1; r <= repeats; r++)); do
 			waited=$((waited + 10))
 		done
 		data=$(mktemp -d /tmp/bench-sitting-pg-XXXX)
-		conf=
-		[[ ${PGSTAT:-} == 1 ]] && conf="shared_preload_libraries = 'pg_stat_statements'"
-		url=$(PGTEST_CONF=$conf scripts/pgtest.sh start "$data" 2>/dev/null)
-		psql -X -q "$url" -c 'CREATE DATABASE bench' >/dev/null
-		burl=${url/\/postgres\?/\/bench?}
+		db=()
+		if [[ ${SQLITE:-} != 1 ]]; then
+			conf=
+			[[ ${PGSTAT:-} == 1 ]] && conf="shared_preload_libraries = 'pg_stat_statements'"
+			url=$(PGTEST_CONF=$conf scripts/pgtest.sh start "$data" 2>/dev/null)
+			psql -X -q "$url" -c 'CREATE DATABASE bench' >/dev/null
+			db=(--database-url "${url/\/postgres\?/\/bench?}")
+		fi
 		base=$outdir/$(printf %02d "$n")-$label
 		before=$(load1) start=$(date -u +%T)
 		rc=0
 		if [[ -x $dir/ragchat-bench ]]; then
-			"$dir/ragchat-bench" --server-bin "$dir/ragchat" --database-url "$burl" --out "$base.md" "${flags[@]}" >/dev/null 2>"$base.log" || rc=$?
+			"$dir/ragchat-bench" --server-bin "$dir/ragchat" "${db[@]}" --out "$base.md" "${flags[@]}" >/dev/null 2>"$base.log" || rc=$?
 		else
-			"$dir/ragchat" bench --database-url "$burl" --out "$base.md" "${flags[@]}" >/dev/null 2>"$base.log" || rc=$?
+			"$dir/ragchat" bench "${db[@]}" --out "$base.md" "${flags[@]}" >/dev/null 2>"$base.log" || rc=$?
 		fi
 		after=$(load1) end=$(date -u +%T)
-		scripts/pgtest.sh stop "$data" >/dev/null 2>&1 || true
+		if [[ ${SQLITE:-} != 1 ]]; then
+			scripts/pgtest.sh stop "$data" >/dev/null 2>&1 || true
+		fi
 		rm -rf "$data"
 		verdict=ok
 		above "$before" "$quiet" && verdict=DISCARD

@@ -126,6 +126,10 @@ func OpenSQLiteDSN(ctx context.Context, dsn string, migrate bool) (*DB, error) {
 			return nil, err
 		}
 	}
+	if _, err := seedSQLitePlannerStats(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
