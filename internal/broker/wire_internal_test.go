@@ -295,6 +295,9 @@ func TestMergeDeltas(t *testing.T) {
 		{"other kind", Event{Topic: "t", Kind: "SOURCES", Data: []byte(`{"t":"a"}`)}, d(`{"t":"b"}`, 2), "", false},
 		{"a delta missing between them", d(`{"t":"ab"}`, 2), d(`{"t":"d"}`, 4), "", false},
 		{"overlapping", d(`{"t":"ab"}`, 2), d(`{"t":"bc"}`, 3), "", false},
+		{"plain then escaped", d(`{"t":"ab"}`, 2), d(`{"t":"\u003c"}`, 3), `{"t":"ab<"}`, true},
+		{"a second string field", d(`{"t":"a","x":"b"}`, 1), d(`{"t":"b"}`, 2), "", false},
+		{"invalid UTF-8 (decoded as JSON does)", d("{\"t\":\"\xff\"}", 1), d(`{"t":"b"}`, 2), "{\"t\":\"\uFFFDb\"}", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -306,5 +309,20 @@ func TestMergeDeltas(t *testing.T) {
 				assert.True(t, bytes.Equal([]byte(tt.want), got.Data))
 			}
 		})
+	}
+}
+
+// TestMergePlainDeltasAllocatesOnce: two DELTAs as the engine writes them
+// (text that needs no escape) merge into one new payload and nothing else.
+func TestMergePlainDeltasAllocatesOnce(t *testing.T) {
+	prev := Event{Topic: "t", Kind: KindDelta, Seq: 2, Data: []byte(`{"t":"你好"}`)}
+	next := Event{Topic: "t", Kind: KindDelta, Seq: 9, Data: []byte(`{"t":", world"}`)}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, ok := MergeDeltas(prev, next); !ok {
+			t.Fatal("not merged")
+		}
+	})
+	if allocs != 1 {
+		t.Fatalf("%v allocations per merge, want 1", allocs)
 	}
 }

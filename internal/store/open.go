@@ -139,6 +139,7 @@ func OpenSQLiteDSN(ctx context.Context, dsn string, migrate bool) (*DB, error) {
 // too), so that no write misses the hooks.
 func NewClient(drv dialect.Driver, dialectName string) *ent.Client {
 	c := ent.NewClient(ent.Driver(drv))
+	c.Intercept(markEntityQueries())
 	convsearch.Install(c, dialectName)
 	return c
 }

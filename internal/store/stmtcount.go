@@ -66,7 +66,11 @@ func (d countingDriver) Exec(ctx context.Context, q string, args, v any) error {
 // Query implements dialect.Driver.
 func (d countingDriver) Query(ctx context.Context, q string, args, v any) error {
 	d.count(ctx)
-	return d.Driver.Query(ctx, q, args, v)
+	if err := d.Driver.Query(ctx, q, args, v); err != nil {
+		return err
+	}
+	describeColumnsOnce(ctx, v)
+	return nil
 }
 
 // ExecContext runs a raw statement (the Ent client's ExecContext).
@@ -129,7 +133,11 @@ func (t *countingTx) Exec(ctx context.Context, q string, args, v any) error {
 
 func (t *countingTx) Query(ctx context.Context, q string, args, v any) error {
 	t.d.count(ctx)
-	return t.Tx.Query(ctx, q, args, v)
+	if err := t.Tx.Query(ctx, q, args, v); err != nil {
+		return err
+	}
+	describeColumnsOnce(ctx, v)
+	return nil
 }
 
 // ExecContext runs a raw statement in the transaction.
