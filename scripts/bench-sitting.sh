@@ -19,7 +19,7 @@
 # Environment:
 #   QUIET_LOAD   the 1-minute load average a run must start under (1.5)
 #   QUIET_WAIT   seconds to wait for it before starting anyway (600)
-#   PGSTAT=1     load pg_stat_statements in each cluster (for
+#   PGSTAT=1     load pg_stat_statements, with track_planning, in each cluster (for
 #                ragchat-bench --profile-dir)
 #   SQLITE=1     no cluster: the harness's default, a temporary SQLite
 #                database (the embedded default of `make run`)
@@ -76,7 +76,7 @@ for ((r = 1; r <= repeats; r++)); do
 		db=()
 		if [[ ${SQLITE:-} != 1 ]]; then
 			conf=
-			[[ ${PGSTAT:-} == 1 ]] && conf="shared_preload_libraries = 'pg_stat_statements'"
+			[[ ${PGSTAT:-} == 1 ]] && conf=$'shared_preload_libraries = \'pg_stat_statements\'\npg_stat_statements.track_planning = on'
 			url=$(PGTEST_CONF=$conf scripts/pgtest.sh start "$data" 2>/dev/null)
 			psql -X -q "$url" -c 'CREATE DATABASE bench' >/dev/null
 			db=(--database-url "${url/\/postgres\?/\/bench?}")
