@@ -264,6 +264,8 @@ type benchEnv struct {
 	// soak is set on a child started for the soak part alone (with
 	// pprof on a private port).
 	soak bool
+	// debugAddr is the child's pprof address once pprofAddr has read it.
+	debugAddr string
 }
 
 // startBenchEnv starts one `ragchat serve` on the fixture's database (with
@@ -271,7 +273,7 @@ type benchEnv struct {
 // offline set the child answers with the offline model at zero delay
 // (offline.go) instead of the fake. With soak set it is the soak's
 // own child (offline), serving pprof on a free loopback port; with pprof
-// set the offline child serves it too (--profile-dir).
+// set the child serves it too (--profile-dir).
 func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak, pprof bool) (*benchEnv, error) {
 	var (
 		srv *benchServer
@@ -284,6 +286,8 @@ func startBenchEnv(ctx context.Context, fx *benchFixture, offline, soak, pprof b
 		srv, err = fx.startOfflineServer(ctx, "O", "RAGCHAT_DEBUG_ADDR=127.0.0.1:0")
 	case offline:
 		srv, err = fx.startOfflineServer(ctx, "O")
+	case pprof:
+		srv, err = fx.startServer(ctx, "A", "RAGCHAT_DEBUG_ADDR=127.0.0.1:0")
 	default:
 		srv, err = fx.startServer(ctx, "A")
 	}
@@ -336,11 +340,15 @@ func machine() string {
 }
 
 // pprofAddr is the child's pprof address (RAGCHAT_DEBUG_ADDR), which it
-// announces once after it starts; a child started without pprof never
-// does.
+// announces once after it starts (kept for later calls); a child started
+// without pprof never does.
 func (env *benchEnv) pprofAddr() (string, error) {
+	if env.debugAddr != "" {
+		return env.debugAddr, nil
+	}
 	select {
 	case addr := <-env.debug:
+		env.debugAddr = addr
 		return addr, nil
 	case <-time.After(30 * time.Second):
 		return "", errors.New("the child server serves no pprof (RAGCHAT_DEBUG_ADDR)")

@@ -71,6 +71,18 @@ func benchPage(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer) 
 	fmt.Fprintln(w, "|---|---:|---:|")
 	fmt.Fprintf(w, "| GraphQL over HTTP | %s | %s |\n", ms(pct(gql, 50)), ms(pct(gql, 99)))
 	fmt.Fprintf(w, "| raw SQL | %s | %s |\n\n", ms(pct(raw, 50)), ms(pct(raw, 99)))
+	if o.profileDir != "" {
+		load := func() error {
+			r, err := c.Do(ctx, pageQuery, map[string]any{"c": conv.String()})
+			if err == nil && len(r.Errors) > 0 {
+				err = fmt.Errorf("page query: %v", r.Errors)
+			}
+			return err
+		}
+		if err := profilePages(ctx, env, o, load, w); err != nil {
+			return err
+		}
+	}
 	return benchPathPage(ctx, env, o, w)
 }
 

@@ -132,3 +132,37 @@ func statementText(q string) string {
 	}
 	return q
 }
+
+// pageProfileFor is how long the page part profiles page loads with
+// --profile-dir.
+const pageProfileFor = 10 * time.Second
+
+// profilePages writes a CPU profile of the server over pageProfileFor of
+// page loads (load), taken after the measured loads so that it does not
+// disturb them, and says where it is.
+func profilePages(ctx context.Context, env *benchEnv, o benchOptions, load func() error, w io.Writer) error {
+	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+		return err
+	}
+	addr, err := env.pprofAddr()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(o.profileDir, "page-cpu.pb.gz")
+	done := make(chan error, 1)
+	go func() {
+		done <- saveProfile(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(pageProfileFor/time.Second)), path)
+	}()
+	n := 0
+	for deadline := time.Now().Add(pageProfileFor); time.Now().Before(deadline); n++ {
+		if err := load(); err != nil {
+			<-done
+			return err
+		}
+	}
+	if err := <-done; err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "A CPU profile of the server over %d more page loads (%s, after the measured ones): `go tool pprof -top %s`.\n\n", n, pageProfileFor, path)
+	return nil
+}
