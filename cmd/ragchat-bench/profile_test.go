@@ -65,3 +65,21 @@ func TestBenchPageProfileSmoke(t *testing.T) {
 		t.Errorf("the report does not name %s:\n%s", path, report)
 	}
 }
+
+// TestBenchIdleWSProfileSmoke runs `ragchat-bench --only ws --profile-dir
+// DIR` and asserts that the server's heap profiles before and while the
+// connections are held are written and named in the report.
+func TestBenchIdleWSProfileSmoke(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	report := runBench(t, "--only", "ws", "--conns", "20", "--profile-dir", dir)
+	for _, name := range []string{"ws-heap-before.pb.gz", "ws-heap-after.pb.gz"} {
+		path := filepath.Join(dir, name)
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: want a profile, got %v", name, err)
+		}
+		if !strings.Contains(report, path) {
+			t.Errorf("the report does not name %s:\n%s", path, report)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hostileRounds := fs.Int("hostile-rounds", 20, "questions asked quiet and again during the uploads, for hostileuploads")
 	hostileUploaders := fs.Int("hostile-uploaders", 4, "concurrent uploaders of expensive files, for hostileuploads")
 	hostileWarmup := fs.Duration("hostile-warmup", 10*time.Second, "how long the uploads run before the asks during them, for hostileuploads")
-	profileDir := fs.String("profile-dir", "", "for throughput, with --duration: write the server's CPU profile and its allocation profiles before and after the timed asks here, and list PostgreSQL's statements by time (pg_stat_statements, when shared_preload_libraries loads it); for page: a CPU profile of 10 s of page loads after the measured ones")
+	profileDir := fs.String("profile-dir", "", "for throughput, with --duration: write the server's CPU profile and its allocation profiles before and after the timed asks here, and list PostgreSQL's statements by time (pg_stat_statements, when shared_preload_libraries loads it); for page: a CPU profile of 10 s of page loads after the measured ones; for ws: the server's heap before and while the connections are held")
 	out := fs.String("out", "", "also write the report to this file")
 	serverBin := fs.String("server-bin", "", "the ragchat binary the child servers run (default: ragchat beside this executable, as `make bench` builds them into bin/; else one built with go build when run inside the ragchat module)")
 	if err := parseFlags(fs, args); err != nil {

@@ -166,3 +166,42 @@ func profilePages(ctx context.Context, env *benchEnv, o benchOptions, load func(
 	fmt.Fprintf(w, "A CPU profile of the server over %d more page loads (%s, after the measured ones): `go tool pprof -top %s`.\n\n", n, pageProfileFor, path)
 	return nil
 }
+
+// heapProfile is the idle WebSocket part's pair of heap profiles with
+// --profile-dir: the server's live heap (after a collection) before the
+// connections open and while they are held, whose difference is what the
+// connections keep.
+type heapProfile struct{ before, after, url string }
+
+// startHeapProfile takes the first heap profile; it returns nil without
+// --profile-dir.
+func startHeapProfile(ctx context.Context, env *benchEnv, o benchOptions) (*heapProfile, error) {
+	if o.profileDir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+		return nil, err
+	}
+	addr, err := env.pprofAddr()
+	if err != nil {
+		return nil, err
+	}
+	h := &heapProfile{
+		before: filepath.Join(o.profileDir, "ws-heap-before.pb.gz"),
+		after:  filepath.Join(o.profileDir, "ws-heap-after.pb.gz"),
+		url:    "http://" + addr + "/debug/pprof/heap?gc=1",
+	}
+	return h, saveProfile(ctx, h.url, h.before)
+}
+
+// finish takes the second heap profile and says how to read the pair.
+func (h *heapProfile) finish(ctx context.Context, w io.Writer) error {
+	if h == nil {
+		return nil
+	}
+	if err := saveProfile(ctx, h.url, h.after); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "What the open connections keep on the server's heap: `go tool pprof -sample_index=inuse_space -top -base %s %s`.\n\n", h.before, h.after)
+	return nil
+}

@@ -27,6 +27,10 @@ func benchIdleWS(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer
 	if err != nil {
 		return err
 	}
+	heap, err := startHeapProfile(ctx, env, o)
+	if err != nil {
+		return err
+	}
 	conns := make([]*gqlclient.WS, o.conns)
 	var (
 		wg       sync.WaitGroup
@@ -81,7 +85,7 @@ func benchIdleWS(ctx context.Context, env *benchEnv, o benchOptions, w io.Writer
 	}
 	fmt.Fprintf(w, "| goroutines (go_goroutines) | %.0f | %.1f |\n", after["go_goroutines"]-before["go_goroutines"], per("go_goroutines"))
 	fmt.Fprintf(w, "| open connections (ragchat_websocket_connections) | %.0f | |\n\n", after["ragchat_websocket_connections"])
-	return nil
+	return heap.finish(ctx, w)
 }
 
 // scrapeMetrics reads the samples of a Prometheus text page, keyed by the
