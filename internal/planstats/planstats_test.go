@@ -37,6 +37,9 @@ func exec(t *testing.T, db *sql.DB, statements ...string) {
 	}
 }
 
+// The tests' tables keep autovacuum away (autovacuum_enabled = false), so
+// that only the keeper analyses them, even on a busy machine.
+
 // TestKeeperAnalysesYoungTablesOnly: a table that grew past its statistics
 // (MinChanges rows and Growth of what they counted) is analysed once; a
 // table with fewer changes, and the grown one right after, are not.
@@ -44,7 +47,7 @@ func TestKeeperAnalysesYoungTablesOnly(t *testing.T) {
 	t.Parallel()
 	db := testdb.PostgresBackend(t).Open(t)
 	ctx := context.Background()
-	exec(t, db, "CREATE TABLE grown (id int PRIMARY KEY)", "CREATE TABLE steady (id int PRIMARY KEY)",
+	exec(t, db, "CREATE TABLE grown (id int PRIMARY KEY) WITH (autovacuum_enabled = false)", "CREATE TABLE steady (id int PRIMARY KEY) WITH (autovacuum_enabled = false)",
 		"INSERT INTO steady SELECT generate_series(1, 1000)")
 	// ANALYZE forgets the changes the statistics system knows of; wait
 	// until it knows of these, or they would count as changes after it.
@@ -73,7 +76,7 @@ func TestKeeperSkipsWhileAnotherReplicaAnalyses(t *testing.T) {
 	t.Parallel()
 	db := testdb.PostgresBackend(t).Open(t)
 	ctx := context.Background()
-	exec(t, db, "CREATE TABLE grown (id int PRIMARY KEY)", "ANALYZE grown", "INSERT INTO grown SELECT generate_series(1, 500)")
+	exec(t, db, "CREATE TABLE grown (id int PRIMARY KEY) WITH (autovacuum_enabled = false)", "ANALYZE grown", "INSERT INTO grown SELECT generate_series(1, 500)")
 	other, err := db.BeginTx(ctx, nil)
 	require.NoError(t, err)
 	var locked bool
