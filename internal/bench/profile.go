@@ -24,6 +24,15 @@ type throughputProfile struct {
 	pgStatWhy string
 }
 
+// profileTarget makes --profile-dir and returns the child's pprof
+// address, what every part's profiles need first.
+func profileTarget(env *benchEnv, o benchOptions) (string, error) {
+	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+		return "", err
+	}
+	return env.pprofAddr()
+}
+
 // pgStatTop is how many statements the report lists.
 const pgStatTop = 15
 
@@ -33,10 +42,7 @@ func startThroughputProfile(ctx context.Context, env *benchEnv, o benchOptions) 
 	if o.profileDir == "" {
 		return nil, nil
 	}
-	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
-		return nil, err
-	}
-	addr, err := env.pprofAddr()
+	addr, err := profileTarget(env, o)
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +147,7 @@ const pageProfileFor = 10 * time.Second
 // page loads (load), taken after the measured loads so that it does not
 // disturb them, and says where it is.
 func profilePages(ctx context.Context, env *benchEnv, o benchOptions, load func() error, w io.Writer) error {
-	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
-		return err
-	}
-	addr, err := env.pprofAddr()
+	addr, err := profileTarget(env, o)
 	if err != nil {
 		return err
 	}
@@ -179,10 +182,7 @@ func startHeapProfile(ctx context.Context, env *benchEnv, o benchOptions) (*heap
 	if o.profileDir == "" {
 		return nil, nil
 	}
-	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
-		return nil, err
-	}
-	addr, err := env.pprofAddr()
+	addr, err := profileTarget(env, o)
 	if err != nil {
 		return nil, err
 	}
