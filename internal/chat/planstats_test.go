@@ -2,11 +2,9 @@ package chat_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,35 +17,6 @@ import (
 	"github.com/ragchat/ragchat/internal/store"
 	"github.com/ragchat/ragchat/internal/store/storetest"
 )
-
-// captureDriver records the last statement whose text contains match,
-// with its arguments.
-type captureDriver struct {
-	dialect.Driver
-	match string
-	mu    *sync.Mutex
-	query *string
-	args  *[]any
-}
-
-func (d captureDriver) capture(q string, args []any) {
-	if strings.Contains(q, d.match) {
-		d.mu.Lock()
-		*d.query, *d.args = q, args
-		d.mu.Unlock()
-	}
-}
-
-func (d captureDriver) Query(ctx context.Context, q string, args, v any) error {
-	a, _ := args.([]any)
-	d.capture(q, a)
-	return d.Driver.Query(ctx, q, args, v)
-}
-
-func (d captureDriver) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	d.capture(q, args)
-	return d.Driver.(execQuerier).QueryContext(ctx, q, args...)
-}
 
 // pgPlanScans returns "relation index-or-node-type" for every scan of an
 // EXPLAIN (FORMAT JSON) plan.
@@ -122,12 +91,7 @@ func windowScans(t *testing.T, db *store.DB, q string, args []any) []string {
 func TestWindowPlanOnYoungTables(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, raw *store.DB) {
 		ctx := context.Background()
-		var (
-			mu    sync.Mutex
-			query string
-			args  []any
-		)
-		capture := captureDriver{Driver: entsql.OpenDB(raw.Dialect, raw.SQL), match: "tree_walk", mu: &mu, query: &query, args: &args}
+		capture := &storetest.Capture{Driver: entsql.OpenDB(raw.Dialect, raw.SQL)}
 		db := &store.DB{Client: store.NewClient(capture, raw.Dialect), SQL: raw.SQL, Dialect: raw.Dialect, Session: raw.Session}
 		e := newEnv(t, db)
 		first := e.conversation(t, alice)
@@ -151,11 +115,9 @@ func TestWindowPlanOnYoungTables(t *testing.T) {
 			t.Helper()
 			_, err := e.eng.PreviewContext(as(alice), conv.ID, "那超过以后返回什么错误码？")
 			require.NoError(t, err)
-			mu.Lock()
-			q, a := query, args
-			mu.Unlock()
-			require.NotEmpty(t, q, "the window statement was not sent")
-			return windowScans(t, raw, q, a)
+			st, ok := capture.Last("tree_walk")
+			require.True(t, ok, "the window statement was not sent")
+			return windowScans(t, raw, st.Query, st.Args)
 		}
 		if raw.Dialect == dialect.Postgres {
 			t.Logf("window scans before the keeper: %v", explain())

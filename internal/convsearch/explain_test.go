@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,27 +19,6 @@ import (
 	"github.com/ragchat/ragchat/internal/viewer"
 )
 
-// capture is a driver that records the statements a search sends.
-type capture struct {
-	dialect.Driver
-	mu   sync.Mutex
-	seen []statement
-}
-
-type statement struct {
-	query string
-	args  []any
-}
-
-// Query implements dialect.Driver.
-func (c *capture) Query(ctx context.Context, query string, args, v any) error {
-	c.mu.Lock()
-	a, _ := args.([]any)
-	c.seen = append(c.seen, statement{query, a})
-	c.mu.Unlock()
-	return c.Driver.Query(ctx, query, args, v)
-}
-
 // TestExplainUsesIndex seeds 46 800 messages and their entries over 780
 // conversations of 20 users (the searched one has 400 of them), ANALYZEs,
 // captures the statements a search runs and checks that PostgreSQL plans
@@ -55,7 +33,7 @@ func TestExplainUsesIndex(t *testing.T) {
 	var idx string
 	require.NoError(t, db.SQL.QueryRow(`SELECT string_agg(indexname || ':' || i.indisvalid::text, ' ') FROM pg_indexes JOIN pg_class c ON c.relname = indexname JOIN pg_index i ON i.indexrelid = c.oid WHERE tablename = 'search_entries'`).Scan(&idx))
 	t.Logf("search_entries indexes: %s", idx)
-	cap := &capture{Driver: entsql.OpenDB(dialect.Postgres, db.SQL)}
+	cap := &storetest.Capture{Driver: entsql.OpenDB(dialect.Postgres, db.SQL)}
 	c := store.NewClient(cap, dialect.Postgres)
 	u := &viewer.Viewer{TenantID: "acme", UserID: "user0", Roles: []viewer.Role{viewer.RoleMember}}
 	p, err := convsearch.Search(as(u), c, convsearch.Request{Query: "w7"})
@@ -65,14 +43,14 @@ func TestExplainUsesIndex(t *testing.T) {
 		var tsv string
 		_ = db.SQL.QueryRow(`SELECT count(*) FROM search_entries WHERE search_tokens @@ '''w7'' & ''u:acme:user0'''::tsquery`).Scan(&n)
 		_ = db.SQL.QueryRow(`SELECT search_tokens::text FROM search_entries LIMIT 1`).Scan(&tsv)
-		t.Fatalf("no hits; %d rows match in SQL; %q; statements %+v", n, tsv, cap.seen)
+		t.Fatalf("no hits; %d rows match in SQL; %q; statements %+v", n, tsv, cap.Seen())
 	}
 	indexes := map[string]bool{}
-	for _, s := range cap.seen {
-		if !strings.Contains(s.query, "@@") {
+	for _, s := range cap.Seen() {
+		if !strings.Contains(s.Query, "@@") {
 			continue
 		}
-		rows, err := db.SQL.QueryContext(context.Background(), "EXPLAIN "+s.query, s.args...)
+		rows, err := db.SQL.QueryContext(context.Background(), "EXPLAIN "+s.Query, s.Args...)
 		require.NoError(t, err)
 		var plan []string
 		for rows.Next() {
@@ -82,11 +60,11 @@ func TestExplainUsesIndex(t *testing.T) {
 		}
 		require.NoError(t, rows.Close())
 		text := strings.Join(plan, "\n")
-		t.Logf("%s\n%s", s.query, text)
+		t.Logf("%s\n%s", s.Query, text)
 		if strings.Contains(text, "Bitmap Index Scan on search_entries_search_tokens_gin") {
-			indexes[s.query] = true
+			indexes[s.Query] = true
 		} else {
-			t.Errorf("a match does not use the GIN index:\n%s\n%s", s.query, text)
+			t.Errorf("a match does not use the GIN index:\n%s\n%s", s.Query, text)
 		}
 	}
 	require.NotEmpty(t, indexes, "no statement matched the index")
