@@ -3,7 +3,10 @@ package planstats_test
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,3 +93,42 @@ func TestKeeperSkipsWhileAnotherReplicaAnalyses(t *testing.T) {
 	require.NoError(t, other.Rollback())
 	require.Equal(t, []string{"grown"}, tickUntil(t, k, "grown"))
 }
+
+// TestKeeperRunOutlivesAStoppedDatabase: while the database is gone, each
+// round fails, is logged and the loop goes on; it returns when its
+// context ends.
+func TestKeeperRunOutlivesAStoppedDatabase(t *testing.T) {
+	t.Parallel()
+	gone, err := sql.Open(testdb.PostgresDriver, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	require.NoError(t, err)
+	defer gone.Close()
+	var logged strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		planstats.New(gone, log).Run(ctx, 20*time.Millisecond)
+	}()
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Count(logged.String(), "planner statistics not refreshed") >= 2
+	}, 30*time.Second, 20*time.Millisecond, "two failed rounds, logged")
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+}
+
+// writerFunc is an io.Writer of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

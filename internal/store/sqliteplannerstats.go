@@ -95,7 +95,16 @@ func seedSQLitePlannerStats(ctx context.Context, pool *sql.DB) (int, error) {
 		table, name string
 		unique      bool
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT m.name, il.name, il."unique" FROM sqlite_schema AS m, pragma_index_list(m.name) AS il
+	// What is missing is read in the writing transaction (which SQLite
+	// takes for writing at BEGIN, _txlock=immediate), so that two
+	// processes opening one file (a server and the benchmark harness) do
+	// not both model the same index.
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	rows, err := tx.QueryContext(ctx, `SELECT m.name, il.name, il."unique" FROM sqlite_schema AS m, pragma_index_list(m.name) AS il
 WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
   AND NOT EXISTS (SELECT 1 FROM sqlite_stat1 s WHERE s.tbl = m.name AND s.idx = il.name)
 ORDER BY m.name, il.name`)
@@ -117,11 +126,6 @@ ORDER BY m.name, il.name`)
 	if len(missing) == 0 {
 		return 0, nil
 	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = tx.Rollback() }()
 	for _, ix := range missing {
 		cols, err := sqliteIndexColumns(ctx, tx, ix.name)
 		if err != nil {

@@ -64,3 +64,35 @@ func TestSQLitePlannerStatsSeedOnlyWhatIsMissing(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing is missing")
 }
+
+// TestSQLitePlannerStatsTwoOpenersModelEachIndexOnce: two pools opening
+// one file at once (a server and the benchmark harness do) leave one row
+// per index, not one each.
+func TestSQLitePlannerStatsTwoOpenersModelEachIndexOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := testdb.SQLiteDSN(t)
+	db, err := OpenSQLiteDSN(ctx, dsn, true)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.SQL.ExecContext(ctx, "DELETE FROM sqlite_stat1")
+	require.NoError(t, err)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			other, err := OpenSQLiteDSN(ctx, dsn, false)
+			if err == nil {
+				err = other.Close()
+			}
+			errs <- err
+		}()
+	}
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	var dup int
+	require.NoError(t, db.SQL.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT idx FROM sqlite_stat1 GROUP BY tbl, idx HAVING COUNT(*) > 1)").Scan(&dup))
+	require.Zero(t, dup, "an index modelled twice")
+	var n int
+	require.NoError(t, db.SQL.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_stat1 WHERE idx = 'sqlite_autoindex_messages_1'").Scan(&n))
+	require.Equal(t, 1, n)
+}
